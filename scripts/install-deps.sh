@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install every Debian package stitch needs to build, test and benchmark.
+# Used by the README and by .ci/run, so a fresh machine and CI see the same set.
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: run as root (apt-get needs it): sudo $0" >&2
+	exit 1
+fi
+
+packages=(
+	# build
+	make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config
+	# tests: unit tests, sanitizer runtimes, USDT headers, workloads
+	libcmocka-dev libclang-rt-14-dev systemtap-sdt-dev binutils util-linux xz-utils
+	# debug symbols for libc: the tests name libc-internal frames through
+	# /usr/lib/debug/.build-id, the path users with -dbg packages take
+	libc6-dbg
+	# peers for benchmarks
+	linux-perf bpftrace
+)
+
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y --no-install-recommends "${packages[@]}" >/dev/null 2>&1; then
+	apt-get update -qq
+	apt-get install -y --no-install-recommends "${packages[@]}"
+fi

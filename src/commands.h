@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef STITCH_COMMANDS_H
+#define STITCH_COMMANDS_H
+
+int cmd_record(int argc, char **argv);
+
+#endif /* STITCH_COMMANDS_H */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers over libelf shared by the CFI builder, the symbolizer, the
+ * USDT note reader and the uprobe resolver.  Every input is untrusted (it may
+ * come from a traced process's file system), so every helper validates sizes
+ * and returns an error instead of trusting header fields.
+ */
+#ifndef STITCH_ELF_UTIL_H
+#define STITCH_ELF_UTIL_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STITCH_BUILD_ID_MAX 20
+
+struct elf_section {
+	const uint8_t *data;	/* NULL for SHT_NOBITS */
+	size_t size;
+	uint64_t addr;		/* sh_addr */
+	uint64_t offset;	/* sh_offset */
+	uint32_t type;		/* sh_type */
+};
+
+/* Find a section by name; 0 on success, -ENOENT if absent or unreadable. */
+int elf_find_section(Elf *elf, const char *name, struct elf_section *out);
+
+/* Copy the GNU build-id into out; returns its length, or 0 if none. */
+size_t elf_build_id(Elf *elf, uint8_t out[STITCH_BUILD_ID_MAX]);
+
+/*
+ * Translate between a file offset and an ELF virtual address through the
+ * PT_LOAD headers.  Return 0 on success, -ENOENT if no segment covers it.
+ */
+int elf_offset_to_vaddr(Elf *elf, uint64_t offset, uint64_t *vaddr);
+int elf_vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset);
+
+/* Hex string of a build-id ("" when len == 0); buf needs 2 * len + 1 bytes. */
+void build_id_hex(const uint8_t *id, size_t len, char *buf);
+
+/* Call once before any libelf use (idempotent, thread-safe enough for us). */
+void elf_util_init(void);
+
+#endif /* STITCH_ELF_UTIL_H */

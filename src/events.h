@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Event specifications as the user writes them with -e. */
+#ifndef STITCH_EVENTS_H
+#define STITCH_EVENTS_H
+
+#include <stddef.h>
+
+enum event_kind {
+	EVENT_CPU,		/* cpu: software cpu-clock sampling */
+	EVENT_SYSCALL,		/* syscall:NAME -> syscalls:sys_enter_NAME */
+	EVENT_TRACEPOINT,	/* tracepoint:CATEGORY:NAME */
+	EVENT_UPROBE,		/* uprobe:PATH:SYMBOL */
+	EVENT_USDT,		/* usdt:PATH:PROVIDER:NAME */
+	EVENT_KPROBE,		/* kprobe:FUNC */
+};
+
+struct event_spec {
+	enum event_kind kind;
+	char *text;		/* as given, for reports */
+	char *a, *b, *c;	/* tracepoint: category, name; uprobe: path, symbol;
+				 * usdt: path, provider, name; kprobe: function */
+};
+
+#define EVENT_SYNTAX \
+	"cpu, syscall:NAME, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, " \
+	"usdt:PATH:PROVIDER:NAME or kprobe:FUNC"
+
+/* Parse text; on error fill err with a message for the user and return -EINVAL. */
+int event_parse(const char *text, struct event_spec *ev, char *err, size_t errlen);
+void event_free(struct event_spec *ev);
+
+#endif /* STITCH_EVENTS_H */

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch record, kernel side: on every event take the kernel stack, the
+ * user registers of the *current* thread and a copy of its user stack, and
+ * hand them to user space, which unwinds with CFI tables.
+ *
+ * One capture routine serves every event kind; the event's index in the
+ * user-space event list arrives as the BPF cookie of the attachment.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "record.h"
+
+#define PF_KTHREAD 0x00200000
+
+/* Set by user space before load. */
+const volatile bool filter_tgids;	/* only tgids in traced_tgids */
+const volatile bool follow_forks;	/* add children of traced tgids */
+const volatile __u32 ustack_limit = STITCH_DEFAULT_USTACK;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 32 << 20);	/* resized by user space */
+} samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced_tgids SEC(".maps");
+
+/*
+ * The event is far too big for the BPF stack: build it here, one slot per
+ * CPU (per-CPU maps cap values at 32 KiB).  Sharing a slot is safe: the
+ * kernel's bpf_prog_active guard keeps perf_event, tracepoint, kprobe and
+ * uprobe programs from nesting on one CPU.  max_entries is set to the number
+ * of possible CPUs by user space.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sample_event);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		*v += 1;
+}
+
+/*
+ * Copy the user stack from sp upwards, page by page.  Reading whole pages
+ * means a read fails exactly at the end of the stack mapping instead of
+ * losing the last partial chunk (where main's and _start's frames live).
+ */
+static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp)
+{
+	__u32 first = STITCH_PAGE_SIZE - (sp & (STITCH_PAGE_SIZE - 1));
+	__u32 limit = ustack_limit;
+	__u32 done;
+	int i;
+
+	if (limit > STITCH_MAX_USTACK)
+		limit = STITCH_MAX_USTACK;
+	if (first > limit)
+		first = limit;
+	if (first == 0 || first > STITCH_PAGE_SIZE)
+		return 0;
+	if (bpf_probe_read_user(e->ustack, first, (void *)sp)) {
+		e->flags |= STITCH_SAMPLE_USTACK_FAULT;
+		count(STAT_USTACK_FAULT);
+		return 0;
+	}
+	done = first;
+	for (i = 0; i < STITCH_MAX_USTACK_PAGES; i++) {
+		if (done + STITCH_PAGE_SIZE > limit) {
+			e->flags |= STITCH_SAMPLE_USTACK_CAPPED;
+			break;
+		}
+		if (done > STITCH_MAX_USTACK - STITCH_PAGE_SIZE)
+			break;
+		if (bpf_probe_read_user(e->ustack + done, STITCH_PAGE_SIZE,
+					(void *)(sp + done)))
+			break;	/* end of the stack mapping */
+		done += STITCH_PAGE_SIZE;
+	}
+	return done;
+}
+
+static __always_inline int capture(void *ctx, __u32 event_idx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct task_struct *task;
+	struct sample_event *e;
+	struct pt_regs *regs;
+	__u32 cpu = bpf_get_smp_processor_id();
+	long kbytes;
+	__u64 size;
+
+	if (tid == 0)		/* the idle task: nothing to attribute */
+		return 0;
+	if (filter_tgids && !bpf_map_lookup_elem(&traced_tgids, &tgid))
+		return 0;
+	e = bpf_map_lookup_elem(&scratch, &cpu);
+	if (!e)
+		return 0;
+	count(STAT_EVENTS);
+
+	e->time_ns = bpf_ktime_get_ns();
+	e->pid = tgid;
+	e->tid = tid;
+	e->event_idx = event_idx;
+	e->flags = 0;
+	e->ustack_bytes = 0;
+	e->ip = e->sp = e->bp = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+
+	kbytes = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
+	if (kbytes < 0) {
+		e->flags |= STITCH_SAMPLE_KSTACK_FAULT;
+		count(STAT_KSTACK_FAULT);
+		kbytes = 0;
+	}
+	e->kstack_bytes = kbytes;
+
+	/*
+	 * The user registers saved at kernel entry of the current thread:
+	 * valid whatever context the event fired in, and always the thread
+	 * that triggered it.
+	 */
+	task = bpf_get_current_task_btf();
+	if (!(task->flags & PF_KTHREAD) && task->mm) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		if (regs) {
+			e->ip = BPF_CORE_READ(regs, ip);
+			e->sp = BPF_CORE_READ(regs, sp);
+			e->bp = BPF_CORE_READ(regs, bp);
+			e->flags |= STITCH_SAMPLE_USER_REGS;
+			e->ustack_bytes = copy_user_stack(e, e->sp);
+		}
+	}
+
+	size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes;
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	if (bpf_ringbuf_output(&samples, e, size, 0))
+		count(STAT_RINGBUF_LOST);
+	return 0;
+}
+
+SEC("perf_event")
+int on_perf_event(struct bpf_perf_event_data *ctx)
+{
+	return capture(ctx, bpf_get_attach_cookie(ctx));
+}
+
+SEC("tracepoint")
+int on_tracepoint(void *ctx)
+{
+	return capture(ctx, bpf_get_attach_cookie(ctx));
+}
+
+SEC("uprobe")
+int on_uprobe(struct pt_regs *ctx)
+{
+	return capture(ctx, bpf_get_attach_cookie(ctx));
+}
+
+SEC("kprobe")
+int on_kprobe(struct pt_regs *ctx)
+{
+	return capture(ctx, bpf_get_attach_cookie(ctx));
+}
+
+/* Follow processes created by traced ones (-- COMMAND, -p). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	if (!filter_tgids || !follow_forks || ptgid == ctgid)
+		return 0;
+	if (bpf_map_lookup_elem(&traced_tgids, &ptgid))
+		bpf_map_update_elem(&traced_tgids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* Forget a process when its last thread is gone, so a reused pid is not traced. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (!filter_tgids || !follow_forks || task->pid != tgid)
+		return 0;
+	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+		bpf_map_delete_elem(&traced_tgids, &tgid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

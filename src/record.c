@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch record: attach to the requested events, receive raw samples
+ * (kernel stack, user registers, user stack bytes), unwind the user stack
+ * with CFI tables against the process model as it was at the event, count
+ * identical stacks, and write them out when recording ends.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "binary.h"
+#include "kallsyms.h"
+#include "output.h"
+#include "perf_tracker.h"
+#include "privileges.h"
+#include "procs.h"
+#include "record.h"
+#include "record.skel.h"
+#include "resolve.h"
+#include "stacks.h"
+#include "unwind.h"
+
+#define MAX_EVENTS 64
+#define MAX_PIDS 1024
+#define MAX_UFRAMES 1024
+#define DEFAULT_FREQ 99
+#define DEFAULT_TOP 10
+
+struct record_opts {
+	struct event_spec events[MAX_EVENTS];
+	const char *event_names[MAX_EVENTS];
+	int nevents;
+	uint32_t pids[MAX_PIDS];
+	int npids;
+	bool all;
+	int freq;
+	double duration;
+	const char *output;
+	int format;
+	uint32_t stack_bytes;
+	size_t ringbuf_mb;
+	int top;
+	char **command;
+};
+
+struct recorder {
+	struct record_opts *o;
+	struct record_bpf *skel;
+	struct attacher att;
+	struct ring_buffer *rb;
+	struct perf_tracker ptrack;
+	struct binary_cache bins;
+	struct procs procs;
+	struct stack_table stacks;
+	pid_t child;
+	int child_status;
+	bool child_done;
+	uint64_t bad_records;
+	uint64_t unwind_stops[UNWIND_STOP_BAD + 1];
+	/* scratch for building one stack key */
+	uint8_t *key_buf;
+	struct unwind_frame *uframes;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: stitch record [-e EVENT]... [-p PID[,PID...] | -a] [-F HZ] [-d SECONDS]\n"
+"                     [-o FILE] [-- COMMAND [ARGS...]]\n"
+"\n"
+"Record one complete stack (kernel + user, unwound without frame pointers)\n"
+"for every event, and count identical stacks.\n"
+"\n"
+"Events (-e, repeatable; default: cpu):\n"
+"  cpu                        sample on-CPU stacks at -F Hz (software cpu-clock)\n"
+"  syscall:NAME               entry of a system call, e.g. syscall:openat\n"
+"  tracepoint:CATEGORY:NAME   any kernel tracepoint, e.g. tracepoint:lock:contention_begin\n"
+"  uprobe:PATH:SYMBOL         a user function; PATH absolute or a loaded library's name\n"
+"  usdt:PATH:PROVIDER:NAME    a USDT probe (semaphores are handled)\n"
+"  kprobe:FUNC                a kernel function, where the kernel has kprobes\n"
+"\n"
+"Targets (one of):\n"
+"  -p, --pid PID[,PID...]     all threads of these processes\n"
+"  -a, --all                  the whole system\n"
+"  -- COMMAND [ARGS...]       run COMMAND and trace it and every process it starts;\n"
+"                             recording stops when it exits\n"
+"\n"
+"Options:\n"
+"  -F, --freq HZ              cpu sampling frequency (default %d)\n"
+"  -d, --duration SECONDS     stop after this long (default: Ctrl-C, or COMMAND exit)\n"
+"  -o, --output FILE          FILE.folded (FlameGraph folded stacks), FILE.txt or -\n"
+"                             (summary of the top stacks; default: - = stdout)\n"
+"      --top N                stacks shown in the text summary (default %d)\n"
+"      --stack-bytes N        user stack bytes copied per event (default %d, max %d)\n"
+"      --ringbuf-mb N         ring buffer size in MiB (default 64)\n"
+"  -h, --help                 this help\n"
+"\n"
+"Folded lines are 'comm;outermost;...;innermost COUNT'. Kernel frames end in _[k],\n"
+"inlined ones in _[i]; a frame that cannot be named is module+0xVADDR or [unknown];\n"
+"a stack cut short is marked [truncated].  Needs root (or CAP_BPF+CAP_PERFMON).\n",
+		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK);
+}
+
+static int fail_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "stitch record: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'stitch record --help'.\n");
+	return 2;
+}
+
+static bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* A pid or tid: traced as its whole thread group. */
+static int add_pid(struct record_opts *o, long v)
+{
+	char path[64], line[256];
+	long tgid = v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", v);
+	f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	fclose(f);
+	if (o->npids == MAX_PIDS)
+		return -E2BIG;
+	o->pids[o->npids++] = (uint32_t)tgid;
+	return 0;
+}
+
+static int parse_pids(struct record_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		long v;
+
+		if (!parse_long(tok, 1, 0x7fffffff, &v)) {
+			rc = fail_usage("-p: '%s' is not a process id", tok);
+			break;
+		}
+		if (add_pid(o, v) != 0) {
+			fprintf(stderr, "stitch record: no process with pid %ld\n", v);
+			rc = 1;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB };
+
+static int parse_opts(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
+		{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF_MB },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[512];
+	long v;
+	int c, rc;
+
+	o->freq = DEFAULT_FREQ;
+	o->output = "-";
+	o->stack_bytes = STITCH_DEFAULT_USTACK;
+	o->ringbuf_mb = 64;
+	o->top = DEFAULT_TOP;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:p:aF:d:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (o->nevents == MAX_EVENTS)
+				return fail_usage("too many events (at most %s)", "64");
+			if (event_parse(optarg, &o->events[o->nevents], err, sizeof(err)) != 0) {
+				event_free(&o->events[o->nevents]);
+				return fail_usage("%s", err);
+			}
+			o->event_names[o->nevents] = o->events[o->nevents].text;
+			o->nevents++;
+			break;
+		case 'p':
+			rc = parse_pids(o, optarg);
+			if (rc)
+				return rc;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'F':
+			if (!parse_long(optarg, 1, 100000, &v))
+				return fail_usage("-F: '%s' is not a frequency in Hz (1..100000)", optarg);
+			o->freq = v;
+			break;
+		case 'd': {
+			char *end;
+
+			o->duration = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->duration > 0) || o->duration > 1e7)
+				return fail_usage("-d: '%s' is not a positive number of seconds", optarg);
+			break;
+		}
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_TOP:
+			if (!parse_long(optarg, 1, 1000000, &v))
+				return fail_usage("--top: '%s' is not a positive count", optarg);
+			o->top = v;
+			break;
+		case OPT_STACK_BYTES:
+			if (!parse_long(optarg, 0, STITCH_MAX_USTACK, &v))
+				return fail_usage("--stack-bytes: '%s' must be 0..65536", optarg);
+			o->stack_bytes = v;
+			break;
+		case OPT_RINGBUF_MB:
+			if (!parse_long(optarg, 1, 4096, &v) || (v & (v - 1)))
+				return fail_usage("--ringbuf-mb: '%s' must be a power of two, 1..4096", optarg);
+			o->ringbuf_mb = v;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'stitch record --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	if (!o->nevents) {
+		event_parse("cpu", &o->events[0], err, sizeof(err));
+		o->event_names[0] = o->events[0].text;
+		o->nevents = 1;
+	}
+	o->format = output_format_for(o->output);
+	if (o->format < 0)
+		return fail_usage("-o: cannot tell the format of '%s': use FILE.folded, FILE.txt or -",
+				  o->output);
+	if ((o->all ? 1 : 0) + (o->npids ? 1 : 0) + (o->command ? 1 : 0) != 1)
+		return fail_usage("%s", "say what to trace with exactly one of: -p PID, -a (whole "
+				  "system), or -- COMMAND");
+	return 0;
+}
+
+/* ---- sample processing ------------------------------------------------- */
+
+struct lookup_ctx {
+	struct recorder *r;
+	struct proc *proc;
+};
+
+static const struct unwind_table *lookup_table(void *ctx, uint64_t pc, uint64_t *bias)
+{
+	struct lookup_ctx *l = ctx;
+	const struct map *m = proc_find_map(l->proc, pc);
+
+	if (!m || !m->bin)
+		return NULL;
+	*bias = m->bias;
+	return binary_table(&l->r->bins, m->bin);
+}
+
+static size_t key_bytes_for(uint16_t nk, uint16_t nu)
+{
+	return sizeof(struct stack_key) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe);
+}
+
+static int handle_sample(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	const struct sample_event *e = data;
+	struct stack_key *key = (struct stack_key *)r->key_buf;
+	struct uframe *uf;
+	uint64_t *kips;
+	struct proc *proc;
+	int nk, nu = 0, i;
+
+	if (size < STITCH_SAMPLE_HDR_BYTES || e->kstack_bytes > sizeof(e->kstack) ||
+	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES) {
+		r->bad_records++;
+		return 0;
+	}
+	/* Bring the process model up to the moment of this event. */
+	perf_tracker_drain(&r->ptrack);
+	perf_tracker_apply(&r->ptrack, &r->procs, e->time_ns);
+
+	memset(key, 0, sizeof(*key));
+	key->pid = e->pid;
+	key->tid = e->tid;
+	key->event_idx = e->event_idx;
+	memcpy(key->comm, e->comm, STITCH_COMM_LEN);
+	kips = (uint64_t *)(key + 1);
+	for (nk = 0; nk < (int)(e->kstack_bytes / 8) && e->kstack[nk]; nk++)
+		kips[nk] = e->kstack[nk];
+	key->nkernel = nk;
+	uf = (struct uframe *)(kips + nk);
+
+	proc = (e->flags & STITCH_SAMPLE_USER_REGS) ? procs_get(&r->procs, e->pid) : NULL;
+	if (proc) {
+		struct unwind_regs regs = { e->ip, e->sp, e->bp };
+		struct unwind_stack stack = { e->sp, e->ustack, e->ustack_bytes };
+		struct lookup_ctx lc = { r, proc };
+		enum unwind_stop why = UNWIND_STOP_END;
+		int n = unwind_user(&regs, &stack, lookup_table, &lc, r->uframes, MAX_UFRAMES, &why);
+
+		if (why <= UNWIND_STOP_BAD)
+			r->unwind_stops[why]++;
+		for (i = 0; i < n; i++) {
+			const struct map *m = proc_find_map(proc, r->uframes[i].pc);
+
+			memset(&uf[nu], 0, sizeof(uf[nu]));
+			uf[nu].exact = r->uframes[i].exact;
+			if (m && m->bin) {
+				uf[nu].kind = UFRAME_ELF;
+				uf[nu].bin = m->bin;
+				uf[nu].addr = r->uframes[i].pc - m->bias;
+			} else {
+				uf[nu].kind = UFRAME_UNKNOWN;
+				uf[nu].addr = r->uframes[i].pc;
+			}
+			nu++;
+		}
+		if (why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {
+			memset(&uf[nu], 0, sizeof(uf[nu]));
+			uf[nu].kind = why == UNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
+			nu++;
+		}
+	}
+	key->nuser = nu;
+	stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
+	return 0;
+}
+
+/* ---- setup and teardown ------------------------------------------------ */
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("STITCH_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG && getenv("STITCH_DEBUG_BPF"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static int open_bpf(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	int err;
+
+	r->skel = record_bpf__open();
+	if (!r->skel) {
+		fprintf(stderr, "stitch record: cannot open the BPF object: %s\n", strerror(errno));
+		return -1;
+	}
+	r->skel->rodata->filter_tgids = !o->all;
+	r->skel->rodata->follow_forks = o->command != NULL;
+	r->skel->rodata->ustack_limit = o->stack_bytes;
+	bpf_map__set_max_entries(r->skel->maps.samples, o->ringbuf_mb << 20);
+	bpf_map__set_max_entries(r->skel->maps.scratch, libbpf_num_possible_cpus());
+	err = record_bpf__load(r->skel);
+	if (err) {
+		fprintf(stderr, "stitch record: cannot load the BPF programs: %s%s\n", strerror(-err),
+			err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
+			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
+		return -1;
+	}
+	return 0;
+}
+
+static int trace_tgid(struct recorder *r, uint32_t tgid)
+{
+	uint8_t one = 1;
+
+	return bpf_map__update_elem(r->skel->maps.traced_tgids, &tgid, sizeof(tgid), &one,
+				    sizeof(one), BPF_ANY);
+}
+
+/*
+ * Start COMMAND stopped at a pipe, so it is traced from its first
+ * instruction; a second pipe (close-on-exec) reports exec failure.
+ */
+static int spawn_command(struct recorder *r, int *go_fd, int *err_fd)
+{
+	int go[2], ex[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(ex[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(r->o->command[0], r->o->command);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	r->child = pid;
+	*go_fd = go[1];
+	*err_fd = ex[0];
+	return 0;
+}
+
+static int attach_all(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	char err[1024];
+	int i;
+
+	for (i = 0; i < o->nevents; i++) {
+		if (o->events[i].kind == EVENT_SYSCALL || o->events[i].kind == EVENT_TRACEPOINT) {
+			if (ensure_tracefs(err, sizeof(err)) != 0) {
+				fprintf(stderr, "stitch record: %s\n", err);
+				return -1;
+			}
+			break;
+		}
+	}
+	r->att.skel = r->skel;
+	r->att.freq_hz = o->freq;
+	r->att.pids = o->pids;
+	r->att.npids = o->npids;
+	for (i = 0; i < o->nevents; i++) {
+		if (attach_event(&r->att, &o->events[i], i, err, sizeof(err)) != 0) {
+			fprintf(stderr, "stitch record: %s\n", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int attach_process_tracking(struct recorder *r)
+{
+	struct bpf_link *l;
+
+	if (r->o->all)
+		return 0;
+	l = bpf_program__attach(r->skel->progs.on_fork);
+	if (!l)
+		goto fail;
+	r->skel->links.on_fork = l;
+	l = bpf_program__attach(r->skel->progs.on_exit);
+	if (!l)
+		goto fail;
+	r->skel->links.on_exit = l;
+	return 0;
+fail:
+	fprintf(stderr, "stitch record: cannot follow new processes: %s\n", strerror(errno));
+	return -1;
+}
+
+static bool targets_alive(struct recorder *r)
+{
+	int i;
+
+	if (r->o->command) {
+		if (!r->child_done && waitpid(r->child, &r->child_status, WNOHANG) == r->child)
+			r->child_done = true;
+		return !r->child_done;
+	}
+	if (r->o->all)
+		return true;
+	for (i = 0; i < r->o->npids; i++)
+		if (kill(r->o->pids[i], 0) == 0 || errno == EPERM)
+			return true;
+	return false;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void read_stats(struct recorder *r, uint64_t out[STAT_NR])
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	uint64_t *vals;
+	uint32_t k;
+
+	memset(out, 0, STAT_NR * sizeof(out[0]));
+	if (ncpu <= 0)
+		return;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return;
+	for (k = 0; k < STAT_NR; k++) {
+		if (bpf_map__lookup_elem(r->skel->maps.stats, &k, sizeof(k), vals,
+					 ncpu * sizeof(*vals), 0) != 0)
+			continue;
+		for (c = 0; c < ncpu; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+}
+
+static void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
+{
+	uint64_t lost = st[STAT_RINGBUF_LOST];
+
+	if (lost)
+		fprintf(stderr, "stitch: LOST %" PRIu64 " of %" PRIu64 " events: ring buffer full "
+			"(try --ringbuf-mb %zu or a lower rate)\n",
+			lost, st[STAT_EVENTS], r->o->ringbuf_mb * 4);
+	if (st[STAT_USTACK_FAULT])
+		fprintf(stderr, "stitch: %" PRIu64 " events had an unreadable user stack "
+			"(shown without user frames)\n", st[STAT_USTACK_FAULT]);
+	if (st[STAT_KSTACK_FAULT])
+		fprintf(stderr, "stitch: %" PRIu64 " events had no kernel stack\n",
+			st[STAT_KSTACK_FAULT]);
+	if (r->ptrack.lost)
+		fprintf(stderr, "stitch: the kernel dropped %" PRIu64 " process-tracking records "
+			"(mappings may be missing: some frames may show as [unknown])\n",
+			r->ptrack.lost);
+	if (r->bad_records + r->ptrack.malformed)
+		fprintf(stderr, "stitch: %" PRIu64 " malformed records ignored\n",
+			r->bad_records + r->ptrack.malformed);
+	if (getenv("STITCH_DEBUG"))
+		fprintf(stderr, "stitch: unwind stops: end %" PRIu64 ", truncated %" PRIu64
+			", no module %" PRIu64 ", no rule %" PRIu64 ", bad %" PRIu64
+			"; unreadable mappings %" PRIu64 "; table rows %zu\n",
+			r->unwind_stops[UNWIND_STOP_END], r->unwind_stops[UNWIND_STOP_TRUNCATED],
+			r->unwind_stops[UNWIND_STOP_NO_MODULE], r->unwind_stops[UNWIND_STOP_NO_RULE],
+			r->unwind_stops[UNWIND_STOP_BAD], r->procs.unreadable_maps,
+			r->bins.table_rows);
+}
+
+static void title_of(struct record_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < o->nevents && n < len; i++) {
+		int w;
+
+		if (o->events[i].kind == EVENT_CPU)
+			w = snprintf(buf + n, len - n, "%scpu at %d Hz", i ? ", " : "", o->freq);
+		else
+			w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "", o->events[i].text);
+		if (w < 0)
+			break;
+		n += w;
+	}
+}
+
+static int write_output(struct recorder *r, double seconds)
+{
+	struct record_opts *o = r->o;
+	struct output_info info = { 0 };
+	struct kallsyms *ks = kallsyms_load("/proc/kallsyms");
+	struct resolver res;
+	char title[512];
+	FILE *f = stdout;
+	int rc;
+
+	if (!ks)
+		fprintf(stderr, "stitch: cannot read /proc/kallsyms: kernel frames stay addresses\n");
+	else if (kallsyms_all_zero(ks))
+		fprintf(stderr, "stitch: /proc/kallsyms hides addresses (kernel.kptr_restrict): "
+			"kernel frames stay addresses\n");
+	if (resolver_init(&res, ks) != 0)
+		return -ENOMEM;
+	if (strcmp(o->output, "-") != 0) {
+		f = fopen(o->output, "we");
+		if (!f) {
+			fprintf(stderr, "stitch record: cannot write %s: %s\n", o->output,
+				strerror(errno));
+			resolver_free(&res);
+			if (ks)
+				kallsyms_free(ks);
+			return -1;
+		}
+	}
+	title_of(o, title, sizeof(title));
+	info.title = title;
+	info.seconds = seconds;
+	info.event_names = o->event_names;
+	info.nevents = o->nevents;
+	info.top = o->top;
+	if (o->format == OUTPUT_FOLDED)
+		rc = write_folded(f, &r->stacks, &res);
+	else
+		rc = write_text(f, &r->stacks, &res, &info);
+	if (f != stdout) {
+		if (fclose(f) != 0)
+			rc = -errno;
+	} else {
+		fflush(stdout);
+	}
+	if (rc)
+		fprintf(stderr, "stitch record: writing %s failed: %s\n", o->output, strerror(-rc));
+	else if (f != stdout)
+		fprintf(stderr, "stitch: %" PRIu64 " events, %zu distinct stacks written to %s\n",
+			r->stacks.total, (size_t)r->stacks.map.count, o->output);
+	resolver_free(&res);
+	if (ks)
+		kallsyms_free(ks);
+	return rc ? -1 : 0;
+}
+
+static int run(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	struct sigaction sa = { .sa_handler = on_signal };
+	uint64_t st[STAT_NR];
+	int go_fd = -1, err_fd = -1, i, rc = 0, exec_err = 0;
+	double start, deadline;
+
+	if (open_bpf(r))
+		return 1;
+	if (perf_tracker_open(&r->ptrack) != 0) {
+		fprintf(stderr, "stitch record: cannot open process tracking events: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	r->procs.track_all = o->all;
+	if (o->command) {
+		if (spawn_command(r, &go_fd, &err_fd) != 0) {
+			fprintf(stderr, "stitch record: cannot start %s: %s\n", o->command[0],
+				strerror(errno));
+			return 1;
+		}
+		trace_tgid(r, r->child);
+		procs_exec(&r->procs, r->child);
+	}
+	for (i = 0; i < o->npids; i++) {
+		trace_tgid(r, o->pids[i]);
+		procs_get(&r->procs, o->pids[i]);
+	}
+	if (attach_process_tracking(r) || attach_all(r)) {
+		rc = 1;
+		goto out;
+	}
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.samples), handle_sample, r, NULL);
+	if (!r->rb) {
+		fprintf(stderr, "stitch record: cannot open the ring buffer: %s\n", strerror(errno));
+		rc = 1;
+		goto out;
+	}
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	start = now_s();
+	deadline = o->duration > 0 ? start + o->duration : 0;
+	if (o->command) {
+		/* Go: the command runs from here on, traced. */
+		if (write(go_fd, "g", 1) != 1) {
+			fprintf(stderr, "stitch record: cannot start %s: %s\n", o->command[0],
+				strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		close(go_fd);
+		go_fd = -1;
+		if (read(err_fd, &exec_err, sizeof(exec_err)) == sizeof(exec_err)) {
+			fprintf(stderr, "stitch record: cannot run %s: %s\n", o->command[0],
+				strerror(exec_err));
+			rc = 127;
+			goto out;
+		}
+	} else if (isatty(STDERR_FILENO)) {
+		fprintf(stderr, "stitch: recording %s... Ctrl-C to stop\n",
+			o->all ? "the whole system" : "the target");
+	}
+
+	while (!stop_requested) {
+		int n = ring_buffer__poll(r->rb, 100);
+
+		if (n < 0 && n != -EINTR) {
+			fprintf(stderr, "stitch record: reading events failed: %s\n", strerror(-n));
+			rc = 1;
+			break;
+		}
+		if (deadline && now_s() >= deadline)
+			break;
+		if (!targets_alive(r))
+			break;
+	}
+
+	/* Detach first so the last events are all in the ring, then drain. */
+	attach_destroy(&r->att);
+	record_bpf__detach(r->skel);
+	ring_buffer__consume(r->rb);
+	perf_tracker_drain(&r->ptrack);
+	perf_tracker_apply(&r->ptrack, &r->procs, UINT64_MAX);
+
+	read_stats(r, st);
+	report_losses(r, st);
+	if (write_output(r, now_s() - start) != 0)
+		rc = 1;
+out:
+	if (go_fd >= 0)
+		close(go_fd);
+	if (err_fd >= 0)
+		close(err_fd);
+	if (o->command && !r->child_done) {
+		if (rc == 127 || rc == 1) {
+			kill(r->child, SIGKILL);
+			waitpid(r->child, NULL, 0);
+		}
+	}
+	return rc;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts *o = calloc(1, sizeof(*o));
+	struct recorder r;
+	int rc, i;
+
+	if (!o)
+		return 1;
+	rc = parse_opts(argc, argv, o);
+	if (rc)
+		goto out_opts;
+	if (check_tracing_privileges("stitch record") != 0) {
+		rc = 1;
+		goto out_opts;
+	}
+	libbpf_set_print(libbpf_quiet);
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.child = -1;
+	r.key_buf = malloc(sizeof(struct stack_key) + STITCH_MAX_KSTACK * sizeof(uint64_t) +
+			   (MAX_UFRAMES + 1) * sizeof(struct uframe));
+	r.uframes = malloc(MAX_UFRAMES * sizeof(*r.uframes));
+	if (!r.key_buf || !r.uframes || binary_cache_init(&r.bins) ||
+	    procs_init(&r.procs, &r.bins) || stacks_init(&r.stacks)) {
+		fprintf(stderr, "stitch record: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	rc = run(&r);
+out:
+	if (r.rb)
+		ring_buffer__free(r.rb);
+	attach_destroy(&r.att);
+	if (r.skel)
+		record_bpf__destroy(r.skel);
+	perf_tracker_close(&r.ptrack);
+	stacks_free(&r.stacks);
+	procs_free(&r.procs);
+	binary_cache_free(&r.bins);
+	free(r.key_buf);
+	free(r.uframes);
+out_opts:
+	for (i = 0; i < o->nevents; i++)
+		event_free(&o->events[i]);
+	free(o);
+	return rc;
+}

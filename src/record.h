@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Records shared by record.bpf.c (producer) and record.c (consumer).
+ * Includable from BPF C and from user space.
+ */
+#ifndef STITCH_RECORD_H
+#define STITCH_RECORD_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define STITCH_COMM_LEN 16
+/* perf_event_max_stack defaults to 127; one more slot never hurts. */
+#define STITCH_MAX_KSTACK 128
+#define STITCH_PAGE_SIZE 4096
+/* Upper bound of user stack bytes copied per event (--stack-bytes). */
+#define STITCH_MAX_USTACK_PAGES 16
+#define STITCH_MAX_USTACK (STITCH_MAX_USTACK_PAGES * STITCH_PAGE_SIZE)
+#define STITCH_DEFAULT_USTACK (8 * STITCH_PAGE_SIZE)
+
+/* sample_event.flags */
+#define STITCH_SAMPLE_USER_REGS    (1u << 0)	/* ip/sp/bp valid (task has user space) */
+#define STITCH_SAMPLE_USTACK_CAPPED (1u << 1)	/* copy stopped at the byte limit */
+#define STITCH_SAMPLE_USTACK_FAULT (1u << 2)	/* first stack page unreadable */
+#define STITCH_SAMPLE_KSTACK_FAULT (1u << 3)	/* bpf_get_stack failed */
+
+struct sample_event {
+	__u64 time_ns;		/* CLOCK_MONOTONIC, same clock as the perf side */
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u32 event_idx;	/* index into the user-space event list (bpf cookie) */
+	__u32 flags;
+	char comm[STITCH_COMM_LEN];
+	__u64 ip, sp, bp;	/* user registers at the event */
+	__u32 kstack_bytes;	/* bytes valid in kstack */
+	__u32 ustack_bytes;	/* bytes valid in ustack, copied from sp upward */
+	__u64 kstack[STITCH_MAX_KSTACK];
+	__u8 ustack[STITCH_MAX_USTACK];
+};
+
+#define STITCH_SAMPLE_HDR_BYTES ((unsigned long)&((struct sample_event *)0)->ustack)
+
+/* Per-CPU counters, summed by user space at the end. */
+enum stitch_stat {
+	STAT_EVENTS,		/* events seen after filtering */
+	STAT_RINGBUF_LOST,	/* ring buffer full: event dropped */
+	STAT_USTACK_FAULT,	/* user stack unreadable at sp */
+	STAT_KSTACK_FAULT,	/* kernel stack could not be taken */
+	STAT_NR,
+};
+
+#endif /* STITCH_RECORD_H */

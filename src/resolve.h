@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Turning an aggregated stack into named frames, outermost first: user
+ * frames (with their inlined frames) then kernel frames.  A frame we cannot
+ * name keeps its module and offset (module+0xOFF) or becomes [unknown];
+ * it never borrows a neighbouring symbol's name.
+ */
+#ifndef STITCH_RESOLVE_H
+#define STITCH_RESOLVE_H
+
+#include <stdint.h>
+
+#include "hashmap.h"
+#include "stacks.h"
+
+struct kallsyms;
+
+enum frame_kind {
+	FRAME_USER,
+	FRAME_INLINED,		/* inlined into the frame after it (outer) */
+	FRAME_KERNEL,
+	FRAME_MARK,		/* [truncated] / [unknown] markers */
+};
+
+struct named_frame {
+	const char *name;
+	const char *file;	/* NULL if unknown */
+	unsigned int line;
+	uint8_t kind;		/* enum frame_kind */
+};
+
+struct resolver {
+	struct kallsyms *ks;	/* may be NULL: kernel frames stay addresses */
+	struct hmap cache;	/* user frame -> names */
+	char **strings;		/* names we formatted ourselves */
+	size_t nstrings, capstrings;
+};
+
+int resolver_init(struct resolver *r, struct kallsyms *ks);
+void resolver_free(struct resolver *r);
+/* Frames of k, outermost first; returns how many were written (<= max). */
+int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max);
+
+#define RESOLVE_MAX_FRAMES 4096
+
+#endif /* STITCH_RESOLVE_H */

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for stitch's integration tests: run a test function, keep its log,
+# count passes and failures, and query folded output.
+
+PASSED=0
+FAILED=0
+FAILED_NAMES=()
+
+# run_test NAME: run function NAME with its output in $TMP/NAME.log.
+run_test() {
+	local name=$1 start end
+	start=$(date +%s.%N)
+	if ( set -e; "$name" ) >"$TMP/$name.log" 2>&1; then
+		end=$(date +%s.%N)
+		PASSED=$((PASSED + 1))
+		printf 'ok    %-40s %5.1fs\n' "$name" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')"
+	else
+		FAILED=$((FAILED + 1))
+		FAILED_NAMES+=("$name")
+		printf 'FAIL  %s\n' "$name"
+		sed 's/^/      | /' "$TMP/$name.log" | tail -n 40
+	fi
+}
+
+die() {
+	echo "$*" >&2
+	exit 1
+}
+
+# total FILE [REGEX]: sum of counts of folded lines matching REGEX (default all).
+total() {
+	local file=$1 re=${2:-.}
+	awk -v re="$re" '$0 ~ re { n += $NF } END { print n + 0 }' "$file"
+}
+
+# share FILE OF_REGEX IN_REGEX: percent (integer) of the OF_REGEX events that
+# also match IN_REGEX.
+share() {
+	local file=$1 of=$2 in=$3
+	awk -v of="$of" -v in_re="$in" '
+		$0 ~ of { all += $NF; if ($0 ~ in_re) hit += $NF }
+		END { if (all == 0) print 0; else print int(100 * hit / all) }' "$file"
+}
+
+# expect_ge WHAT VALUE MIN
+expect_ge() {
+	if [ "$2" -lt "$3" ]; then
+		die "$1: got $2, expected at least $3"
+	fi
+	echo "$1: $2 (>= $3)"
+}
+
+# expect_eq WHAT VALUE WANT
+expect_eq() {
+	if [ "$2" != "$3" ]; then
+		die "$1: got '$2', expected '$3'"
+	fi
+	echo "$1: $2"
+}
+
+# expect_grep FILE REGEX: the file has a line matching REGEX.
+expect_grep() {
+	if ! grep -qE -- "$2" "$1"; then
+		echo "--- $1:"
+		head -c 4000 "$1"
+		die "no line of $1 matches: $2"
+	fi
+}
+
+# show FILE: the top lines of a folded file, for the log.
+show() {
+	sort -t' ' -k2 -nr "$1" 2>/dev/null | awk '{ n = $NF; $NF = ""; print n, $0 }' |
+		sort -nr | head -n "${2:-5}" | cut -c1-400
+}

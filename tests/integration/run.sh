@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Integration tests: the real stitch binary, as root, with real BPF, tracing
+# real workloads built without frame pointers.  A test that cannot run here
+# fails; nothing is skipped.
+#
+#   tests/integration/run.sh [TEST...]     (default: all)
+#   STITCH=build/stitch-asan tests/integration/run.sh   (sanitizer build)
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+STITCH=${STITCH:-./stitch}
+W=build/workloads
+TMP=$(mktemp -d /tmp/stitch-it.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "integration tests need root (BPF, perf events): run them with sudo" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+[ -x "$STITCH" ] || { echo "no $STITCH: run make first" >&2; exit 1; }
+
+mkdir -p "$W"
+gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
+	-o "$W/chain" tests/workloads/chain.c || exit 1
+CHAIN=$(realpath "$W/chain")
+
+# The chain every workload mode runs, as a folded regex.
+MAIN_ABC=';main;a;b;c(;|$| )'
+COMPLETE='^chain;_start;__libc_start_main'
+
+# ---- cpu sampling ---------------------------------------------------------
+
+test_cpu_chain_complete() {
+	"$STITCH" record -F 499 -o "$TMP/cpu.folded" -- "$CHAIN" spin 2
+	show "$TMP/cpu.folded"
+	expect_ge "chain samples" "$(total "$TMP/cpu.folded" '^chain;')" 600
+	expect_ge "% with _start..main;a;b;c" \
+		"$(share "$TMP/cpu.folded" '^chain;' "$COMPLETE.*$MAIN_ABC")" 95
+	# The hot leaf is burn() called by c().
+	expect_ge "% ending in c;burn" "$(share "$TMP/cpu.folded" '^chain;' ';main;a;b;c;burn ')" 80
+}
+
+test_cpu_text_summary() {
+	"$STITCH" record -F 199 -o - --top 1 -- "$CHAIN" spin 1 >"$TMP/out.txt"
+	cat "$TMP/out.txt"
+	expect_grep "$TMP/out.txt" '^stitch: [0-9]+ events \(cpu at 199 Hz\)'
+	# Innermost first, with file:line from DWARF for our own workload.
+	expect_grep "$TMP/out.txt" '^ +burn +\(chain\.c:[0-9]+\)'
+	expect_grep "$TMP/out.txt" '^ +main +\(chain\.c:[0-9]+\)'
+}
+
+test_threads_complete() {
+	"$STITCH" record -F 499 -o "$TMP/thr.folded" -- "$CHAIN" threads 1
+	show "$TMP/thr.folded"
+	expect_ge "% of thread stacks from clone3..start_thread..worker" \
+		"$(share "$TMP/thr.folded" ';worker;' '^chain;clone3;start_thread;worker;a;b;c;burn ')" 95
+}
+
+test_vdso_frames() {
+	"$STITCH" record -F 999 -o "$TMP/vdso.folded" -- "$CHAIN" vdso 1
+	show "$TMP/vdso.folded"
+	expect_grep "$TMP/vdso.folded" "$MAIN_ABC.*(__vdso_clock_gettime|__cvdso_clock_gettime|do_hres)"
+	expect_ge "% complete" "$(share "$TMP/vdso.folded" '^chain;' "$COMPLETE.*$MAIN_ABC")" 95
+}
+
+test_signal_frame() {
+	"$STITCH" record -F 999 -o "$TMP/sig.folded" -- "$CHAIN" signal 2
+	show "$TMP/sig.folded"
+	# Through the signal trampoline back into the interrupted c().
+	expect_ge "% of handler samples unwound into main;a;b;c" \
+		"$(share "$TMP/sig.folded" 'on_alarm;spin_in_handler' "$COMPLETE.*;main;a;b;c;.*;on_alarm;spin_in_handler")" 95
+}
+
+test_deep_stack_complete() {
+	"$STITCH" record -F 499 --stack-bytes 65536 -o "$TMP/deep.folded" -- "$CHAIN" deep 600 1
+	show "$TMP/deep.folded" 1 | cut -c1-200
+	local n
+	n=$(awk '/^chain;_start;/ { c = gsub(/;recurse/, ";recurse"); if (c > m) m = c } END { print m + 0 }' "$TMP/deep.folded")
+	expect_ge "recurse frames in a complete stack" "$n" 600
+	expect_ge "% complete" "$(share "$TMP/deep.folded" ';recurse;' "$COMPLETE")" 95
+}
+
+test_deep_stack_visibly_cut() {
+	"$STITCH" record -F 499 --stack-bytes 4096 -o "$TMP/cut.folded" -- "$CHAIN" deep 600 1
+	show "$TMP/cut.folded" 1 | cut -c1-200
+	expect_ge "% marked [truncated]" "$(share "$TMP/cut.folded" ';recurse;' '^chain;\[truncated\];recurse;')" 95
+}
+
+# ---- syscalls, uprobes, USDT -----------------------------------------------
+
+test_syscall_stacks() {
+	"$STITCH" record -e syscall:getppid -o "$TMP/sys.folded" -- "$CHAIN" syscall 1
+	show "$TMP/sys.folded"
+	expect_ge "getppid events" "$(total "$TMP/sys.folded" '^chain;')" 1000
+	expect_ge "% with main;a;b;c;getppid then kernel frames" \
+		"$(share "$TMP/sys.folded" '^chain;' "$COMPLETE;main;a;b;c;getppid;[^ ]*entry_SYSCALL_64[^ ]*_\[k\]")" 99
+}
+
+test_uprobe_by_path() {
+	"$STITCH" record -e "uprobe:$CHAIN:burn" -o "$TMP/up.folded" -- "$CHAIN" spin 1
+	show "$TMP/up.folded"
+	expect_ge "burn calls" "$(total "$TMP/up.folded" '^chain;')" 50
+	expect_eq "% at main;a;b;c;burn" "$(share "$TMP/up.folded" '^chain;' "$COMPLETE;main;a;b;c;burn [0-9]+$")" 100
+}
+
+test_uprobe_by_library_name() {
+	"$STITCH" record -e uprobe:libc.so.6:getppid -o "$TMP/upl.folded" -- "$CHAIN" syscall 0.5
+	show "$TMP/upl.folded"
+	expect_ge "getppid calls" "$(total "$TMP/upl.folded" '^chain;')" 1000
+	expect_eq "% at main;a;b;c;getppid" "$(share "$TMP/upl.folded" '^chain;' "$COMPLETE;main;a;b;c;getppid [0-9]+$")" 100
+}
+
+test_usdt_with_semaphore() {
+	# The probe is guarded by a semaphore: it fires only if stitch raised it.
+	"$STITCH" record -e "usdt:$CHAIN:stitchtest:tick" -o "$TMP/usdt.folded" -- "$CHAIN" usdt 1
+	show "$TMP/usdt.folded"
+	expect_ge "tick events" "$(total "$TMP/usdt.folded" '^chain;')" 100
+	expect_eq "% at main;a;b;c" "$(share "$TMP/usdt.folded" '^chain;' "$COMPLETE;main;a;b;c [0-9]+$")" 100
+}
+
+# ---- targets: -p, -a, namespaces, deleted binaries, short-lived processes --
+
+test_pid_target() {
+	"$CHAIN" spin 3 &
+	local pid=$!
+	sleep 0.3
+	"$STITCH" record -F 499 -p "$pid" -d 1 -o "$TMP/pid.folded"
+	wait "$pid"
+	show "$TMP/pid.folded"
+	expect_eq "only the target's comm" "$(awk -F';' '{ print $1 }' "$TMP/pid.folded" | sort -u)" chain
+	expect_ge "% complete" "$(share "$TMP/pid.folded" '^chain;' "$COMPLETE.*$MAIN_ABC")" 95
+}
+
+test_other_mount_namespace() {
+	# The binary exists only inside the workload's private mount namespace.
+	mkdir -p "$TMP/nsroot"
+	unshare --mount --propagation private bash -c \
+		"mount -t tmpfs none '$TMP/nsroot' && cp '$CHAIN' '$TMP/nsroot/chainns' && exec '$TMP/nsroot/chainns' spin 3" &
+	local pid=$!
+	sleep 0.5
+	[ ! -e "$TMP/nsroot/chainns" ] || die "the binary is visible outside the namespace"
+	"$STITCH" record -F 499 -p "$pid" -d 1 -o "$TMP/ns.folded"
+	wait "$pid"
+	show "$TMP/ns.folded"
+	expect_ge "% complete" "$(share "$TMP/ns.folded" '^chainns;' "^chainns;_start;__libc_start_main.*$MAIN_ABC")" 95
+}
+
+test_deleted_binary() {
+	cp "$CHAIN" "$TMP/chaindel"
+	"$TMP/chaindel" spin 3 &
+	local pid=$!
+	sleep 0.3
+	rm "$TMP/chaindel"
+	"$STITCH" record -F 499 -p "$pid" -d 1 -o "$TMP/del.folded"
+	wait "$pid"
+	show "$TMP/del.folded"
+	expect_ge "% complete" "$(share "$TMP/del.folded" '^chaindel;' "^chaindel;_start;__libc_start_main.*$MAIN_ABC")" 95
+}
+
+test_short_lived_under_all() {
+	"$STITCH" record -a -F 499 -d 2.5 -o "$TMP/all.folded" &
+	local st=$!
+	sleep 1
+	# Starts after recording began and is gone long before it ends.
+	cp "$CHAIN" "$TMP/shortlived"
+	"$TMP/shortlived" spin 0.5
+	rm "$TMP/shortlived"
+	wait "$st"
+	show "$TMP/all.folded"
+	expect_ge "short-lived samples" "$(total "$TMP/all.folded" '^shortlived;')" 100
+	expect_ge "% complete" "$(share "$TMP/all.folded" '^shortlived;' "^shortlived;_start;__libc_start_main.*$MAIN_ABC")" 95
+}
+
+# ---- clean exit, errors ------------------------------------------------------
+
+# No program of ours may stay loaded once stitch has exited.
+no_programs_left() {
+	if bpftool prog show 2>/dev/null | grep -qE 'name (on_perf_event|on_tracepoint|on_uprobe|on_fork|on_exit)'; then
+		bpftool prog show | grep -E 'on_'
+		die "BPF programs still loaded after stitch exited"
+	fi
+}
+
+interrupt_test() {
+	local sig=$1
+	"$STITCH" record -a -F 99 -o "$TMP/$sig.folded" &
+	local st=$!
+	sleep 1.5
+	kill "-$sig" "$st"
+	local rc=0
+	wait "$st" || rc=$?
+	expect_eq "exit status after SIG$sig" "$rc" 0
+	expect_ge "lines written" "$(wc -l <"$TMP/$sig.folded")" 1
+	no_programs_left
+}
+
+test_sigint_writes_output_and_detaches() { interrupt_test INT; }
+test_sigterm_writes_output_and_detaches() { interrupt_test TERM; }
+
+# expect_error STATUS REGEX -- ARGS: stitch fails with STATUS and says REGEX.
+expect_error() {
+	local want=$1 re=$2 rc=0
+	shift 3
+	"$STITCH" "$@" >"$TMP/err.out" 2>&1 || rc=$?
+	cat "$TMP/err.out"
+	expect_eq "exit status of stitch $*" "$rc" "$want"
+	expect_grep "$TMP/err.out" "$re"
+}
+
+test_bad_input_errors() {
+	expect_error 2 "unknown event 'bogus'" -- record -e bogus -a -d 1
+	expect_error 2 "bad event 'syscall:'" -- record -e syscall: -a -d 1
+	expect_error 1 "no process with pid 999999999" -- record -p 999999999 -d 1
+	expect_error 2 "exactly one of" -- record -d 1
+	expect_error 2 "cannot tell the format" -- record -a -d 1 -o out.xyz
+	expect_error 1 "no tracepoint nosuch:thing" -- record -e tracepoint:nosuch:thing -a -d 1
+	expect_error 1 "no tracepoint syscalls:sys_enter_nosuchcall" -- record -e syscall:nosuchcall -a -d 1
+	expect_error 1 "no kprobe support" -- record -e kprobe:do_sys_openat2 -a -d 1
+	expect_error 1 "cannot read /etc/passwd as ELF" -- record -e uprobe:/etc/passwd:main -a -d 1
+	expect_error 1 "no function 'nosuchfn'" -- record -e "uprobe:$CHAIN:nosuchfn" -a -d 1
+	expect_error 1 "no USDT probe stitchtest:nosuch .*it has: stitchtest:tick" -- \
+		record -e "usdt:$CHAIN:stitchtest:nosuch" -a -d 1
+	expect_error 127 "cannot run /nonexistent/cmd" -- record -- /nonexistent/cmd
+	# A corrupt ELF: the first 3000 bytes of a real one.
+	head -c 3000 "$CHAIN" >"$TMP/corrupt"
+	chmod +x "$TMP/corrupt"
+	expect_error 1 "no function 'main'|cannot read .* as ELF" -- record -e "uprobe:$TMP/corrupt:main" -a -d 1
+	no_programs_left
+}
+
+test_unprivileged_says_what_is_missing() {
+	cp "$STITCH" "$TMP/stitch-unpriv"
+	chmod 755 "$TMP" "$TMP/stitch-unpriv"
+	local rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$TMP/stitch-unpriv" record -a -d 1 >"$TMP/unpriv.out" 2>&1 || rc=$?
+	cat "$TMP/unpriv.out"
+	expect_eq "exit status" "$rc" 1
+	expect_grep "$TMP/unpriv.out" "needs root, or CAP_BPF and CAP_PERFMON"
+}
+
+ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
+TESTS=${*:-$ALL_TESTS}
+echo "stitch integration tests ($STITCH, $(uname -r))"
+for t in $TESTS; do
+	run_test "$t"
+done
+if [ "$FAILED" -gt 0 ]; then
+	echo "failed: ${FAILED_NAMES[*]}"
+fi
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test workload for stitch's integration tests.  Built with
+ * -O2 -fomit-frame-pointer, so only CFI can unwind it.  Every mode runs a
+ * known call chain main -> a -> b -> c and spends its time at the end of it:
+ *
+ *   chain spin SECONDS        burn CPU in c()
+ *   chain syscall SECONDS     c() calls getppid() in a loop
+ *   chain deep DEPTH SECONDS  main -> a -> b -> recurse() x DEPTH -> c()
+ *   chain signal SECONDS      main -> a -> b -> c() sleeps; a SIGALRM handler
+ *                             spins in on_alarm() -> spin_in_handler()
+ *   chain threads SECONDS     two threads: worker -> a -> b -> c() (spin)
+ *   chain usdt SECONDS        c() fires USDT probe stitchtest:tick, guarded by
+ *                             a semaphore, so it fires only when traced
+ *   chain vdso SECONDS        c() calls clock_gettime() in a loop
+ *
+ * Calls are followed by a volatile store so the compiler cannot turn them
+ * into tail calls (which would legitimately remove frames).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+
+unsigned short stitchtest_tick_semaphore __attribute__((unused, section(".probes")));
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile unsigned long sink;
+static double deadline;
+static const char *mode;
+static volatile sig_atomic_t in_handler_until_done;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static NOINLINE void burn(void)
+{
+	unsigned long i;
+
+	for (i = 0; i < 2000000; i++)
+		sink += i;
+}
+
+NOINLINE void spin_in_handler(void)
+{
+	double until = now() + 0.2;
+
+	while (now() < until)
+		burn();
+	sink++;
+}
+
+NOINLINE void on_alarm(int sig)
+{
+	(void)sig;
+	spin_in_handler();
+	sink++;
+}
+
+NOINLINE void c(void)
+{
+	if (strcmp(mode, "syscall") == 0) {
+		while (now() < deadline) {
+			int i;
+
+			for (i = 0; i < 1000; i++)
+				sink += getppid();
+		}
+	} else if (strcmp(mode, "usdt") == 0) {
+		while (now() < deadline) {
+			if (stitchtest_tick_semaphore)
+				DTRACE_PROBE1(stitchtest, tick, sink);
+			usleep(1000);
+		}
+	} else if (strcmp(mode, "vdso") == 0) {
+		struct timespec ts;
+
+		while (now() < deadline)
+			for (int i = 0; i < 1000; i++) {
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				sink += ts.tv_nsec;
+			}
+	} else if (strcmp(mode, "signal") == 0) {
+		while (now() < deadline)
+			pause();
+	} else {
+		while (now() < deadline)
+			burn();
+	}
+	sink++;
+}
+
+NOINLINE void recurse(int depth)
+{
+	if (depth > 1)
+		recurse(depth - 1);
+	else
+		c();
+	sink++;
+}
+
+static int deep_depth;
+
+NOINLINE void b(void)
+{
+	if (deep_depth)
+		recurse(deep_depth);
+	else
+		c();
+	sink++;
+}
+
+NOINLINE void a(void)
+{
+	b();
+	sink++;
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	a();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: chain MODE [DEPTH] SECONDS\n");
+		return 2;
+	}
+	mode = argv[1];
+	if (strcmp(mode, "deep") == 0) {
+		if (argc < 4)
+			return 2;
+		deep_depth = atoi(argv[2]);
+		seconds = atof(argv[3]);
+	} else {
+		seconds = atof(argv[2]);
+	}
+	deadline = now() + seconds;
+
+	if (strcmp(mode, "signal") == 0) {
+		struct sigaction sa;
+		struct itimerval;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_alarm;
+		sigaction(SIGALRM, &sa, NULL);
+		/* A periodic signal; the handler spins, interrupting c()'s pause(). */
+		timer_t t;
+		struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGALRM };
+		struct itimerspec its = { { 0, 250000000 }, { 0, 10000000 } };
+
+		timer_create(CLOCK_MONOTONIC, &sev, &t);
+		timer_settime(t, 0, &its, NULL);
+	}
+	if (strcmp(mode, "threads") == 0) {
+		pthread_t th[2];
+		int i;
+
+		mode = "spin";
+		for (i = 0; i < 2; i++)
+			pthread_create(&th[i], NULL, worker, NULL);
+		for (i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		return 0;
+	}
+	a();
+	sink++;
+	return 0;
+}
