@@ -334,11 +334,19 @@ struct cie {
 	struct cfi_state init;
 };
 
+/*
+ * Recently parsed CIEs.  Most sections have one to three CIEs, so this makes
+ * CIE parsing (and running its initial instructions) rare; a hostile section
+ * that defeats it still costs at most CFI_MAX_CIE_OPS per FDE.
+ */
+#define CIE_CACHE_SIZE	8
+
 struct section_ctx {
 	const struct cfi_section *sec;
 	struct builder *b;
-	struct cie cie;			/* last CIE parsed */
-	bool cie_valid;
+	struct cie cies[CIE_CACHE_SIZE];
+	bool cie_ok[CIE_CACHE_SIZE];	/* entry holds a usable CIE */
+	size_t nr_cies;			/* entries filled so far (round robin) */
 };
 
 /* One length-prefixed entry (CIE or FDE) of the section. */
@@ -1039,7 +1047,7 @@ static void exec_cie_initial(struct cie *c, const uint8_t *p, const uint8_t *end
 
 static const struct cie *fde_cie(struct section_ctx *sc, const struct entry *e)
 {
-	size_t off;
+	size_t off, i;
 
 	if (sc->sec->is_eh_frame) {
 		/* CIE pointer: backwards distance from the pointer field itself. */
@@ -1051,12 +1059,15 @@ static const struct cie *fde_cie(struct section_ctx *sc, const struct entry *e)
 			return NULL;
 		off = (size_t)e->id;
 	}
-	if (sc->cie_valid && sc->cie.offset == off)
-		return &sc->cie;
-	sc->cie_valid = parse_cie(sc->sec, off, &sc->cie);
-	if (sc->cie_valid)
+	for (i = 0; i < CIE_CACHE_SIZE && i < sc->nr_cies; i++)
+		if (sc->cies[i].offset == off)
+			return sc->cie_ok[i] ? &sc->cies[i] : NULL;
+	i = sc->nr_cies++ % CIE_CACHE_SIZE;
+	sc->cie_ok[i] = parse_cie(sc->sec, off, &sc->cies[i]);
+	sc->cies[i].offset = off;	/* remember failures too */
+	if (sc->cie_ok[i])
 		sc->b->stats.cies++;
-	return sc->cie_valid ? &sc->cie : NULL;
+	return sc->cie_ok[i] ? &sc->cies[i] : NULL;
 }
 
 /* Interpret one FDE's program into rows [start, end). */

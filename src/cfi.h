@@ -33,7 +33,7 @@ struct unwind_table {
 /* Hard caps against hostile input. */
 #define CFI_MAX_ROWS		(4u << 20)	/* per table */
 #define CFI_MAX_STATE_DEPTH	32		/* DW_CFA_remember_state nesting */
-#define CFI_MAX_CIE_OPS		1024		/* initial instructions of one CIE */
+#define CFI_MAX_CIE_OPS		64		/* initial instructions of one CIE */
 
 /*
  * Build from an ELF's .eh_frame and, if present, .debug_frame (eh_frame wins

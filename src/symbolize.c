@@ -185,11 +185,20 @@ static int lookup_uncached(struct sym_source *src, uint64_t vaddr, struct sym_fr
 		out[0].inlined = false;
 		return 1;
 	}
+	/*
+	 * The real (not inlined) function is named by the symbol table when
+	 * one covers vaddr, as perf does: DWARF names of one address can be
+	 * several and arbitrary (GNU as emits __getppid, __GI___getppid,
+	 * getppid and __GI_getppid for one syscall stub; glibc's malloc is
+	 * __libc_malloc in DWARF), while the alias rule of the symbol table
+	 * picks the exported name.  DWARF keeps lines and inlined frames.
+	 */
 	for (i = 0; i < n; i++) {
-		if (out[i].name)
-			continue;
 		sym = out[i].inlined ? NULL : symtab_lookup(&src->symtab, vaddr);
-		out[i].name = sym ? sym->name : "??";
+		if (sym)
+			out[i].name = sym->name;
+		else if (!out[i].name)
+			out[i].name = "??";
 	}
 	return n;
 }

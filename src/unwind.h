@@ -39,7 +39,10 @@ struct unwind_frame {
 	bool exact;	/* pc is exact (frame 0, or interrupted by a signal): don't subtract 1 */
 };
 
-/* Unwind from regs; frames[0] is the innermost (regs->ip).  Returns the number of frames written. */
+/*
+ * Unwind from regs; frames[0] is the innermost (regs->ip).  Returns the
+ * number of frames written; *why says why it stopped.
+ */
 int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack,
 		unwind_lookup_fn lookup, void *ctx, struct unwind_frame *frames, int max,
 		enum unwind_stop *why);

@@ -29,16 +29,17 @@ die() {
 
 # total FILE [REGEX]: sum of counts of folded lines matching REGEX (default all).
 total() {
-	local file=$1 re=${2:-.}
-	awk -v re="$re" '$0 ~ re { n += $NF } END { print n + 0 }' "$file"
+	local file=$1
+	# Regexes go through the environment: awk -v would eat backslashes.
+	RE=${2:-.} awk '$0 ~ ENVIRON["RE"] { n += $NF } END { print n + 0 }' "$file"
 }
 
 # share FILE OF_REGEX IN_REGEX: percent (integer) of the OF_REGEX events that
 # also match IN_REGEX.
 share() {
-	local file=$1 of=$2 in=$3
-	awk -v of="$of" -v in_re="$in" '
-		$0 ~ of { all += $NF; if ($0 ~ in_re) hit += $NF }
+	local file=$1
+	OF=$2 IN=$3 awk '
+		$0 ~ ENVIRON["OF"] { all += $NF; if ($0 ~ ENVIRON["IN"]) hit += $NF }
 		END { if (all == 0) print 0; else print int(100 * hit / all) }' "$file"
 }
 

@@ -184,7 +184,8 @@ struct prog_case {
 };
 
 #define P(...)		{ __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ })
-#define E(...)		{ __VA_ARGS__ }, sizeof((struct exp_row[]){ __VA_ARGS__ }) / sizeof(struct exp_row)
+#define E(...)		{ __VA_ARGS__ },					\
+			sizeof((struct exp_row[]){ __VA_ARGS__ }) / sizeof(struct exp_row)
 
 static const struct prog_case prog_cases[] = {
 	{ "push rbp; mov rsp,rbp; leave",
@@ -223,7 +224,8 @@ static const struct prog_case prog_cases[] = {
 	{ "rip in a register (longjmp) is not expressible",
 	  P(0x41, 0x09, 16, 1),
 	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
-	{ "val_offset rbp", P(0x41, 0x14, 6, 2), E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
+	{ "val_offset rbp", P(0x41, 0x14, 6, 2),
+	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
 	{ "val_expression rip", P(0x41, 0x16, 16, 2, 0x77, 0),
 	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
 	{ "expression on other registers is harmless",
