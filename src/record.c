@@ -668,6 +668,13 @@ static int run(struct recorder *r)
 	int go_fd = -1, err_fd = -1, i, rc = 0, exec_err = 0;
 	double start, deadline;
 
+	/* From here on a signal ends recording cleanly, even during setup. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
 	if (open_bpf(r))
 		return 1;
 	if (perf_tracker_open(&r->ptrack) != 0) {
@@ -699,12 +706,6 @@ static int run(struct recorder *r)
 		rc = 1;
 		goto out;
 	}
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	start = now_s();
 	deadline = o->duration > 0 ? start + o->duration : 0;

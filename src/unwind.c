@@ -132,6 +132,13 @@ int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack
 	frames[n++].exact = true;
 	for (;;) {
 		err = frame_row(&r, exact, lookup, ctx, &row);
+		/*
+		 * A signal trampoline is entered by the handler's return, not
+		 * by a call: its pc is exact, so it is named as itself rather
+		 * than as the byte before it.
+		 */
+		if (!err && row->cfa_rule == STITCH_CFA_SIGNAL)
+			frames[n - 1].exact = true;
 		if (!err && n == max)
 			/* Full, but say "complete" if this was the outermost frame. */
 			err = row->cfa_rule == STITCH_CFA_END ? UNWIND_STOP_END
