@@ -36,7 +36,9 @@ FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
 ARCH_DEF := -D__TARGET_ARCH_x86
 
-.PHONY: all clean install test unit integration fuzz bench asan deps
+.PHONY: all clean install test unit integration fuzz fuzz-smoke bench asan deps
+.SECONDARY:
+SHELL := /bin/bash
 all: stitch
 
 deps:
@@ -82,10 +84,25 @@ $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a $(HDR
 unit: $(UNIT_BINS)
 	@./tests/unit/run.sh $(UNIT_BINS)
 
+# The integration suite runs twice: the release binary, then the ASan/UBSan one.
 integration: stitch $(BUILD)/stitch-asan
 	@./tests/integration/run.sh
+	@STITCH=$(BUILD)/stitch-asan ./tests/integration/run.sh
 
-test: unit integration
+# Replay each fuzz corpus, then fuzz briefly: keeps the targets building and honest.
+FUZZ_SECONDS ?= 20
+fuzz-smoke: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do \
+		name=$$(basename $$f | sed 's/^fuzz_//'); \
+		mkdir -p $(BUILD)/fuzz/corpus-$$name; \
+		echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -print_final_stats=1 \
+			$(BUILD)/fuzz/corpus-$$name fuzz/corpus/$$name 2>&1 | \
+			grep -E 'stat::number_of_executed_units|ERROR|SUMMARY' ; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	done
+
+test: unit integration fuzz-smoke
 
 # libFuzzer targets over the parsers of untrusted input (ELF, CFI, ...).
 $(BUILD)/fuzz/%: fuzz/%.c $(LIB_SRCS) $(HDRS) $(SKELS)

@@ -22,7 +22,8 @@ void folded_clean(char *buf, size_t len, const char *name)
 {
 	size_t i;
 
-	for (i = 0; name[i] && i + 1 < len; i++) {
+	/* Bound first: name may be a full fixed-size field (comm) with no NUL. */
+	for (i = 0; i + 1 < len && name[i]; i++) {
 		unsigned char c = name[i];
 
 		buf[i] = c == ';' ? ':' : (c < 0x20 || c == 0x7f) ? '?' : c;

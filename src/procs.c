@@ -124,23 +124,35 @@ static struct binary *open_mapping(struct procs *ps, uint32_t pid, uint64_t star
 	return b && file_matches(b, id) ? b : NULL;
 }
 
-/* vaddr of the page at file offset pgoff, through the PT_LOAD covering it. */
+/*
+ * vaddr of the page at file offset pgoff, through the PT_LOAD covering it.
+ * Segments can share a file page (lld puts text at offset 0x610, vaddr
+ * 0x1610, in the page of the read-only segment at offset 0); that page is
+ * then mapped once per segment.  We only see executable mappings, so an
+ * executable segment is preferred, else the first one gives a bias off by a
+ * page.
+ */
 static int pgoff_vaddr(struct binary *b, uint64_t pgoff, uint64_t *vaddr)
 {
 	size_t phnum, i;
+	int pass;
 
 	if (elf_getphdrnum(b->elf, &phnum) != 0)
 		return -ENOENT;
-	for (i = 0; i < phnum; i++) {
-		GElf_Phdr p;
-		uint64_t page_off;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < phnum; i++) {
+			GElf_Phdr p;
+			uint64_t page_off;
 
-		if (!gelf_getphdr(b->elf, i, &p) || p.p_type != PT_LOAD)
-			continue;
-		page_off = p.p_offset & ~(uint64_t)0xfff;
-		if (pgoff >= page_off && pgoff < p.p_offset + p.p_filesz) {
-			*vaddr = p.p_vaddr - (p.p_offset - pgoff);
-			return 0;
+			if (!gelf_getphdr(b->elf, i, &p) || p.p_type != PT_LOAD)
+				continue;
+			if (pass == 0 && !(p.p_flags & PF_X))
+				continue;
+			page_off = p.p_offset & ~(uint64_t)0xfff;
+			if (pgoff >= page_off && pgoff < p.p_offset + p.p_filesz) {
+				*vaddr = p.p_vaddr - (p.p_offset - pgoff);
+				return 0;
+			}
 		}
 	}
 	return -ENOENT;

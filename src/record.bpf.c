@@ -63,19 +63,23 @@ static __always_inline void count(__u32 which)
 }
 
 /*
- * Copy the user stack from sp upwards, page by page.  Reading whole pages
- * means a read fails exactly at the end of the stack mapping instead of
- * losing the last partial chunk (where main's and _start's frames live).
+ * Copy the user stack from sp upwards: up to the byte limit, the end of the
+ * stack mapping, or, on the main thread, mm->start_stack, above which lie
+ * only argv/envp/auxv and never a frame (_start's frame is below it).
+ * Reading page-aligned chunks means a read fails exactly at the end of the
+ * stack mapping instead of losing a partial chunk.
  */
-static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp)
+static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp, __u64 stack_top)
 {
 	__u32 first = STITCH_PAGE_SIZE - (sp & (STITCH_PAGE_SIZE - 1));
-	__u32 limit = ustack_limit;
+	__u32 limit = ustack_limit, tail;
 	__u32 done;
 	int i;
 
 	if (limit > STITCH_MAX_USTACK)
 		limit = STITCH_MAX_USTACK;
+	if (stack_top > sp && stack_top - sp < limit)
+		limit = stack_top - sp;
 	if (first > limit)
 		first = limit;
 	if (first == 0 || first > STITCH_PAGE_SIZE)
@@ -87,17 +91,21 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp)
 	}
 	done = first;
 	for (i = 0; i < STITCH_MAX_USTACK_PAGES; i++) {
-		if (done + STITCH_PAGE_SIZE > limit) {
-			e->flags |= STITCH_SAMPLE_USTACK_CAPPED;
+		if (done >= limit || done > STITCH_MAX_USTACK - STITCH_PAGE_SIZE)
+			return done;
+		if (done + STITCH_PAGE_SIZE > limit)
 			break;
-		}
-		if (done > STITCH_MAX_USTACK - STITCH_PAGE_SIZE)
-			break;
-		if (bpf_probe_read_user(e->ustack + done, STITCH_PAGE_SIZE,
-					(void *)(sp + done)))
-			break;	/* end of the stack mapping */
+		if (bpf_probe_read_user(e->ustack + done, STITCH_PAGE_SIZE, (void *)(sp + done)))
+			return done;	/* end of the stack mapping */
 		done += STITCH_PAGE_SIZE;
 	}
+	/* The last partial page up to the limit. */
+	tail = (limit - done) & (STITCH_PAGE_SIZE - 1);
+	if (tail && done <= STITCH_MAX_USTACK - STITCH_PAGE_SIZE &&
+	    !bpf_probe_read_user(e->ustack + done, tail, (void *)(sp + done)))
+		done += tail;
+	if (done < limit || limit < stack_top - sp)
+		e->flags |= STITCH_SAMPLE_USTACK_CAPPED;
 	return done;
 }
 
@@ -110,7 +118,7 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	struct pt_regs *regs;
 	__u32 cpu = bpf_get_smp_processor_id();
 	long kbytes;
-	__u64 size;
+	__u64 size, wake;
 
 	if (tid == 0)		/* the idle task: nothing to attribute */
 		return 0;
@@ -151,14 +159,23 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 			e->sp = BPF_CORE_READ(regs, sp);
 			e->bp = BPF_CORE_READ(regs, bp);
 			e->flags |= STITCH_SAMPLE_USER_REGS;
-			e->ustack_bytes = copy_user_stack(e, e->sp);
+			e->ustack_bytes = copy_user_stack(e, e->sp,
+							  BPF_CORE_READ(task, mm, start_stack) + 8);
 		}
 	}
 
 	size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes;
 	if (size > sizeof(*e))
 		size = sizeof(*e);
-	if (bpf_ringbuf_output(&samples, e, size, 0))
+	/*
+	 * Wake the reader only once the ring is a quarter full: a wakeup per
+	 * event costs an IPI and may preempt the traced thread; the reader
+	 * polls with a timeout anyway.
+	 */
+	wake = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >
+	       bpf_ringbuf_query(&samples, BPF_RB_RING_SIZE) / 4 ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&samples, e, size, wake))
 		count(STAT_RINGBUF_LOST);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "attach.h"
@@ -52,6 +53,7 @@ struct record_opts {
 	uint32_t stack_bytes;
 	size_t ringbuf_mb;
 	int top;
+	bool stats;
 	char **command;
 };
 
@@ -68,6 +70,7 @@ struct recorder {
 	int child_status;
 	bool child_done;
 	uint64_t bad_records;
+	uint64_t bytes_received;	/* ring buffer bytes, for --stats */
 	uint64_t unwind_stops[UNWIND_STOP_BAD + 1];
 	/* scratch for building one stack key */
 	uint8_t *key_buf;
@@ -113,6 +116,9 @@ static void usage(FILE *f)
 "      --top N                stacks shown in the text summary (default %d)\n"
 "      --stack-bytes N        user stack bytes copied per event (default %d, max %d)\n"
 "      --ringbuf-mb N         ring buffer size in MiB (default 64)\n"
+"      --stats                print what recording cost and how stacks ended:\n"
+"                             bytes per event, BPF time per event (needs\n"
+"                             sysctl kernel.bpf_stats_enabled=1), unwind outcomes\n"
 "  -h, --help                 this help\n"
 "\n"
 "Folded lines are 'comm;outermost;...;innermost COUNT'. Kernel frames end in _[k],\n"
@@ -186,7 +192,7 @@ static int parse_pids(struct record_opts *o, const char *arg)
 	return rc;
 }
 
-enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB };
+enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -200,6 +206,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 		{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF_MB },
+		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -264,6 +271,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				return fail_usage("--ringbuf-mb: '%s' must be a power of two, 1..4096", optarg);
 			o->ringbuf_mb = v;
 			break;
+		case OPT_STATS:
+			o->stats = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -322,6 +332,7 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	struct proc *proc;
 	int nk, nu = 0, i;
 
+	r->bytes_received += size;
 	if (size < STITCH_SAMPLE_HDR_BYTES || e->kstack_bytes > sizeof(e->kstack) ||
 	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES) {
 		r->bad_records++;
@@ -576,14 +587,50 @@ static void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 	if (r->bad_records + r->ptrack.malformed)
 		fprintf(stderr, "stitch: %" PRIu64 " malformed records ignored\n",
 			r->bad_records + r->ptrack.malformed);
-	if (getenv("STITCH_DEBUG"))
-		fprintf(stderr, "stitch: unwind stops: end %" PRIu64 ", truncated %" PRIu64
-			", no module %" PRIu64 ", no rule %" PRIu64 ", bad %" PRIu64
-			"; unreadable mappings %" PRIu64 "; table rows %zu\n",
-			r->unwind_stops[UNWIND_STOP_END], r->unwind_stops[UNWIND_STOP_TRUNCATED],
-			r->unwind_stops[UNWIND_STOP_NO_MODULE], r->unwind_stops[UNWIND_STOP_NO_RULE],
-			r->unwind_stops[UNWIND_STOP_BAD], r->procs.unreadable_maps,
-			r->bins.table_rows);
+}
+
+/* BPF run time of one of our programs (kernel.bpf_stats_enabled). */
+static void prog_cost(struct bpf_program *p, uint64_t *ns, uint64_t *cnt)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	/* bpf_obj_get_info_by_fd: libbpf 1.1 has no bpf_prog_get_info_by_fd yet. */
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) == 0) {
+		*ns += info.run_time_ns;
+		*cnt += info.run_cnt;
+	}
+}
+
+static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
+{
+	struct record_bpf *sk = r->skel;
+	uint64_t ns = 0, cnt = 0, got = r->stacks.total, ends = 0;
+	int i;
+
+	prog_cost(sk->progs.on_perf_event, &ns, &cnt);
+	prog_cost(sk->progs.on_tracepoint, &ns, &cnt);
+	prog_cost(sk->progs.on_uprobe, &ns, &cnt);
+	prog_cost(sk->progs.on_kprobe, &ns, &cnt);
+	for (i = 0; i <= UNWIND_STOP_BAD; i++)
+		ends += r->unwind_stops[i];
+	fprintf(stderr, "stitch stats: events %" PRIu64 ", received %" PRIu64 ", bytes/event %.0f\n",
+		st[STAT_EVENTS], got, got ? (double)r->bytes_received / got : 0.0);
+	if (cnt)
+		fprintf(stderr, "stitch stats: bpf runs %" PRIu64 ", %.0f ns/run\n", cnt,
+			(double)ns / cnt);
+	else
+		fprintf(stderr, "stitch stats: bpf run time unknown "
+			"(sysctl kernel.bpf_stats_enabled=1 to measure it)\n");
+	fprintf(stderr, "stitch stats: user stacks: %" PRIu64 " complete, %" PRIu64
+		" truncated, %" PRIu64 " left a module, %" PRIu64 " without a rule, %" PRIu64
+		" inconsistent (of %" PRIu64 ")\n",
+		r->unwind_stops[UNWIND_STOP_END], r->unwind_stops[UNWIND_STOP_TRUNCATED],
+		r->unwind_stops[UNWIND_STOP_NO_MODULE], r->unwind_stops[UNWIND_STOP_NO_RULE],
+		r->unwind_stops[UNWIND_STOP_BAD], ends);
+	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
+		r->procs.unreadable_maps, r->bins.table_rows);
 }
 
 static void title_of(struct record_opts *o, char *buf, size_t len)
@@ -731,7 +778,15 @@ static int run(struct recorder *r)
 	}
 
 	while (!stop_requested) {
+		/*
+		 * The BPF side wakes us only when the ring fills up; consume
+		 * every 100 ms regardless, so processes are looked at while
+		 * they still exist.
+		 */
 		int n = ring_buffer__poll(r->rb, 100);
+
+		if (n >= 0)
+			n = ring_buffer__consume(r->rb);
 
 		if (n < 0 && n != -EINTR) {
 			fprintf(stderr, "stitch record: reading events failed: %s\n", strerror(-n));
@@ -753,6 +808,8 @@ static int run(struct recorder *r)
 
 	read_stats(r, st);
 	report_losses(r, st);
+	if (o->stats)
+		report_stats(r, st);
 	if (write_output(r, now_s() - start) != 0)
 		rc = 1;
 out:

@@ -36,7 +36,7 @@ struct stack_key {
 	char comm[STITCH_COMM_LEN];
 	/* followed by uint64_t kernel[nkernel] (innermost first),
 	 * then struct uframe user[nuser] (innermost first) */
-};
+} __attribute__((aligned(8)));	/* the 64-bit frames after it stay aligned */
 
 struct stack {
 	struct hmap_node node;

@@ -13,6 +13,9 @@
  *   chain usdt SECONDS        c() fires USDT probe stitchtest:tick, guarded by
  *                             a semaphore, so it fires only when traced
  *   chain vdso SECONDS        c() calls clock_gettime() in a loop
+ *   chain work COUNT [wait]   c() calls burn() COUNT times, then prints the
+ *                             elapsed seconds (fixed work, for benchmarks);
+ *                             with "wait", first waits for a byte on stdin
  *
  * Calls are followed by a volatile store so the compiler cannot turn them
  * into tail calls (which would legitimately remove frames).
@@ -36,7 +39,7 @@ unsigned short stitchtest_tick_semaphore __attribute__((unused, section(".probes
 static volatile unsigned long sink;
 static double deadline;
 static const char *mode;
-static volatile sig_atomic_t in_handler_until_done;
+static long work_count;
 
 static double now(void)
 {
@@ -96,6 +99,11 @@ NOINLINE void c(void)
 	} else if (strcmp(mode, "signal") == 0) {
 		while (now() < deadline)
 			pause();
+	} else if (strcmp(mode, "work") == 0) {
+		long i;
+
+		for (i = 0; i < work_count; i++)
+			burn();
 	} else {
 		while (now() < deadline)
 			burn();
@@ -150,6 +158,18 @@ int main(int argc, char **argv)
 			return 2;
 		deep_depth = atoi(argv[2]);
 		seconds = atof(argv[3]);
+	} else if (strcmp(mode, "work") == 0) {
+		double t0;
+		char go;
+
+		/* Start on cue, once a tracer is ready. */
+		if (argc > 3 && strcmp(argv[3], "wait") == 0 && read(0, &go, 1) != 1)
+			return 1;
+		t0 = now();
+		work_count = atol(argv[2]);
+		a();
+		printf("%.3f\n", now() - t0);
+		return 0;
 	} else {
 		seconds = atof(argv[2]);
 	}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# stitch record vs `perf record --call-graph dwarf` + `perf script` vs bpftrace
+# `@[ustack, kstack] = count()`, on one workload at one rate, in one run.
+#
+# The workload (tests/workloads/chain.c, -O2 -fomit-frame-pointer) does a
+# fixed amount of work in main -> a -> b -> c -> burn and starts only once the
+# tracer is attached.  For each tracer we report:
+#   slowdown   workload elapsed time vs. untraced (median of 3 baseline runs)
+#   tracer CPU user+sys seconds of the tracer, post-processing included
+#              (perf script; stitch and bpftrace symbolize before exiting)
+#   BPF ns     average BPF program run time per run (kernel.bpf_stats_enabled)
+#   bytes/smp  bytes moved from the kernel per sample
+#   complete   share of samples whose user stack reaches _start through
+#              main;a;b;c (what you need to attribute the time)
+#
+#   bench/run.sh            (HZ=999 WORK=1500 by default; as root)
+set -u
+cd "$(dirname "$0")/.."
+
+HZ=${HZ:-999}
+WORK=${WORK:-1500}
+STITCH=${STITCH:-./stitch}
+T=$(mktemp -d /tmp/stitch-bench.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
+for tool in perf bpftrace bpftool; do
+	command -v $tool >/dev/null || { echo "bench: $tool missing (scripts/install-deps.sh)" >&2; exit 1; }
+done
+[ -x "$STITCH" ] || { echo "bench: build stitch first (make)" >&2; exit 1; }
+mkdir -p build/workloads
+gcc -O2 -fomit-frame-pointer -g -pthread -o build/workloads/chain tests/workloads/chain.c || exit 1
+CHAIN=$(realpath build/workloads/chain)
+sysctl -qw kernel.bpf_stats_enabled=1
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# Workload that waits for the go byte on a fifo; sets WPID.
+start_workload() {
+	rm -f "$T/go"
+	mkfifo "$T/go"
+	"$CHAIN" work "$WORK" wait <"$T/go" >"$T/elapsed" &
+	WPID=$!
+	exec 3>"$T/go"
+}
+
+go_workload() {
+	echo g >&3
+	exec 3>&-
+}
+
+wait_pid_gone() {
+	while kill -0 "$1" 2>/dev/null; do sleep 0.05; done
+}
+
+# BPF run time of perf_event programs not in the "before" snapshot.
+bpf_snapshot() {
+	bpftool prog show --json 2>/dev/null |
+		python3 -c 'import json,sys
+for p in json.load(sys.stdin):
+    if p.get("type") == "perf_event":
+        print(p["id"], p.get("run_time_ns", 0), p.get("run_cnt", 0))'
+}
+
+bpf_new_cost() {	# before after -> "ns_per_run"
+	awk 'NR == FNR { seen[$1] = 1; next } !($1 in seen) { ns += $2; n += $3 }
+	     END { if (n) printf "%.0f", ns / n; else print "-" }' "$1" "$2"
+}
+
+echo "bench: workload 'chain work $WORK' at $HZ Hz, $(nproc) CPUs, $(uname -r)"
+for i in 1 2 3; do
+	start_workload
+	go_workload
+	wait "$WPID"
+	cat "$T/elapsed"
+done | median >"$T/base"
+BASE=$(cat "$T/base")
+echo "bench: untraced workload ${BASE}s (median of 3)"
+
+TIMEFORMAT='%U %S'
+
+# ---- stitch ----
+start_workload
+{ time "$STITCH" record --stats -F "$HZ" -p "$WPID" -o "$T/stitch.folded" 2>"$T/stitch.err"; } 2>"$T/stitch.time" &
+TP=$!
+sleep 2
+go_workload
+wait "$WPID"
+wait "$TP"
+S_EL=$(cat "$T/elapsed")
+S_CPU=$(awk '{ print $1 + $2 }' "$T/stitch.time")
+S_BPF=$(sed -n 's/.*bpf runs [0-9]*, \([0-9]*\) ns\/run.*/\1/p' "$T/stitch.err")
+S_BYTES=$(sed -n 's/.*bytes\/event \([0-9]*\).*/\1/p' "$T/stitch.err")
+S_ALL=$(awk '/^chain;/ { n += $NF } END { print n + 0 }' "$T/stitch.folded")
+S_OK=$(awk '/^chain;_start;__libc_start_main;__libc_start_call_main;main;a;b;c(;| )/ { n += $NF } END { print n + 0 }' "$T/stitch.folded")
+
+# ---- perf record --call-graph dwarf + perf script ----
+start_workload
+bpf_snapshot >/dev/null
+{ time ( perf record -q -e cpu-clock -F "$HZ" --call-graph dwarf -p "$WPID" -o "$T/perf.data" >/dev/null 2>&1 &&
+	 perf script -i "$T/perf.data" >"$T/perf.txt" 2>/dev/null ); } 2>"$T/perf.time" &
+TP=$!
+sleep 2
+go_workload
+wait "$WPID"
+wait "$TP"
+P_EL=$(cat "$T/elapsed")
+P_CPU=$(awk '{ print $1 + $2 }' "$T/perf.time")
+P_SIZE=$(stat -c %s "$T/perf.data")
+read -r P_ALL P_OK < <(awk '
+	/^chain / { n++; blk = "" ; inblk = 1; next }
+	inblk && NF == 0 { if (blk ~ / _start\+/ && blk ~ / main\+/ && blk ~ / a\+/ && blk ~ / b\+/ && blk ~ / c\+/) ok++; inblk = 0; next }
+	inblk { blk = blk " " $2 }
+	END { if (inblk && blk ~ / _start\+/ && blk ~ / main\+/) ok++; print n + 0, ok + 0 }' "$T/perf.txt")
+P_BYTES=$(( P_ALL > 0 ? P_SIZE / P_ALL : 0 ))
+
+# ---- bpftrace ----
+start_workload
+bpf_snapshot >"$T/bpf.before"
+{ time ( bpftrace -e "profile:hz:$HZ /pid == $WPID/ { @[ustack, kstack] = count(); }" >"$T/bt.txt" 2>&1 &
+	 bp=$!
+	 while ! grep -q Attaching "$T/bt.txt" 2>/dev/null; do sleep 0.05; done
+	 wait_pid_gone "$WPID"
+	 bpf_snapshot >"$T/bpf.after"
+	 kill -INT $bp
+	 wait $bp ); } 2>"$T/bt.time" &
+TP=$!
+sleep 2
+go_workload
+wait "$WPID"
+wait "$TP"
+B_EL=$(cat "$T/elapsed")
+B_CPU=$(awk '{ print $1 + $2 }' "$T/bt.time")
+B_BPF=$(bpf_new_cost "$T/bpf.before" "$T/bpf.after")
+read -r B_ALL B_OK < <(awk '
+	/^@\[/ { blk = ""; inblk = 1; next }
+	inblk && /^\]: / { n += $2; if (blk ~ /_start\+/ && blk ~ / main\+/) ok += $2; inblk = 0; next }
+	inblk { blk = blk " " $1 }
+	END { print n + 0, ok + 0 }' "$T/bt.txt")
+
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.1f%%", 100 * a / b }'; }
+slow() { awk -v a="$1" -v b="$BASE" 'BEGIN { printf "%+.1f%%", 100 * (a / b - 1) }'; }
+
+echo
+printf '| %-34s | %8s | %9s | %10s | %7s | %9s | %9s | %8s |\n' tracer samples slowdown "tracer CPU" "BPF ns" bytes/smp complete elapsed
+printf '|%s|\n' "------------------------------------|----------|-----------|------------|---------|-----------|-----------|----------"
+printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "stitch record (copy + CFI)" "$S_ALL" "$(slow "$S_EL")" "$S_CPU" "${S_BPF:--}" "${S_BYTES:--}" "$(pct "$S_OK" "$S_ALL")" "$S_EL"
+printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "perf record --call-graph dwarf" "$P_ALL" "$(slow "$P_EL")" "$P_CPU" "-" "$P_BYTES" "$(pct "$P_OK" "$P_ALL")" "$P_EL"
+printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "bpftrace @[ustack,kstack]=count()" "$B_ALL" "$(slow "$B_EL")" "$B_CPU" "$B_BPF" "0 (map)" "$(pct "$B_OK" "$B_ALL")" "$B_EL"
+echo
+awk -v s="$S_CPU" -v p="$P_CPU" 'BEGIN { if (s > 0) printf "ratios: perf tracer CPU / stitch tracer CPU = %.2f\n", p / s }'
+awk -v s="$S_BYTES" -v p="$P_BYTES" 'BEGIN { if (s > 0) printf "ratios: perf bytes per sample / stitch bytes per sample = %.2f\n", p / s }'
