@@ -22,6 +22,10 @@ cd "$(dirname "$0")/.."
 HZ=${HZ:-999}
 WORK=${WORK:-1500}
 STITCH=${STITCH:-./stitch}
+# The workload and the tracers each get a CPU: on this VM an idle second vCPU
+# makes untraced runs migrate and run slower than traced ones, hiding the cost.
+WCPU=${WCPU:-1}
+TCPU=${TCPU:-0}
 T=$(mktemp -d /tmp/stitch-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -41,7 +45,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 start_workload() {
 	rm -f "$T/go"
 	mkfifo "$T/go"
-	"$CHAIN" work "$WORK" wait <"$T/go" >"$T/elapsed" &
+	taskset -c "$WCPU" "$CHAIN" work "$WORK" wait <"$T/go" >"$T/elapsed" &
 	WPID=$!
 	exec 3>"$T/go"
 }
@@ -65,25 +69,24 @@ for p in json.load(sys.stdin):
 }
 
 bpf_new_cost() {	# before after -> "ns_per_run"
-	awk 'NR == FNR { seen[$1] = 1; next } !($1 in seen) { ns += $2; n += $3 }
+	awk 'FILENAME == ARGV[1] { seen[$1] = 1; next } !($1 in seen) { ns += $2; n += $3 }
 	     END { if (n) printf "%.0f", ns / n; else print "-" }' "$1" "$2"
 }
 
 echo "bench: workload 'chain work $WORK' at $HZ Hz, $(nproc) CPUs, $(uname -r)"
-for i in 1 2 3; do
+run_base() {
 	start_workload
 	go_workload
 	wait "$WPID"
 	cat "$T/elapsed"
-done | median >"$T/base"
-BASE=$(cat "$T/base")
-echo "bench: untraced workload ${BASE}s (median of 3)"
+}
 
 TIMEFORMAT='%U %S'
 
-# ---- stitch ----
+# Each run_* prints: elapsed tracer_cpu bpf_ns bytes_per_sample samples complete
+run_stitch() {
 start_workload
-{ time "$STITCH" record --stats -F "$HZ" -p "$WPID" -o "$T/stitch.folded" 2>"$T/stitch.err"; } 2>"$T/stitch.time" &
+{ time taskset -c "$TCPU" "$STITCH" record --stats -F "$HZ" -p "$WPID" -o "$T/stitch.folded" 2>"$T/stitch.err"; } 2>"$T/stitch.time" &
 TP=$!
 sleep 2
 go_workload
@@ -95,12 +98,14 @@ S_BPF=$(sed -n 's/.*bpf runs [0-9]*, \([0-9]*\) ns\/run.*/\1/p' "$T/stitch.err")
 S_BYTES=$(sed -n 's/.*bytes\/event \([0-9]*\).*/\1/p' "$T/stitch.err")
 S_ALL=$(awk '/^chain;/ { n += $NF } END { print n + 0 }' "$T/stitch.folded")
 S_OK=$(awk '/^chain;_start;__libc_start_main;__libc_start_call_main;main;a;b;c(;| )/ { n += $NF } END { print n + 0 }' "$T/stitch.folded")
+echo "$S_EL $S_CPU ${S_BPF:--} ${S_BYTES:--} $S_ALL $S_OK"
+}
 
-# ---- perf record --call-graph dwarf + perf script ----
+run_perf() {
 start_workload
 bpf_snapshot >/dev/null
-{ time ( perf record -q -e cpu-clock -F "$HZ" --call-graph dwarf -p "$WPID" -o "$T/perf.data" >/dev/null 2>&1 &&
-	 perf script -i "$T/perf.data" >"$T/perf.txt" 2>/dev/null ); } 2>"$T/perf.time" &
+{ time ( taskset -c "$TCPU" perf record -q -e cpu-clock -F "$HZ" --call-graph dwarf -p "$WPID" -o "$T/perf.data" >/dev/null 2>&1 &&
+	 taskset -c "$TCPU" perf script -i "$T/perf.data" >"$T/perf.txt" 2>/dev/null ); } 2>"$T/perf.time" &
 TP=$!
 sleep 2
 go_workload
@@ -115,11 +120,13 @@ read -r P_ALL P_OK < <(awk '
 	inblk { blk = blk " " $2 }
 	END { if (inblk && blk ~ / _start\+/ && blk ~ / main\+/) ok++; print n + 0, ok + 0 }' "$T/perf.txt")
 P_BYTES=$(( P_ALL > 0 ? P_SIZE / P_ALL : 0 ))
+echo "$P_EL $P_CPU - $P_BYTES $P_ALL $P_OK"
+}
 
-# ---- bpftrace ----
+run_bpftrace() {
 start_workload
 bpf_snapshot >"$T/bpf.before"
-{ time ( bpftrace -e "profile:hz:$HZ /pid == $WPID/ { @[ustack, kstack] = count(); }" >"$T/bt.txt" 2>&1 &
+{ time ( taskset -c "$TCPU" bpftrace -e "profile:hz:$HZ /pid == $WPID/ { @[ustack, kstack] = count(); }" >"$T/bt.txt" 2>&1 &
 	 bp=$!
 	 while ! grep -q Attaching "$T/bt.txt" 2>/dev/null; do sleep 0.05; done
 	 wait_pid_gone "$WPID"
@@ -136,19 +143,47 @@ B_CPU=$(awk '{ print $1 + $2 }' "$T/bt.time")
 B_BPF=$(bpf_new_cost "$T/bpf.before" "$T/bpf.after")
 read -r B_ALL B_OK < <(awk '
 	/^@\[/ { blk = ""; inblk = 1; next }
-	inblk && /^\]: / { n += $2; if (blk ~ /_start\+/ && blk ~ / main\+/) ok += $2; inblk = 0; next }
+	inblk && /\]: [0-9]+$/ { n += $NF; if (blk ~ /_start\+/ && blk ~ / main\+/) ok += $NF; inblk = 0; next }
 	inblk { blk = blk " " $1 }
 	END { print n + 0, ok + 0 }' "$T/bt.txt")
+echo "$B_EL $B_CPU $B_BPF 0 $B_ALL $B_OK"
+}
+
+RUNS=${RUNS:-3}
+# Median of each column over RUNS runs ("-" if a column has no value).
+medians() {
+	local rows cols i out=() v
+	rows=$(cat)
+	cols=$(head -n 1 <<<"$rows" | wc -w)
+	for i in $(seq "$cols"); do
+		v=$(awk -v c="$i" '$c != "-" { print $c }' <<<"$rows" | median)
+		out+=("${v:--}")
+	done
+	echo "${out[*]}"
+}
+# Each traced run is paired with an untraced run just before it: this VM's
+# speed drifts more between minutes than tracing costs.
+for t in stitch perf bpftrace; do
+	for i in $(seq "$RUNS"); do
+		base=$(run_base)
+		res=$("run_$t")
+		echo "$res $(awk -v a="${res%% *}" -v b="$base" 'BEGIN { printf "%.4f", a / b - 1 }')"
+	done | medians >"$T/$t.res"
+done
+read -r S_EL S_CPU S_BPF S_BYTES S_ALL S_OK S_SLOW <"$T/stitch.res"
+read -r P_EL P_CPU _ P_BYTES P_ALL P_OK P_SLOW <"$T/perf.res"
+read -r B_EL B_CPU B_BPF _ B_ALL B_OK B_SLOW <"$T/bpftrace.res"
 
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.1f%%", 100 * a / b }'; }
-slow() { awk -v a="$1" -v b="$BASE" 'BEGIN { printf "%+.1f%%", 100 * (a / b - 1) }'; }
+slow() { awk -v r="$1" 'BEGIN { printf "%+.1f%%", 100 * r }'; }
 
 echo
+echo "medians of $RUNS runs each; slowdown: traced vs. an untraced run just before it"
 printf '| %-34s | %8s | %9s | %10s | %7s | %9s | %9s | %8s |\n' tracer samples slowdown "tracer CPU" "BPF ns" bytes/smp complete elapsed
 printf '|%s|\n' "------------------------------------|----------|-----------|------------|---------|-----------|-----------|----------"
-printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "stitch record (copy + CFI)" "$S_ALL" "$(slow "$S_EL")" "$S_CPU" "${S_BPF:--}" "${S_BYTES:--}" "$(pct "$S_OK" "$S_ALL")" "$S_EL"
-printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "perf record --call-graph dwarf" "$P_ALL" "$(slow "$P_EL")" "$P_CPU" "-" "$P_BYTES" "$(pct "$P_OK" "$P_ALL")" "$P_EL"
-printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "bpftrace @[ustack,kstack]=count()" "$B_ALL" "$(slow "$B_EL")" "$B_CPU" "$B_BPF" "0 (map)" "$(pct "$B_OK" "$B_ALL")" "$B_EL"
+printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "stitch record (copy + CFI)" "$S_ALL" "$(slow "$S_SLOW")" "$S_CPU" "${S_BPF:--}" "${S_BYTES:--}" "$(pct "$S_OK" "$S_ALL")" "$S_EL"
+printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "perf record --call-graph dwarf" "$P_ALL" "$(slow "$P_SLOW")" "$P_CPU" "-" "$P_BYTES" "$(pct "$P_OK" "$P_ALL")" "$P_EL"
+printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "bpftrace @[ustack,kstack]=count()" "$B_ALL" "$(slow "$B_SLOW")" "$B_CPU" "$B_BPF" "0 (map)" "$(pct "$B_OK" "$B_ALL")" "$B_EL"
 echo
 awk -v s="$S_CPU" -v p="$P_CPU" 'BEGIN { if (s > 0) printf "ratios: perf tracer CPU / stitch tracer CPU = %.2f\n", p / s }'
 awk -v s="$S_BYTES" -v p="$P_BYTES" 'BEGIN { if (s > 0) printf "ratios: perf bytes per sample / stitch bytes per sample = %.2f\n", p / s }'

@@ -144,13 +144,18 @@ static bool read_sample_id(const uint8_t *rec, size_t size, size_t fixed, struct
 }
 
 /* Parse one record (already linear in memory); size includes the header. */
-static void parse_record(struct perf_tracker *t, const uint8_t *rec, size_t size)
+void perf_tracker_parse_record(struct perf_tracker *t, const uint8_t *rec, size_t size)
 {
 	struct perf_event_header h;
 	struct sample_id sid;
 	struct ptrack_event *ev;
 	uint32_t u32s[4];
 
+	/* drain_ring never passes less; the tests may. */
+	if (size < sizeof(h)) {
+		t->malformed++;
+		return;
+	}
 	memcpy(&h, rec, sizeof(h));
 	switch (h.type) {
 	case PERF_RECORD_MMAP2: {
@@ -277,7 +282,7 @@ static void drain_ring(struct perf_tracker *t, void *ring)
 				memcpy(buf, data + off, first);
 				memcpy(buf + first, data, h.size - first);
 			}
-			parse_record(t, buf, h.size);
+			perf_tracker_parse_record(t, buf, h.size);
 		} else {
 			t->malformed++;
 		}

@@ -35,4 +35,10 @@ void perf_tracker_drain(struct perf_tracker *t);
 void perf_tracker_apply(struct perf_tracker *t, struct procs *ps, uint64_t until_ns);
 void perf_tracker_close(struct perf_tracker *t);
 
+/*
+ * Parse one record (header included, linear in memory) into the queue.
+ * Exposed for tests: perf_tracker_drain is the real caller.
+ */
+void perf_tracker_parse_record(struct perf_tracker *t, const uint8_t *rec, size_t size);
+
 #endif /* STITCH_PERF_TRACKER_H */

@@ -178,6 +178,31 @@ test_short_lived_under_all() {
 	expect_ge "% complete" "$(share "$TMP/all.folded" '^shortlived;' "^shortlived;$LIBC_START$MAIN_ABC")" 95
 }
 
+test_lost_events_counted_exactly() {
+	# Freeze stitch while a syscall flood fills a 1 MiB ring: events must be
+	# lost, and every event must be either received or counted as lost.
+	"$STITCH" record --stats --ringbuf-mb 1 -e syscall:getppid -o "$TMP/lost.folded" \
+		-- "$CHAIN" syscall 1.5 2>"$TMP/lost.err" &
+	local st=$! i
+	for i in $(seq 100); do
+		bpftool prog show 2>/dev/null | grep -q 'name on_tracepoint' && break
+		sleep 0.1
+	done
+	sleep 0.3
+	kill -STOP "$st"
+	sleep 0.5
+	kill -CONT "$st"
+	wait "$st"
+	cat "$TMP/lost.err"
+	local lost events received
+	lost=$(sed -n 's/^stitch: LOST \([0-9]*\) of.*/\1/p' "$TMP/lost.err")
+	events=$(sed -n 's/^stitch stats: events \([0-9]*\), received \([0-9]*\).*/\1/p' "$TMP/lost.err")
+	received=$(sed -n 's/^stitch stats: events \([0-9]*\), received \([0-9]*\).*/\2/p' "$TMP/lost.err")
+	expect_ge "lost events reported" "${lost:-0}" 1
+	expect_eq "events == received + lost" "$events" "$((received + lost))"
+	expect_eq "received == events in the output" "$(total "$TMP/lost.folded")" "$received"
+}
+
 # ---- clean exit, errors ------------------------------------------------------
 
 # No program of ours may stay loaded once stitch has exited.

@@ -43,11 +43,8 @@ static struct binary *self_bin;	/* this test's executable */
 static uint64_t known_vaddr;	/* ELF vaddr of known_function */
 
 /* A function with a symbol of its own, to name a user frame by. */
-static const unsigned int known_line = __LINE__ + 1;	/* its entry's line */
-__attribute__((noinline, used)) int known_function(int x)
-{
-	return x * 3 + 1;
-}
+static const unsigned int known_line = __LINE__ + 1;	/* one line: entry's too */
+__attribute__((noinline, used)) int known_function(int x) { return x * 3 + 1; }
 
 static int main_bias(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -409,7 +406,6 @@ static void test_text(void **state)
 		 "\n"
 		 " 50.00%%        4  c:d  pid 30 tid 31  [?]\n"
 		 "        do_syscall_64_[k]\n"
-		 "        entry_SYSCALL_64_[k]\n"
 		 "\n"
 		 " 37.50%%        3  app  pid 10 tid 11  [cpu]\n"
 		 "        do_syscall_64_[k]\n"
@@ -426,7 +422,6 @@ static void test_text(void **state)
 		    "\n"
 		    " 50.00%        4  c:d  pid 30 tid 31  [?]\n"
 		    "        do_syscall_64_[k]\n"
-		    "        entry_SYSCALL_64_[k]\n"
 		    "\n"
 		    "... 2 more stacks (write -o FILE.folded for all of them)\n");
 	stacks_free(&t);

@@ -543,6 +543,11 @@ static void test_exec_fork(void **state)
 	procs_exec(&e->ps, FAKE_PID3);
 	assert_non_null(procs_find(&e->ps, FAKE_PID3));
 	assert_int_equal(procs_find(&e->ps, FAKE_PID3)->nr, 0);
+
+	/* A reused pid whose new parent has no maps yet: nothing stale left. */
+	assert_true(procs_find(&e->ps, FAKE_PID2)->nr > 0);
+	procs_fork(&e->ps, FAKE_PID3, FAKE_PID2);
+	assert_int_equal(procs_find(&e->ps, FAKE_PID2)->nr, 0);
 }
 
 static void test_tracking(void **state)
