@@ -253,6 +253,18 @@ static int attach_uprobe_at(struct attacher *a, const char *path, uint64_t offse
 	return add_link(a, link);
 }
 
+/* "0x..." : an ELF virtual address instead of a symbol name. */
+static bool parse_vaddr(const char *s, uint64_t *vaddr)
+{
+	char *end;
+
+	if (strncmp(s, "0x", 2) != 0 || !s[2])
+		return false;
+	errno = 0;
+	*vaddr = strtoull(s + 2, &end, 16);
+	return !errno && !*end;
+}
+
 static int attach_uprobe(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 			 char *err, size_t errlen)
 {
@@ -273,7 +285,10 @@ static int attach_uprobe(struct attacher *a, const struct event_spec *ev, uint32
 		return -ENOEXEC;
 	}
 	syms = sym_source_open(elf, path, "");
-	rc = syms ? sym_source_find_symbol(syms, ev->b, &vaddr, &size) : -ENOMEM;
+	if (parse_vaddr(ev->b, &vaddr))
+		rc = 0;	/* uprobe:PATH:0xVADDR: an address, as addr2line takes it */
+	else
+		rc = syms ? sym_source_find_symbol(syms, ev->b, &vaddr, &size) : -ENOMEM;
 	if (rc == 0 && elf_vaddr_to_offset(elf, vaddr, &offset) != 0)
 		rc = -ENOENT;
 	if (syms)
@@ -281,7 +296,8 @@ static int attach_uprobe(struct attacher *a, const struct event_spec *ev, uint32
 	elf_end(elf);
 	close(fd);
 	if (rc != 0) {
-		snprintf(err, errlen, "%s: no function '%s' in %s", ev->text, ev->b, path);
+		snprintf(err, errlen, "%s: no function '%s' in %s%s", ev->text, ev->b, path,
+			 parse_vaddr(ev->b, &vaddr) ? " (the address is in no loaded segment)" : "");
 		return -ENOENT;
 	}
 	return attach_uprobe_at(a, path, offset, 0, idx, ev->text, err, errlen);

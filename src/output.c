@@ -199,7 +199,9 @@ int write_text(FILE *f, struct stack_table *t, struct resolver *r, const struct 
 
 			folded_clean(name, sizeof(name), frames[j].name);
 			fprintf(f, "        %s%s", name, kind_suffix(frames[j].kind));
-			if (frames[j].file)
+			if (frames[j].file && frames[j].kind == FRAME_KERNEL)
+				fprintf(f, "  %s", frames[j].file);
+			else if (frames[j].file)
 				fprintf(f, "  (%s:%u)", basename_of(frames[j].file), frames[j].line);
 			fputc('\n', f);
 		}

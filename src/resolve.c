@@ -121,13 +121,15 @@ static struct cached_frame *resolve_user(struct resolver *r, const struct uframe
 	return c;
 }
 
-static const char *kernel_name(struct resolver *r, uint64_t addr)
+/* Kernel symbol of addr; *module is "[mod]" for module code, else NULL. */
+static const char *kernel_name(struct resolver *r, uint64_t addr, const char **module)
 {
-	const char *module = NULL, *name = NULL;
+	const char *name = NULL;
 	uint64_t off;
 
+	*module = NULL;
 	if (r->ks)
-		name = kallsyms_lookup(r->ks, addr, &module, &off);
+		name = kallsyms_lookup(r->ks, addr, module, &off);
 	if (name)
 		return name;
 	return format_string(r, "%s0x%llx", "", addr);
@@ -176,7 +178,11 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 			break;
 		}
 	}
-	for (i = k->nkernel - 1; i >= 0; i--)
-		n = put(out, n, max, kernel_name(r, kern[i]), NULL, 0, FRAME_KERNEL);
+	for (i = k->nkernel - 1; i >= 0; i--) {
+		const char *module, *name = kernel_name(r, kern[i], &module);
+
+		/* For kernel frames, file holds the module ("[ext4]"), if any. */
+		n = put(out, n, max, name, module, 0, FRAME_KERNEL);
+	}
 	return n;
 }

@@ -24,7 +24,7 @@ enum frame_kind {
 
 struct named_frame {
 	const char *name;
-	const char *file;	/* NULL if unknown */
+	const char *file;	/* NULL if unknown; kernel frames: "[module]" or NULL */
 	unsigned int line;
 	uint8_t kind;		/* enum frame_kind */
 };

@@ -117,6 +117,19 @@ test_uprobe_by_library_name() {
 	expect_eq "% at main;a;b;c;getppid" "$(share "$TMP/upl.folded" '^chain;' "$COMPLETE;main;a;b;c;getppid [0-9]+$")" 100
 }
 
+test_uprobe_in_plt_stub() {
+	# A probe on the first instruction of getppid's PLT stub: frame 0 is in
+	# .plt, which only the PLT CFA expression can unwind.
+	local plt
+	plt=$(objdump -d "$CHAIN" | sed -n 's/^0*\([0-9a-f]*\) <getppid@plt>:$/\1/p')
+	[ -n "$plt" ] || die "no getppid@plt in $CHAIN"
+	"$STITCH" record -e "uprobe:$CHAIN:0x$plt" -o "$TMP/plt.folded" -- "$CHAIN" syscall 0.3
+	show "$TMP/plt.folded"
+	expect_ge "plt hits" "$(total "$TMP/plt.folded" '^chain;')" 1000
+	expect_eq "% through the PLT stub back to _start" \
+		"$(share "$TMP/plt.folded" '^chain;' "$COMPLETE;main;a;b;c;chain\\+0x$plt [0-9]+$")" 100
+}
+
 test_usdt_with_semaphore() {
 	# The probe is guarded by a semaphore: it fires only if stitch raised it.
 	"$STITCH" record -e "usdt:$CHAIN:stitchtest:tick" -o "$TMP/usdt.folded" -- "$CHAIN" usdt 1

@@ -482,6 +482,65 @@ static void test_bad_descsz(void **state)
 	free(buf);
 }
 
+/* Offset in the file of note number idx's header, walking the section. */
+static size_t note_at(const uint8_t *buf, const struct elf_section *notes, int idx)
+{
+	size_t off = 0;
+	uint32_t nh[3];
+
+	for (;;) {
+		assert_true(off + 12 <= notes->size);
+		if (!idx--)
+			return notes->offset + off;
+		memcpy(nh, buf + notes->offset + off, 12);
+		off += 12 + ((nh[0] + 3) & ~3u) + ((nh[1] + 3) & ~3u);
+	}
+}
+
+/* Headers that lie about sizes by a little: the strings must end inside. */
+static void test_bad_note_sizes(void **state)
+{
+	size_t size, at;
+	struct elf_section notes;
+	struct listing l = { .n = 0 };
+	struct usdt_site s[4];
+	uint8_t *buf = slurp(fx("fx"), &size);
+	struct opened o = open_elf(fx("fx"));
+	uint32_t nh[3];
+	Elf *elf;
+	int i;
+
+	assert_int_equal(elf_find_section(o.elf, ".note.stapsdt", &notes), 0);
+	close_elf(&o);
+	/* other:plain is last; its desc ends "other\0plain\0" + empty args. */
+	at = note_at(buf, &notes, nrprobes - 1);
+	memcpy(nh, buf + at, 12);
+	assert_int_equal(nh[1], 24 + 6 + 6 + 1);
+	/* Cut its name's NUL off: the padding after it is zero, but not its own. */
+	nh[1] -= 2;
+	memcpy(buf + at, nh, 12);
+	elf = elf_memory((char *)buf, size);
+	assert_non_null(elf);
+	assert_int_equal(usdt_find(elf, "other", "plain", s, 4), 0);
+	assert_int_equal(usdt_find(elf, "prov", "plain", s, 4), 2);
+	elf_end(elf);
+	nh[1] += 2;
+	memcpy(buf + at, nh, 12);
+
+	/* A name size other than "stapsdt"'s 8 (the bytes are still there). */
+	at = note_at(buf, &notes, 0);
+	memcpy(nh, buf + at, 12);
+	nh[0] = 1;
+	memcpy(buf + at, nh, 12);
+	elf = elf_memory((char *)buf, size);
+	assert_non_null(elf);
+	assert_int_equal(usdt_for_each(elf, collect, &l), 0);
+	for (i = 0; i < l.n && i < 16; i++)
+		assert_true(strlen(l.seen[i]) > 3);	/* never a shifted ":" */
+	elf_end(elf);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_section),
 		cmocka_unit_test(test_damaged_bytes),
 		cmocka_unit_test(test_bad_descsz),
+		cmocka_unit_test(test_bad_note_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
