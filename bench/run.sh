@@ -61,11 +61,13 @@ wait_pid_gone() {
 
 # BPF run time of perf_event programs not in the "before" snapshot.
 bpf_snapshot() {
-	bpftool prog show --json 2>/dev/null |
-		python3 -c 'import json,sys
-for p in json.load(sys.stdin):
-    if p.get("type") == "perf_event":
-        print(p["id"], p.get("run_time_ns", 0), p.get("run_cnt", 0))'
+	bpftool prog show 2>/dev/null | awk '
+		/^[0-9]+: perf_event/ { id = $1; ns = 0; n = 0
+			for (i = 1; i < NF; i++) {
+				if ($i == "run_time_ns") ns = $(i + 1)
+				if ($i == "run_cnt") n = $(i + 1)
+			}
+			print id, ns, n }'
 }
 
 bpf_new_cost() {	# before after -> "ns_per_run"

@@ -13,6 +13,8 @@ packages=(
 	make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config
 	# tests: unit tests, sanitizer runtimes, USDT headers, workloads
 	libcmocka-dev libclang-rt-14-dev systemtap-sdt-dev binutils util-linux xz-utils
+	# a linker with another layout (lld shares a page between text and rodata)
+	lld
 	# debug symbols for libc: the tests name libc-internal frames through
 	# /usr/lib/debug/.build-id, the path users with -dbg packages take
 	libc6-dbg

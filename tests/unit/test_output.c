@@ -242,7 +242,8 @@ static void test_folded_basic(void **state)
 {
 	const uint64_t kern[] = { K_SYSCALL + 0x50, K_ENTRY + 0x10 };	/* innermost first */
 	const struct uframe user[] = {
-		{ .bin = self_bin, .addr = known_vaddr + 1, .kind = UFRAME_ELF },	/* return address */
+		/* A return address: just past a call into known_function's start. */
+		{ .bin = self_bin, .addr = known_vaddr + 1, .kind = UFRAME_ELF },
 		{ .addr = 0x1234, .kind = UFRAME_UNKNOWN },
 		{ .kind = UFRAME_TRUNCATED },
 	};
@@ -255,7 +256,8 @@ static void test_folded_basic(void **state)
 	add(&t, kb, 3);
 	/* Outermost first: user then kernel, each from its outermost frame. */
 	expect_text(folded(&t, ks),
-		    "app;[truncated];[unknown];known_function;entry_SYSCALL_64_[k];do_syscall_64_[k] 3\n");
+		    "app;[truncated];[unknown];known_function;"
+		    "entry_SYSCALL_64_[k];do_syscall_64_[k] 3\n");
 	/* Without kallsyms the kernel frames keep their addresses. */
 	expect_text(folded(&t, NULL),
 		    "app;[truncated];[unknown];known_function;0xffffffff81000210_[k];"

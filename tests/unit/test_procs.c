@@ -2,7 +2,7 @@
 /*
  * Tests for the process map model.  Synthetic processes use pids above
  * pid_max, so /proc has nothing for them and only what the test inserts is
- * there; real files are copies of /bin/true (and, if lld is installed, a
+ * there; real files are copies of /bin/true (and a
  * program linked by lld, whose text shares a file page with read-only data)
  * in a temporary directory.
  */
@@ -117,8 +117,10 @@ static void expect_maps(const struct proc *p, const struct want *w, size_t n)
 	check_sorted(p);
 	if (p->nr != n) {
 		for (i = 0; i < p->nr; i++)
-			print_message("  [%#lx, %#lx) pgoff %#lx\n", (unsigned long)p->maps[i].start,
-				      (unsigned long)p->maps[i].end, (unsigned long)p->maps[i].pgoff);
+			print_message("  [%#lx, %#lx) pgoff %#lx\n",
+				      (unsigned long)p->maps[i].start,
+				      (unsigned long)p->maps[i].end,
+				      (unsigned long)p->maps[i].pgoff);
 		fail_msg("%zu maps, expected %zu", p->nr, n);
 	}
 	for (i = 0; i < n; i++) {
@@ -460,8 +462,9 @@ static void test_lld_bias(void **state)
 	const struct map *m;
 	GElf_Phdr ph;
 
+	/* scripts/install-deps.sh installs lld: its absence is a broken setup. */
 	if (!have_lld)
-		skip();
+		fail_msg("cannot link with lld (clang -fuse-ld=lld): run scripts/install-deps.sh");
 	id.build_id_len = file_build_id(lld_path, id.build_id);
 	if (!id.build_id_len) {
 		struct stat st;
