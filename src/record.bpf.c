@@ -63,6 +63,16 @@ static __always_inline void count(__u32 which)
 }
 
 /*
+ * An offset into e->ustack the verifier can bound: the mask survives the
+ * optimizer (barrier_var), and ustack has a page of slack past the mask.
+ */
+static __always_inline __u32 ustack_off(__u32 off)
+{
+	barrier_var(off);
+	return off & (STITCH_MAX_USTACK - 1);
+}
+
+/*
  * Copy the user stack from sp upwards: up to the byte limit, the end of the
  * stack mapping, or, on the main thread, mm->start_stack, above which lie
  * only argv/envp/auxv and never a frame (_start's frame is below it).
@@ -95,14 +105,15 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp, _
 			return done;
 		if (done + STITCH_PAGE_SIZE > limit)
 			break;
-		if (bpf_probe_read_user(e->ustack + done, STITCH_PAGE_SIZE, (void *)(sp + done)))
+		if (bpf_probe_read_user(e->ustack + ustack_off(done), STITCH_PAGE_SIZE,
+					(void *)(sp + done)))
 			return done;	/* end of the stack mapping */
 		done += STITCH_PAGE_SIZE;
 	}
 	/* The last partial page up to the limit. */
 	tail = (limit - done) & (STITCH_PAGE_SIZE - 1);
 	if (tail && done <= STITCH_MAX_USTACK - STITCH_PAGE_SIZE &&
-	    !bpf_probe_read_user(e->ustack + done, tail, (void *)(sp + done)))
+	    !bpf_probe_read_user(e->ustack + ustack_off(done), tail, (void *)(sp + done)))
 		done += tail;
 	if (done < limit || limit < stack_top - sp)
 		e->flags |= STITCH_SAMPLE_USTACK_CAPPED;

@@ -335,7 +335,8 @@ static int handle_sample(void *ctx, void *data, size_t size)
 
 	r->bytes_received += size;
 	if (size < STITCH_SAMPLE_HDR_BYTES || e->kstack_bytes > sizeof(e->kstack) ||
-	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES) {
+	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES ||
+	    e->ustack_bytes > STITCH_MAX_USTACK) {
 		r->bad_records++;
 		return 0;
 	}

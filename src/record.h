@@ -36,7 +36,12 @@ struct sample_event {
 	__u32 kstack_bytes;	/* bytes valid in kstack */
 	__u32 ustack_bytes;	/* bytes valid in ustack, copied from sp upward */
 	__u64 kstack[STITCH_MAX_KSTACK];
-	__u8 ustack[STITCH_MAX_USTACK];
+	/*
+	 * One page of slack past the maximum: the BPF side bounds page reads
+	 * with a mask, which the verifier can follow whatever the compiler
+	 * does with the loop.  Never sent: ustack_bytes <= STITCH_MAX_USTACK.
+	 */
+	__u8 ustack[STITCH_MAX_USTACK + STITCH_PAGE_SIZE];
 };
 
 #define STITCH_SAMPLE_HDR_BYTES ((unsigned long)&((struct sample_event *)0)->ustack)

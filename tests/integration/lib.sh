@@ -8,9 +8,12 @@ FAILED_NAMES=()
 
 # run_test NAME: run function NAME with its output in $TMP/NAME.log.
 run_test() {
-	local name=$1 start end
+	local name=$1 start end rc
 	start=$(date +%s.%N)
-	if ( set -e; "$name" ) >"$TMP/$name.log" 2>&1; then
+	# Not inside 'if': bash ignores set -e in a condition, even in a subshell.
+	( set -e; "$name" ) >"$TMP/$name.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
 		end=$(date +%s.%N)
 		PASSED=$((PASSED + 1))
 		printf 'ok    %-40s %5.1fs\n' "$name" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')"
@@ -43,8 +46,16 @@ share() {
 		END { if (all == 0) print 0; else print int(100 * hit / all) }' "$file"
 }
 
+# A number, or the test dies: an empty value must never compare as a pass.
+is_number() {
+	case "$1" in
+	'' | *[!0-9]*) die "$2: '$1' is not a number" ;;
+	esac
+}
+
 # expect_ge WHAT VALUE MIN
 expect_ge() {
+	is_number "$2" "$1"
 	if [ "$2" -lt "$3" ]; then
 		die "$1: got $2, expected at least $3"
 	fi

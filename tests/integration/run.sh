@@ -87,6 +87,18 @@ test_deep_stack_complete() {
 	expect_ge "% complete" "$(share "$TMP/deep.folded" ';recurse;' "$COMPLETE")" 95
 }
 
+test_every_stack_size_loads_and_unwinds() {
+	# The verifier sees each --stack-bytes as a constant: check the edges.
+	local sb
+	for sb in 1 4095 4096 4097 32768 65535 65536; do
+		"$STITCH" record --stack-bytes "$sb" -e syscall:getppid -o "$TMP/sb.folded" \
+			-- "$CHAIN" syscall 0.1
+		expect_ge "--stack-bytes $sb: events" "$(total "$TMP/sb.folded" '^chain;')" 100
+	done
+	# This shallow stack fits in 4096 bytes: complete from there on.
+	expect_ge "% complete with 65536" "$(share "$TMP/sb.folded" '^chain;' "$COMPLETE;main;a;b;c;getppid;")" 99
+}
+
 test_deep_stack_visibly_cut() {
 	"$STITCH" record -F 499 --stack-bytes 4096 -o "$TMP/cut.folded" -- "$CHAIN" deep 600 1
 	show "$TMP/cut.folded" 1 | cut -c1-200
