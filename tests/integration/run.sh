@@ -152,6 +152,22 @@ test_usdt_with_semaphore() {
 
 # ---- targets: -p, -a, namespaces, deleted binaries, short-lived processes --
 
+test_command_children_followed() {
+	# COMMAND is a shell; the work happens in two processes it starts.
+	"$STITCH" record -F 499 --top 100 -o "$TMP/kids.txt" -- \
+		bash -c "'$CHAIN' spin 1 & '$CHAIN' spin 1; wait"
+	grep -E '^ +[0-9.]+% +[0-9]+ +chain +pid' "$TMP/kids.txt" | head -5
+	expect_eq "chain processes seen" \
+		"$(awk '/^ +[0-9.]+% +[0-9]+ +chain +pid/ { print $5 }' "$TMP/kids.txt" | sort -u | wc -l)" 2
+	expect_grep "$TMP/kids.txt" '^ +burn +\(chain\.c:[0-9]+\)'
+}
+
+test_make_install() {
+	make -s install DESTDIR="$TMP/root" PREFIX=/usr
+	[ -x "$TMP/root/usr/bin/stitch" ] || die "make install did not install stitch"
+	"$TMP/root/usr/bin/stitch" --version | grep -q '^stitch '
+}
+
 test_pid_target() {
 	"$CHAIN" spin 3 &
 	local pid=$!

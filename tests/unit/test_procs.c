@@ -24,6 +24,7 @@
 #include "binary.h"
 #include "elf_util.h"
 #include "procs.h"
+#include "unit_helpers.h"
 
 /* Above any pid_max (at most 2^22): never a live process. */
 #define FAKE_PID 0x7ffffff0u
@@ -40,17 +41,6 @@ struct env {
 	struct procs ps;
 };
 
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 static int group_setup(void **state)
 {
 	snprintf(dir, sizeof(dir), "/tmp/stitch_procs_XXXXXX");
@@ -59,10 +49,10 @@ static int group_setup(void **state)
 	snprintf(true_path, sizeof(true_path), "%s/true", dir);
 	snprintf(other_path, sizeof(other_path), "%s/other", dir);
 	snprintf(lld_path, sizeof(lld_path), "%s/lld_prog", dir);
-	if (sh("cp /bin/true '%s' && cp /bin/true '%s'", true_path, other_path) != 0)
+	if (test_shell("cp /bin/true '%s' && cp /bin/true '%s'", true_path, other_path) != 0)
 		return -1;
 	/* lld lays text out at offset 0x...610 in the page of .rodata: see test_lld_bias. */
-	have_lld = sh("cd '%s' && printf 'int main(void){return 0;}\\n' > l.c && "
+	have_lld = test_shell("cd '%s' && printf 'int main(void){return 0;}\\n' > l.c && "
 		      "clang -O2 -fuse-ld=lld l.c -o lld_prog 2>/dev/null", dir) == 0;
 	elf_util_init();
 	return 0;
@@ -70,7 +60,7 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	sh("rm -rf '%s'", dir);
+	test_shell("rm -rf '%s'", dir);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "elf_util.h"
 #include "symbolize.h"
 #include "symtab.h"
+#include "unit_helpers.h"
 
 static char dir[64];	/* "/tmp/stitch_sym_XXXXXX" */
 static unsigned int line_a, line_b, line_c, line_d;
@@ -33,20 +34,6 @@ struct opened {
 	Elf *elf;
 	struct sym_source *src;
 };
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_true(n > 0 && (size_t)n < sizeof(cmd));
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 static unsigned int marker_line(const char *src, const char *marker)
 {
@@ -111,12 +98,12 @@ static int setup(void **state)
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(src, sizeof(src), "%s/sym_prog.c", dir);
-	sh("cp '%s' '%s'", fixture, src);
+	test_shell_ok("cp '%s' '%s'", fixture, src);
 	line_a = marker_line(src, "/* LINE_A */");
 	line_b = marker_line(src, "/* LINE_B */");
 	line_c = marker_line(src, "/* LINE_C */");
 	line_d = marker_line(src, "/* LINE_D */");
-	sh("cd '%s' && set -e\n"
+	test_shell_ok("cd '%s' && set -e\n"
 	   "CF='-O2 -g -Wl,--export-dynamic-symbol=exported_func'\n"
 	   "gcc $CF -DVARIANT=1 -fPIE -pie sym_prog.c -o pie\n"
 	   "gcc $CF -DVARIANT=2 -fPIE -pie sym_prog.c -o pie2\n"
@@ -366,20 +353,9 @@ static void test_debuglink_wrong_build(void **state)
 static void *read_all(const char *rel, size_t *len)
 {
 	char full[PATH_MAX];
-	struct stat st;
-	void *buf;
-	int fd;
 
 	snprintf(full, sizeof(full), "%s/%s", dir, rel);
-	fd = open(full, O_RDONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = malloc(st.st_size);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, st.st_size), st.st_size);
-	close(fd);
-	*len = st.st_size;
-	return buf;
+	return test_read_file(full, len);
 }
 
 /* Open and query a (damaged) image; all that matters is not crashing. */

@@ -24,6 +24,7 @@
 
 #include "elf_util.h"
 #include "usdt.h"
+#include "unit_helpers.h"
 
 static char dir[64];
 
@@ -56,17 +57,6 @@ static const char src_b[] =
 	"	STAP_PROBE(other, plain);\n"
 	"	return f1(argc) + f2(argc) + guarded(argc);\n"
 	"}\n";
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 static const char *fx(const char *name)
 {
@@ -121,7 +111,7 @@ static int group_setup(void **state)
 		return -1;
 	if (write_file(fx("a.c"), src_a) || write_file(fx("b.c"), src_b))
 		return -1;
-	if (sh("cd '%s' && gcc -O2 a.c b.c -o fx && strip -s -o fx_stripped fx && "
+	if (test_shell("cd '%s' && gcc -O2 a.c b.c -o fx && strip -s -o fx_stripped fx && "
 	       "printf 'int main(void){return 0;}' | gcc -O2 -x c - -o nonotes && "
 	       /* What prelink does: move the binary, .stapsdt.base with it. */
 	       "objcopy --change-section-vma .stapsdt.base+0x10 fx fx_moved && "
@@ -134,7 +124,7 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	sh("rm -rf '%s'", dir);
+	test_shell("rm -rf '%s'", dir);
 	return 0;
 }
 
@@ -373,7 +363,7 @@ static void test_truncated_section(void **state)
 	assert_int_equal(stat(fx("notes.bin"), &st), 0);
 	/* Cut into the last note (other:plain): its name loses its NUL. */
 	cut = st.st_size - 6;
-	assert_int_equal(sh("cd '%s' && head -c %d notes.bin > cut.bin && "
+	assert_int_equal(test_shell("cd '%s' && head -c %d notes.bin > cut.bin && "
 			    "objcopy --update-section .note.stapsdt=cut.bin fx fx_cut",
 			    dir, cut), 0);
 	o = open_elf(fx("fx_cut"));
@@ -385,27 +375,11 @@ static void test_truncated_section(void **state)
 	close_elf(&o);
 
 	/* Only a note header left: nothing, no error. */
-	assert_int_equal(sh("cd '%s' && head -c 12 notes.bin > cut2.bin && "
+	assert_int_equal(test_shell("cd '%s' && head -c 12 notes.bin > cut2.bin && "
 			    "objcopy --update-section .note.stapsdt=cut2.bin fx fx_cut2", dir), 0);
 	o = open_elf(fx("fx_cut2"));
 	assert_int_equal(usdt_find(o.elf, "prov", "guarded", s, 4), 0);
 	close_elf(&o);
-}
-
-static uint8_t *slurp(const char *path, size_t *size)
-{
-	struct stat st;
-	uint8_t *buf;
-	int fd = open(path, O_RDONLY);
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = malloc(st.st_size);
-	assert_non_null(buf);
-	assert_int_equal(read(fd, buf, st.st_size), st.st_size);
-	close(fd);
-	*size = st.st_size;
-	return buf;
 }
 
 static void ignore(void *ctx, const char *provider, const char *name)
@@ -421,7 +395,7 @@ static void test_damaged_bytes(void **state)
 	size_t size, i, v, total = 0;
 	struct elf_section notes;
 	struct usdt_site s[4];
-	uint8_t *orig = slurp(fx("fx"), &size), *buf = malloc(size);
+	uint8_t *orig = test_read_file(fx("fx"), &size), *buf = malloc(size);
 	struct opened o = open_elf(fx("fx"));
 	int changed = 0;
 
@@ -459,7 +433,7 @@ static void test_bad_descsz(void **state)
 	size_t size;
 	struct elf_section notes;
 	struct usdt_site s[4];
-	uint8_t *buf = slurp(fx("fx"), &size);
+	uint8_t *buf = test_read_file(fx("fx"), &size);
 	struct opened o = open_elf(fx("fx"));
 	uint32_t descsz;
 	Elf *elf;
@@ -508,7 +482,7 @@ static void test_bad_note_sizes(void **state)
 	struct elf_section notes;
 	struct listing l = { .n = 0 };
 	struct usdt_site s[4];
-	uint8_t *buf = slurp(fx("fx"), &size);
+	uint8_t *buf = test_read_file(fx("fx"), &size);
 	struct opened o = open_elf(fx("fx"));
 	uint32_t nh[3];
 	Elf *elf;
