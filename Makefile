@@ -36,7 +36,7 @@ FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
 ARCH_DEF := -D__TARGET_ARCH_x86
 
-.PHONY: all clean install test unit integration fuzz fuzz-smoke bench asan deps
+.PHONY: all clean install test unit integration fuzz fuzz-smoke bench asan deps browser
 .SECONDARY:
 SHELL := /bin/bash
 all: stitch
@@ -102,7 +102,11 @@ fuzz-smoke: $(FUZZ_BINS)
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
-test: unit integration fuzz-smoke
+test: unit integration fuzz-smoke browser
+
+# The SVG flame graph in headless Chromium: zoom, search, escaping.
+browser: stitch
+	@./tests/browser/flamegraph_test.sh
 
 # libFuzzer targets over the parsers of untrusted input (ELF, CFI, ...).
 $(BUILD)/fuzz/%: fuzz/%.c $(LIB_SRCS) $(HDRS) $(SKELS)

@@ -15,11 +15,17 @@ packages=(
 	libcmocka-dev libclang-rt-14-dev systemtap-sdt-dev binutils util-linux xz-utils
 	# a linker with another layout (lld shares a page between text and rodata)
 	lld
+	# output checks: well-formed SVG, speedscope JSON
+	libxml2-utils jq
 	# debug symbols for libc: the tests name libc-internal frames through
 	# /usr/lib/debug/.build-id, the path users with -dbg packages take
 	libc6-dbg
 	# peers for benchmarks
 	linux-perf bpftrace
+	# protoc: the pprof tests decode our output with the real tool
+	protobuf-compiler
+	# the SVG flame graph test runs in a real (headless) browser
+	chromium
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -3,5 +3,7 @@
 #define STITCH_COMMANDS_H
 
 int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif /* STITCH_COMMANDS_H */

@@ -3,18 +3,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flamegraph.h"
 #include "output.h"
+#include "pprof.h"
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
 
 int output_format_for(const char *path)
 {
-	size_t n = strlen(path);
-
-	if (strcmp(path, "-") == 0)
+	if (strcmp(path, "-") == 0 || ends_with(path, ".txt"))
 		return OUTPUT_TEXT;
-	if (n >= 4 && strcmp(path + n - 4, ".txt") == 0)
-		return OUTPUT_TEXT;
-	if (n >= 7 && strcmp(path + n - 7, ".folded") == 0)
+	if (ends_with(path, ".folded"))
 		return OUTPUT_FOLDED;
+	if (ends_with(path, ".svg"))
+		return OUTPUT_SVG;
+	if (ends_with(path, ".pb.gz"))
+		return OUTPUT_PPROF;
+	if (ends_with(path, ".speedscope.json"))
+		return OUTPUT_SPEEDSCOPE;
 	return -1;
 }
 
@@ -22,7 +33,9 @@ void folded_clean(char *buf, size_t len, const char *name)
 {
 	size_t i;
 
-	/* Bound first: name may be a full fixed-size field (comm) with no NUL. */
+	if (!len)
+		return;
+	/* Check the room first: name may be a full comm without a NUL. */
 	for (i = 0; i + 1 < len && name[i]; i++) {
 		unsigned char c = name[i];
 
@@ -31,19 +44,18 @@ void folded_clean(char *buf, size_t len, const char *name)
 	buf[i] = '\0';
 }
 
+/* ---- folded ----------------------------------------------------------------- */
+
 /* A growable string for building one folded line. */
 struct sbuf {
 	char *s;
 	size_t len, cap;
 };
 
-static int sbuf_add(struct sbuf *b, const char *s, const char *suffix)
+static int sbuf_reserve(struct sbuf *b, size_t more)
 {
-	size_t need = strlen(s) + strlen(suffix) + 2;
-	size_t start;
-
-	if (b->len + need > b->cap) {
-		size_t cap = (b->len + need) * 2;
+	if (b->len + more + 1 > b->cap) {
+		size_t cap = (b->len + more + 1) * 2;
 		char *n = realloc(b->s, cap);
 
 		if (!n)
@@ -51,29 +63,21 @@ static int sbuf_add(struct sbuf *b, const char *s, const char *suffix)
 		b->s = n;
 		b->cap = cap;
 	}
-	if (b->len)
-		b->s[b->len++] = ';';
-	start = b->len;
-	folded_clean(b->s + start, b->cap - start, s);
-	b->len += strlen(b->s + start);
-	strcpy(b->s + b->len, suffix);
-	b->len += strlen(suffix);
 	return 0;
 }
 
-static const char *kind_suffix(uint8_t kind)
+static int sbuf_frame(struct sbuf *b, const struct profile *p, const struct prof_frame *f)
 {
-	switch (kind) {
-	case FRAME_KERNEL:
-		return "_[k]";
-	case FRAME_INLINED:
-		return "_[i]";
-	default:
-		return "";
-	}
+	size_t need = strlen(profile_s(p, f->name)) + 8;
+
+	if (sbuf_reserve(b, need))
+		return -ENOMEM;
+	b->s[b->len++] = ';';
+	b->len += profile_frame_label(p, f, b->s + b->len, b->cap - b->len);
+	return 0;
 }
 
-/* Identical lines (same comm and frames, other pid/tid) are merged. */
+/* Identical lines (same comm and frames, other pid/tid/event) are merged. */
 struct line {
 	struct hmap_node node;
 	uint64_t count;
@@ -92,9 +96,22 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-int write_folded(FILE *f, struct stack_table *t, struct resolver *r)
+static void free_lines(struct hmap *m)
 {
-	struct named_frame *frames = malloc(RESOLVE_MAX_FRAMES * sizeof(*frames));
+	struct hmap_node *n, *next;
+	size_t i;
+
+	for (i = 0; i < m->nbuckets; i++) {
+		for (n = m->buckets[i]; n; n = next) {
+			next = n->next;
+			free(n);
+		}
+	}
+	hmap_free(m);
+}
+
+int profile_write_folded(FILE *f, const struct profile *p)
+{
 	struct sbuf b = { NULL, 0, 0 };
 	struct line **lines = NULL;
 	struct hmap_node *hn;
@@ -102,23 +119,23 @@ int write_folded(FILE *f, struct stack_table *t, struct resolver *r)
 	size_t i, nl = 0;
 	int rc = 0;
 
-	if (!frames || hmap_init(&merged, t->map.count) != 0) {
-		free(frames);
+	if (hmap_init(&merged, p->nsamples) != 0)
 		return -ENOMEM;
-	}
-	hmap_for_each(&t->map, i, hn) {
-		struct stack *s = (struct stack *)hn;
-		char comm[STITCH_COMM_LEN + 1];
-		int n = resolve_stack(r, &s->key, frames, RESOLVE_MAX_FRAMES), j;
+	for (i = 0; i < p->nsamples && !rc; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		const char *comm = profile_s(p, s->comm);
 		struct line *l;
+		uint32_t j;
 		uint64_t h;
 
-		memcpy(comm, s->key.comm, STITCH_COMM_LEN);
-		comm[STITCH_COMM_LEN] = '\0';
 		b.len = 0;
-		rc = sbuf_add(&b, comm[0] ? comm : "[unknown]", "");
-		for (j = 0; j < n && !rc; j++)
-			rc = sbuf_add(&b, frames[j].name, kind_suffix(frames[j].kind));
+		rc = sbuf_reserve(&b, strlen(comm) + 16);
+		if (rc)
+			break;
+		folded_clean(b.s, b.cap, comm[0] ? comm : "[unknown]");
+		b.len = strlen(b.s);
+		for (j = 0; j < s->nframes && !rc; j++)
+			rc = sbuf_frame(&b, p, &p->frames[s->frames[j]]);
 		if (rc)
 			break;
 		h = hash_bytes(b.s, b.len, 0);
@@ -149,20 +166,13 @@ int write_folded(FILE *f, struct stack_table *t, struct resolver *r)
 		for (i = 0; i < nl; i++)
 			fprintf(f, "%s %llu\n", lines[i]->text, (unsigned long long)lines[i]->count);
 	}
-	for (i = 0; i < merged.nbuckets; i++) {
-		struct hmap_node *next;
-
-		for (hn = merged.buckets[i]; hn; hn = next) {
-			next = hn->next;
-			free(hn);
-		}
-	}
-	hmap_free(&merged);
+	free_lines(&merged);
 	free(lines);
 	free(b.s);
-	free(frames);
 	return rc;
 }
+
+/* ---- text ------------------------------------------------------------------- */
 
 static const char *basename_of(const char *path)
 {
@@ -171,44 +181,135 @@ static const char *basename_of(const char *path)
 	return s ? s + 1 : path;
 }
 
-int write_text(FILE *f, struct stack_table *t, struct resolver *r, const struct output_info *info)
+static const char *kind_suffix(uint8_t kind)
 {
-	struct named_frame *frames = malloc(RESOLVE_MAX_FRAMES * sizeof(*frames));
+	switch (kind) {
+	case FRAME_KERNEL:
+		return "_[k]";
+	case FRAME_INLINED:
+		return "_[i]";
+	default:
+		return "";
+	}
+}
+
+int profile_write_text(FILE *f, const struct profile *p, int top)
+{
 	size_t i;
 
-	if (!frames || stacks_sort(t) != 0) {
-		free(frames);
-		return -ENOMEM;
-	}
-	fprintf(f, "stitch: %llu events (%s) in %.1f s, %zu distinct stacks\n",
-		(unsigned long long)t->total, info->title, info->seconds, t->nsorted);
-	for (i = 0; i < t->nsorted && (int)i < info->top; i++) {
-		const struct stack *s = t->sorted[i];
-		char comm[STITCH_COMM_LEN + 1];
-		int n = resolve_stack(r, &s->key, frames, RESOLVE_MAX_FRAMES), j;
-		const char *ev = s->key.event_idx < (uint32_t)info->nevents ?
-				 info->event_names[s->key.event_idx] : "?";
+	/* Folded input knows no title, duration, pids or events: say only what is known. */
+	fprintf(f, "stitch: %llu events", (unsigned long long)p->total);
+	if (p->title)
+		fprintf(f, " (%s)", profile_s(p, p->title));
+	if (p->duration_ns)
+		fprintf(f, " in %.1f s", p->duration_ns / 1e9);
+	fprintf(f, ", %zu distinct stacks\n", p->nsamples);
+	for (i = 0; i < p->nsamples && (int)i < top; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		char comm[64];
+		int j;
 
-		folded_clean(comm, sizeof(comm), s->key.comm);
-		fprintf(f, "\n%6.2f%% %8llu  %s  pid %u tid %u  [%s]\n",
-			100.0 * s->count / (t->total ? t->total : 1),
-			(unsigned long long)s->count, comm, s->key.pid, s->key.tid, ev);
+		folded_clean(comm, sizeof(comm), profile_s(p, s->comm));
+		fprintf(f, "\n%6.2f%% %8llu  %s", 100.0 * s->count / (p->total ? p->total : 1),
+			(unsigned long long)s->count, comm);
+		if (s->pid || s->tid)
+			fprintf(f, "  pid %u tid %u", s->pid, s->tid);
+		if (s->event)
+			fprintf(f, "  [%s]", profile_s(p, s->event));
+		fputc('\n', f);
 		/* Innermost first, like a debugger backtrace. */
-		for (j = n - 1; j >= 0; j--) {
+		for (j = (int)s->nframes - 1; j >= 0; j--) {
+			const struct prof_frame *fr = &p->frames[s->frames[j]];
 			char name[512];
 
-			folded_clean(name, sizeof(name), frames[j].name);
-			fprintf(f, "        %s%s", name, kind_suffix(frames[j].kind));
-			if (frames[j].file && frames[j].kind == FRAME_KERNEL)
-				fprintf(f, "  %s", frames[j].file);
-			else if (frames[j].file)
-				fprintf(f, "  (%s:%u)", basename_of(frames[j].file), frames[j].line);
+			folded_clean(name, sizeof(name), profile_s(p, fr->name));
+			fprintf(f, "        %s%s", name, kind_suffix(fr->kind));
+			if (fr->kind == FRAME_KERNEL && fr->module &&
+			    strcmp(profile_s(p, fr->module), "[kernel]") != 0)
+				fprintf(f, "  %s", profile_s(p, fr->module));
+			else if (fr->file && fr->kind != FRAME_KERNEL)
+				fprintf(f, "  (%s:%u)", basename_of(profile_s(p, fr->file)), fr->line);
 			fputc('\n', f);
 		}
 	}
-	if (t->nsorted > (size_t)info->top)
+	if (p->nsamples > (size_t)top)
 		fprintf(f, "\n... %zu more stacks (write -o FILE.folded for all of them)\n",
-			t->nsorted - info->top);
-	free(frames);
-	return 0;
+			p->nsamples - top);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- dispatch --------------------------------------------------------------- */
+
+int output_write(const char *path, int format, const struct profile *p,
+		 const struct output_opts *o)
+{
+	struct flamegraph_opts fo = { 0 };
+	FILE *f = stdout;
+	int rc;
+
+	if (strcmp(path, "-") != 0) {
+		f = fopen(path, "we");
+		if (!f)
+			return -errno;
+	}
+	switch (format) {
+	case OUTPUT_FOLDED:
+		rc = profile_write_folded(f, p);
+		break;
+	case OUTPUT_SVG:
+		fo.inverted = o->inverted;
+		fo.subtitle = o->subtitle;
+		fo.base = o->diff_base;
+		rc = flamegraph_write(f, p, &fo);
+		break;
+	case OUTPUT_PPROF:
+		rc = pprof_write(f, p);
+		break;
+	case OUTPUT_SPEEDSCOPE:
+		rc = profile_write_speedscope(f, p);
+		break;
+	default:
+		rc = profile_write_text(f, p, o->top > 0 ? o->top : 10);
+		break;
+	}
+	if (f != stdout) {
+		if (fclose(f) != 0 && !rc)
+			rc = -errno;
+	} else if (fflush(stdout) != 0 && !rc) {
+		rc = -errno;
+	}
+	return rc;
+}
+
+/* ---- record's entry points -------------------------------------------------- */
+
+static int resolve_all(struct profile *p, struct stack_table *t, struct resolver *r,
+		       const char *const *names, int nnames)
+{
+	profile_init(p);
+	return profile_from_stacks(p, t, r, names, nnames);
+}
+
+int write_folded(FILE *f, struct stack_table *t, struct resolver *r)
+{
+	struct profile p;
+	int rc = resolve_all(&p, t, r, NULL, 0);
+
+	if (!rc)
+		rc = profile_write_folded(f, &p);
+	profile_free(&p);
+	return rc;
+}
+
+int write_text(FILE *f, struct stack_table *t, struct resolver *r, const struct output_info *info)
+{
+	struct profile p;
+	int rc = resolve_all(&p, t, r, info->event_names, info->nevents);
+
+	p.title = profile_str(&p, info->title);
+	p.duration_ns = info->seconds * 1e9;
+	if (!rc)
+		rc = profile_write_text(f, &p, info->top);
+	profile_free(&p);
+	return rc;
 }

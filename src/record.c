@@ -38,6 +38,7 @@
 #define MAX_UFRAMES 1024
 #define DEFAULT_FREQ 99
 #define DEFAULT_TOP 10
+#define MAX_OUTPUTS 8
 
 struct record_opts {
 	struct event_spec events[MAX_EVENTS];
@@ -48,8 +49,9 @@ struct record_opts {
 	bool all;
 	int freq;
 	double duration;
-	const char *output;
-	int format;
+	const char *outputs[MAX_OUTPUTS];	/* -o, repeatable */
+	int formats[MAX_OUTPUTS];
+	int noutputs;
 	uint32_t stack_bytes;
 	size_t ringbuf_mb;
 	int top;
@@ -89,42 +91,49 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: stitch record [-e EVENT]... [-p PID[,PID...] | -a] [-F HZ] [-d SECONDS]\n"
-"                     [-o FILE] [-- COMMAND [ARGS...]]\n"
+"                     [-o FILE]... [-- COMMAND [ARGS...]]\n"
 "\n"
 "Record one complete stack (kernel + user, unwound without frame pointers)\n"
 "for every event, and count identical stacks.\n"
 "\n"
 "Events (-e, repeatable; default: cpu):\n"
-"  cpu                        sample on-CPU stacks at -F Hz (software cpu-clock)\n"
-"  syscall:NAME               entry of a system call, e.g. syscall:openat\n"
-"  tracepoint:CATEGORY:NAME   any kernel tracepoint, e.g. tracepoint:lock:contention_begin\n"
-"  uprobe:PATH:SYMBOL         a user function; PATH absolute or a loaded library's name;\n"
-"                             SYMBOL may be an address (0x...: ELF vaddr)\n"
-"  usdt:PATH:PROVIDER:NAME    a USDT probe (semaphores are handled)\n"
-"  kprobe:FUNC                a kernel function, where the kernel has kprobes\n"
+"  cpu                      on-CPU stacks sampled at -F Hz (cpu-clock)\n"
+"  syscall:NAME             entry of a system call, e.g. syscall:openat\n"
+"  tracepoint:CAT:NAME      a kernel tracepoint, e.g.\n"
+"                           tracepoint:lock:contention_begin\n"
+"  uprobe:PATH:SYMBOL       a user function; PATH absolute or a loaded library's\n"
+"                           name; SYMBOL may be an ELF address (0x...)\n"
+"  usdt:PATH:PROVIDER:NAME  a USDT probe (semaphores are handled)\n"
+"  kprobe:FUNC              a kernel function, where the kernel has kprobes\n"
 "\n"
 "Targets (one of):\n"
-"  -p, --pid PID[,PID...]     all threads of these processes\n"
-"  -a, --all                  the whole system\n"
-"  -- COMMAND [ARGS...]       run COMMAND and trace it and every process it starts;\n"
-"                             recording stops when it exits\n"
+"  -p, --pid PID[,PID...]   all threads of these processes\n"
+"  -a, --all                the whole system\n"
+"  -- COMMAND [ARGS...]     run COMMAND, trace it and every process it starts,\n"
+"                           stop when it exits\n"
 "\n"
 "Options:\n"
-"  -F, --freq HZ              cpu sampling frequency (default %d)\n"
-"  -d, --duration SECONDS     stop after this long (default: Ctrl-C, or COMMAND exit)\n"
-"  -o, --output FILE          FILE.folded (FlameGraph folded stacks), FILE.txt or -\n"
-"                             (summary of the top stacks; default: - = stdout)\n"
-"      --top N                stacks shown in the text summary (default %d)\n"
-"      --stack-bytes N        user stack bytes copied per event (default %d, max %d)\n"
-"      --ringbuf-mb N         ring buffer size in MiB (default 64)\n"
-"      --stats                print what recording cost and how stacks ended:\n"
-"                             bytes per event, BPF time per event (needs\n"
-"                             sysctl kernel.bpf_stats_enabled=1), unwind outcomes\n"
-"  -h, --help                 this help\n"
+"  -F, --freq HZ            cpu sampling frequency (default %d)\n"
+"  -d, --duration SECONDS   stop after this long (default: at Ctrl-C, or when\n"
+"                           COMMAND exits)\n"
+"  -o, --output FILE        where to write, repeatable; the name sets the format:\n"
+"                           FILE.svg (interactive flame graph), FILE.pb.gz\n"
+"                           (pprof), FILE.speedscope.json, FILE.folded\n"
+"                           (FlameGraph folded stacks), FILE.txt or - (summary\n"
+"                           of the top stacks; the default, on stdout)\n"
+"      --top N              stacks shown in the text summary (default %d)\n"
+"      --stack-bytes N      user stack bytes copied per event\n"
+"                           (default %d, max %d)\n"
+"      --ringbuf-mb N       ring buffer size in MiB (default 64)\n"
+"      --stats              what recording cost and how stacks ended: bytes\n"
+"                           and BPF time per event (BPF time needs sysctl\n"
+"                           kernel.bpf_stats_enabled=1), unwind outcomes\n"
+"  -h, --help               this help\n"
 "\n"
-"Folded lines are 'comm;outermost;...;innermost COUNT'. Kernel frames end in _[k],\n"
-"inlined ones in _[i]; a frame that cannot be named is module+0xVADDR or [unknown];\n"
-"a stack cut short is marked [truncated].  Needs root (or CAP_BPF+CAP_PERFMON).\n",
+"Folded lines are 'comm;outermost;...;innermost COUNT'.  Kernel frames end in\n"
+"_[k], inlined ones in _[i]; a frame that cannot be named is module+0xVADDR or\n"
+"[unknown]; a stack cut short is marked [truncated].\n"
+"Needs root (or CAP_BPF + CAP_PERFMON).\n",
 		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK);
 }
 
@@ -216,7 +225,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	int c, rc;
 
 	o->freq = DEFAULT_FREQ;
-	o->output = "-";
 	o->stack_bytes = STITCH_DEFAULT_USTACK;
 	o->ringbuf_mb = 64;
 	o->top = DEFAULT_TOP;
@@ -255,7 +263,13 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		}
 		case 'o':
-			o->output = optarg;
+			if (o->noutputs == MAX_OUTPUTS)
+				return fail_usage("too many -o (at most %s)", "8");
+			o->formats[o->noutputs] = output_format_for(optarg);
+			if (o->formats[o->noutputs] < 0)
+				return fail_usage("-o: cannot tell the format of '%s': use "
+						  OUTPUT_EXTENSIONS, optarg);
+			o->outputs[o->noutputs++] = optarg;
 			break;
 		case OPT_TOP:
 			if (!parse_long(optarg, 1, 1000000, &v))
@@ -290,10 +304,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		o->event_names[0] = o->events[0].text;
 		o->nevents = 1;
 	}
-	o->format = output_format_for(o->output);
-	if (o->format < 0)
-		return fail_usage("-o: cannot tell the format of '%s': use FILE.folded, FILE.txt or -",
-				  o->output);
+	if (!o->noutputs) {
+		o->outputs[0] = "-";
+		o->formats[0] = OUTPUT_TEXT;
+		o->noutputs = 1;
+	}
 	if ((o->all ? 1 : 0) + (o->npids ? 1 : 0) + (o->command ? 1 : 0) != 1)
 		return fail_usage("%s", "say what to trace with exactly one of: -p PID, -a (whole "
 				  "system), or -- COMMAND");
@@ -546,6 +561,14 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static uint64_t unix_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static void read_stats(struct recorder *r, uint64_t out[STAT_NR])
 {
 	int ncpu = libbpf_num_possible_cpus(), c;
@@ -654,55 +677,75 @@ static void title_of(struct record_opts *o, char *buf, size_t len)
 	}
 }
 
-static int write_output(struct recorder *r, double seconds)
+/* What was traced, for the flame graph's subtitle. */
+static void target_of(struct recorder *r, char *buf, size_t len)
 {
 	struct record_opts *o = r->o;
-	struct output_info info = { 0 };
+	size_t n = 0;
+	int i;
+
+	if (o->all) {
+		snprintf(buf, len, "whole system");
+	} else if (o->command) {
+		n = snprintf(buf, len, "command:");
+		for (i = 0; o->command[i] && n < len; i++)
+			n += snprintf(buf + n, len - n, " %s", o->command[i]);
+	} else {
+		n = snprintf(buf, len, "pid");
+		for (i = 0; i < o->npids && n < len; i++)
+			n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ", o->pids[i]);
+	}
+	if (len > 80 && strlen(buf) > 80)
+		strcpy(buf + 77, "...");
+}
+
+static int write_output(struct recorder *r, double seconds, uint64_t start_unix_ns)
+{
+	struct record_opts *o = r->o;
 	struct kallsyms *ks = kallsyms_load("/proc/kallsyms");
+	struct output_opts oo = { .top = o->top };
 	struct resolver res;
-	char title[512];
-	FILE *f = stdout;
-	int rc;
+	struct profile p;
+	char title[512], sub[512];
+	int rc, i;
 
 	if (!ks)
 		fprintf(stderr, "stitch: cannot read /proc/kallsyms: kernel frames stay addresses\n");
 	else if (kallsyms_all_zero(ks))
 		fprintf(stderr, "stitch: /proc/kallsyms hides addresses (kernel.kptr_restrict): "
 			"kernel frames stay addresses\n");
-	if (resolver_init(&res, ks) != 0)
-		return -ENOMEM;
-	if (strcmp(o->output, "-") != 0) {
-		f = fopen(o->output, "we");
-		if (!f) {
-			fprintf(stderr, "stitch record: cannot write %s: %s\n", o->output,
-				strerror(errno));
-			resolver_free(&res);
-			if (ks)
-				kallsyms_free(ks);
-			return -1;
+	profile_init(&p);
+	rc = resolver_init(&res, ks);
+	if (!rc)
+		rc = profile_from_stacks(&p, &r->stacks, &res, o->event_names, o->nevents);
+	if (!rc) {
+		title_of(o, title, sizeof(title));
+		p.title = profile_str(&p, title);
+		p.duration_ns = seconds * 1e9;
+		p.time_ns = start_unix_ns;
+		/* Samples are time only when cpu sampling is all there is. */
+		if (o->nevents == 1 && o->events[0].kind == EVENT_CPU)
+			p.period_ns = 1000000000ULL / o->freq;
+		target_of(r, sub, sizeof(sub));
+		snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %" PRIu64 " events",
+			 seconds, r->stacks.total);
+		oo.subtitle = sub;
+		for (i = 0; i < o->noutputs; i++) {
+			int err = output_write(o->outputs[i], o->formats[i], &p, &oo);
+
+			if (err) {
+				fprintf(stderr, "stitch record: writing %s failed: %s\n",
+					o->outputs[i], strerror(-err));
+				rc = err;
+			} else if (strcmp(o->outputs[i], "-") != 0) {
+				fprintf(stderr, "stitch: %" PRIu64 " events, %zu distinct stacks "
+					"written to %s\n", r->stacks.total, p.nsamples, o->outputs[i]);
+			}
 		}
-	}
-	title_of(o, title, sizeof(title));
-	info.title = title;
-	info.seconds = seconds;
-	info.event_names = o->event_names;
-	info.nevents = o->nevents;
-	info.top = o->top;
-	if (o->format == OUTPUT_FOLDED)
-		rc = write_folded(f, &r->stacks, &res);
-	else
-		rc = write_text(f, &r->stacks, &res, &info);
-	if (f != stdout) {
-		if (fclose(f) != 0)
-			rc = -errno;
 	} else {
-		fflush(stdout);
+		fprintf(stderr, "stitch record: %s\n", strerror(-rc));
 	}
-	if (rc)
-		fprintf(stderr, "stitch record: writing %s failed: %s\n", o->output, strerror(-rc));
-	else if (f != stdout)
-		fprintf(stderr, "stitch: %" PRIu64 " events, %zu distinct stacks written to %s\n",
-			r->stacks.total, (size_t)r->stacks.map.count, o->output);
+	profile_free(&p);
 	resolver_free(&res);
 	if (ks)
 		kallsyms_free(ks);
@@ -716,6 +759,7 @@ static int run(struct recorder *r)
 	uint64_t st[STAT_NR];
 	int go_fd = -1, err_fd = -1, i, rc = 0, exec_err = 0;
 	double start, deadline;
+	uint64_t start_unix_ns;
 
 	/* From here on a signal ends recording cleanly, even during setup. */
 	sigemptyset(&sa.sa_mask);
@@ -757,6 +801,7 @@ static int run(struct recorder *r)
 	}
 
 	start = now_s();
+	start_unix_ns = unix_now_ns();
 	deadline = o->duration > 0 ? start + o->duration : 0;
 	if (o->command) {
 		/* Go: the command runs from here on, traced. */
@@ -812,7 +857,7 @@ static int run(struct recorder *r)
 	report_losses(r, st);
 	if (o->stats)
 		report_stats(r, st);
-	if (write_output(r, now_s() - start) != 0)
+	if (write_output(r, now_s() - start, start_unix_ns) != 0)
 		rc = 1;
 out:
 	if (go_fd >= 0)

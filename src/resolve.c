@@ -7,6 +7,7 @@
 #include "kallsyms.h"
 #include "resolve.h"
 #include "symbolize.h"
+#include "elf_util.h"
 
 #define MAX_INLINE 16
 
@@ -144,7 +145,22 @@ static int put(struct named_frame *out, int n, int max, const char *name, const 
 	out[n].file = file;
 	out[n].line = line;
 	out[n].kind = kind;
+	out[n].module = NULL;
+	out[n].addr = 0;
 	return n + 1;
+}
+
+/* Like put(), for a frame with a known module and address. */
+static int put_at(struct named_frame *out, int n, int max, const char *name, const char *file,
+		  unsigned int line, uint8_t kind, const char *module, uint64_t addr)
+{
+	int m = put(out, n, max, name, file, line, kind);
+
+	if (m > n) {
+		out[n].module = module;
+		out[n].addr = addr;
+	}
+	return m;
 }
 
 int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max)
@@ -173,8 +189,8 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 				break;
 			}
 			for (j = c->n - 1; j >= 0; j--)
-				n = put(out, n, max, c->f[j].name, c->f[j].file, c->f[j].line,
-					c->f[j].kind);
+				n = put_at(out, n, max, c->f[j].name, c->f[j].file, c->f[j].line,
+					   c->f[j].kind, u->bin->path, u->addr);
 			break;
 		}
 	}
@@ -182,7 +198,88 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 		const char *module, *name = kernel_name(r, kern[i], &module);
 
 		/* For kernel frames, file holds the module ("[ext4]"), if any. */
-		n = put(out, n, max, name, module, 0, FRAME_KERNEL);
+		n = put_at(out, n, max, name, module, 0, FRAME_KERNEL,
+			   module ? module : "[kernel]", kern[i]);
 	}
 	return n;
+}
+
+/* Intern one resolved frame. */
+static uint32_t intern_frame(struct profile *p, const struct named_frame *nf)
+{
+	struct prof_frame f = {
+		.name = profile_str(p, nf->name),
+		.file = nf->kind == FRAME_KERNEL ? 0 : profile_str(p, nf->file),
+		.line = nf->line,
+		.module = profile_str(p, nf->module),
+		.addr = nf->addr,
+		.kind = nf->kind,
+	};
+
+	if (f.name == UINT32_MAX || f.file == UINT32_MAX || f.module == UINT32_MAX)
+		return UINT32_MAX;
+	return profile_frame(p, &f);
+}
+
+static int note_modules(struct profile *p, const struct stack_key *k)
+{
+	const struct uframe *u = stack_user(k);
+	char hex[2 * STITCH_BUILD_ID_MAX + 1];
+	int i;
+
+	for (i = 0; i < k->nuser; i++) {
+		if (u[i].kind != UFRAME_ELF || !u[i].bin->build_id_len)
+			continue;
+		build_id_hex(u[i].bin->build_id, u[i].bin->build_id_len, hex);
+		if (profile_module(p, u[i].bin->path, hex))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int profile_from_stacks(struct profile *p, struct stack_table *t, struct resolver *r,
+			const char *const *event_names, int nevents)
+{
+	struct named_frame *nf = malloc(RESOLVE_MAX_FRAMES * sizeof(*nf));
+	uint32_t *ids = malloc(RESOLVE_MAX_FRAMES * sizeof(*ids));
+	struct hmap_node *hn;
+	int rc = 0;
+	size_t i;
+
+	if (!nf || !ids) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	hmap_for_each(&t->map, i, hn) {
+		const struct stack *s = (const struct stack *)hn;
+		char comm[STITCH_COMM_LEN + 1];
+		struct prof_sample labels = { 0 };
+		int n = resolve_stack(r, &s->key, nf, RESOLVE_MAX_FRAMES), j;
+
+		for (j = 0; j < n; j++) {
+			ids[j] = intern_frame(p, &nf[j]);
+			if (ids[j] == UINT32_MAX) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		memcpy(comm, s->key.comm, STITCH_COMM_LEN);
+		comm[STITCH_COMM_LEN] = '\0';
+		labels.comm = profile_str(p, comm[0] ? comm : "[unknown]");
+		labels.event = profile_str(p, s->key.event_idx < (uint32_t)nevents ?
+					   event_names[s->key.event_idx] : "?");
+		labels.pid = s->key.pid;
+		labels.tid = s->key.tid;
+		labels.count = s->count;
+		if (labels.comm == UINT32_MAX || labels.event == UINT32_MAX ||
+		    profile_add_sample(p, ids, n, &labels) || note_modules(p, &s->key)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	rc = profile_merge_samples(p);
+out:
+	free(nf);
+	free(ids);
+	return rc;
 }

@@ -11,22 +11,18 @@
 #include <stdint.h>
 
 #include "hashmap.h"
+#include "profile.h"
 #include "stacks.h"
 
 struct kallsyms;
-
-enum frame_kind {
-	FRAME_USER,
-	FRAME_INLINED,		/* inlined into the frame after it (outer) */
-	FRAME_KERNEL,
-	FRAME_MARK,		/* [truncated] / [unknown] markers */
-};
 
 struct named_frame {
 	const char *name;
 	const char *file;	/* NULL if unknown; kernel frames: "[module]" or NULL */
 	unsigned int line;
 	uint8_t kind;		/* enum frame_kind */
+	const char *module;	/* binary path, "[kernel]" or "[ext4]"; NULL for markers */
+	uint64_t addr;		/* ELF vaddr / kernel address; 0 for markers */
 };
 
 struct resolver {
@@ -42,5 +38,12 @@ void resolver_free(struct resolver *r);
 int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max);
 
 #define RESOLVE_MAX_FRAMES 4096
+
+/*
+ * Resolve every stack of t into p (one sample per stack, with its pid, tid,
+ * comm and event name), recording the build-ids of the binaries involved.
+ */
+int profile_from_stacks(struct profile *p, struct stack_table *t, struct resolver *r,
+			const char *const *event_names, int nevents);
 
 #endif /* STITCH_RESOLVE_H */

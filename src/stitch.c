@@ -18,10 +18,15 @@ static void usage(FILE *f)
 "Commands:\n"
 "  record    trace events (cpu samples, syscalls, tracepoints, uprobes, USDT)\n"
 "            and count their stacks\n"
+"  report    convert and filter a recorded profile (pprof, folded) into a flame\n"
+"            graph, pprof, speedscope, folded stacks or a summary\n"
+"  diff      a differential flame graph of two profiles\n"
 "  help      this text; 'stitch COMMAND --help' for a command's options\n"
 "  version   print the version\n"
 "\n"
-"Example: sudo stitch record -F 499 -d 5 -o cpu.folded -- ./myprog args\n");
+"Examples:\n"
+"  sudo stitch record -F 499 -d 5 -o cpu.svg -- ./myprog args\n"
+"  stitch report cpu.pb.gz --focus 'ngx_http_' -o nginx.svg\n");
 }
 
 int main(int argc, char **argv)
@@ -32,6 +37,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "record") == 0)
 		return cmd_record(argc - 1, argv + 1);
+	if (strcmp(argv[1], "report") == 0)
+		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(argv[1], "diff") == 0)
+		return cmd_diff(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		usage(stdout);

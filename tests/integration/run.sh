@@ -244,6 +244,84 @@ test_lost_events_counted_exactly() {
 	expect_eq "received == events in the output" "$(total "$TMP/lost.folded")" "$received"
 }
 
+# ---- outputs: flame graphs, pprof, speedscope, report ------------------------
+
+test_pprof_roundtrip_equals_direct_folded() {
+	"$STITCH" record -F 499 -o "$TMP/direct.folded" -o "$TMP/rt.pb.gz" -- "$CHAIN" spin 1
+	"$STITCH" report "$TMP/rt.pb.gz" -o "$TMP/rt.folded"
+	expect_ge "stacks" "$(wc -l <"$TMP/direct.folded")" 1
+	diff -u "$TMP/direct.folded" "$TMP/rt.folded" || die "pprof round trip changed the stacks"
+	# And folded -> folded is the identity too.
+	"$STITCH" report "$TMP/direct.folded" -o "$TMP/ff.folded"
+	diff -u "$TMP/direct.folded" "$TMP/ff.folded" || die "folded round trip changed the stacks"
+}
+
+test_record_writes_every_format() {
+	"$STITCH" record -F 499 -o "$TMP/all.svg" -o "$TMP/all.pb.gz" -o "$TMP/all.speedscope.json" \
+		-o "$TMP/all.txt" -- "$CHAIN" spin 1
+	xmllint --noout "$TMP/all.svg"
+	grep -q '>burn' "$TMP/all.svg" || die "no burn frame in the SVG"
+	gzip -t "$TMP/all.pb.gz"
+	expect_eq "speedscope frames named burn" \
+		"$(jq -r '[.shared.frames[].name] | map(select(. == "burn")) | length' "$TMP/all.speedscope.json")" 1
+	expect_ge "speedscope total" "$(jq '.profiles[0].endValue' "$TMP/all.speedscope.json")" 300
+	expect_grep "$TMP/all.txt" '^ +burn +\(chain\.c:[0-9]+\)'
+}
+
+test_hostile_process_name_escaped_everywhere() {
+	# comm is what the traced process chose: it must never become markup.
+	cp "$CHAIN" "$TMP/<script>x"
+	"$TMP/<script>x" spin 2 &
+	local pid=$!
+	sleep 0.3
+	"$STITCH" record -F 499 -p "$pid" -d 1 -o "$TMP/h.svg" -o "$TMP/h.speedscope.json" -o "$TMP/h.folded"
+	wait "$pid"
+	expect_grep "$TMP/h.folded" '^<script>x;'
+	xmllint --noout "$TMP/h.svg"
+	if grep -q '<script>x' "$TMP/h.svg"; then die "raw process name in the SVG"; fi
+	grep -q '&lt;script&gt;x' "$TMP/h.svg" || die "escaped process name missing from the SVG"
+	if grep -q '<script>x' "$TMP/h.speedscope.json"; then die "raw process name in speedscope JSON"; fi
+	expect_eq "name survives JSON" "$(jq -r '.shared.frames[].name' "$TMP/h.speedscope.json" | grep -c '^<script>x$')" 1
+}
+
+test_report_filters() {
+	"$STITCH" record -F 499 -o "$TMP/f.pb.gz" -- bash -c "'$CHAIN' spin 1 & '$CHAIN' syscall 1; wait"
+	"$STITCH" report "$TMP/f.pb.gz" --comm chain --focus '^getppid$' -o "$TMP/focus.folded"
+	show "$TMP/focus.folded"
+	expect_ge "focused stacks" "$(total "$TMP/focus.folded")" 50
+	expect_eq "every focused stack goes through getppid" "$(share "$TMP/focus.folded" . ';getppid(;| )')" 100
+	"$STITCH" report "$TMP/f.pb.gz" --hide '^(_start|__libc_start_main|__libc_start_call_main)$' -o "$TMP/hide.folded"
+	if grep -E ';(_start|__libc_start_main|__libc_start_call_main)(;| )' "$TMP/hide.folded"; then
+		die "--hide left hidden frames"
+	fi
+	expect_grep "$TMP/hide.folded" '^chain;main;a;b;c;burn'
+	"$STITCH" report "$TMP/f.pb.gz" --inverted --focus '^burn$' -o "$TMP/inv.folded"
+	# Innermost first: any kernel frames (interrupts), then burn and its callers.
+	expect_eq "inverted: innermost first" \
+		"$(share "$TMP/inv.folded" . '^chain;([^;]*_\[k\];)*burn;c;b;a;main;')" 100
+	local pid
+	pid=$(awk '/pid/ { print $5; exit }' < <("$STITCH" report "$TMP/f.pb.gz" --top 1))
+	"$STITCH" report "$TMP/f.pb.gz" --pid "$pid" -o "$TMP/pid.txt" --top 1000
+	expect_eq "one pid after --pid" "$(grep -oE 'pid [0-9]+' "$TMP/pid.txt" | sort -u)" "pid $pid"
+}
+
+test_diff_graph() {
+	"$STITCH" record -F 499 -o "$TMP/before.pb.gz" -- "$CHAIN" spin 1
+	"$STITCH" record -F 499 -o "$TMP/after.pb.gz" -- "$CHAIN" syscall 1
+	"$STITCH" diff "$TMP/before.pb.gz" "$TMP/after.pb.gz" -o "$TMP/diff.svg"
+	xmllint --noout "$TMP/diff.svg"
+	grep -q '>getppid' "$TMP/diff.svg" || die "no getppid frame in the diff"
+}
+
+test_report_bad_input() {
+	expect_error 1 "not a folded stack" -- report /etc/passwd
+	printf '\x1f\x8b garbage' >"$TMP/bad.pb.gz"
+	expect_error 1 "bad.pb.gz" -- report "$TMP/bad.pb.gz"
+	expect_error 1 "cannot read /nonexistent" -- report /nonexistent
+	expect_error 2 "Unmatched|parenthes" -- report --focus '(' "$TMP/bad.pb.gz"
+	expect_error 2 "use -o FILE.svg" -- diff "$TMP/bad.pb.gz" "$TMP/bad.pb.gz" -o x.txt
+}
+
 # ---- clean exit, errors ------------------------------------------------------
 
 # No program of ours may stay loaded once stitch has exited.

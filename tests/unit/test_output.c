@@ -144,7 +144,12 @@ static void test_format_for(void **state)
 	assert_int_equal(output_format_for("out.txt"), OUTPUT_TEXT);
 	assert_int_equal(output_format_for("out.folded"), OUTPUT_FOLDED);
 	assert_int_equal(output_format_for(".folded"), OUTPUT_FOLDED);
-	assert_int_equal(output_format_for("out.svg"), -1);
+	assert_int_equal(output_format_for("out.svg"), OUTPUT_SVG);
+	assert_int_equal(output_format_for("out.pb.gz"), OUTPUT_PPROF);
+	assert_int_equal(output_format_for("out.speedscope.json"), OUTPUT_SPEEDSCOPE);
+	assert_int_equal(output_format_for("out.json"), -1);
+	assert_int_equal(output_format_for("out.gz"), -1);
+	assert_int_equal(output_format_for("out.xyz"), -1);
 	assert_int_equal(output_format_for("folded"), -1);
 	assert_int_equal(output_format_for(""), -1);
 }

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The profile model and its plain-text companions: interning, merging,
+ * the folded reader (round trip with the folded writer), filters, and the
+ * speedscope writer's escaping.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "filter.h"
+#include "input.h"
+#include "output.h"
+#include "profile.h"
+
+static char *folded_of(const struct profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(profile_write_folded(f, p), 0);
+	fclose(f);
+	return buf;
+}
+
+static void read_folded(struct profile *p, const char *text)
+{
+	char err[256] = "";
+
+	profile_init(p);
+	if (profile_read_folded(text, strlen(text), p, "t.folded", err, sizeof(err)) != 0)
+		fail_msg("read_folded: %s", err);
+}
+
+static void test_interning(void **state)
+{
+	struct profile p;
+	struct prof_frame f = { .kind = FRAME_USER };
+	uint32_t a, b;
+
+	profile_init(&p);
+	assert_int_equal(profile_str(&p, ""), 0);
+	assert_int_equal(profile_str(&p, NULL), 0);
+	a = profile_str(&p, "main");
+	assert_int_equal(profile_str(&p, "main"), a);
+	assert_string_equal(profile_s(&p, a), "main");
+	assert_string_equal(profile_s(&p, 999999), "");
+	f.name = a;
+	b = profile_frame(&p, &f);
+	assert_int_equal(profile_frame(&p, &f), b);
+	f.kind = FRAME_KERNEL;	/* same name, other kind: another frame */
+	assert_int_not_equal(profile_frame(&p, &f), b);
+	assert_int_equal(profile_module(&p, "/lib/libc.so.6", "abcd"), 0);
+	assert_int_equal(profile_module(&p, "/lib/libc.so.6", "ffff"), 0);	/* first wins */
+	assert_string_equal(profile_module_build_id(&p, profile_str(&p, "/lib/libc.so.6")), "abcd");
+	assert_null(profile_module_build_id(&p, a));
+	profile_free(&p);
+}
+
+static void test_folded_round_trip(void **state)
+{
+	static const char text[] =
+		"app;[truncated];deep 2\n"
+		"app;main;do_work;inlined_helper_[i];write;entry_SYSCALL_64_[k] 7\n"
+		"other;main 1\n";
+	struct profile p;
+	char *out;
+
+	read_folded(&p, text);
+	assert_int_equal(p.total, 10);
+	assert_int_equal(p.nsamples, 3);
+	/* Samples are sorted by count: the 7 first.  Kinds come from suffixes and markers. */
+	assert_int_equal(p.samples[0].count, 7);
+	assert_int_equal(p.frames[p.samples[0].frames[2]].kind, FRAME_INLINED);
+	assert_int_equal(p.frames[p.samples[0].frames[4]].kind, FRAME_KERNEL);
+	assert_string_equal(profile_s(&p, p.frames[p.samples[0].frames[4]].name),
+			    "entry_SYSCALL_64");
+	assert_int_equal(p.frames[p.samples[1].frames[0]].kind, FRAME_MARK);
+	out = folded_of(&p);
+	assert_string_equal(out, text);	/* sorted input: the identity */
+	free(out);
+	profile_free(&p);
+}
+
+static void test_folded_merges_and_tolerates(void **state)
+{
+	/* CRLF, blank lines, comments, a name with spaces, duplicate stacks. */
+	static const char text[] =
+		"# produced by hand\r\n"
+		"\n"
+		"app;operator new[] (unsigned long);main 2\r\n"
+		"app;operator new[] (unsigned long);main 3\n";
+	struct profile p;
+	char *out;
+
+	read_folded(&p, text);
+	assert_int_equal(p.nsamples, 1);
+	assert_int_equal(p.samples[0].count, 5);
+	out = folded_of(&p);
+	assert_string_equal(out, "app;operator new[] (unsigned long);main 5\n");
+	free(out);
+	profile_free(&p);
+}
+
+static void test_folded_errors(void **state)
+{
+	static const char *const bad[] = {
+		"app;main\n", "app;main x\n", "app;main -3\n", "app;main 1 2x\n", " 3\n",
+		"app;main 99999999999999999999999\n",
+	};
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct profile p;
+
+		profile_init(&p);
+		err[0] = '\0';
+		assert_int_equal(profile_read_folded(bad[i], strlen(bad[i]), &p, "x.folded", err,
+						     sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "x.folded:1: not a folded stack"));
+		profile_free(&p);
+	}
+}
+
+static void test_filters(void **state)
+{
+	static const char text[] =
+		"app;main;read;vfs_read_[k] 5\n"
+		"app;main;compute 3\n"
+		"db;main;read 2\n";
+	struct profile_filter f;
+	struct profile in, out;
+	char err[256], *s;
+
+	read_folded(&in, text);
+
+	filter_init(&f);
+	f.comm = "app";
+	assert_int_equal(profile_filter(&in, &out, &f), 0);
+	s = folded_of(&out);
+	assert_string_equal(s, "app;main;compute 3\napp;main;read;vfs_read_[k] 5\n");
+	free(s);
+	profile_free(&out);
+
+	filter_init(&f);
+	assert_int_equal(filter_set_regex(&f, true, "^read$", err, sizeof(err)), 0);
+	assert_int_equal(profile_filter(&in, &out, &f), 0);
+	s = folded_of(&out);
+	assert_string_equal(s, "app;main;read;vfs_read_[k] 5\ndb;main;read 2\n");
+	free(s);
+	profile_free(&out);
+	filter_free(&f);
+
+	/* --hide drops frames; stacks that become equal merge. */
+	filter_init(&f);
+	assert_int_equal(filter_set_regex(&f, false, "^(read|compute)$", err, sizeof(err)), 0);
+	f.reverse = true;
+	assert_int_equal(profile_filter(&in, &out, &f), 0);
+	s = folded_of(&out);
+	assert_string_equal(s, "app;main 3\napp;vfs_read_[k];main 5\ndb;main 2\n");
+	free(s);
+	assert_int_equal(out.total, 10);
+	profile_free(&out);
+	filter_free(&f);
+
+	filter_init(&f);
+	assert_int_equal(filter_set_regex(&f, true, "(", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--focus '('"));
+	filter_free(&f);
+	profile_free(&in);
+}
+
+static void test_speedscope_escaping(void **state)
+{
+	struct profile p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	/* A hostile comm, a quote, a backslash, control bytes and invalid UTF-8. */
+	read_folded(&p, "<script>x;a\"b\\c;caf\xc3\xa9;bad\xff\x01 4\n");
+	p.title = profile_str(&p, "cpu & more");
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(profile_write_speedscope(f, &p), 0);
+	fclose(f);
+	assert_null(strstr(buf, "<script>"));
+	assert_non_null(strstr(buf, "\"\\u003cscript\\u003ex\""));
+	assert_non_null(strstr(buf, "\"a\\\"b\\\\c\""));
+	assert_non_null(strstr(buf, "\"caf\xc3\xa9\""));	/* valid UTF-8 kept */
+	assert_non_null(strstr(buf, "\"bad\\ufffd?\""));	/* \x01 was cleaned to '?' */
+	assert_non_null(strstr(buf, "\"cpu \\u0026 more\""));
+	/* The root frame (the comm) comes first in the one sample. */
+	assert_non_null(strstr(buf, "\"samples\":[[3,0,1,2]]"));
+	assert_non_null(strstr(buf, "\"weights\":[4]"));
+	free(buf);
+	profile_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interning),
+		cmocka_unit_test(test_folded_round_trip),
+		cmocka_unit_test(test_folded_merges_and_tolerates),
+		cmocka_unit_test(test_folded_errors),
+		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_speedscope_escaping),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
