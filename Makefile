@@ -36,7 +36,7 @@ FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
 ARCH_DEF := -D__TARGET_ARCH_x86
 
-.PHONY: all clean install test unit integration fuzz fuzz-smoke bench asan deps browser
+.PHONY: all clean install test unit integration fuzz fuzz-smoke bench asan deps golden browser
 .SECONDARY:
 SHELL := /bin/bash
 all: stitch
@@ -84,6 +84,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a $(HDR
 unit: $(UNIT_BINS)
 	@./tests/unit/run.sh $(UNIT_BINS)
 
+# Every output format of a fixed profile against the expected files.
+golden: stitch
+	@./tests/golden/run.sh
+
 # The integration suite runs twice: the release binary, then the ASan/UBSan one.
 integration: stitch $(BUILD)/stitch-asan
 	@./tests/integration/run.sh
@@ -102,7 +106,7 @@ fuzz-smoke: $(FUZZ_BINS)
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
-test: unit integration fuzz-smoke browser
+test: unit integration fuzz-smoke browser golden
 
 # The SVG flame graph in headless Chromium: zoom, search, escaping.
 browser: stitch

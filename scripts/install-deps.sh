@@ -15,8 +15,8 @@ packages=(
 	libcmocka-dev libclang-rt-14-dev systemtap-sdt-dev binutils util-linux xz-utils
 	# a linker with another layout (lld shares a page between text and rodata)
 	lld
-	# output checks: well-formed SVG, speedscope JSON
-	libxml2-utils jq
+	# output checks: well-formed SVG, speedscope JSON, the real pprof (go tool pprof)
+	libxml2-utils jq golang-go
 	# debug symbols for libc: the tests name libc-internal frames through
 	# /usr/lib/debug/.build-id, the path users with -dbg packages take
 	libc6-dbg

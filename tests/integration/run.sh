@@ -256,6 +256,21 @@ test_pprof_roundtrip_equals_direct_folded() {
 	diff -u "$TMP/direct.folded" "$TMP/ff.folded" || die "folded round trip changed the stacks"
 }
 
+test_pprof_opens_in_go_pprof() {
+	# The real pprof (go tool pprof) reads what we write: types, labels, stacks.
+	"$STITCH" record -F 499 -o "$TMP/go.pb.gz" -- "$CHAIN" spin 1
+	HOME=$TMP go tool pprof -traces "$TMP/go.pb.gz" >"$TMP/go.txt" 2>&1
+	head -30 "$TMP/go.txt"
+	expect_grep "$TMP/go.txt" '^Type: cpu$'
+	expect_grep "$TMP/go.txt" '^ +comm: +chain$'
+	expect_grep "$TMP/go.txt" '^ +pid: +[0-9]+$'
+	# A trace: burn, then its callers down to _start, one per line.
+	awk '/ms +burn$/ { want = "c b a main __libc_start_call_main __libc_start_main _start";
+			     n = split(want, w, " "); i = 1; next }
+	     i && i <= n { if ($1 != w[i]) { bad = 1 }; i++; if (i > n) { ok = 1; i = 0 } }
+	     END { exit !(ok && !bad) }' "$TMP/go.txt" || die "no complete burn trace in go tool pprof -traces"
+}
+
 test_record_writes_every_format() {
 	"$STITCH" record -F 499 -o "$TMP/all.svg" -o "$TMP/all.pb.gz" -o "$TMP/all.speedscope.json" \
 		-o "$TMP/all.txt" -- "$CHAIN" spin 1
