@@ -25,6 +25,20 @@ void hmap_free(struct hmap *m)
 	m->nbuckets = m->count = 0;
 }
 
+void hmap_free_all(struct hmap *m)
+{
+	struct hmap_node *n, *next;
+	size_t i;
+
+	for (i = 0; i < m->nbuckets; i++) {
+		for (n = m->buckets[i]; n; n = next) {
+			next = n->next;
+			free(n);
+		}
+	}
+	hmap_free(m);
+}
+
 struct hmap_node *hmap_find(const struct hmap *m, uint64_t hash, hmap_eq_fn eq, const void *key)
 {
 	struct hmap_node *n;

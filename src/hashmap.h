@@ -26,6 +26,8 @@ typedef bool (*hmap_eq_fn)(const struct hmap_node *node, const void *key);
 
 int hmap_init(struct hmap *m, size_t expected);
 void hmap_free(struct hmap *m);	/* frees the table, not the records */
+/* Frees the table and every record, for records allocated alone with malloc. */
+void hmap_free_all(struct hmap *m);
 struct hmap_node *hmap_find(const struct hmap *m, uint64_t hash, hmap_eq_fn eq, const void *key);
 /* Insert without checking for duplicates; grows the table as needed. */
 void hmap_insert(struct hmap *m, struct hmap_node *node, uint64_t hash);

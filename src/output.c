@@ -96,20 +96,6 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-static void free_lines(struct hmap *m)
-{
-	struct hmap_node *n, *next;
-	size_t i;
-
-	for (i = 0; i < m->nbuckets; i++) {
-		for (n = m->buckets[i]; n; n = next) {
-			next = n->next;
-			free(n);
-		}
-	}
-	hmap_free(m);
-}
-
 int profile_write_folded(FILE *f, const struct profile *p)
 {
 	struct sbuf b = { NULL, 0, 0 };
@@ -166,7 +152,7 @@ int profile_write_folded(FILE *f, const struct profile *p)
 		for (i = 0; i < nl; i++)
 			fprintf(f, "%s %llu\n", lines[i]->text, (unsigned long long)lines[i]->count);
 	}
-	free_lines(&merged);
+	hmap_free_all(&merged);
 	free(lines);
 	free(b.s);
 	return rc;

@@ -526,20 +526,6 @@ static int write_rest(struct writer *w)
 	return w->out.oom ? -ENOMEM : 0;
 }
 
-static void free_nodes(struct hmap *m)
-{
-	struct hmap_node *n, *next;
-	size_t i;
-
-	for (i = 0; i < m->nbuckets; i++) {
-		for (n = m->buckets[i]; n; n = next) {
-			next = n->next;
-			free(n);
-		}
-	}
-	hmap_free(m);
-}
-
 int pprof_write(FILE *f, const struct profile *p)
 {
 	struct writer w = { .p = p, .f = f };
@@ -573,8 +559,8 @@ out:
 	pb_buf_free(&w.out);
 	pb_buf_free(&w.msg);
 	pb_buf_free(&w.sub);
-	free_nodes(&w.fn_index);
-	free_nodes(&w.loc_index);
+	hmap_free_all(&w.fn_index);
+	hmap_free_all(&w.loc_index);
 	free(w.fns);
 	free(w.locs);
 	free(w.gframes);

@@ -49,20 +49,6 @@ static uint64_t frame_hash(const struct prof_frame *f)
 	return hash_u64(h ^ f->addr ^ ((uint64_t)f->kind << 56));
 }
 
-static void free_nodes(struct hmap *m)
-{
-	struct hmap_node *n, *next;
-	size_t i;
-
-	for (i = 0; i < m->nbuckets; i++) {
-		for (n = m->buckets[i]; n; n = next) {
-			next = n->next;
-			free(n);
-		}
-	}
-	hmap_free(m);
-}
-
 void profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -83,8 +69,8 @@ void profile_free(struct profile *p)
 	free(p->frames);
 	free(p->samples);
 	free(p->modules);
-	free_nodes(&p->str_index);
-	free_nodes(&p->frame_index);
+	hmap_free_all(&p->str_index);
+	hmap_free_all(&p->frame_index);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -272,14 +258,14 @@ int profile_merge_samples(struct profile *p)
 		p->samples[out] = *s;
 		n = malloc(sizeof(*n));
 		if (!n) {
-			free_nodes(&seen);
+			hmap_free_all(&seen);
 			return -ENOMEM;
 		}
 		n->idx = out++;
 		hmap_insert(&seen, &n->node, h);
 	}
 	p->nsamples = out;
-	free_nodes(&seen);
+	hmap_free_all(&seen);
 	if (p->nsamples > 1)
 		qsort(p->samples, p->nsamples, sizeof(*p->samples), cmp_count);
 	return 0;

@@ -40,16 +40,9 @@ int resolver_init(struct resolver *r, struct kallsyms *ks)
 
 void resolver_free(struct resolver *r)
 {
-	struct hmap_node *n, *next;
 	size_t i;
 
-	for (i = 0; i < r->cache.nbuckets; i++) {
-		for (n = r->cache.buckets[i]; n; n = next) {
-			next = n->next;
-			free(n);
-		}
-	}
-	hmap_free(&r->cache);
+	hmap_free_all(&r->cache);
 	for (i = 0; i < r->nstrings; i++)
 		free(r->strings[i]);
 	free(r->strings);

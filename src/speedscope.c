@@ -92,20 +92,6 @@ static bool sframe_eq(const struct hmap_node *n, const void *key)
 	return strcmp(((const struct sframe *)n)->key, key) == 0;
 }
 
-static void free_sframes(struct hmap *m)
-{
-	struct hmap_node *n, *next;
-	size_t i;
-
-	for (i = 0; i < m->nbuckets; i++) {
-		for (n = m->buckets[i]; n; n = next) {
-			next = n->next;
-			free(n);
-		}
-	}
-	hmap_free(m);
-}
-
 /* Map every profile frame to a speedscope frame; returns how many there are. */
 static int64_t map_frames(const struct profile *p, uint32_t *to, struct hmap *seen,
 			  struct sframe ***order)
@@ -162,7 +148,7 @@ int profile_write_speedscope(FILE *f, const struct profile *p)
 	if (comm_slot && to && hmap_init(&seen, p->nframes) == 0) {
 		nfn = map_frames(p, to, &seen, &order);
 		if (nfn < 0)
-			free_sframes(&seen);
+			hmap_free_all(&seen);
 	}
 	if (nfn < 0) {
 		free(comm_slot);
@@ -218,7 +204,7 @@ int profile_write_speedscope(FILE *f, const struct profile *p)
 	for (si = 0; si < p->nsamples; si++)
 		fprintf(f, "%s%llu", si ? "," : "", (unsigned long long)p->samples[si].count);
 	fputs("]}]}\n", f);
-	free_sframes(&seen);
+	hmap_free_all(&seen);
 	free(order);
 	free(to);
 	free(comm_slot);

@@ -26,16 +26,7 @@ int stacks_init(struct stack_table *t)
 
 void stacks_free(struct stack_table *t)
 {
-	struct hmap_node *n, *next;
-	size_t i;
-
-	for (i = 0; i < t->map.nbuckets; i++) {
-		for (n = t->map.buckets[i]; n; n = next) {
-			next = n->next;
-			free(n);
-		}
-	}
-	hmap_free(&t->map);
+	hmap_free_all(&t->map);
 	free(t->sorted);
 	memset(t, 0, sizeof(*t));
 }
