@@ -591,6 +591,30 @@ static void read_stats(struct recorder *r, uint64_t out[STAT_NR])
 	free(vals);
 }
 
+/*
+ * Events the kernel skipped because a BPF program was already running on
+ * that CPU (its recursion guard): lost too, and counted per program.
+ */
+static uint64_t prog_misses(struct recorder *r)
+{
+	struct bpf_program *progs[] = {
+		r->skel->progs.on_perf_event, r->skel->progs.on_tracepoint,
+		r->skel->progs.on_uprobe, r->skel->progs.on_kprobe,
+	};
+	uint64_t misses = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len) == 0)
+			misses += info.recursion_misses;
+	}
+	return misses;
+}
+
 static void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 {
 	uint64_t lost = st[STAT_RINGBUF_LOST];
@@ -598,7 +622,11 @@ static void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 	if (lost)
 		fprintf(stderr, "stitch: LOST %" PRIu64 " of %" PRIu64 " events: ring buffer full "
 			"(try --ringbuf-mb %zu or a lower rate)\n",
-			lost, st[STAT_EVENTS], r->o->ringbuf_mb * 4);
+			lost, st[STAT_EVENTS],
+			r->o->ringbuf_mb * 4 > 4096 ? (size_t)4096 : r->o->ringbuf_mb * 4);
+	if (prog_misses(r))
+		fprintf(stderr, "stitch: LOST %" PRIu64 " events the kernel did not let us see: "
+			"another BPF program was running on that CPU\n", prog_misses(r));
 	if (st[STAT_USTACK_FAULT])
 		fprintf(stderr, "stitch: %" PRIu64 " events had an unreadable user stack "
 			"(shown without user frames)\n", st[STAT_USTACK_FAULT]);
