@@ -36,10 +36,10 @@ FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
 ARCH_DEF := -D__TARGET_ARCH_x86
 
-.PHONY: all clean install test unit integration fuzz fuzz-smoke bench asan deps golden browser
+.PHONY: all clean install test unit integration fuzz fuzz-smoke bench asan deps golden browser interp-walk
 .SECONDARY:
 SHELL := /bin/bash
-all: stitch
+all: stitch build/lib/libstitch-stall.so build/lib/libstitch-stall.a build/lib/pkgconfig/stitch-stall.pc
 
 deps:
 	./scripts/install-deps.sh
@@ -106,7 +106,12 @@ fuzz-smoke: $(FUZZ_BINS)
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
-test: unit integration fuzz-smoke browser golden
+test: unit integration fuzz-smoke browser golden stall-test interp-walk
+
+# Out-of-process interpreter walkers (the oracle for the BPF walkers): offsets checked against
+# the interpreters' own headers, then every thread of real Python/Ruby workloads walked.
+interp-walk:
+	./tools/interp-walk/run-checks.sh
 
 # The SVG flame graph in headless Chromium: zoom, search, escaping.
 browser: stitch
@@ -122,8 +127,77 @@ fuzz: $(FUZZ_BINS)
 bench: stitch
 	./bench/run.sh
 
-install: stitch
+install: stitch install-stall
 	install -D -m 0755 stitch $(DESTDIR)$(PREFIX)/bin/stitch
 
 clean:
 	rm -rf $(BUILD) stitch
+
+# ---- libstitch-stall ----
+# The stall detector library for event loops (lib/stall, issue 6).  It carries
+# its own copies of the CFI builder and unwinder objects, built -fPIC with
+# hidden visibility: only stitch_stall_* is exported, and the .a has the
+# internal names made local (ld -r + objcopy), so it can be linked next to
+# anything, libstitch.a included.  Needs only libelf.
+STALL_DIR := lib/stall
+STALL_OBJDIR := $(BUILD)/stall
+STALL_SRCS := $(wildcard $(STALL_DIR)/*.c) src/cfi.c src/unwind.c src/elf_util.c
+STALL_OBJS := $(patsubst %.c,$(STALL_OBJDIR)/%.o,$(STALL_SRCS))
+STALL_HDRS := $(wildcard $(STALL_DIR)/*.h $(STALL_DIR)/stitch/*.h) src/cfi.h src/unwind.h \
+	src/unwind_table.h src/elf_util.h
+STALL_CFLAGS := -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -fvisibility=hidden \
+	-DSTITCH_STALL_BUILD -Isrc -I$(STALL_DIR)
+STALL_VERSION := 0.1.0
+STALL_LIBS := build/lib/libstitch-stall.so build/lib/libstitch-stall.a \
+	build/lib/pkgconfig/stitch-stall.pc
+
+.PHONY: stall stall-test stall-bench install-stall
+stall: $(STALL_LIBS)
+
+$(STALL_OBJDIR)/%.o: %.c $(STALL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(STALL_CFLAGS) -c $< -o $@
+
+build/lib/libstitch-stall.so: $(STALL_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libstitch-stall.so -Wl,--no-undefined -Wl,-z,defs \
+		$(STALL_OBJS) -lelf -lpthread -o $@
+
+build/lib/libstitch-stall.a: $(STALL_OBJS)
+	@mkdir -p $(dir $@)
+	$(LD) -r $(STALL_OBJS) -o $(STALL_OBJDIR)/stitch-stall.o
+	objcopy --localize-hidden $(STALL_OBJDIR)/stitch-stall.o
+	rm -f $@ && ar rcs $@ $(STALL_OBJDIR)/stitch-stall.o
+
+# $(1): the prefix written into the file.
+stall_pc = sed -e 's|@PREFIX@|$(1)|' -e 's|@VERSION@|$(STALL_VERSION)|' $(STALL_DIR)/stitch-stall.pc.in
+
+build/lib/pkgconfig/stitch-stall.pc: $(STALL_DIR)/stitch-stall.pc.in
+	@mkdir -p $(dir $@)
+	$(call stall_pc,$(PREFIX)) > $@
+
+install-stall: $(STALL_LIBS)
+	install -D -m 0644 $(STALL_DIR)/stitch/stall.h $(DESTDIR)$(PREFIX)/include/stitch/stall.h
+	install -D -m 0755 build/lib/libstitch-stall.so $(DESTDIR)$(PREFIX)/lib/libstitch-stall.so
+	install -D -m 0644 build/lib/libstitch-stall.a $(DESTDIR)$(PREFIX)/lib/libstitch-stall.a
+	@mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	$(call stall_pc,$(PREFIX)) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/stitch-stall.pc
+
+# The test event loop is built like the programs it must handle: -O2, no frame pointers.
+$(BUILD)/stall/stall_loop: tests/stall/stall_loop.c build/lib/libstitch-stall.so
+	$(CC) -O2 -fomit-frame-pointer -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(STALL_DIR) $< \
+		-Lbuild/lib -lstitch-stall -Wl,-rpath,$(abspath build/lib) -lpthread -o $@
+
+stall-test: $(STALL_LIBS) $(BUILD)/stall/stall_loop
+	@./tests/stall/run.sh
+
+$(BUILD)/stall/stall_bench: bench/stall_bench.c build/lib/libstitch-stall.so build/lib/libstitch-stall.a
+	$(CC) -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(STALL_DIR) $< \
+		-Lbuild/lib -lstitch-stall -Wl,-rpath,$(abspath build/lib) -lpthread -o $@
+	$(CC) -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(STALL_DIR) $< \
+		build/lib/libstitch-stall.a -lelf -lpthread -o $@-static
+
+stall-bench: $(BUILD)/stall/stall_bench
+	$(BUILD)/stall/stall_bench
+	$(BUILD)/stall/stall_bench-static
+# ---- end libstitch-stall ----

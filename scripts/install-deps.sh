@@ -26,6 +26,9 @@ packages=(
 	protobuf-compiler
 	# the SVG flame graph test runs in a real (headless) browser
 	chromium
+	# interpreter frames (issue: interpreters): the stock interpreters, their internal headers
+	# (python3.11-dev: internal/; ruby3.1-dev: rb_mjit_min_header) for the offset checks
+	python3.11 python3.11-dev ruby3.1 ruby3.1-dev
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A test event loop for libstitch-stall: short tasks that must never be
+ * reported, and stalls on purpose (a spin in user code, a populate in the
+ * kernel, a sleep for the wall clock).  Built -O2 -fomit-frame-pointer, so
+ * reports only name spin_for_stall if the library unwinds with CFI.
+ *
+ *   stall_loop short|user|kernel|ratelimit|wall|sigio|seccomp|dlopen [--timer]
+ *   stall_loop threads N
+ *   stall_loop ksyms < report     (names the report's kernel addresses)
+ *
+ * Reports go to stderr (the library's default); the test script reads them.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stitch/stall.h"
+
+static unsigned int flags;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static volatile unsigned long sink;
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Spins for ms of this thread's CPU time (the VM may steal wall time, and
+ * threads share CPUs).  The clock is a system call, so it is read only every
+ * 1M iterations (~0.5 ms): samples land in this loop, in user mode.
+ */
+__attribute__((noinline)) void spin_for_stall(unsigned int ms)
+{
+	uint64_t end = cpu_ns() + ms * 1000000ull;
+	unsigned long i;
+
+	do {
+		for (i = 0; i < (1ul << 20); i++)
+			sink += i;
+	} while (cpu_ns() < end);
+}
+
+__attribute__((noinline)) static void short_task(unsigned int us)
+{
+	uint64_t end = mono_ns() + us * 1000ull;
+
+	while (mono_ns() < end)
+		sink++;
+}
+
+static struct stitch_stall *start(unsigned int threshold_ms, unsigned int rpm)
+{
+	struct stitch_stall_config cfg = STITCH_STALL_CONFIG_DEFAULT;
+	struct stitch_stall *d;
+
+	cfg.threshold_ms = threshold_ms;
+	cfg.reports_per_minute = rpm;
+	cfg.flags = flags;
+	d = stitch_stall_start(&cfg);
+	if (!d) {
+		fprintf(stdout, "stitch_stall_start: %s\n", strerror(errno));
+		exit(2);
+	}
+	return d;
+}
+
+/* n short tasks, idling (a real blocking poll) every 50. */
+static void run_short(struct stitch_stall *d, int n, unsigned int us)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (i % 50 == 0) {
+			stitch_stall_idle(d);
+			poll(NULL, 0, 1);
+		}
+		stitch_stall_task_begin(d);
+		short_task(us);
+		stitch_stall_task_end(d);
+	}
+}
+
+/* The loop blocked waiting for work: never a stall, so never in a report. */
+__attribute__((noinline)) static void idle_wait(struct stitch_stall *d, int ms)
+{
+	stitch_stall_idle(d);
+	poll(NULL, 0, ms);
+	__asm__ volatile("" ::: "memory");	/* not a tail call: keep this frame */
+}
+
+static void stall_user(struct stitch_stall *d, unsigned int ms)
+{
+	stitch_stall_task_begin(d);
+	spin_for_stall(ms);
+	stitch_stall_task_end(d);
+}
+
+__attribute__((noinline)) static void populate(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	munmap(p, bytes);
+}
+
+static volatile int app_sigio_count, stop_sender;
+static pid_t target;
+
+static void app_sigio(int sig)
+{
+	app_sigio_count++;
+}
+
+static void *sigio_sender(void *arg)
+{
+	while (!stop_sender) {
+		struct timespec ts = { 0, 2000000 };
+
+		syscall(SYS_tgkill, getpid(), target, SIGIO);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* Refuse perf_event_open with EACCES, as a container runtime's seccomp profile does. */
+static void refuse_perf_event_open(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		perror("seccomp");
+		exit(2);
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct stitch_stall *d = start(20, 10);
+
+	printf("thread tid=%d\n", gettid());
+	fflush(stdout);
+	run_short(d, 200, 50);
+	stall_user(d, 60 + 10 * (int)(intptr_t)arg);
+	run_short(d, 200, 50);
+	stitch_stall_stop(d);
+	return NULL;
+}
+
+/* For each "  kernel 0x..." line on stdin: "0xADDR NAME" from /proc/kallsyms. */
+static int ksyms(void)
+{
+	static struct sym { uint64_t a; char n[128]; } *syms;
+	size_t nr = 0, cap = 0, lo, hi;
+	char line[512], name[128], type;
+	unsigned long long a;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 2;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3 || !a)
+			continue;
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 4096;
+			syms = realloc(syms, cap * sizeof(*syms));
+		}
+		syms[nr].a = a;
+		snprintf(syms[nr].n, sizeof(syms[nr].n), "%s", name);
+		nr++;
+	}
+	fclose(f);
+	/* kallsyms is nearly sorted, not quite: sort it. */
+	for (lo = 1; lo < nr; lo++) {
+		struct sym s = syms[lo];
+
+		for (hi = lo; hi > 0 && syms[hi - 1].a > s.a; hi--)
+			syms[hi] = syms[hi - 1];
+		syms[hi] = s;
+	}
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "  kernel %llx", &a) != 1)
+			continue;
+		lo = 0;
+		hi = nr;
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+
+			if (syms[mid].a <= a)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		printf("0x%llx %s\n", a, nr && syms[lo].a <= a ? syms[lo].n : "?");
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct stitch_stall *d;
+	const char *mode = argc > 1 ? argv[1] : "";
+	int i;
+
+	for (i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--timer"))
+			flags |= STITCH_STALL_FORCE_TIMER;
+	if (!strcmp(mode, "ksyms"))
+		return ksyms();
+	if (!strcmp(mode, "threads")) {
+		int n = argc > 2 ? atoi(argv[2]) : 4;
+		pthread_t t[64];
+
+		for (i = 0; i < n && i < 64; i++)
+			pthread_create(&t[i], NULL, thread_main, (void *)(intptr_t)i);
+		for (i = 0; i < n && i < 64; i++)
+			pthread_join(t[i], NULL);
+		return 0;
+	}
+	if (!strcmp(mode, "seccomp")) {
+		refuse_perf_event_open();
+		mode = "user";
+	}
+	if (!strcmp(mode, "wall"))
+		flags |= STITCH_STALL_WALL_CLOCK;
+	d = start(20, 10);
+	printf("main tid=%d\n", gettid());
+	fflush(stdout);
+	if (!strcmp(mode, "short")) {
+		/* ~0.6 s of CPU in 30000 tasks of 20 us: many ticks, never a stall. */
+		run_short(d, 30000, 20);
+	} else if (!strcmp(mode, "user")) {
+		run_short(d, 1000, 20);
+		stall_user(d, 100);
+		run_short(d, 1000, 20);
+	} else if (!strcmp(mode, "kernel")) {
+		run_short(d, 1000, 20);
+		stitch_stall_task_begin(d);
+		populate(1ul << 30);
+		stitch_stall_task_end(d);
+		run_short(d, 1000, 20);
+	} else if (!strcmp(mode, "ratelimit")) {
+		/* 6 stalls of one report each; 2 a window pass (the test shortens the window). */
+		stitch_stall_stop(d);
+		d = start(20, 2);
+		for (i = 0; i < 6; i++) {
+			stall_user(d, 30);
+			run_short(d, 100, 20);
+		}
+		stitch_stall_idle(d);
+		poll(NULL, 0, 1200);
+		stall_user(d, 30);
+	} else if (!strcmp(mode, "wall")) {
+		/* Blocked (not spinning) inside a task: only the wall clock sees it. */
+		uint64_t end = mono_ns() + 100000000ull;
+
+		run_short(d, 200, 20);
+		stitch_stall_task_begin(d);
+		while (mono_ns() < end) {
+			struct timespec ts = { 0, 5000000 };
+
+			nanosleep(&ts, NULL);	/* EINTR from our own ticks: loop */
+		}
+		stitch_stall_task_end(d);
+		/* A long idle is not a stall, and the next stall is still caught. */
+		idle_wait(d, 300);
+		run_short(d, 200, 20);
+		stitch_stall_idle(d);
+		poll(NULL, 0, 3);	/* a short idle: the timer may still be armed */
+		stall_user(d, 60);
+	} else if (!strcmp(mode, "sigio")) {
+		/*
+		 * The real-time queue full: the kernel sends SIGIO instead.
+		 * Simulated by blocking our real-time signal and sending SIGIO
+		 * from another thread; the program's own SIGIO handler must
+		 * still run.
+		 */
+		struct sigaction sa = { .sa_handler = app_sigio };
+		pthread_t t;
+		sigset_t set;
+
+		stitch_stall_stop(d);
+		sigaction(SIGIO, &sa, NULL);	/* before start: the library chains to it */
+		d = start(20, 10);
+		sigemptyset(&set);
+		sigaddset(&set, SIGRTMAX - 3);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		target = gettid();
+		pthread_create(&t, NULL, sigio_sender, NULL);
+		run_short(d, 1000, 20);
+		stall_user(d, 60);
+		run_short(d, 1000, 20);
+		stop_sender = 1;
+		pthread_join(t, NULL);
+		printf("app sigio handler ran %d times\n", app_sigio_count);
+	} else if (!strcmp(mode, "dlopen")) {
+		/* A stall inside an object loaded after start: its frames must still unwind. */
+		void *h = dlopen(argc > 2 ? argv[2] : "", RTLD_NOW);
+		void (*fn)(unsigned int);
+
+		if (!h) {
+			printf("dlopen: %s\n", dlerror());
+			return 2;
+		}
+		fn = (void (*)(unsigned int))dlsym(h, "plugin_spin");
+		if (!fn)
+			return 2;
+		run_short(d, 2000, 5);	/* a task_end or idle notices the new object */
+		stitch_stall_task_begin(d);
+		fn(60);
+		stitch_stall_task_end(d);
+	} else {
+		fprintf(stderr, "usage: %s short|user|kernel|ratelimit|wall|sigio|dlopen|threads|ksyms\n",
+			argv[0]);
+		return 2;
+	}
+	stitch_stall_stop(d);
+	printf("done\n");
+	return 0;
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Walk known interpreter stacks from outside and assert them exactly, per thread.
+# Needs (scripts/install-deps.sh, "interpreter frames"): python3.11 python3.11-dev ruby3.1
+# ruby3.1-dev libelf-dev libc6-dbg (the glibc offsets were read from its DWARF; not needed here).
+# Env: WALKS (default 20) walks per thread and mode. Prints "interp: N passed, M failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=$root/build/interp-walk
+wl=$root/tests/workloads/interp
+walks=${WALKS:-20}
+pass=0 fail=0 truncs=0
+pids=()
+mkdir -p "$out"
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; }
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# ---- build and offset checks ----
+if gcc -O2 -Wall -Wextra -Werror -o "$out/interp-walk" "$here/interp-walk.c" -lelf; then ok; else bad "build interp-walk"; fi
+if gcc -I/usr/include/python3.11 -o "$out/offsets-python" "$here/offsets-python.c" &&
+	"$out/offsets-python" > "$out/offsets-python.txt"; then ok; else bad "python311.h vs python3.11-dev headers"; grep MISMATCH "$out/offsets-python.txt"; fi
+rbinc=/usr/include/x86_64-linux-gnu/ruby-3.1.0
+rbhdr=$(cd "$rbinc" 2>/dev/null && ls rb_mjit_min_header-3.1.*.h 2>/dev/null | head -1)
+if [ -n "$rbhdr" ] && gcc -w -I"$rbinc" -DRB_MJIT_HEADER="\"$rbhdr\"" -o "$out/offsets-ruby" "$here/offsets-ruby.c" -lruby-3.1 &&
+	"$out/offsets-ruby" > "$out/offsets-ruby.txt"; then ok; else bad "ruby31.h vs ${rbhdr:-rb_mjit_min_header-3.1.N.h (ruby3.1-dev missing?)}"; grep MISMATCH "$out/offsets-ruby.txt"; fi
+[ -x "$out/interp-walk" ] || { # ---- Perl 5.36: only the interpreter lookup (TLS vs TSD) is implemented so far ----
+if [ -x /usr/bin/perl ]; then
+	/usr/bin/perl -e 'for (;;) {}' &
+	wpid=$!; pids+=("$wpid"); sleep 0.3
+	for i in $(seq "$walks"); do
+		if "$out/interp-walk" "$wpid" "$wpid" 2>/dev/null | grep -q "TLS and TSD agree"; then ok; else bad "perl my_perl lookup"; fi
+	done
+	kill "$wpid"
+fi
+
+echo "interp: $pass passed, $fail failed"; exit 1; }
+
+# line of "MARK: name" in a file
+mark() { grep -n "MARK: $2\$" "$1" | head -1 | cut -d: -f1; }
+
+# start WORKLOAD-CMD...; sets wpid and tids (main a b) from its "ready" line
+start() {
+	local log=$out/ready.$$ i
+	: > "$log"
+	"$@" > "$log" 2>/dev/null &
+	wpid=$!
+	pids+=("$wpid")
+	for i in $(seq 100); do grep -q '^ready' "$log" && break; sleep 0.1; done
+	read -r _ tmain ta tb < <(sed 's/[a-z]*=//g' "$log")
+	[ -n "${tb:-}" ]
+}
+
+# check NAME OPTIONAL_INNERMOST EXPECTED_FILE OUTPUT_FILE RC
+# Exact match, optionally with one extra innermost cfunc line; a "[truncated" last line is
+# accepted only after a correct prefix (never a wrong frame).
+check() {
+	local name=$1 opt=$2 exp=$3 got=$4 rc=$5 body=$out/body.$$
+	if [ -n "$opt" ] && [ "$(head -1 "$got")" = "$opt" ]; then tail -n +2 "$got" > "$body"; else cp "$got" "$body"; fi
+	if [ "$rc" = 0 ] && cmp -s "$body" "$exp"; then ok; return; fi
+	if [ "$rc" = 3 ] && tail -1 "$body" | grep -q '^\[truncated'; then
+		local n
+		n=$(($(wc -l < "$body") - 1))
+		if cmp -s <(head -n "$n" "$body") <(head -n "$n" "$exp"); then truncs=$((truncs + 1)); ok; return; fi
+	fi
+	bad "$name: walk (rc $rc) differs from expected"
+	diff "$exp" "$got" | head -20
+}
+
+# walk_all LABEL TID OPTIONAL EXPECTED: WALKS stopped walks + WALKS walks of the running thread
+walk_all() {
+	local label=$1 tid=$2 opt=$3 exp=$4 i rc
+	for i in $(seq "$walks"); do
+		"$out/interp-walk" "$wpid" "$tid" > "$out/got" 2> "$out/err"; rc=$?
+		check "$label stopped #$i" "$opt" "$exp" "$out/got" "$rc"
+		"$out/interp-walk" -n "$wpid" "$tid" > "$out/got" 2> "$out/err"; rc=$?
+		check "$label running #$i" "$opt" "$exp" "$out/got" "$rc"
+	done
+}
+
+# ---- CPython 3.11 ----
+py=/usr/bin/python3.11
+if [ -x $py ]; then
+	f=$wl/py_threads.py
+	thr=$($py -c 'import threading; print(threading.__file__)')
+	tl() { grep -n -F "$1" "$thr" | head -1 | cut -d: -f1; }
+	boot="Thread.run ($thr:$(tl 'self._target(*self._args, **self._kwargs)'))
+Thread._bootstrap_inner ($thr:$(tl '                self.run()'))
+Thread._bootstrap ($thr:$(tl '            self._bootstrap_inner()'))"
+	if start $py "$f"; then
+		printf '%s\n' "main_wait ($f:$(mark "$f" m_wait))" "main ($f:$(mark "$f" m_main))" \
+			"<module> ($f:$(mark "$f" m_module))" > "$out/py.main"
+		printf '%s\n' "inner_a.<locals>.<lambda>.<locals>.<listcomp> ($f:$(mark "$f" a_lambda))" \
+			"inner_a.<locals>.<lambda> ($f:$(mark "$f" a_lambda))" "inner_a ($f:$(mark "$f" a_inner))" \
+			"outer_a ($f:$(mark "$f" a_outer))" "$boot" > "$out/py.a"
+		printf '%s\n' "Worker.step ($f:$(mark "$f" b_step))" "Worker.run ($f:$(mark "$f" b_run))" "$boot" > "$out/py.b"
+		walk_all "python main" "$tmain" "" "$out/py.main"
+		walk_all "python A" "$ta" "" "$out/py.a"
+		walk_all "python B" "$tb" "" "$out/py.b"
+		kill "$wpid"
+	else
+		bad "python workload did not start"
+	fi
+else
+	bad "no $py"
+fi
+
+# ---- Ruby 3.1 ----
+rb=/usr/bin/ruby3.1
+if [ -x $rb ]; then
+	f=$wl/rb_threads.rb
+	if start $rb "$f"; then
+		printf '%s\n' "main_wait ($f:$(mark "$f" m_wait))" "<main> ($f:$(mark "$f" m_main))" > "$out/rb.main"
+		printf '%s\n' "spin_a ($f:$(mark "$f" a_spin))" "block in run ($f:$(mark "$f" a_block))" \
+			"each ($f:$(mark "$f" a_each))" "run ($f:$(mark "$f" a_each))" \
+			"block in <main> ($f:$(mark "$f" a_thread))" > "$out/rb.a"
+		printf '%s\n' "spin_b ($f:$(mark "$f" b_spin))" "block in writer_b ($f:$(mark "$f" b_block))" \
+			"times ($f:$(mark "$f" b_block))" "writer_b ($f:$(mark "$f" b_block))" \
+			"block in <main> ($f:$(mark "$f" b_thread))" > "$out/rb.b"
+		walk_all "ruby main" "$tmain" "sleep ($f:$(mark "$f" m_wait))" "$out/rb.main"
+		walk_all "ruby A" "$ta" "pid ($f:$(mark "$f" a_spin))" "$out/rb.a"
+		walk_all "ruby B" "$tb" "write ($f:$(mark "$f" b_spin))" "$out/rb.b"
+		kill "$wpid"
+	else
+		bad "ruby workload did not start"
+	fi
+else
+	bad "no $rb"
+fi
+
+# ---- Perl 5.36: only the interpreter lookup (TLS vs TSD) is implemented so far ----
+if [ -x /usr/bin/perl ]; then
+	/usr/bin/perl -e 'for (;;) {}' &
+	wpid=$!; pids+=("$wpid"); sleep 0.3
+	for i in $(seq "$walks"); do
+		if "$out/interp-walk" "$wpid" "$wpid" 2>/dev/null | grep -q "TLS and TSD agree"; then ok; else bad "perl my_perl lookup"; fi
+	done
+	kill "$wpid"
+fi
+
+echo "interp: $pass passed, $fail failed ($truncs walks of running threads ended truncated)"
+[ "$fail" = 0 ]
