@@ -820,31 +820,297 @@ static int walk_ruby(const struct module *m, pid_t tid, uint64_t fs_base)
 }
 
 /* ============================ Perl 5.36 ============================ */
-static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
+
+/* A NUL-terminated string at addr, read page by page (a short string may end just before
+ * an unmapped page). Bytes beyond outsz-1 fail: a cut name would be a different name. */
+static int rd_cstr(uint64_t addr, char *out, size_t outsz)
+{
+	size_t o = 0;
+
+	while (o < outsz) {
+		size_t chunk = 4096 - ((addr + o) & 4095);
+		char *nul;
+
+		if (chunk > outsz - o)
+			chunk = outsz - o;
+		if (rd(addr + o, out + o, chunk))
+			return -1;
+		nul = memchr(out + o, 0, chunk);
+		if (nul) {
+			sanitize(out);
+			return 0;
+		}
+		o += chunk;
+	}
+	return -1;
+}
+
+static const char *pl_si_name(int type)
+{
+	static const char *const names[] = { "UNDEF", "MAIN", "MAGIC", "SORT", "SIGNAL", "OVERLOAD",
+		"DESTROY", "WARNHOOK", "DIEHOOK", "REQUIRE", "MULTICALL", "REGCOMP" };
+
+	return type >= 0 && type < (int)(sizeof(names) / sizeof(names[0])) ? names[type] : "UNKNOWN";
+}
+
+/* SvTYPE of an SV head; -1 if unreadable. */
+static int pl_sv_type(const struct perl_layout *L, uint64_t sv, uint32_t *flags)
+{
+	if (rd32(sv + L->sv_flags, flags))
+		return -1;
+	return *flags & L->svtypemask;
+}
+
+/* HEK -> its key. */
+static int pl_hek(const struct perl_layout *L, uint64_t hek, char *out, size_t outsz)
+{
+	int32_t len;
+
+	if (rd(hek + L->hek_len, &len, 4) || len < 0 || (size_t)len >= outsz ||
+	    rd(hek + L->hek_key, out, len))
+		return -1;
+	out[len] = 0;
+	sanitize(out);
+	return 0;
+}
+
+/* HvNAME of a stash: the name HEK in the HV's aux struct (SVf_OOK); with several names
+ * (xhv_name_count != 0) the first one is the name, NULL if the stash lost it. */
+static int pl_stash_name(const struct perl_layout *L, uint64_t hv, char *out, size_t outsz)
+{
+	uint64_t any, name;
+	uint32_t flags;
+	int32_t count;
+
+	if (pl_sv_type(L, hv, &flags) != (int)L->svt_pvhv || !(flags & L->svf_ook) ||
+	    rd64(hv + L->sv_any, &any) || rd64(any + L->xhv_aux_name, &name) ||
+	    rd(any + L->xhv_aux_name_count, &count, 4))
+		return -1;
+	if (count && rd64(name, &name))
+		return -1;
+	return name ? pl_hek(L, name, out, outsz) : -1;
+}
+
+/* A CV's name as caller() prints it: Package::name (anonymous subs are Package::__ANON__,
+ * lexical subs only their name). Named through its GV, or through a name HEK + CvSTASH
+ * when CVf_NAMED (subs stored in the stash without a glob, lexical subs). */
+static int pl_cv_name(const struct perl_layout *L, uint64_t cv, char *out, size_t outsz)
+{
+	char pkg[MAX_STR], name[MAX_STR];
+	uint64_t any, gv, gvany, hek, stash;
+	uint32_t flags, cvflags, gvflags;
+
+	if (pl_sv_type(L, cv, &flags) != (int)L->svt_pvcv || rd64(cv + L->sv_any, &any) ||
+	    rd32(any + L->xcv_flags, &cvflags) || rd64(any + L->xcv_gv_or_hek, &gv))
+		return -1;
+	if (cvflags & L->cvf_named) {
+		hek = gv;
+		if (rd64(any + L->xcv_stash, &stash))
+			return -1;
+	} else {
+		/* isGV_with_GP: a real glob, not a string that was once one */
+		if (pl_sv_type(L, gv, &gvflags) != (int)L->svt_pvgv ||
+		    (gvflags & (L->svp_pok | L->svpgv_gp)) != L->svpgv_gp ||
+		    rd64(gv + L->sv_any, &gvany) || rd64(gvany + L->xgv_namehek, &hek) ||
+		    rd64(gvany + L->xgv_stash, &stash))
+			return -1;
+	}
+	if (pl_hek(L, hek, name, sizeof(name)))
+		return -1;
+	if ((cvflags & L->cvf_named) && (cvflags & L->cvf_lexical)) {
+		snprintf(out, outsz, "%s", name);
+		return 0;
+	}
+	if (pl_stash_name(L, stash, pkg, sizeof(pkg)))
+		return -1;
+	snprintf(out, outsz, "%s::%s", pkg, name);
+	return 0;
+}
+
+/* A COP's file and line. PL_curcop is a nextstate/dbstate op, or &PL_compiling while
+ * compiling (BEGIN, require). */
+static int pl_cop(const struct perl_layout *L, uint64_t my_perl, uint64_t cop, char *file, size_t filesz,
+		  uint32_t *line)
+{
+	uint64_t fp;
+	uint16_t type;
+
+	if (rd(cop + L->op_type_word, &type, 2))
+		return -1;
+	type &= L->op_type_mask;
+	if (cop != my_perl + L->interp_compiling && type != L->op_nextstate && type != L->op_dbstate)
+		return -1;
+	if (rd32(cop + L->cop_line, line) || rd64(cop + L->cop_file, &fp) || rd_cstr(fp, file, filesz))
+		return -1;
+	return 0;
+}
+
+/* The thread's interpreter: PL_current_context in static TLS, cross-checked with
+ * pthread_getspecific(PL_thr_key). 0 if absent or if they disagree. */
+static uint64_t pl_my_perl(const struct module *m, uint64_t fs_base)
 {
 	uint64_t sym = elf_sym(m, "PL_current_context"), key_addr = elf_sym(m, "PL_thr_key");
 	uint64_t vaddr, memsz, align, off, ctx = 0, ctx2 = 0;
 	uint32_t key;
 
-	(void)tid;
 	if (!key_addr || elf_tls(m, &vaddr, &memsz, &align)) {
-		fprintf(stderr, "interp-walk: %s: no PL_thr_key / PT_TLS\n", m->path);
-		return 2;
+		vlog("%s: no PL_thr_key / PT_TLS", m->path);
+		return 0;
 	}
 	off = exe_tls_offset(vaddr, memsz, align);
 	if (rd64(fs_base - off + sym, &ctx) || rd32(key_addr + m->bias, &key) ||
 	    key >= GLIBC_PTHREAD_KEY_2NDLEVEL_SIZE ||
 	    rd64(fs_base + GLIBC236_PTHREAD_SPECIFIC_1STBLOCK + key * GLIBC236_PTHREAD_KEY_DATA_SIZE +
-		 GLIBC236_PTHREAD_KEY_DATA_DATA, &ctx2)) {
-		truncated("no perl interpreter in this thread's TLS");
-		return 3;
-	}
+		 GLIBC236_PTHREAD_KEY_DATA_DATA, &ctx2))
+		return 0;
 	vlog("PT_TLS vaddr=%#lx memsz=%#lx align=%#lx -> tls offset %#lx; PL_current_context=*(fs_base-%#lx+%#lx)=%#lx",
 	     vaddr, memsz, align, off, off, sym, ctx);
 	vlog("PL_thr_key=%u -> specific_1stblock[%u].data=%#lx", key, key, ctx2);
-	printf("my_perl %#lx (%s)\n", ctx, ctx && ctx == ctx2 ? "TLS and TSD agree" : "TLS and TSD DISAGREE");
-	truncated("perl frame walk not implemented yet");
-	return 3;
+	return ctx == ctx2 ? ctx : 0;
+}
+
+#define PL_MAX_STACKINFOS 64
+#define PL_MAX_CONTEXTS 100000
+
+/* Frame-creating contexts of one stackinfo, innermost first, by the si_cxsubix chain
+ * (what BPF follows: one read per frame), checked against a scan of every context from
+ * si_cxix down (what caller() does). Returns the count, -1 on any inconsistency. */
+static int pl_si_frames(const struct perl_layout *L, uint64_t cxstack, int32_t cxix, int32_t cxsubix,
+			int32_t *ix, int max)
+{
+	int n = 0;
+
+	if (cxix < -1 || cxix >= PL_MAX_CONTEXTS || cxsubix < -1 || cxsubix > cxix)
+		return -1;
+	for (int32_t i = cxsubix; i >= 0;) {
+		uint8_t type;
+		int32_t next;
+
+		if (n >= max || rd(cxstack + (uint64_t)i * L->cx_size + L->cx_type_byte, &type, 1))
+			return -1;
+		type &= L->cxtypemask;
+		if (type != L->cxt_sub && type != L->cxt_format && type != L->cxt_eval)
+			return -1;
+		if (rd(cxstack + (uint64_t)i * L->cx_size + L->cx_old_cxsubix, &next, 4) || next >= i)
+			return -1;
+		ix[n++] = i;
+		i = next;
+	}
+	for (int32_t i = cxix, k = 0; i >= 0; i--) {
+		uint8_t type;
+
+		if (rd(cxstack + (uint64_t)i * L->cx_size + L->cx_type_byte, &type, 1))
+			return -1;
+		type &= L->cxtypemask;
+		if (type == L->cxt_sub || type == L->cxt_format || type == L->cxt_eval) {
+			if (k >= n || ix[k] != i)
+				return -1;
+			k++;
+		} else if (k < n && ix[k] == i)
+			return -1;
+		if (i == 0 && k != n)
+			return -1;
+	}
+	return n;
+}
+
+/* Output, innermost first: one "name (file:line)" per sub/format/eval context, then
+ * "<main> (file:line)" for the main program. Between them, the points where native frames
+ * sit: "[from C]" after a frame entered by call_sv/MULTICALL (blk_sub.retop == NULL: no Perl
+ * op to return to), "[stackinfo TYPE]" after the frames of a nested stackinfo (sort, signal
+ * handler, DESTROY, ...: a nested runops loop). */
+static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
+{
+	const struct perl_layout *L = &perl_5_36;
+	uint64_t my_perl, si, curcop, pending;
+	int frames = 0, main_from_c = 0, first = 1;
+
+	(void)tid;
+	my_perl = pl_my_perl(m, fs_base);
+	if (!my_perl) {
+		truncated("no perl interpreter in this thread's TLS (or TLS and TSD disagree)");
+		return 3;
+	}
+	if (rd64(my_perl + L->interp_curstackinfo, &si) || rd64(my_perl + L->interp_curcop, &curcop)) {
+		truncated("unreadable my_perl %#lx", my_perl);
+		return 3;
+	}
+	vlog("perl %s: my_perl=%#lx curstackinfo=%#lx curcop=%#lx", L->version, my_perl, si, curcop);
+	pending = curcop;
+	for (int depth = 0;; depth++) {
+		uint64_t cxstack, prev;
+		int32_t cxix, cxsubix, type, ix[MAX_FRAMES];
+		int n;
+
+		if (depth >= PL_MAX_STACKINFOS || !si || rd64(si + L->si_cxstack, &cxstack) ||
+		    rd64(si + L->si_prev, &prev) || rd(si + L->si_cxix, &cxix, 4) ||
+		    rd(si + L->si_cxsubix, &cxsubix, 4) || rd(si + L->si_type, &type, 4)) {
+			truncated("stackinfo %#lx unreadable", si);
+			return 3;
+		}
+		n = pl_si_frames(L, cxstack, cxix, cxsubix, ix, MAX_FRAMES - frames);
+		vlog("stackinfo %#lx type %s cxix=%d cxsubix=%d prev=%#lx: %d frames", si, pl_si_name(type),
+		     cxix, cxsubix, prev, n);
+		if (n < 0) {
+			truncated("stackinfo %#lx: contexts inconsistent (cxix %d, cxsubix %d)", si, cxix, cxsubix);
+			return 3;
+		}
+		for (int k = 0; k < n; k++) {
+			uint64_t cx = cxstack + (uint64_t)ix[k] * L->cx_size, cv, retop, oldcop, any, start;
+			char name[2 * MAX_STR + 8], file[MAX_STR];
+			uint32_t line;
+			uint8_t ctype;
+
+			if (rd(cx + L->cx_type_byte, &ctype, 1) || rd64(cx + L->cx_retop, &retop) ||
+			    rd64(cx + L->cx_oldcop, &oldcop) || rd64(cx + L->cx_sub_cv, &cv)) {
+				truncated("context %#lx unreadable", cx);
+				return 3;
+			}
+			if ((ctype & L->cxtypemask) == L->cxt_eval)
+				snprintf(name, sizeof(name), "(eval)");
+			else if (pl_cv_name(L, cv, name, sizeof(name))) {
+				truncated("context %#lx: CV %#lx has no readable name", cx, cv);
+				return 3;
+			}
+			/* Just entered (pp_entersub done, the sub's first nextstate not yet): PL_curcop
+			 * is still the caller's. The sub is at its first statement, CvSTART. */
+			if (first && pending == oldcop && (ctype & L->cxtypemask) != L->cxt_eval &&
+			    !rd64(cv + L->sv_any, &any) && !rd64(any + L->xcv_start, &start)) {
+				vlog("  sub entered, no statement yet: line of CvSTART %#lx", start);
+				pending = start;
+			}
+			if (pl_cop(L, my_perl, pending, file, sizeof(file), &line)) {
+				truncated("context %#lx (%s): COP %#lx unreadable or not a COP", cx, name, pending);
+				return 3;
+			}
+			vlog("  cx[%d] %#lx type %#x cv=%#lx retop=%#lx oldcop=%#lx", ix[k], cx, ctype, cv, retop, oldcop);
+			printf("%s (%s:%u)\n", name, file, line);
+			if (!retop)
+				printf("[from C]\n");
+			pending = oldcop;
+			first = 0;
+			frames++;
+			if (type == L->perlsi_main)
+				main_from_c = !retop;
+		}
+		if (type == L->perlsi_main)
+			break;
+		printf("[stackinfo %s]\n", pl_si_name(type));
+		si = prev;
+	}
+	/* The main program, unless the outermost frame was called from C: a thread's entry
+	 * sub (threads.xs: call_sv), BEGIN/END blocks (call_list). */
+	if (!main_from_c) {
+		char file[MAX_STR];
+		uint32_t line;
+
+		if (pl_cop(L, my_perl, pending, file, sizeof(file), &line)) {
+			truncated("main program: COP %#lx unreadable or not a COP", pending);
+			return 3;
+		}
+		printf("<main> (%s:%u)\n", file, line);
+	}
+	return 0;
 }
 
 /* ============================ main ============================ */

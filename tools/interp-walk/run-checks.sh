@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Walk known interpreter stacks from outside and assert them exactly, per thread.
 # Needs (scripts/install-deps.sh, "interpreter frames"): python3.11 python3.11-dev ruby3.1
-# ruby3.1-dev libelf-dev libc6-dbg (the glibc offsets were read from its DWARF; not needed here).
+# ruby3.1-dev perl libperl5.36 libelf-dev libc6-dbg (the glibc offsets were read from its DWARF; not needed here).
 # Env: WALKS (default 20) walks per thread and mode. Prints "interp: N passed, M failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,17 +26,12 @@ rbinc=/usr/include/x86_64-linux-gnu/ruby-3.1.0
 rbhdr=$(cd "$rbinc" 2>/dev/null && ls rb_mjit_min_header-3.1.*.h 2>/dev/null | head -1)
 if [ -n "$rbhdr" ] && gcc -w -I"$rbinc" -DRB_MJIT_HEADER="\"$rbhdr\"" -o "$out/offsets-ruby" "$here/offsets-ruby.c" -lruby-3.1 &&
 	"$out/offsets-ruby" > "$out/offsets-ruby.txt"; then ok; else bad "ruby31.h vs ${rbhdr:-rb_mjit_min_header-3.1.N.h (ruby3.1-dev missing?)}"; grep MISMATCH "$out/offsets-ruby.txt"; fi
-[ -x "$out/interp-walk" ] || { # ---- Perl 5.36: only the interpreter lookup (TLS vs TSD) is implemented so far ----
-if [ -x /usr/bin/perl ]; then
-	/usr/bin/perl -e 'for (;;) {}' &
-	wpid=$!; pids+=("$wpid"); sleep 0.3
-	for i in $(seq "$walks"); do
-		if "$out/interp-walk" "$wpid" "$wpid" 2>/dev/null | grep -q "TLS and TSD agree"; then ok; else bad "perl my_perl lookup"; fi
-	done
-	kill "$wpid"
-fi
-
-echo "interp: $pass passed, $fail failed"; exit 1; }
+plcore=$(perl -MConfig -e 'print "$Config{archlib}/CORE"' 2>/dev/null)
+plflags=$(perl -MConfig -e 'print $Config{ccflags}' 2>/dev/null)
+# shellcheck disable=SC2086 # ccflags is a list of flags
+if [ -f "$plcore/perl.h" ] && gcc $plflags -I"$plcore" -I"$here" -o "$out/offsets-perl" "$here/offsets-perl.c" &&
+	"$out/offsets-perl" > "$out/offsets-perl.txt"; then ok; else bad "perl536.h vs ${plcore:-perl}/perl.h (libperl5.36 missing?)"; grep MISMATCH "$out/offsets-perl.txt"; fi
+[ -x "$out/interp-walk" ] || { echo "interp: $pass passed, $fail failed"; exit 1; }
 
 # line of "MARK: name" in a file
 mark() { grep -n "MARK: $2\$" "$1" | head -1 | cut -d: -f1; }
@@ -130,14 +125,30 @@ else
 	bad "no $rb"
 fi
 
-# ---- Perl 5.36: only the interpreter lookup (TLS vs TSD) is implemented so far ----
-if [ -x /usr/bin/perl ]; then
-	/usr/bin/perl -e 'for (;;) {}' &
-	wpid=$!; pids+=("$wpid"); sleep 0.3
-	for i in $(seq "$walks"); do
-		if "$out/interp-walk" "$wpid" "$wpid" 2>/dev/null | grep -q "TLS and TSD agree"; then ok; else bad "perl my_perl lookup"; fi
-	done
-	kill "$wpid"
+# ---- Perl 5.36 (ithreads: each thread its own interpreter) ----
+pl=/usr/bin/perl
+if [ -x $pl ]; then
+	f=$wl/pl_threads.pl
+	if start $pl "$f"; then
+		printf '%s\n' "Handler::on_alarm ($f:$(mark "$f" m_handler))" "[from C]" \
+			"(eval) ($f:$(mark "$f" m_spin))" "[from C]" "[stackinfo SIGNAL]" \
+			"main::main_spin ($f:$(mark "$f" m_spin))" "<main> ($f:$(mark "$f" m_main))" > "$out/pl.main"
+		printf '%s\n' "Work::Sorter::key_of ($f:$(mark "$f" a_spin))" "[stackinfo SORT]" \
+			"Work::Sorter::__ANON__ ($f:$(mark "$f" a_sort))" "Work::Sorter::start ($f:$(mark "$f" a_call))" \
+			"[from C]" "(eval) ($f:$(mark "$f" a_create))" "[from C]" > "$out/pl.a"
+		printf '%s\n' "Work::Guard::DESTROY ($f:$(mark "$f" b_spin))" "[from C]" \
+			"(eval) ($f:$(mark "$f" b_scope))" "[from C]" "[stackinfo DESTROY]" \
+			"scoped ($f:$(mark "$f" b_scope))" "Work::Writer::start ($f:$(mark "$f" b_call))" \
+			"[from C]" "(eval) ($f:$(mark "$f" b_create))" "[from C]" > "$out/pl.b"
+		walk_all "perl main" "$tmain" "" "$out/pl.main"
+		walk_all "perl A" "$ta" "" "$out/pl.a"
+		walk_all "perl B" "$tb" "" "$out/pl.b"
+		kill "$wpid"
+	else
+		bad "perl workload did not start"
+	fi
+else
+	bad "no $pl"
 fi
 
 echo "interp: $pass passed, $fail failed ($truncs walks of running threads ended truncated)"

@@ -1,0 +1,61 @@
+# Workload for tools/interp-walk/run-checks.sh (perl 5.36, ithreads). Each thread ends in a
+# stable stack spinning on one line (MARK):
+#   thread A: a sort block calls a sub (PERLSI_SORT), inside an anonymous sub;
+#   thread B: a DESTROY at scope exit (PERLSI_DESTROY), inside a lexical sub;
+#   main:     a %SIG handler (PERLSI_SIGNAL) that interrupted a sub of the main program.
+# Prints "ready main=TID a=TID b=TID" from the signal handler once all three are in place.
+use strict;
+use warnings;
+use threads;
+use threads::shared;
+
+my $tid_a :shared = 0;
+my $tid_b :shared = 0;
+
+sub gettid { return syscall(186) }	# SYS_gettid on x86-64
+
+package Work::Sorter;
+
+sub start {
+	$tid_a = main::gettid();
+	my $code = sub {
+		my @sorted = sort { key_of($a) <=> key_of($b) } 3, 1, 2;  # MARK: a_sort
+		return @sorted;
+	};
+	return $code->();  # MARK: a_call
+}
+
+sub key_of { my $n = shift; while (1) { $n++ } }  # MARK: a_spin
+
+package Work::Guard;
+
+sub new { return bless {}, shift }
+sub DESTROY { my $n = 0; while (1) { $n++ } }  # MARK: b_spin
+
+package Work::Writer;
+
+sub start {
+	$tid_b = main::gettid();
+	my sub scoped { { my $guard = Work::Guard->new; } return 1; }  # MARK: b_scope
+	return scoped();  # MARK: b_call
+}
+
+package Handler;
+
+sub on_alarm {
+	print "ready main=" . main::gettid() . " a=$tid_a b=$tid_b\n";
+	my $n = 0;
+	while (1) { $n++ }  # MARK: m_handler
+}
+
+package main;
+
+sub main_spin { my $n = 0; while (1) { $n++ } }  # MARK: m_spin
+
+$| = 1;
+my $ta = threads->create(\&Work::Sorter::start);  # MARK: a_create
+my $tb = threads->create(\&Work::Writer::start);  # MARK: b_create
+select(undef, undef, undef, 0.05) until $tid_a && $tid_b;
+$SIG{ALRM} = \&Handler::on_alarm;
+alarm 1;
+main_spin();  # MARK: m_main
