@@ -1019,23 +1019,25 @@ static int pl_si_frames(const struct perl_layout *L, uint64_t cxstack, int32_t c
  * sit: "[from C]" after a frame entered by call_sv/MULTICALL (blk_sub.retop == NULL: no Perl
  * op to return to), "[stackinfo TYPE]" after the frames of a nested stackinfo (sort, signal
  * handler, DESTROY, ...: a nested runops loop). */
-static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
+static char pl_out[MAX_FRAMES * 3][2 * MAX_STR + MAX_STR + 32];
+static int pl_nout;
+
+#define pl_emit(...) do { \
+	if (pl_nout < (int)(sizeof(pl_out) / sizeof(pl_out[0]))) \
+		snprintf(pl_out[pl_nout++], sizeof(pl_out[0]), __VA_ARGS__); \
+} while (0)
+
+#define pl_trunc(fmt, ...) do { \
+	pl_emit("[truncated: " fmt "]", ##__VA_ARGS__); \
+	g_truncated = 1; \
+} while (0)
+
+/* The walk proper; lines go to pl_out. 0 when complete, 3 after truncated(). */
+static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, uint64_t curcop)
 {
-	const struct perl_layout *L = &perl_5_36;
-	uint64_t my_perl, si, curcop, pending;
+	uint64_t pending;
 	int frames = 0, main_from_c = 0, first = 1;
 
-	(void)tid;
-	my_perl = pl_my_perl(m, fs_base);
-	if (!my_perl) {
-		truncated("no perl interpreter in this thread's TLS (or TLS and TSD disagree)");
-		return 3;
-	}
-	if (rd64(my_perl + L->interp_curstackinfo, &si) || rd64(my_perl + L->interp_curcop, &curcop)) {
-		truncated("unreadable my_perl %#lx", my_perl);
-		return 3;
-	}
-	vlog("perl %s: my_perl=%#lx curstackinfo=%#lx curcop=%#lx", L->version, my_perl, si, curcop);
 	pending = curcop;
 	for (int depth = 0;; depth++) {
 		uint64_t cxstack, prev;
@@ -1045,14 +1047,14 @@ static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
 		if (depth >= PL_MAX_STACKINFOS || !si || rd64(si + L->si_cxstack, &cxstack) ||
 		    rd64(si + L->si_prev, &prev) || rd(si + L->si_cxix, &cxix, 4) ||
 		    rd(si + L->si_cxsubix, &cxsubix, 4) || rd(si + L->si_type, &type, 4)) {
-			truncated("stackinfo %#lx unreadable", si);
+			pl_trunc("stackinfo %#lx unreadable", si);
 			return 3;
 		}
 		n = pl_si_frames(L, cxstack, cxix, cxsubix, ix, MAX_FRAMES - frames);
 		vlog("stackinfo %#lx type %s cxix=%d cxsubix=%d prev=%#lx: %d frames", si, pl_si_name(type),
 		     cxix, cxsubix, prev, n);
 		if (n < 0) {
-			truncated("stackinfo %#lx: contexts inconsistent (cxix %d, cxsubix %d)", si, cxix, cxsubix);
+			pl_trunc("stackinfo %#lx: contexts inconsistent (cxix %d, cxsubix %d)", si, cxix, cxsubix);
 			return 3;
 		}
 		for (int k = 0; k < n; k++) {
@@ -1063,13 +1065,13 @@ static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
 
 			if (rd(cx + L->cx_type_byte, &ctype, 1) || rd64(cx + L->cx_retop, &retop) ||
 			    rd64(cx + L->cx_oldcop, &oldcop) || rd64(cx + L->cx_sub_cv, &cv)) {
-				truncated("context %#lx unreadable", cx);
+				pl_trunc("context %#lx unreadable", cx);
 				return 3;
 			}
 			if ((ctype & L->cxtypemask) == L->cxt_eval)
 				snprintf(name, sizeof(name), "(eval)");
 			else if (pl_cv_name(L, cv, name, sizeof(name))) {
-				truncated("context %#lx: CV %#lx has no readable name", cx, cv);
+				pl_trunc("context %#lx: CV %#lx has no readable name", cx, cv);
 				return 3;
 			}
 			/* Just entered (pp_entersub done, the sub's first nextstate not yet): PL_curcop
@@ -1080,13 +1082,13 @@ static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
 				pending = start;
 			}
 			if (pl_cop(L, my_perl, pending, file, sizeof(file), &line)) {
-				truncated("context %#lx (%s): COP %#lx unreadable or not a COP", cx, name, pending);
+				pl_trunc("context %#lx (%s): COP %#lx unreadable or not a COP", cx, name, pending);
 				return 3;
 			}
 			vlog("  cx[%d] %#lx type %#x cv=%#lx retop=%#lx oldcop=%#lx", ix[k], cx, ctype, cv, retop, oldcop);
-			printf("%s (%s:%u)\n", name, file, line);
+			pl_emit("%s (%s:%u)", name, file, line);
 			if (!retop)
-				printf("[from C]\n");
+				pl_emit("[from C]");
 			pending = oldcop;
 			first = 0;
 			frames++;
@@ -1095,7 +1097,7 @@ static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
 		}
 		if (type == L->perlsi_main)
 			break;
-		printf("[stackinfo %s]\n", pl_si_name(type));
+		pl_emit("[stackinfo %s]", pl_si_name(type));
 		si = prev;
 	}
 	/* The main program, unless the outermost frame was called from C: a thread's entry
@@ -1105,12 +1107,58 @@ static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
 		uint32_t line;
 
 		if (pl_cop(L, my_perl, pending, file, sizeof(file), &line)) {
-			truncated("main program: COP %#lx unreadable or not a COP", pending);
+			pl_trunc("main program: COP %#lx unreadable or not a COP", pending);
 			return 3;
 		}
-		printf("<main> (%s:%u)\n", file, line);
+		pl_emit("<main> (%s:%u)", file, line);
 	}
 	return 0;
+}
+
+/* What the innermost state looks like: changes whenever a sub/eval/block is entered or
+ * left, or a statement starts. Equal before and after a walk of a running thread means
+ * no frame was pushed or popped meanwhile (barring an exact ABA within the walk). */
+struct pl_snap {
+	uint64_t si, curcop;
+	int32_t cxix, cxsubix;
+};
+
+static int pl_snapshot(const struct perl_layout *L, uint64_t my_perl, struct pl_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	return rd64(my_perl + L->interp_curstackinfo, &s->si) || rd64(my_perl + L->interp_curcop, &s->curcop) ||
+	       rd(s->si + L->si_cxix, &s->cxix, 4) || rd(s->si + L->si_cxsubix, &s->cxsubix, 4) ? -1 : 0;
+}
+
+static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
+{
+	const struct perl_layout *L = &perl_5_36;
+	struct pl_snap before, after;
+	uint64_t my_perl;
+	int ret;
+
+	(void)tid;
+	my_perl = pl_my_perl(m, fs_base);
+	if (!my_perl) {
+		truncated("no perl interpreter in this thread's TLS (or TLS and TSD disagree)");
+		return 3;
+	}
+	if (pl_snapshot(L, my_perl, &before)) {
+		truncated("unreadable my_perl %#lx", my_perl);
+		return 3;
+	}
+	vlog("perl %s: my_perl=%#lx curstackinfo=%#lx curcop=%#lx", L->version, my_perl, before.si, before.curcop);
+	ret = pl_walk(L, my_perl, before.si, before.curcop);
+	/* A thread that ran meanwhile (-n) may have mixed two states: a line of one sub shown
+	 * for its caller. Print nothing of such a walk. (BPF runs on the triggering thread
+	 * itself, which cannot change its interpreter state under the walk.) */
+	if (!g_stopped && (pl_snapshot(L, my_perl, &after) || memcmp(&before, &after, sizeof(before)))) {
+		truncated("interpreter state changed during the walk");
+		return 3;
+	}
+	for (int i = 0; i < pl_nout; i++)
+		printf("%s\n", pl_out[i]);
+	return ret;
 }
 
 /* ============================ main ============================ */

@@ -151,5 +151,39 @@ else
 	bad "no $pl"
 fi
 
+# ---- Perl 5.36, a thread that enters and leaves subs all the time ----
+# Every walk (stopped or running) must be one of the three real stacks, or a truncated
+# prefix of one: never a sub shown with another sub's line.
+if [ -x $pl ]; then
+	f=$wl/pl_churn.pl
+	if start $pl "$f"; then
+		c0="<main> ($f:$(mark "$f" c_loop))"
+		c1="main::mid ($f:$(mark "$f" c_mid))"
+		c2="main::leaf ($f:$(mark "$f" c_leaf))"
+		printf '%s\n' "$c0" > "$out/churn.0"
+		printf '%s\n' "$c1" "$c0" > "$out/churn.1"
+		printf '%s\n' "$c2" "$c1" "$c0" > "$out/churn.2"
+		for i in $(seq $((walks * 2))); do
+			for mode in "" -n; do
+				# shellcheck disable=SC2086 # mode is empty or one flag
+				"$out/interp-walk" $mode "$wpid" "$tmain" > "$out/got" 2> "$out/err"; rc=$?
+				matched=
+				for k in 0 1 2; do
+					if [ "$rc" = 0 ] && cmp -s "$out/got" "$out/churn.$k"; then matched=1; break; fi
+					if [ "$rc" = 3 ] && tail -1 "$out/got" | grep -q '^\[truncated' &&
+						n=$(($(wc -l < "$out/got") - 1)) &&
+						cmp -s <(head -n "$n" "$out/got") <(head -n "$n" "$out/churn.$k"); then
+						matched=1; truncs=$((truncs + 1)); break
+					fi
+				done
+				if [ -n "$matched" ]; then ok; else bad "perl churn walk${mode:+ ($mode)} #$i (rc $rc):"; cat "$out/got"; fi
+			done
+		done
+		kill "$wpid"
+	else
+		bad "perl churn workload did not start"
+	fi
+fi
+
 echo "interp: $pass passed, $fail failed ($truncs walks of running threads ended truncated)"
 [ "$fail" = 0 ]
