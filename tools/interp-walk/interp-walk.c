@@ -8,7 +8,9 @@
  *         that races the target may end in "[truncated: ...]" but must never print a wrong frame
  *
  * Output: one frame per line, innermost first: "name (file:line)". A walk that cannot be
- * completed ends with a line "[truncated: reason]" and exits 3.
+ * completed ends with a line "[truncated: reason]" and exits 3. Perl also marks where native
+ * frames sit between its frames: "[from C]" (frame entered by call_sv/MULTICALL) and
+ * "[stackinfo TYPE]" (end of a nested sort/signal/DESTROY/... stack).
  */
 #define _GNU_SOURCE
 #include <elf.h>
