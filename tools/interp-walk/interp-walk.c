@@ -2,10 +2,12 @@
  * outside the process, the way the BPF walker will: from that thread's fs_base, through the
  * interpreter's TLS/TSD slot, with bounded reads of untrusted memory (process_vm_readv).
  *
- *   interp-walk [-v] [-n] [-l python|ruby|perl] PID TID
+ *   interp-walk [-v] [-n] [-F N] [-l python|ruby|perl] PID TID
  *     -v  trace every load of the chain to stderr (the evidence in docs/interpreters.md)
  *     -n  do not keep the thread stopped while walking (only stopped to read fs_base): a walk
  *         that races the target may end in "[truncated: ...]" but must never print a wrong frame
+ *     -F N  make the Nth read of target memory fail (tests: every failure must give a marked,
+ *         truncated walk, never a wrong frame); with -v, the number of reads is logged
  *
  * Output: one frame per line, innermost first: "name (file:line)". A walk that cannot be
  * completed ends with a line "[truncated: reason]" and exits 3. Perl also marks where native
@@ -70,10 +72,15 @@ static void truncated(const char *fmt, ...)
 /* ---- bounded reads of the target ---- */
 
 /* Read exactly len bytes at addr; 0 on success. Rejects NULL and non-canonical addresses. */
+static long g_fail_read;	/* -F N: the Nth read fails (fault injection for run-checks.sh) */
+static long g_reads;
+
 static int rd(uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
 
+	if (++g_reads == g_fail_read)
+		return -1;
 	if (addr < 4096 || addr >= 0x800000000000ULL || len > 1 << 20 || addr + len < addr)
 		return -1;
 	return process_vm_readv(g_pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
@@ -1078,8 +1085,11 @@ static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, u
 			}
 			/* Just entered (pp_entersub done, the sub's first nextstate not yet): PL_curcop
 			 * is still the caller's. The sub is at its first statement, CvSTART. */
-			if (first && pending == oldcop && (ctype & L->cxtypemask) != L->cxt_eval &&
-			    !rd64(cv + L->sv_any, &any) && !rd64(any + L->xcv_start, &start)) {
+			if (first && pending == oldcop && (ctype & L->cxtypemask) != L->cxt_eval) {
+				if (rd64(cv + L->sv_any, &any) || rd64(any + L->xcv_start, &start)) {
+					pl_trunc("context %#lx (%s): just entered, CvSTART unreadable", cx, name);
+					return 3;
+				}
 				vlog("  sub entered, no statement yet: line of CvSTART %#lx", start);
 				pending = start;
 			}
@@ -1167,7 +1177,7 @@ static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: interp-walk [-v] [-n] [-l python|ruby|perl] PID TID\n");
+	fprintf(stderr, "usage: interp-walk [-v] [-n] [-F N] [-l python|ruby|perl] PID TID\n");
 	exit(2);
 }
 
@@ -1179,8 +1189,9 @@ int main(int argc, char **argv)
 	int opt, nostop = 0, ret;
 	pid_t tid;
 
-	while ((opt = getopt(argc, argv, "vnl:")) != -1) {
+	while ((opt = getopt(argc, argv, "vnl:F:")) != -1) {
 		switch (opt) {
+		case 'F': g_fail_read = atol(optarg); break;
 		case 'v': g_verbose = 1; break;
 		case 'n': nostop = 1; break;
 		case 'l': lang = optarg; break;
@@ -1233,5 +1244,6 @@ int main(int argc, char **argv)
 	else
 		ret = walk_perl(&m, tid, fs_base);
 	release_thread(tid);
+	vlog("%ld reads of target memory", g_reads);
 	return ret ? ret : g_truncated ? 3 : 0;
 }

@@ -36,7 +36,7 @@ if [ -f "$plcore/perl.h" ] && gcc $plflags -I"$plcore" -I"$here" -o "$out/offset
 # line of "MARK: name" in a file
 mark() { grep -n "MARK: $2\$" "$1" | head -1 | cut -d: -f1; }
 
-# start WORKLOAD-CMD...; sets wpid and tids (main a b) from its "ready" line
+# start WORKLOAD-CMD...; sets wpid and tids (main a b [c]) from its "ready" line
 start() {
 	local log=$out/ready.$$ i
 	: > "$log"
@@ -44,7 +44,7 @@ start() {
 	wpid=$!
 	pids+=("$wpid")
 	for i in $(seq 100); do grep -q '^ready' "$log" && break; sleep 0.1; done
-	read -r _ tmain ta tb < <(sed 's/[a-z]*=//g' "$log")
+	read -r _ tmain ta tb tc < <(sed 's/[a-z]*=//g' "$log")
 	[ -n "${tb:-}" ]
 }
 
@@ -132,7 +132,8 @@ if [ -x $pl ]; then
 	if start $pl "$f"; then
 		printf '%s\n' "Handler::on_alarm ($f:$(mark "$f" m_handler))" "[from C]" \
 			"(eval) ($f:$(mark "$f" m_spin))" "[from C]" "[stackinfo SIGNAL]" \
-			"main::main_spin ($f:$(mark "$f" m_spin))" "<main> ($f:$(mark "$f" m_main))" > "$out/pl.main"
+			"main::main_spin ($f:$(mark "$f" m_spin))" "(eval) ($f:$(mark "$f" m_main))" \
+			"<main> ($f:$(mark "$f" m_main))" > "$out/pl.main"
 		printf '%s\n' "Work::Sorter::key_of ($f:$(mark "$f" a_spin))" "[stackinfo SORT]" \
 			"Work::Sorter::__ANON__ ($f:$(mark "$f" a_sort))" "Work::Sorter::start ($f:$(mark "$f" a_call))" \
 			"[from C]" "(eval) ($f:$(mark "$f" a_create))" "[from C]" > "$out/pl.a"
@@ -140,9 +141,27 @@ if [ -x $pl ]; then
 			"(eval) ($f:$(mark "$f" b_scope))" "[from C]" "[stackinfo DESTROY]" \
 			"scoped ($f:$(mark "$f" b_scope))" "Work::Writer::start ($f:$(mark "$f" b_call))" \
 			"[from C]" "(eval) ($f:$(mark "$f" b_create))" "[from C]" > "$out/pl.b"
+		printf '%s\n' "Work::Tied::FETCH ($f:$(mark "$f" c_fetch))" "[from C]" "[stackinfo MAGIC]" \
+			"Work::Lister::tied_read ($f:$(mark "$f" c_tied))" "Work::Lister::__ANON__ ($f:$(mark "$f" c_first))" \
+			"[from C]" "[stackinfo MULTICALL]" "Work::Lister::start ($f:$(mark "$f" c_first))" \
+			"[from C]" "(eval) ($f:$(mark "$f" c_create))" "[from C]" > "$out/pl.c"
 		walk_all "perl main" "$tmain" "" "$out/pl.main"
 		walk_all "perl A" "$ta" "" "$out/pl.a"
 		walk_all "perl B" "$tb" "" "$out/pl.b"
+		walk_all "perl C" "$tc" "" "$out/pl.c"
+		# Fault injection: make each read of the walk fail in turn (-F N); every such walk
+		# must end "[truncated: ...]" after a correct prefix.
+		for t in "main $tmain" "A $ta" "B $tb" "C $tc"; do
+			set -- $t
+			reads=$("$out/interp-walk" -v "$wpid" "$2" 2>&1 >/dev/null | sed -n 's/.*# \([0-9]*\) reads of target memory/\1/p')
+			if [ -z "$reads" ] || [ "$reads" -lt 20 ]; then bad "perl $1: read count '$reads'"; continue; fi
+			for n in $(seq "$reads"); do
+				"$out/interp-walk" -F "$n" "$wpid" "$2" > "$out/got" 2> "$out/err"; rc=$?
+				if [ "$rc" != 3 ]; then bad "perl $1 -F $n: rc $rc, not a truncated walk"; cat "$out/got"; continue; fi
+				truncs=$((truncs - 1))
+				check "perl $1 -F $n" "" "$out/pl.$(echo "$1" | tr 'A-Z' 'a-z')" "$out/got" "$rc"
+			done
+		done
 		kill "$wpid"
 	else
 		bad "perl workload did not start"
@@ -185,5 +204,5 @@ if [ -x $pl ]; then
 	fi
 fi
 
-echo "interp: $pass passed, $fail failed ($truncs walks of running threads ended truncated)"
+echo "interp: $pass passed, $fail failed ($truncs racing walks ended truncated)"
 [ "$fail" = 0 ]

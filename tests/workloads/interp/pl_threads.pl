@@ -1,16 +1,21 @@
 # Workload for tools/interp-walk/run-checks.sh (perl 5.36, ithreads). Each thread ends in a
-# stable stack spinning on one line (MARK):
+# stable stack looping on one line (MARK); thread A burns CPU
+# (walks race a running interpreter), the others sleep 2 ms per turn to spare the machine:
 #   thread A: a sort block calls a sub (PERLSI_SORT), inside an anonymous sub;
 #   thread B: a DESTROY at scope exit (PERLSI_DESTROY), inside a lexical sub;
-#   main:     a %SIG handler (PERLSI_SIGNAL) that interrupted a sub of the main program.
-# Prints "ready main=TID a=TID b=TID" from the signal handler once all three are in place.
+#   thread C: XS calling back into perl: List::Util::first (MULTICALL), whose block reads a
+#             tied scalar (FETCH through magic, PERLSI_MAGIC);
+#   main:     a %SIG handler (PERLSI_SIGNAL) that interrupted a sub called in an eval block.
+# Prints "ready main=TID a=TID b=TID c=TID" from the signal handler once all are in place.
 use strict;
 use warnings;
 use threads;
 use threads::shared;
+use List::Util ();
 
 my $tid_a :shared = 0;
 my $tid_b :shared = 0;
+my $tid_c :shared = 0;
 
 sub gettid { return syscall(186) }	# SYS_gettid on x86-64
 
@@ -30,7 +35,7 @@ sub key_of { my $n = shift; while (1) { $n++ } }  # MARK: a_spin
 package Work::Guard;
 
 sub new { return bless {}, shift }
-sub DESTROY { my $n = 0; while (1) { $n++ } }  # MARK: b_spin
+sub DESTROY { while (1) { select(undef, undef, undef, 0.002) } }  # MARK: b_spin
 
 package Work::Writer;
 
@@ -40,12 +45,25 @@ sub start {
 	return scoped();  # MARK: b_call
 }
 
+package Work::Tied;
+
+sub TIESCALAR { return bless {}, shift }
+sub FETCH { while (1) { select(undef, undef, undef, 0.002) } }  # MARK: c_fetch
+
+package Work::Lister;
+
+sub tied_read { tie my $v, 'Work::Tied'; return $v + 1 }  # MARK: c_tied
+
+sub start {
+	$tid_c = main::gettid();
+	return List::Util::first { tied_read() } 1, 2;  # MARK: c_first
+}
+
 package Handler;
 
 sub on_alarm {
-	print "ready main=" . main::gettid() . " a=$tid_a b=$tid_b\n";
-	my $n = 0;
-	while (1) { $n++ }  # MARK: m_handler
+	print "ready main=" . main::gettid() . " a=$tid_a b=$tid_b c=$tid_c\n";
+	while (1) { select(undef, undef, undef, 0.002) }  # MARK: m_handler
 }
 
 package main;
@@ -55,7 +73,8 @@ sub main_spin { my $n = 0; while (1) { $n++ } }  # MARK: m_spin
 $| = 1;
 my $ta = threads->create(\&Work::Sorter::start);  # MARK: a_create
 my $tb = threads->create(\&Work::Writer::start);  # MARK: b_create
-select(undef, undef, undef, 0.05) until $tid_a && $tid_b;
+my $tc = threads->create(\&Work::Lister::start);  # MARK: c_create
+select(undef, undef, undef, 0.05) until $tid_a && $tid_b && $tid_c;
 $SIG{ALRM} = \&Handler::on_alarm;
 alarm 1;
-main_spin();  # MARK: m_main
+eval { main_spin(); 1 } or die;  # MARK: m_main
