@@ -1070,9 +1070,10 @@ static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, u
 			uint64_t cx = cxstack + (uint64_t)ix[k] * L->cx_size, cv, retop, oldcop, any, start;
 			char name[2 * MAX_STR + 8], file[MAX_STR];
 			uint32_t line;
+			uint16_t u16;
 			uint8_t ctype;
 
-			if (rd(cx + L->cx_type_byte, &ctype, 1) || rd64(cx + L->cx_retop, &retop) ||
+			if (rd(cx + L->cx_type_byte, &ctype, 1) || rd(cx + L->cx_u16, &u16, 2) || rd64(cx + L->cx_retop, &retop) ||
 			    rd64(cx + L->cx_oldcop, &oldcop) || rd64(cx + L->cx_sub_cv, &cv)) {
 				pl_trunc("context %#lx unreadable", cx);
 				return 3;
@@ -1097,7 +1098,10 @@ static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, u
 				pl_trunc("context %#lx (%s): COP %#lx unreadable or not a COP", cx, name, pending);
 				return 3;
 			}
-			vlog("  cx[%d] %#lx type %#x cv=%#lx retop=%#lx oldcop=%#lx", ix[k], cx, ctype, cv, retop, oldcop);
+			{
+				vlog("  cx[%d] %#lx type %#x u16 %#x (old op %u) cv=%#lx retop=%#lx oldcop=%#lx", ix[k], cx, ctype,
+				     u16, u16 >> L->old_op_type_shift, cv, retop, oldcop);
+			}
 			pl_emit("%s (%s:%u)", name, file, line);
 			if (!retop)
 				pl_emit("[from C]");
