@@ -901,15 +901,15 @@ static int pl_stash_name(const struct perl_layout *L, uint64_t hv, char *out, si
 }
 
 /* A CV's name as caller() prints it: Package::name (anonymous subs are Package::__ANON__,
- * lexical subs only their name). Named through its GV, or through a name HEK + CvSTASH
+ * lexical subs only their name; a format, an SVt_PVFM with a CV body, is Package::NAME). Named through its GV, or through a name HEK + CvSTASH
  * when CVf_NAMED (subs stored in the stash without a glob, lexical subs). */
-static int pl_cv_name(const struct perl_layout *L, uint64_t cv, char *out, size_t outsz)
+static int pl_cv_name(const struct perl_layout *L, uint64_t cv, int format, char *out, size_t outsz)
 {
 	char pkg[MAX_STR], name[MAX_STR];
 	uint64_t any, gv, gvany, hek, stash;
 	uint32_t flags, cvflags, gvflags;
 
-	if (pl_sv_type(L, cv, &flags) != (int)L->svt_pvcv || rd64(cv + L->sv_any, &any) ||
+	if (pl_sv_type(L, cv, &flags) != (int)(format ? L->svt_pvfm : L->svt_pvcv) || rd64(cv + L->sv_any, &any) ||
 	    rd32(any + L->xcv_flags, &cvflags) || rd64(any + L->xcv_gv_or_hek, &gv))
 		return -1;
 	if (cvflags & L->cvf_named) {
@@ -1080,7 +1080,7 @@ static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, u
 			}
 			if ((ctype & L->cxtypemask) == L->cxt_eval)
 				snprintf(name, sizeof(name), "(eval)");
-			else if (pl_cv_name(L, cv, name, sizeof(name))) {
+			else if (pl_cv_name(L, cv, (ctype & L->cxtypemask) == L->cxt_format, name, sizeof(name))) {
 				pl_trunc("context %#lx: CV %#lx has no readable name", cx, cv);
 				return 3;
 			}

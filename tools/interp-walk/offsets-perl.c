@@ -58,6 +58,10 @@ int main(void)
 	C(xcv_gv_or_hek, OFF(XPVCV, xcv_gv_u.xcv_hek));
 	C(xcv_file, OFF(XPVCV, xcv_file));
 	C(xcv_flags, OFF(XPVCV, xcv_flags));
+	/* a format's body (XPVFM) starts like a CV's */
+	C(xcv_stash, OFF(XPVFM, xcv_stash));
+	C(xcv_gv_or_hek, OFF(XPVFM, xcv_gv_u.xcv_gv));
+	C(xcv_flags, OFF(XPVFM, xcv_flags));
 	C(xgv_namehek, OFF(XPVGV, xiv_u.xivu_namehek));
 	C(xgv_stash, OFF(XPVGV, xnv_u.xgv_stash));
 	C(xhv_aux_name, OFF(struct xpvhv_with_aux, xhv_aux.xhv_name_u));
@@ -80,6 +84,7 @@ int main(void)
 	C(svt_pvgv, SVt_PVGV);
 	C(svt_pvhv, SVt_PVHV);
 	C(svt_pvcv, SVt_PVCV);
+	C(svt_pvfm, SVt_PVFM);
 	C(svf_ook, SVf_OOK);
 	C(svp_pok, SVp_POK);
 	C(svpgv_gp, SVpgv_GP);

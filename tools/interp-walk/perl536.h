@@ -56,6 +56,7 @@ static const struct perl_layout perl_5_36 = {
 	.svt_pvgv = 9,
 	.svt_pvhv = 12,
 	.svt_pvcv = 13,
+	.svt_pvfm = 14,			/* a format is a CV body of another SV type */
 	.svf_ook = 0x02000000,
 	.svp_pok = 0x00004000,
 	.svpgv_gp = 0x00008000,

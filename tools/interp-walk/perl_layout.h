@@ -33,7 +33,7 @@ struct perl_layout {
 	unsigned cxtypemask, cxt_sub, cxt_format, cxt_eval;
 	unsigned cxp_evalblock, cxp_try, cxp_real, old_op_type_shift;
 	int perlsi_main;
-	unsigned svtypemask, svt_pvgv, svt_pvhv, svt_pvcv;
+	unsigned svtypemask, svt_pvgv, svt_pvhv, svt_pvcv, svt_pvfm;
 	unsigned svf_ook, svp_pok, svpgv_gp;
 	unsigned cvf_isxsub, cvf_anon, cvf_named, cvf_lexical;
 	unsigned op_nextstate, op_dbstate;

@@ -132,14 +132,17 @@ if [ -x $pl ]; then
 	if start $pl "$f"; then
 		printf '%s\n' "Handler::on_alarm ($f:$(mark "$f" m_handler))" "[from C]" \
 			"(eval) ($f:$(mark "$f" m_spin))" "[from C]" "[stackinfo SIGNAL]" \
-			"main::main_spin ($f:$(mark "$f" m_spin))" "(eval) ($f:$(mark "$f" m_main))" \
+			"main::main_spin ($f:$(mark "$f" m_spin))" "(eval) (string-eval:1)" \
+			"main::from_string ($f:$(mark "$f" m_string))" "(eval) ($f:$(mark "$f" m_main))" \
 			"<main> ($f:$(mark "$f" m_main))" > "$out/pl.main"
 		printf '%s\n' "Work::Sorter::key_of ($f:$(mark "$f" a_spin))" "[stackinfo SORT]" \
 			"Work::Sorter::__ANON__ ($f:$(mark "$f" a_sort))" "Work::Sorter::start ($f:$(mark "$f" a_call))" \
 			"[from C]" "(eval) ($f:$(mark "$f" a_create))" "[from C]" > "$out/pl.a"
 		printf '%s\n' "Work::Guard::DESTROY ($f:$(mark "$f" b_spin))" "[from C]" \
 			"(eval) ($f:$(mark "$f" b_scope))" "[from C]" "[stackinfo DESTROY]" \
-			"scoped ($f:$(mark "$f" b_scope))" "Work::Writer::start ($f:$(mark "$f" b_call))" \
+			"Work::Writer::guarded ($f:$(mark "$f" b_scope))" \
+			"Work::Writer::GUARD ($f:$(($(mark "$f" b_picture) + 1)))" \
+			"scoped ($f:$(mark "$f" b_write))" "Work::Writer::start ($f:$(mark "$f" b_call))" \
 			"[from C]" "(eval) ($f:$(mark "$f" b_create))" "[from C]" > "$out/pl.b"
 		printf '%s\n' "Work::Tied::FETCH ($f:$(mark "$f" c_fetch))" "[from C]" "[stackinfo MAGIC]" \
 			"Work::Lister::tied_read ($f:$(mark "$f" c_tied))" "Work::Lister::__ANON__ ($f:$(mark "$f" c_first))" \

@@ -2,10 +2,12 @@
 # stable stack looping on one line (MARK); thread A burns CPU
 # (walks race a running interpreter), the others sleep 2 ms per turn to spare the machine:
 #   thread A: a sort block calls a sub (PERLSI_SORT), inside an anonymous sub;
-#   thread B: a DESTROY at scope exit (PERLSI_DESTROY), inside a lexical sub;
+#   thread B: a DESTROY at scope exit (PERLSI_DESTROY), in a sub called by a format (write)
+#             from a lexical sub;
 #   thread C: XS calling back into perl: List::Util::first (MULTICALL), whose block reads a
 #             tied scalar (FETCH through magic, PERLSI_MAGIC);
-#   main:     a %SIG handler (PERLSI_SIGNAL) that interrupted a sub called in an eval block.
+#   main:     a %SIG handler (PERLSI_SIGNAL) that interrupted a sub called from a string
+#             eval (its own file name, "#line") inside an eval block.
 # Prints "ready main=TID a=TID b=TID c=TID" from the signal handler once all are in place.
 use strict;
 use warnings;
@@ -39,9 +41,17 @@ sub DESTROY { while (1) { select(undef, undef, undef, 0.002) } }  # MARK: b_spin
 
 package Work::Writer;
 
+sub guarded { { my $guard = Work::Guard->new; } return 1 }  # MARK: b_scope
+
+# A format calls subs from its argument line (the line after the picture, b_picture + 1).
+format GUARD =
+@<<<<<<<<<<<<<<<<<<<< MARK: b_picture
+Work::Writer::guarded()
+.
+
 sub start {
 	$tid_b = main::gettid();
-	my sub scoped { { my $guard = Work::Guard->new; } return 1; }  # MARK: b_scope
+	my sub scoped { select(STDERR); $~ = "GUARD"; write; return 1 }  # MARK: b_write
 	return scoped();  # MARK: b_call
 }
 
@@ -69,6 +79,7 @@ sub on_alarm {
 package main;
 
 sub main_spin { my $n = 0; while (1) { $n++ } }  # MARK: m_spin
+sub from_string { my $ok = eval qq{#line 1 "string-eval"\nmain_spin();\n1}; die $@ unless $ok }  # MARK: m_string
 
 $| = 1;
 my $ta = threads->create(\&Work::Sorter::start);  # MARK: a_create
@@ -77,4 +88,4 @@ my $tc = threads->create(\&Work::Lister::start);  # MARK: c_create
 select(undef, undef, undef, 0.05) until $tid_a && $tid_b && $tid_c;
 $SIG{ALRM} = \&Handler::on_alarm;
 alarm 1;
-eval { main_spin(); 1 } or die;  # MARK: m_main
+eval { from_string(); 1 } or die;  # MARK: m_main
