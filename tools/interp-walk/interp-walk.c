@@ -983,19 +983,26 @@ static uint64_t pl_my_perl(const struct module *m, uint64_t fs_base)
 
 /* Frame-creating contexts of one stackinfo, innermost first, by the si_cxsubix chain
  * (what BPF follows: one read per frame), checked against a scan of every context from
- * si_cxix down (what caller() does). Returns the count, -1 on any inconsistency. */
+ * si_cxix down (what caller() does) as far as the chain was followed. At most max frames;
+ * *more tells that the chain goes on. Returns the count, -1 on any inconsistency. */
 static int pl_si_frames(const struct perl_layout *L, uint64_t cxstack, int32_t cxix, int32_t cxsubix,
-			int32_t *ix, int max)
+			int32_t *ix, int max, int *more)
 {
-	int n = 0;
+	int32_t i, low;
+	int n = 0, k = 0;
 
+	*more = 0;
 	if (cxix < -1 || cxix >= PL_MAX_CONTEXTS || cxsubix < -1 || cxsubix > cxix)
 		return -1;
-	for (int32_t i = cxsubix; i >= 0;) {
+	for (i = cxsubix; i >= 0;) {
 		uint8_t type;
 		int32_t next;
 
-		if (n >= max || rd(cxstack + (uint64_t)i * L->cx_size + L->cx_type_byte, &type, 1))
+		if (n >= max) {
+			*more = 1;
+			break;
+		}
+		if (rd(cxstack + (uint64_t)i * L->cx_size + L->cx_type_byte, &type, 1))
 			return -1;
 		type &= L->cxtypemask;
 		if (type != L->cxt_sub && type != L->cxt_format && type != L->cxt_eval)
@@ -1005,7 +1012,10 @@ static int pl_si_frames(const struct perl_layout *L, uint64_t cxstack, int32_t c
 		ix[n++] = i;
 		i = next;
 	}
-	for (int32_t i = cxix, k = 0; i >= 0; i--) {
+	if (*more && !n)
+		return 0;
+	low = *more ? ix[n - 1] : 0;
+	for (i = cxix; i >= low; i--) {
 		uint8_t type;
 
 		if (rd(cxstack + (uint64_t)i * L->cx_size + L->cx_type_byte, &type, 1))
@@ -1015,12 +1025,11 @@ static int pl_si_frames(const struct perl_layout *L, uint64_t cxstack, int32_t c
 			if (k >= n || ix[k] != i)
 				return -1;
 			k++;
-		} else if (k < n && ix[k] == i)
+		} else if (k < n && ix[k] == i) {
 			return -1;
-		if (i == 0 && k != n)
-			return -1;
+		}
 	}
-	return n;
+	return k == n ? n : -1;
 }
 
 /* Output, innermost first: one "name (file:line)" per sub/format/eval context, then
@@ -1051,7 +1060,7 @@ static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, u
 	for (int depth = 0;; depth++) {
 		uint64_t cxstack, prev;
 		int32_t cxix, cxsubix, type, ix[MAX_FRAMES];
-		int n;
+		int n, more;
 
 		if (depth >= PL_MAX_STACKINFOS || !si || rd64(si + L->si_cxstack, &cxstack) ||
 		    rd64(si + L->si_prev, &prev) || rd(si + L->si_cxix, &cxix, 4) ||
@@ -1059,7 +1068,7 @@ static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, u
 			pl_trunc("stackinfo %#lx unreadable", si);
 			return 3;
 		}
-		n = pl_si_frames(L, cxstack, cxix, cxsubix, ix, MAX_FRAMES - frames);
+		n = pl_si_frames(L, cxstack, cxix, cxsubix, ix, MAX_FRAMES - frames, &more);
 		vlog("stackinfo %#lx type %s cxix=%d cxsubix=%d prev=%#lx: %d frames", si, pl_si_name(type),
 		     cxix, cxsubix, prev, n);
 		if (n < 0) {
@@ -1073,8 +1082,9 @@ static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, u
 			uint16_t u16;
 			uint8_t ctype;
 
-			if (rd(cx + L->cx_type_byte, &ctype, 1) || rd(cx + L->cx_u16, &u16, 2) || rd64(cx + L->cx_retop, &retop) ||
-			    rd64(cx + L->cx_oldcop, &oldcop) || rd64(cx + L->cx_sub_cv, &cv)) {
+			if (rd(cx + L->cx_type_byte, &ctype, 1) || rd(cx + L->cx_u16, &u16, 2) ||
+			    rd64(cx + L->cx_retop, &retop) || rd64(cx + L->cx_oldcop, &oldcop) ||
+			    rd64(cx + L->cx_sub_cv, &cv)) {
 				pl_trunc("context %#lx unreadable", cx);
 				return 3;
 			}
@@ -1098,10 +1108,8 @@ static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, u
 				pl_trunc("context %#lx (%s): COP %#lx unreadable or not a COP", cx, name, pending);
 				return 3;
 			}
-			{
-				vlog("  cx[%d] %#lx type %#x u16 %#x (old op %u) cv=%#lx retop=%#lx oldcop=%#lx", ix[k], cx, ctype,
-				     u16, u16 >> L->old_op_type_shift, cv, retop, oldcop);
-			}
+			vlog("  cx[%d] %#lx type %#x u16 %#x (old op %u) cv=%#lx retop=%#lx oldcop=%#lx", ix[k], cx,
+			     ctype, u16, u16 >> L->old_op_type_shift, cv, retop, oldcop);
 			pl_emit("%s (%s:%u)", name, file, line);
 			if (!retop)
 				pl_emit("[from C]");
@@ -1110,6 +1118,10 @@ static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, u
 			frames++;
 			if (type == L->perlsi_main)
 				main_from_c = !retop;
+		}
+		if (more) {
+			pl_trunc("more than %d frames", MAX_FRAMES);
+			return 3;
 		}
 		if (type == L->perlsi_main)
 			break;

@@ -207,5 +207,20 @@ if [ -x $pl ]; then
 	fi
 fi
 
+# ---- Perl 5.36, recursion deeper than the walker's 128 frames: the innermost 128, marked ----
+if [ -x $pl ]; then
+	# shellcheck disable=SC2016 # perl code, not shell
+	if start $pl -e 'no warnings "recursion"; $| = 1;
+sub rec { my $n = shift; if ($n) { rec($n - 1) } else { print "ready main=", syscall(186), " a=0 b=0\n"; while (1) {} } }
+rec(200);'; then
+		{ for i in $(seq 128); do echo "main::rec (-e:2)"; done; echo "[truncated: more than 128 frames]"; } > "$out/deep"
+		"$out/interp-walk" "$wpid" "$tmain" > "$out/got" 2> "$out/err"; rc=$?
+		if [ "$rc" = 3 ] && cmp -s "$out/got" "$out/deep"; then ok; else bad "perl deep recursion (rc $rc)"; head -3 "$out/got"; tail -2 "$out/got"; fi
+		kill "$wpid"
+	else
+		bad "perl recursion workload did not start"
+	fi
+fi
+
 echo "interp: $pass passed, $fail failed ($truncs racing walks ended truncated)"
 [ "$fail" = 0 ]
