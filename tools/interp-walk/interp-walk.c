@@ -1158,14 +1158,42 @@ static int pl_snapshot(const struct perl_layout *L, uint64_t my_perl, struct pl_
 	       rd(s->si + L->si_cxix, &s->cxix, 4) || rd(s->si + L->si_cxsubix, &s->cxsubix, 4) ? -1 : 0;
 }
 
+/* One entry per supported perl: adding a version is adding its table here. */
+static const struct perl_layout *const perl_layouts[] = { &perl_5_36 };
+
+/* The table for the target's perl, from its PL_revision/PL_version; NULL if none. */
+static const struct perl_layout *pl_layout(const struct module *m, unsigned *rev, unsigned *major)
+{
+	uint64_t r = elf_sym(m, "PL_revision"), v = elf_sym(m, "PL_version");
+	uint8_t rb, vb;
+
+	*rev = *major = 0;
+	if (!r || !v || rd(r + m->bias, &rb, 1) || rd(v + m->bias, &vb, 1))
+		return NULL;
+	*rev = rb, *major = vb;
+	for (size_t i = 0; i < sizeof(perl_layouts) / sizeof(perl_layouts[0]); i++)
+		if (perl_layouts[i]->revision == rb && perl_layouts[i]->major == vb)
+			return perl_layouts[i];
+	return NULL;
+}
+
 static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
 {
-	const struct perl_layout *L = &perl_5_36;
+	const struct perl_layout *L;
 	struct pl_snap before, after;
+	unsigned rev, major;
 	uint64_t my_perl;
 	int ret;
 
 	(void)tid;
+	L = pl_layout(m, &rev, &major);
+	if (!L) {
+		if (!rev)
+			truncated("perl version unreadable (PL_revision/PL_version)");
+		else
+			truncated("perl %u.%u: no offsets table (supported: 5.36); add one, see perl536.h", rev, major);
+		return 3;
+	}
 	my_perl = pl_my_perl(m, fs_base);
 	if (!my_perl) {
 		truncated("no perl interpreter in this thread's TLS (or TLS and TSD disagree)");

@@ -30,6 +30,8 @@ int main(void)
 {
 	const struct perl_layout *L = &perl_5_36;
 
+	C(revision, PERL_REVISION);
+	C(major, PERL_VERSION);
 	C(interp_curstackinfo, OFF(struct interpreter, Icurstackinfo));
 	C(interp_curcop, OFF(struct interpreter, Icurcop));
 	C(interp_compiling, OFF(struct interpreter, Icompiling));

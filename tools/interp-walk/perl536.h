@@ -11,6 +11,8 @@
 
 static const struct perl_layout perl_5_36 = {
 	.version = "5.36",
+	.revision = 5,
+	.major = 36,
 	.interp_curstackinfo = 224,	/* my_perl->Icurstackinfo */
 	.interp_curcop = 208,		/* my_perl->Icurcop */
 	.interp_compiling = 1936,	/* &my_perl->Icompiling: PL_curcop while compiling */

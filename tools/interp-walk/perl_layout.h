@@ -10,6 +10,9 @@
 
 struct perl_layout {
 	const char *version;
+	/* PERL_REVISION, PERL_VERSION: the walker picks the table whose pair matches the
+	 * target's PL_revision/PL_version (U8 constants exported by libperl) */
+	unsigned revision, major;
 	/* struct interpreter (my_perl, MULTIPLICITY): PL_curstackinfo, PL_curcop, &PL_compiling */
 	unsigned interp_curstackinfo, interp_curcop, interp_compiling;
 	/* struct stackinfo (PERL_SI) */
