@@ -29,6 +29,9 @@ packages=(
 	# interpreter frames (issue: interpreters): the stock interpreters, their internal headers
 	# (python3.11-dev: internal/; ruby3.1-dev: rb_mjit_min_header) for the offset checks
 	python3.11 python3.11-dev ruby3.1 ruby3.1-dev
+	# perl 5.36 (Debian perl is threaded): libperl5.36 ships CORE/*.h and config.h, which
+	# offsets-perl.c compiles against to check tools/interp-walk/perl536.h
+	perl libperl5.36
 )
 
 export DEBIAN_FRONTEND=noninteractive

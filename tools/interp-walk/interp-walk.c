@@ -2,13 +2,17 @@
  * outside the process, the way the BPF walker will: from that thread's fs_base, through the
  * interpreter's TLS/TSD slot, with bounded reads of untrusted memory (process_vm_readv).
  *
- *   interp-walk [-v] [-n] [-l python|ruby|perl] PID TID
+ *   interp-walk [-v] [-n] [-F N] [-l python|ruby|perl] PID TID
  *     -v  trace every load of the chain to stderr (the evidence in docs/interpreters.md)
  *     -n  do not keep the thread stopped while walking (only stopped to read fs_base): a walk
  *         that races the target may end in "[truncated: ...]" but must never print a wrong frame
+ *     -F N  make the Nth read of target memory fail (tests: every failure must give a marked,
+ *         truncated walk, never a wrong frame); with -v, the number of reads is logged
  *
  * Output: one frame per line, innermost first: "name (file:line)". A walk that cannot be
- * completed ends with a line "[truncated: reason]" and exits 3.
+ * completed ends with a line "[truncated: reason]" and exits 3. Perl also marks where native
+ * frames sit between its frames: "[from C]" (frame entered by call_sv/MULTICALL) and
+ * "[stackinfo TYPE]" (end of a nested sort/signal/DESTROY/... stack).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -68,10 +72,15 @@ static void truncated(const char *fmt, ...)
 /* ---- bounded reads of the target ---- */
 
 /* Read exactly len bytes at addr; 0 on success. Rejects NULL and non-canonical addresses. */
+static long g_fail_read;	/* -F N: the Nth read fails (fault injection for run-checks.sh) */
+static long g_reads;
+
 static int rd(uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
 
+	if (++g_reads == g_fail_read)
+		return -1;
 	if (addr < 4096 || addr >= 0x800000000000ULL || len > 1 << 20 || addr + len < addr)
 		return -1;
 	return process_vm_readv(g_pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
@@ -820,38 +829,399 @@ static int walk_ruby(const struct module *m, pid_t tid, uint64_t fs_base)
 }
 
 /* ============================ Perl 5.36 ============================ */
-static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
+
+/* A NUL-terminated string at addr, read page by page (a short string may end just before
+ * an unmapped page). Bytes beyond outsz-1 fail: a cut name would be a different name. */
+static int rd_cstr(uint64_t addr, char *out, size_t outsz)
+{
+	size_t o = 0;
+
+	while (o < outsz) {
+		size_t chunk = 4096 - ((addr + o) & 4095);
+		char *nul;
+
+		if (chunk > outsz - o)
+			chunk = outsz - o;
+		if (rd(addr + o, out + o, chunk))
+			return -1;
+		nul = memchr(out + o, 0, chunk);
+		if (nul) {
+			sanitize(out);
+			return 0;
+		}
+		o += chunk;
+	}
+	return -1;
+}
+
+static const char *pl_si_name(int type)
+{
+	static const char *const names[] = { "UNDEF", "MAIN", "MAGIC", "SORT", "SIGNAL", "OVERLOAD",
+		"DESTROY", "WARNHOOK", "DIEHOOK", "REQUIRE", "MULTICALL", "REGCOMP" };
+
+	return type >= 0 && type < (int)(sizeof(names) / sizeof(names[0])) ? names[type] : "UNKNOWN";
+}
+
+/* SvTYPE of an SV head; -1 if unreadable. */
+static int pl_sv_type(const struct perl_layout *L, uint64_t sv, uint32_t *flags)
+{
+	if (rd32(sv + L->sv_flags, flags))
+		return -1;
+	return *flags & L->svtypemask;
+}
+
+/* HEK -> its key. */
+static int pl_hek(const struct perl_layout *L, uint64_t hek, char *out, size_t outsz)
+{
+	int32_t len;
+
+	if (rd(hek + L->hek_len, &len, 4) || len < 0 || (size_t)len >= outsz ||
+	    rd(hek + L->hek_key, out, len))
+		return -1;
+	out[len] = 0;
+	sanitize(out);
+	return 0;
+}
+
+/* HvNAME of a stash: the name HEK in the HV's aux struct (SVf_OOK); with several names
+ * (xhv_name_count != 0) the first one is the name, NULL if the stash lost it. */
+static int pl_stash_name(const struct perl_layout *L, uint64_t hv, char *out, size_t outsz)
+{
+	uint64_t any, name;
+	uint32_t flags;
+	int32_t count;
+
+	if (pl_sv_type(L, hv, &flags) != (int)L->svt_pvhv || !(flags & L->svf_ook) ||
+	    rd64(hv + L->sv_any, &any) || rd64(any + L->xhv_aux_name, &name) ||
+	    rd(any + L->xhv_aux_name_count, &count, 4))
+		return -1;
+	if (count && rd64(name, &name))
+		return -1;
+	return name ? pl_hek(L, name, out, outsz) : -1;
+}
+
+/* A CV's name as caller() prints it: Package::name (anonymous subs are Package::__ANON__,
+ * lexical subs only their name; a format, an SVt_PVFM with a CV body, is Package::NAME). Named through its GV, or through a name HEK + CvSTASH
+ * when CVf_NAMED (subs stored in the stash without a glob, lexical subs). */
+static int pl_cv_name(const struct perl_layout *L, uint64_t cv, int format, char *out, size_t outsz)
+{
+	char pkg[MAX_STR], name[MAX_STR];
+	uint64_t any, gv, gvany, hek, stash;
+	uint32_t flags, cvflags, gvflags;
+
+	if (pl_sv_type(L, cv, &flags) != (int)(format ? L->svt_pvfm : L->svt_pvcv) || rd64(cv + L->sv_any, &any) ||
+	    rd32(any + L->xcv_flags, &cvflags) || rd64(any + L->xcv_gv_or_hek, &gv))
+		return -1;
+	if (cvflags & L->cvf_named) {
+		hek = gv;
+		if (rd64(any + L->xcv_stash, &stash))
+			return -1;
+	} else {
+		/* isGV_with_GP: a real glob, not a string that was once one */
+		if (pl_sv_type(L, gv, &gvflags) != (int)L->svt_pvgv ||
+		    (gvflags & (L->svp_pok | L->svpgv_gp)) != L->svpgv_gp ||
+		    rd64(gv + L->sv_any, &gvany) || rd64(gvany + L->xgv_namehek, &hek) ||
+		    rd64(gvany + L->xgv_stash, &stash))
+			return -1;
+	}
+	if (pl_hek(L, hek, name, sizeof(name)))
+		return -1;
+	if ((cvflags & L->cvf_named) && (cvflags & L->cvf_lexical)) {
+		snprintf(out, outsz, "%s", name);
+		return 0;
+	}
+	if (pl_stash_name(L, stash, pkg, sizeof(pkg)))
+		return -1;
+	snprintf(out, outsz, "%s::%s", pkg, name);
+	return 0;
+}
+
+/* A COP's file and line. PL_curcop is a nextstate/dbstate op, or &PL_compiling while
+ * compiling (BEGIN, require). */
+static int pl_cop(const struct perl_layout *L, uint64_t my_perl, uint64_t cop, char *file, size_t filesz,
+		  uint32_t *line)
+{
+	uint64_t fp;
+	uint16_t type;
+
+	if (rd(cop + L->op_type_word, &type, 2))
+		return -1;
+	type &= L->op_type_mask;
+	if (cop != my_perl + L->interp_compiling && type != L->op_nextstate && type != L->op_dbstate)
+		return -1;
+	if (rd32(cop + L->cop_line, line) || rd64(cop + L->cop_file, &fp) || rd_cstr(fp, file, filesz))
+		return -1;
+	return 0;
+}
+
+/* The thread's interpreter: PL_current_context in static TLS, cross-checked with
+ * pthread_getspecific(PL_thr_key). 0 if absent or if they disagree. */
+static uint64_t pl_my_perl(const struct module *m, uint64_t fs_base)
 {
 	uint64_t sym = elf_sym(m, "PL_current_context"), key_addr = elf_sym(m, "PL_thr_key");
 	uint64_t vaddr, memsz, align, off, ctx = 0, ctx2 = 0;
 	uint32_t key;
 
-	(void)tid;
 	if (!key_addr || elf_tls(m, &vaddr, &memsz, &align)) {
-		fprintf(stderr, "interp-walk: %s: no PL_thr_key / PT_TLS\n", m->path);
-		return 2;
+		vlog("%s: no PL_thr_key / PT_TLS", m->path);
+		return 0;
 	}
 	off = exe_tls_offset(vaddr, memsz, align);
 	if (rd64(fs_base - off + sym, &ctx) || rd32(key_addr + m->bias, &key) ||
 	    key >= GLIBC_PTHREAD_KEY_2NDLEVEL_SIZE ||
 	    rd64(fs_base + GLIBC236_PTHREAD_SPECIFIC_1STBLOCK + key * GLIBC236_PTHREAD_KEY_DATA_SIZE +
-		 GLIBC236_PTHREAD_KEY_DATA_DATA, &ctx2)) {
-		truncated("no perl interpreter in this thread's TLS");
-		return 3;
-	}
+		 GLIBC236_PTHREAD_KEY_DATA_DATA, &ctx2))
+		return 0;
 	vlog("PT_TLS vaddr=%#lx memsz=%#lx align=%#lx -> tls offset %#lx; PL_current_context=*(fs_base-%#lx+%#lx)=%#lx",
 	     vaddr, memsz, align, off, off, sym, ctx);
 	vlog("PL_thr_key=%u -> specific_1stblock[%u].data=%#lx", key, key, ctx2);
-	printf("my_perl %#lx (%s)\n", ctx, ctx && ctx == ctx2 ? "TLS and TSD agree" : "TLS and TSD DISAGREE");
-	truncated("perl frame walk not implemented yet");
-	return 3;
+	return ctx == ctx2 ? ctx : 0;
+}
+
+#define PL_MAX_STACKINFOS 64
+#define PL_MAX_CONTEXTS 100000
+
+/* Frame-creating contexts of one stackinfo, innermost first, by the si_cxsubix chain
+ * (what BPF follows: one read per frame), checked against a scan of every context from
+ * si_cxix down (what caller() does) as far as the chain was followed. At most max frames;
+ * *more tells that the chain goes on. Returns the count, -1 on any inconsistency. */
+static int pl_si_frames(const struct perl_layout *L, uint64_t cxstack, int32_t cxix, int32_t cxsubix,
+			int32_t *ix, int max, int *more)
+{
+	int32_t i, low;
+	int n = 0, k = 0;
+
+	*more = 0;
+	if (cxix < -1 || cxix >= PL_MAX_CONTEXTS || cxsubix < -1 || cxsubix > cxix)
+		return -1;
+	for (i = cxsubix; i >= 0;) {
+		uint8_t type;
+		int32_t next;
+
+		if (n >= max) {
+			*more = 1;
+			break;
+		}
+		if (rd(cxstack + (uint64_t)i * L->cx_size + L->cx_type_byte, &type, 1))
+			return -1;
+		type &= L->cxtypemask;
+		if (type != L->cxt_sub && type != L->cxt_format && type != L->cxt_eval)
+			return -1;
+		if (rd(cxstack + (uint64_t)i * L->cx_size + L->cx_old_cxsubix, &next, 4) || next >= i)
+			return -1;
+		ix[n++] = i;
+		i = next;
+	}
+	if (*more && !n)
+		return 0;
+	low = *more ? ix[n - 1] : 0;
+	for (i = cxix; i >= low; i--) {
+		uint8_t type;
+
+		if (rd(cxstack + (uint64_t)i * L->cx_size + L->cx_type_byte, &type, 1))
+			return -1;
+		type &= L->cxtypemask;
+		if (type == L->cxt_sub || type == L->cxt_format || type == L->cxt_eval) {
+			if (k >= n || ix[k] != i)
+				return -1;
+			k++;
+		} else if (k < n && ix[k] == i) {
+			return -1;
+		}
+	}
+	return k == n ? n : -1;
+}
+
+/* Output, innermost first: one "name (file:line)" per sub/format/eval context, then
+ * "<main> (file:line)" for the main program. Between them, the points where native frames
+ * sit: "[from C]" after a frame entered by call_sv/MULTICALL (blk_sub.retop == NULL: no Perl
+ * op to return to), "[stackinfo TYPE]" after the frames of a nested stackinfo (sort, signal
+ * handler, DESTROY, ...: a nested runops loop). */
+static char pl_out[MAX_FRAMES * 3][2 * MAX_STR + MAX_STR + 32];
+static int pl_nout;
+
+#define pl_emit(...) do { \
+	if (pl_nout < (int)(sizeof(pl_out) / sizeof(pl_out[0]))) \
+		snprintf(pl_out[pl_nout++], sizeof(pl_out[0]), __VA_ARGS__); \
+} while (0)
+
+#define pl_trunc(fmt, ...) do { \
+	pl_emit("[truncated: " fmt "]", ##__VA_ARGS__); \
+	g_truncated = 1; \
+} while (0)
+
+/* The walk proper; lines go to pl_out. 0 when complete, 3 after truncated(). */
+static int pl_walk(const struct perl_layout *L, uint64_t my_perl, uint64_t si, uint64_t curcop)
+{
+	uint64_t pending;
+	int frames = 0, main_from_c = 0, first = 1;
+
+	pending = curcop;
+	for (int depth = 0;; depth++) {
+		uint64_t cxstack, prev;
+		int32_t cxix, cxsubix, type, ix[MAX_FRAMES];
+		int n, more;
+
+		if (depth >= PL_MAX_STACKINFOS || !si || rd64(si + L->si_cxstack, &cxstack) ||
+		    rd64(si + L->si_prev, &prev) || rd(si + L->si_cxix, &cxix, 4) ||
+		    rd(si + L->si_cxsubix, &cxsubix, 4) || rd(si + L->si_type, &type, 4)) {
+			pl_trunc("stackinfo %#lx unreadable", si);
+			return 3;
+		}
+		n = pl_si_frames(L, cxstack, cxix, cxsubix, ix, MAX_FRAMES - frames, &more);
+		vlog("stackinfo %#lx type %s cxix=%d cxsubix=%d prev=%#lx: %d frames", si, pl_si_name(type),
+		     cxix, cxsubix, prev, n);
+		if (n < 0) {
+			pl_trunc("stackinfo %#lx: contexts inconsistent (cxix %d, cxsubix %d)", si, cxix, cxsubix);
+			return 3;
+		}
+		for (int k = 0; k < n; k++) {
+			uint64_t cx = cxstack + (uint64_t)ix[k] * L->cx_size, cv, retop, oldcop, any, start;
+			char name[2 * MAX_STR + 8], file[MAX_STR];
+			uint32_t line;
+			uint16_t u16;
+			uint8_t ctype;
+
+			if (rd(cx + L->cx_type_byte, &ctype, 1) || rd(cx + L->cx_u16, &u16, 2) ||
+			    rd64(cx + L->cx_retop, &retop) || rd64(cx + L->cx_oldcop, &oldcop) ||
+			    rd64(cx + L->cx_sub_cv, &cv)) {
+				pl_trunc("context %#lx unreadable", cx);
+				return 3;
+			}
+			if ((ctype & L->cxtypemask) == L->cxt_eval)
+				snprintf(name, sizeof(name), "(eval)");
+			else if (pl_cv_name(L, cv, (ctype & L->cxtypemask) == L->cxt_format, name, sizeof(name))) {
+				pl_trunc("context %#lx: CV %#lx has no readable name", cx, cv);
+				return 3;
+			}
+			/* Just entered (pp_entersub done, the sub's first nextstate not yet): PL_curcop
+			 * is still the caller's. The sub is at its first statement, CvSTART. */
+			if (first && pending == oldcop && (ctype & L->cxtypemask) != L->cxt_eval) {
+				if (rd64(cv + L->sv_any, &any) || rd64(any + L->xcv_start, &start)) {
+					pl_trunc("context %#lx (%s): just entered, CvSTART unreadable", cx, name);
+					return 3;
+				}
+				vlog("  sub entered, no statement yet: line of CvSTART %#lx", start);
+				pending = start;
+			}
+			if (pl_cop(L, my_perl, pending, file, sizeof(file), &line)) {
+				pl_trunc("context %#lx (%s): COP %#lx unreadable or not a COP", cx, name, pending);
+				return 3;
+			}
+			vlog("  cx[%d] %#lx type %#x u16 %#x (old op %u) cv=%#lx retop=%#lx oldcop=%#lx", ix[k], cx,
+			     ctype, u16, u16 >> L->old_op_type_shift, cv, retop, oldcop);
+			pl_emit("%s (%s:%u)", name, file, line);
+			if (!retop)
+				pl_emit("[from C]");
+			pending = oldcop;
+			first = 0;
+			frames++;
+			if (type == L->perlsi_main)
+				main_from_c = !retop;
+		}
+		if (more) {
+			pl_trunc("more than %d frames", MAX_FRAMES);
+			return 3;
+		}
+		if (type == L->perlsi_main)
+			break;
+		pl_emit("[stackinfo %s]", pl_si_name(type));
+		si = prev;
+	}
+	/* The main program, unless the outermost frame was called from C: a thread's entry
+	 * sub (threads.xs: call_sv), BEGIN/END blocks (call_list). */
+	if (!main_from_c) {
+		char file[MAX_STR];
+		uint32_t line;
+
+		if (pl_cop(L, my_perl, pending, file, sizeof(file), &line)) {
+			pl_trunc("main program: COP %#lx unreadable or not a COP", pending);
+			return 3;
+		}
+		pl_emit("<main> (%s:%u)", file, line);
+	}
+	return 0;
+}
+
+/* What the innermost state looks like: changes whenever a sub/eval/block is entered or
+ * left, or a statement starts. Equal before and after a walk of a running thread means
+ * no frame was pushed or popped meanwhile (barring an exact ABA within the walk). */
+struct pl_snap {
+	uint64_t si, curcop;
+	int32_t cxix, cxsubix;
+};
+
+static int pl_snapshot(const struct perl_layout *L, uint64_t my_perl, struct pl_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	return rd64(my_perl + L->interp_curstackinfo, &s->si) || rd64(my_perl + L->interp_curcop, &s->curcop) ||
+	       rd(s->si + L->si_cxix, &s->cxix, 4) || rd(s->si + L->si_cxsubix, &s->cxsubix, 4) ? -1 : 0;
+}
+
+/* One entry per supported perl: adding a version is adding its table here. */
+static const struct perl_layout *const perl_layouts[] = { &perl_5_36 };
+
+/* The table for the target's perl, from its PL_revision/PL_version; NULL if none. */
+static const struct perl_layout *pl_layout(const struct module *m, unsigned *rev, unsigned *major)
+{
+	uint64_t r = elf_sym(m, "PL_revision"), v = elf_sym(m, "PL_version");
+	uint8_t rb, vb;
+
+	*rev = *major = 0;
+	if (!r || !v || rd(r + m->bias, &rb, 1) || rd(v + m->bias, &vb, 1))
+		return NULL;
+	*rev = rb, *major = vb;
+	for (size_t i = 0; i < sizeof(perl_layouts) / sizeof(perl_layouts[0]); i++)
+		if (perl_layouts[i]->revision == rb && perl_layouts[i]->major == vb)
+			return perl_layouts[i];
+	return NULL;
+}
+
+static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
+{
+	const struct perl_layout *L;
+	struct pl_snap before, after;
+	unsigned rev, major;
+	uint64_t my_perl;
+	int ret;
+
+	(void)tid;
+	L = pl_layout(m, &rev, &major);
+	if (!L) {
+		if (!rev)
+			truncated("perl version unreadable (PL_revision/PL_version)");
+		else
+			truncated("perl %u.%u: no offsets table (supported: 5.36); add one, see perl536.h", rev, major);
+		return 3;
+	}
+	my_perl = pl_my_perl(m, fs_base);
+	if (!my_perl) {
+		truncated("no perl interpreter in this thread's TLS (or TLS and TSD disagree)");
+		return 3;
+	}
+	if (pl_snapshot(L, my_perl, &before)) {
+		truncated("unreadable my_perl %#lx", my_perl);
+		return 3;
+	}
+	vlog("perl %s: my_perl=%#lx curstackinfo=%#lx curcop=%#lx", L->version, my_perl, before.si, before.curcop);
+	ret = pl_walk(L, my_perl, before.si, before.curcop);
+	/* A thread that ran meanwhile (-n) may have mixed two states: a line of one sub shown
+	 * for its caller. Print nothing of such a walk. (BPF runs on the triggering thread
+	 * itself, which cannot change its interpreter state under the walk.) */
+	if (!g_stopped && (pl_snapshot(L, my_perl, &after) || memcmp(&before, &after, sizeof(before)))) {
+		truncated("interpreter state changed during the walk");
+		return 3;
+	}
+	for (int i = 0; i < pl_nout; i++)
+		printf("%s\n", pl_out[i]);
+	return ret;
 }
 
 /* ============================ main ============================ */
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: interp-walk [-v] [-n] [-l python|ruby|perl] PID TID\n");
+	fprintf(stderr, "usage: interp-walk [-v] [-n] [-F N] [-l python|ruby|perl] PID TID\n");
 	exit(2);
 }
 
@@ -863,8 +1233,9 @@ int main(int argc, char **argv)
 	int opt, nostop = 0, ret;
 	pid_t tid;
 
-	while ((opt = getopt(argc, argv, "vnl:")) != -1) {
+	while ((opt = getopt(argc, argv, "vnl:F:")) != -1) {
 		switch (opt) {
+		case 'F': g_fail_read = atol(optarg); break;
 		case 'v': g_verbose = 1; break;
 		case 'n': nostop = 1; break;
 		case 'l': lang = optarg; break;
@@ -917,5 +1288,6 @@ int main(int argc, char **argv)
 	else
 		ret = walk_perl(&m, tid, fs_base);
 	release_thread(tid);
+	vlog("%ld reads of target memory", g_reads);
 	return ret ? ret : g_truncated ? 3 : 0;
 }

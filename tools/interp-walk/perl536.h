@@ -1,9 +1,73 @@
-/* Perl 5.36 (Debian 12: perl 5.36.0, threaded: useithreads) — only the first step is done:
- * finding the thread's interpreter (my_perl). The frame walk (PL_curstackinfo, contexts, COPs)
- * is not implemented yet; see docs/interpreters.md for the planned chain. */
+/* Perl 5.36 (Debian 12: perl 5.36.0, x86-64, useithreads + usemultiplicity).
+ * Every number is checked by offsets-perl.c against this build's own headers
+ * ($Config{archlib}/CORE, package libperl5.36) compiled with its own $Config{ccflags}.
+ *
+ * The thread's interpreter (my_perl) is the TLS variable PL_current_context, static TLS of
+ * /usr/bin/perl (see exe_tls_offset in interp-walk.c), and equally
+ * pthread_getspecific(PL_thr_key). */
 #ifndef INTERP_PERL536_H
 #define INTERP_PERL536_H
-/* PL_current_context: TLS symbol (st_value 0, size 8) in /usr/bin/perl's PT_TLS (memsz 8, align 8):
- * static TLS of the executable, so &PL_current_context = fs_base - 8 + 0 (see exe_tls_offset). */
-/* PL_thr_key: pthread_key_t (u32) global; pthread_getspecific(PL_thr_key) is the same my_perl. */
+#include "perl_layout.h"
+
+static const struct perl_layout perl_5_36 = {
+	.version = "5.36",
+	.revision = 5,
+	.major = 36,
+	.interp_curstackinfo = 224,	/* my_perl->Icurstackinfo */
+	.interp_curcop = 208,		/* my_perl->Icurcop */
+	.interp_compiling = 1936,	/* &my_perl->Icompiling: PL_curcop while compiling */
+	.si_cxstack = 8,
+	.si_prev = 16,
+	.si_cxix = 32,			/* I32: index of the innermost context, -1 if none */
+	.si_cxsubix = 40,		/* I32: innermost sub/format/eval context (5.34+) */
+	.si_type = 44,			/* PERLSI_* */
+	.cx_size = 104,
+	.cx_type_byte = 0,			/* u8: CXt_* | CXp_* */
+	.cx_u16 = 2,			/* blk_u16: eval's old op type << 7 */
+	.cx_oldcop = 16,		/* blk_oldcop: PL_curcop of the caller */
+	.cx_retop = 48,			/* blk_sub.retop: NULL when entered from C (call_sv) */
+	.cx_old_cxsubix = 56,		/* previous si_cxsubix: the chain of sub/eval contexts */
+	.cx_sub_cv = 72,		/* blk_sub.cv == blk_format.cv */
+	.sv_any = 0,
+	.sv_flags = 12,
+	.xcv_stash = 32,
+	.xcv_start = 40,
+	.xcv_gv_or_hek = 56,		/* GV*, or HEK* when CVf_NAMED */
+	.xcv_file = 64,
+	.xcv_flags = 92,		/* cv_flags_t is U32 */
+	.xgv_namehek = 32,		/* xiv_u.xivu_namehek */
+	.xgv_stash = 40,		/* xnv_u.xgv_stash */
+	.xhv_aux_name = 32,		/* struct xpvhv_with_aux: xhv_aux.xhv_name_u */
+	.xhv_aux_name_count = 60,
+	.hek_len = 4,
+	.hek_key = 8,
+	.op_type_word = 32,		/* PERL_BITFIELD16 op_type:9 */
+	.op_type_mask = 0x1ff,
+	.cop_line = 36,
+	.cop_file = 48,			/* char * under USE_ITHREADS (5.38: refcounted RCPV) */
+	.cxtypemask = 0xf,
+	.cxt_sub = 9,
+	.cxt_format = 10,
+	.cxt_eval = 11,
+	.cxp_evalblock = 0x40,
+	.cxp_try = 0x80,
+	.cxp_real = 0x20,
+	.old_op_type_shift = 7,
+	.perlsi_main = 1,
+	.svtypemask = 0xff,
+	.svt_pvgv = 9,
+	.svt_pvhv = 12,
+	.svt_pvcv = 13,
+	.svt_pvfm = 14,			/* a format is a CV body of another SV type */
+	.svf_ook = 0x02000000,
+	.svp_pok = 0x00004000,
+	.svpgv_gp = 0x00008000,
+	.cvf_isxsub = 0x0008,
+	.cvf_anon = 0x0080,
+	.cvf_named = 0x8000,
+	.cvf_lexical = 0x10000,
+	.op_nextstate = 195,
+	.op_dbstate = 196,
+};
+
 #endif

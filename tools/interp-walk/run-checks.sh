@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Walk known interpreter stacks from outside and assert them exactly, per thread.
 # Needs (scripts/install-deps.sh, "interpreter frames"): python3.11 python3.11-dev ruby3.1
-# ruby3.1-dev libelf-dev libc6-dbg (the glibc offsets were read from its DWARF; not needed here).
+# ruby3.1-dev perl libperl5.36 libelf-dev libc6-dbg (the glibc offsets were read from its DWARF; not needed here).
 # Env: WALKS (default 20) walks per thread and mode. Prints "interp: N passed, M failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,22 +26,17 @@ rbinc=/usr/include/x86_64-linux-gnu/ruby-3.1.0
 rbhdr=$(cd "$rbinc" 2>/dev/null && ls rb_mjit_min_header-3.1.*.h 2>/dev/null | head -1)
 if [ -n "$rbhdr" ] && gcc -w -I"$rbinc" -DRB_MJIT_HEADER="\"$rbhdr\"" -o "$out/offsets-ruby" "$here/offsets-ruby.c" -lruby-3.1 &&
 	"$out/offsets-ruby" > "$out/offsets-ruby.txt"; then ok; else bad "ruby31.h vs ${rbhdr:-rb_mjit_min_header-3.1.N.h (ruby3.1-dev missing?)}"; grep MISMATCH "$out/offsets-ruby.txt"; fi
-[ -x "$out/interp-walk" ] || { # ---- Perl 5.36: only the interpreter lookup (TLS vs TSD) is implemented so far ----
-if [ -x /usr/bin/perl ]; then
-	/usr/bin/perl -e 'for (;;) {}' &
-	wpid=$!; pids+=("$wpid"); sleep 0.3
-	for i in $(seq "$walks"); do
-		if "$out/interp-walk" "$wpid" "$wpid" 2>/dev/null | grep -q "TLS and TSD agree"; then ok; else bad "perl my_perl lookup"; fi
-	done
-	kill "$wpid"
-fi
-
-echo "interp: $pass passed, $fail failed"; exit 1; }
+plcore=$(perl -MConfig -e 'print "$Config{archlib}/CORE"' 2>/dev/null)
+plflags=$(perl -MConfig -e 'print $Config{ccflags}' 2>/dev/null)
+# shellcheck disable=SC2086 # ccflags is a list of flags
+if [ -f "$plcore/perl.h" ] && gcc $plflags -I"$plcore" -I"$here" -o "$out/offsets-perl" "$here/offsets-perl.c" &&
+	"$out/offsets-perl" > "$out/offsets-perl.txt"; then ok; else bad "perl536.h vs ${plcore:-perl}/perl.h (libperl5.36 missing?)"; grep MISMATCH "$out/offsets-perl.txt"; fi
+[ -x "$out/interp-walk" ] || { echo "interp: $pass passed, $fail failed"; exit 1; }
 
 # line of "MARK: name" in a file
 mark() { grep -n "MARK: $2\$" "$1" | head -1 | cut -d: -f1; }
 
-# start WORKLOAD-CMD...; sets wpid and tids (main a b) from its "ready" line
+# start WORKLOAD-CMD...; sets wpid and tids (main a b [c]) from its "ready" line
 start() {
 	local log=$out/ready.$$ i
 	: > "$log"
@@ -49,7 +44,7 @@ start() {
 	wpid=$!
 	pids+=("$wpid")
 	for i in $(seq 100); do grep -q '^ready' "$log" && break; sleep 0.1; done
-	read -r _ tmain ta tb < <(sed 's/[a-z]*=//g' "$log")
+	read -r _ tmain ta tb tc < <(sed 's/[a-z]*=//g' "$log")
 	[ -n "${tb:-}" ]
 }
 
@@ -130,15 +125,102 @@ else
 	bad "no $rb"
 fi
 
-# ---- Perl 5.36: only the interpreter lookup (TLS vs TSD) is implemented so far ----
-if [ -x /usr/bin/perl ]; then
-	/usr/bin/perl -e 'for (;;) {}' &
-	wpid=$!; pids+=("$wpid"); sleep 0.3
-	for i in $(seq "$walks"); do
-		if "$out/interp-walk" "$wpid" "$wpid" 2>/dev/null | grep -q "TLS and TSD agree"; then ok; else bad "perl my_perl lookup"; fi
-	done
-	kill "$wpid"
+# ---- Perl 5.36 (ithreads: each thread its own interpreter) ----
+pl=/usr/bin/perl
+if [ -x $pl ]; then
+	f=$wl/pl_threads.pl
+	if start $pl "$f"; then
+		printf '%s\n' "Handler::on_alarm ($f:$(mark "$f" m_handler))" "[from C]" \
+			"(eval) ($f:$(mark "$f" m_spin))" "[from C]" "[stackinfo SIGNAL]" \
+			"main::main_spin ($f:$(mark "$f" m_spin))" "(eval) (string-eval:1)" \
+			"main::from_string ($f:$(mark "$f" m_string))" "(eval) ($f:$(mark "$f" m_main))" \
+			"<main> ($f:$(mark "$f" m_main))" > "$out/pl.main"
+		printf '%s\n' "Work::Sorter::key_of ($f:$(mark "$f" a_spin))" "[stackinfo SORT]" \
+			"Work::Sorter::__ANON__ ($f:$(mark "$f" a_sort))" "Work::Sorter::start ($f:$(mark "$f" a_call))" \
+			"[from C]" "(eval) ($f:$(mark "$f" a_create))" "[from C]" > "$out/pl.a"
+		printf '%s\n' "Work::Guard::DESTROY ($f:$(mark "$f" b_spin))" "[from C]" \
+			"(eval) ($f:$(mark "$f" b_scope))" "[from C]" "[stackinfo DESTROY]" \
+			"Work::Writer::guarded ($f:$(mark "$f" b_scope))" \
+			"Work::Writer::GUARD ($f:$(($(mark "$f" b_picture) + 1)))" \
+			"scoped ($f:$(mark "$f" b_write))" "Work::Writer::start ($f:$(mark "$f" b_call))" \
+			"[from C]" "(eval) ($f:$(mark "$f" b_create))" "[from C]" > "$out/pl.b"
+		printf '%s\n' "Work::Tied::FETCH ($f:$(mark "$f" c_fetch))" "[from C]" "[stackinfo MAGIC]" \
+			"Work::Lister::tied_read ($f:$(mark "$f" c_tied))" "Work::Lister::__ANON__ ($f:$(mark "$f" c_first))" \
+			"[from C]" "[stackinfo MULTICALL]" "Work::Lister::start ($f:$(mark "$f" c_first))" \
+			"[from C]" "(eval) ($f:$(mark "$f" c_create))" "[from C]" > "$out/pl.c"
+		walk_all "perl main" "$tmain" "" "$out/pl.main"
+		walk_all "perl A" "$ta" "" "$out/pl.a"
+		walk_all "perl B" "$tb" "" "$out/pl.b"
+		walk_all "perl C" "$tc" "" "$out/pl.c"
+		# Fault injection: make each read of the walk fail in turn (-F N); every such walk
+		# must end "[truncated: ...]" after a correct prefix.
+		for t in "main $tmain" "A $ta" "B $tb" "C $tc"; do
+			set -- $t
+			reads=$("$out/interp-walk" -v "$wpid" "$2" 2>&1 >/dev/null | sed -n 's/.*# \([0-9]*\) reads of target memory/\1/p')
+			if [ -z "$reads" ] || [ "$reads" -lt 20 ]; then bad "perl $1: read count '$reads'"; continue; fi
+			for n in $(seq "$reads"); do
+				"$out/interp-walk" -F "$n" "$wpid" "$2" > "$out/got" 2> "$out/err"; rc=$?
+				if [ "$rc" != 3 ]; then bad "perl $1 -F $n: rc $rc, not a truncated walk"; cat "$out/got"; continue; fi
+				truncs=$((truncs - 1))
+				check "perl $1 -F $n" "" "$out/pl.$(echo "$1" | tr 'A-Z' 'a-z')" "$out/got" "$rc"
+			done
+		done
+		kill "$wpid"
+	else
+		bad "perl workload did not start"
+	fi
+else
+	bad "no $pl"
 fi
 
-echo "interp: $pass passed, $fail failed ($truncs walks of running threads ended truncated)"
+# ---- Perl 5.36, a thread that enters and leaves subs all the time ----
+# Every walk (stopped or running) must be one of the three real stacks, or a truncated
+# prefix of one: never a sub shown with another sub's line.
+if [ -x $pl ]; then
+	f=$wl/pl_churn.pl
+	if start $pl "$f"; then
+		c0="<main> ($f:$(mark "$f" c_loop))"
+		c1="main::mid ($f:$(mark "$f" c_mid))"
+		c2="main::leaf ($f:$(mark "$f" c_leaf))"
+		printf '%s\n' "$c0" > "$out/churn.0"
+		printf '%s\n' "$c1" "$c0" > "$out/churn.1"
+		printf '%s\n' "$c2" "$c1" "$c0" > "$out/churn.2"
+		for i in $(seq $((walks * 2))); do
+			for mode in "" -n; do
+				# shellcheck disable=SC2086 # mode is empty or one flag
+				"$out/interp-walk" $mode "$wpid" "$tmain" > "$out/got" 2> "$out/err"; rc=$?
+				matched=
+				for k in 0 1 2; do
+					if [ "$rc" = 0 ] && cmp -s "$out/got" "$out/churn.$k"; then matched=1; break; fi
+					if [ "$rc" = 3 ] && tail -1 "$out/got" | grep -q '^\[truncated' &&
+						n=$(($(wc -l < "$out/got") - 1)) &&
+						cmp -s <(head -n "$n" "$out/got") <(head -n "$n" "$out/churn.$k"); then
+						matched=1; truncs=$((truncs + 1)); break
+					fi
+				done
+				if [ -n "$matched" ]; then ok; else bad "perl churn walk${mode:+ ($mode)} #$i (rc $rc):"; cat "$out/got"; fi
+			done
+		done
+		kill "$wpid"
+	else
+		bad "perl churn workload did not start"
+	fi
+fi
+
+# ---- Perl 5.36, recursion deeper than the walker's 128 frames: the innermost 128, marked ----
+if [ -x $pl ]; then
+	# shellcheck disable=SC2016 # perl code, not shell
+	if start $pl -e 'no warnings "recursion"; $| = 1;
+sub rec { my $n = shift; if ($n) { rec($n - 1) } else { print "ready main=", syscall(186), " a=0 b=0\n"; while (1) {} } }
+rec(200);'; then
+		{ for i in $(seq 128); do echo "main::rec (-e:2)"; done; echo "[truncated: more than 128 frames]"; } > "$out/deep"
+		"$out/interp-walk" "$wpid" "$tmain" > "$out/got" 2> "$out/err"; rc=$?
+		if [ "$rc" = 3 ] && cmp -s "$out/got" "$out/deep"; then ok; else bad "perl deep recursion (rc $rc)"; head -3 "$out/got"; tail -2 "$out/got"; fi
+		kill "$wpid"
+	else
+		bad "perl recursion workload did not start"
+	fi
+fi
+
+echo "interp: $pass passed, $fail failed ($truncs racing walks ended truncated)"
 [ "$fail" = 0 ]
