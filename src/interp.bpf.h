@@ -27,6 +27,9 @@ struct {
 /* The event and the chunks read from the target: too big for the BPF stack. */
 struct interp_scratch {
 	struct interp_event ev;
+	/* perl: names and files, sent right after ev; room for one more string */
+	__u8 strs[INTERP_STR_BYTES + INTERP_STR_MAX];
+	__u32 str_used;
 	__u8 frame[INTERP_CHUNK];
 	__u8 code[INTERP_CHUNK];
 };
@@ -65,6 +68,7 @@ static __always_inline __u8 chunk_u8(const __u8 *c, __u32 off)
 }
 
 #include "interp_python.bpf.h"
+#include "interp_perl.bpf.h"
 
 static __always_inline void interp_capture(struct task_struct *task, __u32 tgid, __u32 tid,
 					   __u64 time_ns)
@@ -89,8 +93,11 @@ static __always_inline void interp_capture(struct task_struct *task, __u32 tgid,
 	s->ev.lang = cfg->lang;
 	s->ev.nframes = 0;
 	s->ev.flags = 0;
+	s->str_used = 0;
 	if (cfg->lang == INTERP_PYTHON)
 		interp_python_walk(&s->ev, s, cfg, &layout->py, BPF_CORE_READ(task, thread.fsbase));
+	else if (cfg->lang == INTERP_PERL)
+		interp_perl_walk(&s->ev, s, cfg, &layout->pl, BPF_CORE_READ(task, thread.fsbase));
 	else
 		return;
 	/* A thread with no interpreter state and nothing to report sends nothing. */
@@ -100,6 +107,9 @@ static __always_inline void interp_capture(struct task_struct *task, __u32 tgid,
 	       sizeof(struct interp_frame);
 	if (size > sizeof(s->ev))
 		size = sizeof(s->ev);
+	/* perl: the whole frame array, then the strings its frames point into */
+	if (cfg->lang == INTERP_PERL)
+		size = sizeof(s->ev) + (s->str_used & (INTERP_STR_BYTES - 1));
 	if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_NO_WAKEUP))
 		count(STAT_RINGBUF_LOST);
 }

@@ -70,12 +70,65 @@ struct interp_python_layout {
 	__u8 pad[3];
 };
 
+/* ---- perl (interp_perl.bpf.h, interp_perl.c) ---- */
+
+/*
+ * Perl 5.36-style layout (threaded perl, docs/interpreters.md "Perl"): the
+ * thread's interpreter from static TLS, stackinfos, the si_cxsubix chain of
+ * sub/format/eval contexts, CV -> GV/HEK -> stash names, COP lines.
+ */
+struct interp_perl_layout {
+	__u32 interp_curstackinfo, interp_curcop, interp_compiling;
+	__u32 si_cxstack, si_prev, si_cxix, si_cxsubix, si_type;
+	__u32 cx_size, cx_type_byte, cx_u16, cx_oldcop, cx_retop, cx_old_cxsubix, cx_sub_cv;
+	__u32 sv_any, sv_flags;
+	__u32 xcv_stash, xcv_start, xcv_gv_or_hek, xcv_flags;
+	__u32 xgv_namehek, xgv_stash;
+	__u32 xhv_aux_name, xhv_aux_name_count;
+	__u32 hek_len, hek_key;
+	__u32 op_type_word, op_type_mask, cop_line, cop_file;
+	__u32 cxtypemask, cxt_sub, cxt_format, cxt_eval, old_op_type_shift;
+	__s32 perlsi_main;
+	__u32 svtypemask, svt_pvgv, svt_pvhv, svt_pvcv, svt_pvfm;
+	__u32 svf_ook, svp_pok, svpgv_gp;
+	__u32 cvf_named, cvf_lexical;
+	__u32 op_nextstate, op_dbstate;
+};
+
+/*
+ * Perl frames carry their names: the walker copies the HEK bytes and file
+ * strings (an anonymous closure's CV or a string eval's COP may be freed
+ * before user space could read them).  They go into a string area after
+ * the event; a frame refers to a string as (offset | length << 16).
+ */
+#define INTERP_STR_BYTES 4096		/* string area of one event */
+#define INTERP_STR_MAX 256		/* longest string: a longer one ends the walk */
+
+/* interp_frame.flags for perl */
+#define PERL_FRAME_FROM_C	(1u << 1)	/* retop NULL: entered from C (call_sv...) */
+#define PERL_FRAME_EVAL		(1u << 2)	/* an eval context: "(eval)" */
+#define PERL_FRAME_OLDOP0	(1u << 3)	/* eval pushed by call_sv(G_EVAL) itself */
+#define PERL_FRAME_MAIN		(1u << 4)	/* the main program: "<main>" */
+#define PERL_FRAME_SI_END	(1u << 5)	/* no frame: end of a nested stackinfo */
+#define PERL_FRAME_NO_PKG	(1u << 6)	/* a lexical sub: name without package */
+#define PERL_FRAME_SI_SHIFT	8		/* SI_END: the stackinfo type, bits 8..15 */
+/*
+ * Perl frame fields: addr = CV (0 for eval/main), pc = COP, id1 = sub name
+ * string | package string << 32, id2 = file string, id3 = line.
+ */
+#define PERL_STR(off, len)	((__u64)(off) | (__u64)(len) << 16)
+#define PERL_STR_OFF(s)		((__u32)(s) & 0xffff)
+#define PERL_STR_LEN(s)		((__u32)((s) >> 16) & 0xffff)
+
+/* ---- end perl ---- */
+
 /* One entry of interp_layouts: which walker, and its offsets. */
 struct interp_layout {
 	__u32 lang;			/* enum interp_lang */
 	__u32 pad;
 	union {
 		struct interp_python_layout py;
+		struct interp_perl_layout pl;
 	};
 };
 
@@ -88,6 +141,7 @@ struct interp_proc_cfg {
 	/* glibc: pthread_getspecific(key) = *(fs_base + specific + key*16 + 8) */
 	__u32 pthread_specific;
 	__u32 pad;
+	__u64 perl_tls_off;		/* perl: my_perl = *(fs_base - perl_tls_off) */
 };
 
 /* interp_frame.flags */

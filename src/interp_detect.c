@@ -32,7 +32,9 @@ int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_l
 	st->procs_fd = procs_fd;
 	st->no_lines = no_lines;
 	st->pending = calloc(PENDING_SLOTS, sizeof(*st->pending));
-	if (!st->pending || hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
+	st->pending_strs = calloc(PENDING_SLOTS, INTERP_STR_BYTES);
+	st->pending_str_len = calloc(PENDING_SLOTS, sizeof(*st->pending_str_len));
+	if (!st->pending || !st->pending_strs || !st->pending_str_len || hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
 	    hmap_init(&st->codes, 1024))
 		return -ENOMEM;
 	for (i = 0; i < interp_nversions && i < INTERP_MAX_LAYOUTS; i++) {
@@ -71,6 +73,10 @@ void interp_free(struct interp_state *st)
 		hmap_free_all(&st->codes);
 	free(st->pending);
 	st->pending = NULL;
+	free(st->pending_strs);
+	st->pending_strs = NULL;
+	free(st->pending_str_len);
+	st->pending_str_len = NULL;
 }
 
 /* A symbol of the dynamic symbol table, by name: what stripped builds keep. */
@@ -105,6 +111,11 @@ static bool dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *s
 		}
 	}
 	return false;
+}
+
+bool interp_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
+{
+	return dynsym_find(elf, name, value, size);
 }
 
 /* glibc's version, from the newest GLIBC_2.N version its libc defines. */
@@ -229,7 +240,10 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 		if (ip->ver)
 			continue;
 		v = interp_version_for_module(m->bin->name, lang, sizeof(lang), ver, sizeof(ver));
-		if (v && python_from_module(ip, v, m))
+		if (v && v->lang == INTERP_PYTHON && python_from_module(ip, v, m))
+			continue;
+		if (v && v->lang == INTERP_PERL &&
+		    perl_from_module(ip, v, m, unsupported, sizeof(unsupported)))
 			continue;
 		if (!v && lang[0] && !unsupported[0])
 			snprintf(unsupported, sizeof(unsupported), "%s %s", lang, ver);
@@ -246,6 +260,7 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 		cfg.tss_key_addr = ip->tss_key_addr;
 		cfg.code_type = ip->code_type;
 		cfg.pthread_specific = pthread_specific;
+		cfg.perl_tls_off = ip->perl_tls_off;
 		if (bpf_map_update_elem(st->procs_fd, &proc->pid, &cfg, BPF_ANY) == 0)
 			return;
 		warn_once("too many interpreter processes (interp_procs is full)");

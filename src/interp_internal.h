@@ -3,6 +3,8 @@
 #ifndef STITCH_INTERP_INTERNAL_H
 #define STITCH_INTERP_INTERNAL_H
 
+#include <gelf.h>
+
 #include "interp_user.h"
 
 /* A process running a supported interpreter, as found in its mappings. */
@@ -15,6 +17,7 @@ struct interp_proc {
 	uint64_t eval_start, eval_end;	/* its ELF vaddr range */
 	uint64_t code_type, unicode_type, bytes_type;	/* python: type objects */
 	uint64_t tss_key_addr;		/* python: the runtime's pthread key */
+	uint64_t perl_tls_off;		/* perl: my_perl = *(fs_base - perl_tls_off) */
 };
 
 /* A code object read from the target, with the fields that identify it. */
@@ -39,5 +42,35 @@ struct interp_code {
  */
 struct interp_code *py_code_get(struct interp_state *st, const struct interp_proc *ip,
 				const struct interp_frame *f);
+
+/* The walked frames as names, innermost first, and where each group starts. */
+struct groups {
+	const struct interp_name *names[INTERP_MAX_FRAMES];
+	int start[INTERP_MAX_FRAMES + 2];	/* group g: names[start[g] .. start[g+1]) */
+	int n, ng;
+	bool last_partial;		/* the outermost group was cut short */
+};
+
+/* A defined symbol of an ELF's dynamic symbol table (interp_detect.c). */
+bool interp_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size);
+
+/* An interned frame name (interp_stitch.c); line <= 0 or --no-lines: none. */
+const struct interp_name *interp_intern(struct interp_state *st, uint8_t kind, const char *name,
+					const char *file, int line);
+
+/*
+ * Perl (interp_perl.c): find /usr/bin/perl's runtime in module m of
+ * process pid; false (and *unsupported naming it, if it is a perl we
+ * cannot walk) otherwise.
+ */
+bool perl_from_module(struct interp_proc *ip, const struct interp_version *v,
+		      const struct map *m, char *unsupported, size_t unsupported_len);
+
+/*
+ * Perl: cut the walk (ev + its strings, str_len bytes) into groups, one per
+ * Perl_runops_standard call, innermost first.
+ */
+void perl_groups(struct interp_state *st, const struct interp_event *ev, const uint8_t *strs,
+		 size_t str_len, struct groups *g);
 
 #endif /* STITCH_INTERP_INTERNAL_H */

@@ -13,6 +13,7 @@
  * native unwind stopped early, the groups it did not reach go outside its
  * end marker, still in order.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,14 @@ void interp_stash(struct interp_state *st, const void *data, size_t size)
 		return;
 	memcpy(&st->pending[ev->tid % PENDING_SLOTS], data,
 	       INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame));
+	/* perl: the whole frame array, then its strings */
+	st->pending_str_len[ev->tid % PENDING_SLOTS] = 0;
+	if (ev->lang == INTERP_PERL && size > sizeof(*ev) &&
+	    size - sizeof(*ev) <= INTERP_STR_BYTES) {
+		memcpy(st->pending_strs + (size_t)(ev->tid % PENDING_SLOTS) * INTERP_STR_BYTES,
+		       (const uint8_t *)data + sizeof(*ev), size - sizeof(*ev));
+		st->pending_str_len[ev->tid % PENDING_SLOTS] = size - sizeof(*ev);
+	}
 }
 
 struct name_key {
@@ -47,7 +56,7 @@ static bool name_eq(const struct hmap_node *n, const void *key)
 	       (a->file && k->file ? strcmp(a->file, k->file) == 0 : a->file == k->file);
 }
 
-static const struct interp_name *intern(struct interp_state *st, uint8_t kind, const char *name,
+const struct interp_name *interp_intern(struct interp_state *st, uint8_t kind, const char *name,
 					const char *file, int line)
 {
 	struct name_key k = { kind, line > 0 && !st->no_lines ? line : 0, name, file };
@@ -95,14 +104,6 @@ static int put_name(struct uframe *out, int n, int cap, const struct interp_name
 	return n + 1;
 }
 
-/* The walked frames as names, innermost first, and where each group starts. */
-struct groups {
-	const struct interp_name *names[INTERP_MAX_FRAMES];
-	int start[INTERP_MAX_FRAMES + 2];	/* group g: names[start[g] .. start[g+1]) */
-	int n, ng;
-	bool last_partial;		/* the outermost group was cut short */
-};
-
 static void python_groups(struct interp_state *st, const struct interp_proc *ip,
 			  const struct interp_event *ev, struct groups *g)
 {
@@ -117,7 +118,7 @@ static void python_groups(struct interp_state *st, const struct interp_proc *ip,
 		unsigned int owner = (f->flags >> INTERP_FRAME_OWNER_SHIFT) & 0xff;
 
 		if (!c || !c->valid) {
-			g->names[g->n++] = intern(st, FRAME_MARK, "[unknown python frame]", NULL, 0);
+			g->names[g->n++] = interp_intern(st, FRAME_MARK, "[unknown python frame]", NULL, 0);
 		} else {
 			int64_t lasti = ((int64_t)f->pc - (int64_t)(f->addr + L->code_bytecode)) /
 					(int64_t)L->codeunit;
@@ -128,7 +129,7 @@ static void python_groups(struct interp_state *st, const struct interp_proc *ip,
 					   py311_line_for(c->linetable, c->linetable_len,
 							  c->firstlineno, (int)lasti);
 
-				g->names[g->n++] = intern(st, FRAME_PYTHON, c->name, c->file, line);
+				g->names[g->n++] = interp_intern(st, FRAME_PYTHON, c->name, c->file, line);
 			}
 		}
 		if (f->flags & INTERP_FRAME_ENTRY)
@@ -165,7 +166,11 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 	out = malloc(cap * sizeof(*out));
 	if (!g || !out)
 		goto out;
-	python_groups(st, ip, ev, g);
+	if (ip->ver->lang == INTERP_PERL)
+		perl_groups(st, ev, st->pending_strs + (size_t)(tid % PENDING_SLOTS) * INTERP_STR_BYTES,
+			    st->pending_str_len[tid % PENDING_SLOTS], g);
+	else
+		python_groups(st, ip, ev, g);
 	for (i = 0; i < nu; i++)
 		neval += is_eval_frame(ip, &uf[i]);
 	if (native_complete && !g->last_partial && g->ng != neval) {
@@ -173,8 +178,11 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 		st->unstitched++;
 		for (i = 0; i < nu; i++) {
 			if (is_eval_frame(ip, &uf[i]) && neval >= 0) {
-				n = put_name(out, n, cap, intern(st, FRAME_MARK,
-						"[python frames not stitched]", NULL, 0));
+				char mark[64];
+
+				snprintf(mark, sizeof(mark), "[%s frames not stitched]",
+					 ip->ver->lang_name);
+				n = put_name(out, n, cap, interp_intern(st, FRAME_MARK, mark, NULL, 0));
 				neval = -1;
 			}
 			if (n < cap)
@@ -190,7 +198,7 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 			for (j = g->start[k]; j < g->start[k + 1]; j++)
 				n = put_name(out, n, cap, g->names[j]);
 			if (k == g->ng - 1 && g->last_partial)
-				n = put_name(out, n, cap, intern(st, FRAME_MARK, "[truncated]",
+				n = put_name(out, n, cap, interp_intern(st, FRAME_MARK, "[truncated]",
 								 NULL, 0));
 			k++;
 		}
@@ -203,7 +211,7 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 			for (j = g->start[k]; j < g->start[k + 1]; j++)
 				n = put_name(out, n, cap, g->names[j]);
 			if (k == g->ng - 1 && g->last_partial)
-				n = put_name(out, n, cap, intern(st, FRAME_MARK, "[truncated]",
+				n = put_name(out, n, cap, interp_intern(st, FRAME_MARK, "[truncated]",
 								 NULL, 0));
 		}
 	}

@@ -70,6 +70,8 @@ struct interp_state {
 	struct hmap names;		/* interned struct interp_name */
 	struct hmap codes;		/* (pid, code object) -> decoded code */
 	struct interp_event *pending;	/* slots by tid: the event waiting for its sample */
+	uint8_t *pending_strs;		/* perl: each slot's strings, INTERP_STR_BYTES */
+	uint32_t *pending_str_len;
 	uint64_t unstitched;		/* stacks whose frame groups did not match */
 	uint64_t walk_errors;		/* walks that ended on a failed read or check */
 };

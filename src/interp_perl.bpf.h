@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Perl 5.36-style walker (included by interp.bpf.h); the chain is the one
+ * tools/interp-walk proves, see docs/interpreters.md "Perl 5.36".
+ *
+ * The interpreter is the triggering thread's own (PL_current_context, static
+ * TLS of /usr/bin/perl), so no other thread can change it under the walk.
+ * Innermost first: per stackinfo, the si_cxsubix chain of sub/format/eval
+ * contexts; each frame is named from its CV (GV or name HEK, stash HEK) and
+ * gets the file and line of its current COP.  Names and files are copied
+ * here, bounded, because their memory may be freed before user space reads.
+ * Any failed read or check ends the walk, marked, after the frames proven.
+ *
+ * One frame (or one stackinfo) per bpf_loop() iteration keeps the verifier's
+ * work small; the walk's state lives in a per-CPU map.
+ */
+#ifndef STITCH_INTERP_PERL_BPF_H
+#define STITCH_INTERP_PERL_BPF_H
+
+#define PERL_MAX_STACKINFOS 64
+#define PERL_MAX_CONTEXTS 100000
+
+struct perl_walk {
+	struct interp_perl_layout L;
+	__u64 my_perl, si, cxstack, prev, pending;
+	__s32 ix, si_type;
+	__u32 str_used;
+	__u32 nsi;
+	__u32 n;			/* entries in ev->frames */
+	__u32 done;
+	__u32 first;			/* no frame seen yet: the "just entered" check */
+	__u32 last_from_c;		/* the last frame of the current stackinfo */
+	/* the last string of each kind, to copy repeated ones once per event */
+	__u64 last_ptr[3];
+	__u64 last_str[3];
+};
+
+enum { PERL_STR_NAME, PERL_STR_PKG, PERL_STR_FILE };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct perl_walk);
+} perl_walk SEC(".maps");
+
+static __always_inline int perl_rd(void *dst, __u32 size, __u64 addr)
+{
+	if (!addr || addr >= 0x0000800000000000ULL)
+		return -1;
+	return bpf_probe_read_user(dst, size, (void *)addr);
+}
+
+static __always_inline int perl_rd64(__u64 addr, __u64 *v)
+{
+	return perl_rd(v, sizeof(*v), addr);
+}
+
+static __always_inline int perl_rd32(__u64 addr, __u32 *v)
+{
+	return perl_rd(v, sizeof(*v), addr);
+}
+
+/*
+ * Copy a string into the event's string area.  hek: a HEK (length + bytes),
+ * else a NUL-terminated C string.  0 and *out set, or -1: unreadable, too
+ * long (a cut name would be another name) or out of room.
+ */
+static __always_inline int perl_str(struct perl_walk *w, struct interp_scratch *s, int kind,
+				    __u64 ptr, bool hek, __u64 *out)
+{
+	__u32 used = w->str_used, len;
+	__s32 hlen = 0;
+	long r;
+
+	kind &= 3;
+	if (kind > PERL_STR_FILE)
+		return -1;
+	if (ptr && w->last_ptr[kind] == ptr) {
+		*out = w->last_str[kind];
+		return 0;
+	}
+	if (used > INTERP_STR_BYTES - INTERP_STR_MAX)
+		return -1;
+	used &= INTERP_STR_BYTES - 1;
+	if (hek) {
+		if (perl_rd(&hlen, sizeof(hlen), ptr + w->L.hek_len) || hlen < 0 ||
+		    hlen >= INTERP_STR_MAX)
+			return -1;
+		len = hlen & (INTERP_STR_MAX - 1);
+		if (len && perl_rd(s->strs + used, len, ptr + w->L.hek_key))
+			return -1;
+	} else {
+		if (!ptr || ptr >= 0x0000800000000000ULL)
+			return -1;
+		r = bpf_probe_read_user_str(s->strs + used, INTERP_STR_MAX, (void *)ptr);
+		if (r <= 0 || r >= INTERP_STR_MAX)
+			return -1;
+		len = (r - 1) & (INTERP_STR_MAX - 1);
+	}
+	*out = PERL_STR(used, len);
+	w->str_used = used + len;
+	w->last_ptr[kind] = ptr;
+	w->last_str[kind] = *out;
+	return 0;
+}
+
+/* A stash's name HEK (HvNAME), or 0. */
+static __always_inline __u64 perl_stash_hek(const struct interp_perl_layout *L, __u64 hv)
+{
+	__u64 any = 0, name = 0;
+	__u32 flags = 0;
+	__s32 count = 0;
+
+	if (perl_rd32(hv + L->sv_flags, &flags) || (flags & L->svtypemask) != L->svt_pvhv ||
+	    !(flags & L->svf_ook) || perl_rd64(hv + L->sv_any, &any) ||
+	    perl_rd64(any + L->xhv_aux_name, &name) ||
+	    perl_rd(&count, sizeof(count), any + L->xhv_aux_name_count))
+		return 0;
+	if (count && perl_rd64(name, &name))
+		return 0;
+	return name;
+}
+
+/* The file and line of a COP into f; -1 if it is not a readable statement. */
+static __always_inline int perl_cop(struct perl_walk *w, struct interp_scratch *s,
+				    struct interp_frame *f, __u64 cop)
+{
+	__u16 type = 0;
+	__u32 line = 0;
+	__u64 file = 0;
+
+	if (perl_rd(&type, sizeof(type), cop + w->L.op_type_word))
+		return -1;
+	type &= w->L.op_type_mask;
+	if (cop != w->my_perl + w->L.interp_compiling && type != w->L.op_nextstate &&
+	    type != w->L.op_dbstate)
+		return -1;
+	if (perl_rd32(cop + w->L.cop_line, &line) || perl_rd64(cop + w->L.cop_file, &file) ||
+	    perl_str(w, s, PERL_STR_FILE, file, false, &f->id2))
+		return -1;
+	f->pc = cop;
+	f->id3 = line;
+	return 0;
+}
+
+/* Name a sub/format context's CV into f; -1 if any check fails. */
+static __always_inline int perl_cv(struct perl_walk *w, struct interp_scratch *s,
+				   struct interp_frame *f, __u64 cv, bool format, __u64 *start)
+{
+	const struct interp_perl_layout *L = &w->L;
+	__u64 any = 0, gv = 0, gvany = 0, hek = 0, stash = 0, name = 0, pkg = 0;
+	__u32 flags = 0, cvflags = 0, gvflags = 0;
+
+	if (perl_rd32(cv + L->sv_flags, &flags) ||
+	    (flags & L->svtypemask) != (format ? L->svt_pvfm : L->svt_pvcv) ||
+	    perl_rd64(cv + L->sv_any, &any) || perl_rd32(any + L->xcv_flags, &cvflags) ||
+	    perl_rd64(any + L->xcv_gv_or_hek, &gv) || perl_rd64(any + L->xcv_start, start))
+		return -1;
+	if (cvflags & L->cvf_named) {
+		hek = gv;
+		if (perl_rd64(any + L->xcv_stash, &stash))
+			return -1;
+	} else {
+		/* isGV_with_GP: a real glob, not a string that was once one */
+		if (perl_rd32(gv + L->sv_flags, &gvflags) ||
+		    (gvflags & L->svtypemask) != L->svt_pvgv ||
+		    (gvflags & (L->svp_pok | L->svpgv_gp)) != L->svpgv_gp ||
+		    perl_rd64(gv + L->sv_any, &gvany) || perl_rd64(gvany + L->xgv_namehek, &hek) ||
+		    perl_rd64(gvany + L->xgv_stash, &stash))
+			return -1;
+	}
+	if (perl_str(w, s, PERL_STR_NAME, hek, true, &name))
+		return -1;
+	if ((cvflags & L->cvf_named) && (cvflags & L->cvf_lexical)) {
+		f->flags |= PERL_FRAME_NO_PKG;
+	} else {
+		hek = perl_stash_hek(L, stash);
+		if (!hek || perl_str(w, s, PERL_STR_PKG, hek, true, &pkg))
+			return -1;
+	}
+	f->addr = cv;
+	f->id1 = name | pkg << 32;
+	return 0;
+}
+
+static __always_inline void perl_stop(struct perl_walk *w, struct interp_event *ev, __u32 why)
+{
+	ev->flags |= why;
+	w->done = 1;
+}
+
+/* Load the stackinfo w->si; false when the walk ends. */
+static __always_inline bool perl_load_si(struct perl_walk *w, struct interp_event *ev)
+{
+	const struct interp_perl_layout *L = &w->L;
+	__s32 cxix = 0, cxsubix = 0;
+	__u8 type = 0;
+
+	if (w->nsi >= PERL_MAX_STACKINFOS || perl_rd64(w->si + L->si_cxstack, &w->cxstack) ||
+	    perl_rd64(w->si + L->si_prev, &w->prev) ||
+	    perl_rd(&cxix, sizeof(cxix), w->si + L->si_cxix) ||
+	    perl_rd(&cxsubix, sizeof(cxsubix), w->si + L->si_cxsubix) ||
+	    perl_rd(&w->si_type, sizeof(w->si_type), w->si + L->si_type)) {
+		perl_stop(w, ev, INTERP_EV_FAULT);
+		return false;
+	}
+	if (cxix < -1 || cxix >= PERL_MAX_CONTEXTS || cxsubix < -1 || cxsubix > cxix) {
+		perl_stop(w, ev, INTERP_EV_CORRUPT);
+		return false;
+	}
+	/*
+	 * Half-pushed or half-popped sub (between cx_pushblock and cx_pushsub,
+	 * or cx_popsub and the pop of si_cxix): the chain would give the caller
+	 * the callee's line.  Only the innermost stackinfo can be caught so.
+	 */
+	if (w->nsi == 0 && cxix >= 0 && cxix != cxsubix) {
+		if (perl_rd(&type, 1, w->cxstack + (__u64)cxix * L->cx_size + L->cx_type_byte)) {
+			perl_stop(w, ev, INTERP_EV_FAULT);
+			return false;
+		}
+		type &= L->cxtypemask;
+		if (type == L->cxt_sub || type == L->cxt_format || type == L->cxt_eval) {
+			perl_stop(w, ev, INTERP_EV_CORRUPT);
+			return false;
+		}
+	}
+	w->ix = cxsubix;
+	w->last_from_c = 0;
+	w->nsi++;
+	return true;
+}
+
+/* One step: a frame, or the end of a stackinfo.  1 stops bpf_loop. */
+static long perl_step(__u64 i, void *unused)
+{
+	const struct interp_perl_layout *L;
+	struct interp_scratch *s;
+	struct interp_event *ev;
+	struct interp_frame *f;
+	struct perl_walk *w;
+	__u64 cx, cv = 0, retop = 0, oldcop = 0, start = 0;
+	__s32 next = 0;
+	__u32 zero = 0;
+	__u16 u16 = 0;
+	__u8 ctype = 0;
+
+	w = bpf_map_lookup_elem(&perl_walk, &zero);
+	s = bpf_map_lookup_elem(&interp_scratch, &zero);
+	if (!w || !s || w->done)
+		return 1;
+	L = &w->L;
+	ev = &s->ev;
+	if (w->n >= INTERP_MAX_FRAMES) {
+		perl_stop(w, ev, INTERP_EV_TRUNCATED);
+		return 1;
+	}
+	f = &ev->frames[w->n & (INTERP_MAX_FRAMES - 1)];
+	__builtin_memset(f, 0, sizeof(*f));
+
+	if (w->ix < 0) {
+		/* This stackinfo's frames are done. */
+		if (w->si_type == L->perlsi_main) {
+			/* The main program, unless the outermost frame came from C
+			 * (a thread's entry sub, BEGIN/END blocks). */
+			w->done = 1;
+			if (w->last_from_c)
+				return 1;
+			f->flags = PERL_FRAME_MAIN;
+			if (perl_cop(w, s, f, w->pending)) {
+				ev->flags |= INTERP_EV_CORRUPT;
+				return 1;
+			}
+			w->n++;
+			return 1;
+		}
+		f->flags = PERL_FRAME_SI_END | (__u32)(w->si_type & 0xff) << PERL_FRAME_SI_SHIFT;
+		w->n++;
+		w->si = w->prev;
+		return perl_load_si(w, ev) ? 0 : 1;
+	}
+
+	cx = w->cxstack + (__u64)w->ix * L->cx_size;
+	if (perl_rd(&ctype, 1, cx + L->cx_type_byte) || perl_rd(&u16, 2, cx + L->cx_u16) ||
+	    perl_rd64(cx + L->cx_retop, &retop) ||
+	    (perl_rd64(cx + L->cx_oldcop, &oldcop) ||
+	     perl_rd(&next, sizeof(next), cx + L->cx_old_cxsubix) ||
+	     perl_rd64(cx + L->cx_sub_cv, &cv))) {
+		perl_stop(w, ev, INTERP_EV_FAULT);
+		return 1;
+	}
+	ctype &= L->cxtypemask;
+	if ((ctype != L->cxt_sub && ctype != L->cxt_format && ctype != L->cxt_eval) ||
+	    next >= w->ix) {
+		perl_stop(w, ev, INTERP_EV_CORRUPT);
+		return 1;
+	}
+	if (ctype == L->cxt_eval) {
+		f->flags |= PERL_FRAME_EVAL;
+		if (!(u16 >> L->old_op_type_shift))
+			f->flags |= PERL_FRAME_OLDOP0;
+	} else if (perl_cv(w, s, f, cv, ctype == L->cxt_format, &start)) {
+		perl_stop(w, ev, INTERP_EV_CORRUPT);
+		return 1;
+	}
+	/* Just entered (before the sub's first nextstate): PL_curcop is still
+	 * the caller's; the sub is at its first statement. */
+	if (w->first && w->pending == oldcop && ctype != L->cxt_eval)
+		w->pending = start;
+	if (perl_cop(w, s, f, w->pending)) {
+		perl_stop(w, ev, INTERP_EV_CORRUPT);
+		return 1;
+	}
+	if (!retop)
+		f->flags |= PERL_FRAME_FROM_C;
+	w->last_from_c = !retop;
+	w->pending = oldcop;
+	w->first = 0;
+	w->ix = next;
+	w->n++;
+	return 0;
+}
+
+static __always_inline void interp_perl_walk(struct interp_event *ev, struct interp_scratch *s,
+					     const struct interp_proc_cfg *cfg,
+					     const struct interp_perl_layout *L, __u64 fs_base)
+{
+	struct perl_walk *w;
+	__u32 zero = 0;
+
+	w = bpf_map_lookup_elem(&perl_walk, &zero);
+	if (!w)
+		return;
+	__builtin_memset(w, 0, sizeof(*w));
+	w->L = *L;
+	w->first = 1;
+	if (perl_rd64(fs_base - cfg->perl_tls_off, &w->my_perl)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return;
+	}
+	if (!w->my_perl)		/* a thread that runs no perl */
+		return;
+	if (perl_rd64(w->my_perl + L->interp_curstackinfo, &w->si) ||
+	    perl_rd64(w->my_perl + L->interp_curcop, &w->pending)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return;
+	}
+	if (!w->si)			/* not running yet, or being torn down */
+		return;
+	if (!perl_load_si(w, ev))
+		return;
+	bpf_loop(INTERP_MAX_FRAMES + PERL_MAX_STACKINFOS + 2, perl_step, NULL, 0);
+	if (!w->done)
+		ev->flags |= INTERP_EV_TRUNCATED;
+	ev->nframes = w->n > INTERP_MAX_FRAMES ? INTERP_MAX_FRAMES : w->n;
+	s->str_used = w->str_used;
+}
+
+#endif /* STITCH_INTERP_PERL_BPF_H */
