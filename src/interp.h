@@ -79,6 +79,7 @@ struct interp_python_layout {
  */
 struct interp_perl_layout {
 	__u32 interp_curstackinfo, interp_curcop, interp_compiling;
+	__u32 interp_phase, phase_destruct;
 	__u32 si_cxstack, si_prev, si_cxix, si_cxsubix, si_type;
 	__u32 cx_size, cx_type_byte, cx_u16, cx_oldcop, cx_retop, cx_old_cxsubix, cx_sub_cv;
 	__u32 sv_any, sv_flags;

@@ -326,7 +326,7 @@ static __always_inline void interp_perl_walk(struct interp_event *ev, struct int
 					     const struct interp_perl_layout *L, __u64 fs_base)
 {
 	struct perl_walk *w;
-	__u32 zero = 0;
+	__u32 zero = 0, phase = 0;
 
 	w = bpf_map_lookup_elem(&perl_walk, &zero);
 	if (!w)
@@ -340,6 +340,15 @@ static __always_inline void interp_perl_walk(struct interp_event *ev, struct int
 	}
 	if (!w->my_perl)		/* a thread that runs no perl */
 		return;
+	/*
+	 * Tearing an interpreter down: threads->join destroys the joined
+	 * thread's interpreter with it in this thread's TLS; its state is not
+	 * this thread's stack.
+	 */
+	if (perl_rd32(w->my_perl + L->interp_phase, &phase) || phase == L->phase_destruct) {
+		ev->flags |= INTERP_EV_TRUNCATED;
+		return;
+	}
 	if (perl_rd64(w->my_perl + L->interp_curstackinfo, &w->si) ||
 	    perl_rd64(w->my_perl + L->interp_curcop, &w->pending)) {
 		ev->flags |= INTERP_EV_FAULT;

@@ -59,6 +59,7 @@ const struct interp_version interp_versions[] = {
 		.layout = { .lang = INTERP_PERL, .pl = {
 			.interp_curstackinfo = 224, .interp_curcop = 208,
 			.interp_compiling = 1936,
+			.interp_phase = 2512, .phase_destruct = 6,
 			.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,
 			.si_type = 44,
 			.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,

@@ -413,6 +413,8 @@ test_unprivileged_says_what_is_missing() {
 
 # Interpreter frames (CPython).
 . tests/integration/interp_tests.sh
+# Interpreter frames (Perl).
+. tests/integration/interp_perl_tests.sh
 
 ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 TESTS=${*:-$ALL_TESTS}

@@ -35,6 +35,8 @@ int main(void)
 	C(interp_curstackinfo, OFF(struct interpreter, Icurstackinfo));
 	C(interp_curcop, OFF(struct interpreter, Icurcop));
 	C(interp_compiling, OFF(struct interpreter, Icompiling));
+	C(interp_phase, OFF(struct interpreter, Iphase));
+	C(phase_destruct, PERL_PHASE_DESTRUCT);
 	C(si_cxstack, OFF(PERL_SI, si_cxstack));
 	C(si_prev, OFF(PERL_SI, si_prev));
 	C(si_cxix, OFF(PERL_SI, si_cxix));

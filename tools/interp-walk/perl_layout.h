@@ -15,6 +15,9 @@ struct perl_layout {
 	unsigned revision, major;
 	/* struct interpreter (my_perl, MULTIPLICITY): PL_curstackinfo, PL_curcop, &PL_compiling */
 	unsigned interp_curstackinfo, interp_curcop, interp_compiling;
+	/* PL_phase (U32 in 5.36) and PERL_PHASE_DESTRUCT: an interpreter being torn down
+	 * (a joined thread's, run from the joining thread's TLS) is not walked */
+	unsigned interp_phase, phase_destruct;
 	/* struct stackinfo (PERL_SI) */
 	unsigned si_cxstack, si_prev, si_cxix, si_cxsubix, si_type;
 	/* PERL_CONTEXT: size of one entry; struct block fields; block_sub/_format/_eval share

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: GPL-2.0
+# Integration tests of Perl frames (sourced by run.sh): real perl 5.36 processes traced by
+# the real binary, exact chains with lines asserted.  Workload: pl_stitch.pl.
+
+PLW=$(realpath tests/workloads/interp/pl_stitch.pl)
+PLW_RE=$(printf '%s' "$PLW" | sed 's/[.]/\\./g')
+PERL=/usr/bin/perl
+
+# Line of a MARK comment in the perl workload.
+plmark() {
+	local l
+	l=$(grep -n "# MARK: $1\$" "$PLW" | cut -d: -f1)
+	is_number "$l" "MARK $1"
+	echo "$l"
+}
+
+# pf NAME MARK: a Perl frame of the workload as a folded regex.
+pf() {
+	echo "$1 \\($PLW_RE:$(plmark "$2")\\)"
+}
+
+# Folded lines carrying Perl frames (name (file.pl:line)).
+PLFRAME='\.pl:[0-9]+\)'
+# Any run of native frames (their names have no "(", Perl frames do).
+PNAT='([^;()]+;)*'
+PL_SYSCALL='Perl_pp_getppid;getppid;entry_SYSCALL_64_after_hwframe_\[k\];'
+
+# An ithread's base: threads.xs runs the entry sub with call_sv(G_EVAL).
+pl_thread() {
+	echo "^perl;clone3;start_thread;${PNAT}Perl_call_sv;\\(eval\\) \\($PLW_RE:$(plmark "$1")\\);"
+}
+
+pl_leaf_chain() {
+	echo "$(pl_thread a_create)$(pf Work::A::run a_outer);$(pf Work::A::outer outer);$(pf Work::A::__ANON__ anon);$(pf Work::A::middle middle);$(pf Work::A::leaf leaf);$PL_SYSCALL"
+}
+# The sort block is no frame (a CXt_NULL context): key_of runs in pp_sort's runops.
+pl_sort_chain() {
+	echo "$(pl_thread a_create)$(pf Work::A::run a_sorted);$(pf Work::A::sorted sort_block);Perl_pp_sort;${PNAT}$(pf Work::A::key_of key_of);$PL_SYSCALL"
+}
+# DESTROY: sv_clear calls it through call_sv(G_EVAL), in a stackinfo of its own.
+pl_destroy_chain() {
+	echo "$(pl_thread a_create)$(pf Work::A::run a_guarded);$(pf Work::A::guarded guarded);Perl_pp_undef;${PNAT}Perl_call_sv;$(pf '\(eval\)' guarded);$(pf Work::Guard::DESTROY destroy);$PL_SYSCALL"
+}
+pl_write_chain() {
+	echo "$(pl_thread b_create)$(pf Work::B::run b_loop);$(pf Work::B::b_write b_write);Perl_pp_syswrite;write;"
+}
+
+pl_check_threads() {
+	local out=$1
+	grep ';getppid;' "$out" >"$out.getppid" || true
+	grep ';write;' "$out" >"$out.write" || true
+	show "$out.getppid"
+	show "$out.write"
+	expect_ge "getppid events in perl" "$(total "$out.getppid" '^perl;')" 3000
+	expect_ge "thread A: packages and an anonymous sub" "$(total "$out" "$(pl_leaf_chain)")" 1000
+	expect_ge "thread A: sort block calls a sub" "$(total "$out" "$(pl_sort_chain)")" 1000
+	expect_ge "thread A: DESTROY" "$(total "$out" "$(pl_destroy_chain)")" 1000
+	expect_ge "thread B: writes" "$(total "$out" "$(pl_write_chain)")" 1000
+	# Every stack through leaf / key_of / DESTROY / b_write is the whole exact chain.
+	expect_eq "% of leaf stacks exact" "$(share "$out" ';Work::A::leaf \(' "$(pl_leaf_chain)")" 100
+	expect_eq "% of key_of stacks exact" "$(share "$out" ';Work::A::key_of \(' "$(pl_sort_chain)")" 100
+	expect_eq "% of DESTROY stacks exact" \
+		"$(share "$out" ';Work::Guard::DESTROY \(' "$(pl_destroy_chain)")" 100
+	expect_eq "% of b_write stacks exact" "$(share "$out" ';Work::B::b_write \(' "$(pl_write_chain)")" 100
+	# Thread truth: B's subs never in getppid stacks, A's never in write stacks.
+	expect_eq "B's frames in getppid stacks" "$(total "$out.getppid" 'Work::B::')" 0
+	expect_eq "A's frames in write stacks" "$(total "$out.write" 'Work::A::|Work::Guard::')" 0
+	expect_eq "perl stacks marked not stitched" "$(total "$out" 'perl frames not stitched')" 0
+	# Only the first ring buffer drain, before the process was recognized, lacks them.
+	expect_ge "% of perl getppid stacks with Perl frames" \
+		"$(share "$out.getppid" '^perl;' "$PLFRAME")" 95
+}
+
+test_perl_threads_syscalls() {
+	"$STITCH" record -e syscall:getppid -e syscall:write -o "$TMP/plt.folded" -- \
+		"$PERL" "$PLW" threads 3
+	pl_check_threads "$TMP/plt.folded"
+}
+
+test_perl_tracepoint_pid_target() {
+	"$PERL" "$PLW" threads 4 &
+	local pid=$!
+	sleep 0.7
+	"$STITCH" record -e tracepoint:syscalls:sys_enter_getppid -e tracepoint:syscalls:sys_enter_write \
+		-p "$pid" -d 2 -o "$TMP/plp.folded"
+	wait "$pid"
+	pl_check_threads "$TMP/plp.folded"
+	expect_eq "% with Perl frames (process known from the start)" \
+		"$(share "$TMP/plp.folded.getppid" '^perl;' "$PLFRAME")" 100
+}
+
+test_perl_uprobe_whole_system() {
+	"$PERL" "$PLW" threads 4 &
+	local pid=$!
+	sleep 0.7
+	"$STITCH" record -e uprobe:libc.so.6:getppid -a -d 2 -o "$TMP/plu.folded"
+	wait "$pid"
+	grep '^perl;' "$TMP/plu.folded" >"$TMP/plu-pl.folded" || true
+	show "$TMP/plu-pl.folded"
+	local leaf sort
+	leaf="$(pl_leaf_chain | sed 's/;getppid;entry_SYSCALL.*//');getppid [0-9]+$"
+	sort="$(pl_sort_chain | sed 's/;getppid;entry_SYSCALL.*//');getppid [0-9]+$"
+	expect_ge "thread A: packages and an anonymous sub" "$(total "$TMP/plu-pl.folded" "$leaf")" 500
+	expect_ge "thread A: sort block calls a sub" "$(total "$TMP/plu-pl.folded" "$sort")" 500
+	expect_eq "% of leaf stacks exact" "$(share "$TMP/plu-pl.folded" ';Work::A::leaf \(' "$leaf")" 100
+	expect_eq "B's frames in getppid stacks" "$(total "$TMP/plu-pl.folded" 'Work::B::')" 0
+}
+
+test_perl_signal_handler() {
+	"$STITCH" record -e syscall:getppid -o "$TMP/pls.folded" -- "$PERL" "$PLW" signal 2
+	show "$TMP/pls.folded"
+	# The handler runs from perly_sighandler's call_sv in a SIGNAL stackinfo, above the
+	# statement it interrupted (spin's loop); spin was called from a string eval.
+	local chain
+	chain="^perl;${PNAT}perl_run;$(pf '<main>' m_main);$(pf main::from_string m_string);\\(eval\\) \\(\\(eval [0-9]+\\):1\\);$(pf main::spin m_spin);${PNAT}Perl_despatch_signals;Perl_perly_sighandler;Perl_call_sv;$(pf '\(eval\)' m_spin);$(pf Handler::on_alarm on_alarm);$PL_SYSCALL"
+	expect_ge "signal handler chain" "$(total "$TMP/pls.folded" "$chain")" 300
+	expect_eq "% of on_alarm stacks exact" "$(share "$TMP/pls.folded" ';Handler::on_alarm \(' "$chain")" 100
+}
+
+test_perl_cpu_samples() {
+	"$STITCH" record -F 999 -o "$TMP/plc.folded" -- "$PERL" "$PLW" cpu 3
+	show "$TMP/plc.folded"
+	local burn base
+	# The Perl frames exact; where the native unwind stops early (a sample in a pp
+	# function's prologue), they go beyond its [unknown] end, still in order.
+	burn=";$(pf '\(eval\)' cpu_create);$(pf Work::A::cpu a_cpu);$(pf Work::A::burn burn)(;| )"
+	base="$(pl_thread cpu_create)$(pf Work::A::cpu a_cpu);$(pf Work::A::burn burn)"
+	expect_ge "samples in cpu -> burn" "$(total "$TMP/plc.folded" "$burn")" 1000
+	expect_eq "% of burn samples with the exact chain" \
+		"$(share "$TMP/plc.folded" ';Work::A::burn \(' "$burn")" 100
+	expect_ge "% of them with the whole native base" \
+		"$(share "$TMP/plc.folded" ';Work::A::burn \(' "$base")" 90
+	expect_eq "B's frames with A's" "$(total "$TMP/plc.folded" 'Work::B::.*Work::A::|Work::A::.*Work::B::')" 0
+	# Samples of a thread in burn's ops (or runops itself): named, but for the first drain.
+	expect_ge "% of the threads' samples in burn's ops named" \
+		"$(share "$TMP/plc.folded" '^perl;clone3;.*(Perl_pp_(unstack|padsv|preinc|time|and|lt)|Perl_runops_standard) [0-9]+$' ';Work::A::burn \(')" 90
+}
+
+test_perl_deep_stack_truncated_and_marked() {
+	"$STITCH" record -e syscall:getppid -o "$TMP/pldeep.folded" -- "$PERL" "$PLW" deep 2
+	# 128 frames walked: the innermost 128 recursive calls, then the mark.
+	local deep rec128="" i
+	for i in $(seq 128); do rec128="$rec128;$(pf Work::A::rec rec)"; done
+	deep="^perl;${PNAT}perl_run;\\[truncated\\]$rec128;$PL_SYSCALL"
+	expect_ge "deep stacks truncated and marked" "$(total "$TMP/pldeep.folded" "$deep")" 1000
+	expect_eq "% of rec stacks exactly so" "$(share "$TMP/pldeep.folded" ';Work::A::rec \(' "$deep")" 100
+}
+
+test_perl_no_lines() {
+	"$STITCH" record -e syscall:getppid --no-lines -o "$TMP/pln.folded" -- "$PERL" "$PLW" threads 2
+	show "$TMP/pln.folded"
+	expect_ge "chain without lines" "$(total "$TMP/pln.folded" \
+		";Work::A::outer \\($PLW_RE\\);Work::A::__ANON__ \\($PLW_RE\\);Work::A::middle \\($PLW_RE\\);Work::A::leaf \\($PLW_RE\\);$PL_SYSCALL")" 300
+	expect_eq "frames with lines" "$(total "$TMP/pln.folded" "$PLFRAME")" 0
+}
+
+# A perl whose PL_version says 5.38 (a copy of this one with that byte changed): one line
+# naming it, native stacks still shown, no Perl frames.
+test_perl_unsupported_version_says_so() {
+	local addr off
+	addr=$(readelf -sW --dyn-syms "$PERL" | awk '$8 == "PL_version" { print $2; exit }')
+	[ -n "$addr" ] || die "no PL_version in $PERL"
+	# vaddr -> file offset, through the PT_LOAD that holds it
+	off=$(readelf -lW "$PERL" | A=$((16#$addr)) perl -lane '
+		next unless $F[0] eq "LOAD";
+		my ($o, $v, $fs) = map { hex } @F[1, 2, 4];
+		if ($ENV{A} >= $v && $ENV{A} < $v + $fs) { print $ENV{A} - $v + $o; last }')
+	is_number "$off" "PL_version file offset"
+	cp "$PERL" "$TMP/perl"
+	printf '\046' | dd of="$TMP/perl" bs=1 seek="$off" conv=notrunc status=none	# 38
+	"$STITCH" record -e syscall:getppid -o "$TMP/pl38.folded" -- "$TMP/perl" "$PLW" threads 1 \
+		2>"$TMP/pl38.err"
+	cat "$TMP/pl38.err"
+	show "$TMP/pl38.folded"
+	expect_eq "lines naming the version" "$(grep -c 'perl 5\.38 is not supported yet' "$TMP/pl38.err")" 1
+	expect_ge "native stacks still shown" \
+		"$(total "$TMP/pl38.folded" 'Perl_runops_standard;.*Perl_pp_getppid;getppid;entry_SYSCALL')" 1000
+	expect_eq "Perl frames" "$(total "$TMP/pl38.folded" "$PLFRAME")" 0
+}
