@@ -177,3 +177,39 @@ test_perl_unsupported_version_says_so() {
 		"$(total "$TMP/pl38.folded" 'Perl_runops_standard;.*Perl_pp_getppid;getppid;entry_SYSCALL')" 1000
 	expect_eq "Perl frames" "$(total "$TMP/pl38.folded" "$PLFRAME")" 0
 }
+
+# Perl frames of a folded file, one line per stack: "count;frame;frame..." (native dropped).
+pl_frames_only() {
+	awk -F';' '{
+		s = ""
+		for (i = 2; i <= NF; i++)
+			if ($i ~ /\(|^\[truncated\]|not stitched/) { x = $i; sub(/ [0-9]+$/, "", x); s = s ";" x }
+		n = $NF; sub(/.* /, "", n); c[s] += n
+	} END { for (k in c) print c[k] k }' "$1"
+}
+
+# CPU samples of a thread that enters and leaves subs all the time: the walker catches it
+# inside cx_pushblock/cx_pushsub or pp_leavesub's pops.  Every stack is one of the three
+# real ones or marked truncated; never a callee's line shown for its caller.
+test_perl_churn_never_mixes_frames() {
+	local w pid
+	w=$(realpath tests/workloads/interp/pl_churn.pl)
+	"$PERL" "$w" >/dev/null &
+	pid=$!
+	sleep 0.5
+	"$STITCH" record -F 999 -p "$pid" -d 3 -o "$TMP/plch.folded" || { kill "$pid"; exit 1; }
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	local re m l c
+	re=$(printf '%s' "$w" | sed 's/[.]/\\./g')
+	m="<main> \\($re:13\\)"
+	l="main::mid \\($re:8\\)"
+	c="main::leaf \\($re:7\\)"
+	pl_frames_only "$TMP/plch.folded" >"$TMP/plch.frames"
+	cat "$TMP/plch.frames"
+	expect_ge "samples in main::leaf" "$(awk -v n=0 -v RE="^[0-9]+;$m;$l;$c\$" '$0 ~ RE { n += $1 } END { print n }' "$TMP/plch.frames")" 300
+	expect_eq "stacks that are none of the real ones" \
+		"$(awk -v RE="^[0-9]+(;$m(;$l(;$c)?)?|;\\\\[truncated\\\\])?\$" '$0 !~ RE { n += $1 } END { print n + 0 }' "$TMP/plch.frames")" 0
+	expect_ge "% of samples with Perl frames" \
+		"$(awk -F';' '{ all += $1; if (NF > 1 && $0 !~ /truncated/) hit += $1 } END { print int(100 * hit / all) }' "$TMP/plch.frames")" 80
+}
