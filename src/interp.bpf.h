@@ -107,9 +107,9 @@ static __always_inline void interp_capture(struct task_struct *task, __u32 tgid,
 	       sizeof(struct interp_frame);
 	if (size > sizeof(s->ev))
 		size = sizeof(s->ev);
-	/* perl: the whole frame array, then the strings its frames point into */
-	if (cfg->lang == INTERP_PERL)
-		size = sizeof(s->ev) + (s->str_used & (INTERP_STR_BYTES - 1));
+	/* perl: the strings its frames point into follow the frames walked */
+	if (cfg->lang == INTERP_PERL && !interp_perl_pack(s, &size))
+		return;
 	if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_NO_WAKEUP))
 		count(STAT_RINGBUF_LOST);
 }

@@ -33,6 +33,14 @@ struct perl_walk {
 	/* the last string of each kind, to copy repeated ones once per event */
 	__u64 last_ptr[3];
 	__u64 last_str[3];
+	/*
+	 * The last CV and COP named: recursion repeats them, and within one
+	 * walk of a stopped thread the same address is the same object.
+	 */
+	__u64 last_cv, last_cv_id1, last_cv_start;
+	__u32 last_cv_flags, last_cv_format;
+	__u64 last_cop, last_cop_file;
+	__u32 last_cop_line;
 };
 
 enum { PERL_STR_NAME, PERL_STR_PKG, PERL_STR_FILE };
@@ -49,6 +57,22 @@ static __always_inline int perl_rd(void *dst, __u32 size, __u64 addr)
 	if (!addr || addr >= 0x0000800000000000ULL)
 		return -1;
 	return bpf_probe_read_user(dst, size, (void *)addr);
+}
+
+static __always_inline __u16 chunk_u16(const __u8 *c, __u32 off)
+{
+	barrier_var(off);
+	off &= INTERP_CHUNK - 2;
+	return *(const __u16 *)(c + off);
+}
+
+/* Read size bytes (the end of the last field needed) into a chunk. */
+static __always_inline int perl_rd_chunk(__u8 *chunk, __u32 size, __u64 addr)
+{
+	if (size == 0 || size > INTERP_CHUNK - 8)
+		return -1;
+	barrier_var(size);
+	return perl_rd(chunk, size & (INTERP_CHUNK - 1), addr);
 }
 
 static __always_inline int perl_rd64(__u64 addr, __u64 *v)
@@ -130,17 +154,27 @@ static __always_inline int perl_cop(struct perl_walk *w, struct interp_scratch *
 	__u32 line = 0;
 	__u64 file = 0;
 
-	if (perl_rd(&type, sizeof(type), cop + w->L.op_type_word))
+	if (cop && cop == w->last_cop) {
+		f->pc = cop;
+		f->id2 = w->last_cop_file;
+		f->id3 = w->last_cop_line;
+		return 0;
+	}
+	if (perl_rd_chunk(s->code, w->L.cop_file + 8, cop))
 		return -1;
-	type &= w->L.op_type_mask;
+	type = chunk_u16(s->code, w->L.op_type_word) & w->L.op_type_mask;
 	if (cop != w->my_perl + w->L.interp_compiling && type != w->L.op_nextstate &&
 	    type != w->L.op_dbstate)
 		return -1;
-	if (perl_rd32(cop + w->L.cop_line, &line) || perl_rd64(cop + w->L.cop_file, &file) ||
-	    perl_str(w, s, PERL_STR_FILE, file, false, &f->id2))
+	line = chunk_u32(s->code, w->L.cop_line);
+	file = chunk_u64(s->code, w->L.cop_file);
+	if (perl_str(w, s, PERL_STR_FILE, file, false, &f->id2))
 		return -1;
 	f->pc = cop;
 	f->id3 = line;
+	w->last_cop = cop;
+	w->last_cop_file = f->id2;
+	w->last_cop_line = line;
 	return 0;
 }
 
@@ -152,15 +186,23 @@ static __always_inline int perl_cv(struct perl_walk *w, struct interp_scratch *s
 	__u64 any = 0, gv = 0, gvany = 0, hek = 0, stash = 0, name = 0, pkg = 0;
 	__u32 flags = 0, cvflags = 0, gvflags = 0;
 
+	if (cv && cv == w->last_cv && w->last_cv_format == format) {
+		f->addr = cv;
+		f->id1 = w->last_cv_id1;
+		f->flags |= w->last_cv_flags;
+		*start = w->last_cv_start;
+		return 0;
+	}
 	if (perl_rd32(cv + L->sv_flags, &flags) ||
 	    (flags & L->svtypemask) != (format ? L->svt_pvfm : L->svt_pvcv) ||
-	    perl_rd64(cv + L->sv_any, &any) || perl_rd32(any + L->xcv_flags, &cvflags) ||
-	    perl_rd64(any + L->xcv_gv_or_hek, &gv) || perl_rd64(any + L->xcv_start, start))
+	    perl_rd64(cv + L->sv_any, &any) || perl_rd_chunk(s->code, L->xcv_flags + 4, any))
 		return -1;
+	cvflags = chunk_u32(s->code, L->xcv_flags);
+	gv = chunk_u64(s->code, L->xcv_gv_or_hek);
+	*start = chunk_u64(s->code, L->xcv_start);
 	if (cvflags & L->cvf_named) {
 		hek = gv;
-		if (perl_rd64(any + L->xcv_stash, &stash))
-			return -1;
+		stash = chunk_u64(s->code, L->xcv_stash);
 	} else {
 		/* isGV_with_GP: a real glob, not a string that was once one */
 		if (perl_rd32(gv + L->sv_flags, &gvflags) ||
@@ -181,6 +223,11 @@ static __always_inline int perl_cv(struct perl_walk *w, struct interp_scratch *s
 	}
 	f->addr = cv;
 	f->id1 = name | pkg << 32;
+	w->last_cv = cv;
+	w->last_cv_id1 = f->id1;
+	w->last_cv_flags = f->flags & PERL_FRAME_NO_PKG;
+	w->last_cv_start = *start;
+	w->last_cv_format = format;
 	return 0;
 }
 
@@ -281,14 +328,17 @@ static long perl_step(__u64 i, void *unused)
 	}
 
 	cx = w->cxstack + (__u64)w->ix * L->cx_size;
-	if (perl_rd(&ctype, 1, cx + L->cx_type_byte) || perl_rd(&u16, 2, cx + L->cx_u16) ||
-	    perl_rd64(cx + L->cx_retop, &retop) ||
-	    (perl_rd64(cx + L->cx_oldcop, &oldcop) ||
-	     perl_rd(&next, sizeof(next), cx + L->cx_old_cxsubix) ||
-	     perl_rd64(cx + L->cx_sub_cv, &cv))) {
+	/* the fields used all lie within the first cx_sub_cv + 8 bytes */
+	if (perl_rd_chunk(s->frame, L->cx_sub_cv + 8, cx)) {
 		perl_stop(w, ev, INTERP_EV_FAULT);
 		return 1;
 	}
+	ctype = chunk_u8(s->frame, L->cx_type_byte);
+	u16 = chunk_u16(s->frame, L->cx_u16);
+	retop = chunk_u64(s->frame, L->cx_retop);
+	oldcop = chunk_u64(s->frame, L->cx_oldcop);
+	next = (__s32)chunk_u32(s->frame, L->cx_old_cxsubix);
+	cv = chunk_u64(s->frame, L->cx_sub_cv);
 	ctype &= L->cxtypemask;
 	if ((ctype != L->cxt_sub && ctype != L->cxt_format && ctype != L->cxt_eval) ||
 	    next >= w->ix) {
@@ -363,6 +413,24 @@ static __always_inline void interp_perl_walk(struct interp_event *ev, struct int
 		ev->flags |= INTERP_EV_TRUNCATED;
 	ev->nframes = w->n > INTERP_MAX_FRAMES ? INTERP_MAX_FRAMES : w->n;
 	s->str_used = w->str_used;
+}
+
+/*
+ * Move the strings right after the frames walked (strs follows ev in the
+ * scratch value, so this copies downwards) and give the bytes to send.
+ */
+static __always_inline bool interp_perl_pack(struct interp_scratch *s, __u64 *size)
+{
+	__u32 n = s->ev.nframes, len = s->str_used;
+
+	if (n > INTERP_MAX_FRAMES || len >= INTERP_STR_BYTES)
+		return false;
+	len &= INTERP_STR_BYTES - 1;
+	if (len && bpf_probe_read_kernel((__u8 *)s->ev.frames + n * sizeof(struct interp_frame),
+					 len, s->strs))
+		return false;
+	*size = INTERP_EVENT_HDR_BYTES + n * sizeof(struct interp_frame) + len;
+	return true;
 }
 
 #endif /* STITCH_INTERP_PERL_BPF_H */

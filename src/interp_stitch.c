@@ -12,6 +12,9 @@
  * stack keeps its native frames and gets a marker: never a guess.  When the
  * native unwind stopped early, the groups it did not reach go outside its
  * end marker, still in order.
+ *
+ * Perl works the same way over Perl_runops_standard; its groups come from
+ * interp_perl.c (frames entered from C and nested stackinfos end them).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,19 +28,20 @@
 void interp_stash(struct interp_state *st, const void *data, size_t size)
 {
 	const struct interp_event *ev = data;
+	size_t hdr;
 
 	if (size < INTERP_EVENT_HDR_BYTES || ev->nframes > INTERP_MAX_FRAMES ||
 	    size < INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame))
 		return;
 	memcpy(&st->pending[ev->tid % PENDING_SLOTS], data,
 	       INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame));
-	/* perl: the whole frame array, then its strings */
+	/* perl: the strings its frames point into follow the frames */
+	hdr = INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame);
 	st->pending_str_len[ev->tid % PENDING_SLOTS] = 0;
-	if (ev->lang == INTERP_PERL && size > sizeof(*ev) &&
-	    size - sizeof(*ev) <= INTERP_STR_BYTES) {
+	if (ev->lang == INTERP_PERL && size > hdr && size - hdr <= INTERP_STR_BYTES) {
 		memcpy(st->pending_strs + (size_t)(ev->tid % PENDING_SLOTS) * INTERP_STR_BYTES,
-		       (const uint8_t *)data + sizeof(*ev), size - sizeof(*ev));
-		st->pending_str_len[ev->tid % PENDING_SLOTS] = size - sizeof(*ev);
+		       (const uint8_t *)data + hdr, size - hdr);
+		st->pending_str_len[ev->tid % PENDING_SLOTS] = size - hdr;
 	}
 }
 

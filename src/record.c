@@ -140,9 +140,9 @@ static void usage(FILE *f)
 "Folded lines are 'comm;outermost;...;innermost COUNT'.  Kernel frames end in\n"
 "_[k], inlined ones in _[i]; a frame that cannot be named is module+0xVADDR or\n"
 "[unknown]; a stack cut short is marked [truncated].\n"
-"Interpreter frames (CPython 3.11) replace the interpreter loop's native\n"
-"frames and show as 'function (file:line)'; other versions say so once and\n"
-"show native frames only.\n"
+"Interpreter frames (CPython 3.11, Perl 5.36 as /usr/bin/perl) replace the\n"
+"interpreter loop's native frames and show as 'function (file:line)'; other\n"
+"versions say so once and show native frames only.\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
 		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK);
 }

@@ -52,6 +52,15 @@ static void test_layout_is_the_checked_table(void **state)
 	SAME(svtypemask); SAME(svt_pvgv); SAME(svt_pvhv); SAME(svt_pvcv); SAME(svt_pvfm);
 	SAME(svf_ook); SAME(svp_pok); SAME(svpgv_gp); SAME(cvf_named); SAME(cvf_lexical);
 	SAME(op_nextstate); SAME(op_dbstate);
+	/* The walker reads a context, a CV body and a COP up to one field each. */
+	assert_true(b->cx_type_byte < b->cx_sub_cv && b->cx_u16 < b->cx_sub_cv &&
+		    b->cx_oldcop < b->cx_sub_cv && b->cx_retop < b->cx_sub_cv &&
+		    b->cx_old_cxsubix < b->cx_sub_cv);
+	assert_true(b->xcv_stash < b->xcv_flags && b->xcv_start < b->xcv_flags &&
+		    b->xcv_gv_or_hek < b->xcv_flags);
+	assert_true(b->op_type_word < b->cop_file && b->cop_line < b->cop_file);
+	assert_true(b->cx_sub_cv + 8 <= INTERP_CHUNK - 8 && b->xcv_flags + 4 <= INTERP_CHUNK - 8 &&
+		    b->cop_file + 8 <= INTERP_CHUNK - 8);
 }
 
 static void test_module_names(void **state)
