@@ -62,6 +62,10 @@ static __always_inline void count(__u32 which)
 		*v += 1;
 }
 
+/* ---- interpreter frames (interp.bpf.h) ---- */
+#include "interp.bpf.h"
+/* ---- end interpreter frames ---- */
+
 /*
  * An offset into e->ustack the verifier can bound: the mask survives the
  * optimizer (barrier_var), and ustack has a page of slack past the mask.
@@ -174,6 +178,10 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 							  BPF_CORE_READ(task, mm, start_stack) + 8);
 		}
 	}
+
+	/* Interpreter frames go first: user space pairs them with this sample. */
+	if (task->mm && !(task->flags & PF_KTHREAD))
+		interp_capture(task, tgid, tid, e->time_ns);
 
 	size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes;
 	if (size > sizeof(*e))

@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "attach.h"
+#include "interp_user.h"
 #include "binary.h"
 #include "kallsyms.h"
 #include "output.h"
@@ -56,6 +57,7 @@ struct record_opts {
 	size_t ringbuf_mb;
 	int top;
 	bool stats;
+	bool no_lines;
 	char **command;
 };
 
@@ -77,6 +79,7 @@ struct recorder {
 	/* scratch for building one stack key */
 	uint8_t *key_buf;
 	struct unwind_frame *uframes;
+	struct interp_state interp;	/* interpreter frames (interp_*.c) */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -125,6 +128,8 @@ static void usage(FILE *f)
 "      --stack-bytes N      user stack bytes copied per event\n"
 "                           (default %d, max %d)\n"
 "      --ringbuf-mb N       ring buffer size in MiB (default 64)\n"
+"      --no-lines           interpreter frames without line numbers, so one\n"
+"                           function is one frame: 'name (file)'\n"
 "      --stats              what recording cost and how stacks ended: bytes\n"
 "                           and BPF time per event (BPF time needs sysctl\n"
 "                           kernel.bpf_stats_enabled=1), unwind outcomes\n"
@@ -133,6 +138,9 @@ static void usage(FILE *f)
 "Folded lines are 'comm;outermost;...;innermost COUNT'.  Kernel frames end in\n"
 "_[k], inlined ones in _[i]; a frame that cannot be named is module+0xVADDR or\n"
 "[unknown]; a stack cut short is marked [truncated].\n"
+"Interpreter frames (CPython 3.11) replace the interpreter loop's native\n"
+"frames and show as 'function (file:line)'; other versions say so once and\n"
+"show native frames only.\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
 		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK);
 }
@@ -202,7 +210,7 @@ static int parse_pids(struct record_opts *o, const char *arg)
 	return rc;
 }
 
-enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS };
+enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_NO_LINES };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -217,6 +225,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 		{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF_MB },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -289,6 +298,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_STATS:
 			o->stats = true;
 			break;
+		case OPT_NO_LINES:
+			o->no_lines = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -349,6 +361,11 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	int nk, nu = 0, i;
 
 	r->bytes_received += size;
+	/* Interpreter frames come just before their sample: keep them for it. */
+	if (size >= sizeof(uint64_t) && *(const uint64_t *)data == INTERP_EVENT_MAGIC) {
+		interp_stash(&r->interp, data, size);
+		return 0;
+	}
 	if (size < STITCH_SAMPLE_HDR_BYTES || e->kstack_bytes > sizeof(e->kstack) ||
 	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES ||
 	    e->ustack_bytes > STITCH_MAX_USTACK) {
@@ -371,6 +388,7 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	uf = (struct uframe *)(kips + nk);
 
 	proc = (e->flags & STITCH_SAMPLE_USER_REGS) ? procs_get(&r->procs, e->pid) : NULL;
+	interp_proc_update(&r->interp, proc);
 	if (proc) {
 		struct unwind_regs regs = { e->ip, e->sp, e->bp };
 		struct unwind_stack stack = { e->sp, e->ustack, e->ustack_bytes };
@@ -400,6 +418,8 @@ static int handle_sample(void *ctx, void *data, size_t size)
 			uf[nu].kind = why == UNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
 			nu++;
 		}
+		nu = interp_stitch(&r->interp, proc, e->tid, e->time_ns, uf, nu,
+				   MAX_UFRAMES + 1 + INTERP_MAX_FRAMES, why == UNWIND_STOP_END);
 	}
 	key->nuser = nu;
 	stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
@@ -437,6 +457,13 @@ static int open_bpf(struct recorder *r)
 		fprintf(stderr, "stitch record: cannot load the BPF programs: %s%s\n", strerror(-err),
 			err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
 			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
+		return -1;
+	}
+	err = interp_init(&r->interp, bpf_map__fd(r->skel->maps.interp_procs),
+			  bpf_map__fd(r->skel->maps.interp_layouts), o->no_lines);
+	if (err) {
+		fprintf(stderr, "stitch record: cannot set up interpreter walking: %s\n",
+			strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -682,6 +709,9 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		r->unwind_stops[UNWIND_STOP_END], r->unwind_stops[UNWIND_STOP_TRUNCATED],
 		r->unwind_stops[UNWIND_STOP_NO_MODULE], r->unwind_stops[UNWIND_STOP_NO_RULE],
 		r->unwind_stops[UNWIND_STOP_BAD], ends);
+	fprintf(stderr, "stitch stats: interpreter stacks not stitched %" PRIu64
+		", interpreter walks that failed %" PRIu64 "\n",
+		r->interp.unstitched, r->interp.walk_errors);
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
 }
@@ -815,7 +845,7 @@ static int run(struct recorder *r)
 	}
 	for (i = 0; i < o->npids; i++) {
 		trace_tgid(r, o->pids[i]);
-		procs_get(&r->procs, o->pids[i]);
+		interp_proc_update(&r->interp, procs_get(&r->procs, o->pids[i]));
 	}
 	if (attach_process_tracking(r) || attach_all(r)) {
 		rc = 1;
@@ -922,7 +952,7 @@ int cmd_record(int argc, char **argv)
 	r.o = o;
 	r.child = -1;
 	r.key_buf = malloc(sizeof(struct stack_key) + STITCH_MAX_KSTACK * sizeof(uint64_t) +
-			   (MAX_UFRAMES + 1) * sizeof(struct uframe));
+			   (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES) * sizeof(struct uframe));
 	r.uframes = malloc(MAX_UFRAMES * sizeof(*r.uframes));
 	if (!r.key_buf || !r.uframes || binary_cache_init(&r.bins) ||
 	    procs_init(&r.procs, &r.bins) || stacks_init(&r.stacks)) {
@@ -941,6 +971,7 @@ out:
 	stacks_free(&r.stacks);
 	procs_free(&r.procs);
 	binary_cache_free(&r.bins);
+	interp_free(&r.interp);
 	free(r.key_buf);
 	free(r.uframes);
 out_opts:
