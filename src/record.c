@@ -885,10 +885,11 @@ static int run(struct recorder *r)
 	while (!stop_requested) {
 		/*
 		 * The BPF side wakes us only when the ring fills up; consume
-		 * every 100 ms regardless, so processes are looked at while
-		 * they still exist.
+		 * every 20 ms regardless, so processes are looked at while
+		 * they still exist, and an interpreter that just started is
+		 * recognized (and walked) after a few events, not thousands.
 		 */
-		int n = ring_buffer__poll(r->rb, 100);
+		int n = ring_buffer__poll(r->rb, 20);
 
 		if (n >= 0)
 			n = ring_buffer__consume(r->rb);

@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: GPL-2.0
+# Integration tests of interpreter frames (sourced by run.sh): real CPython
+# processes traced by the real binary, with exact chains and lines asserted.
+
+PYW=$(realpath tests/workloads/interp/py_stitch.py)
+# The regex for the workload's path in a frame's (file:line).
+PYW_RE=$(printf '%s' "$PYW" | sed 's/[.]/\\./g')
+PY_DEBIAN=/usr/bin/python3.11			# libpython linked in, non-PIE
+PY_PYENV=/root/.pyenv/versions/3.11.7/bin/python3.11	# libpython3.11.so, PIE
+PY_312=/root/.pyenv/versions/3.12.1/bin/python3.12	# a version we do not walk
+
+# Line of a MARK comment in the workload.
+mark() {
+	local l
+	l=$(grep -n "# MARK: $1\$" "$PYW" | cut -d: -f1)
+	is_number "$l" "MARK $1"
+	echo "$l"
+}
+
+# f NAME MARK: a Python frame of the workload as a folded regex.
+f() {
+	echo "$1 \\($PYW_RE:$(mark "$2")\\)"
+}
+
+need() {
+	[ -x "$1" ] || die "$1 is missing: these tests need it (scripts/install-deps.sh, pyenv)"
+}
+
+# Folded lines carrying Python frames (name (file.py:line)).
+PYFRAME='\.py:[0-9]+\)'
+# Any run of native frames (their names have no "(", Python frames do).
+NAT='([^;()]+;)*'
+BOOT="Thread\\._bootstrap \\([^)]*threading\\.py:[0-9]+\\);Thread\\._bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
+# From the user frames into the kernel.
+SYSCALL='getppid;entry_SYSCALL_64_after_hwframe_\[k\];'
+
+# The two getppid paths of thread A, outermost to the syscall.  Native frames
+# between Python frames stay (C glue, builtins); python3.11 is stripped, so
+# only the exported ones have names there.
+a_leaf_chain() {
+	echo "$BOOT$(f thread_a a_outer);$(f outer outer);$(f middle middle);$(f leaf leaf);PyObject_Vectorcall;$NAT$SYSCALL"
+}
+a_sort_chain() {
+	echo "$BOOT$(f thread_a a_sorted);PyObject_Vectorcall;$NAT""PyObject_CallOneArg;$NAT$(f key_fn key_fn);PyObject_Vectorcall;$NAT$SYSCALL"
+}
+
+# Stacks with Python frames that do not come from thread A: must be none.
+wrong_thread() {
+	awk -v re="$PYFRAME" '$0 ~ re && $0 !~ /;thread_a \(|;cpu_a \(|;deep \(/ { n += $NF } END { print n + 0 }' "$1"
+}
+
+check_threads() {
+	local out=$1
+	show "$out"
+	expect_ge "getppid events in python" "$(total "$out" '^python')" 3000
+	expect_ge "thread A: nested chain" "$(total "$out" "$(a_leaf_chain)")" 1000
+	expect_ge "thread A: sorted -> key_fn chain" "$(total "$out" "$(a_sort_chain)")" 1000
+	# Every stack through leaf() / key_fn() is the whole exact chain.
+	expect_eq "% of leaf() stacks exact" "$(share "$out" ';leaf \(' "$(a_leaf_chain)")" 100
+	expect_eq "% of key_fn() stacks exact" "$(share "$out" ';key_fn \(' "$(a_sort_chain)")" 100
+	expect_eq "B's or main's frames in getppid stacks" \
+		"$(total "$out" 'b_write|b_sleep|main_join|<module>')" 0
+	expect_eq "python stacks not from thread A" "$(wrong_thread "$out")" 0
+	# Only the first ring buffer drain, before the process was recognized, lacks them.
+	expect_ge "% of python getppid stacks with Python frames" \
+		"$(share "$out" '^python' "$PYFRAME")" 95
+}
+
+test_python_threads_syscall_debian() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pyd.folded" -- "$PY_DEBIAN" "$PYW" threads 3
+	check_threads "$TMP/pyd.folded"
+}
+
+test_python_threads_syscall_pyenv_shared_libpython() {
+	need "$PY_PYENV"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pye.folded" -- "$PY_PYENV" "$PYW" threads 3
+	check_threads "$TMP/pye.folded"
+}
+
+test_python_tracepoint_pid_target() {
+	need "$PY_DEBIAN"
+	"$PY_DEBIAN" "$PYW" threads 4 &
+	local pid=$!
+	sleep 0.5
+	"$STITCH" record -e tracepoint:syscalls:sys_enter_getppid -p "$pid" -d 2 -o "$TMP/pyt.folded"
+	wait "$pid"
+	check_threads "$TMP/pyt.folded"
+	expect_eq "% with Python frames (process known from the start)" \
+		"$(share "$TMP/pyt.folded" '^python' "$PYFRAME")" 100
+}
+
+test_python_uprobe_whole_system() {
+	need "$PY_DEBIAN"
+	"$PY_DEBIAN" "$PYW" threads 4 &
+	local pid=$!
+	sleep 0.5
+	"$STITCH" record -e uprobe:libc.so.6:getppid -a -d 2 -o "$TMP/pyu.folded"
+	wait "$pid"
+	grep '^python' "$TMP/pyu.folded" >"$TMP/pyu-py.folded" || true
+	show "$TMP/pyu-py.folded"
+	expect_ge "thread A: nested chain" \
+		"$(total "$TMP/pyu-py.folded" "$(a_leaf_chain | sed 's/;entry_SYSCALL.*//') [0-9]+$")" 500
+	expect_eq "% of leaf() stacks exact" \
+		"$(share "$TMP/pyu-py.folded" ';leaf \(' "$(a_leaf_chain | sed 's/;entry_SYSCALL.*//') [0-9]+$")" 100
+	expect_eq "python stacks not from thread A" "$(wrong_thread "$TMP/pyu-py.folded")" 0
+}
+
+test_python_cpu_samples() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -F 999 -o "$TMP/pyc.folded" -- "$PY_DEBIAN" "$PYW" cpu 3
+	show "$TMP/pyc.folded"
+	local burn
+	burn="$BOOT$(f cpu_a cpu_a);$(f cpu_burn cpu_burn)"
+	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/pyc.folded" "$burn")" 1000
+	expect_eq "% of cpu_burn() samples with the exact chain" \
+		"$(share "$TMP/pyc.folded" ';cpu_burn \(' "$burn")" 100
+	expect_eq "B's frames under cpu_burn" "$(total "$TMP/pyc.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
+	expect_ge "% of thread A's samples named" \
+		"$(share "$TMP/pyc.folded" '^python3\.11;clone3;start_thread;.*cpu_|_PyEval_EvalFrameDefault' ';cpu_burn \(')" 90
+}
+
+test_python_deep_stack_truncated_and_marked() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pydeep.folded" -- "$PY_DEBIAN" "$PYW" deep 2
+	show "$TMP/pydeep.folded"
+	# 128 frames walked: the innermost 127 recursive calls and the leaf, then the mark.
+	local deep rec127="" i
+	# Spelled out: awk here (mawk) has no {n} intervals.
+	for i in $(seq 127); do rec127="$rec127$(f rec rec);"; done
+	deep="_PyEval_EvalFrameDefault;$NAT\\[truncated\\];$rec127$(f rec rec_leaf);PyObject_Vectorcall;$NAT$SYSCALL"
+	expect_ge "deep stacks truncated and marked" "$(total "$TMP/pydeep.folded" "$deep")" 500
+	expect_eq "% of rec() stacks exactly so" "$(share "$TMP/pydeep.folded" ';rec \(' "$deep")" 100
+}
+
+test_python_no_lines() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid --no-lines -o "$TMP/pyn.folded" -- "$PY_DEBIAN" "$PYW" threads 1
+	show "$TMP/pyn.folded"
+	expect_ge "chain without lines" "$(total "$TMP/pyn.folded" \
+		";thread_a \\($PYW_RE\\);outer \\($PYW_RE\\);middle \\($PYW_RE\\);leaf \\($PYW_RE\\);PyObject_Vectorcall;")" 300
+	expect_eq "frames with lines" "$(total "$TMP/pyn.folded" "$PYFRAME")" 0
+}
+
+test_python_unsupported_version_says_so() {
+	need "$PY_312"
+	"$STITCH" record -e syscall:getppid -o "$TMP/py12.folded" -- "$PY_312" "$PYW" threads 1 \
+		2>"$TMP/py12.err"
+	cat "$TMP/py12.err"
+	show "$TMP/py12.folded"
+	expect_eq "lines naming the version" "$(grep -c 'python 3\.12 is not supported yet' "$TMP/py12.err")" 1
+	expect_ge "native stacks still shown" \
+		"$(total "$TMP/py12.folded" '_PyEval_EvalFrameDefault;.*;os_getppid;.*getppid;entry_SYSCALL')" 1000
+	expect_eq "Python frames" "$(total "$TMP/py12.folded" "$PYFRAME")" 0
+}
+
+test_python_text_and_pprof() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pyx.txt" -o "$TMP/pyx.pb.gz" --top 1 -- \
+		"$PY_DEBIAN" "$PYW" threads 1
+	cat "$TMP/pyx.txt"
+	expect_grep "$TMP/pyx.txt" "^ +key_fn +\\(py_stitch\\.py:$(mark key_fn)\\)"
+	"$STITCH" report "$TMP/pyx.pb.gz" -o "$TMP/pyx-re.folded"
+	expect_ge "pprof keeps name, file and line" "$(total "$TMP/pyx-re.folded" "$(a_sort_chain)")" 300
+}

@@ -1,0 +1,85 @@
+# Workload for the integration tests of interpreter frames (tests/integration/interp_tests.sh).
+# Lines are found by their MARK comments: keep one MARK per line, and keep each call on
+# the line of its MARK.
+#
+#   py_stitch.py threads SECONDS  thread A calls os.getppid() through nested functions and
+#                                 through sorted(key=...) (Python -> C -> Python); thread B
+#                                 only writes to stderr and calls os.getpid(); the main
+#                                 thread waits.  No getppid stack may show B's functions.
+#   py_stitch.py cpu SECONDS      thread A burns CPU in a known line, B sleeps.
+#   py_stitch.py deep SECONDS     os.getppid() under 200 nested Python calls.
+import os
+import sys
+import threading
+import time
+
+
+def leaf():
+    return os.getppid()  # MARK: leaf
+
+
+def middle():
+    return leaf()  # MARK: middle
+
+
+def outer():
+    return middle()  # MARK: outer
+
+
+def key_fn(x):
+    os.getppid()  # MARK: key_fn
+    return -x
+
+
+def thread_a(end):
+    while time.time() < end:
+        outer()  # MARK: a_outer
+        sorted([3, 1, 2], key=key_fn)  # MARK: a_sorted
+
+
+def b_write(end):
+    while time.time() < end:
+        os.write(2, b"")  # MARK: b_write
+        os.getpid()
+
+
+def cpu_burn(end):
+    n = 0
+    while time.time() < end: n += 1  # MARK: cpu_burn
+    return n
+
+
+def cpu_a(end):
+    return cpu_burn(end)  # MARK: cpu_a
+
+
+def b_sleep(end):
+    while time.time() < end:
+        time.sleep(0.01)  # MARK: b_sleep
+
+
+def rec(n):
+    if n:
+        return rec(n - 1)  # MARK: rec
+    return os.getppid()  # MARK: rec_leaf
+
+
+def deep(end):
+    while time.time() < end:
+        rec(200)  # MARK: deep
+
+
+def main():
+    mode, seconds = sys.argv[1], float(sys.argv[2])
+    end = time.time() + seconds
+    a, b = {"threads": (thread_a, b_write), "cpu": (cpu_a, b_sleep),
+            "deep": (deep, b_sleep)}[mode]
+    ta = threading.Thread(target=a, args=(end,))
+    tb = threading.Thread(target=b, args=(end,))
+    ta.start()
+    tb.start()
+    ta.join()  # MARK: main_join
+    tb.join()
+
+
+main()  # MARK: module
