@@ -195,7 +195,7 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 	char unsupported[64] = "";
 	size_t i;
 
-	if (!proc)
+	if (!proc || st->disabled)
 		return;
 	ip = (struct interp_proc *)hmap_find(&st->procs, hash_u64(proc->pid), pid_eq, &proc->pid);
 	if (ip && ip->gen == proc->gen)

@@ -9,7 +9,9 @@
  * other native frame (builtins, C extensions, the C glue that calls back
  * into Python) stays where it is.  When both walks are complete and the
  * counts differ (a sample inside an eval call's prologue or epilogue), the
- * stack keeps its native frames and gets a marker: never a guess.
+ * stack keeps its native frames and gets a marker: never a guess.  When the
+ * native unwind stopped early, the groups it did not reach go outside its
+ * end marker, still in order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +193,18 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 				n = put_name(out, n, cap, intern(st, FRAME_MARK, "[truncated]",
 								 NULL, 0));
 			k++;
+		}
+		/*
+		 * The native unwind stopped early (its last frame is a marker):
+		 * the groups left all run outside the point where it stopped,
+		 * in this order, so they go beyond the marker.
+		 */
+		for (; k < g->ng && !native_complete; k++) {
+			for (j = g->start[k]; j < g->start[k + 1]; j++)
+				n = put_name(out, n, cap, g->names[j]);
+			if (k == g->ng - 1 && g->last_partial)
+				n = put_name(out, n, cap, intern(st, FRAME_MARK, "[truncated]",
+								 NULL, 0));
 		}
 	}
 	memcpy(uf, out, n * sizeof(*uf));

@@ -65,6 +65,7 @@ struct interp_proc;
 struct interp_state {
 	int procs_fd;			/* BPF interp_procs map */
 	bool no_lines;
+	bool disabled;			/* --no-interp */
 	struct hmap procs;		/* pid -> struct interp_proc */
 	struct hmap names;		/* interned struct interp_name */
 	struct hmap codes;		/* (pid, code object) -> decoded code */

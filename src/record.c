@@ -58,6 +58,7 @@ struct record_opts {
 	int top;
 	bool stats;
 	bool no_lines;
+	bool no_interp;
 	char **command;
 };
 
@@ -130,6 +131,7 @@ static void usage(FILE *f)
 "      --ringbuf-mb N       ring buffer size in MiB (default 64)\n"
 "      --no-lines           interpreter frames without line numbers, so one\n"
 "                           function is one frame: 'name (file)'\n"
+"      --no-interp          native frames only: do not walk interpreters\n"
 "      --stats              what recording cost and how stacks ended: bytes\n"
 "                           and BPF time per event (BPF time needs sysctl\n"
 "                           kernel.bpf_stats_enabled=1), unwind outcomes\n"
@@ -210,7 +212,8 @@ static int parse_pids(struct record_opts *o, const char *arg)
 	return rc;
 }
 
-enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_NO_LINES };
+enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_NO_LINES,
+       OPT_NO_INTERP };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -226,6 +229,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF_MB },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "no-lines", no_argument, NULL, OPT_NO_LINES },
+		{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -300,6 +304,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_NO_LINES:
 			o->no_lines = true;
+			break;
+		case OPT_NO_INTERP:
+			o->no_interp = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -461,6 +468,7 @@ static int open_bpf(struct recorder *r)
 	}
 	err = interp_init(&r->interp, bpf_map__fd(r->skel->maps.interp_procs),
 			  bpf_map__fd(r->skel->maps.interp_layouts), o->no_lines);
+	r->interp.disabled = o->no_interp;
 	if (err) {
 		fprintf(stderr, "stitch record: cannot set up interpreter walking: %s\n",
 			strerror(-err));
