@@ -65,6 +65,7 @@ static __always_inline __u8 chunk_u8(const __u8 *c, __u32 off)
 }
 
 #include "interp_python.bpf.h"
+#include "interp_ruby.bpf.h"
 
 static __always_inline void interp_capture(struct task_struct *task, __u32 tgid, __u32 tid,
 					   __u64 time_ns)
@@ -91,6 +92,8 @@ static __always_inline void interp_capture(struct task_struct *task, __u32 tgid,
 	s->ev.flags = 0;
 	if (cfg->lang == INTERP_PYTHON)
 		interp_python_walk(&s->ev, s, cfg, &layout->py, BPF_CORE_READ(task, thread.fsbase));
+	else if (cfg->lang == INTERP_RUBY)
+		interp_ruby_walk(&s->ev, s, cfg, &layout->rb, BPF_CORE_READ(task, thread.fsbase));
 	else
 		return;
 	/* A thread with no interpreter state and nothing to report sends nothing. */

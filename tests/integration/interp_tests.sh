@@ -163,3 +163,80 @@ test_python_text_and_pprof() {
 	"$STITCH" report "$TMP/pyx.pb.gz" -o "$TMP/pyx-re.folded"
 	expect_ge "pprof keeps name, file and line" "$(total "$TMP/pyx-re.folded" "$(a_sort_chain)")" 300
 }
+
+# ---- Ruby 3.1 ----------------------------------------------------------------
+
+RBW=$(realpath tests/workloads/interp/rb_stitch.rb)
+RBW_RE=$(printf '%s' "$RBW" | sed 's/[.]/\\./g')
+RUBY=/usr/bin/ruby3.1
+
+rmark() {
+	local l
+	l=$(grep -n "# MARK: $1\$" "$RBW" | cut -d: -f1)
+	is_number "$l" "MARK $1"
+	echo "$l"
+}
+
+# r NAME MARK: a Ruby frame of the workload as a folded regex.
+r() {
+	echo "$1 \\($RBW_RE:$(rmark "$2")\\)"
+}
+
+# Ruby names its threads after where they were created: thread A's and B's comm.
+rb_comm() {
+	echo "^rb_stitch\\.rb:$1;"
+}
+
+# Process.pid from thread A, directly and from a sort_by block.  C methods (each, sort_by,
+# pid) sit just before their own C function, after the VM's call frames.
+rb_pid_chain() {
+	echo "$(r 'block in <main>' a_thread);$(r run a_each);${NAT}each;rb_ary_each;rb_yield;$(r 'block in run' a_block);$(r spin_a a_pid);${NAT}pid;${NAT}__getpid;entry_SYSCALL"
+}
+rb_sort_chain() {
+	echo "$(r spin_a a_sort);${NAT}sort_by;${NAT}rb_block_call;${NAT}each;rb_ary_each;rb_yield;$NAT$(r 'block in spin_a' a_sort);${NAT}pid;${NAT}__getpid;entry_SYSCALL"
+}
+
+check_ruby_threads() {
+	local out=$1 a b
+	a=$(rb_comm "$(grep -n 'ta = Thread.new do' "$RBW" | cut -d: -f1)")
+	b=$(rb_comm "$(rmark b_thread)")
+	show "$out"
+	expect_ge "thread A: Process.pid chain" "$(total "$out" "$a.*$(rb_pid_chain)")" 1000
+	expect_ge "thread A: sort_by block chain" "$(total "$out" "$a.*$(rb_sort_chain)")" 1000
+	# Every Process.pid that reached its C function (a few getpid calls come from the
+	# VM's interrupt checks, in the thread's own stack) is one of the exact chains.
+	expect_eq "% of pid -> C function stacks exact" \
+		"$(share "$out" ';pid;[^;]+;__getpid;' "$(rb_pid_chain)|$(rb_sort_chain)")" 100
+	# Thread truth: B's methods never under Process.pid, never in A's stacks and back.
+	expect_eq "stacks with writer_b and pid" "$(total "$out" 'writer_b \(.*;pid;')" 0
+	expect_eq "thread A stacks with B's methods" "$(total "$out" "$a.*writer_b")" 0
+	expect_eq "thread B stacks with A's methods" "$(total "$out" "$b.*(spin_a|Pinger|;run \\()")" 0
+}
+
+test_ruby_threads_syscall() {
+	need "$RUBY"
+	"$STITCH" record -e syscall:getpid -o "$TMP/rb.folded" -- "$RUBY" "$RBW" threads 3
+	check_ruby_threads "$TMP/rb.folded"
+}
+
+test_ruby_tracepoint_pid_target() {
+	need "$RUBY"
+	"$RUBY" "$RBW" threads 4 &
+	local pid=$!
+	sleep 0.5
+	"$STITCH" record -e tracepoint:syscalls:sys_enter_getpid -p "$pid" -d 2 -o "$TMP/rbt.folded"
+	wait "$pid"
+	check_ruby_threads "$TMP/rbt.folded"
+}
+
+test_ruby_cpu_samples() {
+	need "$RUBY"
+	"$STITCH" record -F 999 -o "$TMP/rbc.folded" -- "$RUBY" "$RBW" cpu 3
+	show "$TMP/rbc.folded"
+	local burn
+	burn="$(r 'block in <main>' a_cpu);$(r burn a_burn)"
+	expect_ge "samples in burn" "$(total "$TMP/rbc.folded" "$burn")" 1000
+	expect_eq "% of burn samples with the exact chain" \
+		"$(share "$TMP/rbc.folded" ';burn \(' "$burn")" 100
+	expect_eq "B's frames with burn" "$(total "$TMP/rbc.folded" 'writer_b.*burn|burn.*writer_b')" 0
+}
