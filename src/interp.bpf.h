@@ -29,6 +29,13 @@ struct interp_scratch {
 	struct interp_event ev;
 	__u8 frame[INTERP_CHUNK];
 	__u8 code[INTERP_CHUNK];
+	/*
+	 * The walk's cursor lives here, not on the stack: values read from a
+	 * map are unknown to the verifier, so the bpf_loop() callback converges
+	 * at once instead of being explored iteration by iteration.
+	 */
+	__u64 cursor, end;
+	__u32 n;
 };
 
 struct {
@@ -67,9 +74,13 @@ static __always_inline __u8 chunk_u8(const __u8 *c, __u32 off)
 #include "interp_python.bpf.h"
 #include "interp_ruby.bpf.h"
 
-static __always_inline void interp_capture(struct task_struct *task, __u32 tgid, __u32 tid,
-					   __u64 time_ns)
+/*
+ * A global function: the verifier checks it once on its own, instead of
+ * once per path through the caller (which made loading take seconds).
+ */
+__noinline int interp_capture(__u32 tgid, __u32 tid, __u64 time_ns)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	const struct interp_proc_cfg *cfg = bpf_map_lookup_elem(&interp_procs, &tgid);
 	const struct interp_layout *layout;
 	struct interp_scratch *s;
@@ -77,12 +88,12 @@ static __always_inline void interp_capture(struct task_struct *task, __u32 tgid,
 	__u64 size;
 
 	if (!cfg)
-		return;
+		return 0;
 	idx = cfg->layout;
 	layout = bpf_map_lookup_elem(&interp_layouts, &idx);
 	s = bpf_map_lookup_elem(&interp_scratch, &zero);
 	if (!layout || !s || layout->lang != cfg->lang)
-		return;
+		return 0;
 	s->ev.magic = INTERP_EVENT_MAGIC;
 	s->ev.time_ns = time_ns;
 	s->ev.pid = tgid;
@@ -95,16 +106,17 @@ static __always_inline void interp_capture(struct task_struct *task, __u32 tgid,
 	else if (cfg->lang == INTERP_RUBY)
 		interp_ruby_walk(&s->ev, s, cfg, &layout->rb, BPF_CORE_READ(task, thread.fsbase));
 	else
-		return;
+		return 0;
 	/* A thread with no interpreter state and nothing to report sends nothing. */
 	if (!s->ev.nframes && !s->ev.flags)
-		return;
+		return 0;
 	size = INTERP_EVENT_HDR_BYTES + (__u64)(s->ev.nframes & (2 * INTERP_MAX_FRAMES - 1)) *
 	       sizeof(struct interp_frame);
 	if (size > sizeof(s->ev))
 		size = sizeof(s->ev);
 	if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_NO_WAKEUP))
 		count(STAT_RINGBUF_LOST);
+	return 0;
 }
 
 #endif /* STITCH_INTERP_BPF_H */

@@ -15,8 +15,6 @@ struct py_walk {
 	struct interp_scratch *s;
 	const struct interp_proc_cfg *cfg;
 	const struct interp_python_layout *L;
-	__u64 frame;
-	__u32 n;
 };
 
 static long interp_python_step(__u64 i, void *ctx)
@@ -29,7 +27,7 @@ static long interp_python_step(__u64 i, void *ctx)
 	struct interp_frame *f;
 	__u64 code;
 
-	if (!w->frame)
+	if (!s->cursor)
 		return 1;
 	if (frame_read == 0 || frame_read >= INTERP_CHUNK || code_read == 0 ||
 	    code_read >= INTERP_CHUNK) {
@@ -41,7 +39,7 @@ static long interp_python_step(__u64 i, void *ctx)
 	frame_read &= INTERP_CHUNK - 1;
 	barrier_var(code_read);
 	code_read &= INTERP_CHUNK - 1;
-	if (bpf_probe_read_user(s->frame, frame_read, (void *)w->frame)) {
+	if (bpf_probe_read_user(s->frame, frame_read, (void *)s->cursor)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
@@ -54,7 +52,7 @@ static long interp_python_step(__u64 i, void *ctx)
 		ev->flags |= INTERP_EV_CORRUPT;
 		return 1;
 	}
-	f = &ev->frames[w->n & (INTERP_MAX_FRAMES - 1)];
+	f = &ev->frames[s->n & (INTERP_MAX_FRAMES - 1)];
 	f->addr = code;
 	f->pc = chunk_u64(s->frame, L->frame_instr);
 	f->id1 = chunk_u64(s->code, L->code_qualname);
@@ -62,8 +60,8 @@ static long interp_python_step(__u64 i, void *ctx)
 	f->id3 = chunk_u32(s->code, L->code_firstlineno);
 	f->flags = (chunk_u8(s->frame, L->frame_is_entry) ? INTERP_FRAME_ENTRY : 0) |
 		   (__u32)chunk_u8(s->frame, L->frame_owner) << INTERP_FRAME_OWNER_SHIFT;
-	w->n++;
-	w->frame = chunk_u64(s->frame, L->frame_previous);
+	s->n++;
+	s->cursor = chunk_u64(s->frame, L->frame_previous);
 	return 0;
 }
 
@@ -91,17 +89,19 @@ static __always_inline void interp_python_walk(struct interp_event *ev, struct i
 	}
 	if (!tstate)		/* a thread that never ran Python code */
 		return;
+	s->n = 0;
+	s->cursor = 0;
 	if (bpf_probe_read_user(&cframe, sizeof(cframe), (void *)(tstate + L->tstate_cframe)) ||
 	    !cframe ||
-	    bpf_probe_read_user(&w.frame, sizeof(w.frame),
+	    bpf_probe_read_user(&s->cursor, sizeof(s->cursor),
 				(void *)(cframe + L->cframe_current_frame))) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
 	bpf_loop(INTERP_MAX_FRAMES, interp_python_step, &w, 0);
-	if (w.frame && w.n >= INTERP_MAX_FRAMES)
+	if (s->cursor && s->n >= INTERP_MAX_FRAMES)
 		ev->flags |= INTERP_EV_TRUNCATED;
-	ev->nframes = w.n;
+	ev->nframes = s->n;
 }
 
 #endif /* STITCH_INTERP_PYTHON_BPF_H */

@@ -25,14 +25,13 @@ struct rb_walk {
 	struct interp_event *ev;
 	struct interp_scratch *s;
 	const struct interp_ruby_layout *L;
-	__u64 cfp, end;
-	__u32 n;
 };
 
 static long interp_ruby_step(__u64 i, void *ctx)
 {
 	struct rb_walk *w = ctx;
 	struct interp_event *ev = w->ev;
+	struct interp_scratch *s = w->s;
 	const struct interp_ruby_layout *L = w->L;
 	__u32 cfp_size = L->cfp_size;
 	struct interp_frame *f;
@@ -44,20 +43,20 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	}
 	barrier_var(cfp_size);
 	cfp_size &= INTERP_CHUNK - 1;
-	if (w->cfp + cfp_size > w->end)
+	if (s->cursor + cfp_size > s->end)
 		return 1;		/* the outermost frame is done */
-	if (w->n >= INTERP_MAX_FRAMES) {
+	if (s->n >= INTERP_MAX_FRAMES) {
 		ev->flags |= INTERP_EV_TRUNCATED;
 		return 1;
 	}
-	if (bpf_probe_read_user(w->s->frame, cfp_size, (void *)w->cfp)) {
+	if (bpf_probe_read_user(s->frame, cfp_size, (void *)s->cursor)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
-	w->cfp += cfp_size;
-	pc = chunk_u64(w->s->frame, L->cfp_pc);
-	iseq = chunk_u64(w->s->frame, L->cfp_iseq);
-	ep = chunk_u64(w->s->frame, L->cfp_ep);
+	s->cursor += cfp_size;
+	pc = chunk_u64(s->frame, L->cfp_pc);
+	iseq = chunk_u64(s->frame, L->cfp_iseq);
+	ep = chunk_u64(s->frame, L->cfp_ep);
 	/* ep may point into the heap (an environment captured by a block). */
 	if (bpf_probe_read_user(&flags, 8, (void *)ep)) {
 		ev->flags |= INTERP_EV_FAULT;
@@ -67,7 +66,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 		ev->flags |= INTERP_EV_CORRUPT;
 		return 1;
 	}
-	f = &ev->frames[w->n & (INTERP_MAX_FRAMES - 1)];
+	f = &ev->frames[s->n & (INTERP_MAX_FRAMES - 1)];
 	if (((flags & L->flag_cframe) && (flags & L->magic_mask) != L->magic_cfunc) ||
 	    (!(flags & L->flag_cframe) &&
 	     (!iseq || !pc || (flags & L->magic_mask) == L->magic_dummy))) {
@@ -80,7 +79,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 			f->addr = f->pc = f->id1 = f->id2 = 0;
 			f->id3 = 0;
 			f->flags = INTERP_FRAME_ENTRY;
-			w->n++;
+			s->n++;
 		}
 		return 0;
 	}
@@ -103,7 +102,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 		}
 		f->id3 = 0;
 		f->flags = INTERP_FRAME_CFUNC | ((flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0);
-		w->n++;
+		s->n++;
 		return 0;
 	}
 	if (bpf_probe_read_user(obj, sizeof(obj), (void *)iseq)) {
@@ -120,7 +119,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	f->id2 = 0;
 	f->id3 = 0;
 	f->flags = (flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0;
-	w->n++;
+	s->n++;
 	return 0;
 }
 
@@ -131,6 +130,8 @@ static __always_inline void interp_ruby_walk(struct interp_event *ev, struct int
 	struct rb_walk w = { .ev = ev, .s = s, .L = L };
 	__u64 dtv = 0, block = 0, ec = 0, stack = 0, size = 0;
 
+	s->n = 0;
+	s->cursor = s->end = 0;
 	/* dtv = tcb->dtv; block = dtv[modid].val; ec = *(block + offset) */
 	if (bpf_probe_read_user(&dtv, 8, (void *)(fs_base + 8)) ||
 	    bpf_probe_read_user(&block, 8, (void *)(dtv + cfg->tls_modid * 16))) {
@@ -147,19 +148,20 @@ static __always_inline void interp_ruby_walk(struct interp_event *ev, struct int
 		return;
 	if (bpf_probe_read_user(&stack, 8, (void *)(ec + L->ec_vm_stack)) ||
 	    bpf_probe_read_user(&size, 8, (void *)(ec + L->ec_vm_stack_size)) ||
-	    bpf_probe_read_user(&w.cfp, 8, (void *)(ec + L->ec_cfp))) {
+	    bpf_probe_read_user(&s->cursor, 8, (void *)(ec + L->ec_cfp))) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
-	w.end = stack + size * 8;
-	if (size > (1 << 24) || w.cfp < stack || w.cfp > w.end) {
+	s->end = stack + size * 8;
+	if (size > (1 << 24) || s->cursor < stack || s->cursor > s->end) {
 		ev->flags |= INTERP_EV_CORRUPT;
 		return;
 	}
 	bpf_loop(INTERP_RUBY_MAX_CFPS, interp_ruby_step, &w, 0);
-	if (w.cfp + L->cfp_size <= w.end && !(ev->flags & (INTERP_EV_FAULT | INTERP_EV_CORRUPT)))
+	if (s->cursor + L->cfp_size <= s->end &&
+	    !(ev->flags & (INTERP_EV_FAULT | INTERP_EV_CORRUPT)))
 		ev->flags |= INTERP_EV_TRUNCATED;
-	ev->nframes = w.n;
+	ev->nframes = s->n;
 }
 
 #endif /* STITCH_INTERP_RUBY_BPF_H */
