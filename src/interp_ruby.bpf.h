@@ -72,10 +72,11 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	     (!iseq || !pc || (flags & L->magic_mask) == L->magic_dummy))) {
 		/*
 		 * Not a named frame (a C block, a dummy frame).  If vm_exec
-		 * returns after it, its group still ends here: send an empty
-		 * frame (addr 0) that only carries the boundary.
+		 * returns after a C block, its group still ends here: send an
+		 * empty frame (addr 0) that only carries the boundary.  Dummy
+		 * frames (a thread's root) are never run by vm_exec.
 		 */
-		if (flags & L->flag_finish) {
+		if ((flags & L->flag_finish) && (flags & L->magic_mask) != L->magic_dummy) {
 			f->addr = f->pc = f->id1 = f->id2 = 0;
 			f->id3 = 0;
 			f->flags = INTERP_FRAME_ENTRY;

@@ -112,7 +112,7 @@ test_python_cpu_samples() {
 	show "$TMP/pyc.folded"
 	local burn
 	burn="$BOOT$(f cpu_a cpu_a);$(f cpu_burn cpu_burn)"
-	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/pyc.folded" "$burn")" 1000
+	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/pyc.folded" "$burn")" 600
 	expect_eq "% of cpu_burn() samples with the exact chain" \
 		"$(share "$TMP/pyc.folded" ';cpu_burn \(' "$burn")" 100
 	expect_eq "B's frames under cpu_burn" "$(total "$TMP/pyc.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
@@ -235,8 +235,19 @@ test_ruby_cpu_samples() {
 	show "$TMP/rbc.folded"
 	local burn
 	burn="$(r 'block in <main>' a_cpu);$(r burn a_burn)"
-	expect_ge "samples in burn" "$(total "$TMP/rbc.folded" "$burn")" 1000
+	expect_ge "samples in burn" "$(total "$TMP/rbc.folded" "$burn")" 600
 	expect_eq "% of burn samples with the exact chain" \
 		"$(share "$TMP/rbc.folded" ';burn \(' "$burn")" 100
 	expect_eq "B's frames with burn" "$(total "$TMP/rbc.folded" 'writer_b.*burn|burn.*writer_b')" 0
+}
+
+test_ruby_main_thread_complete() {
+	need "$RUBY"
+	"$STITCH" record -e syscall:getpid -o "$TMP/rbm.folded" -- "$RUBY" "$RBW" main 2
+	show "$TMP/rbm.folded"
+	local chain
+	chain="^ruby3\\.1;_start;__libc_start_main;__libc_start_call_main;${NAT}ruby_run_node;$NAT$(r '<main>' main_call);$(r main_loop main_pid);${NAT}pid;[^;]+;__getpid;entry_SYSCALL"
+	expect_ge "main thread: whole chain" "$(total "$TMP/rbm.folded" "$chain")" 1000
+	expect_eq "% of pid stacks exactly so" "$(share "$TMP/rbm.folded" ';pid;' "$chain")" 100
+	expect_eq "stacks not stitched" "$(total "$TMP/rbm.folded" 'not stitched')" 0
 }

@@ -3,7 +3,8 @@
 # (Array#each, sort_by); thread B only writes to $stderr; the main thread waits.  No getpid
 # stack may show B's methods.  Lines are found by their MARK comments.
 #
-#   rb_stitch.rb threads SECONDS  |  rb_stitch.rb cpu SECONDS
+#   rb_stitch.rb threads SECONDS  |  rb_stitch.rb cpu SECONDS  |  rb_stitch.rb main SECONDS
+#   (main: the main thread alone calls Process.pid)
 module Work
   class Pinger
     def run(t)
@@ -33,8 +34,18 @@ def writer_b(t)
   end
 end
 
+def main_loop(t)
+  while Time.now < t
+    Process.pid  # MARK: main_pid
+  end
+end
+
 mode, seconds = ARGV[0], ARGV[1].to_f
 t = Time.now + seconds
+if mode == "main"
+  main_loop(t)  # MARK: main_call
+  exit
+end
 ta = Thread.new do
   if mode == "cpu"
     Work::Pinger.new.burn(t)  # MARK: a_cpu
