@@ -114,8 +114,10 @@ __noinline int interp_capture(__u32 tgid, __u32 tid, __u64 time_ns)
 	       sizeof(struct interp_frame);
 	if (size > sizeof(s->ev))
 		size = sizeof(s->ev);
-	if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_NO_WAKEUP))
-		count(STAT_RINGBUF_LOST);
+	if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_NO_WAKEUP)) {
+		count(STAT_INTERP_LOST);
+		return 1;
+	}
 	return 0;
 }
 

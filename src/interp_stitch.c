@@ -358,8 +358,29 @@ static int stitch_groups(struct interp_state *st, const struct interp_proc *ip,
 	return n;
 }
 
+/* The walk's record was dropped: say so above the innermost interpreter loop frame. */
+static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *uf, int nu,
+		     int cap)
+{
+	struct interp_proc *ip = (struct interp_proc *)hmap_find(&st->procs, hash_u64(proc->pid),
+								 pid_eq, &proc->pid);
+	int i;
+
+	if (!ip || !ip->ver || nu >= cap)
+		return nu;
+	for (i = 0; i < nu; i++) {
+		if (is_eval_frame(ip, &uf[i])) {
+			memmove(&uf[i + 1], &uf[i], (nu - i) * sizeof(*uf));
+			put_name(uf, i, cap, intern(st, FRAME_MARK, "[interpreter frames lost]",
+						    NULL, 0));
+			return nu + 1;
+		}
+	}
+	return nu;
+}
+
 int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
-		  struct uframe *uf, int nu, int cap, bool native_complete)
+		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost)
 {
 	struct interp_event *ev = &st->pending[tid % PENDING_SLOTS];
 	struct interp_proc *ip;
@@ -367,6 +388,8 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 	struct uframe *out;
 	int i, n = 0, neval = 0;
 
+	if (proc && lost)
+		return mark_lost(st, proc, uf, nu, cap);
 	if (!proc || ev->magic != INTERP_EVENT_MAGIC || ev->tid != tid || ev->time_ns != time_ns)
 		return nu;
 	ev->magic = 0;		/* used */

@@ -97,10 +97,12 @@ void interp_stash(struct interp_state *st, const void *data, size_t size);
  * Replace the interpreter loop's native frames in uf[0..nu) (innermost
  * first) by the interpreter frames walked for this sample, if any.
  * native_complete: the native unwind reached the end of the stack.
+ * lost: the walk's record was dropped (ring full): the innermost
+ * interpreter loop frame gets a marker instead.
  * Returns the new count (<= cap).
  */
 int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
-		  struct uframe *uf, int nu, int cap, bool native_complete);
+		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost);
 
 /* Read target memory; 0 or -errno.  Exposed for tests. */
 int interp_read(pid_t pid, uint64_t addr, void *buf, size_t len);

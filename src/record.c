@@ -426,7 +426,8 @@ static int handle_sample(void *ctx, void *data, size_t size)
 			nu++;
 		}
 		nu = interp_stitch(&r->interp, proc, e->tid, e->time_ns, uf, nu,
-				   MAX_UFRAMES + 1 + INTERP_MAX_FRAMES, why == UNWIND_STOP_END);
+				   MAX_UFRAMES + 1 + INTERP_MAX_FRAMES, why == UNWIND_STOP_END,
+				   e->flags & STITCH_SAMPLE_INTERP_LOST);
 	}
 	key->nuser = nu;
 	stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
@@ -662,6 +663,9 @@ static void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 	if (prog_misses(r))
 		fprintf(stderr, "stitch: LOST %" PRIu64 " events the kernel did not let us see: "
 			"another BPF program was running on that CPU\n", prog_misses(r));
+	if (st[STAT_INTERP_LOST])
+		fprintf(stderr, "stitch: %" PRIu64 " events lost their interpreter frames: ring "
+			"buffer full (marked [interpreter frames lost])\n", st[STAT_INTERP_LOST]);
 	if (st[STAT_USTACK_FAULT])
 		fprintf(stderr, "stitch: %" PRIu64 " events had an unreadable user stack "
 			"(shown without user frames)\n", st[STAT_USTACK_FAULT]);

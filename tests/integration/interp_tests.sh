@@ -86,8 +86,10 @@ test_python_tracepoint_pid_target() {
 	"$STITCH" record -e tracepoint:syscalls:sys_enter_getppid -p "$pid" -d 2 -o "$TMP/pyt.folded"
 	wait "$pid"
 	check_threads "$TMP/pyt.folded"
-	expect_eq "% with Python frames (process known from the start)" \
-		"$(share "$TMP/pyt.folded" '^python' "$PYFRAME")" 100
+	# Known from the start: every stack has them, unless the ring buffer overflowed
+	# (the ASan build on a busy machine), and then the loss is marked.
+	expect_eq "% with Python frames or the loss marked" \
+		"$(share "$TMP/pyt.folded" '^python' "$PYFRAME|\\[interpreter frames lost\\]")" 100
 }
 
 test_python_uprobe_whole_system() {
@@ -156,7 +158,7 @@ test_python_unsupported_version_says_so() {
 
 test_python_text_and_pprof() {
 	need "$PY_DEBIAN"
-	"$STITCH" record -e syscall:getppid -o "$TMP/pyx.txt" -o "$TMP/pyx.pb.gz" --top 1 -- \
+	"$STITCH" record -e syscall:getppid -o "$TMP/pyx.txt" -o "$TMP/pyx.pb.gz" --top 20 -- \
 		"$PY_DEBIAN" "$PYW" threads 1
 	cat "$TMP/pyx.txt"
 	expect_grep "$TMP/pyx.txt" "^ +key_fn +\\(py_stitch\\.py:$(mark key_fn)\\)"
