@@ -166,6 +166,29 @@ test_python_text_and_pprof() {
 	expect_ge "pprof keeps name, file and line" "$(total "$TMP/pyx-re.folded" "$(a_sort_chain)")" 300
 }
 
+test_python_generator_comprehension_signal_handler() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pyr.folded" -- "$PY_DEBIAN" "$PYW" reenter 2
+	show "$TMP/pyr.folded"
+	local top gen comp handler
+	# reenter() at some line: completed below.
+	top="PyEval_EvalCode;$(f '<module>' module);$(f main r_main);reenter \\($PYW_RE:"
+	gen="$top$(mark r_next)\\);PyObject_Vectorcall;$NAT$(f ticker g_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	comp="$top$(mark r_comp)\\);$(f 'reenter\.<locals>\.<listcomp>' r_comp);PyObject_Vectorcall;$NAT$SYSCALL"
+	# The handler runs inside whatever Python frame was running: a C call back into Python.
+	handler=";_PyErr_CheckSignalsTstate;$NAT$(f on_alarm h_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	expect_ge "generator frame above next()" "$(total "$TMP/pyr.folded" "$gen")" 1000
+	expect_ge "comprehension frame" "$(total "$TMP/pyr.folded" "$comp")" 1000
+	expect_ge "signal handler above the interrupted frame" \
+		"$(total "$TMP/pyr.folded" "$top[0-9]+\\);.*$handler")" 10
+	# (The handler may also interrupt ticker(): those stacks are checked below.)
+	expect_eq "% of ticker() -> getppid stacks exact" \
+		"$(share "$TMP/pyr.folded" ';ticker \([^)]*\);PyObject_Vectorcall' "$gen")" 100
+	expect_eq "% of on_alarm() stacks exact" \
+		"$(share "$TMP/pyr.folded" ';on_alarm \(' "$top[0-9]+\\);.*$handler")" 100
+	expect_eq "stacks not stitched" "$(total "$TMP/pyr.folded" 'not stitched')" 0
+}
+
 # ---- Ruby 3.1 ----------------------------------------------------------------
 
 RBW=$(realpath tests/workloads/interp/rb_stitch.rb)
