@@ -231,13 +231,17 @@ static uint64_t tls_modid_of(pid_t pid, const struct map *ld, const struct inter
 		uint64_t name_ptr;
 		char name[256], *base;
 
-		if (interp_read(pid, lm + g->lm_name, &name_ptr, 8) ||
-		    interp_read(pid, name_ptr, name, 1) != 0)
+		size_t len;
+
+		if (interp_read(pid, lm + g->lm_name, &name_ptr, 8))
 			return 0;
-		/* Names are short paths; read what is there, up to the buffer. */
+		/* A path, up to the buffer, never across the end of its page. */
+		len = 4096 - (name_ptr & 4095);
+		if (len > sizeof(name) - 1)
+			len = sizeof(name) - 1;
 		memset(name, 0, sizeof(name));
-		interp_read(pid, name_ptr, name, 128);
-		name[sizeof(name) - 1] = '\0';
+		if (interp_read(pid, name_ptr, name, len))
+			return 0;
 		base = strrchr(name, '/');
 		base = base ? base + 1 : name;
 		if (strncmp(base, lib_prefix, strlen(lib_prefix)) == 0) {
