@@ -27,11 +27,18 @@ struct {
 /* The event and the chunks read from the target: too big for the BPF stack. */
 struct interp_scratch {
 	struct interp_event ev;
-	/* perl: names and files, sent right after ev; room for one more string */
+	/* perl: names and files, moved to follow the frames walked; room for one more string */
 	__u8 strs[INTERP_STR_BYTES + INTERP_STR_MAX];
 	__u32 str_used;
 	__u8 frame[INTERP_CHUNK];
 	__u8 code[INTERP_CHUNK];
+	/*
+	 * The walk's cursor lives here, not on the stack: values read from a
+	 * map are unknown to the verifier, so the bpf_loop() callback converges
+	 * at once instead of being explored iteration by iteration.
+	 */
+	__u64 cursor, end;
+	__u32 n;
 };
 
 struct {
@@ -68,11 +75,16 @@ static __always_inline __u8 chunk_u8(const __u8 *c, __u32 off)
 }
 
 #include "interp_python.bpf.h"
+#include "interp_ruby.bpf.h"
 #include "interp_perl.bpf.h"
 
-static __always_inline void interp_capture(struct task_struct *task, __u32 tgid, __u32 tid,
-					   __u64 time_ns)
+/*
+ * A global function: the verifier checks it once on its own, instead of
+ * once per path through the caller (which made loading take seconds).
+ */
+__noinline int interp_capture(__u32 tgid, __u32 tid, __u64 time_ns)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	const struct interp_proc_cfg *cfg = bpf_map_lookup_elem(&interp_procs, &tgid);
 	const struct interp_layout *layout;
 	struct interp_scratch *s;
@@ -80,12 +92,12 @@ static __always_inline void interp_capture(struct task_struct *task, __u32 tgid,
 	__u64 size;
 
 	if (!cfg)
-		return;
+		return 0;
 	idx = cfg->layout;
 	layout = bpf_map_lookup_elem(&interp_layouts, &idx);
 	s = bpf_map_lookup_elem(&interp_scratch, &zero);
 	if (!layout || !s || layout->lang != cfg->lang)
-		return;
+		return 0;
 	s->ev.magic = INTERP_EVENT_MAGIC;
 	s->ev.time_ns = time_ns;
 	s->ev.pid = tgid;
@@ -96,22 +108,27 @@ static __always_inline void interp_capture(struct task_struct *task, __u32 tgid,
 	s->str_used = 0;
 	if (cfg->lang == INTERP_PYTHON)
 		interp_python_walk(&s->ev, s, cfg, &layout->py, BPF_CORE_READ(task, thread.fsbase));
+	else if (cfg->lang == INTERP_RUBY)
+		interp_ruby_walk(&s->ev, s, cfg, &layout->rb, BPF_CORE_READ(task, thread.fsbase));
 	else if (cfg->lang == INTERP_PERL)
 		interp_perl_walk(&s->ev, s, cfg, &layout->pl, BPF_CORE_READ(task, thread.fsbase));
 	else
-		return;
+		return 0;
 	/* A thread with no interpreter state and nothing to report sends nothing. */
 	if (!s->ev.nframes && !s->ev.flags)
-		return;
+		return 0;
 	size = INTERP_EVENT_HDR_BYTES + (__u64)(s->ev.nframes & (2 * INTERP_MAX_FRAMES - 1)) *
 	       sizeof(struct interp_frame);
 	if (size > sizeof(s->ev))
 		size = sizeof(s->ev);
 	/* perl: the strings its frames point into follow the frames walked */
 	if (cfg->lang == INTERP_PERL && !interp_perl_pack(s, &size))
-		return;
-	if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_NO_WAKEUP))
-		count(STAT_RINGBUF_LOST);
+		return 0;
+	if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_NO_WAKEUP)) {
+		count(STAT_INTERP_LOST);
+		return 1;
+	}
+	return 0;
 }
 
 #endif /* STITCH_INTERP_BPF_H */

@@ -70,6 +70,43 @@ struct interp_python_layout {
 	__u8 pad[3];
 };
 
+/*
+ * Ruby 3.1-style layout: the execution context from a TLS variable of
+ * libruby (through the DTV), control frames in the VM stack from ec->cfp up
+ * to its end, iseq and method entry objects type-checked.
+ */
+struct interp_ruby_layout {
+	__u32 ec_vm_stack;		/* rb_execution_context_t.vm_stack */
+	__u32 ec_vm_stack_size;		/* .vm_stack_size (VALUEs) */
+	__u32 ec_cfp;			/* .cfp */
+	__u32 cfp_size;			/* sizeof(rb_control_frame_t) (<= INTERP_CHUNK) */
+	__u32 cfp_pc;
+	__u32 cfp_iseq;
+	__u32 cfp_ep;
+	__u32 ep_me_cref_below;		/* method entry at ep - this (ep[-2]) */
+	__u32 magic_mask;		/* ep[0] & mask: the frame type */
+	__u32 magic_cfunc;
+	__u32 magic_dummy;
+	__u32 flag_cframe;		/* a C frame */
+	__u32 flag_finish;		/* vm_exec returns after this frame */
+	__u32 iseq_body;		/* rb_iseq_t.body */
+	__u32 me_def;			/* rb_callable_method_entry_t.def */
+	__u32 def_original_id;		/* rb_method_definition_t.original_id */
+	__u32 def_cfunc_func;		/* .body.cfunc.func: the C function */
+	__u32 t_mask, t_imemo;		/* RBasic.flags & t_mask == T_IMEMO */
+	__u32 imemo_shift, imemo_mask;	/* imemo type: (flags >> shift) & mask */
+	__u32 imemo_ment, imemo_iseq;
+	/* user space only */
+	__u32 body_iseq_size, body_iseq_encoded, body_pathobj, body_label;
+	__u32 body_insns_info, body_insns_info_size, body_succ_index, body_read;
+	__u32 insn_info_entry_size;
+	__u32 t_string, t_array;
+	__u32 str_noembed, str_embed_len_shift, str_embed_len_mask, str_embed, str_len, str_ptr;
+	__u32 ary_embed_flag, ary_embed_len_shift, ary_embed_len_mask, ary_embed, ary_len, ary_ptr;
+	__u32 symbols_last_id, symbols_ids, id_scope_shift, tlast_op_id, id_entry_unit,
+	      id_entry_size;
+};
+
 /* ---- perl (interp_perl.bpf.h, interp_perl.c) ---- */
 
 /*
@@ -105,7 +142,7 @@ struct interp_perl_layout {
 #define INTERP_STR_BYTES 4096		/* string area of one event */
 #define INTERP_STR_MAX 256		/* longest string: a longer one ends the walk */
 
-/* interp_frame.flags for perl */
+/* interp_frame.flags for perl (their own meaning: read for perl events only) */
 #define PERL_FRAME_FROM_C	(1u << 1)	/* retop NULL: entered from C (call_sv...) */
 #define PERL_FRAME_EVAL		(1u << 2)	/* an eval context: "(eval)" */
 #define PERL_FRAME_OLDOP0	(1u << 3)	/* eval pushed by call_sv(G_EVAL) itself */
@@ -129,6 +166,7 @@ struct interp_layout {
 	__u32 pad;
 	union {
 		struct interp_python_layout py;
+		struct interp_ruby_layout rb;
 		struct interp_perl_layout pl;
 	};
 };
@@ -142,17 +180,22 @@ struct interp_proc_cfg {
 	/* glibc: pthread_getspecific(key) = *(fs_base + specific + key*16 + 8) */
 	__u32 pthread_specific;
 	__u32 pad;
+	/* ruby: the TLS variable holding the ec: *(dtv[tls_modid].val + tls_sym) */
+	__u64 tls_modid;
+	__u64 tls_sym;
 	__u64 perl_tls_off;		/* perl: my_perl = *(fs_base - perl_tls_off) */
 };
 
 /* interp_frame.flags */
 #define INTERP_FRAME_ENTRY	(1u << 0)	/* first frame of an interpreter loop call */
+#define INTERP_FRAME_CFUNC	(1u << 1)	/* ruby: a C method (addr: method entry) */
 #define INTERP_FRAME_OWNER_SHIFT 8		/* python: frame owner in bits 8..15 */
 
 struct interp_frame {
-	__u64 addr;		/* python: code object */
-	__u64 pc;		/* python: prev_instr */
-	__u64 id1;		/* identity checks, python: co_qualname pointer */
+	__u64 addr;		/* python: code object; ruby: iseq, or method entry (cfunc) */
+	__u64 pc;		/* python: prev_instr; ruby: cfp->pc, or the C function */
+	__u64 id1;		/* identity checks, python: co_qualname pointer; ruby: iseq body
+				 * or the cfunc's original_id */
 	__u64 id2;		/* python: co_filename pointer */
 	__u32 id3;		/* python: co_firstlineno */
 	__u32 flags;

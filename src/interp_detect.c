@@ -35,7 +35,8 @@ int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_l
 	st->pending_strs = calloc(PENDING_SLOTS, INTERP_STR_BYTES);
 	st->pending_str_len = calloc(PENDING_SLOTS, sizeof(*st->pending_str_len));
 	if (!st->pending || !st->pending_strs || !st->pending_str_len || hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
-	    hmap_init(&st->codes, 1024))
+	    hmap_init(&st->codes, 1024) || hmap_init(&st->lines, 1024) ||
+	    hmap_init(&st->cfis, 64))
 		return -ENOMEM;
 	for (i = 0; i < interp_nversions && i < INTERP_MAX_LAYOUTS; i++) {
 		if (layouts_fd >= 0 &&
@@ -49,9 +50,7 @@ static void free_code(struct hmap_node *n)
 {
 	struct interp_code *c = (struct interp_code *)n;
 
-	free(c->name);
-	free(c->file);
-	free(c->linetable);
+	interp_code_clear(c);
 }
 
 void interp_free(struct interp_state *st)
@@ -71,6 +70,10 @@ void interp_free(struct interp_state *st)
 		hmap_free_all(&st->names);
 	if (st->codes.buckets)
 		hmap_free_all(&st->codes);
+	if (st->lines.buckets)
+		hmap_free_all(&st->lines);
+	if (st->cfis.buckets)
+		hmap_free_all(&st->cfis);
 	free(st->pending);
 	st->pending = NULL;
 	free(st->pending_strs);
@@ -197,11 +200,102 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 	return true;
 }
 
+/*
+ * &ruby_global_symbols is not exported.  rb_id2str (exported) ends in a
+ * "jmp rel32" to the lookup, which starts by comparing the serial with
+ * ruby_global_symbols.last_id: "cmp %edi, rel32(%rip)" (39 3d rel32).
+ * Checked on Debian's 3.1.2 (docs/interpreters.md); 0 if the code differs.
+ */
+static uint64_t rb_find_symbols(pid_t pid, uint64_t id2str)
+{
+	uint8_t code[24], body[96];
+	uint64_t target;
+	int32_t rel;
+	size_t i;
+
+	if (interp_read(pid, id2str, code, sizeof(code)) || code[19] != 0xe9)
+		return 0;
+	memcpy(&rel, code + 20, 4);
+	target = id2str + 24 + rel;
+	if (interp_read(pid, target, body, sizeof(body)))
+		return 0;
+	for (i = 0; i + 6 <= sizeof(body); i++) {
+		if (body[i] == 0x39 && body[i + 1] == 0x3d) {
+			memcpy(&rel, body + i + 2, 4);
+			return target + i + 6 + rel;
+		}
+	}
+	return 0;
+}
+
+/* libruby's TLS module id, from ld.so's list of loaded objects; 0 if not there (yet). */
+static uint64_t tls_modid_of(pid_t pid, const struct map *ld, const struct interp_glibc *g,
+			     const char *lib_prefix)
+{
+	uint64_t rdebug, lm = 0, modid = 0;
+	int i;
+
+	if (!ld || !ld->bin->elf || !dynsym_find(ld->bin->elf, "_r_debug", &rdebug, NULL) ||
+	    interp_read(pid, rdebug + ld->bias + g->r_map, &lm, 8))
+		return 0;
+	for (i = 0; lm && i < 1024; i++) {
+		uint64_t name_ptr;
+		char name[256], *base;
+
+		size_t len;
+
+		if (interp_read(pid, lm + g->lm_name, &name_ptr, 8))
+			return 0;
+		/* A path, up to the buffer, never across the end of its page. */
+		len = 4096 - (name_ptr & 4095);
+		if (len > sizeof(name) - 1)
+			len = sizeof(name) - 1;
+		memset(name, 0, sizeof(name));
+		if (interp_read(pid, name_ptr, name, len))
+			return 0;
+		base = strrchr(name, '/');
+		base = base ? base + 1 : name;
+		if (strncmp(base, lib_prefix, strlen(lib_prefix)) == 0) {
+			if (interp_read(pid, lm + g->lm_tls_modid, &modid, 8))
+				return 0;
+			return modid;
+		}
+		if (interp_read(pid, lm + g->lm_next, &lm, 8))
+			return 0;
+	}
+	return 0;
+}
+
+static bool ruby_from_module(struct interp_proc *ip, const struct interp_version *v,
+			     const struct map *m, const struct map *ld,
+			     const struct interp_glibc *g)
+{
+	Elf *elf = m->bin->elf;
+	uint64_t tls, eval, eval_size, id2str;
+
+	if (!elf || !g || !dynsym_find(elf, v->tls_sym, &tls, NULL) ||
+	    !dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size)
+		return false;
+	ip->ver = v;
+	ip->eval_bin = m->bin;
+	ip->eval_start = eval;
+	ip->eval_end = eval + eval_size;
+	ip->tls_sym = tls;
+	ip->tls_modid = tls_modid_of(ip->pid, ld, g, v->lib_prefix);
+	ip->rb_symbols = dynsym_find(elf, "rb_id2str", &id2str, NULL) ?
+			 rb_find_symbols(ip->pid, id2str + m->bias) : 0;
+	/* Loaded but not registered with ld.so yet: look again at the next event. */
+	ip->retry = ip->tls_modid == 0;
+	return true;
+}
+
 void interp_proc_update(struct interp_state *st, struct proc *proc)
 {
+	const struct interp_glibc *glibc = NULL;
+	const struct map *ld = NULL, *interp_map = NULL;
+	const struct interp_version *found = NULL;
 	struct interp_proc *ip;
 	struct interp_proc_cfg cfg;
-	uint32_t pthread_specific = 0;
 	bool have_libc = false;
 	char unsupported[64] = "";
 	size_t i;
@@ -209,7 +303,7 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 	if (!proc || st->disabled)
 		return;
 	ip = (struct interp_proc *)hmap_find(&st->procs, hash_u64(proc->pid), pid_eq, &proc->pid);
-	if (ip && ip->gen == proc->gen)
+	if (ip && ip->gen == proc->gen && !ip->retry)
 		return;
 	if (!ip) {
 		ip = calloc(1, sizeof(*ip));
@@ -220,6 +314,8 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 	}
 	ip->ver = NULL;
 	ip->eval_bin = NULL;
+	ip->retry = false;
+	ip->gen = proc->gen;
 	for (i = 0; i < proc->nr; i++) {
 		const struct map *m = &proc->maps[i];
 		const struct interp_version *v;
@@ -231,39 +327,53 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 		if (!have_libc && strncmp(m->bin->name, "libc.so.", 8) == 0 && m->bin->elf &&
 		    glibc_version(m->bin->elf, &major, &minor)) {
 			have_libc = true;
-			pthread_specific = interp_glibc_pthread_specific(major, minor);
-			if (!pthread_specific) {
+			glibc = interp_glibc_layout(major, minor);
+			if (!glibc)
 				snprintf(unsupported, sizeof(unsupported), "glibc %d.%d", major,
 					 minor);
-			}
 		}
-		if (ip->ver)
+		if (!ld && strncmp(m->bin->name, "ld-linux", 8) == 0)
+			ld = m;
+		if (found && interp_map)
 			continue;
 		v = interp_version_for_module(m->bin->name, lang, sizeof(lang), ver, sizeof(ver));
-		if (v && v->lang == INTERP_PYTHON && python_from_module(ip, v, m))
-			continue;
-		if (v && v->lang == INTERP_PERL &&
-		    perl_from_module(ip, v, m, unsupported, sizeof(unsupported)))
-			continue;
-		if (!v && lang[0] && !unsupported[0])
+		if (v && !found) {
+			/* python3.11 linking libpython3.11.so has no runtime of its own. */
+			if (v->lang == INTERP_PYTHON && !python_from_module(ip, v, m))
+				continue;
+			if (v->lang == INTERP_PERL &&
+			    !perl_from_module(ip, v, m, unsupported, sizeof(unsupported)))
+				continue;
+			found = v;
+			interp_map = m;
+		} else if (!v && lang[0] && !unsupported[0]) {
 			snprintf(unsupported, sizeof(unsupported), "%s %s", lang, ver);
+		}
 	}
-	ip->gen = proc->gen;
+	if (found && found->lang == INTERP_RUBY && !ruby_from_module(ip, found, interp_map, ld,
+								      glibc))
+		found = NULL;
+	if (!found)
+		ip->ver = NULL;
 	if (getenv("STITCH_DEBUG"))
-		fprintf(stderr, "stitch: pid %u: %s %s, glibc pthread_specific %u\n", proc->pid,
+		fprintf(stderr, "stitch: pid %u: %s %s, glibc %s\n", proc->pid,
 			ip->ver ? ip->ver->lang_name : "no interpreter",
-			ip->ver ? ip->ver->version : "", pthread_specific);
-	if (ip->ver && pthread_specific) {
+			ip->ver ? ip->ver->version : "", glibc ? "known" : "unknown");
+	if (ip->ver && glibc && !ip->retry) {
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.layout = ip->ver - interp_versions;
 		cfg.lang = ip->ver->lang;
 		cfg.tss_key_addr = ip->tss_key_addr;
 		cfg.code_type = ip->code_type;
-		cfg.pthread_specific = pthread_specific;
+		cfg.pthread_specific = glibc->pthread_specific;
+		cfg.tls_modid = ip->tls_modid;
+		cfg.tls_sym = ip->tls_sym;
 		cfg.perl_tls_off = ip->perl_tls_off;
 		if (bpf_map_update_elem(st->procs_fd, &proc->pid, &cfg, BPF_ANY) == 0)
 			return;
 		warn_once("too many interpreter processes (interp_procs is full)");
+	} else if (ip->ver && ip->retry) {
+		/* Not ready: keep ip->ver for nothing, look again at the next event. */
 	} else if (ip->ver && have_libc) {
 		char what[96];
 

@@ -17,6 +17,9 @@ struct interp_proc {
 	uint64_t eval_start, eval_end;	/* its ELF vaddr range */
 	uint64_t code_type, unicode_type, bytes_type;	/* python: type objects */
 	uint64_t tss_key_addr;		/* python: the runtime's pthread key */
+	uint64_t tls_modid, tls_sym;	/* ruby: where the thread's ec is */
+	uint64_t rb_symbols;		/* ruby: &ruby_global_symbols, 0 if not found */
+	bool retry;			/* found, but not ready yet (ld.so still loading) */
 	uint64_t perl_tls_off;		/* perl: my_perl = *(fs_base - perl_tls_off) */
 };
 
@@ -33,6 +36,24 @@ struct interp_code {
 	char *name, *file;
 	uint8_t *linetable;
 	size_t linetable_len;
+	uint8_t *body;			/* ruby: a copy of the iseq body */
+};
+
+/* A binary's .eh_frame_hdr table, to find the function a native frame is in. */
+struct interp_cfi {
+	struct hmap_node node;
+	struct binary *bin;
+	const int32_t *table;		/* (start, fde) pairs, relative to base; in the ELF image */
+	size_t count;
+	uint64_t base;			/* vaddr of .eh_frame_hdr */
+};
+
+/* ruby: line of (iseq, pc), cached: finding it takes two reads of the target. */
+struct interp_line {
+	struct hmap_node node;
+	uint32_t pid;
+	int line;
+	uint64_t iseq, body, pc;
 };
 
 /*
@@ -43,25 +64,39 @@ struct interp_code {
 struct interp_code *py_code_get(struct interp_state *st, const struct interp_proc *ip,
 				const struct interp_frame *f);
 
+/* Same for Ruby: an iseq, or a C method's entry (name only). */
+struct interp_code *rb_code_get(struct interp_state *st, const struct interp_proc *ip,
+				const struct interp_frame *f);
+/* Line of frame f in code c (an iseq), -1 if unknown. */
+int rb_frame_line(struct interp_state *st, const struct interp_proc *ip,
+		  const struct interp_code *c, const struct interp_frame *f);
+
+/* Shared by the decoders: the code cache. */
+struct interp_code *interp_code_slot(struct interp_state *st, uint32_t pid, uint64_t addr,
+				     bool *fresh, const struct interp_frame *f);
+void interp_code_clear(struct interp_code *c);
+
 /* The walked frames as names, innermost first, and where each group starts. */
 struct groups {
 	const struct interp_name *names[INTERP_MAX_FRAMES];
+	/* ruby C methods: where their C function is, to place them at its frame */
+	struct binary *func_bin[INTERP_MAX_FRAMES];
+	uint64_t func_addr[INTERP_MAX_FRAMES];	/* 0: not a C method */
 	int start[INTERP_MAX_FRAMES + 2];	/* group g: names[start[g] .. start[g+1]) */
 	int n, ng;
 	bool last_partial;		/* the outermost group was cut short */
 };
 
-/* A defined symbol of an ELF's dynamic symbol table (interp_detect.c). */
-bool interp_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size);
-
 /* An interned frame name (interp_stitch.c); line <= 0 or --no-lines: none. */
 const struct interp_name *interp_intern(struct interp_state *st, uint8_t kind, const char *name,
 					const char *file, int line);
 
+/* A defined symbol of an ELF's dynamic symbol table (interp_detect.c). */
+bool interp_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size);
+
 /*
- * Perl (interp_perl.c): find /usr/bin/perl's runtime in module m of
- * process pid; false (and *unsupported naming it, if it is a perl we
- * cannot walk) otherwise.
+ * Perl (interp_perl.c): find /usr/bin/perl's runtime in module m; false
+ * (and *unsupported naming it, if it is a perl we cannot walk) otherwise.
  */
 bool perl_from_module(struct interp_proc *ip, const struct interp_version *v,
 		      const struct map *m, char *unsupported, size_t unsupported_len);

@@ -179,6 +179,9 @@ void perl_groups(struct interp_state *st, const struct interp_event *ev, const u
 		const struct interp_frame *f = &ev->frames[i];
 		const struct interp_name *name;
 
+		g->func_bin[g->n] = NULL;	/* ruby's C methods only */
+		g->func_addr[g->n] = 0;
+
 		if (f->flags & PERL_FRAME_SI_END) {
 			if (!ended)
 				g->start[++g->ng] = g->n;

@@ -212,15 +212,47 @@ static bool code_eq(const struct hmap_node *n, const void *key)
 	return c->pid == k->pid && c->addr == k->addr;
 }
 
-static void code_clear(struct interp_code *c)
+void interp_code_clear(struct interp_code *c)
 {
 	free(c->name);
 	free(c->file);
 	free(c->linetable);
+	free(c->body);
 	c->name = c->file = NULL;
-	c->linetable = NULL;
+	c->linetable = c->body = NULL;
 	c->linetable_len = 0;
 	c->valid = false;
+}
+
+/*
+ * The cache entry for (pid, addr); *fresh is true when it must be (re)read:
+ * new, or its identity fields differ from what the walker just saw (freed
+ * and reused memory).
+ */
+struct interp_code *interp_code_slot(struct interp_state *st, uint32_t pid, uint64_t addr,
+				     bool *fresh, const struct interp_frame *f)
+{
+	struct interp_code key = { .pid = pid, .addr = addr }, *c;
+	uint64_t h = hash_u64(addr ^ ((uint64_t)pid << 48));
+
+	*fresh = false;
+	c = (struct interp_code *)hmap_find(&st->codes, h, code_eq, &key);
+	if (c && c->id1 == f->id1 && c->id2 == f->id2 && c->id3 == f->id3)
+		return c;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->pid = pid;
+		c->addr = addr;
+		hmap_insert(&st->codes, &c->node, h);
+	}
+	interp_code_clear(c);
+	c->id1 = f->id1;
+	c->id2 = f->id2;
+	c->id3 = f->id3;
+	*fresh = true;
+	return c;
 }
 
 /* Read the code object and check it is the one the walker saw. */
@@ -232,10 +264,6 @@ static void code_load(struct interp_code *c, const struct interp_proc *ip,
 	uint64_t ob_type, qualname, filename, linetable;
 	int32_t firstlineno, firsttraceable;
 
-	code_clear(c);
-	c->id1 = f->id1;
-	c->id2 = f->id2;
-	c->id3 = f->id3;
 	if (L->code_read > sizeof(buf) || interp_read(c->pid, c->addr, buf, L->code_read))
 		return;
 	memcpy(&ob_type, buf + L->ob_type, 8);
@@ -259,20 +287,10 @@ static void code_load(struct interp_code *c, const struct interp_proc *ip,
 struct interp_code *py_code_get(struct interp_state *st, const struct interp_proc *ip,
 				const struct interp_frame *f)
 {
-	struct interp_code key = { .pid = ip->pid, .addr = f->addr }, *c;
-	uint64_t h = hash_u64(f->addr ^ ((uint64_t)ip->pid << 48));
+	bool fresh;
+	struct interp_code *c = interp_code_slot(st, ip->pid, f->addr, &fresh, f);
 
-	c = (struct interp_code *)hmap_find(&st->codes, h, code_eq, &key);
-	if (c && c->id1 == f->id1 && c->id2 == f->id2 && c->id3 == f->id3)
-		return c;
-	if (!c) {
-		c = calloc(1, sizeof(*c));
-		if (!c)
-			return NULL;
-		c->pid = ip->pid;
-		c->addr = f->addr;
-		hmap_insert(&st->codes, &c->node, h);
-	}
-	code_load(c, ip, f);
+	if (c && fresh)
+		code_load(c, ip, f);
 	return c;
 }

@@ -27,14 +27,22 @@ struct interp_version {
 	const char *lib_prefix;		/* or the shared library carrying it */
 	const char *eval_func;		/* native loop whose frames the interpreter frames replace */
 	uint32_t tss_key_off;		/* python: _PyRuntime.gilstate.autoTSSkey._key */
+	const char *tls_sym;		/* ruby: the TLS variable holding the ec */
 	struct interp_layout layout;
 };
 
 extern const struct interp_version interp_versions[];
 extern const size_t interp_nversions;
 
-/* glibc's struct pthread.specific_1stblock per glibc version; 0 if unknown. */
-uint32_t interp_glibc_pthread_specific(int major, int minor);
+/* What the walkers need of glibc, per version. */
+struct interp_glibc {
+	uint32_t pthread_specific;	/* struct pthread.specific_1stblock */
+	uint32_t r_map;			/* struct r_debug.r_map */
+	uint32_t lm_name, lm_next, lm_tls_modid;	/* struct link_map */
+};
+
+/* NULL if we do not know this glibc. */
+const struct interp_glibc *interp_glibc_layout(int major, int minor);
 
 /*
  * Which interpreter a module's basename is, if any: the supported version,
@@ -69,6 +77,8 @@ struct interp_state {
 	struct hmap procs;		/* pid -> struct interp_proc */
 	struct hmap names;		/* interned struct interp_name */
 	struct hmap codes;		/* (pid, code object) -> decoded code */
+	struct hmap lines;		/* ruby: (pid, iseq, pc) -> line */
+	struct hmap cfis;		/* binary -> its .eh_frame_hdr table */
 	struct interp_event *pending;	/* slots by tid: the event waiting for its sample */
 	uint8_t *pending_strs;		/* perl: each slot's strings, INTERP_STR_BYTES */
 	uint32_t *pending_str_len;
@@ -89,10 +99,12 @@ void interp_stash(struct interp_state *st, const void *data, size_t size);
  * Replace the interpreter loop's native frames in uf[0..nu) (innermost
  * first) by the interpreter frames walked for this sample, if any.
  * native_complete: the native unwind reached the end of the stack.
+ * lost: the walk's record was dropped (ring full): the innermost
+ * interpreter loop frame gets a marker instead.
  * Returns the new count (<= cap).
  */
 int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
-		  struct uframe *uf, int nu, int cap, bool native_complete);
+		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost);
 
 /* Read target memory; 0 or -errno.  Exposed for tests. */
 int interp_read(pid_t pid, uint64_t addr, void *buf, size_t len);

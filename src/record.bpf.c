@@ -181,7 +181,8 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 
 	/* Interpreter frames go first: user space pairs them with this sample. */
 	if (task->mm && !(task->flags & PF_KTHREAD))
-		interp_capture(task, tgid, tid, e->time_ns);
+		if (interp_capture(tgid, tid, e->time_ns))
+			e->flags |= STITCH_SAMPLE_INTERP_LOST;
 
 	size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes;
 	if (size > sizeof(*e))

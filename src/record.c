@@ -140,9 +140,10 @@ static void usage(FILE *f)
 "Folded lines are 'comm;outermost;...;innermost COUNT'.  Kernel frames end in\n"
 "_[k], inlined ones in _[i]; a frame that cannot be named is module+0xVADDR or\n"
 "[unknown]; a stack cut short is marked [truncated].\n"
-"Interpreter frames (CPython 3.11, Perl 5.36 as /usr/bin/perl) replace the\n"
-"interpreter loop's native frames and show as 'function (file:line)'; other\n"
-"versions say so once and show native frames only.\n"
+"Interpreter frames (CPython 3.11, Ruby 3.1, Perl 5.36 as /usr/bin/perl)\n"
+"replace the interpreter loop's native frames and show as\n"
+"'function (file:line)'; other versions say so once and show native frames\n"
+"only.\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
 		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK);
 }
@@ -426,7 +427,8 @@ static int handle_sample(void *ctx, void *data, size_t size)
 			nu++;
 		}
 		nu = interp_stitch(&r->interp, proc, e->tid, e->time_ns, uf, nu,
-				   MAX_UFRAMES + 1 + INTERP_MAX_FRAMES, why == UNWIND_STOP_END);
+				   MAX_UFRAMES + 1 + INTERP_MAX_FRAMES, why == UNWIND_STOP_END,
+				   e->flags & STITCH_SAMPLE_INTERP_LOST);
 	}
 	key->nuser = nu;
 	stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
@@ -662,6 +664,9 @@ static void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 	if (prog_misses(r))
 		fprintf(stderr, "stitch: LOST %" PRIu64 " events the kernel did not let us see: "
 			"another BPF program was running on that CPU\n", prog_misses(r));
+	if (st[STAT_INTERP_LOST])
+		fprintf(stderr, "stitch: %" PRIu64 " events lost their interpreter frames: ring "
+			"buffer full (marked [interpreter frames lost])\n", st[STAT_INTERP_LOST]);
 	if (st[STAT_USTACK_FAULT])
 		fprintf(stderr, "stitch: %" PRIu64 " events had an unreadable user stack "
 			"(shown without user frames)\n", st[STAT_USTACK_FAULT]);

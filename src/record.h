@@ -24,6 +24,7 @@
 #define STITCH_SAMPLE_USTACK_CAPPED (1u << 1)	/* copy stopped at the byte limit */
 #define STITCH_SAMPLE_USTACK_FAULT (1u << 2)	/* first stack page unreadable */
 #define STITCH_SAMPLE_KSTACK_FAULT (1u << 3)	/* bpf_get_stack failed */
+#define STITCH_SAMPLE_INTERP_LOST  (1u << 4)	/* its interp_event did not fit in the ring */
 
 struct sample_event {
 	__u64 time_ns;		/* CLOCK_MONOTONIC, same clock as the perf side */
@@ -52,6 +53,7 @@ enum stitch_stat {
 	STAT_RINGBUF_LOST,	/* ring buffer full: event dropped */
 	STAT_USTACK_FAULT,	/* user stack unreadable at sp */
 	STAT_KSTACK_FAULT,	/* kernel stack could not be taken */
+	STAT_INTERP_LOST,	/* interpreter frames dropped: ring buffer full */
 	STAT_NR,
 };
 

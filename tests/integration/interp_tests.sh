@@ -86,8 +86,10 @@ test_python_tracepoint_pid_target() {
 	"$STITCH" record -e tracepoint:syscalls:sys_enter_getppid -p "$pid" -d 2 -o "$TMP/pyt.folded"
 	wait "$pid"
 	check_threads "$TMP/pyt.folded"
-	expect_eq "% with Python frames (process known from the start)" \
-		"$(share "$TMP/pyt.folded" '^python' "$PYFRAME")" 100
+	# Known from the start: every stack has them, unless the ring buffer overflowed
+	# (the ASan build on a busy machine), and then the loss is marked.
+	expect_eq "% with Python frames or the loss marked" \
+		"$(share "$TMP/pyt.folded" '^python' "$PYFRAME|\\[interpreter frames lost\\]")" 100
 }
 
 test_python_uprobe_whole_system() {
@@ -112,7 +114,7 @@ test_python_cpu_samples() {
 	show "$TMP/pyc.folded"
 	local burn
 	burn="$BOOT$(f cpu_a cpu_a);$(f cpu_burn cpu_burn)"
-	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/pyc.folded" "$burn")" 1000
+	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/pyc.folded" "$burn")" 600
 	expect_eq "% of cpu_burn() samples with the exact chain" \
 		"$(share "$TMP/pyc.folded" ';cpu_burn \(' "$burn")" 100
 	expect_eq "B's frames under cpu_burn" "$(total "$TMP/pyc.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
@@ -156,10 +158,121 @@ test_python_unsupported_version_says_so() {
 
 test_python_text_and_pprof() {
 	need "$PY_DEBIAN"
-	"$STITCH" record -e syscall:getppid -o "$TMP/pyx.txt" -o "$TMP/pyx.pb.gz" --top 1 -- \
+	"$STITCH" record -e syscall:getppid -o "$TMP/pyx.txt" -o "$TMP/pyx.pb.gz" --top 20 -- \
 		"$PY_DEBIAN" "$PYW" threads 1
 	cat "$TMP/pyx.txt"
 	expect_grep "$TMP/pyx.txt" "^ +key_fn +\\(py_stitch\\.py:$(mark key_fn)\\)"
 	"$STITCH" report "$TMP/pyx.pb.gz" -o "$TMP/pyx-re.folded"
 	expect_ge "pprof keeps name, file and line" "$(total "$TMP/pyx-re.folded" "$(a_sort_chain)")" 300
+}
+
+test_python_generator_comprehension_signal_handler() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pyr.folded" -- "$PY_DEBIAN" "$PYW" reenter 2
+	show "$TMP/pyr.folded"
+	local top gen comp handler
+	# reenter() at some line: completed below.
+	top="PyEval_EvalCode;$(f '<module>' module);$(f main r_main);reenter \\($PYW_RE:"
+	gen="$top$(mark r_next)\\);PyObject_Vectorcall;$NAT$(f ticker g_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	comp="$top$(mark r_comp)\\);$(f 'reenter\.<locals>\.<listcomp>' r_comp);PyObject_Vectorcall;$NAT$SYSCALL"
+	# The handler runs inside whatever Python frame was running: a C call back into Python.
+	handler=";_PyErr_CheckSignalsTstate;$NAT$(f on_alarm h_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	expect_ge "generator frame above next()" "$(total "$TMP/pyr.folded" "$gen")" 1000
+	expect_ge "comprehension frame" "$(total "$TMP/pyr.folded" "$comp")" 1000
+	expect_ge "signal handler above the interrupted frame" \
+		"$(total "$TMP/pyr.folded" "$top[0-9]+\\);.*$handler")" 10
+	# (The handler may also interrupt ticker(): those stacks are checked below.)
+	expect_eq "% of ticker() -> getppid stacks exact" \
+		"$(share "$TMP/pyr.folded" ';ticker \([^)]*\);PyObject_Vectorcall' "$gen")" 100
+	expect_eq "% of on_alarm() stacks exact" \
+		"$(share "$TMP/pyr.folded" ';on_alarm \(' "$top[0-9]+\\);.*$handler")" 100
+	expect_eq "stacks not stitched" "$(total "$TMP/pyr.folded" 'not stitched')" 0
+}
+
+# ---- Ruby 3.1 ----------------------------------------------------------------
+
+RBW=$(realpath tests/workloads/interp/rb_stitch.rb)
+RBW_RE=$(printf '%s' "$RBW" | sed 's/[.]/\\./g')
+RUBY=/usr/bin/ruby3.1
+
+rmark() {
+	local l
+	l=$(grep -n "# MARK: $1\$" "$RBW" | cut -d: -f1)
+	is_number "$l" "MARK $1"
+	echo "$l"
+}
+
+# r NAME MARK: a Ruby frame of the workload as a folded regex.
+r() {
+	echo "$1 \\($RBW_RE:$(rmark "$2")\\)"
+}
+
+# Ruby names its threads after where they were created: thread A's and B's comm.
+rb_comm() {
+	echo "^rb_stitch\\.rb:$1;"
+}
+
+# Process.pid from thread A, directly and from a sort_by block.  C methods (each, sort_by,
+# pid) sit just before their own C function, after the VM's call frames.
+rb_pid_chain() {
+	echo "$(r 'block in <main>' a_thread);$(r run a_each);${NAT}each;rb_ary_each;rb_yield;$(r 'block in run' a_block);$(r spin_a a_pid);${NAT}pid;${NAT}__getpid;entry_SYSCALL"
+}
+rb_sort_chain() {
+	echo "$(r spin_a a_sort);${NAT}sort_by;${NAT}rb_block_call;${NAT}each;rb_ary_each;rb_yield;$NAT$(r 'block in spin_a' a_sort);${NAT}pid;${NAT}__getpid;entry_SYSCALL"
+}
+
+check_ruby_threads() {
+	local out=$1 a b
+	a=$(rb_comm "$(grep -n 'ta = Thread.new do' "$RBW" | cut -d: -f1)")
+	b=$(rb_comm "$(rmark b_thread)")
+	show "$out"
+	expect_ge "thread A: Process.pid chain" "$(total "$out" "$a.*$(rb_pid_chain)")" 1000
+	expect_ge "thread A: sort_by block chain" "$(total "$out" "$a.*$(rb_sort_chain)")" 1000
+	# Every Process.pid that reached its C function (a few getpid calls come from the
+	# VM's interrupt checks, in the thread's own stack) is one of the exact chains.
+	expect_eq "% of pid -> C function stacks exact" \
+		"$(share "$out" ';pid;[^;]+;__getpid;' "$(rb_pid_chain)|$(rb_sort_chain)")" 100
+	# Thread truth: B's methods never under Process.pid, never in A's stacks and back.
+	expect_eq "stacks with writer_b and pid" "$(total "$out" 'writer_b \(.*;pid;')" 0
+	expect_eq "thread A stacks with B's methods" "$(total "$out" "$a.*writer_b")" 0
+	expect_eq "thread B stacks with A's methods" "$(total "$out" "$b.*(spin_a|Pinger|;run \\()")" 0
+}
+
+test_ruby_threads_syscall() {
+	need "$RUBY"
+	"$STITCH" record -e syscall:getpid -o "$TMP/rb.folded" -- "$RUBY" "$RBW" threads 3
+	check_ruby_threads "$TMP/rb.folded"
+}
+
+test_ruby_tracepoint_pid_target() {
+	need "$RUBY"
+	"$RUBY" "$RBW" threads 4 &
+	local pid=$!
+	sleep 0.5
+	"$STITCH" record -e tracepoint:syscalls:sys_enter_getpid -p "$pid" -d 2 -o "$TMP/rbt.folded"
+	wait "$pid"
+	check_ruby_threads "$TMP/rbt.folded"
+}
+
+test_ruby_cpu_samples() {
+	need "$RUBY"
+	"$STITCH" record -F 999 -o "$TMP/rbc.folded" -- "$RUBY" "$RBW" cpu 3
+	show "$TMP/rbc.folded"
+	local burn
+	burn="$(r 'block in <main>' a_cpu);$(r burn a_burn)"
+	expect_ge "samples in burn" "$(total "$TMP/rbc.folded" "$burn")" 600
+	expect_eq "% of burn samples with the exact chain" \
+		"$(share "$TMP/rbc.folded" ';burn \(' "$burn")" 100
+	expect_eq "B's frames with burn" "$(total "$TMP/rbc.folded" 'writer_b.*burn|burn.*writer_b')" 0
+}
+
+test_ruby_main_thread_complete() {
+	need "$RUBY"
+	"$STITCH" record -e syscall:getpid -o "$TMP/rbm.folded" -- "$RUBY" "$RBW" main 2
+	show "$TMP/rbm.folded"
+	local chain
+	chain="^ruby3\\.1;_start;__libc_start_main;__libc_start_call_main;${NAT}ruby_run_node;$NAT$(r '<main>' main_call);$(r main_loop main_pid);${NAT}pid;[^;]+;__getpid;entry_SYSCALL"
+	expect_ge "main thread: whole chain" "$(total "$TMP/rbm.folded" "$chain")" 1000
+	expect_eq "% of pid stacks exactly so" "$(share "$TMP/rbm.folded" ';pid;' "$chain")" 100
+	expect_eq "stacks not stitched" "$(total "$TMP/rbm.folded" 'not stitched')" 0
 }

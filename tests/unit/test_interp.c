@@ -132,7 +132,9 @@ static void test_module_names(void **state)
 	expect_module("libpython3.11.so.1.0", true, "python", "3.11");
 	expect_module("python3.12", false, "python", "3.12");
 	expect_module("libpython3.13.so.1.0", false, "python", "3.13");
-	expect_module("libruby-3.1.so.3.1.2", false, "ruby", "3.1");
+	expect_module("libruby-3.1.so.3.1.7", true, "ruby", "3.1");
+	expect_module("libruby-3.2.so.3.2.0", false, "ruby", "3.2");
+	expect_module("ruby3.1", false, "", "");
 	expect_module("libruby.so.3.3.0", false, "ruby", "3.3");
 	expect_module("libperl.so.5.36.0", false, "perl", "5.36");
 	expect_module("bash", false, "", "");
@@ -144,8 +146,10 @@ static void test_module_names(void **state)
 static void test_glibc_table(void **state)
 {
 	(void)state;
-	assert_int_equal(interp_glibc_pthread_specific(2, 36), 784);
-	assert_int_equal(interp_glibc_pthread_specific(2, 99), 0);
+	assert_non_null(interp_glibc_layout(2, 36));
+	assert_int_equal(interp_glibc_layout(2, 36)->pthread_specific, 784);
+	assert_int_equal(interp_glibc_layout(2, 36)->lm_tls_modid, 1152);
+	assert_null(interp_glibc_layout(2, 99));
 }
 
 int main(void)

@@ -8,7 +8,11 @@
 #                                 thread waits.  No getppid stack may show B's functions.
 #   py_stitch.py cpu SECONDS      thread A burns CPU in a known line, B sleeps.
 #   py_stitch.py deep SECONDS     os.getppid() under 200 nested Python calls.
+#   py_stitch.py reenter SECONDS  the main thread calls os.getppid() in a generator, in a
+#                                 list comprehension, and in a SIGALRM handler that CPython
+#                                 runs from inside the comprehension.
 import os
+import signal
 import sys
 import threading
 import time
@@ -69,9 +73,32 @@ def deep(end):
         rec(200)  # MARK: deep
 
 
+def ticker():
+    while True:
+        os.getppid()  # MARK: g_ppid
+        yield 1
+
+
+def on_alarm(sig, frame):
+    os.getppid()  # MARK: h_ppid
+
+
+def reenter(end):
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
+    g = ticker()
+    while time.time() < end:
+        next(g)  # MARK: r_next
+        [os.getppid() for _ in range(2)]  # MARK: r_comp
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def main():
     mode, seconds = sys.argv[1], float(sys.argv[2])
     end = time.time() + seconds
+    if mode == "reenter":
+        reenter(end)  # MARK: r_main
+        return
     a, b = {"threads": (thread_a, b_write), "cpu": (cpu_a, b_sleep),
             "deep": (deep, b_sleep)}[mode]
     ta = threading.Thread(target=a, args=(end,))
