@@ -92,7 +92,7 @@ if ($mode eq 'threads') {
 	$SIG{ALRM} = \&Handler::on_alarm;
 	Time::HiRes::ualarm(1000, 1000);
 	from_string();  # MARK: m_main
-	Time::HiRes::ualarm(0);
+	Time::HiRes::ualarm(0);  # MARK: m_end
 } else {
 	die "usage: pl_stitch.pl threads|cpu|deep|signal SECONDS\n";
 }
