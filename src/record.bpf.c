@@ -62,14 +62,17 @@ static __always_inline void count(__u32 which)
 		*v += 1;
 }
 
+#include "kunwind.bpf.h"
+
 /*
  * An offset into e->ustack the verifier can bound: the mask survives the
  * optimizer (barrier_var), and ustack has a page of slack past the mask.
  */
-static __always_inline __u32 ustack_off(__u32 off)
+static __always_inline __u32 ustack_off(__u32 base, __u32 off)
 {
 	barrier_var(off);
-	return off & (STITCH_MAX_USTACK - 1);
+	barrier_var(base);
+	return (base & STITCH_USTACK_ROOM) + (off & (STITCH_MAX_USTACK - 1));
 }
 
 /*
@@ -79,7 +82,8 @@ static __always_inline __u32 ustack_off(__u32 off)
  * Reading page-aligned chunks means a read fails exactly at the end of the
  * stack mapping instead of losing a partial chunk.
  */
-static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp, __u64 stack_top)
+static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base, __u64 sp,
+					     __u64 stack_top)
 {
 	__u32 first = STITCH_PAGE_SIZE - (sp & (STITCH_PAGE_SIZE - 1));
 	__u32 limit = ustack_limit, tail;
@@ -94,7 +98,7 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp, _
 		first = limit;
 	if (first == 0 || first > STITCH_PAGE_SIZE)
 		return 0;
-	if (bpf_probe_read_user(e->ustack, first, (void *)sp)) {
+	if (bpf_probe_read_user(e->ustack + ustack_off(base, 0), first, (void *)sp)) {
 		e->flags |= STITCH_SAMPLE_USTACK_FAULT;
 		count(STAT_USTACK_FAULT);
 		return 0;
@@ -105,7 +109,7 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp, _
 			return done;
 		if (done + STITCH_PAGE_SIZE > limit)
 			break;
-		if (bpf_probe_read_user(e->ustack + ustack_off(done), STITCH_PAGE_SIZE,
+		if (bpf_probe_read_user(e->ustack + ustack_off(base, done), STITCH_PAGE_SIZE,
 					(void *)(sp + done)))
 			return done;	/* end of the stack mapping */
 		done += STITCH_PAGE_SIZE;
@@ -113,7 +117,7 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp, _
 	/* The last partial page up to the limit. */
 	tail = (limit - done) & (STITCH_PAGE_SIZE - 1);
 	if (tail && done <= STITCH_MAX_USTACK - STITCH_PAGE_SIZE &&
-	    !bpf_probe_read_user(e->ustack + ustack_off(done), tail, (void *)(sp + done)))
+	    !bpf_probe_read_user(e->ustack + ustack_off(base, done), tail, (void *)(sp + done)))
 		done += tail;
 	if (done < limit || limit < stack_top - sp)
 		e->flags |= STITCH_SAMPLE_USTACK_CAPPED;
@@ -129,7 +133,8 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	struct pt_regs *regs;
 	__u32 cpu = bpf_get_smp_processor_id();
 	long kbytes;
-	__u64 size, wake;
+	__u64 size, wake, stack_top;
+	int ubase;
 
 	if (tid == 0)		/* the idle task: nothing to attribute */
 		return 0;
@@ -146,6 +151,9 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	e->event_idx = event_idx;
 	e->flags = 0;
 	e->ustack_bytes = 0;
+	e->nuframes = 0;
+	e->ustop = 0;
+	e->ucopy_off = 0;
 	e->ip = e->sp = e->bp = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 
@@ -170,8 +178,13 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 			e->sp = BPF_CORE_READ(regs, sp);
 			e->bp = BPF_CORE_READ(regs, bp);
 			e->flags |= STITCH_SAMPLE_USER_REGS;
-			e->ustack_bytes = copy_user_stack(e, e->sp,
-							  BPF_CORE_READ(task, mm, start_stack) + 8);
+			stack_top = BPF_CORE_READ(task, mm, start_stack) + 8;
+			/* kunwind: unwind here; copy only if asked to or if we cannot */
+			ubase = kunwind_capture(e, tgid, stack_top);
+			if (ubase >= 0) {
+				e->ucopy_off = ubase;
+				e->ustack_bytes = ubase + copy_user_stack(e, ubase, e->sp, stack_top);
+			}
 		}
 	}
 

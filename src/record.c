@@ -23,6 +23,7 @@
 #include "attach.h"
 #include "binary.h"
 #include "kallsyms.h"
+#include "kunwind.h"
 #include "output.h"
 #include "perf_tracker.h"
 #include "privileges.h"
@@ -39,6 +40,7 @@
 #define DEFAULT_FREQ 99
 #define DEFAULT_TOP 10
 #define MAX_OUTPUTS 8
+#define DEFAULT_TABLE_MB 64
 
 struct record_opts {
 	struct event_spec events[MAX_EVENTS];
@@ -57,6 +59,9 @@ struct record_opts {
 	int top;
 	bool stats;
 	char **command;
+	int unwind_mode;		/* enum kunwind_mode */
+	bool unwind_asked;		/* --unwind given: no silent fallback */
+	size_t max_table_mb;
 };
 
 struct recorder {
@@ -74,9 +79,14 @@ struct recorder {
 	uint64_t bad_records;
 	uint64_t bytes_received;	/* ring buffer bytes, for --stats */
 	uint64_t unwind_stops[UNWIND_STOP_BAD + 1];
+	/* kunwind */
+	struct kunwind kw;
+	bool kw_ready;
+	uint64_t check_compared, check_mismatched, check_prefix;
 	/* scratch for building one stack key */
 	uint8_t *key_buf;
 	struct unwind_frame *uframes;
+	struct uframe *check_uf;	/* --unwind=check: the copy's frames */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -125,6 +135,11 @@ static void usage(FILE *f)
 "      --stack-bytes N      user stack bytes copied per event\n"
 "                           (default %d, max %d)\n"
 "      --ringbuf-mb N       ring buffer size in MiB (default 64)\n"
+"      --unwind MODE        where native stacks are unwound: kernel (default;\n"
+"                           from CFI tables in BPF maps, no stack copy), copy\n"
+"                           (copy --stack-bytes of stack per event, unwind in\n"
+"                           user space), check (both, compared frame for frame)\n"
+"      --max-table-mb N     memory for in-kernel unwind tables (default %d)\n"
 "      --stats              what recording cost and how stacks ended: bytes\n"
 "                           and BPF time per event (BPF time needs sysctl\n"
 "                           kernel.bpf_stats_enabled=1), unwind outcomes\n"
@@ -134,7 +149,7 @@ static void usage(FILE *f)
 "_[k], inlined ones in _[i]; a frame that cannot be named is module+0xVADDR or\n"
 "[unknown]; a stack cut short is marked [truncated].\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
-		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK);
+		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK, DEFAULT_TABLE_MB);
 }
 
 static int fail_usage(const char *fmt, const char *arg)
@@ -202,7 +217,7 @@ static int parse_pids(struct record_opts *o, const char *arg)
 	return rc;
 }
 
-enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS };
+enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -217,6 +232,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 		{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF_MB },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "max-table-mb", required_argument, NULL, OPT_MAX_TABLE_MB },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -228,6 +245,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	o->stack_bytes = STITCH_DEFAULT_USTACK;
 	o->ringbuf_mb = 64;
 	o->top = DEFAULT_TOP;
+	o->unwind_mode = KUNWIND_MODE_KERNEL;
+	o->max_table_mb = DEFAULT_TABLE_MB;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:p:aF:d:o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -289,6 +308,22 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_STATS:
 			o->stats = true;
 			break;
+		case OPT_UNWIND:
+			if (strcmp(optarg, "kernel") == 0)
+				o->unwind_mode = KUNWIND_MODE_KERNEL;
+			else if (strcmp(optarg, "copy") == 0)
+				o->unwind_mode = KUNWIND_MODE_COPY;
+			else if (strcmp(optarg, "check") == 0)
+				o->unwind_mode = KUNWIND_MODE_CHECK;
+			else
+				return fail_usage("--unwind: '%s' is not kernel, copy or check", optarg);
+			o->unwind_asked = true;
+			break;
+		case OPT_MAX_TABLE_MB:
+			if (!parse_long(optarg, 1, 65536, &v))
+				return fail_usage("--max-table-mb: '%s' must be 1..65536", optarg);
+			o->max_table_mb = v;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -338,6 +373,115 @@ static size_t key_bytes_for(uint16_t nk, uint16_t nu)
 	return sizeof(struct stack_key) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe);
 }
 
+/* Mark how a stack ended, unless it visibly ends in an unknown frame already. */
+static int end_marker(struct uframe *uf, int nu, enum unwind_stop why)
+{
+	if (why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {
+		memset(&uf[nu], 0, sizeof(uf[nu]));
+		uf[nu].kind = why == UNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
+		nu++;
+	}
+	return nu;
+}
+
+/* User frames from the copied stack, unwound here; sets *why. */
+static int frames_from_copy(struct recorder *r, const struct sample_event *e, struct proc *proc,
+			    struct uframe *uf, enum unwind_stop *why)
+{
+	struct unwind_regs regs = { e->ip, e->sp, e->bp };
+	struct unwind_stack stack = { e->sp, e->ustack + e->ucopy_off,
+				      e->ustack_bytes - e->ucopy_off };
+	struct lookup_ctx lc = { r, proc };
+	int n, i, nu = 0;
+
+	*why = UNWIND_STOP_END;
+	n = unwind_user(&regs, &stack, lookup_table, &lc, r->uframes, MAX_UFRAMES, why);
+	for (i = 0; i < n; i++) {
+		const struct map *m = proc_find_map(proc, r->uframes[i].pc);
+
+		memset(&uf[nu], 0, sizeof(uf[nu]));
+		uf[nu].exact = r->uframes[i].exact;
+		if (m && m->bin) {
+			uf[nu].kind = UFRAME_ELF;
+			uf[nu].bin = m->bin;
+			uf[nu].addr = r->uframes[i].pc - m->bias;
+		} else {
+			uf[nu].kind = UFRAME_UNKNOWN;
+			uf[nu].addr = r->uframes[i].pc;
+		}
+		nu++;
+	}
+	return end_marker(uf, nu, *why);
+}
+
+/* User frames the kernel unwound (kunwind frame words); -1 if malformed. */
+static int frames_from_kernel(struct recorder *r, const struct sample_event *e,
+			      struct uframe *uf, enum unwind_stop *why)
+{
+	const uint64_t *words = (const uint64_t *)e->ustack;
+	int i;
+
+	if (e->ustop < UNWIND_STOP_END || e->ustop > UNWIND_STOP_BAD)
+		return -1;
+	*why = e->ustop;
+	for (i = 0; i < e->nuframes; i++) {
+		uint64_t w = words[i];
+
+		memset(&uf[i], 0, sizeof(uf[i]));
+		uf[i].exact = !!(w & KFRAME_EXACT);
+		if (w & KFRAME_IN_BINARY) {
+			uf[i].kind = UFRAME_ELF;
+			uf[i].bin = kunwind_slot_binary(&r->kw, (w >> KFRAME_SLOT_SHIFT) &
+							       KFRAME_SLOT_MASK);
+			uf[i].addr = (uint32_t)w;
+			if (!uf[i].bin)
+				return -1;
+		} else {
+			uf[i].kind = UFRAME_UNKNOWN;
+			uf[i].addr = w & KFRAME_ADDR_MASK;
+		}
+	}
+	return end_marker(uf, e->nuframes, *why);
+}
+
+static bool uframe_eq(const struct uframe *a, const struct uframe *b)
+{
+	return a->kind == b->kind && a->bin == b->bin && a->addr == b->addr &&
+	       a->exact == b->exact;
+}
+
+/*
+ * --unwind=check: the kernel's frames must equal the user-space unwinder's
+ * on the same stack, frame for frame.  Where the copy was cut at
+ * --stack-bytes, the kernel (which reads on) must agree on the copied part.
+ */
+static void check_frames(struct recorder *r, const struct sample_event *e,
+			 const struct uframe *kuf, int nk, const struct uframe *cuf, int nc)
+{
+	bool capped = (e->flags & STITCH_SAMPLE_USTACK_CAPPED) && nc &&
+		      cuf[nc - 1].kind == UFRAME_TRUNCATED;
+	int i, n = capped ? nc - 1 : nc;
+	bool same = capped ? nk >= n : nk == nc;
+
+	for (i = 0; same && i < n; i++)
+		same = uframe_eq(&kuf[i], &cuf[i]);
+	r->check_compared++;
+	if (capped)
+		r->check_prefix++;
+	if (same)
+		return;
+	if (r->check_mismatched++ < 5) {
+		fprintf(stderr, "stitch: check: pid %u tid %u: kernel %d frames (stop %u), "
+			"copy %d frames differ:\n", e->pid, e->tid, nk, e->ustop, nc);
+		for (i = 0; i < nk || i < nc; i++)
+			fprintf(stderr, "  %3d  kernel %s+0x%" PRIx64 "%s  copy %s+0x%" PRIx64 "%s\n", i,
+				i < nk && kuf[i].bin ? kuf[i].bin->name : "-",
+				i < nk ? kuf[i].addr : 0, i < nk && kuf[i].exact ? "!" : "",
+				i < nc && cuf[i].bin ? cuf[i].bin->name : "-",
+				i < nc ? cuf[i].addr : 0, i < nc && cuf[i].exact ? "!" : "");
+	}
+}
+
 static int handle_sample(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
@@ -345,13 +489,24 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	struct stack_key *key = (struct stack_key *)r->key_buf;
 	struct uframe *uf;
 	uint64_t *kips;
-	struct proc *proc;
-	int nk, nu = 0, i;
+	struct proc *proc = NULL;
+	enum unwind_stop why = UNWIND_STOP_END;
+	bool kframes, copied;
+	int nk, nu = 0;
 
 	r->bytes_received += size;
 	if (size < STITCH_SAMPLE_HDR_BYTES || e->kstack_bytes > sizeof(e->kstack) ||
 	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES ||
-	    e->ustack_bytes > STITCH_MAX_USTACK) {
+	    e->ustack_bytes > STITCH_USTACK_ROOM + STITCH_MAX_USTACK ||
+	    e->ucopy_off > e->ustack_bytes || e->nuframes > KUNWIND_MAX_FRAMES ||
+	    e->nuframes * 8u > e->ustack_bytes) {
+		r->bad_records++;
+		return 0;
+	}
+	kframes = (e->flags & STITCH_SAMPLE_USER_REGS) && (e->flags & STITCH_SAMPLE_KFRAMES);
+	copied = (e->flags & STITCH_SAMPLE_USER_REGS) &&
+		 (!kframes || r->o->unwind_mode == KUNWIND_MODE_CHECK);
+	if (kframes && e->ucopy_off && e->ucopy_off < e->nuframes * 8u) {
 		r->bad_records++;
 		return 0;
 	}
@@ -370,37 +525,28 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	key->nkernel = nk;
 	uf = (struct uframe *)(kips + nk);
 
-	proc = (e->flags & STITCH_SAMPLE_USER_REGS) ? procs_get(&r->procs, e->pid) : NULL;
-	if (proc) {
-		struct unwind_regs regs = { e->ip, e->sp, e->bp };
-		struct unwind_stack stack = { e->sp, e->ustack, e->ustack_bytes };
-		struct lookup_ctx lc = { r, proc };
-		enum unwind_stop why = UNWIND_STOP_END;
-		int n = unwind_user(&regs, &stack, lookup_table, &lc, r->uframes, MAX_UFRAMES, &why);
-
-		if (why <= UNWIND_STOP_BAD)
-			r->unwind_stops[why]++;
-		for (i = 0; i < n; i++) {
-			const struct map *m = proc_find_map(proc, r->uframes[i].pc);
-
-			memset(&uf[nu], 0, sizeof(uf[nu]));
-			uf[nu].exact = r->uframes[i].exact;
-			if (m && m->bin) {
-				uf[nu].kind = UFRAME_ELF;
-				uf[nu].bin = m->bin;
-				uf[nu].addr = r->uframes[i].pc - m->bias;
-			} else {
-				uf[nu].kind = UFRAME_UNKNOWN;
-				uf[nu].addr = r->uframes[i].pc;
-			}
-			nu++;
+	/* kunwind: the kernel could not walk this one; give it the process's tables. */
+	if (copied && !kframes && r->kw_ready)
+		kunwind_mark_dirty(&r->kw, e->pid);
+	if (copied)
+		proc = procs_get(&r->procs, e->pid);
+	if (kframes) {
+		nu = frames_from_kernel(r, e, uf, &why);
+		if (nu < 0) {
+			r->bad_records++;
+			return 0;
 		}
-		if (why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {
-			memset(&uf[nu], 0, sizeof(uf[nu]));
-			uf[nu].kind = why == UNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
-			nu++;
+		if (proc) {
+			int nc = frames_from_copy(r, e, proc, r->check_uf, &why);
+
+			check_frames(r, e, uf, nu, r->check_uf, nc);
+			why = e->ustop;
 		}
+	} else if (proc) {
+		nu = frames_from_copy(r, e, proc, uf, &why);
 	}
+	if (kframes || proc)
+		r->unwind_stops[why]++;
 	key->nuser = nu;
 	stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
 	return 0;
@@ -417,27 +563,72 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
+static int load_bpf(struct recorder *r);
+
+/*
+ * Load, unwinding in the kernel unless told otherwise; where the kernel
+ * cannot (no bpf_loop, verifier limits), say so and copy stacks instead.
+ */
 static int open_bpf(struct recorder *r)
 {
 	struct record_opts *o = r->o;
 	int err;
 
+	err = load_bpf(r);
+	if (!err || err == -EPERM || o->unwind_mode == KUNWIND_MODE_COPY || o->unwind_asked)
+		return err ? -1 : 0;
+	kunwind_free(&r->kw);
+	r->kw_ready = false;
+	fprintf(stderr, "stitch: this kernel cannot unwind stacks in BPF (%s); copying "
+		"stacks to user space instead (--unwind=copy)\n", strerror(-err));
+	if (r->skel)
+		record_bpf__destroy(r->skel);
+	r->skel = NULL;
+	o->unwind_mode = KUNWIND_MODE_COPY;
+	return load_bpf(r) ? -1 : 0;
+}
+
+static int load_bpf(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	bool quiet = o->unwind_mode == KUNWIND_MODE_KERNEL && !o->unwind_asked;
+	int err;
+
 	r->skel = record_bpf__open();
 	if (!r->skel) {
 		fprintf(stderr, "stitch record: cannot open the BPF object: %s\n", strerror(errno));
-		return -1;
+		return -errno;
 	}
+	r->skel->rodata->kunwind_mode = o->unwind_mode;
+	/* Copy mode needs no tables: keep the row array minimal. */
+	bpf_map__set_max_entries(r->skel->maps.kunwind_rows,
+				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :
+				 kunwind_rows_for_mb(o->max_table_mb));
 	r->skel->rodata->filter_tgids = !o->all;
 	r->skel->rodata->follow_forks = o->command != NULL;
 	r->skel->rodata->ustack_limit = o->stack_bytes;
 	bpf_map__set_max_entries(r->skel->maps.samples, o->ringbuf_mb << 20);
 	bpf_map__set_max_entries(r->skel->maps.scratch, libbpf_num_possible_cpus());
 	err = record_bpf__load(r->skel);
+	if (err && quiet && err != -EPERM)
+		return err;	/* the caller falls back to copying, and says so */
 	if (err) {
 		fprintf(stderr, "stitch record: cannot load the BPF programs: %s%s\n", strerror(-err),
 			err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
 			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
-		return -1;
+		return err;
+	}
+	if (o->unwind_mode != KUNWIND_MODE_COPY && !r->kw_ready) {
+		err = kunwind_init(&r->kw, bpf_map__fd(r->skel->maps.kunwind_rows),
+				   bpf_map__fd(r->skel->maps.kunwind_procs),
+				   kunwind_rows_for_mb(o->max_table_mb), o->max_table_mb);
+		if (err) {
+			if (!quiet)
+				fprintf(stderr, "stitch record: cannot map the unwind tables: %s\n",
+					strerror(-err));
+			return err;
+		}
+		r->kw_ready = true;
 	}
 	return 0;
 }
@@ -520,6 +711,17 @@ static int attach_process_tracking(struct recorder *r)
 {
 	struct bpf_link *l;
 
+	/* kunwind: forget a process's mapping list when it execs or exits. */
+	if (r->kw_ready) {
+		l = bpf_program__attach(r->skel->progs.kunwind_on_exec);
+		if (!l)
+			goto fail;
+		r->skel->links.kunwind_on_exec = l;
+		l = bpf_program__attach(r->skel->progs.kunwind_on_exit);
+		if (!l)
+			goto fail;
+		r->skel->links.kunwind_on_exit = l;
+	}
 	if (r->o->all)
 		return 0;
 	l = bpf_program__attach(r->skel->progs.on_fork);
@@ -534,6 +736,21 @@ static int attach_process_tracking(struct recorder *r)
 fail:
 	fprintf(stderr, "stitch record: cannot follow new processes: %s\n", strerror(errno));
 	return -1;
+}
+
+/* kunwind: has the process model of pid not caught up with its mappings yet? */
+static bool model_behind(void *ctx, uint32_t pid)
+{
+	struct recorder *r = ctx;
+
+	perf_tracker_drain(&r->ptrack);
+	return perf_tracker_pending(&r->ptrack, pid);
+}
+
+static void kunwind_update(struct recorder *r)
+{
+	if (r->kw_ready)
+		kunwind_refresh(&r->kw, &r->bins, &r->procs, model_behind, r);
 }
 
 static bool targets_alive(struct recorder *r)
@@ -684,6 +901,15 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		r->unwind_stops[UNWIND_STOP_BAD], ends);
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
+	if (r->kw_ready)
+		fprintf(stderr, "stitch stats: kernel unwinding: %zu rows (%.1f MiB of %zu) for %"
+			PRIu64 " binaries, %" PRIu64 " over budget, %" PRIu64 " process lists "
+			"written, %" PRIu64 " events copied while tables were missing\n",
+			r->kw.rows_used, r->kw.rows_used * r->kw.row_stride / 1048576.0,
+			r->o->max_table_mb, r->kw.tables_loaded, r->kw.tables_refused,
+			r->kw.procs_written, st[STAT_KUNWIND_FALLBACK]);
+	else
+		fprintf(stderr, "stitch stats: stacks copied and unwound in user space\n");
 }
 
 static void title_of(struct record_opts *o, char *buf, size_t len)
@@ -816,7 +1042,10 @@ static int run(struct recorder *r)
 	for (i = 0; i < o->npids; i++) {
 		trace_tgid(r, o->pids[i]);
 		procs_get(&r->procs, o->pids[i]);
+		if (r->kw_ready)
+			kunwind_mark_dirty(&r->kw, o->pids[i]);
 	}
+	kunwind_update(r);
 	if (attach_process_tracking(r) || attach_all(r)) {
 		rc = 1;
 		goto out;
@@ -862,6 +1091,7 @@ static int run(struct recorder *r)
 
 		if (n >= 0)
 			n = ring_buffer__consume(r->rb);
+		kunwind_update(r);
 
 		if (n < 0 && n != -EINTR) {
 			fprintf(stderr, "stitch record: reading events failed: %s\n", strerror(-n));
@@ -883,6 +1113,10 @@ static int run(struct recorder *r)
 
 	read_stats(r, st);
 	report_losses(r, st);
+	if (o->unwind_mode == KUNWIND_MODE_CHECK)
+		fprintf(stderr, "stitch: check: %" PRIu64 " stacks compared (%" PRIu64 " on the "
+			"copied part only), %" PRIu64 " differ\n",
+			r->check_compared, r->check_prefix, r->check_mismatched);
 	if (o->stats)
 		report_stats(r, st);
 	if (write_output(r, now_s() - start, start_unix_ns) != 0)
@@ -924,7 +1158,8 @@ int cmd_record(int argc, char **argv)
 	r.key_buf = malloc(sizeof(struct stack_key) + STITCH_MAX_KSTACK * sizeof(uint64_t) +
 			   (MAX_UFRAMES + 1) * sizeof(struct uframe));
 	r.uframes = malloc(MAX_UFRAMES * sizeof(*r.uframes));
-	if (!r.key_buf || !r.uframes || binary_cache_init(&r.bins) ||
+	r.check_uf = malloc((MAX_UFRAMES + 1) * sizeof(*r.check_uf));
+	if (!r.key_buf || !r.uframes || !r.check_uf || binary_cache_init(&r.bins) ||
 	    procs_init(&r.procs, &r.bins) || stacks_init(&r.stacks)) {
 		fprintf(stderr, "stitch record: out of memory\n");
 		rc = 1;
@@ -943,6 +1178,8 @@ out:
 	binary_cache_free(&r.bins);
 	free(r.key_buf);
 	free(r.uframes);
+	free(r.check_uf);
+	kunwind_free(&r.kw);
 out_opts:
 	for (i = 0; i < o->nevents; i++)
 		event_free(&o->events[i]);

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * In-kernel native unwinder, included once by record.bpf.c: the table maps,
+ * the bpf_loop() driver around the shared walk (kunwind_walk.h), and the
+ * hooks that forget a process's mapping list when it execs or exits.
+ *
+ * Frames are written as frame words (kunwind.h) at the start of the event's
+ * ustack[] buffer; user space names them without needing the process.
+ */
+#ifndef STITCH_KUNWIND_BPF_H
+#define STITCH_KUNWIND_BPF_H
+
+#include "kunwind.h"
+
+/* Set by user space before load: enum kunwind_mode. */
+const volatile __u32 kunwind_mode = KUNWIND_MODE_COPY;
+
+/* Every binary's table, one contiguous range each; resized by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stitch_unwind_row);
+} kunwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct kunwind_proc);
+} kunwind_procs SEC(".maps");
+
+/*
+ * The walk's registers and counters live in a map value, not on the BPF
+ * stack: the verifier tracks stack values exactly, so a frame counter there
+ * would make it verify the bpf_loop() callback once per possible count.
+ * Per CPU: our programs do not nest on one CPU (see scratch in record.bpf.c).
+ */
+struct ku_walk {
+	struct ku_state s;
+	__u32 stop;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ku_walk);
+} kunwind_walk SEC(".maps");
+
+struct ku_bpf_ctx {
+	struct ku_walk *w;
+	const struct kunwind_proc *proc;
+	__u64 *frames;		/* KUNWIND_MAX_FRAMES words */
+};
+
+static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
+{
+	/* Stack pages are resident; a fault is the end of what we can see. */
+	return bpf_probe_read_user(val, sizeof(*val), (void *)addr) ? KUNWIND_STOP_TRUNCATED : 0;
+}
+
+static __always_inline const struct stitch_unwind_row *ku_row_at(void *ctx, __u32 idx)
+{
+	return bpf_map_lookup_elem(&kunwind_rows, &idx);
+}
+
+static __always_inline void ku_emit(void *ctx, __u32 idx, __u64 word)
+{
+	struct ku_bpf_ctx *c = ctx;
+
+	c->frames[idx & (KUNWIND_MAX_FRAMES - 1)] = word;
+}
+
+static __always_inline void ku_set_exact(void *ctx, __u32 idx)
+{
+	struct ku_bpf_ctx *c = ctx;
+
+	c->frames[idx & (KUNWIND_MAX_FRAMES - 1)] |= KFRAME_EXACT;
+}
+
+#include "kunwind_walk.h"
+
+static long ku_loop_cb(__u64 i, void *ctx)
+{
+	struct ku_bpf_ctx *c = ctx;
+	const struct kunwind_proc *p = c->proc;
+	struct ku_walk *w = c->w;
+	int err;
+
+	if (!p || !w)
+		return 1;
+	err = ku_walk_frame(&w->s, p, c);
+	if (err) {
+		w->stop = err;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Unwind the current thread's user stack from its saved registers into
+ * frames[]; returns the number of frames and sets *stop.  KUNWIND_STOP_FALLBACK
+ * means: copy the stack instead, user space knows more than we do.
+ */
+static __always_inline __u32 kunwind_user(__u32 tgid, __u64 ip, __u64 sp, __u64 bp,
+					  __u64 stack_top, __u64 *frames, __u8 *stop)
+{
+	struct ku_bpf_ctx c = {};
+	__u32 zero = 0;
+	struct ku_walk *w;
+
+	c.proc = bpf_map_lookup_elem(&kunwind_procs, &tgid);
+	w = bpf_map_lookup_elem(&kunwind_walk, &zero);
+	if (!c.proc || !w) {
+		*stop = KUNWIND_STOP_FALLBACK;
+		return 0;
+	}
+	w->s.ip = ip;
+	w->s.sp = sp;
+	w->s.bp = bp;
+	w->s.stack_lo = sp;
+	/* The copy stops at the main thread's start_stack: so do we. */
+	w->s.stack_hi = stack_top > sp ? stack_top : 0;
+	w->s.n = 0;
+	w->s.max = KUNWIND_MAX_FRAMES;
+	w->s.exact = 1;
+	w->stop = KUNWIND_STOP_TRUNCATED;
+	c.w = w;
+	c.frames = frames;
+	bpf_loop(KUNWIND_MAX_FRAMES + 1, ku_loop_cb, &c, 0);
+	*stop = w->stop;
+	return w->s.n;
+}
+
+/*
+ * The event's user stack, unwound here unless --unwind=copy: returns where
+ * in e->ustack a copy of the stack must go, or -1 when none is needed
+ * (the frames are in e->ustack already).
+ */
+static __always_inline int kunwind_capture(struct sample_event *e, __u32 tgid, __u64 stack_top)
+{
+	__u8 stop = 0;
+	__u32 n;
+
+	if (kunwind_mode == KUNWIND_MODE_COPY)
+		return 0;
+	n = kunwind_user(tgid, e->ip, e->sp, e->bp, stack_top, (__u64 *)e->ustack, &stop);
+	if (stop == KUNWIND_STOP_FALLBACK) {
+		count(STAT_KUNWIND_FALLBACK);
+		return 0;
+	}
+	e->flags |= STITCH_SAMPLE_KFRAMES;
+	e->nuframes = n;
+	e->ustop = stop;
+	e->ustack_bytes = n * 8;
+	/* check: the copy goes after the frames, for user space to compare */
+	return kunwind_mode == KUNWIND_MODE_CHECK ? STITCH_USTACK_ROOM : -1;
+}
+
+/* A process that execs keeps its pid but not its mappings: forget the list. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(kunwind_on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+
+	bpf_map_delete_elem(&kunwind_procs, &tgid);
+	return 0;
+}
+
+/* Forget a process when its leader exits, so a reused pid is never walked with it. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(kunwind_on_exit, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (task->pid == tgid)
+		bpf_map_delete_elem(&kunwind_procs, &tgid);
+	return 0;
+}
+
+#endif /* STITCH_KUNWIND_BPF_H */

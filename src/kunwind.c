@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-kernel unwinding, user side: each binary's CFI table goes once into
+ * the shared row array (a bump allocation, bounded by --max-table-mb), and
+ * each process gets its sorted mapping list pointing at those ranges.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <bpf/bpf.h>
+
+#include "kunwind.h"
+
+struct kunwind_bin {
+	struct hmap_node node;
+	struct binary *bin;
+	uint32_t slot;
+	uint32_t row_first, row_nr;
+	bool loaded;		/* false: did not fit the budget */
+};
+
+static bool bin_eq(const struct hmap_node *n, const void *key)
+{
+	return ((const struct kunwind_bin *)n)->bin == *(struct binary *const *)key;
+}
+
+size_t kunwind_rows_for_mb(size_t table_mb)
+{
+	/* The kernel stores array values at 8-byte strides. */
+	size_t stride = (sizeof(struct stitch_unwind_row) + 7) & ~(size_t)7;
+
+	return (table_mb << 20) / stride;
+}
+
+int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap, size_t table_mb)
+{
+	memset(kw, 0, sizeof(*kw));
+	kw->rows_fd = rows_fd;
+	kw->procs_fd = procs_fd;
+	kw->rows_cap = rows_cap;
+	kw->table_mb = table_mb;
+	kw->row_stride = (sizeof(struct stitch_unwind_row) + 7) & ~(size_t)7;
+	if (rows_fd >= 0) {
+		void *mem = mmap(NULL, rows_cap * kw->row_stride, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, rows_fd, 0);
+
+		if (mem == MAP_FAILED)
+			return -errno;
+		kw->rows_mem = mem;
+	} else {
+		/* No kernel (tests): the rows live in plain memory. */
+		kw->rows_mem = calloc(rows_cap ? rows_cap : 1, kw->row_stride);
+		if (!kw->rows_mem)
+			return -ENOMEM;
+	}
+	kw->scratch = calloc(1, sizeof(*kw->scratch));
+	if (!kw->scratch || hmap_init(&kw->by_bin, 64))
+		return -ENOMEM;
+	return 0;
+}
+
+void kunwind_free(struct kunwind *kw)
+{
+	if (kw->rows_mem) {
+		if (kw->rows_fd >= 0)
+			munmap(kw->rows_mem, kw->rows_cap * kw->row_stride);
+		else
+			free(kw->rows_mem);
+	}
+	hmap_free_all(&kw->by_bin);
+	free(kw->slots);
+	free(kw->dirty);
+	free(kw->live);
+	free(kw->scratch);
+	memset(kw, 0, sizeof(*kw));
+}
+
+struct binary *kunwind_slot_binary(const struct kunwind *kw, uint32_t slot)
+{
+	return slot < kw->nslots ? kw->slots[slot] : NULL;
+}
+
+/* The binary's slot and row range, loading its table on first sight. */
+static struct kunwind_bin *bin_entry(struct kunwind *kw, struct binary_cache *bins,
+				     struct binary *b)
+{
+	uint64_t h = hash_u64((uintptr_t)b);
+	struct kunwind_bin *kb = (struct kunwind_bin *)hmap_find(&kw->by_bin, h, bin_eq, &b);
+	const struct unwind_table *t;
+	size_t i;
+
+	if (kb)
+		return kb;
+	if (kw->nslots >= KUNWIND_MAX_SLOTS)
+		return NULL;
+	if (kw->nslots == kw->slots_cap) {
+		size_t cap = kw->slots_cap ? kw->slots_cap * 2 : 64;
+		struct binary **s = realloc(kw->slots, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		kw->slots = s;
+		kw->slots_cap = cap;
+	}
+	kb = calloc(1, sizeof(*kb));
+	if (!kb)
+		return NULL;
+	kb->bin = b;
+	kb->slot = kw->nslots;
+	kw->slots[kw->nslots++] = b;
+	t = binary_table(bins, b);
+	if (t->nr <= kw->rows_cap - kw->rows_used) {
+		kb->row_first = kw->rows_used;
+		kb->row_nr = t->nr;
+		for (i = 0; i < t->nr; i++)
+			memcpy(kw->rows_mem + (kw->rows_used + i) * kw->row_stride, &t->rows[i],
+			       sizeof(t->rows[i]));
+		kw->rows_used += t->nr;
+		kb->loaded = true;
+		kw->tables_loaded++;
+	} else {
+		kw->tables_refused++;
+		if (!kw->over_budget_warned) {
+			kw->over_budget_warned = true;
+			fprintf(stderr, "stitch: unwind tables need more than --max-table-mb %zu "
+				"(%s has %zu rows): stacks through it are copied and unwound in "
+				"user space; raise --max-table-mb to keep them in the kernel\n",
+				kw->table_mb, b->name ? b->name : b->path, t->nr);
+		}
+	}
+	hmap_insert(&kw->by_bin, &kb->node, h);
+	return kb;
+}
+
+int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p,
+		       struct kunwind_proc *out)
+{
+	size_t i;
+
+	if (p->nr > KUNWIND_MAX_MAPS)
+		return -E2BIG;
+	out->nr = 0;
+	out->pad = 0;
+	for (i = 0; i < p->nr; i++) {
+		const struct map *m = &p->maps[i];
+		struct kunwind_map *km = &out->maps[out->nr++];
+		struct kunwind_bin *kb = m->bin ? bin_entry(kw, bins, m->bin) : NULL;
+
+		memset(km, 0, sizeof(*km));
+		km->start = m->start;
+		km->end = m->end;
+		km->slot = KUNWIND_NO_SLOT;
+		if (m->bin && !kb) {
+			/* No slot for it: make the kernel hand this stack over. */
+			out->nr--;
+			continue;
+		}
+		if (!kb)
+			continue;
+		km->bias = m->bias;
+		km->slot = kb->slot;
+		if (kb->loaded) {
+			km->flags = KUNWIND_MAP_TABLE;
+			km->row_first = kb->row_first;
+			km->row_nr = kb->row_nr;
+		} else {
+			km->flags = KUNWIND_MAP_NO_TABLE;
+		}
+	}
+	return out->nr;
+}
+
+int kunwind_sync_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p)
+{
+	int n = kunwind_build_proc(kw, bins, p, kw->scratch);
+
+	if (n < 0) {
+		/* Too many mappings to search: this process's stacks are copied. */
+		kunwind_forget(kw, p->pid);
+		return n;
+	}
+	if (bpf_map_update_elem(kw->procs_fd, &p->pid, kw->scratch, BPF_ANY) != 0)
+		return -errno;
+	kw->procs_written++;
+	return 0;
+}
+
+void kunwind_forget(struct kunwind *kw, uint32_t pid)
+{
+	bpf_map_delete_elem(kw->procs_fd, &pid);
+}
+
+/* Add pid to a small set kept as an array. */
+static void pid_set_add(uint32_t **set, size_t *n, size_t *cap, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*set)[i] == pid)
+			return;
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		uint32_t *d = realloc(*set, c * sizeof(*d));
+
+		if (!d)
+			return;
+		*set = d;
+		*cap = c;
+	}
+	(*set)[(*n)++] = pid;
+}
+
+void kunwind_mark_dirty(struct kunwind *kw, uint32_t pid)
+{
+	pid_set_add(&kw->dirty, &kw->ndirty, &kw->dirty_cap, pid);
+}
+
+void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs *ps,
+		     kunwind_behind_fn is_behind, void *ctx)
+{
+	size_t i, keep = 0;
+
+	for (i = 0; i < kw->ndirty; i++) {
+		uint32_t pid = kw->dirty[i];
+		struct proc *p = procs_find(ps, pid);
+
+		if (is_behind(ctx, pid)) {
+			kw->dirty[keep++] = pid;	/* next time, once the model caught up */
+			continue;
+		}
+		if (p && kunwind_sync_proc(kw, bins, p) == 0)
+			pid_set_add(&kw->live, &kw->nlive, &kw->live_cap, pid);
+	}
+	kw->ndirty = keep;
+	/* Mappings may have changed while we wrote: anything behind goes. */
+	for (i = 0, keep = 0; i < kw->nlive; i++) {
+		uint32_t pid = kw->live[i];
+
+		if (is_behind(ctx, pid))
+			kunwind_forget(kw, pid);
+		else
+			kw->live[keep++] = pid;
+	}
+	kw->nlive = keep;
+}
