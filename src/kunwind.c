@@ -5,6 +5,7 @@
  * each process gets its sorted mapping list pointing at those ranges.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +28,16 @@ static bool bin_eq(const struct hmap_node *n, const void *key)
 	return ((const struct kunwind_bin *)n)->bin == *(struct binary *const *)key;
 }
 
-size_t kunwind_rows_for_mb(size_t table_mb)
+size_t kunwind_rows_for_mb(double table_mb)
 {
 	/* The kernel stores array values at 8-byte strides. */
 	size_t stride = (sizeof(struct stitch_unwind_row) + 7) & ~(size_t)7;
+	size_t rows = table_mb * 1048576.0 / stride;
 
-	return (table_mb << 20) / stride;
+	return rows ? rows : 1;
 }
 
-int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap, size_t table_mb)
+int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap, double table_mb)
 {
 	memset(kw, 0, sizeof(*kw));
 	kw->rows_fd = rows_fd;
@@ -57,7 +59,8 @@ int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap,
 			return -ENOMEM;
 	}
 	kw->scratch = calloc(1, sizeof(*kw->scratch));
-	if (!kw->scratch || hmap_init(&kw->by_bin, 64))
+	kw->check = calloc(1, sizeof(*kw->check));
+	if (!kw->scratch || !kw->check || hmap_init(&kw->by_bin, 64))
 		return -ENOMEM;
 	return 0;
 }
@@ -74,7 +77,9 @@ void kunwind_free(struct kunwind *kw)
 	free(kw->slots);
 	free(kw->dirty);
 	free(kw->live);
+	free(kw->live_hash);
 	free(kw->scratch);
+	free(kw->check);
 	memset(kw, 0, sizeof(*kw));
 }
 
@@ -125,7 +130,7 @@ static struct kunwind_bin *bin_entry(struct kunwind *kw, struct binary_cache *bi
 		kw->tables_refused++;
 		if (!kw->over_budget_warned) {
 			kw->over_budget_warned = true;
-			fprintf(stderr, "stitch: unwind tables need more than --max-table-mb %zu "
+			fprintf(stderr, "stitch: unwind tables need more than --max-table-mb %g "
 				"(%s has %zu rows): stacks through it are copied and unwound in "
 				"user space; raise --max-table-mb to keep them in the kernel\n",
 				kw->table_mb, b->name ? b->name : b->path, t->nr);
@@ -173,24 +178,76 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 	return out->nr;
 }
 
+/* Index of pid in the live set, or -1. */
+static ssize_t live_index(const struct kunwind *kw, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < kw->nlive; i++)
+		if (kw->live[i] == pid)
+			return i;
+	return -1;
+}
+
+static void live_set(struct kunwind *kw, uint32_t pid, uint64_t hash)
+{
+	ssize_t i = live_index(kw, pid);
+
+	if (i < 0) {
+		if (kw->nlive == kw->live_cap) {
+			size_t cap = kw->live_cap ? kw->live_cap * 2 : 64;
+			uint32_t *l = realloc(kw->live, cap * sizeof(*l));
+			uint64_t *h = l ? realloc(kw->live_hash, cap * sizeof(*h)) : NULL;
+
+			if (l)
+				kw->live = l;
+			if (!h)
+				return;
+			kw->live_hash = h;
+			kw->live_cap = cap;
+		}
+		i = kw->nlive++;
+		kw->live[i] = pid;
+	}
+	kw->live_hash[i] = hash;
+}
+
 int kunwind_sync_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p)
 {
 	int n = kunwind_build_proc(kw, bins, p, kw->scratch);
+	uint64_t hash;
+	ssize_t i;
 
 	if (n < 0) {
 		/* Too many mappings to search: this process's stacks are copied. */
 		kunwind_forget(kw, p->pid);
 		return n;
 	}
+	/* Events that fall back for good (a table over budget) must not rewrite it each time. */
+	hash = hash_bytes(kw->scratch, offsetof(struct kunwind_proc, maps) +
+			  n * sizeof(struct kunwind_map), 0);
+	i = live_index(kw, p->pid);
+	/* Unchanged, and still there (exec and exit remove it in the kernel). */
+	if (i >= 0 && kw->live_hash[i] == hash &&
+	    bpf_map_lookup_elem(kw->procs_fd, &p->pid, kw->check) == 0)
+		return 0;
 	if (bpf_map_update_elem(kw->procs_fd, &p->pid, kw->scratch, BPF_ANY) != 0)
 		return -errno;
 	kw->procs_written++;
+	live_set(kw, p->pid, hash);
 	return 0;
 }
 
 void kunwind_forget(struct kunwind *kw, uint32_t pid)
 {
+	ssize_t i = live_index(kw, pid);
+
 	bpf_map_delete_elem(kw->procs_fd, &pid);
+	if (i >= 0) {
+		kw->live[i] = kw->live[kw->nlive - 1];
+		kw->live_hash[i] = kw->live_hash[kw->nlive - 1];
+		kw->nlive--;
+	}
 }
 
 /* Add pid to a small set kept as an array. */
@@ -231,18 +288,20 @@ void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs
 			kw->dirty[keep++] = pid;	/* next time, once the model caught up */
 			continue;
 		}
-		if (p && kunwind_sync_proc(kw, bins, p) == 0)
-			pid_set_add(&kw->live, &kw->nlive, &kw->live_cap, pid);
+		if (p)
+			kunwind_sync_proc(kw, bins, p);
 	}
 	kw->ndirty = keep;
 	/* Mappings may have changed while we wrote: anything behind goes. */
 	for (i = 0, keep = 0; i < kw->nlive; i++) {
 		uint32_t pid = kw->live[i];
 
-		if (is_behind(ctx, pid))
-			kunwind_forget(kw, pid);
-		else
+		if (is_behind(ctx, pid)) {
+			bpf_map_delete_elem(kw->procs_fd, &pid);
+		} else {
+			kw->live_hash[keep] = kw->live_hash[i];
 			kw->live[keep++] = pid;
+		}
 	}
 	kw->nlive = keep;
 }

@@ -113,17 +113,18 @@ struct kunwind {
 	uint32_t *dirty;		/* pids whose list must be (re)written */
 	size_t ndirty, dirty_cap;
 	uint32_t *live;			/* pids with a list in the kernel */
+	uint64_t *live_hash;		/* and a hash of that list, to skip rewriting it */
 	size_t nlive, live_cap;
-	struct kunwind_proc *scratch;
-	size_t table_mb;		/* --max-table-mb, for messages */
+	struct kunwind_proc *scratch, *check;
+	double table_mb;		/* --max-table-mb, for messages */
 	bool over_budget_warned;
 	uint64_t procs_written, tables_loaded, tables_refused;
 };
 
 /* Rows that fit in table_mb MiB of kunwind_rows. */
-size_t kunwind_rows_for_mb(size_t table_mb);
+size_t kunwind_rows_for_mb(double table_mb);
 /* After the BPF object is loaded: map the row array. 0 or -errno. */
-int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap, size_t table_mb);
+int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap, double table_mb);
 void kunwind_free(struct kunwind *kw);
 
 /* Write the process's current mapping list (and load tables it needs). 0 or -errno. */

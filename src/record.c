@@ -61,7 +61,7 @@ struct record_opts {
 	char **command;
 	int unwind_mode;		/* enum kunwind_mode */
 	bool unwind_asked;		/* --unwind given: no silent fallback */
-	size_t max_table_mb;
+	double max_table_mb;
 };
 
 struct recorder {
@@ -319,11 +319,16 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				return fail_usage("--unwind: '%s' is not kernel, copy or check", optarg);
 			o->unwind_asked = true;
 			break;
-		case OPT_MAX_TABLE_MB:
-			if (!parse_long(optarg, 1, 65536, &v))
-				return fail_usage("--max-table-mb: '%s' must be 1..65536", optarg);
-			o->max_table_mb = v;
+		case OPT_MAX_TABLE_MB: {
+			char *end;
+
+			o->max_table_mb = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->max_table_mb >= 0.01) ||
+			    o->max_table_mb > 65536)
+				return fail_usage("--max-table-mb: '%s' must be a number of MiB, "
+						  "0.01..65536", optarg);
 			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -902,7 +907,7 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
 	if (r->kw_ready)
-		fprintf(stderr, "stitch stats: kernel unwinding: %zu rows (%.1f MiB of %zu) for %"
+		fprintf(stderr, "stitch stats: kernel unwinding: %zu rows (%.1f MiB of %g) for %"
 			PRIu64 " binaries, %" PRIu64 " over budget, %" PRIu64 " process lists "
 			"written, %" PRIu64 " events copied while tables were missing\n",
 			r->kw.rows_used, r->kw.rows_used * r->kw.row_stride / 1048576.0,

@@ -27,6 +27,9 @@ mkdir -p "$W"
 gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
 	-o "$W/chain" tests/workloads/chain.c || exit 1
 CHAIN=$(realpath "$W/chain")
+gcc -O2 -fno-omit-frame-pointer -g -Wall -Wextra -Werror -pthread \
+	-o "$W/chain-fp" tests/workloads/chain.c || exit 1
+CHAIN_FP=$(realpath "$W/chain-fp")
 
 # The chain every workload mode runs, as a folded regex.
 MAIN_ABC=';main;a;b;c(;|$| )'
@@ -100,9 +103,80 @@ test_every_stack_size_loads_and_unwinds() {
 }
 
 test_deep_stack_visibly_cut() {
-	"$STITCH" record -F 499 --stack-bytes 4096 -o "$TMP/cut.folded" -- "$CHAIN" deep 600 1
+	"$STITCH" record -F 499 --unwind=copy --stack-bytes 4096 -o "$TMP/cut.folded" -- "$CHAIN" deep 600 1
 	show "$TMP/cut.folded" 1 | cut -c1-200
 	expect_ge "% marked [truncated]" "$(share "$TMP/cut.folded" ';recurse;' '^chain;\[truncated\];recurse;')" 95
+}
+
+# ---- in-kernel unwinding (the default) against the copy -------------------
+
+# The same frames either way: the kernel's walk of every event is compared
+# with the user-space unwinder's on a copy of that very event's stack.
+check_mode() {	# NAME MIN_EVENTS ARGS...
+	local name=$1 min=$2
+	shift 2
+	"$STITCH" record --unwind=check --stack-bytes 65536 -o "$TMP/$name.folded" "$@" \
+		2>"$TMP/$name.err"
+	grep -E 'check|LOST' "$TMP/$name.err"
+	local compared differ
+	compared=$(sed -n 's/^stitch: check: \([0-9]*\) stacks compared.*/\1/p' "$TMP/$name.err")
+	differ=$(sed -n 's/^stitch: check: .*, \([0-9]*\) differ$/\1/p' "$TMP/$name.err")
+	expect_ge "$name: stacks compared" "${compared:-0}" "$min"
+	expect_eq "$name: stacks that differ" "${differ:-missing}" 0
+}
+
+test_kernel_unwind_equals_copy() {
+	local plt
+	plt=$(objdump -d "$CHAIN" | sed -n 's/^0*\([0-9a-f]*\) <getppid@plt>:$/\1/p')
+	check_mode spin 100 -F 499 -- "$CHAIN" spin 1
+	check_mode threads 100 -F 499 -- "$CHAIN" threads 1
+	check_mode vdso 100 -F 999 -- "$CHAIN" vdso 1
+	check_mode signal 100 -F 999 -- "$CHAIN" signal 1
+	check_mode deep 100 -F 499 -- "$CHAIN" deep 600 1
+	check_mode syscall 1000 -e syscall:getppid -- "$CHAIN" syscall 0.3
+	check_mode plt 1000 -e "uprobe:$CHAIN:0x$plt" -- "$CHAIN" syscall 0.3
+	check_mode usdt 100 -e "usdt:$CHAIN:stitchtest:tick" -- "$CHAIN" usdt 1
+	# Frame-pointer code (CFA from rbp) calling libc built without them.
+	check_mode fp 100 -F 499 -- "$CHAIN_FP" spin 1
+}
+
+test_kernel_unwind_is_default_and_complete() {
+	"$STITCH" record --stats -F 499 -o "$TMP/k.folded" -- "$CHAIN" spin 1 2>"$TMP/k.err"
+	cat "$TMP/k.err"
+	expect_grep "$TMP/k.err" '^stitch stats: kernel unwinding: [0-9]+ rows'
+	expect_ge "% complete" "$(share "$TMP/k.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
+	# The kernel sends frames, not stack bytes: a few hundred bytes an event.
+	local bytes
+	bytes=$(sed -n 's/^stitch stats: .*bytes\/event \([0-9]*\)$/\1/p' "$TMP/k.err")
+	expect_ge "bytes per event at most 2048" "$((2048 - ${bytes:-99999}))" 0
+}
+
+test_kernel_unwind_deep_without_copy_limit() {
+	# 600 frames need ~60 KiB of stack: beyond the default copy, not the kernel walk.
+	"$STITCH" record -F 499 -o "$TMP/kdeep.folded" -- "$CHAIN" deep 600 1
+	local n
+	n=$(awk '/^chain;_start;/ { c = gsub(/;recurse/, ";recurse"); if (c > m) m = c } END { print m + 0 }' "$TMP/kdeep.folded")
+	expect_ge "recurse frames in a complete stack" "$n" 600
+	expect_ge "% complete" "$(share "$TMP/kdeep.folded" ';recurse;' "$COMPLETE")" 95
+}
+
+test_kernel_unwind_truncates_visibly() {
+	# 1500 frames: more than the kernel walks (1024), so the stack says so.
+	"$STITCH" record -F 499 -o "$TMP/ktr.folded" -- "$CHAIN" deep 1500 1
+	show "$TMP/ktr.folded" 1 | cut -c1-200
+	expect_ge "% marked [truncated]" "$(share "$TMP/ktr.folded" ';recurse;' '^chain;\[truncated\];recurse;')" 95
+	local n
+	n=$(awk '/^chain;\[truncated\];/ { c = split($0, f, ";") - 2; if (c > m) m = c } END { print m + 0 }' "$TMP/ktr.folded")
+	expect_ge "user frames before [truncated]" "$n" 1024
+}
+
+test_kernel_unwind_falls_back_where_it_cannot() {
+	# Tables that do not fit: said once, and those stacks are still complete (copied).
+	"$STITCH" record --max-table-mb 0.1 --stats -F 499 -o "$TMP/fb.folded" -- \
+		"$CHAIN" spin 1 2>"$TMP/fb.err"
+	cat "$TMP/fb.err"
+	expect_grep "$TMP/fb.err" '^stitch: unwind tables need more than --max-table-mb 0.1'
+	expect_ge "% complete" "$(share "$TMP/fb.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
 }
 
 # ---- syscalls, uprobes, USDT -----------------------------------------------
