@@ -38,10 +38,19 @@ struct {
  * would make it verify the bpf_loop() callback once per possible count.
  * Per CPU: our programs do not nest on one CPU (see scratch in record.bpf.c).
  */
+/*
+ * Stack words are read through a window: one bpf_probe_read_user() of
+ * KU_WIN bytes serves the next several frames, instead of one call per
+ * word (each call costs about as much as copying a few hundred bytes).
+ */
+#define KU_WIN 1024
+
 struct ku_walk {
 	struct ku_state s;
 	__u32 stop;
-	__u32 pad;
+	__u32 win_len;		/* valid bytes in win */
+	__u64 win_start;	/* user address of win[0] */
+	__u8 win[KU_WIN];
 };
 
 struct {
@@ -59,8 +68,39 @@ struct ku_bpf_ctx {
 
 static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 {
-	/* Stack pages are resident; a fault is the end of what we can see. */
-	return bpf_probe_read_user(val, sizeof(*val), (void *)addr) ? KUNWIND_STOP_TRUNCATED : 0;
+	struct ku_bpf_ctx *c = ctx;
+	struct ku_walk *w = c->w;
+	__u64 off;
+	__u32 len;
+
+	if (!w)
+		return KUNWIND_STOP_TRUNCATED;
+	off = addr - w->win_start;
+	/* Refill also for a word not aligned like the window: the read below masks. */
+	if (addr < w->win_start || off + 8 > w->win_len || (off & 7)) {
+		/*
+		 * Refill from addr.  Near the end of the stack mapping the
+		 * whole window may not be readable: then up to the end of
+		 * addr's page, so a word is readable here exactly when it is
+		 * readable alone.  Stack pages are resident; a fault is the
+		 * end of what we can see.
+		 */
+		w->win_start = addr;
+		w->win_len = 0;
+		if (bpf_probe_read_user(w->win, KU_WIN, (void *)addr)) {
+			len = 4096 - (addr & 4095);
+			if (len > KU_WIN)
+				len = KU_WIN;
+			if (len < 8 || bpf_probe_read_user(w->win, len, (void *)addr))
+				return KUNWIND_STOP_TRUNCATED;
+			w->win_len = len;
+		} else {
+			w->win_len = KU_WIN;
+		}
+		off = 0;
+	}
+	*val = *(__u64 *)&w->win[off & (KU_WIN - 8)];
+	return 0;
 }
 
 static __always_inline const struct stitch_unwind_row *ku_row_at(void *ctx, __u32 idx)
@@ -129,6 +169,7 @@ static __always_inline __u32 kunwind_user(__u32 tgid, __u64 ip, __u64 sp, __u64 
 	w->s.max = KUNWIND_MAX_FRAMES;
 	w->s.exact = 1;
 	w->stop = KUNWIND_STOP_TRUNCATED;
+	w->win_len = 0;
 	c.w = w;
 	c.frames = frames;
 	bpf_loop(KUNWIND_MAX_FRAMES + 1, ku_loop_cb, &c, 0);
@@ -144,11 +185,17 @@ static __always_inline __u32 kunwind_user(__u32 tgid, __u64 ip, __u64 sp, __u64 
 static __always_inline int kunwind_capture(struct sample_event *e, __u32 tgid, __u64 stack_top)
 {
 	__u8 stop = 0;
+	__u64 t0;
 	__u32 n;
 
 	if (kunwind_mode == KUNWIND_MODE_COPY)
 		return 0;
+	t0 = bpf_ktime_get_ns();
 	n = kunwind_user(tgid, e->ip, e->sp, e->bp, stack_top, (__u64 *)e->ustack, &stop);
+	/* What the walk costs, apart from the rest of the event (--stats). */
+	add_stat(STAT_KUNWIND_NS, bpf_ktime_get_ns() - t0);
+	add_stat(STAT_KUNWIND_WALKS, 1);
+	add_stat(STAT_KUNWIND_FRAMES, n);
 	if (stop == KUNWIND_STOP_FALLBACK) {
 		count(STAT_KUNWIND_FALLBACK);
 		return 0;

@@ -82,7 +82,7 @@ struct ku_state {
 	__u32 n;		/* frames emitted */
 	__u32 max;		/* frames allowed (<= KUNWIND_MAX_FRAMES) */
 	__u32 exact;		/* ip is exact, not a return address */
-	__u32 pad;
+	__u32 hint;		/* index of the last mapping found: callers often share it */
 };
 
 /* --unwind */

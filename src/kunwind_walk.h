@@ -67,7 +67,7 @@ static __always_inline const struct kunwind_map *ku_find_map(const struct kunwin
 	if (len == 0 || len > KUNWIND_MAX_MAPS)
 		return 0;
 	/* Invariant: maps[base].start <= addr, unless no map starts at or below it. */
-	for (i = 0; i < 10; i++) {
+	for (i = 0; i < 10 && len > 1; i++) {
 		__u32 half = len / 2;
 
 		base += half & ku_le_mask(p->maps[(base + half) & (KUNWIND_MAX_MAPS - 1)].start, addr);
@@ -76,6 +76,20 @@ static __always_inline const struct kunwind_map *ku_find_map(const struct kunwin
 	m = &p->maps[base & (KUNWIND_MAX_MAPS - 1)];
 	/* Mappings do not overlap: whatever the search found, this check decides. */
 	return m->start <= addr && addr < m->end ? m : 0;
+}
+
+/* ku_find_map(), trying the mapping of the previous frame first. */
+static __always_inline const struct kunwind_map *ku_find_map_hint(const struct kunwind_proc *p,
+								   __u64 addr, __u32 *hint)
+{
+	const struct kunwind_map *m = &p->maps[*hint & (KUNWIND_MAX_MAPS - 1)];
+
+	if (*hint < p->nr && m->start <= addr && addr < m->end)
+		return m;
+	m = ku_find_map(p, addr);
+	if (m)
+		*hint = m - p->maps;
+	return m;
 }
 
 /* The row covering vaddr in rows [first, first + nr), or NULL before the first. */
@@ -87,7 +101,7 @@ static __always_inline const struct stitch_unwind_row *ku_find_row(void *ctx, __
 
 	if (len == 0 || len > (1u << 23))
 		return 0;
-	for (i = 0; i < 23; i++) {
+	for (i = 0; i < 23 && len > 1; i++) {
 		__u32 half = len / 2;
 
 		row = ku_row_at(ctx, base + half);
@@ -190,7 +204,7 @@ static __always_inline int ku_walk_frame(struct ku_state *s, const struct kunwin
 	if (s->n >= s->max || s->n >= KUNWIND_MAX_FRAMES)
 		return KUNWIND_STOP_TRUNCATED;
 	/* A pc in no mapping we know: the list may be stale, let user space decide. */
-	m = ku_find_map(p, s->ip);
+	m = ku_find_map_hint(p, s->ip, &s->hint);
 	if (!m)
 		return KUNWIND_STOP_FALLBACK;
 	if (m->slot != KUNWIND_NO_SLOT) {

@@ -54,12 +54,17 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void count(__u32 which)
+static __always_inline void add_stat(__u32 which, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
 
 	if (v)
-		*v += 1;
+		*v += n;
+}
+
+static __always_inline void count(__u32 which)
+{
+	add_stat(which, 1);
 }
 
 #include "kunwind.bpf.h"

@@ -906,6 +906,12 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		r->unwind_stops[UNWIND_STOP_BAD], ends);
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
+	if (st[STAT_KUNWIND_WALKS])
+		fprintf(stderr, "stitch stats: kernel unwinding: %.0f ns per walk, %.1f frames "
+			"per walk (%" PRIu64 " walks)\n",
+			(double)st[STAT_KUNWIND_NS] / st[STAT_KUNWIND_WALKS],
+			(double)st[STAT_KUNWIND_FRAMES] / st[STAT_KUNWIND_WALKS],
+			st[STAT_KUNWIND_WALKS]);
 	if (r->kw_ready)
 		fprintf(stderr, "stitch stats: kernel unwinding: %zu rows (%.1f MiB of %g) for %"
 			PRIu64 " binaries, %" PRIu64 " over budget, %" PRIu64 " process lists "

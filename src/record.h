@@ -64,6 +64,9 @@ enum stitch_stat {
 	STAT_USTACK_FAULT,	/* user stack unreadable at sp */
 	STAT_KSTACK_FAULT,	/* kernel stack could not be taken */
 	STAT_KUNWIND_FALLBACK,	/* kunwind: stack copied, the kernel lacked the process's tables */
+	STAT_KUNWIND_NS,	/* kunwind: ns spent walking user stacks in the kernel */
+	STAT_KUNWIND_WALKS,	/* kunwind: walks timed */
+	STAT_KUNWIND_FRAMES,	/* kunwind: frames they found */
 	STAT_NR,
 };
 
