@@ -83,6 +83,7 @@ struct recorder {
 	struct kunwind kw;
 	bool kw_ready;
 	uint64_t check_compared, check_mismatched, check_prefix;
+	double kw_setup_s;		/* -p: targets' tables loaded and lists written */
 	/* scratch for building one stack key */
 	uint8_t *key_buf;
 	struct unwind_frame *uframes;
@@ -912,6 +913,9 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 			(double)st[STAT_KUNWIND_NS] / st[STAT_KUNWIND_WALKS],
 			(double)st[STAT_KUNWIND_FRAMES] / st[STAT_KUNWIND_WALKS],
 			st[STAT_KUNWIND_WALKS]);
+	if (r->kw_ready && r->o->npids)
+		fprintf(stderr, "stitch stats: kernel unwinding: targets' tables loaded in %.0f ms\n",
+			r->kw_setup_s * 1e3);
 	if (r->kw_ready)
 		fprintf(stderr, "stitch stats: kernel unwinding: %zu rows (%.1f MiB of %g) for %"
 			PRIu64 " binaries, %" PRIu64 " over budget, %" PRIu64 " process lists "
@@ -1050,6 +1054,7 @@ static int run(struct recorder *r)
 		trace_tgid(r, r->child);
 		procs_exec(&r->procs, r->child);
 	}
+	start = now_s();
 	for (i = 0; i < o->npids; i++) {
 		trace_tgid(r, o->pids[i]);
 		procs_get(&r->procs, o->pids[i]);
@@ -1057,6 +1062,7 @@ static int run(struct recorder *r)
 			kunwind_mark_dirty(&r->kw, o->pids[i]);
 	}
 	kunwind_update(r);
+	r->kw_setup_s = now_s() - start;
 	if (attach_process_tracking(r) || attach_all(r)) {
 		rc = 1;
 		goto out;

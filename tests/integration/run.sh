@@ -30,6 +30,11 @@ CHAIN=$(realpath "$W/chain")
 gcc -O2 -fno-omit-frame-pointer -g -Wall -Wextra -Werror -pthread \
 	-o "$W/chain-fp" tests/workloads/chain.c || exit 1
 CHAIN_FP=$(realpath "$W/chain-fp")
+gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -shared -fPIC \
+	-o "$W/liblate.so" tests/workloads/late_lib.c || exit 1
+gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$W/late" tests/workloads/late.c -ldl || exit 1
+LATE=$(realpath "$W/late")
+LIBLATE=$(realpath "$W/liblate.so")
 
 # The chain every workload mode runs, as a folded regex.
 MAIN_ABC=';main;a;b;c(;|$| )'
@@ -177,6 +182,25 @@ test_kernel_unwind_falls_back_where_it_cannot() {
 	cat "$TMP/fb.err"
 	expect_grep "$TMP/fb.err" '^stitch: unwind tables need more than --max-table-mb 0.1'
 	expect_ge "% complete" "$(share "$TMP/fb.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
+}
+
+test_kernel_unwind_library_loaded_late() {
+	# liblate.so is mapped 0.5 s into the run: its first events are copied
+	# (the kernel has no table for it yet), then walked in the kernel.
+	"$STITCH" record --stats -F 499 -o "$TMP/late.folded" -- "$LATE" "$LIBLATE" 0.5 1.5 \
+		2>"$TMP/late.err"
+	cat "$TMP/late.err"
+	show "$TMP/late.folded"
+	expect_ge "samples in the late library" "$(total "$TMP/late.folded" ';late_inner ')" 150
+	expect_ge "% complete through it" "$(share "$TMP/late.folded" ';late_inner ' \
+		"^late;$LIBC_START;main;run_late;late_burn;late_inner [0-9]+$")" 95
+	# Walked in the kernel once its table is in: most events are not copies.
+	local copied walks
+	copied=$(sed -n 's/.* \([0-9]*\) events copied while tables were missing$/\1/p' "$TMP/late.err")
+	walks=$(sed -n 's/.*frames per walk (\([0-9]*\) walks)$/\1/p' "$TMP/late.err")
+	expect_ge "kernel walks" "${walks:-0}" 150
+	expect_ge "walks not copied, %" "$(( (${walks:-0} - ${copied:-0}) * 100 / ${walks:-1} ))" 80
+	check_mode late 80 -F 499 -- "$LATE" "$LIBLATE" 0.3 1
 }
 
 # ---- syscalls, uprobes, USDT -----------------------------------------------
