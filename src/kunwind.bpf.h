@@ -208,6 +208,164 @@ static __always_inline int kunwind_capture(struct sample_event *e, __u32 tgid, _
 	return kunwind_mode == KUNWIND_MODE_CHECK ? STITCH_USTACK_ROOM : -1;
 }
 
+/* ---- counting in the kernel (--unwind=kernel without per-event records) ---- */
+
+const volatile bool kunwind_count_in_kernel;
+
+#ifndef EFAULT
+#define EFAULT 14
+#endif
+#ifndef EEXIST
+#define EEXIST 17
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, KAGG_KSTACK_DEPTH * sizeof(__u64));
+} kagg_kstacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct kagg_ustack);
+} kagg_ustacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct kagg_key);
+	__type(value, __u64);
+} kagg_counts SEC(".maps");
+
+/* Where a user stack is built before it is hashed and stored; per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kagg_ustack);
+} kagg_scratch SEC(".maps");
+
+struct kagg_cmp {
+	const struct kagg_ustack *a, *b;
+	__u64 hash;
+	int differ;
+};
+
+static long kagg_hash_cb(__u64 i, void *ctx)
+{
+	struct kagg_cmp *c = ctx;
+	__u64 w = c->a->words[i & (KUNWIND_MAX_FRAMES - 1)];
+
+	c->hash = (c->hash ^ w) * 0x100000001b3ull;
+	c->hash ^= c->hash >> 29;
+	return 0;
+}
+
+static long kagg_cmp_cb(__u64 i, void *ctx)
+{
+	struct kagg_cmp *c = ctx;
+
+	if (c->a->words[i & (KUNWIND_MAX_FRAMES - 1)] != c->b->words[i & (KUNWIND_MAX_FRAMES - 1)]) {
+		c->differ = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Count this event under (pid, tid, comm, event, kernel stack, user stack)
+ * if the kernel can walk its user stack and has room: returns true when
+ * counted, false when the event must go to user space as a record.
+ */
+static __always_inline bool kunwind_count_event(void *ctx, __u32 tgid, __u32 tid,
+						__u32 event_idx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct kagg_cmp c = {};
+	struct kagg_ustack *u, *old;
+	struct kagg_key key = {};
+	struct pt_regs *regs;
+	__u32 zero = 0, n;
+	__u64 one = 1, *cnt, t0;
+	__u8 stop = 0;
+	long err;
+
+	if (!kunwind_count_in_kernel || (task->flags & PF_KTHREAD) || !task->mm)
+		return false;
+	u = bpf_map_lookup_elem(&kagg_scratch, &zero);
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!u || !regs)
+		return false;
+	t0 = bpf_ktime_get_ns();
+	n = kunwind_user(tgid, BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp),
+			 BPF_CORE_READ(regs, bp), BPF_CORE_READ(task, mm, start_stack) + 8,
+			 u->words, &stop);
+	add_stat(STAT_KUNWIND_NS, bpf_ktime_get_ns() - t0);
+	add_stat(STAT_KUNWIND_WALKS, 1);
+	add_stat(STAT_KUNWIND_FRAMES, n);
+	if (stop == KUNWIND_STOP_FALLBACK || n > KUNWIND_MAX_FRAMES)
+		return false;
+	u->n = n;
+	u->stop = stop;
+	c.a = u;
+	c.hash = 0xcbf29ce484222325ull ^ n ^ ((__u64)stop << 32);
+	bpf_loop(n, kagg_hash_cb, &c, 0);
+
+	/* Store the stack once; an equal hash must be an equal stack. */
+	err = bpf_map_update_elem(&kagg_ustacks, &c.hash, u, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		old = bpf_map_lookup_elem(&kagg_ustacks, &c.hash);
+		if (!old || old->n != n || old->stop != stop)
+			goto collision;
+		c.b = old;
+		bpf_loop(n, kagg_cmp_cb, &c, 0);
+		if (c.differ)
+			goto collision;
+	} else if (err) {
+		count(STAT_KAGG_FULL);
+		return false;
+	}
+	/* The kernel stack map compares stacks too: a collision is -EEXIST. */
+	key.kstack_id = bpf_get_stackid(ctx, &kagg_kstacks, 0);
+	if (key.kstack_id == -EEXIST)
+		goto collision;
+	if (key.kstack_id < 0 && key.kstack_id != -EFAULT) {
+		count(STAT_KAGG_FULL);
+		return false;
+	}
+	key.pid = tgid;
+	key.tid = tid;
+	key.event_idx = event_idx;
+	key.uhash = c.hash;
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	cnt = bpf_map_lookup_elem(&kagg_counts, &key);
+	if (cnt) {
+		__sync_fetch_and_add(cnt, 1);
+		return true;
+	}
+	err = bpf_map_update_elem(&kagg_counts, &key, &one, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		cnt = bpf_map_lookup_elem(&kagg_counts, &key);
+		if (cnt) {
+			__sync_fetch_and_add(cnt, 1);
+			return true;
+		}
+	}
+	if (err) {
+		count(STAT_KAGG_FULL);
+		return false;
+	}
+	return true;
+collision:
+	count(STAT_KAGG_COLLISION);
+	return false;
+}
+
 /* A process that execs keeps its pid but not its mappings: forget the list. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(kunwind_on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)

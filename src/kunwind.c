@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 
 #include "kunwind.h"
+#include "stacks.h"
 
 struct kunwind_bin {
 	struct hmap_node node;
@@ -304,4 +305,96 @@ void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs
 		}
 	}
 	kw->nlive = keep;
+}
+
+int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int stop,
+		   struct uframe *uf)
+{
+	int i;
+
+	if (stop < KUNWIND_STOP_END || stop > KUNWIND_STOP_BAD || n < 0 ||
+	    n > KUNWIND_MAX_FRAMES)
+		return -1;
+	for (i = 0; i < n; i++) {
+		uint64_t w = words[i];
+
+		memset(&uf[i], 0, sizeof(uf[i]));
+		uf[i].exact = !!(w & KFRAME_EXACT);
+		if (w & KFRAME_IN_BINARY) {
+			uf[i].kind = UFRAME_ELF;
+			uf[i].bin = kunwind_slot_binary(kw, (w >> KFRAME_SLOT_SHIFT) &
+							    KFRAME_SLOT_MASK);
+			uf[i].addr = (uint32_t)w;
+			if (!uf[i].bin)
+				return -1;
+		} else {
+			uf[i].kind = UFRAME_UNKNOWN;
+			uf[i].addr = w & KFRAME_ADDR_MASK;
+		}
+	}
+	/* As the user-space unwinder marks it: the stack goes on, or was cut. */
+	if (stop != KUNWIND_STOP_END && !(n && uf[n - 1].kind == UFRAME_UNKNOWN)) {
+		memset(&uf[n], 0, sizeof(uf[n]));
+		uf[n].kind = stop == KUNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
+		n++;
+	}
+	return n;
+}
+
+int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
+			    int ustacks_fd, struct stack_table *stacks, uint64_t *stops,
+			    uint64_t *bytes)
+{
+	size_t kbytes = sizeof(struct stack_key) + KAGG_KSTACK_DEPTH * sizeof(uint64_t) +
+			(KUNWIND_MAX_FRAMES + 1) * sizeof(struct uframe);
+	struct stack_key *sk = malloc(kbytes);
+	struct kagg_ustack *u = malloc(sizeof(*u));
+	uint64_t kips[KAGG_KSTACK_DEPTH], count;
+	struct kagg_key key, next;
+	int64_t total = 0;
+	void *prev = NULL;
+	int nk, nu, err = 0;
+
+	if (!sk || !u) {
+		free(sk);
+		free(u);
+		return -ENOMEM;
+	}
+	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(counts_fd, &key, &count) != 0 ||
+		    bpf_map_lookup_elem(ustacks_fd, &key.uhash, u) != 0)
+			continue;
+		*bytes += sizeof(key) + sizeof(count) + 8 + u->n * 8ull;
+		memset(sk, 0, sizeof(*sk));
+		sk->pid = key.pid;
+		sk->tid = key.tid;
+		sk->event_idx = key.event_idx;
+		memcpy(sk->comm, key.comm, sizeof(sk->comm));
+		nk = 0;
+		if (key.kstack_id >= 0 &&
+		    bpf_map_lookup_elem(kstacks_fd, &key.kstack_id, kips) == 0) {
+			*bytes += sizeof(kips);
+			while (nk < KAGG_KSTACK_DEPTH && kips[nk]) {
+				((uint64_t *)(sk + 1))[nk] = kips[nk];
+				nk++;
+			}
+		}
+		sk->nkernel = nk;
+		nu = kunwind_decode(kw, (const uint64_t *)u->words, u->n, u->stop,
+				    (struct uframe *)((uint64_t *)(sk + 1) + nk));
+		if (nu < 0) {
+			err = -EINVAL;
+			continue;
+		}
+		sk->nuser = nu;
+		stops[u->stop] += count;
+		stacks_add_n(stacks, sk, sizeof(*sk) + nk * sizeof(uint64_t) +
+			     nu * sizeof(struct uframe), count);
+		total += count;
+	}
+	free(sk);
+	free(u);
+	return err && !total ? err : total;
 }

@@ -85,6 +85,28 @@ struct ku_state {
 	__u32 hint;		/* index of the last mapping found: callers often share it */
 };
 
+/*
+ * In-kernel counting (kagg_* maps): identical events are counted under one
+ * key; the stacks themselves are stored once.  A key names its user stack
+ * by a 64-bit hash, so the kernel compares every stored stack with the one
+ * it hashed before counting: a collision sends the event to user space
+ * rather than count it under another stack.
+ */
+#define KAGG_KSTACK_DEPTH 127	/* perf_event_max_stack's default */
+
+struct kagg_key {
+	__u32 pid, tid, event_idx;
+	__s32 kstack_id;	/* in kagg_kstacks; < 0: none */
+	__u64 uhash;		/* in kagg_ustacks */
+	char comm[16];
+};
+
+struct kagg_ustack {
+	__u32 n;		/* frame words */
+	__u32 stop;		/* KUNWIND_STOP_* */
+	__u64 words[KUNWIND_MAX_FRAMES];
+};
+
 /* --unwind */
 enum kunwind_mode {
 	KUNWIND_MODE_COPY = 0,	/* copy stack bytes, unwind in user space */
@@ -146,6 +168,24 @@ void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs
 
 /* The binary behind a frame word's slot, or NULL. */
 struct binary *kunwind_slot_binary(const struct kunwind *kw, uint32_t slot);
+
+struct uframe;
+struct stack_table;
+/*
+ * Frame words -> user frames, with the [truncated] or cut marker the stop
+ * reason calls for (uf needs n + 1 entries).  Returns the count, or -1 if
+ * a word names no binary we gave out.
+ */
+int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int stop,
+		   struct uframe *uf);
+/*
+ * Add the kernel's counts (kagg_* maps) to stacks.  stops[] (indexed by
+ * stop reason, 1..5) and *bytes (read from the kernel) are accumulated.
+ * Returns the number of events counted, or -errno.
+ */
+int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
+			    int ustacks_fd, struct stack_table *stacks, uint64_t *stops,
+			    uint64_t *bytes);
 
 /*
  * Build a kunwind_proc from a process's mappings, giving binaries slots and

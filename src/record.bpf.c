@@ -149,6 +149,11 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	if (!e)
 		return 0;
 	count(STAT_EVENTS);
+	/* kunwind: counted in the kernel, nothing to send */
+	if (kunwind_count_event(ctx, tgid, tid, event_idx)) {
+		count(STAT_KAGG_COUNTED);
+		return 0;
+	}
 
 	e->time_ns = bpf_ktime_get_ns();
 	e->pid = tgid;

@@ -61,6 +61,7 @@ struct record_opts {
 	char **command;
 	int unwind_mode;		/* enum kunwind_mode */
 	bool unwind_asked;		/* --unwind given: no silent fallback */
+	bool per_event;			/* --per-event: no counting in the kernel */
 	double max_table_mb;
 };
 
@@ -141,6 +142,8 @@ static void usage(FILE *f)
 "                           (copy --stack-bytes of stack per event, unwind in\n"
 "                           user space), check (both, compared frame for frame)\n"
 "      --max-table-mb N     memory for in-kernel unwind tables (default %d)\n"
+"      --per-event          send every event to user space; by default events\n"
+"                           the kernel unwinds are counted in the kernel\n"
 "      --stats              what recording cost and how stacks ended: bytes\n"
 "                           and BPF time per event (BPF time needs sysctl\n"
 "                           kernel.bpf_stats_enabled=1), unwind outcomes\n"
@@ -218,7 +221,8 @@ static int parse_pids(struct record_opts *o, const char *arg)
 	return rc;
 }
 
-enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB };
+enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
+       OPT_PER_EVENT };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -235,6 +239,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "max-table-mb", required_argument, NULL, OPT_MAX_TABLE_MB },
+		{ "per-event", no_argument, NULL, OPT_PER_EVENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -319,6 +324,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			else
 				return fail_usage("--unwind: '%s' is not kernel, copy or check", optarg);
 			o->unwind_asked = true;
+			break;
+		case OPT_PER_EVENT:
+			o->per_event = true;
 			break;
 		case OPT_MAX_TABLE_MB: {
 			char *end;
@@ -424,30 +432,8 @@ static int frames_from_copy(struct recorder *r, const struct sample_event *e, st
 static int frames_from_kernel(struct recorder *r, const struct sample_event *e,
 			      struct uframe *uf, enum unwind_stop *why)
 {
-	const uint64_t *words = (const uint64_t *)e->ustack;
-	int i;
-
-	if (e->ustop < UNWIND_STOP_END || e->ustop > UNWIND_STOP_BAD)
-		return -1;
 	*why = e->ustop;
-	for (i = 0; i < e->nuframes; i++) {
-		uint64_t w = words[i];
-
-		memset(&uf[i], 0, sizeof(uf[i]));
-		uf[i].exact = !!(w & KFRAME_EXACT);
-		if (w & KFRAME_IN_BINARY) {
-			uf[i].kind = UFRAME_ELF;
-			uf[i].bin = kunwind_slot_binary(&r->kw, (w >> KFRAME_SLOT_SHIFT) &
-							       KFRAME_SLOT_MASK);
-			uf[i].addr = (uint32_t)w;
-			if (!uf[i].bin)
-				return -1;
-		} else {
-			uf[i].kind = UFRAME_UNKNOWN;
-			uf[i].addr = w & KFRAME_ADDR_MASK;
-		}
-	}
-	return end_marker(uf, e->nuframes, *why);
+	return kunwind_decode(&r->kw, (const uint64_t *)e->ustack, e->nuframes, e->ustop, uf);
 }
 
 static bool uframe_eq(const struct uframe *a, const struct uframe *b)
@@ -606,6 +592,8 @@ static int load_bpf(struct recorder *r)
 		return -errno;
 	}
 	r->skel->rodata->kunwind_mode = o->unwind_mode;
+	r->skel->rodata->kunwind_count_in_kernel = o->unwind_mode == KUNWIND_MODE_KERNEL &&
+						   !o->per_event;
 	/* Copy mode needs no tables: keep the row array minimal. */
 	bpf_map__set_max_entries(r->skel->maps.kunwind_rows,
 				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :
@@ -909,6 +897,11 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		r->unwind_stops[UNWIND_STOP_BAD], ends);
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
+	if (r->kw_ready)
+		fprintf(stderr, "stitch stats: counted in the kernel %" PRIu64 ", sent as records "
+			"%" PRIu64 " (maps full %" PRIu64 ", hash collisions %" PRIu64 ")\n",
+			st[STAT_KAGG_COUNTED], st[STAT_EVENTS] - st[STAT_KAGG_COUNTED],
+			st[STAT_KAGG_FULL], st[STAT_KAGG_COLLISION]);
 	if (st[STAT_KUNWIND_WALKS])
 		fprintf(stderr, "stitch stats: kernel unwinding: %.0f ns per walk, %.1f frames "
 			"per walk (%" PRIu64 " walks)\n",
@@ -1130,6 +1123,16 @@ static int run(struct recorder *r)
 	perf_tracker_drain(&r->ptrack);
 	perf_tracker_apply(&r->ptrack, &r->procs, UINT64_MAX);
 
+	if (r->kw_ready && r->skel->rodata->kunwind_count_in_kernel) {
+		int64_t n = kunwind_read_counts(&r->kw, bpf_map__fd(r->skel->maps.kagg_counts),
+						bpf_map__fd(r->skel->maps.kagg_kstacks),
+						bpf_map__fd(r->skel->maps.kagg_ustacks), &r->stacks,
+						r->unwind_stops, &r->bytes_received);
+
+		if (n < 0)
+			fprintf(stderr, "stitch: reading the kernel's counts failed: %s\n",
+				strerror((int)-n));
+	}
 	read_stats(r, st);
 	report_losses(r, st);
 	if (o->unwind_mode == KUNWIND_MODE_CHECK)
