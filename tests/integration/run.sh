@@ -203,6 +203,37 @@ test_kernel_unwind_library_loaded_late() {
 	check_mode late 80 -F 499 -- "$LATE" "$LIBLATE" 0.3 1
 }
 
+test_kernel_counts_hot_syscall_without_loss() {
+	# The same flood, frozen reader and a 1 MiB ring: counted in the kernel,
+	# nothing is lost, and every event is in the output with its full stack.
+	"$STITCH" record --stats --ringbuf-mb 1 -e syscall:getppid -o "$TMP/hot.folded" \
+		-- "$CHAIN" syscall 1.5 2>"$TMP/hot.err" &
+	local st=$! i
+	for i in $(seq 100); do
+		bpftool prog show 2>/dev/null | grep -q 'name on_tracepoint' && break
+		sleep 0.1
+	done
+	sleep 0.3
+	kill -STOP "$st"
+	sleep 0.5
+	kill -CONT "$st"
+	wait "$st"
+	cat "$TMP/hot.err"
+	show "$TMP/hot.folded"
+	local events counted
+	events=$(sed -n 's/^stitch stats: events \([0-9]*\), received.*/\1/p' "$TMP/hot.err")
+	counted=$(sed -n 's/^stitch stats: counted in the kernel \([0-9]*\),.*/\1/p' "$TMP/hot.err")
+	! grep -q LOST "$TMP/hot.err" || die "events were lost"
+	expect_ge "events" "${events:-0}" 100000
+	expect_eq "events in the output" "$(total "$TMP/hot.folded")" "$events"
+	expect_ge "% counted in the kernel" "$(( ${counted:-0} * 100 / ${events:-1} ))" 90
+	expect_ge "% with main;a;b;c;getppid then kernel frames" \
+		"$(share "$TMP/hot.folded" '^chain;' "$COMPLETE;main;a;b;c;getppid;entry_SYSCALL_64_after_hwframe_\\[k\\];do_syscall_64_\\[k\\];")" 99
+	local bytes
+	bytes=$(sed -n 's/^stitch stats: .*bytes\/event \([0-9]*\)$/\1/p' "$TMP/hot.err")
+	expect_ge "bytes per event at most 64" "$((64 - ${bytes:-99999}))" 0
+}
+
 # ---- syscalls, uprobes, USDT -----------------------------------------------
 
 test_syscall_stacks() {
@@ -320,7 +351,8 @@ test_short_lived_under_all() {
 test_lost_events_counted_exactly() {
 	# Freeze stitch while a syscall flood fills a 1 MiB ring: events must be
 	# lost, and every event must be either received or counted as lost.
-	"$STITCH" record --stats --ringbuf-mb 1 -e syscall:getppid -o "$TMP/lost.folded" \
+	# --per-event: every event through the ring (counted in the kernel, none would be lost).
+	"$STITCH" record --stats --per-event --ringbuf-mb 1 -e syscall:getppid -o "$TMP/lost.folded" \
 		-- "$CHAIN" syscall 1.5 2>"$TMP/lost.err" &
 	local st=$! i
 	for i in $(seq 100); do
