@@ -211,6 +211,8 @@ static __always_inline int kunwind_capture(struct sample_event *e, __u32 tgid, _
 /* ---- counting in the kernel (--unwind=kernel without per-event records) ---- */
 
 const volatile bool kunwind_count_in_kernel;
+/* Written by user space while running (see kagg_key.epoch). */
+volatile __u32 kagg_epoch;
 
 #ifndef EFAULT
 #define EFAULT 14
@@ -342,6 +344,7 @@ static __always_inline bool kunwind_count_event(void *ctx, __u32 tgid, __u32 tid
 	key.tid = tid;
 	key.event_idx = event_idx;
 	key.uhash = c.hash;
+	key.epoch = kagg_epoch;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	cnt = bpf_map_lookup_elem(&kagg_counts, &key);
 	if (cnt) {

@@ -341,59 +341,93 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 	return n;
 }
 
+/* One count key into stacks; false if its stacks are gone or malformed. */
+static bool add_count(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+		      const struct kagg_key *key, uint64_t count, struct stack_key *sk,
+		      struct kagg_ustack *u, struct stack_table *stacks, uint64_t *stops,
+		      uint64_t *bytes)
+{
+	uint64_t kips[KAGG_KSTACK_DEPTH];
+	int nk = 0, nu;
+
+	if (bpf_map_lookup_elem(ustacks_fd, &key->uhash, u) != 0)
+		return false;
+	*bytes += sizeof(*key) + sizeof(count) + 8 + u->n * 8ull;
+	memset(sk, 0, sizeof(*sk));
+	sk->pid = key->pid;
+	sk->tid = key->tid;
+	sk->event_idx = key->event_idx;
+	memcpy(sk->comm, key->comm, sizeof(sk->comm));
+	if (key->kstack_id >= 0 &&
+	    bpf_map_lookup_elem(kstacks_fd, &key->kstack_id, kips) == 0) {
+		*bytes += sizeof(kips);
+		while (nk < KAGG_KSTACK_DEPTH && kips[nk]) {
+			((uint64_t *)(sk + 1))[nk] = kips[nk];
+			nk++;
+		}
+	}
+	sk->nkernel = nk;
+	nu = kunwind_decode(kw, (const uint64_t *)u->words, u->n, u->stop,
+			    (struct uframe *)((uint64_t *)(sk + 1) + nk));
+	if (nu < 0)
+		return false;
+	sk->nuser = nu;
+	stops[u->stop] += count;
+	stacks_add_n(stacks, sk, sizeof(*sk) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe),
+		     count);
+	return true;
+}
+
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
-			    int ustacks_fd, struct stack_table *stacks, uint64_t *stops,
-			    uint64_t *bytes)
+			    int ustacks_fd, int64_t epoch, struct stack_table *stacks,
+			    uint64_t *stops, uint64_t *bytes)
 {
 	size_t kbytes = sizeof(struct stack_key) + KAGG_KSTACK_DEPTH * sizeof(uint64_t) +
 			(KUNWIND_MAX_FRAMES + 1) * sizeof(struct uframe);
 	struct stack_key *sk = malloc(kbytes);
 	struct kagg_ustack *u = malloc(sizeof(*u));
-	uint64_t kips[KAGG_KSTACK_DEPTH], count;
-	struct kagg_key key, next;
+	struct kagg_key key, *keys = NULL;
+	size_t nkeys = 0, cap = 0, i;
 	int64_t total = 0;
 	void *prev = NULL;
-	int nk, nu, err = 0;
+	uint64_t count;
+	int err = 0;
 
 	if (!sk || !u) {
-		free(sk);
-		free(u);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
-	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(counts_fd, &key, &count) != 0 ||
-		    bpf_map_lookup_elem(ustacks_fd, &key.uhash, u) != 0)
-			continue;
-		*bytes += sizeof(key) + sizeof(count) + 8 + u->n * 8ull;
-		memset(sk, 0, sizeof(*sk));
-		sk->pid = key.pid;
-		sk->tid = key.tid;
-		sk->event_idx = key.event_idx;
-		memcpy(sk->comm, key.comm, sizeof(sk->comm));
-		nk = 0;
-		if (key.kstack_id >= 0 &&
-		    bpf_map_lookup_elem(kstacks_fd, &key.kstack_id, kips) == 0) {
-			*bytes += sizeof(kips);
-			while (nk < KAGG_KSTACK_DEPTH && kips[nk]) {
-				((uint64_t *)(sk + 1))[nk] = kips[nk];
-				nk++;
+	/* Collect first: deleting while walking a hash map can restart the walk. */
+	while (bpf_map_get_next_key(counts_fd, prev, &key) == 0) {
+		if (nkeys == cap) {
+			size_t c = cap ? cap * 2 : 1024;
+			struct kagg_key *k = realloc(keys, c * sizeof(*k));
+
+			if (!k) {
+				err = -ENOMEM;
+				goto out;
 			}
+			keys = k;
+			cap = c;
 		}
-		sk->nkernel = nk;
-		nu = kunwind_decode(kw, (const uint64_t *)u->words, u->n, u->stop,
-				    (struct uframe *)((uint64_t *)(sk + 1) + nk));
-		if (nu < 0) {
-			err = -EINVAL;
-			continue;
-		}
-		sk->nuser = nu;
-		stops[u->stop] += count;
-		stacks_add_n(stacks, sk, sizeof(*sk) + nk * sizeof(uint64_t) +
-			     nu * sizeof(struct uframe), count);
-		total += count;
+		keys[nkeys] = key;
+		prev = &keys[nkeys++];
 	}
+	for (i = 0; i < nkeys; i++) {
+		if (epoch >= 0 && keys[i].epoch != (uint32_t)epoch)
+			continue;
+		if (bpf_map_lookup_elem(counts_fd, &keys[i], &count) != 0)
+			continue;
+		if (epoch >= 0)
+			bpf_map_delete_elem(counts_fd, &keys[i]);
+		if (add_count(kw, kstacks_fd, ustacks_fd, &keys[i], count, sk, u, stacks, stops,
+			      bytes))
+			total += count;
+		else
+			err = -EINVAL;
+	}
+out:
+	free(keys);
 	free(sk);
 	free(u);
 	return err && !total ? err : total;

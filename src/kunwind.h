@@ -99,6 +99,13 @@ struct kagg_key {
 	__s32 kstack_id;	/* in kagg_kstacks; < 0: none */
 	__u64 uhash;		/* in kagg_ustacks */
 	char comm[16];
+	/*
+	 * kagg_epoch when counted: user space moves the epoch on, lets the
+	 * programs still counting under the old one finish, then reads and
+	 * deletes the old epoch's keys without racing an increment.
+	 */
+	__u32 epoch;
+	__u32 pad;
 };
 
 struct kagg_ustack {
@@ -179,13 +186,14 @@ struct stack_table;
 int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int stop,
 		   struct uframe *uf);
 /*
- * Add the kernel's counts (kagg_* maps) to stacks.  stops[] (indexed by
- * stop reason, 1..5) and *bytes (read from the kernel) are accumulated.
- * Returns the number of events counted, or -errno.
+ * Add the kernel's counts (kagg_* maps) to stacks: those of one epoch,
+ * deleted once read (epoch >= 0), or all of them, left in place (-1).
+ * stops[] (indexed by stop reason, 1..5) and *bytes (read from the
+ * kernel) are accumulated.  Returns the number of events counted, or -errno.
  */
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
-			    int ustacks_fd, struct stack_table *stacks, uint64_t *stops,
-			    uint64_t *bytes);
+			    int ustacks_fd, int64_t epoch, struct stack_table *stacks,
+			    uint64_t *stops, uint64_t *bytes);
 
 /*
  * Build a kunwind_proc from a process's mappings, giving binaries slots and

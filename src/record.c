@@ -85,6 +85,8 @@ struct recorder {
 	bool kw_ready;
 	uint64_t check_compared, check_mismatched, check_prefix;
 	double kw_setup_s;		/* -p: targets' tables loaded and lists written */
+	int64_t kagg_pending;		/* epoch to read at the next poll, or -1 */
+	double kagg_next_flip;
 	/* scratch for building one stack key */
 	uint8_t *key_buf;
 	struct unwind_frame *uframes;
@@ -747,6 +749,41 @@ static void kunwind_update(struct recorder *r)
 		kunwind_refresh(&r->kw, &r->bins, &r->procs, model_behind, r);
 }
 
+/* Events counted in the kernel, of one epoch (deleted from the map) or all (-1). */
+static void kernel_counts_read(struct recorder *r, int64_t epoch)
+{
+	int64_t n;
+
+	if (!r->kw_ready || !r->skel->rodata->kunwind_count_in_kernel)
+		return;
+	n = kunwind_read_counts(&r->kw, bpf_map__fd(r->skel->maps.kagg_counts),
+				bpf_map__fd(r->skel->maps.kagg_kstacks),
+				bpf_map__fd(r->skel->maps.kagg_ustacks), epoch, &r->stacks,
+				r->unwind_stops, &r->bytes_received);
+	if (n < 0)
+		fprintf(stderr, "stitch: reading the kernel's counts failed: %s\n",
+			strerror((int)-n));
+}
+
+/*
+ * Every second, move the kernel to a new epoch; a poll later (programs
+ * never run that long) the previous epoch is complete: read and free it.
+ */
+static void kernel_counts_tick(struct recorder *r, double now)
+{
+	if (!r->kw_ready || !r->skel->rodata->kunwind_count_in_kernel)
+		return;
+	if (r->kagg_pending >= 0) {
+		kernel_counts_read(r, r->kagg_pending);
+		r->kagg_pending = -1;
+	}
+	if (now >= r->kagg_next_flip) {
+		r->kagg_pending = r->skel->bss->kagg_epoch;
+		__atomic_store_n(&r->skel->bss->kagg_epoch, r->kagg_pending + 1, __ATOMIC_RELEASE);
+		r->kagg_next_flip = now + 1.0;
+	}
+}
+
 static bool targets_alive(struct recorder *r)
 {
 	int i;
@@ -1104,6 +1141,7 @@ static int run(struct recorder *r)
 		if (n >= 0)
 			n = ring_buffer__consume(r->rb);
 		kunwind_update(r);
+		kernel_counts_tick(r, now_s());
 
 		if (n < 0 && n != -EINTR) {
 			fprintf(stderr, "stitch record: reading events failed: %s\n", strerror(-n));
@@ -1123,16 +1161,7 @@ static int run(struct recorder *r)
 	perf_tracker_drain(&r->ptrack);
 	perf_tracker_apply(&r->ptrack, &r->procs, UINT64_MAX);
 
-	if (r->kw_ready && r->skel->rodata->kunwind_count_in_kernel) {
-		int64_t n = kunwind_read_counts(&r->kw, bpf_map__fd(r->skel->maps.kagg_counts),
-						bpf_map__fd(r->skel->maps.kagg_kstacks),
-						bpf_map__fd(r->skel->maps.kagg_ustacks), &r->stacks,
-						r->unwind_stops, &r->bytes_received);
-
-		if (n < 0)
-			fprintf(stderr, "stitch: reading the kernel's counts failed: %s\n",
-				strerror((int)-n));
-	}
+	kernel_counts_read(r, -1);	/* the rest: nothing counts any more */
 	read_stats(r, st);
 	report_losses(r, st);
 	if (o->unwind_mode == KUNWIND_MODE_CHECK)
@@ -1177,6 +1206,7 @@ int cmd_record(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	r.child = -1;
+	r.kagg_pending = -1;
 	r.key_buf = malloc(sizeof(struct stack_key) + STITCH_MAX_KSTACK * sizeof(uint64_t) +
 			   (MAX_UFRAMES + 1) * sizeof(struct uframe));
 	r.uframes = malloc(MAX_UFRAMES * sizeof(*r.uframes));
