@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <bpf/bpf.h>
 
@@ -21,8 +23,12 @@ struct kunwind_bin {
 	struct binary *bin;
 	uint32_t slot;
 	uint32_t row_first, row_nr;
-	bool loaded;		/* false: did not fit the budget */
+	uint32_t refs;		/* kernel lists that map it */
+	bool loaded;		/* false: did not fit the budget, or dropped */
+	bool refused;		/* counted once in tables_refused */
 };
+
+static void live_drop(struct kunwind *kw, size_t i);
 
 static bool bin_eq(const struct hmap_node *n, const void *key)
 {
@@ -74,11 +80,15 @@ void kunwind_free(struct kunwind *kw)
 		else
 			free(kw->rows_mem);
 	}
+	/* Lists first: dropping them looks their binaries up. */
+	while (kw->nlive)
+		live_drop(kw, kw->nlive - 1);
 	hmap_free_all(&kw->by_bin);
 	free(kw->slots);
 	free(kw->dirty);
 	free(kw->live);
-	free(kw->live_hash);
+	free(kw->free);
+	free(kw->retired);
 	free(kw->scratch);
 	free(kw->check);
 	memset(kw, 0, sizeof(*kw));
@@ -89,17 +99,158 @@ struct binary *kunwind_slot_binary(const struct kunwind *kw, uint32_t slot)
 	return slot < kw->nslots ? kw->slots[slot] : NULL;
 }
 
-/* The binary's slot and row range, loading its table on first sight. */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ---- row ranges: first fit from freed ranges, else past the high-water mark ---- */
+
+static bool rows_alloc(struct kunwind *kw, size_t nr, uint32_t *first)
+{
+	size_t i;
+
+	for (i = 0; i < kw->nfree; i++) {
+		struct kunwind_range *f = &kw->free[i];
+
+		if (f->nr < nr)
+			continue;
+		*first = f->first;
+		f->first += nr;
+		f->nr -= nr;
+		if (!f->nr)
+			memmove(f, f + 1, (--kw->nfree - i) * sizeof(*f));
+		return true;
+	}
+	if (nr > kw->rows_cap - kw->rows_used)
+		return false;
+	*first = kw->rows_used;
+	kw->rows_used += nr;
+	return true;
+}
+
+/* A range no list points at any more: reusable once running programs are done with it. */
+static void rows_retire(struct kunwind *kw, uint32_t first, uint32_t nr)
+{
+	struct kunwind_range *r;
+
+	if (!nr)
+		return;
+	if (kw->nretired == kw->retired_cap) {
+		size_t cap = kw->retired_cap ? kw->retired_cap * 2 : 16;
+		struct kunwind_range *n = realloc(kw->retired, cap * sizeof(*n));
+
+		if (!n)
+			return;	/* leaked to the budget, never reused: safe */
+		kw->retired = n;
+		kw->retired_cap = cap;
+	}
+	r = &kw->retired[kw->nretired++];
+	r->first = first;
+	r->nr = nr;
+	r->gen = mono_ns();
+	kw->rows_live -= nr;
+}
+
+/* Insert into the sorted free list, merging neighbours. */
+static void rows_free(struct kunwind *kw, uint32_t first, uint32_t nr)
+{
+	size_t i = 0;
+
+	while (i < kw->nfree && kw->free[i].first < first)
+		i++;
+	if (i > 0 && kw->free[i - 1].first + kw->free[i - 1].nr == first) {
+		kw->free[i - 1].nr += nr;
+		if (i < kw->nfree && first + nr == kw->free[i].first) {
+			kw->free[i - 1].nr += kw->free[i].nr;
+			memmove(&kw->free[i], &kw->free[i + 1], (--kw->nfree - i) * sizeof(kw->free[0]));
+		}
+		return;
+	}
+	if (i < kw->nfree && first + nr == kw->free[i].first) {
+		kw->free[i].first = first;
+		kw->free[i].nr += nr;
+		return;
+	}
+	if (kw->nfree == kw->free_cap) {
+		size_t cap = kw->free_cap ? kw->free_cap * 2 : 16;
+		struct kunwind_range *n = realloc(kw->free, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		kw->free = n;
+		kw->free_cap = cap;
+	}
+	memmove(&kw->free[i + 1], &kw->free[i], (kw->nfree - i) * sizeof(kw->free[0]));
+	kw->free[i] = (struct kunwind_range){ first, nr, 0 };
+	kw->nfree++;
+}
+
+/*
+ * Ranges retired 100 ms ago: every program that could have been walking
+ * them when their last list went has finished (a walk takes at most
+ * ~100 us: KUNWIND_MAX_FRAMES steps).
+ */
+static void rows_release(struct kunwind *kw)
+{
+	uint64_t now = mono_ns();
+	size_t i, keep = 0;
+
+	for (i = 0; i < kw->nretired; i++) {
+		if (now - kw->retired[i].gen >= 100000000ull)
+			rows_free(kw, kw->retired[i].first, kw->retired[i].nr);
+		else
+			kw->retired[keep++] = kw->retired[i];
+	}
+	kw->nretired = keep;
+}
+
+/* Put the binary's table in the row array; false if it does not fit. */
+static bool bin_load(struct kunwind *kw, struct binary_cache *bins, struct kunwind_bin *kb)
+{
+	const struct unwind_table *t = binary_table(bins, kb->bin);
+	uint32_t first;
+	size_t i;
+
+	if (!rows_alloc(kw, t->nr, &first)) {
+		if (!kb->refused)
+			kw->tables_refused++;
+		kb->refused = true;
+		if (!kw->over_budget_warned) {
+			kw->over_budget_warned = true;
+			fprintf(stderr, "stitch: unwind tables need more than --max-table-mb %g "
+				"(%s has %zu rows): stacks through it are copied and unwound in "
+				"user space; raise --max-table-mb to keep them in the kernel\n",
+				kw->table_mb, kb->bin->name ? kb->bin->name : kb->bin->path, t->nr);
+		}
+		return false;
+	}
+	for (i = 0; i < t->nr; i++)
+		memcpy(kw->rows_mem + (first + i) * kw->row_stride, &t->rows[i], sizeof(t->rows[i]));
+	kb->row_first = first;
+	kb->row_nr = t->nr;
+	kb->loaded = true;
+	kw->rows_live += t->nr;
+	kw->tables_loaded++;
+	return true;
+}
+
+/* The binary's slot and row range, loading its table when it is not in. */
 static struct kunwind_bin *bin_entry(struct kunwind *kw, struct binary_cache *bins,
 				     struct binary *b)
 {
 	uint64_t h = hash_u64((uintptr_t)b);
 	struct kunwind_bin *kb = (struct kunwind_bin *)hmap_find(&kw->by_bin, h, bin_eq, &b);
-	const struct unwind_table *t;
-	size_t i;
 
-	if (kb)
+	if (kb) {
+		if (!kb->loaded)
+			bin_load(kw, bins, kb);
 		return kb;
+	}
+	/* Slots are never reused: records in flight may still name them. */
 	if (kw->nslots >= KUNWIND_MAX_SLOTS)
 		return NULL;
 	if (kw->nslots == kw->slots_cap) {
@@ -117,28 +268,32 @@ static struct kunwind_bin *bin_entry(struct kunwind *kw, struct binary_cache *bi
 	kb->bin = b;
 	kb->slot = kw->nslots;
 	kw->slots[kw->nslots++] = b;
-	t = binary_table(bins, b);
-	if (t->nr <= kw->rows_cap - kw->rows_used) {
-		kb->row_first = kw->rows_used;
-		kb->row_nr = t->nr;
-		for (i = 0; i < t->nr; i++)
-			memcpy(kw->rows_mem + (kw->rows_used + i) * kw->row_stride, &t->rows[i],
-			       sizeof(t->rows[i]));
-		kw->rows_used += t->nr;
-		kb->loaded = true;
-		kw->tables_loaded++;
-	} else {
-		kw->tables_refused++;
-		if (!kw->over_budget_warned) {
-			kw->over_budget_warned = true;
-			fprintf(stderr, "stitch: unwind tables need more than --max-table-mb %g "
-				"(%s has %zu rows): stacks through it are copied and unwound in "
-				"user space; raise --max-table-mb to keep them in the kernel\n",
-				kw->table_mb, b->name ? b->name : b->path, t->nr);
-		}
-	}
+	bin_load(kw, bins, kb);
 	hmap_insert(&kw->by_bin, &kb->node, h);
 	return kb;
+}
+
+static struct kunwind_bin *bin_of_slot(struct kunwind *kw, uint32_t slot)
+{
+	struct binary *b = kunwind_slot_binary(kw, slot);
+
+	return b ? (struct kunwind_bin *)hmap_find(&kw->by_bin, hash_u64((uintptr_t)b), bin_eq,
+						   &b) : NULL;
+}
+
+/* Tables referenced by the kernel's lists: a table nobody maps any more goes. */
+static void bin_unref(struct kunwind *kw, uint32_t slot)
+{
+	struct kunwind_bin *kb = bin_of_slot(kw, slot);
+
+	if (!kb || !kb->refs || --kb->refs)
+		return;
+	if (kb->loaded) {
+		rows_retire(kw, kb->row_first, kb->row_nr);
+		kb->loaded = false;
+		kb->row_first = kb->row_nr = 0;
+		kw->tables_dropped++;
+	}
 }
 
 int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p,
@@ -185,32 +340,61 @@ static ssize_t live_index(const struct kunwind *kw, uint32_t pid)
 	size_t i;
 
 	for (i = 0; i < kw->nlive; i++)
-		if (kw->live[i] == pid)
+		if (kw->live[i].pid == pid)
 			return i;
 	return -1;
 }
 
-static void live_set(struct kunwind *kw, uint32_t pid, uint64_t hash)
+/* Drop live entry i: its list is gone from the kernel; release its tables. */
+static void live_drop(struct kunwind *kw, size_t i)
+{
+	struct kunwind_live *l = &kw->live[i];
+	uint32_t j;
+
+	for (j = 0; j < l->nslots; j++)
+		bin_unref(kw, l->slots[j]);
+	free(l->slots);
+	kw->live[i] = kw->live[--kw->nlive];
+}
+
+/* Record what pid's list in the kernel now references (slots of list). */
+static void live_set(struct kunwind *kw, uint32_t pid, uint64_t hash,
+		     const struct kunwind_proc *list)
 {
 	ssize_t i = live_index(kw, pid);
+	struct kunwind_live *l;
+	uint32_t j, *slots = malloc((list->nr + 1) * sizeof(*slots)), n = 0;
+	struct kunwind_bin *kb;
 
-	if (i < 0) {
-		if (kw->nlive == kw->live_cap) {
-			size_t cap = kw->live_cap ? kw->live_cap * 2 : 64;
-			uint32_t *l = realloc(kw->live, cap * sizeof(*l));
-			uint64_t *h = l ? realloc(kw->live_hash, cap * sizeof(*h)) : NULL;
-
-			if (l)
-				kw->live = l;
-			if (!h)
-				return;
-			kw->live_hash = h;
-			kw->live_cap = cap;
+	/* Take the new references before dropping the old: shared tables stay. */
+	for (j = 0; slots && j < list->nr; j++) {
+		if (list->maps[j].slot == KUNWIND_NO_SLOT)
+			continue;
+		kb = bin_of_slot(kw, list->maps[j].slot);
+		if (kb) {
+			kb->refs++;
+			slots[n++] = list->maps[j].slot;
 		}
-		i = kw->nlive++;
-		kw->live[i] = pid;
 	}
-	kw->live_hash[i] = hash;
+	if (i >= 0)
+		live_drop(kw, i);
+	if (kw->nlive == kw->live_cap) {
+		size_t cap = kw->live_cap ? kw->live_cap * 2 : 64;
+		struct kunwind_live *nl = realloc(kw->live, cap * sizeof(*nl));
+
+		if (!nl) {
+			/* Cannot track it: keep its references forever rather than free early. */
+			free(slots);
+			return;
+		}
+		kw->live = nl;
+		kw->live_cap = cap;
+	}
+	l = &kw->live[kw->nlive++];
+	l->pid = pid;
+	l->hash = hash;
+	l->slots = slots;
+	l->nslots = slots ? n : 0;
 }
 
 int kunwind_sync_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p)
@@ -229,13 +413,13 @@ int kunwind_sync_proc(struct kunwind *kw, struct binary_cache *bins, const struc
 			  n * sizeof(struct kunwind_map), 0);
 	i = live_index(kw, p->pid);
 	/* Unchanged, and still there (exec and exit remove it in the kernel). */
-	if (i >= 0 && kw->live_hash[i] == hash &&
-	    bpf_map_lookup_elem(kw->procs_fd, &p->pid, kw->check) == 0)
+	if (i >= 0 && kw->live[i].hash == hash &&
+	    (kw->procs_fd < 0 || bpf_map_lookup_elem(kw->procs_fd, &p->pid, kw->check) == 0))
 		return 0;
-	if (bpf_map_update_elem(kw->procs_fd, &p->pid, kw->scratch, BPF_ANY) != 0)
+	if (kw->procs_fd >= 0 && bpf_map_update_elem(kw->procs_fd, &p->pid, kw->scratch, BPF_ANY))
 		return -errno;
 	kw->procs_written++;
-	live_set(kw, p->pid, hash);
+	live_set(kw, p->pid, hash, kw->scratch);
 	return 0;
 }
 
@@ -243,12 +427,10 @@ void kunwind_forget(struct kunwind *kw, uint32_t pid)
 {
 	ssize_t i = live_index(kw, pid);
 
-	bpf_map_delete_elem(kw->procs_fd, &pid);
-	if (i >= 0) {
-		kw->live[i] = kw->live[kw->nlive - 1];
-		kw->live_hash[i] = kw->live_hash[kw->nlive - 1];
-		kw->nlive--;
-	}
+	if (kw->procs_fd >= 0)
+		bpf_map_delete_elem(kw->procs_fd, &pid);
+	if (i >= 0)
+		live_drop(kw, i);
 }
 
 /* Add pid to a small set kept as an array. */
@@ -281,6 +463,7 @@ void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs
 {
 	size_t i, keep = 0;
 
+	rows_release(kw);
 	for (i = 0; i < kw->ndirty; i++) {
 		uint32_t pid = kw->dirty[i];
 		struct proc *p = procs_find(ps, pid);
@@ -293,18 +476,18 @@ void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs
 			kunwind_sync_proc(kw, bins, p);
 	}
 	kw->ndirty = keep;
-	/* Mappings may have changed while we wrote: anything behind goes. */
-	for (i = 0, keep = 0; i < kw->nlive; i++) {
-		uint32_t pid = kw->live[i];
+	/*
+	 * Mappings may have changed while we wrote: anything behind goes.
+	 * So do processes that are gone (their tables may go with them).
+	 */
+	for (i = 0; i < kw->nlive;) {
+		uint32_t pid = kw->live[i].pid;
 
-		if (is_behind(ctx, pid)) {
-			bpf_map_delete_elem(kw->procs_fd, &pid);
-		} else {
-			kw->live_hash[keep] = kw->live_hash[i];
-			kw->live[keep++] = pid;
-		}
+		if (is_behind(ctx, pid) || (kill(pid, 0) != 0 && errno == ESRCH))
+			kunwind_forget(kw, pid);	/* moves the last entry to i */
+		else
+			i++;
 	}
-	kw->nlive = keep;
 }
 
 int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int stop,

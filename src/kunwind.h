@@ -131,6 +131,18 @@ enum kunwind_mode {
 #include "hashmap.h"
 #include "procs.h"
 
+struct kunwind_range {
+	uint32_t first, nr;
+	uint64_t gen;		/* retired: when (CLOCK_MONOTONIC ns) */
+};
+
+struct kunwind_live {		/* a process list in the kernel */
+	uint32_t pid;
+	uint64_t hash;		/* of the list, to skip rewriting it */
+	uint32_t *slots;	/* binaries it references */
+	uint32_t nslots;
+};
+
 struct kunwind {
 	int rows_fd, procs_fd;
 	uint8_t *rows_mem;		/* kunwind_rows, mmapped */
@@ -141,13 +153,17 @@ struct kunwind {
 	size_t nslots, slots_cap;
 	uint32_t *dirty;		/* pids whose list must be (re)written */
 	size_t ndirty, dirty_cap;
-	uint32_t *live;			/* pids with a list in the kernel */
-	uint64_t *live_hash;		/* and a hash of that list, to skip rewriting it */
+	struct kunwind_live *live;	/* processes with a list in the kernel */
 	size_t nlive, live_cap;
+	size_t rows_live;		/* rows of tables currently loaded */
+	struct kunwind_range *free;	/* reusable row ranges, sorted */
+	size_t nfree, free_cap;
+	struct kunwind_range *retired;	/* unreferenced, not yet safe to reuse */
+	size_t nretired, retired_cap;
 	struct kunwind_proc *scratch, *check;
 	double table_mb;		/* --max-table-mb, for messages */
 	bool over_budget_warned;
-	uint64_t procs_written, tables_loaded, tables_refused;
+	uint64_t procs_written, tables_loaded, tables_refused, tables_dropped;
 };
 
 /* Rows that fit in table_mb MiB of kunwind_rows. */

@@ -949,11 +949,13 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		fprintf(stderr, "stitch stats: kernel unwinding: targets' tables loaded in %.0f ms\n",
 			r->kw_setup_s * 1e3);
 	if (r->kw_ready)
-		fprintf(stderr, "stitch stats: kernel unwinding: %zu rows (%.1f MiB of %g) for %"
-			PRIu64 " binaries, %" PRIu64 " over budget, %" PRIu64 " process lists "
-			"written, %" PRIu64 " events copied while tables were missing\n",
-			r->kw.rows_used, r->kw.rows_used * r->kw.row_stride / 1048576.0,
-			r->o->max_table_mb, r->kw.tables_loaded, r->kw.tables_refused,
+		fprintf(stderr, "stitch stats: kernel unwinding: %zu rows (%.1f MiB of %g, at most %.1f) "
+			"for %" PRIu64 " binaries, %" PRIu64 " over budget, %" PRIu64 " dropped when "
+			"unmapped, %" PRIu64 " process lists written, %" PRIu64 " events copied "
+			"while tables were missing\n",
+			r->kw.rows_live, r->kw.rows_live * r->kw.row_stride / 1048576.0,
+			r->o->max_table_mb, r->kw.rows_used * r->kw.row_stride / 1048576.0,
+			r->kw.tables_loaded, r->kw.tables_refused, r->kw.tables_dropped,
 			r->kw.procs_written, st[STAT_KUNWIND_FALLBACK]);
 	else
 		fprintf(stderr, "stitch stats: stacks copied and unwound in user space\n");

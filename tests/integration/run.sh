@@ -234,6 +234,20 @@ test_kernel_counts_hot_syscall_without_loss() {
 	expect_ge "bytes per event at most 64" "$((64 - ${bytes:-99999}))" 0
 }
 
+test_kernel_tables_dropped_when_unmapped() {
+	# chain exits half-way: no list maps its binaries any more, so its
+	# tables (chain, libc, ld.so, vDSO) leave the kernel while bash sleeps on.
+	"$STITCH" record --stats -F 499 -o "$TMP/drop.folded" -- \
+		bash -c "'$CHAIN' spin 0.5; sleep 0.6" 2>"$TMP/drop.err"
+	cat "$TMP/drop.err"
+	local dropped live
+	dropped=$(sed -n 's/.* \([0-9]*\) dropped when unmapped.*/\1/p' "$TMP/drop.err")
+	live=$(sed -n 's/^stitch stats: kernel unwinding: \([0-9]*\) rows (.*/\1/p' "$TMP/drop.err")
+	expect_ge "tables dropped" "${dropped:-0}" 3
+	expect_eq "rows left in the kernel" "${live:-missing}" 0
+	expect_ge "% complete" "$(share "$TMP/drop.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
+}
+
 # ---- syscalls, uprobes, USDT -----------------------------------------------
 
 test_syscall_stacks() {

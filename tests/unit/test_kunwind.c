@@ -589,6 +589,11 @@ static void test_real_realign(void **state)
 	assert_int_equal(why, UNWIND_STOP_END);
 }
 
+static bool never_behind(void *ctx, uint32_t pid)
+{
+	return false;
+}
+
 /* The row array is bounded: a table that does not fit is refused, visibly. */
 static void test_table_budget(void **state)
 {
@@ -610,6 +615,57 @@ static void test_table_budget(void **state)
 	free(kp);
 }
 
+/*
+ * Tables are dropped when no list in the kernel maps their binary any more,
+ * and their rows are reused only after running programs are done (100 ms).
+ */
+static void test_tables_dropped_and_reused(void **state)
+{
+	struct kunwind kw;
+	struct procs ps;
+	size_t loaded, live;
+	uint32_t self = getpid();
+
+	if (!fx.w.nr)
+		load_world();
+	assert_int_equal(kunwind_init(&kw, -1, -1, 1 << 20, 16), 0);
+	/* Two "processes" mapping the same binaries: one table each, shared. */
+	fx.proc->pid = self;
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	loaded = kw.tables_loaded;
+	live = kw.rows_live;
+	assert_true(loaded >= 2);
+	assert_true(live > 0);
+	fx.proc->pid = self + 1000000;	/* not a real pid: refresh would drop it */
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	assert_int_equal(kw.tables_loaded, loaded);
+	assert_int_equal(kw.rows_live, live);
+	/* One goes: the tables stay for the other. */
+	kunwind_forget(&kw, self + 1000000);
+	assert_int_equal(kw.tables_dropped, 0);
+	assert_int_equal(kw.rows_live, live);
+	/* The last goes: dropped, rows retired, not yet reusable. */
+	kunwind_forget(&kw, self);
+	assert_int_equal(kw.tables_dropped, loaded);
+	assert_int_equal(kw.rows_live, 0);
+	assert_int_equal(kw.nfree, 0);
+	/* Mapped again right away: loaded into fresh rows, never the retired ones. */
+	fx.proc->pid = self;
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	assert_int_equal(kw.rows_used, 2 * live);
+	kunwind_forget(&kw, self);
+	/* 100 ms later the retired rows are free and reused. */
+	usleep(120 * 1000);
+	assert_int_equal(procs_init(&ps, &fx.bins), 0);
+	kunwind_refresh(&kw, &fx.bins, &ps, never_behind, NULL);
+	assert_true(kw.nfree >= 1);
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	assert_int_equal(kw.rows_used, 2 * live);	/* no growth */
+	assert_int_equal(kw.rows_live, live);
+	procs_free(&ps);
+	kunwind_free(&kw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_real_signal),
 		cmocka_unit_test(test_real_realign),
 		cmocka_unit_test(test_table_budget),
+		cmocka_unit_test(test_tables_dropped_and_reused),
 	};
 
 	return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
