@@ -204,9 +204,11 @@ test_kernel_unwind_library_loaded_late() {
 }
 
 test_kernel_counts_hot_syscall_without_loss() {
-	# The same flood, frozen reader and a 1 MiB ring: counted in the kernel,
-	# nothing is lost, and every event is in the output with its full stack.
-	"$STITCH" record --stats --ringbuf-mb 1 -e syscall:getppid -o "$TMP/hot.folded" \
+	# The same flood with a frozen reader and a ring of 8 MiB (room for the
+	# first events, copied until the tables are in; the flood would fill it
+	# in 20 ms): counted in the kernel, nothing is lost, and every event is in
+	# the output with its full stack.
+	"$STITCH" record --stats --ringbuf-mb 8 -e syscall:getppid -o "$TMP/hot.folded" \
 		-- "$CHAIN" syscall 1.5 2>"$TMP/hot.err" &
 	local st=$! i
 	for i in $(seq 100); do
