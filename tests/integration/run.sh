@@ -236,6 +236,19 @@ test_kernel_counts_hot_syscall_without_loss() {
 	expect_ge "bytes per event at most 64" "$((64 - ${bytes:-99999}))" 0
 }
 
+test_kernel_unwind_across_exec() {
+	# bash spins (its own list goes into the kernel), then execs chain in
+	# the same process: the old list must not be used for chain's stacks.
+	local cmd="for i in \$(seq 150000); do :; done; exec '$CHAIN' spin 0.6"
+	"$STITCH" record --stats -F 499 -o "$TMP/exec.folded" -- bash -c "$cmd" 2>"$TMP/exec.err"
+	cat "$TMP/exec.err"
+	show "$TMP/exec.folded"
+	expect_ge "bash samples before the exec" "$(total "$TMP/exec.folded" '^bash;')" 30
+	expect_ge "chain samples after it" "$(total "$TMP/exec.folded" '^chain;')" 100
+	expect_ge "% of chain complete" "$(share "$TMP/exec.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
+	check_mode exec 100 -F 499 -- bash -c "$cmd"
+}
+
 test_kernel_tables_dropped_when_unmapped() {
 	# chain exits half-way: no list maps its binaries any more, so its
 	# tables (chain, libc, ld.so, vDSO) leave the kernel while bash sleeps on.
