@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "elf_util.h"
+#include "stall_modules.h"
+#include "symbolize.h"
+
+struct stall_module {
+	char *path;
+	char build_id[2 * STITCH_BUILD_ID_MAX + 1];
+	struct binary *bin;
+	bool stub;		/* ours to free; real ones belong to the cache */
+};
+
+int stall_modules_init(struct stall_modules *m, const char *root)
+{
+	memset(m, 0, sizeof(*m));
+	m->root_fd = -1;
+	m->root = strdup(root ? root : "");
+	if (!m->root)
+		return -ENOMEM;
+	if (root && *root) {
+		m->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (m->root_fd < 0) {
+			int err = -errno;
+
+			free(m->root);
+			m->root = NULL;
+			return err;
+		}
+	}
+	return binary_cache_init(&m->bins);
+}
+
+void stall_modules_free(struct stall_modules *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		struct stall_module *sm = m->mods[i];
+
+		if (sm->stub) {
+			free(sm->bin->path);
+			free(sm->bin);
+		}
+		free(sm->path);
+		free(sm);
+	}
+	free(m->mods);
+	binary_cache_free(&m->bins);
+	if (m->root_fd >= 0)
+		close(m->root_fd);
+	free(m->root);
+}
+
+/*
+ * Open path as the traced process saw it.  Under a root, RESOLVE_IN_ROOT
+ * keeps "..", absolute symlinks and the like inside it: the path comes from
+ * an untrusted log, and a container's /etc/x must never mean the host's.
+ */
+static int open_in_root(struct stall_modules *m, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+
+	if (m->root_fd < 0)
+		return open(path, O_RDONLY | O_CLOEXEC);
+	return syscall(SYS_openat2, m->root_fd, path, &how, sizeof(how));
+}
+
+static bool build_id_matches(const struct binary *b, const char *want)
+{
+	char hex[2 * STITCH_BUILD_ID_MAX + 1];
+
+	if (!*want)
+		return true;	/* the report had none: the path is all we have */
+	build_id_hex(b->build_id, b->build_id_len, hex);
+	return b->build_id_len && strcmp(hex, want) == 0;
+}
+
+/* The binary at path if it is the one that ran, else its debug file by build-id. */
+static struct binary *find_real(struct stall_modules *m, const char *path, const char *build_id)
+{
+	char dbg[64 + 2 * STITCH_BUILD_ID_MAX];
+	struct binary *b;
+	int fd, pass;
+
+	fd = open_in_root(m, path);
+	if (fd >= 0) {
+		b = binary_get_fd(&m->bins, fd, path, m->root);
+		if (b && build_id_matches(b, build_id))
+			return b;
+	}
+	if (strlen(build_id) < 3)
+		return NULL;
+	/* The debug file holds the same addresses and (its own) symbols and DWARF. */
+	snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", build_id,
+		 build_id + 2);
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 0 && m->root_fd < 0)
+			continue;
+		fd = pass == 0 ? open_in_root(m, dbg) : open(dbg, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		b = binary_get_fd(&m->bins, fd, path, pass == 0 ? m->root : "");
+		if (b && build_id_matches(b, build_id))
+			return b;
+	}
+	return NULL;
+}
+
+static struct binary *make_stub(const char *path)
+{
+	struct binary *b = calloc(1, sizeof(*b));
+	const char *slash;
+
+	if (!b)
+		return NULL;
+	b->fd = -1;
+	b->path = strdup(path);
+	if (!b->path) {
+		free(b);
+		return NULL;
+	}
+	slash = strrchr(b->path, '/');
+	b->name = slash ? slash + 1 : b->path;
+	b->syms_opened = true;	/* no symbols: frames stay module+0xOFF */
+	return b;
+}
+
+struct binary *stall_module_get(struct stall_modules *m, const char *path, const char *build_id)
+{
+	struct stall_module *sm;
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (!strcmp(m->mods[i]->path, path) && !strcmp(m->mods[i]->build_id, build_id))
+			return m->mods[i]->bin;
+	if (m->n == STALL_MODULES_MAX || strlen(build_id) >= sizeof(sm->build_id))
+		return NULL;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 16;
+		struct stall_module **v = realloc(m->mods, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		m->mods = v;
+		m->cap = cap;
+	}
+	sm = calloc(1, sizeof(*sm));
+	if (!sm)
+		return NULL;
+	sm->path = strdup(path);
+	strcpy(sm->build_id, build_id);
+	/* Only absolute paths: a relative one would depend on our working directory. */
+	sm->bin = path[0] == '/' ? find_real(m, path, build_id) : NULL;
+	if (!sm->bin) {
+		sm->bin = make_stub(path);
+		sm->stub = true;
+	}
+	if (!sm->path || !sm->bin) {
+		if (sm->stub && sm->bin) {
+			free(sm->bin->path);
+			free(sm->bin);
+		}
+		free(sm->path);
+		free(sm);
+		return NULL;
+	}
+	m->mods[m->n++] = sm;
+	return sm->bin;
+}
