@@ -28,6 +28,7 @@
 #include "privileges.h"
 #include "procs.h"
 #include "record.h"
+#include "record_hooks.h"
 #include "record.skel.h"
 #include "resolve.h"
 #include "stacks.h"
@@ -61,6 +62,7 @@ struct record_opts {
 
 struct recorder {
 	struct record_opts *o;
+	const struct record_hooks *hooks;	/* another command driving us, or NULL */
 	struct record_bpf *skel;
 	struct attacher att;
 	struct ring_buffer *rb;
@@ -402,7 +404,10 @@ static int handle_sample(void *ctx, void *data, size_t size)
 		}
 	}
 	key->nuser = nu;
-	stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
+	if (r->hooks && r->hooks->sample)
+		r->hooks->sample(r->hooks->ctx, e, key, key_bytes_for(nk, nu));
+	else
+		stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
 	return 0;
 }
 
@@ -432,6 +437,8 @@ static int open_bpf(struct recorder *r)
 	r->skel->rodata->ustack_limit = o->stack_bytes;
 	bpf_map__set_max_entries(r->skel->maps.samples, o->ringbuf_mb << 20);
 	bpf_map__set_max_entries(r->skel->maps.scratch, libbpf_num_possible_cpus());
+	if (r->hooks && r->hooks->before_load && r->hooks->before_load(r->hooks->ctx, r->skel))
+		return -1;
 	err = record_bpf__load(r->skel);
 	if (err) {
 		fprintf(stderr, "stitch record: cannot load the BPF programs: %s%s\n", strerror(-err),
@@ -827,6 +834,10 @@ static int run(struct recorder *r)
 		rc = 1;
 		goto out;
 	}
+	if (r->hooks && r->hooks->attached && r->hooks->attached(r->hooks->ctx)) {
+		rc = 1;
+		goto out;
+	}
 
 	start = now_s();
 	start_unix_ns = unix_now_ns();
@@ -868,6 +879,8 @@ static int run(struct recorder *r)
 			rc = 1;
 			break;
 		}
+		if (r->hooks && r->hooks->poll)
+			r->hooks->poll(r->hooks->ctx);
 		if (deadline && now_s() >= deadline)
 			break;
 		if (!targets_alive(r))
@@ -885,8 +898,12 @@ static int run(struct recorder *r)
 	report_losses(r, st);
 	if (o->stats)
 		report_stats(r, st);
-	if (write_output(r, now_s() - start, start_unix_ns) != 0)
+	if (r->hooks && r->hooks->finish) {
+		if (r->hooks->finish(r->hooks->ctx, now_s() - start))
+			rc = 1;
+	} else if (write_output(r, now_s() - start, start_unix_ns) != 0) {
 		rc = 1;
+	}
 out:
 	if (go_fd >= 0)
 		close(go_fd);
@@ -902,6 +919,11 @@ out:
 }
 
 int cmd_record(int argc, char **argv)
+{
+	return record_main(argc, argv, NULL);
+}
+
+int record_main(int argc, char **argv, const struct record_hooks *hooks)
 {
 	struct record_opts *o = calloc(1, sizeof(*o));
 	struct recorder r;
@@ -920,6 +942,7 @@ int cmd_record(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.hooks = hooks;
 	r.child = -1;
 	r.key_buf = malloc(sizeof(struct stack_key) + STITCH_MAX_KSTACK * sizeof(uint64_t) +
 			   (MAX_UFRAMES + 1) * sizeof(struct uframe));
