@@ -328,12 +328,12 @@ static uint64_t mono_ns(void)
 /* Threads still stalled when tracing stops: reported from their state. */
 static void report_ongoing(struct stalls *s)
 {
-	uint32_t tids[256];
-	int n = stalls_report_pending_tids(&s->rep, tids, 256), i;
+	uint32_t tids[256], pids[256];
+	int n = stalls_report_pending(&s->rep, tids, pids, 256), i;
 	uint64_t now = mono_ns();
 
 	for (i = 0; i < n; i++) {
-		struct stall_event ev = { .tid = tids[i], .end_ns = now };
+		struct stall_event ev = { .tid = tids[i], .pid = pids[i], .end_ns = now };
 		struct stall_thread t;
 		char path[64];
 		FILE *f;

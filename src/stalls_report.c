@@ -99,7 +99,7 @@ int stalls_report_sample(struct stalls_report *sr, uint64_t time_ns, const struc
 	return 0;
 }
 
-int stalls_report_pending_tids(struct stalls_report *sr, uint32_t *tids, int max)
+int stalls_report_pending(struct stalls_report *sr, uint32_t *tids, uint32_t *pids, int max)
 {
 	struct hmap_node *n;
 	size_t i;
@@ -108,8 +108,10 @@ int stalls_report_pending_tids(struct stalls_report *sr, uint32_t *tids, int max
 	hmap_for_each(&sr->threads, i, n) {
 		const struct thread_samples *ts = (const struct thread_samples *)n;
 
-		if (ts->n && k < max)
+		if (ts->n && k < max) {
+			pids[k] = ts->v[0]->key.pid;
 			tids[k++] = ts->tid;
+		}
 	}
 	return k;
 }

@@ -43,8 +43,8 @@ int stalls_report_sample(struct stalls_report *sr, uint64_t time_ns, const struc
  */
 void stalls_report_stall(struct stalls_report *sr, const struct stall_event *ev, bool ongoing);
 
-/* Threads with samples not yet claimed by a stall, for the end of tracing. */
-int stalls_report_pending_tids(struct stalls_report *sr, uint32_t *tids, int max);
+/* Threads (tid, pid) with samples not yet claimed by a stall, for the end of tracing. */
+int stalls_report_pending(struct stalls_report *sr, uint32_t *tids, uint32_t *pids, int max);
 
 /* Name of a loop syscall number ("epoll_wait"), or NULL. */
 const char *stalls_syscall_name(uint32_t nr);

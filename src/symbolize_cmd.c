@@ -316,8 +316,9 @@ static int fold_line(struct folder *fo, struct report *r, const struct stall_lin
 			add_user(r, UFRAME_UNKNOWN, NULL, l->addr);
 		break;
 	case STALL_LINE_STOP:
-		/* The unwind ended early: mark where the stack stops being known. */
-		if (r->open)
+		/* The unwind ended early: mark where the stack stops being known
+		 * (an unknown outermost frame already says so). */
+		if (r->open && !(r->nuser && r->user[r->nuser - 1].kind == UFRAME_UNKNOWN))
 			add_user(r, strstr(raw, "truncated") || strstr(raw, "[cut]") ?
 				 UFRAME_TRUNCATED : UFRAME_CUT, NULL, 0);
 		break;

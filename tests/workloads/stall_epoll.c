@@ -11,7 +11,9 @@
  * this thread's CPU time in user code; populate_task: an mmap of POPULATE_MB
  * with MAP_POPULATE, a stall in the kernel.  Built -O2
  * -fomit-frame-pointer: stacks only name these functions if unwound by CFI.
- * Prints "tid=N" first, then one line per stall it caused.
+ * Prints "tid=N" first, then one line per stall it caused.  With
+ * STALL_EPOLL_GO=FILE in the environment it first idles in epoll_wait (5 ms
+ * timeouts, a real wait) until FILE exists, for a tracer attaching by pid.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -22,6 +24,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 static volatile unsigned long sink;
 
@@ -106,6 +109,12 @@ int main(int argc, char **argv)
 	}
 	printf("tid=%d\n", gettid());
 	fflush(stdout);
+	if (getenv("STALL_EPOLL_GO")) {
+		struct stat st;
+
+		while (stat(getenv("STALL_EPOLL_GO"), &st) != 0)
+			epoll_wait(ep, &ev, 1, 5);	/* nothing posted: times out */
+	}
 	for (i = 0; i < n; i++)
 		turn(ep, efd, SHORT, 0);
 	if (spin_ms) {
