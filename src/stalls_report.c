@@ -135,22 +135,96 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-static void print_stack(struct stalls_report *sr, const struct stack *s, uint64_t nsamples)
+/* One stack as printed: frames innermost first, one per line. */
+struct shown {
+	char *text;
+	uint64_t count;
+};
+
+static char *render_stack(struct stalls_report *sr, const struct stack *s)
 {
 	int n = resolve_stack(sr->res, &s->key, sr->nf, RESOLVE_MAX_FRAMES), i;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 
-	fprintf(sr->out, "    %" PRIu64 " of %" PRIu64 " samples:\n", s->count, nsamples);
+	if (!f)
+		return NULL;
 	/* Innermost first, like a debugger's backtrace. */
 	for (i = n - 1; i >= 0; i--) {
-		const struct named_frame *f = &sr->nf[i];
+		const struct named_frame *nf = &sr->nf[i];
 
-		fprintf(sr->out, "        %s%s", f->name, kind_mark(f->kind));
-		if (f->kind == FRAME_KERNEL && f->file)
-			fprintf(sr->out, "  %s", f->file);
-		else if (f->kind != FRAME_KERNEL && f->file)
-			fprintf(sr->out, "  (%s:%u)", base(f->file), f->line);
-		fputc('\n', sr->out);
+		fprintf(f, "        %s%s", nf->name, kind_mark(nf->kind));
+		if (nf->kind == FRAME_KERNEL && nf->file)
+			fprintf(f, "  %s", nf->file);
+		else if (nf->kind != FRAME_KERNEL && nf->file)
+			fprintf(f, "  (%s:%u)", base(nf->file), nf->line);
+		fputc('\n', f);
 	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(((const struct shown *)a)->text, ((const struct shown *)b)->text);
+}
+
+static int cmp_count_desc(const void *a, const void *b)
+{
+	const struct shown *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+/*
+ * The stall's stacks as a reader sees them: samples at different addresses
+ * of the same source lines are one stack here (-o keeps the addresses).
+ */
+static void print_stacks(struct stalls_report *sr, struct stack_table *st)
+{
+	struct shown *v = calloc(st->nsorted ? st->nsorted : 1, sizeof(*v));
+	size_t i, n = 0;
+
+	if (!v)
+		return;
+	for (i = 0; i < st->nsorted; i++) {
+		v[n].text = render_stack(sr, st->sorted[i]);
+		v[n].count = st->sorted[i]->count;
+		if (v[n].text)
+			n++;
+	}
+	qsort(v, n, sizeof(*v), cmp_text);
+	for (i = 1; i < n; i++) {	/* merge equal neighbours into the first */
+		size_t j = i;
+
+		while (j < n && !strcmp(v[j].text, v[i - 1].text)) {
+			v[i - 1].count += v[j].count;
+			free(v[j].text);
+			v[j].text = NULL;
+			j++;
+		}
+		if (j > i) {
+			memmove(&v[i], &v[j], (n - j) * sizeof(*v));
+			n -= j - i;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_count_desc);
+	for (i = 0; i < n; i++) {
+		if ((int)i < sr->top)
+			fprintf(sr->out, "    %" PRIu64 " of %" PRIu64 " samples:\n%s", v[i].count,
+				st->total, v[i].text);
+		free(v[i].text);
+	}
+	if (n > (size_t)sr->top)
+		fprintf(sr->out, "    ... %zu more stacks (-o FILE.folded has them all)\n",
+			n - sr->top);
+	free(v);
 }
 
 /*
@@ -182,7 +256,6 @@ void stalls_report_stall(struct stalls_report *sr, const struct stall_event *ev,
 	struct stack_table st;
 	char comm[17];
 	size_t i, kept = 0;
-	int shown;
 
 	if (stacks_init(&st))
 		return;
@@ -219,11 +292,7 @@ void stalls_report_stall(struct stalls_report *sr, const struct stall_event *ev,
 		sr->unsampled_stalls++;
 		fprintf(sr->out, "    no sample landed past the threshold (raise -F to see short stalls)\n");
 	} else if (stacks_sort(&st) == 0) {
-		for (i = 0, shown = 0; i < st.nsorted && shown < sr->top; i++, shown++)
-			print_stack(sr, st.sorted[i], st.total);
-		if (st.nsorted > (size_t)sr->top)
-			fprintf(sr->out, "    ... %zu more stacks (-o FILE.folded has them all)\n",
-				st.nsorted - sr->top);
+		print_stacks(sr, &st);
 		add_weighted(sr, &st, ms);
 	}
 	fflush(sr->out);
