@@ -379,6 +379,9 @@ static int finish(void *ctx, double seconds)
 	if (untracked)
 		fprintf(stderr, "stitch stalls: %" PRIu64 " threads not watched (more than %d)\n",
 			untracked, STALLS_MAX_THREADS);
+	if (stalls_report_unclaimed(&s->rep))
+		fprintf(stderr, "stitch stalls: %" PRIu64 " samples outside any stall ignored\n",
+			stalls_report_unclaimed(&s->rep));
 	if (s->rep.dropped_samples)
 		fprintf(stderr, "stitch stalls: %" PRIu64 " samples of very long stalls not kept\n",
 			s->rep.dropped_samples);

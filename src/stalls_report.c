@@ -116,6 +116,17 @@ int stalls_report_pending(struct stalls_report *sr, uint32_t *tids, uint32_t *pi
 	return k;
 }
 
+uint64_t stalls_report_unclaimed(struct stalls_report *sr)
+{
+	struct hmap_node *n;
+	uint64_t total = 0;
+	size_t i;
+
+	hmap_for_each(&sr->threads, i, n)
+		total += ((const struct thread_samples *)n)->n;
+	return total;
+}
+
 static const char *kind_mark(uint8_t kind)
 {
 	switch (kind) {

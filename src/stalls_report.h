@@ -46,6 +46,9 @@ void stalls_report_stall(struct stalls_report *sr, const struct stall_event *ev,
 /* Threads (tid, pid) with samples not yet claimed by a stall, for the end of tracing. */
 int stalls_report_pending(struct stalls_report *sr, uint32_t *tids, uint32_t *pids, int max);
 
+/* Samples no stall claimed (none if the gate works and every stall was reported). */
+uint64_t stalls_report_unclaimed(struct stalls_report *sr);
+
 /* Name of a loop syscall number ("epoll_wait"), or NULL. */
 const char *stalls_syscall_name(uint32_t nr);
 /* Number of a syscall name, or -1. */

@@ -175,6 +175,11 @@ test_symbolize_bad_options() {
 
 # ---- stitch stalls --------------------------------------------------------
 
+# oncpu_ms LINE: the on-CPU milliseconds of a "stall:" line, as an integer.
+oncpu_ms() {
+	echo "$1" | sed -n 's/.* on-cpu=\([0-9]*\)\.[0-9]ms .*/\1/p'
+}
+
 # stall_lines FILE: the "stall:" lines of a stalls listing.
 stall_lines() {
 	grep '^stall: ' "$1" || true
@@ -186,7 +191,7 @@ stall_block() {
 }
 
 test_stalls_catches_spin_and_populate_only() {
-	"$STITCH" stalls --threshold 30ms -o "$TMP/st.folded" -- "$STALL_EPOLL" 3000 150 256 \
+	"$STITCH" stalls --threshold 30ms --top 1000 -o "$TMP/st.folded" -- "$STALL_EPOLL" 3000 150 256 \
 		>"$TMP/st.out" 2>"$TMP/st.err"
 	cat "$TMP/st.err"
 	head -50 "$TMP/st.out"
@@ -196,14 +201,21 @@ test_stalls_catches_spin_and_populate_only() {
 	# Exactly the two stalls on purpose: the 3600 short tasks give none.
 	expect_eq "stalls" "$(stall_lines "$TMP/st.out" | wc -l)" 2
 	expect_grep "$TMP/st.err" '^stitch stalls: 2 stalls'
+	# The sampler's gate kept only samples of stalled threads: none left over.
+	if grep 'outside any stall' "$TMP/st.err"; then die "samples taken outside stalls"; fi
 	stall_block "$TMP/st.out" 1 >"$TMP/st1"
 	stall_block "$TMP/st.out" 2 >"$TMP/st2"
-	expect_grep "$TMP/st1" "^stall: tid=$tid pid=$tid comm=stall_epoll on-cpu=1[4-9][0-9]\\.[0-9]ms wall=[0-9.]+ms loop=epoll_wait samples=[1-9]"
+	expect_grep "$TMP/st1" "^stall: tid=$tid pid=$tid comm=stall_epoll on-cpu=[0-9.]+ms wall=[0-9.]+ms loop=epoll_wait samples=[1-9]"
+	# 150 ms of the thread's CPU clock; the scheduler's switches cost a little of it.
+	expect_ge "spin stall on-CPU ms" "$(oncpu_ms "$(head -1 "$TMP/st1")")" 140
 	# The spin's stacks: spin_for_stall innermost, unwound by CFI down to _start.
 	expect_grep "$TMP/st1" '^        spin_for_stall  \(stall_epoll\.c:[0-9]+\)$'
-	expect_eq "spin stall stacks not in spin_for_stall" \
-		"$(grep -A1 ' samples:$' "$TMP/st1" | grep -c '^        ' | tr -d ' ')" \
-		"$(grep -A1 ' samples:$' "$TMP/st1" | grep -c '^        spin_for_stall ')"
+	# Every stack of it passes through spin_for_stall (some samples are taken in
+	# the kernel, e.g. returning from a preemption, above it).
+	expect_eq "spin stall stacks without spin_for_stall" "$(awk '
+		/ samples:$/ { if (n && !hit) bad++; n++; hit = 0 }
+		/^        spin_for_stall / { hit = 1 }
+		END { if (n && !hit) bad++; print bad + 0 }' "$TMP/st1")" 0
 	expect_grep "$TMP/st1" '^        _start$'
 	expect_grep "$TMP/st2" "^stall: tid=$tid .* loop=epoll_wait samples=[1-9]"
 	expect_grep "$TMP/st2" "^        $POPULATE_PATH \\[k\\]$"
@@ -222,6 +234,7 @@ test_stalls_short_tasks_never_stall() {
 	cat "$TMP/ss.err"
 	expect_eq "stalls" "$(stall_lines "$TMP/ss.out" | wc -l)" 0
 	expect_grep "$TMP/ss.err" '^stitch stalls: 0 stalls, 0 ms on CPU'
+	if grep 'outside any stall' "$TMP/ss.err"; then die "samples taken outside stalls"; fi
 }
 
 # Attached by pid to a loop already idling in epoll_wait; stops when it exits.
@@ -241,7 +254,8 @@ test_stalls_pid_attach() {
 	cat "$TMP/sp.err"
 	cat "$TMP/sp.out"
 	expect_eq "stalls" "$(stall_lines "$TMP/sp.out" | wc -l)" 1
-	expect_grep "$TMP/sp.out" "^stall: tid=$pid .*on-cpu=1[1-9][0-9]\\.[0-9]ms .*loop=epoll_wait"
+	expect_grep "$TMP/sp.out" "^stall: tid=$pid .*loop=epoll_wait"
+	expect_ge "spin stall on-CPU ms" "$(oncpu_ms "$(stall_lines "$TMP/sp.out")")" 110
 	expect_grep "$TMP/sp.out" '^        spin_for_stall  '
 }
 
