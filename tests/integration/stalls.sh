@@ -3,7 +3,7 @@
 # `stitch stalls` (unmodified event loops); sourced by run.sh, which gives
 # $STITCH, $TMP, $W and the helpers of lib.sh.
 
-gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror \
+gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
 	-o "$W/stall_epoll" tests/workloads/stall_epoll.c || exit 1
 STALL_EPOLL=$(realpath "$W/stall_epoll")
 # The test event loop linked with libstitch-stall (make stall builds it).
@@ -237,6 +237,22 @@ test_stalls_short_tasks_never_stall() {
 	if grep 'outside any stall' "$TMP/ss.err"; then die "samples taken outside stalls"; fi
 }
 
+# Two loops in one process, only one stalls: the report names that thread, never the other.
+test_stalls_right_thread() {
+	STALL_EPOLL_HELPER=1 "$STITCH" stalls -t 30ms -- "$STALL_EPOLL" 2000 100 0 \
+		>"$TMP/sr.out" 2>"$TMP/sr.err"
+	cat "$TMP/sr.err"
+	grep -E '^(helper )?tid=|^stall:' "$TMP/sr.out"
+	local tid helper
+	tid=$(sed -n 's/^tid=//p' "$TMP/sr.out")
+	helper=$(sed -n 's/^helper tid=//p' "$TMP/sr.out")
+	is_number "$helper" "helper tid"
+	expect_eq "stalls" "$(stall_lines "$TMP/sr.out" | wc -l)" 1
+	expect_grep "$TMP/sr.out" "^stall: tid=$tid pid=$tid "
+	expect_grep "$TMP/sr.out" '^        spin_for_stall  '
+	if grep 'outside any stall' "$TMP/sr.err"; then die "samples taken outside stalls"; fi
+}
+
 # Attached by pid to a loop already idling in epoll_wait; stops when it exits.
 test_stalls_pid_attach() {
 	rm -f "$TMP/go"
@@ -269,6 +285,31 @@ test_stalls_loop_syscall_override() {
 	expect_grep "$TMP/sl.out" '^        spin_for_stall  '
 	"$STITCH" stalls -t 30ms --loop-syscall poll -- "$STALL_EPOLL" 500 100 0 >"$TMP/sl2.out" 2>&1
 	expect_eq "stalls with a loop syscall never called" "$(stall_lines "$TMP/sl2.out" | wc -l)" 0
+}
+
+# A stock interpreter's event loop (Debian's python3.11, asyncio on epoll_wait):
+# the stall is caught with its native stacks, unwound by CFI through the
+# interpreter (script lines come with the interpreter frame walkers).
+test_stalls_python_asyncio() {
+	"$STITCH" stalls -t 100ms --top 1000 -- /usr/bin/python3.11 tests/workloads/stall_asyncio.py \
+		>"$TMP/py.out" 2>"$TMP/py.err"
+	cat "$TMP/py.err"
+	stall_lines "$TMP/py.out"
+	local n i=0 line found=0
+	n=$(stall_lines "$TMP/py.out" | wc -l)
+	expect_ge "stalls" "$n" 1
+	while [ "$i" -lt "$n" ]; do
+		i=$((i + 1))
+		line=$(stall_block "$TMP/py.out" "$i" | head -1)
+		[ "$(oncpu_ms "$line")" -ge 180 ] || continue
+		stall_block "$TMP/py.out" "$i" >"$TMP/py.spin"
+		found=1
+	done
+	expect_eq "a stall of the 200 ms spin" "$found" 1
+	expect_grep "$TMP/py.spin" 'comm=python3.11 .* loop=epoll_wait samples=[1-9]'
+	expect_grep "$TMP/py.spin" '^        _PyEval_EvalFrameDefault'
+	expect_grep "$TMP/py.spin" '^        Py_BytesMain'
+	expect_grep "$TMP/py.spin" '^        _start$'
 }
 
 # A loop stuck when tracing stops is reported as such; SIGINT/SIGTERM end cleanly.

@@ -16,6 +16,7 @@
  * timeouts, a real wait) until FILE exists, for a tracer attaching by pid.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,25 @@ static void turn(int ep, int efd, enum task t, unsigned int arg)
 	}
 }
 
+static volatile int helper_stop;
+
+/* Another event loop in the same process, only ever running short tasks. */
+static void *helper_loop(void *arg __attribute__((unused)))
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC), efd = eventfd(0, EFD_CLOEXEC);
+
+	if (ep < 0 || efd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev)) {
+		perror("helper epoll");
+		exit(2);
+	}
+	printf("helper tid=%d\n", gettid());
+	fflush(stdout);
+	while (!helper_stop)
+		turn(ep, efd, SHORT, 0);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 3000, i;
@@ -107,8 +127,12 @@ int main(int argc, char **argv)
 		perror("epoll");
 		return 2;
 	}
+	pthread_t helper;
+
 	printf("tid=%d\n", gettid());
 	fflush(stdout);
+	if (getenv("STALL_EPOLL_HELPER"))
+		pthread_create(&helper, NULL, helper_loop, NULL);
 	if (getenv("STALL_EPOLL_GO")) {
 		struct stat st;
 
@@ -131,6 +155,10 @@ int main(int argc, char **argv)
 		turn(ep, efd, SHORT, 0);
 	/* The last turn: wait once more, so the last stall ends at a loop syscall. */
 	turn(ep, efd, SHORT, 0);
+	if (getenv("STALL_EPOLL_HELPER")) {
+		helper_stop = 1;
+		pthread_join(helper, NULL);
+	}
 	fflush(stdout);
 	return 0;
 }
