@@ -137,6 +137,47 @@ static struct binary *make_stub(const char *path)
 	return b;
 }
 
+/*
+ * "/opt/app/bin/../lib/x.so" (an $ORIGIN/../lib rpath) as "/opt/app/lib/x.so":
+ * ".." and "." resolved by name, never above "/".  The debug-file lookups
+ * build paths from this one by text, so it must not climb out of the root.
+ */
+static char *normalize(const char *path)
+{
+	size_t n = strlen(path), len = 0;
+	char *out = malloc(n + 2);
+	const char *p = path;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		const char *e;
+		size_t k;
+
+		while (*p == '/')
+			p++;
+		e = strchrnul(p, '/');
+		k = e - p;
+		if (k == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (k == 2 && p[0] == '.' && p[1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;	/* the '/' before the dropped name */
+		} else if (k) {
+			out[len++] = '/';
+			memcpy(out + len, p, k);
+			len += k;
+		}
+		p = e;
+	}
+	if (!len)
+		out[len++] = '/';
+	out[len] = '\0';
+	return out;
+}
+
 struct binary *stall_module_get(struct stall_modules *m, const char *path, const char *build_id)
 {
 	struct stall_module *sm;
@@ -162,7 +203,13 @@ struct binary *stall_module_get(struct stall_modules *m, const char *path, const
 	sm->path = strdup(path);
 	strcpy(sm->build_id, build_id);
 	/* Only absolute paths: a relative one would depend on our working directory. */
-	sm->bin = path[0] == '/' ? find_real(m, path, build_id) : NULL;
+	if (path[0] == '/') {
+		char *clean = normalize(path);
+
+		if (clean)
+			sm->bin = find_real(m, clean, build_id);
+		free(clean);
+	}
 	if (!sm->bin) {
 		sm->bin = make_stub(path);
 		sm->stub = true;

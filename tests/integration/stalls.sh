@@ -135,6 +135,10 @@ test_symbolize_binary_root() {
 	expect_eq "named without the root" "$(grep -c '^  user spin_for_stall' "$TMP/br-host.sym")" 0
 	"$STITCH" symbolize --binary-root "$TMP/root" <"$TMP/br1.log" >"$TMP/br.sym"
 	expect_grep "$TMP/br.sym" '^  user spin_for_stall .*\(/opt/app/server\+0x'
+	# An $ORIGIN/../ style path inside the root is fine.
+	sed "s|[^ ]*/stall_loop+|/opt/./app/../app//server+|" "$TMP/br.log" >"$TMP/br3.log"
+	"$STITCH" symbolize --binary-root "$TMP/root" <"$TMP/br3.log" >"$TMP/br3.sym"
+	expect_grep "$TMP/br3.sym" '^  user spin_for_stall .*\(/opt/./app/../app//server\+0x'
 	# A path climbing out of the root, and a symlink pointing out of it, stay inside.
 	cp "$STALL_LOOP" "$TMP/outside/server"
 	ln -s "$TMP/outside/server" "$TMP/root/opt/app/link"
