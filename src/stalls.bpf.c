@@ -58,12 +58,14 @@ static __always_inline bool is_candidate(__u32 nr)
 /* This thread's state; created on its first system call if its process is a target. */
 static __always_inline struct stall_thread *thread_of(__u32 tgid, __u32 tid)
 {
-	struct stall_thread *t = bpf_map_lookup_elem(&stall_threads, &tid), fresh = {};
+	struct stall_thread *t, fresh = {};
 
-	if (t)
-		return t;
+	/* Every system call of the machine comes here: one lookup for the others. */
 	if (!bpf_map_lookup_elem(&traced_tgids, &tgid))
 		return NULL;
+	t = bpf_map_lookup_elem(&stall_threads, &tid);
+	if (t)
+		return t;
 	fresh.loop_nr = loop_nr;
 	fresh.on_since_ns = bpf_ktime_get_ns();	/* it runs: it makes a system call */
 	if (bpf_map_update_elem(&stall_threads, &tid, &fresh, BPF_NOEXIST) &&
