@@ -316,6 +316,21 @@ test_stalls_python_asyncio() {
 	expect_grep "$TMP/py.spin" '^        _start$'
 }
 
+# A stock Ruby 3.1 loop on IO.select: found as pselect6 without being told.
+test_stalls_ruby_select() {
+	"$STITCH" stalls -t 100ms --top 1000 -- ruby tests/workloads/stall_select.rb \
+		>"$TMP/rb.out" 2>"$TMP/rb.err"
+	cat "$TMP/rb.err"
+	stall_lines "$TMP/rb.out"
+	expect_eq "stalls" "$(stall_lines "$TMP/rb.out" | wc -l)" 1
+	expect_grep "$TMP/rb.out" '^stall: tid=[0-9]+ pid=[0-9]+ comm=ruby .* loop=pselect6 samples=[1-9]'
+	expect_ge "spin stall on-CPU ms" "$(oncpu_ms "$(stall_lines "$TMP/rb.out")")" 180
+	expect_grep "$TMP/rb.out" '^        rb_vm_exec$'
+	expect_grep "$TMP/rb.out" '^        ruby_run_node$'
+	expect_grep "$TMP/rb.out" '^        _start$'
+	if grep 'outside any stall' "$TMP/rb.err"; then die "samples taken outside stalls"; fi
+}
+
 # A loop stuck when tracing stops is reported as such; SIGINT/SIGTERM end cleanly.
 stalls_interrupt_test() {
 	local sig=$1 i
