@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -21,6 +22,7 @@
 #include "commands.h"
 #include "kallsyms.h"
 #include "output.h"
+#include "privileges.h"
 #include "record.h"
 #include "record_hooks.h"
 #include "record.skel.h"
@@ -209,6 +211,34 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 		return fail_usage("%s", "say what to watch with exactly one of: -p PID, or "
 				  "-- COMMAND");
 	return 0;
+}
+
+/* Each of -p's pids exists (record checks them again, in its own words). */
+static int check_pids(const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL, path[64];
+	int rc = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long pid = strtol(tok, &end, 10);
+
+		if (end == tok || *end || pid < 1 || pid > 0x7fffffff) {
+			fprintf(stderr, "stitch stalls: -p: '%s' is not a process id\n", tok);
+			rc = -1;
+			break;
+		}
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
+		if (access(path, F_OK) != 0) {
+			fprintf(stderr, "stitch stalls: no process with pid %ld\n", pid);
+			rc = -1;
+			break;
+		}
+	}
+	free(copy);
+	return rc;
 }
 
 /* ---- hooks into record's pipeline -------------------------------------- */
@@ -444,6 +474,10 @@ int cmd_stalls(int argc, char **argv)
 	rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;
+	if (o.pids && check_pids(o.pids))
+		return 1;
+	if (check_tracing_privileges("stitch stalls") != 0)
+		return 1;
 	av = calloc(MAX_RECORD_ARGS + argc, sizeof(*av));
 	if (!av)
 		return 1;

@@ -42,7 +42,8 @@ struct symbolize_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: stitch symbolize [--pid PID | --binary-root DIR] [--folded | -o FILE] [LOG]\n"
+"Usage: stitch symbolize [--pid PID | --binary-root DIR] [--folded | -o FILE]\n"
+"                        [LOG]\n"
 "\n"
 "Name the addresses in libstitch-stall reports read from LOG (default: stdin).\n"
 "User frames (MODULE+0xOFF build-id=...) are named from the binary if its\n"

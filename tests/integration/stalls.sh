@@ -364,9 +364,22 @@ stalls_interrupt_test() {
 test_stalls_sigint_reports_ongoing_and_detaches() { stalls_interrupt_test INT; }
 test_stalls_sigterm_reports_ongoing_and_detaches() { stalls_interrupt_test TERM; }
 
+test_stalls_unprivileged_says_what_is_missing() {
+	cp "$STITCH" "$TMP/stitch-unpriv-stalls"
+	chmod 755 "$TMP" "$TMP/stitch-unpriv-stalls"
+	local rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$TMP/stitch-unpriv-stalls" stalls -p 1 >"$TMP/unpriv-stalls.out" 2>&1 || rc=$?
+	cat "$TMP/unpriv-stalls.out"
+	expect_eq "exit status" "$rc" 1
+	expect_grep "$TMP/unpriv-stalls.out" "^stitch stalls: .*needs root, or CAP_BPF and CAP_PERFMON"
+}
+
 test_stalls_bad_options() {
 	expect_error 2 "exactly one of: -p PID, or -- COMMAND" -- stalls -t 50ms
 	expect_error 2 "'fast' is not a time" -- stalls -t fast -p 1
 	expect_error 2 "'nosuchcall' is not a system call" -- stalls --loop-syscall nosuchcall -p 1
 	expect_error 2 "cannot tell the format of 'x.bin'" -- stalls -o x.bin -p 1
+	expect_error 1 "^stitch stalls: no process with pid 999999999" -- stalls -p 999999999
+	expect_error 1 "^stitch stalls: -p: 'x' is not a process id" -- stalls -p 1,x
 }
