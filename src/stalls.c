@@ -59,6 +59,7 @@ struct stalls {
 	struct ring_buffer *rb;
 	struct stall_event *pending;	/* read last turn, reported next turn */
 	size_t npending, cap;
+	uint64_t unqueued;		/* stalls dropped for want of memory */
 	struct kallsyms *ks;
 	struct resolver res;
 	struct stalls_report rep;
@@ -291,8 +292,10 @@ static int on_stall_event(void *ctx, void *data, size_t size)
 		size_t cap = s->cap ? 2 * s->cap : 64;
 		struct stall_event *v = realloc(s->pending, cap * sizeof(*v));
 
-		if (!v)
-			return 0;	/* counted as reported by nobody: rare, and said below */
+		if (!v) {
+			s->unqueued++;	/* out of memory: said at the end */
+			return 0;
+		}
 		s->pending = v;
 		s->cap = cap;
 	}
@@ -407,6 +410,9 @@ static int finish(void *ctx, double seconds)
 	if (lost)
 		fprintf(stderr, "stitch stalls: LOST %" PRIu64 " stalls (their ring buffer was "
 			"full)\n", lost);
+	if (s->unqueued)
+		fprintf(stderr, "stitch stalls: LOST %" PRIu64 " stalls (out of memory)\n",
+			s->unqueued);
 	if (untracked)
 		fprintf(stderr, "stitch stalls: %" PRIu64 " threads not watched (more than %d)\n",
 			untracked, STALLS_MAX_THREADS);
