@@ -305,6 +305,26 @@ test_stalls_loop_syscall_override() {
 	expect_eq "stalls with a loop syscall never called" "$(stall_lines "$TMP/sl2.out" | wc -l)" 0
 }
 
+# The loop linked with libstitch-stall, watched from outside too: both see the
+# one 100 ms spin, on the same thread (its idle is poll(), found as the loop).
+test_stalls_agrees_with_the_library() {
+	need_stall_loop
+	"$STITCH" stalls -t 20ms -- "$STALL_LOOP" user >"$TMP/sa.out" 2>"$TMP/sa.err"
+	cat "$TMP/sa.out"
+	local tid lib ours
+	tid=$(sed -n 's/^main tid=//p' "$TMP/sa.out")
+	is_number "$tid" "stall_loop tid"
+	expect_eq "stalls" "$(stall_lines "$TMP/sa.out" | wc -l)" 1
+	expect_grep "$TMP/sa.out" "^stall: tid=$tid pid=$tid comm=stall_loop .* loop=poll samples=[1-9]"
+	expect_grep "$TMP/sa.out" '^        spin_for_stall  \(stall_loop\.c:[0-9]+\)$'
+	# The library's last report of the stall is no longer than the whole stall.
+	lib=$(grep -o 'stall=[0-9]*ms' "$TMP/sa.err" | tail -1 | tr -dc 0-9)
+	ours=$(oncpu_ms "$(stall_lines "$TMP/sa.out")")
+	expect_ge "library reported stall ms" "$lib" 20
+	expect_ge "stitch stalls on-CPU ms (+5 ms of accounting slack) vs the library's" "$((ours + 5))" "$lib"
+	expect_ge "stitch stalls on-CPU ms" "$ours" 80
+}
+
 # A stock interpreter's event loop (Debian's python3.11, asyncio on epoll_wait):
 # the stall is caught with its native stacks, unwound by CFI through the
 # interpreter (script lines come with the interpreter frame walkers).
