@@ -53,7 +53,8 @@ static __always_inline bool stall_gate_closed(__u32 tid)
 	if (!stall_gate_ns)
 		return false;
 	t = bpf_map_lookup_elem(&stall_threads, &tid);
-	return !t || !stall_gate_open(t, bpf_ktime_get_ns(), stall_gate_ns);
+	return !t || !stall_gate_open(t, bpf_get_current_task_btf()->se.sum_exec_runtime,
+				      stall_gate_ns);
 }
 /* ---- end of the stall gate ---- */
 

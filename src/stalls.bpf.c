@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stitch stalls, kernel side: per thread of the target, count on-CPU time
- * since it last returned from its event loop's waiting system call
- * (epoll_wait, poll, ...), from sched_switch and raw syscall tracepoints
- * only (no kprobes on this kernel).  A thread that enters the loop syscall
- * again after more than the threshold of CPU time ends a stall: one record
- * to user space.  record.bpf.c's sampler reads the same per-thread state to
- * sample only threads that are stalled now (stall_gate_open in stalls.h).
+ * stitch stalls, kernel side: per thread of the target, the scheduler's
+ * account of its CPU time when it last returned from its event loop's
+ * waiting system call (epoll_wait, poll, ...), from the raw syscall
+ * tracepoints only (no kprobes on this kernel).  A thread that enters the
+ * loop syscall again after more than the threshold of CPU time ends a
+ * stall: one record to user space.  record.bpf.c's sampler reads the same
+ * per-thread state to sample only threads that are stalled now
+ * (stall_gate_open in stalls.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -67,7 +68,6 @@ static __always_inline struct stall_thread *thread_of(__u32 tgid, __u32 tid)
 	if (t)
 		return t;
 	fresh.loop_nr = loop_nr;
-	fresh.on_since_ns = bpf_ktime_get_ns();	/* it runs: it makes a system call */
 	if (bpf_map_update_elem(&stall_threads, &tid, &fresh, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&stall_threads, &tid)) {
 		__sync_fetch_and_add(&untracked_threads, 1);
@@ -95,8 +95,8 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	if (!t || !is_loop_syscall(t, (__u32)id))
 		return 0;
 	now = bpf_ktime_get_ns();
-	oncpu = t->oncpu_ns + (t->on_since_ns && now > t->on_since_ns ? now - t->on_since_ns : 0);
-	if (t->loop_exit_ns && !t->in_wait && oncpu >= threshold_ns) {
+	oncpu = bpf_get_current_task_btf()->se.sum_exec_runtime - t->runtime_at_exit;
+	if (stall_gate_open(t, t->runtime_at_exit + oncpu, threshold_ns)) {
 		e = bpf_ringbuf_reserve(&stall_events, sizeof(*e), 0);
 		if (e) {
 			e->start_ns = t->loop_exit_ns;
@@ -112,7 +112,6 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		}
 	}
 	t->in_wait = 1;
-	t->oncpu_ns = 0;
 	return 0;
 }
 
@@ -128,33 +127,23 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	/* Back from waiting: from here on the thread's CPU time counts. */
 	t->in_wait = 0;
-	t->oncpu_ns = 0;
+	t->runtime_at_exit = bpf_get_current_task_btf()->se.sum_exec_runtime;
 	t->loop_exit_ns = bpf_ktime_get_ns();
-	t->on_since_ns = t->loop_exit_ns;
-	return 0;
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	__u32 prev_tid = prev->pid, next_tid = next->pid;
-	__u64 now = bpf_ktime_get_ns();
-	struct stall_thread *t;
-
-	t = bpf_map_lookup_elem(&stall_threads, &prev_tid);
-	if (t && t->on_since_ns) {
-		if (now > t->on_since_ns)
-			t->oncpu_ns += now - t->on_since_ns;
-		t->on_since_ns = 0;
-	}
-	t = bpf_map_lookup_elem(&stall_threads, &next_tid);
-	if (t)
-		t->on_since_ns = now;
 	return 0;
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_thread_exit, struct task_struct *task)
+{
+	__u32 tid = task->pid;
+
+	bpf_map_delete_elem(&stall_threads, &tid);
+	return 0;
+}
+
+/* A new program in this thread: its loop (and loop syscall) are yet to be seen. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_thread_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 tid = task->pid;
 

@@ -73,7 +73,7 @@ static void usage(FILE *f)
 "                     [--loop-syscall NAME] [-F HZ] [-d SECONDS] [-o FILE]...\n"
 "\n"
 "Report the stalls of an event loop in an unmodified program: a thread that\n"
-"stays on CPU longer than the threshold between returning from its loop's\n"
+"runs longer than the threshold of its CPU time between returning from its loop's\n"
 "waiting system call and entering it again.  Each stall is printed when it ends\n"
 "(tid, on-CPU and wall time) with the kernel and native stacks sampled during\n"
 "it, counted and symbolized.  Time spent waiting, or off CPU, is never a stall.\n"
@@ -359,6 +359,23 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* The scheduler's account of a thread's CPU time (se.sum_exec_runtime), or 0. */
+static uint64_t thread_runtime(uint32_t pid, uint32_t tid)
+{
+	unsigned long long ns = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
 /* Threads still stalled when tracing stops: reported from their state. */
 static void report_ongoing(struct stalls *s)
 {
@@ -368,20 +385,19 @@ static void report_ongoing(struct stalls *s)
 
 	for (i = 0; i < n; i++) {
 		struct stall_event ev = { .tid = tids[i], .pid = pids[i], .end_ns = now };
+		uint64_t runtime = thread_runtime(pids[i], tids[i]);
 		struct stall_thread t;
 		char path[64];
 		FILE *f;
 
 		if (bpf_map__lookup_elem(s->skel->maps.stall_threads, &tids[i], sizeof(tids[i]), &t,
-					 sizeof(t), 0) || !t.loop_exit_ns || t.in_wait)
+					 sizeof(t), 0) ||
+		    !stall_gate_open(&t, runtime, s->o->threshold_ns))
 			continue;
 		ev.start_ns = t.loop_exit_ns;
-		ev.oncpu_ns = t.oncpu_ns + (t.on_since_ns && now > t.on_since_ns ?
-					    now - t.on_since_ns : 0);
+		ev.oncpu_ns = runtime - t.runtime_at_exit;
 		ev.loop_nr = t.loop_nr;
-		if (ev.oncpu_ns < s->o->threshold_ns)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%u/comm", tids[i]);
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pids[i], tids[i]);
 		f = fopen(path, "re");
 		if (f) {
 			if (fgets(ev.comm, sizeof(ev.comm), f))

@@ -18,11 +18,16 @@
 #define STALLS_MAX_LOOP_SYSCALLS 8
 #define STALLS_LOOP_UNKNOWN 0xffffffffu	/* stall_thread.loop_nr: not seen one yet */
 
-/* Per thread of the target, keyed by tid: the map stall_threads. */
+/*
+ * Per thread of the target, keyed by tid: the map stall_threads.  On-CPU
+ * time is the scheduler's own account of the thread (se.sum_exec_runtime,
+ * what CLOCK_THREAD_CPUTIME_ID reads), which lags the truth by at most a
+ * scheduler tick for a running thread; counting sched_switch events
+ * instead loses whole run periods whenever one event is missed.
+ */
 struct stall_thread {
-	__u64 oncpu_ns;		/* on CPU since the last loop return, up to on_since_ns */
-	__u64 on_since_ns;	/* when it last went on CPU; 0 while off CPU */
 	__u64 loop_exit_ns;	/* last return from the loop syscall; 0: never seen */
+	__u64 runtime_at_exit;	/* its se.sum_exec_runtime then */
 	__u32 loop_nr;		/* its loop syscall, or STALLS_LOOP_UNKNOWN */
 	__u8 in_wait;		/* inside the loop syscall: waiting, never a stall */
 	__u8 pad[3];
@@ -39,14 +44,15 @@ struct stall_event {
 };
 
 /*
- * The gate: is this thread, on CPU now, stalled?  Between two loop waits,
- * and on CPU for at least threshold_ns since the first.
+ * The gate: is this thread stalled?  Between two loop waits, and on CPU for
+ * at least threshold_ns since the first.  runtime_ns: the thread's
+ * se.sum_exec_runtime now.
  */
-static __always_inline bool stall_gate_open(const struct stall_thread *t, __u64 now,
+static __always_inline bool stall_gate_open(const struct stall_thread *t, __u64 runtime_ns,
 					    __u64 threshold_ns)
 {
-	return t->loop_exit_ns && !t->in_wait && t->on_since_ns && now >= t->on_since_ns &&
-	       t->oncpu_ns + (now - t->on_since_ns) >= threshold_ns;
+	return t->loop_exit_ns && !t->in_wait && runtime_ns >= t->runtime_at_exit &&
+	       runtime_ns - t->runtime_at_exit >= threshold_ns;
 }
 
 #endif /* STITCH_STALLS_H */
