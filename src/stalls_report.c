@@ -124,7 +124,7 @@ uint64_t stalls_report_unclaimed(struct stalls_report *sr)
 
 	hmap_for_each(&sr->threads, i, n)
 		total += ((const struct thread_samples *)n)->n;
-	return total;
+	return total + sr->orphan_samples;
 }
 
 static const char *kind_mark(uint8_t kind)
@@ -270,13 +270,18 @@ void stalls_report_stall(struct stalls_report *sr, const struct stall_event *ev,
 
 	if (stacks_init(&st))
 		return;
-	/* This stall's samples; older ones (none expected) are dropped with them. */
+	/*
+	 * This stall's samples.  Older ones belong to a stall we never heard
+	 * of (its record lost): counted as unclaimed, and dropped.
+	 */
 	for (i = 0; ts && i < ts->n; i++) {
 		struct pending *p = ts->v[i];
 
 		if (p->time_ns <= ev->end_ns) {
 			if (p->time_ns >= ev->start_ns)
 				stacks_add(&st, &p->key, p->bytes);
+			else
+				sr->orphan_samples++;
 			free(p);
 		} else {
 			ts->v[kept++] = p;
@@ -286,9 +291,9 @@ void stalls_report_stall(struct stalls_report *sr, const struct stall_event *ev,
 		ts->n = kept;
 	memcpy(comm, ev->comm, 16);
 	comm[16] = '\0';
-	for (i = 0; comm[i]; i++)
-		if ((unsigned char)comm[i] < 0x20 || comm[i] == 0x7f)
-			comm[i] = '?';
+	for (i = 0; comm[i]; i++)	/* one token: the line stays parseable */
+		if ((unsigned char)comm[i] <= 0x20 || comm[i] == 0x7f)
+			comm[i] = (unsigned char)comm[i] == 0x20 ? '_' : '?';
 	fprintf(sr->out, "stall: tid=%u pid=%u comm=%s on-cpu=%.1fms wall=%.1fms loop=", ev->tid,
 		ev->pid, comm, ev->oncpu_ns / 1e6, (ev->end_ns - ev->start_ns) / 1e6);
 	if (loop)

@@ -27,6 +27,7 @@ struct stalls_report {
 	struct hmap threads;		/* tid -> samples waiting for their stall */
 	struct stack_table weighted;	/* every stall's stacks, weighted by its ms */
 	uint64_t nstalls, oncpu_ms, dropped_samples, unsampled_stalls;
+	uint64_t orphan_samples;	/* taken before the start of the stall that ended */
 	struct named_frame *nf;
 };
 
