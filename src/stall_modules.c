@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,14 +68,23 @@ void stall_modules_free(struct stall_modules *m)
  */
 static int open_in_root(struct stall_modules *m, const char *path)
 {
+	/* O_NONBLOCK: a FIFO named by the log must not hang us; only files are used. */
 	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC,
+		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
+	struct stat st;
+	int fd;
 
 	if (m->root_fd < 0)
-		return open(path, O_RDONLY | O_CLOEXEC);
-	return syscall(SYS_openat2, m->root_fd, path, &how, sizeof(how));
+		fd = open(path, how.flags);
+	else
+		fd = syscall(SYS_openat2, m->root_fd, path, &how, sizeof(how));
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static bool build_id_matches(const struct binary *b, const char *want)
@@ -108,7 +118,15 @@ static struct binary *find_real(struct stall_modules *m, const char *path, const
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == 0 && m->root_fd < 0)
 			continue;
-		fd = pass == 0 ? open_in_root(m, dbg) : open(dbg, O_RDONLY | O_CLOEXEC);
+		if (pass == 0) {
+			fd = open_in_root(m, dbg);
+		} else {
+			int root_fd = m->root_fd;
+
+			m->root_fd = -1;	/* the host's own debug files */
+			fd = open_in_root(m, dbg);
+			m->root_fd = root_fd;
+		}
 		if (fd < 0)
 			continue;
 		b = binary_get_fd(&m->bins, fd, path, pass == 0 ? m->root : "");

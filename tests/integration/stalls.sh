@@ -108,14 +108,17 @@ test_symbolize_passes_other_lines() {
 		echo "stitch-stall: tid=1 suppressed=3 (reports over the per-minute limit, not written)"
 		echo "  user /nonexistent/x+0x10 build-id=abcd"
 		echo "  user ../../etc/passwd+0x10"
+		echo "  user $TMP/fifo+0x10"
+		echo "  user /dev/zero+0x10"
 		head -c 20000 /dev/zero | tr '\0' 'a'; echo
 		printf 'stitch-stall: tid=\377\n  kernel 0xzz\n'
 		printf 'no newline at the end'
 	} >"$TMP/odd.log"
-	"$STITCH" symbolize <"$TMP/odd.log" >"$TMP/odd.sym"
+	mkfifo "$TMP/fifo"	# opening it for reading would wait for a writer forever
+	timeout 20 "$STITCH" symbolize <"$TMP/odd.log" >"$TMP/odd.sym"
 	# Nothing could be named (wrong build-id, no file, no symbol): all unchanged.
 	cmp "$TMP/odd.log" "$TMP/odd.sym" || die "lines changed"
-	"$STITCH" symbolize --folded <"$TMP/odd.log" >"$TMP/odd.folded"
+	timeout 20 "$STITCH" symbolize --folded <"$TMP/odd.log" >"$TMP/odd.folded"
 	cat "$TMP/odd.folded"
 	# The one whole report: outermost first, the raw address an [unknown] frame.
 	expect_eq "folded" "$(cat "$TMP/odd.folded")" 'x;[unknown];stall_loop+0x1 20'
