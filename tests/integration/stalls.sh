@@ -124,6 +124,24 @@ test_symbolize_passes_other_lines() {
 	expect_eq "folded" "$(cat "$TMP/odd.folded")" 'x;[unknown];stall_loop+0x1 20'
 }
 
+# Weights: a report adds what its stall grew since the thread's previous report;
+# a report not longer than the previous one starts a new stall.  Threads interleave.
+test_symbolize_folded_weights() {
+	local h='clock=cpu threshold=20ms suppressed=0'
+	{
+		printf 'stitch-stall: tid=1 comm=x stall=20ms %s\n  user 0x1\n' "$h"
+		printf 'stitch-stall: tid=2 comm=y stall=20ms %s\n  user 0x1\n' "$h"
+		printf 'stitch-stall: tid=1 comm=x stall=40ms %s\n  user 0x1\n' "$h"
+		printf 'stitch-stall: tid=1 comm=x stall=25ms %s\n  user 0x1\n' "$h"
+		printf 'stitch-stall: tid=2 comm=y stall=80ms %s\n  user 0x1\n' "$h"
+		printf 'stitch-stall: tid=1 comm=x stall=25ms %s\n  user 0x1\n' "$h"
+	} >"$TMP/w.log"
+	"$STITCH" symbolize --folded "$TMP/w.log" | sort >"$TMP/w.folded"
+	cat "$TMP/w.folded"
+	# x: 20 -> 40 (one stall, 40), then 25, then 25 again (new stalls): 90.  y: 20 -> 80: 80.
+	expect_eq "weights" "$(tr '\n' '|' <"$TMP/w.folded")" 'x;[unknown] 90|y;[unknown] 80|'
+}
+
 # The binary that ran was replaced by another build: never name its frames from the new one.
 test_symbolize_build_id_mismatch_stays_address() {
 	need_stall_loop
