@@ -13,6 +13,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "record.h"
+#include "stalls.h"
 
 #define PF_KTHREAD 0x00200000
 
@@ -32,6 +33,30 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } traced_tgids SEC(".maps");
+
+/* ---- stitch stalls' gate (stalls.bpf.c owns the map, shared by fd) ---- */
+const volatile __u64 stall_gate_ns;	/* 0: no gate, every event is kept */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, STALLS_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* memory per thread seen, not up front */
+	__type(key, __u32);
+	__type(value, struct stall_thread);
+} stall_threads SEC(".maps");
+
+/* Keep only events of threads stalled right now (see stall_gate_open). */
+static __always_inline bool stall_gate_closed(__u32 tid)
+{
+	struct stall_thread *t;
+
+	if (!stall_gate_ns)
+		return false;
+	t = bpf_map_lookup_elem(&stall_threads, &tid);
+	return !t || !stall_gate_open(t, bpf_get_current_task_btf()->se.sum_exec_runtime,
+				      stall_gate_ns);
+}
+/* ---- end of the stall gate ---- */
 
 /*
  * The event is far too big for the BPF stack: build it here, one slot per
@@ -144,6 +169,8 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	if (tid == 0)		/* the idle task: nothing to attribute */
 		return 0;
 	if (filter_tgids && !bpf_map_lookup_elem(&traced_tgids, &tgid))
+		return 0;
+	if (stall_gate_closed(tid))
 		return 0;
 	e = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!e)

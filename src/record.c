@@ -29,6 +29,7 @@
 #include "privileges.h"
 #include "procs.h"
 #include "record.h"
+#include "record_hooks.h"
 #include "record.skel.h"
 #include "resolve.h"
 #include "stacks.h"
@@ -67,6 +68,7 @@ struct record_opts {
 
 struct recorder {
 	struct record_opts *o;
+	const struct record_hooks *hooks;	/* another command driving us, or NULL */
 	struct record_bpf *skel;
 	struct attacher att;
 	struct ring_buffer *rb;
@@ -542,7 +544,10 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	if (kframes || proc)
 		r->unwind_stops[why]++;
 	key->nuser = nu;
-	stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
+	if (r->hooks && r->hooks->sample)
+		r->hooks->sample(r->hooks->ctx, e, key, key_bytes_for(nk, nu));
+	else
+		stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
 	return 0;
 }
 
@@ -605,6 +610,8 @@ static int load_bpf(struct recorder *r)
 	r->skel->rodata->ustack_limit = o->stack_bytes;
 	bpf_map__set_max_entries(r->skel->maps.samples, o->ringbuf_mb << 20);
 	bpf_map__set_max_entries(r->skel->maps.scratch, libbpf_num_possible_cpus());
+	if (r->hooks && r->hooks->before_load && r->hooks->before_load(r->hooks->ctx, r->skel))
+		return -1;
 	err = record_bpf__load(r->skel);
 	if (err && quiet && err != -EPERM)
 		return err;	/* the caller falls back to copying, and says so */
@@ -1107,6 +1114,10 @@ static int run(struct recorder *r)
 		rc = 1;
 		goto out;
 	}
+	if (r->hooks && r->hooks->attached && r->hooks->attached(r->hooks->ctx)) {
+		rc = 1;
+		goto out;
+	}
 
 	start = now_s();
 	start_unix_ns = unix_now_ns();
@@ -1150,6 +1161,8 @@ static int run(struct recorder *r)
 			rc = 1;
 			break;
 		}
+		if (r->hooks && r->hooks->poll)
+			r->hooks->poll(r->hooks->ctx);
 		if (deadline && now_s() >= deadline)
 			break;
 		if (!targets_alive(r))
@@ -1172,8 +1185,12 @@ static int run(struct recorder *r)
 			r->check_compared, r->check_prefix, r->check_mismatched);
 	if (o->stats)
 		report_stats(r, st);
-	if (write_output(r, now_s() - start, start_unix_ns) != 0)
+	if (r->hooks && r->hooks->finish) {
+		if (r->hooks->finish(r->hooks->ctx, now_s() - start))
+			rc = 1;
+	} else if (write_output(r, now_s() - start, start_unix_ns) != 0) {
 		rc = 1;
+	}
 out:
 	if (go_fd >= 0)
 		close(go_fd);
@@ -1189,6 +1206,11 @@ out:
 }
 
 int cmd_record(int argc, char **argv)
+{
+	return record_main(argc, argv, NULL);
+}
+
+int record_main(int argc, char **argv, const struct record_hooks *hooks)
 {
 	struct record_opts *o = calloc(1, sizeof(*o));
 	struct recorder r;
@@ -1207,6 +1229,7 @@ int cmd_record(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.hooks = hooks;
 	r.child = -1;
 	r.kagg_pending = -1;
 	r.key_buf = malloc(sizeof(struct stack_key) + STITCH_MAX_KSTACK * sizeof(uint64_t) +

@@ -574,6 +574,9 @@ test_unprivileged_says_what_is_missing() {
 	expect_grep "$TMP/unpriv.out" "needs root, or CAP_BPF and CAP_PERFMON"
 }
 
+# stitch symbolize and stitch stalls (issue 6).
+. tests/integration/stalls.sh
+
 ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 TESTS=${*:-$ALL_TESTS}
 echo "stitch integration tests ($STITCH, $(uname -r))"
