@@ -467,6 +467,8 @@ static int record_args(const struct stalls_opts *o, char **av, int max)
 	av[n++] = "cpu";
 	av[n++] = "-F";
 	av[n++] = o->freq ? (char *)o->freq : "999";
+	/* Each sample is matched to its stall by thread and time: no counting in the kernel. */
+	av[n++] = "--per-event";
 	if (o->duration) {
 		av[n++] = "-d";
 		av[n++] = (char *)o->duration;
