@@ -68,7 +68,8 @@ static int sbuf_reserve(struct sbuf *b, size_t more)
 
 static int sbuf_frame(struct sbuf *b, const struct profile *p, const struct prof_frame *f)
 {
-	size_t need = strlen(profile_s(p, f->name)) + 8;
+	/* name, suffix, and for interpreter frames " (file:line)" */
+	size_t need = strlen(profile_s(p, f->name)) + strlen(profile_s(p, f->file)) + 32;
 
 	if (sbuf_reserve(b, need))
 		return -ENOMEM;

@@ -228,6 +228,7 @@ static void proc_insert_map(struct proc *p, const struct map *nm)
 	memmove(&p->maps[i + 1], &p->maps[i], (p->nr - i) * sizeof(*nm));
 	p->maps[i] = *nm;
 	p->nr++;
+	p->gen++;
 }
 
 static void add_map(struct procs *ps, struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
@@ -316,9 +317,10 @@ void procs_exec(struct procs *ps, uint32_t pid)
 {
 	struct proc *p = proc_lookup(ps, pid);
 
-	if (p)
+	if (p) {
 		p->nr = 0;
-	else
+		p->gen++;
+	} else
 		proc_create(ps, pid);	/* maps follow as mmap records */
 }
 
@@ -343,6 +345,7 @@ void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid)
 	}
 	memcpy(child->maps, parent->maps, parent->nr * sizeof(struct map));
 	child->nr = parent->nr;
+	child->gen++;
 	child->cap = parent->nr + 2;
 }
 

@@ -27,6 +27,7 @@ struct proc {
 	uint32_t pid;
 	struct map *maps;	/* sorted by start, non-overlapping */
 	size_t nr, cap;
+	uint64_t gen;		/* bumped when the mappings change (interpreter detection) */
 };
 
 struct procs {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,5 +294,22 @@ size_t profile_frame_label(const struct profile *p, const struct prof_frame *f, 
 	for (i = 0; suffix[i] && n + 1 < len; i++)
 		buf[n++] = suffix[i];
 	buf[n] = '\0';
+	/* Interpreter frames: "name (file:line)", or "name (file)" without lines. */
+	if (f->kind >= FRAME_PERL && f->kind <= FRAME_PYTHON && f->file && n + 1 < len) {
+		char where[64];
+		const char *file = profile_s(p, f->file);
+		int w = f->line ? snprintf(where, sizeof(where), ":%u)", f->line) :
+				  snprintf(where, sizeof(where), ")");
+
+		n += snprintf(buf + n, len - n, " (");
+		for (i = 0; file[i] && n + 1 < len; i++) {
+			unsigned char c = file[i];
+
+			buf[n++] = c == ';' ? ':' : (c < 0x20 || c == 0x7f) ? '?' : c;
+		}
+		for (i = 0; i < (size_t)w && n + 1 < len; i++)
+			buf[n++] = where[i];
+		buf[n] = '\0';
+	}
 	return n;
 }

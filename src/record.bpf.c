@@ -94,6 +94,10 @@ static __always_inline void count(__u32 which)
 
 #include "kunwind.bpf.h"
 
+/* ---- interpreter frames (interp.bpf.h) ---- */
+#include "interp.bpf.h"
+/* ---- end interpreter frames ---- */
+
 /*
  * An offset into e->ustack the verifier can bound: the mask survives the
  * optimizer (barrier_var), and ustack has a page of slack past the mask.
@@ -176,8 +180,13 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	if (!e)
 		return 0;
 	count(STAT_EVENTS);
-	/* kunwind: counted in the kernel, nothing to send */
-	if (kunwind_count_event(ctx, tgid, tid, event_idx)) {
+	/*
+	 * kunwind: counted in the kernel, nothing to send.  Not for an
+	 * interpreter's events: their interpreter frames differ where the
+	 * native stacks are the same, and user space must name them.
+	 */
+	if (!bpf_map_lookup_elem(&interp_procs, &tgid) &&
+	    kunwind_count_event(ctx, tgid, tid, event_idx)) {
 		count(STAT_KAGG_COUNTED);
 		return 0;
 	}
@@ -224,6 +233,11 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 			}
 		}
 	}
+
+	/* Interpreter frames go first: user space pairs them with this sample. */
+	if (task->mm && !(task->flags & PF_KTHREAD))
+		if (interp_capture(tgid, tid, e->time_ns))
+			e->flags |= STITCH_SAMPLE_INTERP_LOST;
 
 	size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes;
 	if (size > sizeof(*e))

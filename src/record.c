@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "attach.h"
+#include "interp_user.h"
 #include "binary.h"
 #include "kallsyms.h"
 #include "kunwind.h"
@@ -59,6 +60,8 @@ struct record_opts {
 	size_t ringbuf_mb;
 	int top;
 	bool stats;
+	bool no_lines;
+	bool no_interp;
 	char **command;
 	int unwind_mode;		/* enum kunwind_mode */
 	bool unwind_asked;		/* --unwind given: no silent fallback */
@@ -93,6 +96,7 @@ struct recorder {
 	uint8_t *key_buf;
 	struct unwind_frame *uframes;
 	struct uframe *check_uf;	/* --unwind=check: the copy's frames */
+	struct interp_state interp;	/* interpreter frames (interp_*.c) */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -148,6 +152,10 @@ static void usage(FILE *f)
 "      --max-table-mb N     memory for in-kernel unwind tables (default %d)\n"
 "      --per-event          send every event to user space; by default events\n"
 "                           the kernel unwinds are counted in the kernel\n"
+"                           (except those of interpreters, which are named)\n"
+"      --no-lines           interpreter frames without line numbers, so one\n"
+"                           function is one frame: 'name (file)'\n"
+"      --no-interp          native frames only: do not walk interpreters\n"
 "      --stats              what recording cost and how stacks ended: bytes\n"
 "                           and BPF time per event (BPF time needs sysctl\n"
 "                           kernel.bpf_stats_enabled=1), unwind outcomes\n"
@@ -156,6 +164,9 @@ static void usage(FILE *f)
 "Folded lines are 'comm;outermost;...;innermost COUNT'.  Kernel frames end in\n"
 "_[k], inlined ones in _[i]; a frame that cannot be named is module+0xVADDR or\n"
 "[unknown]; a stack cut short is marked [truncated].\n"
+"Interpreter frames (CPython 3.11) replace the interpreter loop's native\n"
+"frames and show as 'function (file:line)'; other versions say so once and\n"
+"show native frames only.\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
 		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK, DEFAULT_TABLE_MB);
 }
@@ -226,7 +237,7 @@ static int parse_pids(struct record_opts *o, const char *arg)
 }
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
-       OPT_PER_EVENT };
+       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -244,6 +255,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "max-table-mb", required_argument, NULL, OPT_MAX_TABLE_MB },
 		{ "per-event", no_argument, NULL, OPT_PER_EVENT },
+		{ "no-lines", no_argument, NULL, OPT_NO_LINES },
+		{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -342,6 +355,12 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 						  "0.01..65536", optarg);
 			break;
 		}
+		case OPT_NO_LINES:
+			o->no_lines = true;
+			break;
+		case OPT_NO_INTERP:
+			o->no_interp = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -485,12 +504,17 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	struct stack_key *key = (struct stack_key *)r->key_buf;
 	struct uframe *uf;
 	uint64_t *kips;
-	struct proc *proc = NULL;
+	struct proc *proc = NULL, *iproc;
 	enum unwind_stop why = UNWIND_STOP_END;
 	bool kframes, copied;
 	int nk, nu = 0;
 
 	r->bytes_received += size;
+	/* Interpreter frames come just before their sample: keep them for it. */
+	if (size >= sizeof(uint64_t) && *(const uint64_t *)data == INTERP_EVENT_MAGIC) {
+		interp_stash(&r->interp, data, size);
+		return 0;
+	}
 	if (size < STITCH_SAMPLE_HDR_BYTES || e->kstack_bytes > sizeof(e->kstack) ||
 	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES ||
 	    e->ustack_bytes > STITCH_USTACK_ROOM + STITCH_MAX_USTACK ||
@@ -526,6 +550,10 @@ static int handle_sample(void *ctx, void *data, size_t size)
 		kunwind_mark_dirty(&r->kw, e->pid);
 	if (copied)
 		proc = procs_get(&r->procs, e->pid);
+	/* Interpreters: look at the process (new mappings), and splice its frames below. */
+	iproc = proc ? proc : (e->flags & STITCH_SAMPLE_USER_REGS) ?
+		procs_get(&r->procs, e->pid) : NULL;
+	interp_proc_update(&r->interp, iproc);
 	if (kframes) {
 		nu = frames_from_kernel(r, e, uf, &why);
 		if (nu < 0) {
@@ -541,6 +569,10 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	} else if (proc) {
 		nu = frames_from_copy(r, e, proc, uf, &why);
 	}
+	if (iproc)
+		nu = interp_stitch(&r->interp, iproc, e->tid, e->time_ns, uf, nu,
+				   MAX_UFRAMES + 1 + INTERP_MAX_FRAMES, why == UNWIND_STOP_END,
+				   e->flags & STITCH_SAMPLE_INTERP_LOST);
 	if (kframes || proc)
 		r->unwind_stops[why]++;
 	key->nuser = nu;
@@ -632,6 +664,16 @@ static int load_bpf(struct recorder *r)
 			return err;
 		}
 		r->kw_ready = true;
+	}
+	/* Loaded again after a fallback: start over with the new maps. */
+	interp_free(&r->interp);
+	err = interp_init(&r->interp, bpf_map__fd(r->skel->maps.interp_procs),
+			  bpf_map__fd(r->skel->maps.interp_layouts), o->no_lines);
+	r->interp.disabled = o->no_interp;
+	if (err) {
+		fprintf(stderr, "stitch record: cannot set up interpreter walking: %s\n",
+			strerror(-err));
+		return -1;
 	}
 	return 0;
 }
@@ -882,6 +924,9 @@ static void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 	if (prog_misses(r))
 		fprintf(stderr, "stitch: LOST %" PRIu64 " events the kernel did not let us see: "
 			"another BPF program was running on that CPU\n", prog_misses(r));
+	if (st[STAT_INTERP_LOST])
+		fprintf(stderr, "stitch: %" PRIu64 " events lost their interpreter frames: ring "
+			"buffer full (marked [interpreter frames lost])\n", st[STAT_INTERP_LOST]);
 	if (st[STAT_USTACK_FAULT])
 		fprintf(stderr, "stitch: %" PRIu64 " events had an unreadable user stack "
 			"(shown without user frames)\n", st[STAT_USTACK_FAULT]);
@@ -939,6 +984,9 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		r->unwind_stops[UNWIND_STOP_END], r->unwind_stops[UNWIND_STOP_TRUNCATED],
 		r->unwind_stops[UNWIND_STOP_NO_MODULE], r->unwind_stops[UNWIND_STOP_NO_RULE],
 		r->unwind_stops[UNWIND_STOP_BAD], ends);
+	fprintf(stderr, "stitch stats: interpreter stacks not stitched %" PRIu64
+		", interpreter walks that failed %" PRIu64 "\n",
+		r->interp.unstitched, r->interp.walk_errors);
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
 	if (r->kw_ready)
@@ -1098,7 +1146,7 @@ static int run(struct recorder *r)
 	start = now_s();
 	for (i = 0; i < o->npids; i++) {
 		trace_tgid(r, o->pids[i]);
-		procs_get(&r->procs, o->pids[i]);
+		interp_proc_update(&r->interp, procs_get(&r->procs, o->pids[i]));
 		if (r->kw_ready)
 			kunwind_mark_dirty(&r->kw, o->pids[i]);
 	}
@@ -1146,10 +1194,11 @@ static int run(struct recorder *r)
 	while (!stop_requested) {
 		/*
 		 * The BPF side wakes us only when the ring fills up; consume
-		 * every 100 ms regardless, so processes are looked at while
-		 * they still exist.
+		 * every 20 ms regardless, so processes are looked at while
+		 * they still exist, and an interpreter that just started is
+		 * recognized (and walked) after a few events, not thousands.
 		 */
-		int n = ring_buffer__poll(r->rb, 100);
+		int n = ring_buffer__poll(r->rb, 20);
 
 		if (n >= 0)
 			n = ring_buffer__consume(r->rb);
@@ -1233,7 +1282,7 @@ int record_main(int argc, char **argv, const struct record_hooks *hooks)
 	r.child = -1;
 	r.kagg_pending = -1;
 	r.key_buf = malloc(sizeof(struct stack_key) + STITCH_MAX_KSTACK * sizeof(uint64_t) +
-			   (MAX_UFRAMES + 1) * sizeof(struct uframe));
+			   (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES) * sizeof(struct uframe));
 	r.uframes = malloc(MAX_UFRAMES * sizeof(*r.uframes));
 	r.check_uf = malloc((MAX_UFRAMES + 1) * sizeof(*r.check_uf));
 	if (!r.key_buf || !r.uframes || !r.check_uf || binary_cache_init(&r.bins) ||
@@ -1253,6 +1302,7 @@ out:
 	stacks_free(&r.stacks);
 	procs_free(&r.procs);
 	binary_cache_free(&r.bins);
+	interp_free(&r.interp);
 	free(r.key_buf);
 	free(r.uframes);
 	free(r.check_uf);

@@ -28,6 +28,7 @@
 #define STITCH_SAMPLE_KSTACK_FAULT (1u << 3)	/* bpf_get_stack failed */
 /* kunwind: ustack[] starts with nuframes frame words (kunwind.h) unwound in the kernel */
 #define STITCH_SAMPLE_KFRAMES      (1u << 4)
+#define STITCH_SAMPLE_INTERP_LOST  (1u << 5)	/* its interp_event did not fit in the ring */
 
 struct sample_event {
 	__u64 time_ns;		/* CLOCK_MONOTONIC, same clock as the perf side */
@@ -70,6 +71,7 @@ enum stitch_stat {
 	STAT_KAGG_FULL,		/* kunwind: not counted in the kernel, maps full: sent instead */
 	STAT_KAGG_COLLISION,	/* kunwind: not counted, hash collision: sent instead */
 	STAT_KAGG_COUNTED,	/* kunwind: counted in the kernel */
+	STAT_INTERP_LOST,	/* interpreter frames dropped: ring buffer full */
 	STAT_NR,
 };
 

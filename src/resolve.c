@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interp_user.h"
 #include "kallsyms.h"
 #include "resolve.h"
 #include "symbolize.h"
@@ -175,6 +176,12 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 		case UFRAME_UNKNOWN:
 			n = put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
 			break;
+		case UFRAME_INTERP: {
+			const struct interp_name *in = (const struct interp_name *)(uintptr_t)u->addr;
+
+			n = put(out, n, max, in->name, in->file, in->line, in->kind);
+			break;
+		}
 		case UFRAME_ELF:
 			c = resolve_user(r, u);
 			if (!c) {

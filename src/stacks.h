@@ -20,6 +20,7 @@ enum uframe_kind {
 	UFRAME_UNKNOWN,		/* pc in no readable module: raw address */
 	UFRAME_TRUNCATED,	/* marker: the stack goes on beyond what we copied */
 	UFRAME_CUT,		/* marker: the caller could not be found */
+	UFRAME_INTERP,		/* interpreter frame: addr is a struct interp_name * */
 };
 
 struct uframe {

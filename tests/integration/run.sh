@@ -576,6 +576,8 @@ test_unprivileged_says_what_is_missing() {
 
 # stitch symbolize and stitch stalls (issue 6).
 . tests/integration/stalls.sh
+# Interpreter frames (CPython 3.11, Ruby 3.1).
+. tests/integration/interp_tests.sh
 
 ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 TESTS=${*:-$ALL_TESTS}

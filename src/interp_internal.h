@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Interpreter frames: what interp_detect.c, interp_python.c and interp_stitch.c share. */
+#ifndef STITCH_INTERP_INTERNAL_H
+#define STITCH_INTERP_INTERNAL_H
+
+#include "interp_user.h"
+
+/* A process running a supported interpreter, as found in its mappings. */
+struct interp_proc {
+	struct hmap_node node;
+	uint32_t pid;
+	uint64_t gen;			/* proc->gen when last looked at */
+	const struct interp_version *ver;	/* NULL: no interpreter */
+	struct binary *eval_bin;	/* holds eval_func */
+	uint64_t eval_start, eval_end;	/* its ELF vaddr range */
+	uint64_t code_type, unicode_type, bytes_type;	/* python: type objects */
+	uint64_t tss_key_addr;		/* python: the runtime's pthread key */
+	uint64_t tls_modid, tls_sym;	/* ruby: where the thread's ec is */
+	uint64_t rb_symbols;		/* ruby: &ruby_global_symbols, 0 if not found */
+	bool retry;			/* found, but not ready yet (ld.so still loading) */
+};
+
+/* A code object read from the target, with the fields that identify it. */
+struct interp_code {
+	struct hmap_node node;
+	uint32_t pid;
+	uint64_t addr;
+	uint64_t id1, id2;
+	uint32_t id3;
+	bool valid;			/* false: could not be read or did not match */
+	int firsttraceable;
+	int firstlineno;
+	char *name, *file;
+	uint8_t *linetable;
+	size_t linetable_len;
+	uint8_t *body;			/* ruby: a copy of the iseq body */
+};
+
+/* A binary's .eh_frame_hdr table, to find the function a native frame is in. */
+struct interp_cfi {
+	struct hmap_node node;
+	struct binary *bin;
+	const int32_t *table;		/* (start, fde) pairs, relative to base; in the ELF image */
+	size_t count;
+	uint64_t base;			/* vaddr of .eh_frame_hdr */
+};
+
+/* ruby: line of (iseq, pc), cached: finding it takes two reads of the target. */
+struct interp_line {
+	struct hmap_node node;
+	uint32_t pid;
+	int line;
+	uint64_t iseq, body, pc;
+};
+
+/*
+ * The code object of frame f in process ip, read and checked on first
+ * sight, then cached by (pid, address) and revalidated against the
+ * identity fields the walker sent.  NULL on allocation failure.
+ */
+struct interp_code *py_code_get(struct interp_state *st, const struct interp_proc *ip,
+				const struct interp_frame *f);
+
+/* Same for Ruby: an iseq, or a C method's entry (name only). */
+struct interp_code *rb_code_get(struct interp_state *st, const struct interp_proc *ip,
+				const struct interp_frame *f);
+/* Line of frame f in code c (an iseq), -1 if unknown. */
+int rb_frame_line(struct interp_state *st, const struct interp_proc *ip,
+		  const struct interp_code *c, const struct interp_frame *f);
+
+/* Shared by the decoders: the code cache. */
+struct interp_code *interp_code_slot(struct interp_state *st, uint32_t pid, uint64_t addr,
+				     bool *fresh, const struct interp_frame *f);
+void interp_code_clear(struct interp_code *c);
+
+#endif /* STITCH_INTERP_INTERNAL_H */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPython 3.11-style walker (included by interp.bpf.h).  The thread state
+ * comes from the triggering thread's own pthread key slot, never from
+ * _PyRuntime's GIL holder; the frames are the _PyInterpreterFrame list from
+ * tstate->cframe->current_frame.  Every code object is type-checked; a read
+ * that fails or a check that does not hold ends the walk, marked.
+ */
+#ifndef STITCH_INTERP_PYTHON_BPF_H
+#define STITCH_INTERP_PYTHON_BPF_H
+
+/* State of one walk, for the bpf_loop() callback (verified once, not per iteration). */
+struct py_walk {
+	struct interp_event *ev;
+	struct interp_scratch *s;
+	const struct interp_proc_cfg *cfg;
+	const struct interp_python_layout *L;
+};
+
+static long interp_python_step(__u64 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+	struct interp_event *ev = w->ev;
+	struct interp_scratch *s = w->s;
+	const struct interp_python_layout *L = w->L;
+	__u32 frame_read = L->frame_read, code_read = L->code_read;
+	struct interp_frame *f;
+	__u64 code;
+
+	if (!s->cursor)
+		return 1;
+	if (frame_read == 0 || frame_read >= INTERP_CHUNK || code_read == 0 ||
+	    code_read >= INTERP_CHUNK) {
+		ev->flags |= INTERP_EV_CORRUPT;
+		return 1;
+	}
+	/* Masks the verifier can see: the compiler may not drop them after the barrier. */
+	barrier_var(frame_read);
+	frame_read &= INTERP_CHUNK - 1;
+	barrier_var(code_read);
+	code_read &= INTERP_CHUNK - 1;
+	if (bpf_probe_read_user(s->frame, frame_read, (void *)s->cursor)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return 1;
+	}
+	code = chunk_u64(s->frame, L->frame_code);
+	if (!code || bpf_probe_read_user(s->code, code_read, (void *)code)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return 1;
+	}
+	if (chunk_u64(s->code, L->ob_type) != w->cfg->code_type) {
+		ev->flags |= INTERP_EV_CORRUPT;
+		return 1;
+	}
+	f = &ev->frames[s->n & (INTERP_MAX_FRAMES - 1)];
+	f->addr = code;
+	f->pc = chunk_u64(s->frame, L->frame_instr);
+	f->id1 = chunk_u64(s->code, L->code_qualname);
+	f->id2 = chunk_u64(s->code, L->code_filename);
+	f->id3 = chunk_u32(s->code, L->code_firstlineno);
+	f->flags = (chunk_u8(s->frame, L->frame_is_entry) ? INTERP_FRAME_ENTRY : 0) |
+		   (__u32)chunk_u8(s->frame, L->frame_owner) << INTERP_FRAME_OWNER_SHIFT;
+	s->n++;
+	s->cursor = chunk_u64(s->frame, L->frame_previous);
+	return 0;
+}
+
+static __always_inline void interp_python_walk(struct interp_event *ev, struct interp_scratch *s,
+					       const struct interp_proc_cfg *cfg,
+					       const struct interp_python_layout *L, __u64 fs_base)
+{
+	struct py_walk w = { .ev = ev, .s = s, .cfg = cfg, .L = L };
+	__u64 tstate = 0, cframe = 0;
+	__u32 key = 0;
+
+	if (bpf_probe_read_user(&key, sizeof(key), (void *)cfg->tss_key_addr)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return;
+	}
+	/* Keys >= 32 live in a second-level array; CPython creates its key first. */
+	if (key >= 32) {
+		ev->flags |= INTERP_EV_BAD_KEY;
+		return;
+	}
+	if (bpf_probe_read_user(&tstate, sizeof(tstate),
+				(void *)(fs_base + cfg->pthread_specific + key * 16 + 8))) {
+		ev->flags |= INTERP_EV_FAULT;
+		return;
+	}
+	if (!tstate)		/* a thread that never ran Python code */
+		return;
+	s->n = 0;
+	s->cursor = 0;
+	if (bpf_probe_read_user(&cframe, sizeof(cframe), (void *)(tstate + L->tstate_cframe)) ||
+	    !cframe ||
+	    bpf_probe_read_user(&s->cursor, sizeof(s->cursor),
+				(void *)(cframe + L->cframe_current_frame))) {
+		ev->flags |= INTERP_EV_FAULT;
+		return;
+	}
+	bpf_loop(INTERP_MAX_FRAMES, interp_python_step, &w, 0);
+	if (s->cursor && s->n >= INTERP_MAX_FRAMES)
+		ev->flags |= INTERP_EV_TRUNCATED;
+	ev->nframes = s->n;
+}
+
+#endif /* STITCH_INTERP_PYTHON_BPF_H */

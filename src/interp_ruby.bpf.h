@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ruby 3.1-style walker (included by interp.bpf.h).  The execution context
+ * is libruby's TLS variable ruby_current_ec of the triggering thread, read
+ * through its DTV as __tls_get_addr would; never the GVL holder.  Control
+ * frames go from ec->cfp outwards to the end of the VM stack.  iseq and
+ * method entry objects are type-checked; a failed read or check ends the
+ * walk, marked.  Names and lines are read by user space (interp_ruby.c).
+ */
+#ifndef STITCH_INTERP_RUBY_BPF_H
+#define STITCH_INTERP_RUBY_BPF_H
+
+/* Control frames looked at per event (C blocks and dummy frames are skipped). */
+#define INTERP_RUBY_MAX_CFPS (INTERP_MAX_FRAMES + 32)
+
+static __always_inline bool rb_imemo_is(const struct interp_ruby_layout *L, __u64 flags,
+					__u32 type)
+{
+	return (flags & L->t_mask) == L->t_imemo &&
+	       ((flags >> (L->imemo_shift & 63)) & L->imemo_mask) == type;
+}
+
+/* State of one walk, for the bpf_loop() callback. */
+struct rb_walk {
+	struct interp_event *ev;
+	struct interp_scratch *s;
+	const struct interp_ruby_layout *L;
+};
+
+static long interp_ruby_step(__u64 i, void *ctx)
+{
+	struct rb_walk *w = ctx;
+	struct interp_event *ev = w->ev;
+	struct interp_scratch *s = w->s;
+	const struct interp_ruby_layout *L = w->L;
+	__u32 cfp_size = L->cfp_size;
+	struct interp_frame *f;
+	__u64 pc, iseq, ep, flags = 0, me = 0, obj[3];
+
+	if (cfp_size == 0 || cfp_size >= INTERP_CHUNK) {
+		ev->flags |= INTERP_EV_CORRUPT;
+		return 1;
+	}
+	barrier_var(cfp_size);
+	cfp_size &= INTERP_CHUNK - 1;
+	if (s->cursor + cfp_size > s->end)
+		return 1;		/* the outermost frame is done */
+	if (s->n >= INTERP_MAX_FRAMES) {
+		ev->flags |= INTERP_EV_TRUNCATED;
+		return 1;
+	}
+	if (bpf_probe_read_user(s->frame, cfp_size, (void *)s->cursor)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return 1;
+	}
+	s->cursor += cfp_size;
+	pc = chunk_u64(s->frame, L->cfp_pc);
+	iseq = chunk_u64(s->frame, L->cfp_iseq);
+	ep = chunk_u64(s->frame, L->cfp_ep);
+	/* ep may point into the heap (an environment captured by a block). */
+	if (bpf_probe_read_user(&flags, 8, (void *)ep)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return 1;
+	}
+	if ((flags & 0xffff & L->magic_mask) != 1) {
+		ev->flags |= INTERP_EV_CORRUPT;
+		return 1;
+	}
+	f = &ev->frames[s->n & (INTERP_MAX_FRAMES - 1)];
+	if (((flags & L->flag_cframe) && (flags & L->magic_mask) != L->magic_cfunc) ||
+	    (!(flags & L->flag_cframe) &&
+	     (!iseq || !pc || (flags & L->magic_mask) == L->magic_dummy))) {
+		/*
+		 * Not a named frame (a C block, a dummy frame).  If vm_exec
+		 * returns after a C block, its group still ends here: send an
+		 * empty frame (addr 0) that only carries the boundary.  Dummy
+		 * frames (a thread's root) are never run by vm_exec.
+		 */
+		if ((flags & L->flag_finish) && (flags & L->magic_mask) != L->magic_dummy) {
+			f->addr = f->pc = f->id1 = f->id2 = 0;
+			f->id3 = 0;
+			f->flags = INTERP_FRAME_ENTRY;
+			s->n++;
+		}
+		return 0;
+	}
+	if (flags & L->flag_cframe) {
+		if (bpf_probe_read_user(&me, 8, (void *)(ep - L->ep_me_cref_below)) ||
+		    bpf_probe_read_user(obj, sizeof(obj), (void *)me)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return 1;
+		}
+		if (!rb_imemo_is(L, obj[0], L->imemo_ment)) {
+			ev->flags |= INTERP_EV_CORRUPT;
+			return 1;
+		}
+		f->addr = me;
+		f->id2 = obj[2];	/* me->def (me_def is 16: checked in user space) */
+		if (bpf_probe_read_user(&f->id1, 8, (void *)(f->id2 + L->def_original_id)) ||
+		    bpf_probe_read_user(&f->pc, 8, (void *)(f->id2 + L->def_cfunc_func))) {
+			ev->flags |= INTERP_EV_FAULT;
+			return 1;
+		}
+		f->id3 = 0;
+		f->flags = INTERP_FRAME_CFUNC | ((flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0);
+		s->n++;
+		return 0;
+	}
+	if (bpf_probe_read_user(obj, sizeof(obj), (void *)iseq)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return 1;
+	}
+	if (!rb_imemo_is(L, obj[0], L->imemo_iseq)) {
+		ev->flags |= INTERP_EV_CORRUPT;
+		return 1;
+	}
+	f->addr = iseq;
+	f->pc = pc;
+	f->id1 = obj[2];	/* iseq->body (iseq_body is 16: checked in user space) */
+	f->id2 = 0;
+	f->id3 = 0;
+	f->flags = (flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0;
+	s->n++;
+	return 0;
+}
+
+static __always_inline void interp_ruby_walk(struct interp_event *ev, struct interp_scratch *s,
+					     const struct interp_proc_cfg *cfg,
+					     const struct interp_ruby_layout *L, __u64 fs_base)
+{
+	struct rb_walk w = { .ev = ev, .s = s, .L = L };
+	__u64 dtv = 0, block = 0, ec = 0, stack = 0, size = 0;
+
+	s->n = 0;
+	s->cursor = s->end = 0;
+	/* dtv = tcb->dtv; block = dtv[modid].val; ec = *(block + offset) */
+	if (bpf_probe_read_user(&dtv, 8, (void *)(fs_base + 8)) ||
+	    bpf_probe_read_user(&block, 8, (void *)(dtv + cfg->tls_modid * 16))) {
+		ev->flags |= INTERP_EV_FAULT;
+		return;
+	}
+	if (!block || block == (__u64)-1)	/* this thread never touched libruby's TLS */
+		return;
+	if (bpf_probe_read_user(&ec, 8, (void *)(block + cfg->tls_sym))) {
+		ev->flags |= INTERP_EV_FAULT;
+		return;
+	}
+	if (!ec)
+		return;
+	if (bpf_probe_read_user(&stack, 8, (void *)(ec + L->ec_vm_stack)) ||
+	    bpf_probe_read_user(&size, 8, (void *)(ec + L->ec_vm_stack_size)) ||
+	    bpf_probe_read_user(&s->cursor, 8, (void *)(ec + L->ec_cfp))) {
+		ev->flags |= INTERP_EV_FAULT;
+		return;
+	}
+	s->end = stack + size * 8;
+	if (size > (1 << 24) || s->cursor < stack || s->cursor > s->end) {
+		ev->flags |= INTERP_EV_CORRUPT;
+		return;
+	}
+	bpf_loop(INTERP_RUBY_MAX_CFPS, interp_ruby_step, &w, 0);
+	if (s->cursor + L->cfp_size <= s->end &&
+	    !(ev->flags & (INTERP_EV_FAULT | INTERP_EV_CORRUPT)))
+		ev->flags |= INTERP_EV_TRUNCATED;
+	ev->nframes = s->n;
+}
+
+#endif /* STITCH_INTERP_RUBY_BPF_H */

@@ -1,0 +1,278 @@
+# SPDX-License-Identifier: GPL-2.0
+# Integration tests of interpreter frames (sourced by run.sh): real CPython
+# processes traced by the real binary, with exact chains and lines asserted.
+
+PYW=$(realpath tests/workloads/interp/py_stitch.py)
+# The regex for the workload's path in a frame's (file:line).
+PYW_RE=$(printf '%s' "$PYW" | sed 's/[.]/\\./g')
+PY_DEBIAN=/usr/bin/python3.11			# libpython linked in, non-PIE
+PY_PYENV=/root/.pyenv/versions/3.11.7/bin/python3.11	# libpython3.11.so, PIE
+PY_312=/root/.pyenv/versions/3.12.1/bin/python3.12	# a version we do not walk
+
+# Line of a MARK comment in the workload.
+mark() {
+	local l
+	l=$(grep -n "# MARK: $1\$" "$PYW" | cut -d: -f1)
+	is_number "$l" "MARK $1"
+	echo "$l"
+}
+
+# f NAME MARK: a Python frame of the workload as a folded regex.
+f() {
+	echo "$1 \\($PYW_RE:$(mark "$2")\\)"
+}
+
+need() {
+	[ -x "$1" ] || die "$1 is missing: these tests need it (scripts/install-deps.sh, pyenv)"
+}
+
+# Folded lines carrying Python frames (name (file.py:line)).
+PYFRAME='\.py:[0-9]+\)'
+# Any run of native frames (their names have no "(", Python frames do).
+NAT='([^;()]+;)*'
+BOOT="Thread\\._bootstrap \\([^)]*threading\\.py:[0-9]+\\);Thread\\._bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
+# From the user frames into the kernel.
+SYSCALL='getppid;entry_SYSCALL_64_after_hwframe_\[k\];'
+
+# The two getppid paths of thread A, outermost to the syscall.  Native frames
+# between Python frames stay (C glue, builtins); python3.11 is stripped, so
+# only the exported ones have names there.
+a_leaf_chain() {
+	echo "$BOOT$(f thread_a a_outer);$(f outer outer);$(f middle middle);$(f leaf leaf);PyObject_Vectorcall;$NAT$SYSCALL"
+}
+a_sort_chain() {
+	echo "$BOOT$(f thread_a a_sorted);PyObject_Vectorcall;$NAT""PyObject_CallOneArg;$NAT$(f key_fn key_fn);PyObject_Vectorcall;$NAT$SYSCALL"
+}
+
+# Stacks with Python frames that do not come from thread A: must be none.
+wrong_thread() {
+	awk -v re="$PYFRAME" '$0 ~ re && $0 !~ /;thread_a \(|;cpu_a \(|;deep \(/ { n += $NF } END { print n + 0 }' "$1"
+}
+
+check_threads() {
+	local out=$1
+	show "$out"
+	expect_ge "getppid events in python" "$(total "$out" '^python')" 3000
+	expect_ge "thread A: nested chain" "$(total "$out" "$(a_leaf_chain)")" 1000
+	expect_ge "thread A: sorted -> key_fn chain" "$(total "$out" "$(a_sort_chain)")" 1000
+	# Every stack through leaf() / key_fn() is the whole exact chain.
+	expect_eq "% of leaf() stacks exact" "$(share "$out" ';leaf \(' "$(a_leaf_chain)")" 100
+	expect_eq "% of key_fn() stacks exact" "$(share "$out" ';key_fn \(' "$(a_sort_chain)")" 100
+	expect_eq "B's or main's frames in getppid stacks" \
+		"$(total "$out" 'b_write|b_sleep|main_join|<module>')" 0
+	expect_eq "python stacks not from thread A" "$(wrong_thread "$out")" 0
+	# Only the first ring buffer drain, before the process was recognized, lacks them.
+	expect_ge "% of python getppid stacks with Python frames" \
+		"$(share "$out" '^python' "$PYFRAME")" 95
+}
+
+test_python_threads_syscall_debian() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pyd.folded" -- "$PY_DEBIAN" "$PYW" threads 3
+	check_threads "$TMP/pyd.folded"
+}
+
+test_python_threads_syscall_pyenv_shared_libpython() {
+	need "$PY_PYENV"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pye.folded" -- "$PY_PYENV" "$PYW" threads 3
+	check_threads "$TMP/pye.folded"
+}
+
+test_python_tracepoint_pid_target() {
+	need "$PY_DEBIAN"
+	"$PY_DEBIAN" "$PYW" threads 4 &
+	local pid=$!
+	sleep 0.5
+	"$STITCH" record -e tracepoint:syscalls:sys_enter_getppid -p "$pid" -d 2 -o "$TMP/pyt.folded"
+	wait "$pid"
+	check_threads "$TMP/pyt.folded"
+	# Known from the start: every stack has them, unless the ring buffer overflowed
+	# (the ASan build on a busy machine), and then the loss is marked.
+	expect_eq "% with Python frames or the loss marked" \
+		"$(share "$TMP/pyt.folded" '^python' "$PYFRAME|\\[interpreter frames lost\\]")" 100
+}
+
+test_python_uprobe_whole_system() {
+	need "$PY_DEBIAN"
+	"$PY_DEBIAN" "$PYW" threads 4 &
+	local pid=$!
+	sleep 0.5
+	"$STITCH" record -e uprobe:libc.so.6:getppid -a -d 2 -o "$TMP/pyu.folded"
+	wait "$pid"
+	grep '^python' "$TMP/pyu.folded" >"$TMP/pyu-py.folded" || true
+	show "$TMP/pyu-py.folded"
+	expect_ge "thread A: nested chain" \
+		"$(total "$TMP/pyu-py.folded" "$(a_leaf_chain | sed 's/;entry_SYSCALL.*//') [0-9]+$")" 500
+	expect_eq "% of leaf() stacks exact" \
+		"$(share "$TMP/pyu-py.folded" ';leaf \(' "$(a_leaf_chain | sed 's/;entry_SYSCALL.*//') [0-9]+$")" 100
+	expect_eq "python stacks not from thread A" "$(wrong_thread "$TMP/pyu-py.folded")" 0
+}
+
+test_python_cpu_samples() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -F 999 -o "$TMP/pyc.folded" -- "$PY_DEBIAN" "$PYW" cpu 3
+	show "$TMP/pyc.folded"
+	local burn
+	burn="$BOOT$(f cpu_a cpu_a);$(f cpu_burn cpu_burn)"
+	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/pyc.folded" "$burn")" 600
+	expect_eq "% of cpu_burn() samples with the exact chain" \
+		"$(share "$TMP/pyc.folded" ';cpu_burn \(' "$burn")" 100
+	expect_eq "B's frames under cpu_burn" "$(total "$TMP/pyc.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
+	expect_ge "% of thread A's samples named" \
+		"$(share "$TMP/pyc.folded" '^python3\.11;clone3;start_thread;.*cpu_|_PyEval_EvalFrameDefault' ';cpu_burn \(')" 90
+}
+
+test_python_deep_stack_truncated_and_marked() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pydeep.folded" -- "$PY_DEBIAN" "$PYW" deep 2
+	show "$TMP/pydeep.folded"
+	# 128 frames walked: the innermost 127 recursive calls and the leaf, then the mark.
+	local deep rec127="" i
+	# Spelled out: awk here (mawk) has no {n} intervals.
+	for i in $(seq 127); do rec127="$rec127$(f rec rec);"; done
+	deep="_PyEval_EvalFrameDefault;$NAT\\[truncated\\];$rec127$(f rec rec_leaf);PyObject_Vectorcall;$NAT$SYSCALL"
+	expect_ge "deep stacks truncated and marked" "$(total "$TMP/pydeep.folded" "$deep")" 500
+	expect_eq "% of rec() stacks exactly so" "$(share "$TMP/pydeep.folded" ';rec \(' "$deep")" 100
+}
+
+test_python_no_lines() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid --no-lines -o "$TMP/pyn.folded" -- "$PY_DEBIAN" "$PYW" threads 1
+	show "$TMP/pyn.folded"
+	expect_ge "chain without lines" "$(total "$TMP/pyn.folded" \
+		";thread_a \\($PYW_RE\\);outer \\($PYW_RE\\);middle \\($PYW_RE\\);leaf \\($PYW_RE\\);PyObject_Vectorcall;")" 300
+	expect_eq "frames with lines" "$(total "$TMP/pyn.folded" "$PYFRAME")" 0
+}
+
+test_python_unsupported_version_says_so() {
+	need "$PY_312"
+	"$STITCH" record -e syscall:getppid -o "$TMP/py12.folded" -- "$PY_312" "$PYW" threads 1 \
+		2>"$TMP/py12.err"
+	cat "$TMP/py12.err"
+	show "$TMP/py12.folded"
+	expect_eq "lines naming the version" "$(grep -c 'python 3\.12 is not supported yet' "$TMP/py12.err")" 1
+	expect_ge "native stacks still shown" \
+		"$(total "$TMP/py12.folded" '_PyEval_EvalFrameDefault;.*;os_getppid;.*getppid;entry_SYSCALL')" 1000
+	expect_eq "Python frames" "$(total "$TMP/py12.folded" "$PYFRAME")" 0
+}
+
+test_python_text_and_pprof() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pyx.txt" -o "$TMP/pyx.pb.gz" --top 20 -- \
+		"$PY_DEBIAN" "$PYW" threads 1
+	cat "$TMP/pyx.txt"
+	expect_grep "$TMP/pyx.txt" "^ +key_fn +\\(py_stitch\\.py:$(mark key_fn)\\)"
+	"$STITCH" report "$TMP/pyx.pb.gz" -o "$TMP/pyx-re.folded"
+	expect_ge "pprof keeps name, file and line" "$(total "$TMP/pyx-re.folded" "$(a_sort_chain)")" 300
+}
+
+test_python_generator_comprehension_signal_handler() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pyr.folded" -- "$PY_DEBIAN" "$PYW" reenter 2
+	show "$TMP/pyr.folded"
+	local top gen comp handler
+	# reenter() at some line: completed below.
+	top="PyEval_EvalCode;$(f '<module>' module);$(f main r_main);reenter \\($PYW_RE:"
+	gen="$top$(mark r_next)\\);PyObject_Vectorcall;$NAT$(f ticker g_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	comp="$top$(mark r_comp)\\);$(f 'reenter\.<locals>\.<listcomp>' r_comp);PyObject_Vectorcall;$NAT$SYSCALL"
+	# The handler runs inside whatever Python frame was running: a C call back into Python.
+	handler=";_PyErr_CheckSignalsTstate;$NAT$(f on_alarm h_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	expect_ge "generator frame above next()" "$(total "$TMP/pyr.folded" "$gen")" 1000
+	expect_ge "comprehension frame" "$(total "$TMP/pyr.folded" "$comp")" 1000
+	expect_ge "signal handler above the interrupted frame" \
+		"$(total "$TMP/pyr.folded" "$top[0-9]+\\);.*$handler")" 10
+	# (The handler may also interrupt ticker(): those stacks are checked below.)
+	expect_eq "% of ticker() -> getppid stacks exact" \
+		"$(share "$TMP/pyr.folded" ';ticker \([^)]*\);PyObject_Vectorcall' "$gen")" 100
+	expect_eq "% of on_alarm() stacks exact" \
+		"$(share "$TMP/pyr.folded" ';on_alarm \(' "$top[0-9]+\\);.*$handler")" 100
+	expect_eq "stacks not stitched" "$(total "$TMP/pyr.folded" 'not stitched')" 0
+}
+
+# ---- Ruby 3.1 ----------------------------------------------------------------
+
+RBW=$(realpath tests/workloads/interp/rb_stitch.rb)
+RBW_RE=$(printf '%s' "$RBW" | sed 's/[.]/\\./g')
+RUBY=/usr/bin/ruby3.1
+
+rmark() {
+	local l
+	l=$(grep -n "# MARK: $1\$" "$RBW" | cut -d: -f1)
+	is_number "$l" "MARK $1"
+	echo "$l"
+}
+
+# r NAME MARK: a Ruby frame of the workload as a folded regex.
+r() {
+	echo "$1 \\($RBW_RE:$(rmark "$2")\\)"
+}
+
+# Ruby names its threads after where they were created: thread A's and B's comm.
+rb_comm() {
+	echo "^rb_stitch\\.rb:$1;"
+}
+
+# Process.pid from thread A, directly and from a sort_by block.  C methods (each, sort_by,
+# pid) sit just before their own C function, after the VM's call frames.
+rb_pid_chain() {
+	echo "$(r 'block in <main>' a_thread);$(r run a_each);${NAT}each;rb_ary_each;rb_yield;$(r 'block in run' a_block);$(r spin_a a_pid);${NAT}pid;${NAT}__getpid;entry_SYSCALL"
+}
+rb_sort_chain() {
+	echo "$(r spin_a a_sort);${NAT}sort_by;${NAT}rb_block_call;${NAT}each;rb_ary_each;rb_yield;$NAT$(r 'block in spin_a' a_sort);${NAT}pid;${NAT}__getpid;entry_SYSCALL"
+}
+
+check_ruby_threads() {
+	local out=$1 a b
+	a=$(rb_comm "$(grep -n 'ta = Thread.new do' "$RBW" | cut -d: -f1)")
+	b=$(rb_comm "$(rmark b_thread)")
+	show "$out"
+	expect_ge "thread A: Process.pid chain" "$(total "$out" "$a.*$(rb_pid_chain)")" 1000
+	expect_ge "thread A: sort_by block chain" "$(total "$out" "$a.*$(rb_sort_chain)")" 1000
+	# Every Process.pid that reached its C function (a few getpid calls come from the
+	# VM's interrupt checks, in the thread's own stack) is one of the exact chains.
+	expect_eq "% of pid -> C function stacks exact" \
+		"$(share "$out" ';pid;[^;]+;__getpid;' "$(rb_pid_chain)|$(rb_sort_chain)")" 100
+	# Thread truth: B's methods never under Process.pid, never in A's stacks and back.
+	expect_eq "stacks with writer_b and pid" "$(total "$out" 'writer_b \(.*;pid;')" 0
+	expect_eq "thread A stacks with B's methods" "$(total "$out" "$a.*writer_b")" 0
+	expect_eq "thread B stacks with A's methods" "$(total "$out" "$b.*(spin_a|Pinger|;run \\()")" 0
+}
+
+test_ruby_threads_syscall() {
+	need "$RUBY"
+	"$STITCH" record -e syscall:getpid -o "$TMP/rb.folded" -- "$RUBY" "$RBW" threads 3
+	check_ruby_threads "$TMP/rb.folded"
+}
+
+test_ruby_tracepoint_pid_target() {
+	need "$RUBY"
+	"$RUBY" "$RBW" threads 4 &
+	local pid=$!
+	sleep 0.5
+	"$STITCH" record -e tracepoint:syscalls:sys_enter_getpid -p "$pid" -d 2 -o "$TMP/rbt.folded"
+	wait "$pid"
+	check_ruby_threads "$TMP/rbt.folded"
+}
+
+test_ruby_cpu_samples() {
+	need "$RUBY"
+	"$STITCH" record -F 999 -o "$TMP/rbc.folded" -- "$RUBY" "$RBW" cpu 3
+	show "$TMP/rbc.folded"
+	local burn
+	burn="$(r 'block in <main>' a_cpu);$(r burn a_burn)"
+	expect_ge "samples in burn" "$(total "$TMP/rbc.folded" "$burn")" 600
+	expect_eq "% of burn samples with the exact chain" \
+		"$(share "$TMP/rbc.folded" ';burn \(' "$burn")" 100
+	expect_eq "B's frames with burn" "$(total "$TMP/rbc.folded" 'writer_b.*burn|burn.*writer_b')" 0
+}
+
+test_ruby_main_thread_complete() {
+	need "$RUBY"
+	"$STITCH" record -e syscall:getpid -o "$TMP/rbm.folded" -- "$RUBY" "$RBW" main 2
+	show "$TMP/rbm.folded"
+	local chain
+	chain="^ruby3\\.1;_start;__libc_start_main;__libc_start_call_main;${NAT}ruby_run_node;$NAT$(r '<main>' main_call);$(r main_loop main_pid);${NAT}pid;[^;]+;__getpid;entry_SYSCALL"
+	expect_ge "main thread: whole chain" "$(total "$TMP/rbm.folded" "$chain")" 1000
+	expect_eq "% of pid stacks exactly so" "$(share "$TMP/rbm.folded" ';pid;' "$chain")" 100
+	expect_eq "stacks not stitched" "$(total "$TMP/rbm.folded" 'not stitched')" 0
+}

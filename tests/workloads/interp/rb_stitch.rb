@@ -1,0 +1,58 @@
+# Workload for the integration tests of interpreter frames (tests/integration/interp_tests.sh).
+# Thread A calls Process.pid through methods, a block and a C method calling back into Ruby
+# (Array#each, sort_by); thread B only writes to $stderr; the main thread waits.  No getpid
+# stack may show B's methods.  Lines are found by their MARK comments.
+#
+#   rb_stitch.rb threads SECONDS  |  rb_stitch.rb cpu SECONDS  |  rb_stitch.rb main SECONDS
+#   (main: the main thread alone calls Process.pid)
+module Work
+  class Pinger
+    def run(t)
+      [1].each do |x|  # MARK: a_each
+        spin_a(x, t)  # MARK: a_block
+      end
+    end
+
+    def spin_a(x, t)
+      while Time.now < t
+        Process.pid  # MARK: a_pid
+        [2, 1].sort_by { |v| Process.pid; v }  # MARK: a_sort
+      end
+    end
+
+    def burn(t)
+      n = 0
+      while Time.now < t; n += 1; end  # MARK: a_burn
+      n
+    end
+  end
+end
+
+def writer_b(t)
+  while Time.now < t
+    $stderr.write("")  # MARK: b_write
+  end
+end
+
+def main_loop(t)
+  while Time.now < t
+    Process.pid  # MARK: main_pid
+  end
+end
+
+mode, seconds = ARGV[0], ARGV[1].to_f
+t = Time.now + seconds
+if mode == "main"
+  main_loop(t)  # MARK: main_call
+  exit
+end
+ta = Thread.new do
+  if mode == "cpu"
+    Work::Pinger.new.burn(t)  # MARK: a_cpu
+  else
+    Work::Pinger.new.run(t)  # MARK: a_thread
+  end
+end
+tb = Thread.new { writer_b(t) }  # MARK: b_thread
+ta.join  # MARK: main_join
+tb.join
