@@ -89,7 +89,7 @@ golden: stitch
 	@./tests/golden/run.sh
 
 # The integration suite runs twice: the release binary, then the ASan/UBSan one.
-integration: stitch $(BUILD)/stitch-asan
+integration: stitch $(BUILD)/stitch-asan $(BUILD)/stall/stall_loop
 	@./tests/integration/run.sh
 	@STITCH=$(BUILD)/stitch-asan ./tests/integration/run.sh
 

@@ -22,6 +22,7 @@ cd "$(dirname "$0")/.."
 HZ=${HZ:-999}
 WORK=${WORK:-1500}
 STITCH=${STITCH:-./stitch}
+UNWIND=${UNWIND:-kernel}	# stitch's --unwind mode: kernel (the default) or copy
 # The workload and the tracers each get a CPU: on this VM an idle second vCPU
 # makes untraced runs migrate and run slower than traced ones, hiding the cost.
 WCPU=${WCPU:-1}
@@ -88,7 +89,7 @@ TIMEFORMAT='%U %S'
 # Each run_* prints: elapsed tracer_cpu bpf_ns bytes_per_sample samples complete
 run_stitch() {
 start_workload
-{ time taskset -c "$TCPU" "$STITCH" record --stats -F "$HZ" -p "$WPID" -o "$T/stitch.folded" 2>"$T/stitch.err"; } 2>"$T/stitch.time" &
+{ time taskset -c "$TCPU" "$STITCH" record --stats --unwind="$UNWIND" -F "$HZ" -p "$WPID" -o "$T/stitch.folded" 2>"$T/stitch.err"; } 2>"$T/stitch.time" &
 TP=$!
 sleep 2
 go_workload
@@ -183,7 +184,7 @@ echo
 echo "medians of $RUNS runs each; slowdown: traced vs. an untraced run just before it"
 printf '| %-34s | %8s | %9s | %10s | %7s | %9s | %9s | %8s |\n' tracer samples slowdown "tracer CPU" "BPF ns" bytes/smp complete elapsed
 printf '|%s|\n' "------------------------------------|----------|-----------|------------|---------|-----------|-----------|----------"
-printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "stitch record (copy + CFI)" "$S_ALL" "$(slow "$S_SLOW")" "$S_CPU" "${S_BPF:--}" "${S_BYTES:--}" "$(pct "$S_OK" "$S_ALL")" "$S_EL"
+printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "stitch record --unwind=$UNWIND" "$S_ALL" "$(slow "$S_SLOW")" "$S_CPU" "${S_BPF:--}" "${S_BYTES:--}" "$(pct "$S_OK" "$S_ALL")" "$S_EL"
 printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "perf record --call-graph dwarf" "$P_ALL" "$(slow "$P_SLOW")" "$P_CPU" "-" "$P_BYTES" "$(pct "$P_OK" "$P_ALL")" "$P_EL"
 printf '| %-34s | %8s | %9s | %9ss | %7s | %9s | %9s | %7ss |\n' "bpftrace @[ustack,kstack]=count()" "$B_ALL" "$(slow "$B_SLOW")" "$B_CPU" "$B_BPF" "0 (map)" "$(pct "$B_OK" "$B_ALL")" "$B_EL"
 echo

@@ -5,5 +5,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_symbolize(int argc, char **argv);
+int cmd_stalls(int argc, char **argv);
 
 #endif /* STITCH_COMMANDS_H */

@@ -334,3 +334,13 @@ void perf_tracker_apply(struct perf_tracker *t, struct procs *ps, uint64_t until
 		ev->path = NULL;
 	}
 }
+
+bool perf_tracker_pending(const struct perf_tracker *t, uint32_t pid)
+{
+	size_t i;
+
+	for (i = t->qhead; i < t->qlen; i++)
+		if (t->q[i].pid == pid)
+			return true;
+	return false;
+}

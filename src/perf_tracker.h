@@ -10,6 +10,7 @@
 #ifndef STITCH_PERF_TRACKER_H
 #define STITCH_PERF_TRACKER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,8 @@ void perf_tracker_drain(struct perf_tracker *t);
 /* Apply pending records with time <= until_ns (UINT64_MAX: all). */
 void perf_tracker_apply(struct perf_tracker *t, struct procs *ps, uint64_t until_ns);
 void perf_tracker_close(struct perf_tracker *t);
+/* Are records about pid still waiting to be applied (its model may be behind)? */
+bool perf_tracker_pending(const struct perf_tracker *t, uint32_t pid);
 
 /*
  * Parse one record (header included, linear in memory) into the queue.

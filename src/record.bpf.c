@@ -13,6 +13,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "record.h"
+#include "stalls.h"
 
 #define PF_KTHREAD 0x00200000
 
@@ -32,6 +33,30 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } traced_tgids SEC(".maps");
+
+/* ---- stitch stalls' gate (stalls.bpf.c owns the map, shared by fd) ---- */
+const volatile __u64 stall_gate_ns;	/* 0: no gate, every event is kept */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, STALLS_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* memory per thread seen, not up front */
+	__type(key, __u32);
+	__type(value, struct stall_thread);
+} stall_threads SEC(".maps");
+
+/* Keep only events of threads stalled right now (see stall_gate_open). */
+static __always_inline bool stall_gate_closed(__u32 tid)
+{
+	struct stall_thread *t;
+
+	if (!stall_gate_ns)
+		return false;
+	t = bpf_map_lookup_elem(&stall_threads, &tid);
+	return !t || !stall_gate_open(t, bpf_get_current_task_btf()->se.sum_exec_runtime,
+				      stall_gate_ns);
+}
+/* ---- end of the stall gate ---- */
 
 /*
  * The event is far too big for the BPF stack: build it here, one slot per
@@ -54,13 +79,20 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void count(__u32 which)
+static __always_inline void add_stat(__u32 which, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
 
 	if (v)
-		*v += 1;
+		*v += n;
 }
+
+static __always_inline void count(__u32 which)
+{
+	add_stat(which, 1);
+}
+
+#include "kunwind.bpf.h"
 
 /* ---- interpreter frames (interp.bpf.h) ---- */
 #include "interp.bpf.h"
@@ -70,10 +102,11 @@ static __always_inline void count(__u32 which)
  * An offset into e->ustack the verifier can bound: the mask survives the
  * optimizer (barrier_var), and ustack has a page of slack past the mask.
  */
-static __always_inline __u32 ustack_off(__u32 off)
+static __always_inline __u32 ustack_off(__u32 base, __u32 off)
 {
 	barrier_var(off);
-	return off & (STITCH_MAX_USTACK - 1);
+	barrier_var(base);
+	return (base & STITCH_USTACK_ROOM) + (off & (STITCH_MAX_USTACK - 1));
 }
 
 /*
@@ -83,7 +116,8 @@ static __always_inline __u32 ustack_off(__u32 off)
  * Reading page-aligned chunks means a read fails exactly at the end of the
  * stack mapping instead of losing a partial chunk.
  */
-static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp, __u64 stack_top)
+static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base, __u64 sp,
+					     __u64 stack_top)
 {
 	__u32 first = STITCH_PAGE_SIZE - (sp & (STITCH_PAGE_SIZE - 1));
 	__u32 limit = ustack_limit, tail;
@@ -98,7 +132,7 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp, _
 		first = limit;
 	if (first == 0 || first > STITCH_PAGE_SIZE)
 		return 0;
-	if (bpf_probe_read_user(e->ustack, first, (void *)sp)) {
+	if (bpf_probe_read_user(e->ustack + ustack_off(base, 0), first, (void *)sp)) {
 		e->flags |= STITCH_SAMPLE_USTACK_FAULT;
 		count(STAT_USTACK_FAULT);
 		return 0;
@@ -109,7 +143,7 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp, _
 			return done;
 		if (done + STITCH_PAGE_SIZE > limit)
 			break;
-		if (bpf_probe_read_user(e->ustack + ustack_off(done), STITCH_PAGE_SIZE,
+		if (bpf_probe_read_user(e->ustack + ustack_off(base, done), STITCH_PAGE_SIZE,
 					(void *)(sp + done)))
 			return done;	/* end of the stack mapping */
 		done += STITCH_PAGE_SIZE;
@@ -117,7 +151,7 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u64 sp, _
 	/* The last partial page up to the limit. */
 	tail = (limit - done) & (STITCH_PAGE_SIZE - 1);
 	if (tail && done <= STITCH_MAX_USTACK - STITCH_PAGE_SIZE &&
-	    !bpf_probe_read_user(e->ustack + ustack_off(done), tail, (void *)(sp + done)))
+	    !bpf_probe_read_user(e->ustack + ustack_off(base, done), tail, (void *)(sp + done)))
 		done += tail;
 	if (done < limit || limit < stack_top - sp)
 		e->flags |= STITCH_SAMPLE_USTACK_CAPPED;
@@ -133,16 +167,29 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	struct pt_regs *regs;
 	__u32 cpu = bpf_get_smp_processor_id();
 	long kbytes;
-	__u64 size, wake;
+	__u64 size, wake, stack_top;
+	int ubase;
 
 	if (tid == 0)		/* the idle task: nothing to attribute */
 		return 0;
 	if (filter_tgids && !bpf_map_lookup_elem(&traced_tgids, &tgid))
 		return 0;
+	if (stall_gate_closed(tid))
+		return 0;
 	e = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!e)
 		return 0;
 	count(STAT_EVENTS);
+	/*
+	 * kunwind: counted in the kernel, nothing to send.  Not for an
+	 * interpreter's events: their interpreter frames differ where the
+	 * native stacks are the same, and user space must name them.
+	 */
+	if (!bpf_map_lookup_elem(&interp_procs, &tgid) &&
+	    kunwind_count_event(ctx, tgid, tid, event_idx)) {
+		count(STAT_KAGG_COUNTED);
+		return 0;
+	}
 
 	e->time_ns = bpf_ktime_get_ns();
 	e->pid = tgid;
@@ -150,6 +197,9 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	e->event_idx = event_idx;
 	e->flags = 0;
 	e->ustack_bytes = 0;
+	e->nuframes = 0;
+	e->ustop = 0;
+	e->ucopy_off = 0;
 	e->ip = e->sp = e->bp = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 
@@ -174,8 +224,13 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 			e->sp = BPF_CORE_READ(regs, sp);
 			e->bp = BPF_CORE_READ(regs, bp);
 			e->flags |= STITCH_SAMPLE_USER_REGS;
-			e->ustack_bytes = copy_user_stack(e, e->sp,
-							  BPF_CORE_READ(task, mm, start_stack) + 8);
+			stack_top = BPF_CORE_READ(task, mm, start_stack) + 8;
+			/* kunwind: unwind here; copy only if asked to or if we cannot */
+			ubase = kunwind_capture(e, tgid, stack_top);
+			if (ubase >= 0) {
+				e->ucopy_off = ubase;
+				e->ustack_bytes = ubase + copy_user_stack(e, ubase, e->sp, stack_top);
+			}
 		}
 	}
 

@@ -24,11 +24,13 @@
 #include "interp_user.h"
 #include "binary.h"
 #include "kallsyms.h"
+#include "kunwind.h"
 #include "output.h"
 #include "perf_tracker.h"
 #include "privileges.h"
 #include "procs.h"
 #include "record.h"
+#include "record_hooks.h"
 #include "record.skel.h"
 #include "resolve.h"
 #include "stacks.h"
@@ -40,6 +42,7 @@
 #define DEFAULT_FREQ 99
 #define DEFAULT_TOP 10
 #define MAX_OUTPUTS 8
+#define DEFAULT_TABLE_MB 64
 
 struct record_opts {
 	struct event_spec events[MAX_EVENTS];
@@ -60,10 +63,15 @@ struct record_opts {
 	bool no_lines;
 	bool no_interp;
 	char **command;
+	int unwind_mode;		/* enum kunwind_mode */
+	bool unwind_asked;		/* --unwind given: no silent fallback */
+	bool per_event;			/* --per-event: no counting in the kernel */
+	double max_table_mb;
 };
 
 struct recorder {
 	struct record_opts *o;
+	const struct record_hooks *hooks;	/* another command driving us, or NULL */
 	struct record_bpf *skel;
 	struct attacher att;
 	struct ring_buffer *rb;
@@ -77,9 +85,17 @@ struct recorder {
 	uint64_t bad_records;
 	uint64_t bytes_received;	/* ring buffer bytes, for --stats */
 	uint64_t unwind_stops[UNWIND_STOP_BAD + 1];
+	/* kunwind */
+	struct kunwind kw;
+	bool kw_ready;
+	uint64_t check_compared, check_mismatched, check_prefix;
+	double kw_setup_s;		/* -p: targets' tables loaded and lists written */
+	int64_t kagg_pending;		/* epoch to read at the next poll, or -1 */
+	double kagg_next_flip;
 	/* scratch for building one stack key */
 	uint8_t *key_buf;
 	struct unwind_frame *uframes;
+	struct uframe *check_uf;	/* --unwind=check: the copy's frames */
 	struct interp_state interp;	/* interpreter frames (interp_*.c) */
 };
 
@@ -129,6 +145,14 @@ static void usage(FILE *f)
 "      --stack-bytes N      user stack bytes copied per event\n"
 "                           (default %d, max %d)\n"
 "      --ringbuf-mb N       ring buffer size in MiB (default 64)\n"
+"      --unwind MODE        where native stacks are unwound: kernel (default;\n"
+"                           from CFI tables in BPF maps, no stack copy), copy\n"
+"                           (copy --stack-bytes of stack per event, unwind in\n"
+"                           user space), check (both, compared frame for frame)\n"
+"      --max-table-mb N     memory for in-kernel unwind tables (default %d)\n"
+"      --per-event          send every event to user space; by default events\n"
+"                           the kernel unwinds are counted in the kernel\n"
+"                           (except those of interpreters, which are named)\n"
 "      --no-lines           interpreter frames without line numbers, so one\n"
 "                           function is one frame: 'name (file)'\n"
 "      --no-interp          native frames only: do not walk interpreters\n"
@@ -145,7 +169,7 @@ static void usage(FILE *f)
 "'function (file:line)'; other versions say so once and show native frames\n"
 "only.\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
-		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK);
+		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK, DEFAULT_TABLE_MB);
 }
 
 static int fail_usage(const char *fmt, const char *arg)
@@ -213,8 +237,8 @@ static int parse_pids(struct record_opts *o, const char *arg)
 	return rc;
 }
 
-enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_NO_LINES,
-       OPT_NO_INTERP };
+enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
+       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -229,6 +253,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 		{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF_MB },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "max-table-mb", required_argument, NULL, OPT_MAX_TABLE_MB },
+		{ "per-event", no_argument, NULL, OPT_PER_EVENT },
 		{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 		{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 		{ "help", no_argument, NULL, 'h' },
@@ -242,6 +269,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	o->stack_bytes = STITCH_DEFAULT_USTACK;
 	o->ringbuf_mb = 64;
 	o->top = DEFAULT_TOP;
+	o->unwind_mode = KUNWIND_MODE_KERNEL;
+	o->max_table_mb = DEFAULT_TABLE_MB;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:p:aF:d:o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -303,6 +332,30 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_STATS:
 			o->stats = true;
 			break;
+		case OPT_UNWIND:
+			if (strcmp(optarg, "kernel") == 0)
+				o->unwind_mode = KUNWIND_MODE_KERNEL;
+			else if (strcmp(optarg, "copy") == 0)
+				o->unwind_mode = KUNWIND_MODE_COPY;
+			else if (strcmp(optarg, "check") == 0)
+				o->unwind_mode = KUNWIND_MODE_CHECK;
+			else
+				return fail_usage("--unwind: '%s' is not kernel, copy or check", optarg);
+			o->unwind_asked = true;
+			break;
+		case OPT_PER_EVENT:
+			o->per_event = true;
+			break;
+		case OPT_MAX_TABLE_MB: {
+			char *end;
+
+			o->max_table_mb = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->max_table_mb >= 0.01) ||
+			    o->max_table_mb > 65536)
+				return fail_usage("--max-table-mb: '%s' must be a number of MiB, "
+						  "0.01..65536", optarg);
+			break;
+		}
 		case OPT_NO_LINES:
 			o->no_lines = true;
 			break;
@@ -358,6 +411,93 @@ static size_t key_bytes_for(uint16_t nk, uint16_t nu)
 	return sizeof(struct stack_key) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe);
 }
 
+/* Mark how a stack ended, unless it visibly ends in an unknown frame already. */
+static int end_marker(struct uframe *uf, int nu, enum unwind_stop why)
+{
+	if (why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {
+		memset(&uf[nu], 0, sizeof(uf[nu]));
+		uf[nu].kind = why == UNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
+		nu++;
+	}
+	return nu;
+}
+
+/* User frames from the copied stack, unwound here; sets *why. */
+static int frames_from_copy(struct recorder *r, const struct sample_event *e, struct proc *proc,
+			    struct uframe *uf, enum unwind_stop *why)
+{
+	struct unwind_regs regs = { e->ip, e->sp, e->bp };
+	struct unwind_stack stack = { e->sp, e->ustack + e->ucopy_off,
+				      e->ustack_bytes - e->ucopy_off };
+	struct lookup_ctx lc = { r, proc };
+	int n, i, nu = 0;
+
+	*why = UNWIND_STOP_END;
+	n = unwind_user(&regs, &stack, lookup_table, &lc, r->uframes, MAX_UFRAMES, why);
+	for (i = 0; i < n; i++) {
+		const struct map *m = proc_find_map(proc, r->uframes[i].pc);
+
+		memset(&uf[nu], 0, sizeof(uf[nu]));
+		uf[nu].exact = r->uframes[i].exact;
+		if (m && m->bin) {
+			uf[nu].kind = UFRAME_ELF;
+			uf[nu].bin = m->bin;
+			uf[nu].addr = r->uframes[i].pc - m->bias;
+		} else {
+			uf[nu].kind = UFRAME_UNKNOWN;
+			uf[nu].addr = r->uframes[i].pc;
+		}
+		nu++;
+	}
+	return end_marker(uf, nu, *why);
+}
+
+/* User frames the kernel unwound (kunwind frame words); -1 if malformed. */
+static int frames_from_kernel(struct recorder *r, const struct sample_event *e,
+			      struct uframe *uf, enum unwind_stop *why)
+{
+	*why = e->ustop;
+	return kunwind_decode(&r->kw, (const uint64_t *)e->ustack, e->nuframes, e->ustop, uf);
+}
+
+static bool uframe_eq(const struct uframe *a, const struct uframe *b)
+{
+	return a->kind == b->kind && a->bin == b->bin && a->addr == b->addr &&
+	       a->exact == b->exact;
+}
+
+/*
+ * --unwind=check: the kernel's frames must equal the user-space unwinder's
+ * on the same stack, frame for frame.  Where the copy was cut at
+ * --stack-bytes, the kernel (which reads on) must agree on the copied part.
+ */
+static void check_frames(struct recorder *r, const struct sample_event *e,
+			 const struct uframe *kuf, int nk, const struct uframe *cuf, int nc)
+{
+	bool capped = (e->flags & STITCH_SAMPLE_USTACK_CAPPED) && nc &&
+		      cuf[nc - 1].kind == UFRAME_TRUNCATED;
+	int i, n = capped ? nc - 1 : nc;
+	bool same = capped ? nk >= n : nk == nc;
+
+	for (i = 0; same && i < n; i++)
+		same = uframe_eq(&kuf[i], &cuf[i]);
+	r->check_compared++;
+	if (capped)
+		r->check_prefix++;
+	if (same)
+		return;
+	if (r->check_mismatched++ < 5) {
+		fprintf(stderr, "stitch: check: pid %u tid %u: kernel %d frames (stop %u), "
+			"copy %d frames differ:\n", e->pid, e->tid, nk, e->ustop, nc);
+		for (i = 0; i < nk || i < nc; i++)
+			fprintf(stderr, "  %3d  kernel %s+0x%" PRIx64 "%s  copy %s+0x%" PRIx64 "%s\n", i,
+				i < nk && kuf[i].bin ? kuf[i].bin->name : "-",
+				i < nk ? kuf[i].addr : 0, i < nk && kuf[i].exact ? "!" : "",
+				i < nc && cuf[i].bin ? cuf[i].bin->name : "-",
+				i < nc ? cuf[i].addr : 0, i < nc && cuf[i].exact ? "!" : "");
+	}
+}
+
 static int handle_sample(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
@@ -365,8 +505,10 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	struct stack_key *key = (struct stack_key *)r->key_buf;
 	struct uframe *uf;
 	uint64_t *kips;
-	struct proc *proc;
-	int nk, nu = 0, i;
+	struct proc *proc = NULL, *iproc;
+	enum unwind_stop why = UNWIND_STOP_END;
+	bool kframes, copied;
+	int nk, nu = 0;
 
 	r->bytes_received += size;
 	/* Interpreter frames come just before their sample: keep them for it. */
@@ -376,7 +518,16 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	}
 	if (size < STITCH_SAMPLE_HDR_BYTES || e->kstack_bytes > sizeof(e->kstack) ||
 	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES ||
-	    e->ustack_bytes > STITCH_MAX_USTACK) {
+	    e->ustack_bytes > STITCH_USTACK_ROOM + STITCH_MAX_USTACK ||
+	    e->ucopy_off > e->ustack_bytes || e->nuframes > KUNWIND_MAX_FRAMES ||
+	    e->nuframes * 8u > e->ustack_bytes) {
+		r->bad_records++;
+		return 0;
+	}
+	kframes = (e->flags & STITCH_SAMPLE_USER_REGS) && (e->flags & STITCH_SAMPLE_KFRAMES);
+	copied = (e->flags & STITCH_SAMPLE_USER_REGS) &&
+		 (!kframes || r->o->unwind_mode == KUNWIND_MODE_CHECK);
+	if (kframes && e->ucopy_off && e->ucopy_off < e->nuframes * 8u) {
 		r->bad_records++;
 		return 0;
 	}
@@ -395,43 +546,41 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	key->nkernel = nk;
 	uf = (struct uframe *)(kips + nk);
 
-	proc = (e->flags & STITCH_SAMPLE_USER_REGS) ? procs_get(&r->procs, e->pid) : NULL;
-	interp_proc_update(&r->interp, proc);
-	if (proc) {
-		struct unwind_regs regs = { e->ip, e->sp, e->bp };
-		struct unwind_stack stack = { e->sp, e->ustack, e->ustack_bytes };
-		struct lookup_ctx lc = { r, proc };
-		enum unwind_stop why = UNWIND_STOP_END;
-		int n = unwind_user(&regs, &stack, lookup_table, &lc, r->uframes, MAX_UFRAMES, &why);
-
-		if (why <= UNWIND_STOP_BAD)
-			r->unwind_stops[why]++;
-		for (i = 0; i < n; i++) {
-			const struct map *m = proc_find_map(proc, r->uframes[i].pc);
-
-			memset(&uf[nu], 0, sizeof(uf[nu]));
-			uf[nu].exact = r->uframes[i].exact;
-			if (m && m->bin) {
-				uf[nu].kind = UFRAME_ELF;
-				uf[nu].bin = m->bin;
-				uf[nu].addr = r->uframes[i].pc - m->bias;
-			} else {
-				uf[nu].kind = UFRAME_UNKNOWN;
-				uf[nu].addr = r->uframes[i].pc;
-			}
-			nu++;
+	/* kunwind: the kernel could not walk this one; give it the process's tables. */
+	if (copied && !kframes && r->kw_ready)
+		kunwind_mark_dirty(&r->kw, e->pid);
+	if (copied)
+		proc = procs_get(&r->procs, e->pid);
+	/* Interpreters: look at the process (new mappings), and splice its frames below. */
+	iproc = proc ? proc : (e->flags & STITCH_SAMPLE_USER_REGS) ?
+		procs_get(&r->procs, e->pid) : NULL;
+	interp_proc_update(&r->interp, iproc);
+	if (kframes) {
+		nu = frames_from_kernel(r, e, uf, &why);
+		if (nu < 0) {
+			r->bad_records++;
+			return 0;
 		}
-		if (why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {
-			memset(&uf[nu], 0, sizeof(uf[nu]));
-			uf[nu].kind = why == UNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
-			nu++;
+		if (proc) {
+			int nc = frames_from_copy(r, e, proc, r->check_uf, &why);
+
+			check_frames(r, e, uf, nu, r->check_uf, nc);
+			why = e->ustop;
 		}
-		nu = interp_stitch(&r->interp, proc, e->tid, e->time_ns, uf, nu,
+	} else if (proc) {
+		nu = frames_from_copy(r, e, proc, uf, &why);
+	}
+	if (iproc)
+		nu = interp_stitch(&r->interp, iproc, e->tid, e->time_ns, uf, nu,
 				   MAX_UFRAMES + 1 + INTERP_MAX_FRAMES, why == UNWIND_STOP_END,
 				   e->flags & STITCH_SAMPLE_INTERP_LOST);
-	}
+	if (kframes || proc)
+		r->unwind_stops[why]++;
 	key->nuser = nu;
-	stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
+	if (r->hooks && r->hooks->sample)
+		r->hooks->sample(r->hooks->ctx, e, key, key_bytes_for(nk, nu));
+	else
+		stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
 	return 0;
 }
 
@@ -446,28 +595,79 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
+static int load_bpf(struct recorder *r);
+
+/*
+ * Load, unwinding in the kernel unless told otherwise; where the kernel
+ * cannot (no bpf_loop, verifier limits), say so and copy stacks instead.
+ */
 static int open_bpf(struct recorder *r)
 {
 	struct record_opts *o = r->o;
 	int err;
 
+	err = load_bpf(r);
+	if (!err || err == -EPERM || o->unwind_mode == KUNWIND_MODE_COPY || o->unwind_asked)
+		return err ? -1 : 0;
+	kunwind_free(&r->kw);
+	r->kw_ready = false;
+	fprintf(stderr, "stitch: this kernel cannot unwind stacks in BPF (%s); copying "
+		"stacks to user space instead (--unwind=copy)\n", strerror(-err));
+	if (r->skel)
+		record_bpf__destroy(r->skel);
+	r->skel = NULL;
+	o->unwind_mode = KUNWIND_MODE_COPY;
+	return load_bpf(r) ? -1 : 0;
+}
+
+static int load_bpf(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	bool quiet = o->unwind_mode == KUNWIND_MODE_KERNEL && !o->unwind_asked;
+	int err;
+
 	r->skel = record_bpf__open();
 	if (!r->skel) {
 		fprintf(stderr, "stitch record: cannot open the BPF object: %s\n", strerror(errno));
-		return -1;
+		return -errno;
 	}
+	r->skel->rodata->kunwind_mode = o->unwind_mode;
+	r->skel->rodata->kunwind_count_in_kernel = o->unwind_mode == KUNWIND_MODE_KERNEL &&
+						   !o->per_event;
+	/* Copy mode needs no tables: keep the row array minimal. */
+	bpf_map__set_max_entries(r->skel->maps.kunwind_rows,
+				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :
+				 kunwind_rows_for_mb(o->max_table_mb));
 	r->skel->rodata->filter_tgids = !o->all;
 	r->skel->rodata->follow_forks = o->command != NULL;
 	r->skel->rodata->ustack_limit = o->stack_bytes;
 	bpf_map__set_max_entries(r->skel->maps.samples, o->ringbuf_mb << 20);
 	bpf_map__set_max_entries(r->skel->maps.scratch, libbpf_num_possible_cpus());
+	if (r->hooks && r->hooks->before_load && r->hooks->before_load(r->hooks->ctx, r->skel))
+		return -1;
 	err = record_bpf__load(r->skel);
+	if (err && quiet && err != -EPERM)
+		return err;	/* the caller falls back to copying, and says so */
 	if (err) {
 		fprintf(stderr, "stitch record: cannot load the BPF programs: %s%s\n", strerror(-err),
 			err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
 			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
-		return -1;
+		return err;
 	}
+	if (o->unwind_mode != KUNWIND_MODE_COPY && !r->kw_ready) {
+		err = kunwind_init(&r->kw, bpf_map__fd(r->skel->maps.kunwind_rows),
+				   bpf_map__fd(r->skel->maps.kunwind_procs),
+				   kunwind_rows_for_mb(o->max_table_mb), o->max_table_mb);
+		if (err) {
+			if (!quiet)
+				fprintf(stderr, "stitch record: cannot map the unwind tables: %s\n",
+					strerror(-err));
+			return err;
+		}
+		r->kw_ready = true;
+	}
+	/* Loaded again after a fallback: start over with the new maps. */
+	interp_free(&r->interp);
 	err = interp_init(&r->interp, bpf_map__fd(r->skel->maps.interp_procs),
 			  bpf_map__fd(r->skel->maps.interp_layouts), o->no_lines);
 	r->interp.disabled = o->no_interp;
@@ -557,6 +757,17 @@ static int attach_process_tracking(struct recorder *r)
 {
 	struct bpf_link *l;
 
+	/* kunwind: forget a process's mapping list when it execs or exits. */
+	if (r->kw_ready) {
+		l = bpf_program__attach(r->skel->progs.kunwind_on_exec);
+		if (!l)
+			goto fail;
+		r->skel->links.kunwind_on_exec = l;
+		l = bpf_program__attach(r->skel->progs.kunwind_on_exit);
+		if (!l)
+			goto fail;
+		r->skel->links.kunwind_on_exit = l;
+	}
 	if (r->o->all)
 		return 0;
 	l = bpf_program__attach(r->skel->progs.on_fork);
@@ -571,6 +782,56 @@ static int attach_process_tracking(struct recorder *r)
 fail:
 	fprintf(stderr, "stitch record: cannot follow new processes: %s\n", strerror(errno));
 	return -1;
+}
+
+/* kunwind: has the process model of pid not caught up with its mappings yet? */
+static bool model_behind(void *ctx, uint32_t pid)
+{
+	struct recorder *r = ctx;
+
+	perf_tracker_drain(&r->ptrack);
+	return perf_tracker_pending(&r->ptrack, pid);
+}
+
+static void kunwind_update(struct recorder *r)
+{
+	if (r->kw_ready)
+		kunwind_refresh(&r->kw, &r->bins, &r->procs, model_behind, r);
+}
+
+/* Events counted in the kernel, of one epoch (deleted from the map) or all (-1). */
+static void kernel_counts_read(struct recorder *r, int64_t epoch)
+{
+	int64_t n;
+
+	if (!r->kw_ready || !r->skel->rodata->kunwind_count_in_kernel)
+		return;
+	n = kunwind_read_counts(&r->kw, bpf_map__fd(r->skel->maps.kagg_counts),
+				bpf_map__fd(r->skel->maps.kagg_kstacks),
+				bpf_map__fd(r->skel->maps.kagg_ustacks), epoch, &r->stacks,
+				r->unwind_stops, &r->bytes_received);
+	if (n < 0)
+		fprintf(stderr, "stitch: reading the kernel's counts failed: %s\n",
+			strerror((int)-n));
+}
+
+/*
+ * Every second, move the kernel to a new epoch; a poll later (programs
+ * never run that long) the previous epoch is complete: read and free it.
+ */
+static void kernel_counts_tick(struct recorder *r, double now)
+{
+	if (!r->kw_ready || !r->skel->rodata->kunwind_count_in_kernel)
+		return;
+	if (r->kagg_pending >= 0) {
+		kernel_counts_read(r, r->kagg_pending);
+		r->kagg_pending = -1;
+	}
+	if (now >= r->kagg_next_flip) {
+		r->kagg_pending = r->skel->bss->kagg_epoch;
+		__atomic_store_n(&r->skel->bss->kagg_epoch, r->kagg_pending + 1, __ATOMIC_RELEASE);
+		r->kagg_next_flip = now + 1.0;
+	}
 }
 
 static bool targets_alive(struct recorder *r)
@@ -711,8 +972,10 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 	fprintf(stderr, "stitch stats: events %" PRIu64 ", received %" PRIu64 ", bytes/event %.0f\n",
 		st[STAT_EVENTS], got, got ? (double)r->bytes_received / got : 0.0);
 	if (cnt)
-		fprintf(stderr, "stitch stats: bpf runs %" PRIu64 ", %.0f ns/run\n", cnt,
-			(double)ns / cnt);
+		/* per event: every run's time over the events kept, an upper bound */
+		fprintf(stderr, "stitch stats: bpf runs %" PRIu64 ", %.0f ns/run, %.0f ns per "
+			"event\n", cnt, (double)ns / cnt,
+			st[STAT_EVENTS] ? (double)ns / st[STAT_EVENTS] : 0.0);
 	else
 		fprintf(stderr, "stitch stats: bpf run time unknown "
 			"(sysctl kernel.bpf_stats_enabled=1 to measure it)\n");
@@ -727,6 +990,31 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		r->interp.unstitched, r->interp.walk_errors);
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
+	if (r->kw_ready)
+		fprintf(stderr, "stitch stats: counted in the kernel %" PRIu64 ", sent as records "
+			"%" PRIu64 " (maps full %" PRIu64 ", hash collisions %" PRIu64 ")\n",
+			st[STAT_KAGG_COUNTED], st[STAT_EVENTS] - st[STAT_KAGG_COUNTED],
+			st[STAT_KAGG_FULL], st[STAT_KAGG_COLLISION]);
+	if (st[STAT_KUNWIND_WALKS])
+		fprintf(stderr, "stitch stats: kernel unwinding: %.0f ns per walk, %.1f frames "
+			"per walk (%" PRIu64 " walks)\n",
+			(double)st[STAT_KUNWIND_NS] / st[STAT_KUNWIND_WALKS],
+			(double)st[STAT_KUNWIND_FRAMES] / st[STAT_KUNWIND_WALKS],
+			st[STAT_KUNWIND_WALKS]);
+	if (r->kw_ready && r->o->npids)
+		fprintf(stderr, "stitch stats: kernel unwinding: targets' tables loaded in %.0f ms\n",
+			r->kw_setup_s * 1e3);
+	if (r->kw_ready)
+		fprintf(stderr, "stitch stats: kernel unwinding: %zu rows (%.1f MiB of %g, at most %.1f) "
+			"for %" PRIu64 " binaries, %" PRIu64 " over budget, %" PRIu64 " dropped when "
+			"unmapped, %" PRIu64 " process lists written, %" PRIu64 " events copied "
+			"while tables were missing\n",
+			r->kw.rows_live, r->kw.rows_live * r->kw.row_stride / 1048576.0,
+			r->o->max_table_mb, r->kw.rows_used * r->kw.row_stride / 1048576.0,
+			r->kw.tables_loaded, r->kw.tables_refused, r->kw.tables_dropped,
+			r->kw.procs_written, st[STAT_KUNWIND_FALLBACK]);
+	else
+		fprintf(stderr, "stitch stats: stacks copied and unwound in user space\n");
 }
 
 static void title_of(struct record_opts *o, char *buf, size_t len)
@@ -856,10 +1144,15 @@ static int run(struct recorder *r)
 		trace_tgid(r, r->child);
 		procs_exec(&r->procs, r->child);
 	}
+	start = now_s();
 	for (i = 0; i < o->npids; i++) {
 		trace_tgid(r, o->pids[i]);
 		interp_proc_update(&r->interp, procs_get(&r->procs, o->pids[i]));
+		if (r->kw_ready)
+			kunwind_mark_dirty(&r->kw, o->pids[i]);
 	}
+	kunwind_update(r);
+	r->kw_setup_s = now_s() - start;
 	if (attach_process_tracking(r) || attach_all(r)) {
 		rc = 1;
 		goto out;
@@ -867,6 +1160,10 @@ static int run(struct recorder *r)
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.samples), handle_sample, r, NULL);
 	if (!r->rb) {
 		fprintf(stderr, "stitch record: cannot open the ring buffer: %s\n", strerror(errno));
+		rc = 1;
+		goto out;
+	}
+	if (r->hooks && r->hooks->attached && r->hooks->attached(r->hooks->ctx)) {
 		rc = 1;
 		goto out;
 	}
@@ -906,12 +1203,16 @@ static int run(struct recorder *r)
 
 		if (n >= 0)
 			n = ring_buffer__consume(r->rb);
+		kunwind_update(r);
+		kernel_counts_tick(r, now_s());
 
 		if (n < 0 && n != -EINTR) {
 			fprintf(stderr, "stitch record: reading events failed: %s\n", strerror(-n));
 			rc = 1;
 			break;
 		}
+		if (r->hooks && r->hooks->poll)
+			r->hooks->poll(r->hooks->ctx);
 		if (deadline && now_s() >= deadline)
 			break;
 		if (!targets_alive(r))
@@ -925,12 +1226,21 @@ static int run(struct recorder *r)
 	perf_tracker_drain(&r->ptrack);
 	perf_tracker_apply(&r->ptrack, &r->procs, UINT64_MAX);
 
+	kernel_counts_read(r, -1);	/* the rest: nothing counts any more */
 	read_stats(r, st);
 	report_losses(r, st);
+	if (o->unwind_mode == KUNWIND_MODE_CHECK)
+		fprintf(stderr, "stitch: check: %" PRIu64 " stacks compared (%" PRIu64 " on the "
+			"copied part only), %" PRIu64 " differ\n",
+			r->check_compared, r->check_prefix, r->check_mismatched);
 	if (o->stats)
 		report_stats(r, st);
-	if (write_output(r, now_s() - start, start_unix_ns) != 0)
+	if (r->hooks && r->hooks->finish) {
+		if (r->hooks->finish(r->hooks->ctx, now_s() - start))
+			rc = 1;
+	} else if (write_output(r, now_s() - start, start_unix_ns) != 0) {
 		rc = 1;
+	}
 out:
 	if (go_fd >= 0)
 		close(go_fd);
@@ -946,6 +1256,11 @@ out:
 }
 
 int cmd_record(int argc, char **argv)
+{
+	return record_main(argc, argv, NULL);
+}
+
+int record_main(int argc, char **argv, const struct record_hooks *hooks)
 {
 	struct record_opts *o = calloc(1, sizeof(*o));
 	struct recorder r;
@@ -964,11 +1279,14 @@ int cmd_record(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.hooks = hooks;
 	r.child = -1;
+	r.kagg_pending = -1;
 	r.key_buf = malloc(sizeof(struct stack_key) + STITCH_MAX_KSTACK * sizeof(uint64_t) +
 			   (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES) * sizeof(struct uframe));
 	r.uframes = malloc(MAX_UFRAMES * sizeof(*r.uframes));
-	if (!r.key_buf || !r.uframes || binary_cache_init(&r.bins) ||
+	r.check_uf = malloc((MAX_UFRAMES + 1) * sizeof(*r.check_uf));
+	if (!r.key_buf || !r.uframes || !r.check_uf || binary_cache_init(&r.bins) ||
 	    procs_init(&r.procs, &r.bins) || stacks_init(&r.stacks)) {
 		fprintf(stderr, "stitch record: out of memory\n");
 		rc = 1;
@@ -988,6 +1306,8 @@ out:
 	interp_free(&r.interp);
 	free(r.key_buf);
 	free(r.uframes);
+	free(r.check_uf);
+	kunwind_free(&r.kw);
 out_opts:
 	for (i = 0; i < o->nevents; i++)
 		event_free(&o->events[i]);

@@ -33,20 +33,26 @@ void stacks_free(struct stack_table *t)
 
 int stacks_add(struct stack_table *t, const struct stack_key *key, uint32_t key_bytes)
 {
+	return stacks_add_n(t, key, key_bytes, 1);
+}
+
+int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t key_bytes,
+		 uint64_t count)
+{
 	struct probe pr = { key, key_bytes };
 	uint64_t h = hash_bytes(key, key_bytes, 0);
 	struct hmap_node *n = hmap_find(&t->map, h, stack_eq, &pr);
 	struct stack *s;
 
-	t->total++;
+	t->total += count;
 	if (n) {
-		((struct stack *)n)->count++;
+		((struct stack *)n)->count += count;
 		return 0;
 	}
 	s = malloc(sizeof(*s) - sizeof(s->key) + key_bytes);
 	if (!s)
 		return -ENOMEM;
-	s->count = 1;
+	s->count = count;
 	s->key_bytes = key_bytes;
 	memcpy(&s->key, key, key_bytes);
 	hmap_insert(&t->map, &s->node, h);

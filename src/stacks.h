@@ -67,6 +67,10 @@ int stacks_init(struct stack_table *t);
 void stacks_free(struct stack_table *t);
 /* Count one occurrence of the stack described by key (copied if new). */
 int stacks_add(struct stack_table *t, const struct stack_key *key, uint32_t key_bytes);
+/* Count count occurrences at once (stacks counted in the kernel, stall reports
+ * weighted by their milliseconds). */
+int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t key_bytes,
+		 uint64_t count);
 /* Sort by count, descending (ties: by key bytes, for stable output). */
 int stacks_sort(struct stack_table *t);
 

@@ -21,12 +21,18 @@ static void usage(FILE *f)
 "  report    convert and filter a recorded profile (pprof, folded) into a flame\n"
 "            graph, pprof, speedscope, folded stacks or a summary\n"
 "  diff      a differential flame graph of two profiles\n"
+"  stalls    report event-loop stalls of an unmodified program: threads that\n"
+"            run too long between two waits, with the stacks sampled meanwhile\n"
+"  symbolize name the addresses in libstitch-stall reports, or fold them into\n"
+"            stacks weighted by stall time\n"
 "  help      this text; 'stitch COMMAND --help' for a command's options\n"
 "  version   print the version\n"
 "\n"
 "Examples:\n"
 "  sudo stitch record -F 499 -d 5 -o cpu.svg -- ./myprog args\n"
-"  stitch report cpu.pb.gz --focus 'ngx_http_' -o nginx.svg\n");
+"  stitch report cpu.pb.gz --focus 'ngx_http_' -o nginx.svg\n"
+"  sudo stitch stalls -p 1234 --threshold 50ms -d 30\n"
+"  stitch symbolize < server-stderr.log\n");
 }
 
 int main(int argc, char **argv)
@@ -41,6 +47,10 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (strcmp(argv[1], "diff") == 0)
 		return cmd_diff(argc - 1, argv + 1);
+	if (strcmp(argv[1], "stalls") == 0)
+		return cmd_stalls(argc - 1, argv + 1);
+	if (strcmp(argv[1], "symbolize") == 0)
+		return cmd_symbolize(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		usage(stdout);

@@ -27,6 +27,14 @@ mkdir -p "$W"
 gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
 	-o "$W/chain" tests/workloads/chain.c || exit 1
 CHAIN=$(realpath "$W/chain")
+gcc -O2 -fno-omit-frame-pointer -g -Wall -Wextra -Werror -pthread \
+	-o "$W/chain-fp" tests/workloads/chain.c || exit 1
+CHAIN_FP=$(realpath "$W/chain-fp")
+gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -shared -fPIC \
+	-o "$W/liblate.so" tests/workloads/late_lib.c || exit 1
+gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$W/late" tests/workloads/late.c -ldl || exit 1
+LATE=$(realpath "$W/late")
+LIBLATE=$(realpath "$W/liblate.so")
 
 # The chain every workload mode runs, as a folded regex.
 MAIN_ABC=';main;a;b;c(;|$| )'
@@ -100,9 +108,163 @@ test_every_stack_size_loads_and_unwinds() {
 }
 
 test_deep_stack_visibly_cut() {
-	"$STITCH" record -F 499 --stack-bytes 4096 -o "$TMP/cut.folded" -- "$CHAIN" deep 600 1
+	"$STITCH" record -F 499 --unwind=copy --stack-bytes 4096 -o "$TMP/cut.folded" -- "$CHAIN" deep 600 1
 	show "$TMP/cut.folded" 1 | cut -c1-200
 	expect_ge "% marked [truncated]" "$(share "$TMP/cut.folded" ';recurse;' '^chain;\[truncated\];recurse;')" 95
+}
+
+# ---- in-kernel unwinding (the default) against the copy -------------------
+
+# The same frames either way: the kernel's walk of every event is compared
+# with the user-space unwinder's on a copy of that very event's stack.
+check_mode() {	# NAME MIN_EVENTS ARGS...
+	local name=$1 min=$2
+	shift 2
+	"$STITCH" record --unwind=check --stack-bytes 65536 -o "$TMP/$name.folded" "$@" \
+		2>"$TMP/$name.err"
+	grep -E 'check|LOST' "$TMP/$name.err"
+	local compared differ
+	compared=$(sed -n 's/^stitch: check: \([0-9]*\) stacks compared.*/\1/p' "$TMP/$name.err")
+	differ=$(sed -n 's/^stitch: check: .*, \([0-9]*\) differ$/\1/p' "$TMP/$name.err")
+	expect_ge "$name: stacks compared" "${compared:-0}" "$min"
+	expect_eq "$name: stacks that differ" "${differ:-missing}" 0
+}
+
+test_kernel_unwind_equals_copy() {
+	local plt
+	plt=$(objdump -d "$CHAIN" | sed -n 's/^0*\([0-9a-f]*\) <getppid@plt>:$/\1/p')
+	check_mode spin 100 -F 499 -- "$CHAIN" spin 1
+	check_mode threads 100 -F 499 -- "$CHAIN" threads 1
+	check_mode vdso 100 -F 999 -- "$CHAIN" vdso 1
+	check_mode signal 100 -F 999 -- "$CHAIN" signal 1
+	check_mode deep 100 -F 499 -- "$CHAIN" deep 600 1
+	check_mode syscall 1000 -e syscall:getppid -- "$CHAIN" syscall 0.3
+	check_mode plt 1000 -e "uprobe:$CHAIN:0x$plt" -- "$CHAIN" syscall 0.3
+	check_mode usdt 100 -e "usdt:$CHAIN:stitchtest:tick" -- "$CHAIN" usdt 1
+	# Frame-pointer code (CFA from rbp) calling libc built without them.
+	check_mode fp 100 -F 499 -- "$CHAIN_FP" spin 1
+}
+
+test_kernel_unwind_is_default_and_complete() {
+	"$STITCH" record --stats -F 499 -o "$TMP/k.folded" -- "$CHAIN" spin 1 2>"$TMP/k.err"
+	cat "$TMP/k.err"
+	expect_grep "$TMP/k.err" '^stitch stats: kernel unwinding: [0-9]+ rows'
+	expect_ge "% complete" "$(share "$TMP/k.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
+	# The kernel sends frames, not stack bytes: a few hundred bytes an event.
+	local bytes
+	bytes=$(sed -n 's/^stitch stats: .*bytes\/event \([0-9]*\)$/\1/p' "$TMP/k.err")
+	expect_ge "bytes per event at most 2048" "$((2048 - ${bytes:-99999}))" 0
+}
+
+test_kernel_unwind_deep_without_copy_limit() {
+	# 600 frames need ~60 KiB of stack: beyond the default copy, not the kernel walk.
+	"$STITCH" record -F 499 -o "$TMP/kdeep.folded" -- "$CHAIN" deep 600 1
+	local n
+	n=$(awk '/^chain;_start;/ { c = gsub(/;recurse/, ";recurse"); if (c > m) m = c } END { print m + 0 }' "$TMP/kdeep.folded")
+	expect_ge "recurse frames in a complete stack" "$n" 600
+	expect_ge "% complete" "$(share "$TMP/kdeep.folded" ';recurse;' "$COMPLETE")" 95
+}
+
+test_kernel_unwind_truncates_visibly() {
+	# 1500 frames: more than the kernel walks (1024), so the stack says so.
+	"$STITCH" record -F 499 -o "$TMP/ktr.folded" -- "$CHAIN" deep 1500 1
+	show "$TMP/ktr.folded" 1 | cut -c1-200
+	expect_ge "% marked [truncated]" "$(share "$TMP/ktr.folded" ';recurse;' '^chain;\[truncated\];recurse;')" 95
+	local n
+	n=$(awk '/^chain;\[truncated\];/ { c = split($0, f, ";") - 2; if (c > m) m = c } END { print m + 0 }' "$TMP/ktr.folded")
+	expect_ge "user frames before [truncated]" "$n" 1024
+}
+
+test_kernel_unwind_falls_back_where_it_cannot() {
+	# Tables that do not fit: said once, and those stacks are still complete (copied).
+	"$STITCH" record --max-table-mb 0.1 --stats -F 499 -o "$TMP/fb.folded" -- \
+		"$CHAIN" spin 1 2>"$TMP/fb.err"
+	cat "$TMP/fb.err"
+	expect_grep "$TMP/fb.err" '^stitch: unwind tables need more than --max-table-mb 0.1'
+	expect_ge "% complete" "$(share "$TMP/fb.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
+}
+
+test_kernel_unwind_library_loaded_late() {
+	# liblate.so is mapped 0.5 s into the run: its first events are copied
+	# (the kernel has no table for it yet), then walked in the kernel.
+	"$STITCH" record --stats -F 499 -o "$TMP/late.folded" -- "$LATE" "$LIBLATE" 0.5 1.5 \
+		2>"$TMP/late.err"
+	cat "$TMP/late.err"
+	show "$TMP/late.folded"
+	expect_ge "samples in the late library" "$(total "$TMP/late.folded" ';late_inner ')" 150
+	expect_ge "% complete through it" "$(share "$TMP/late.folded" ';late_inner ' \
+		"^late;$LIBC_START;main;run_late;late_burn;late_inner [0-9]+$")" 95
+	# Walked in the kernel once its table is in: most events are not copies.
+	local copied walks
+	copied=$(sed -n 's/.* \([0-9]*\) events copied while tables were missing$/\1/p' "$TMP/late.err")
+	walks=$(sed -n 's/.*frames per walk (\([0-9]*\) walks)$/\1/p' "$TMP/late.err")
+	expect_ge "kernel walks" "${walks:-0}" 150
+	expect_ge "walks not copied, %" "$(( (${walks:-0} - ${copied:-0}) * 100 / ${walks:-1} ))" 80
+	check_mode late 80 -F 499 -- "$LATE" "$LIBLATE" 0.3 1
+}
+
+test_kernel_counts_hot_syscall_without_loss() {
+	# The same flood with a frozen reader and a ring of 8 MiB (room for the
+	# first events, copied until the tables are in; the flood would fill it
+	# in 20 ms): counted in the kernel, nothing is lost, and every event is in
+	# the output with its full stack.
+	"$STITCH" record --stats --ringbuf-mb 8 -e syscall:getppid -o "$TMP/hot.folded" \
+		-- "$CHAIN" syscall 1.5 2>"$TMP/hot.err" &
+	local st=$! i
+	for i in $(seq 100); do
+		bpftool prog show 2>/dev/null | grep -q 'name on_tracepoint' && break
+		sleep 0.1
+	done
+	sleep 0.3
+	kill -STOP "$st"
+	sleep 0.5
+	kill -CONT "$st"
+	wait "$st"
+	cat "$TMP/hot.err"
+	show "$TMP/hot.folded"
+	local events counted
+	events=$(sed -n 's/^stitch stats: events \([0-9]*\), received.*/\1/p' "$TMP/hot.err")
+	counted=$(sed -n 's/^stitch stats: counted in the kernel \([0-9]*\),.*/\1/p' "$TMP/hot.err")
+	! grep -q LOST "$TMP/hot.err" || die "events were lost"
+	expect_ge "events" "${events:-0}" 100000
+	expect_eq "events in the output" "$(total "$TMP/hot.folded")" "$events"
+	expect_ge "% counted in the kernel" "$(( ${counted:-0} * 100 / ${events:-1} ))" 90
+	expect_ge "% with main;a;b;c;getppid then kernel frames" \
+		"$(share "$TMP/hot.folded" '^chain;' "$COMPLETE;main;a;b;c;getppid;entry_SYSCALL_64_after_hwframe_\\[k\\];do_syscall_64_\\[k\\];")" 99
+	local bytes
+	bytes=$(sed -n 's/^stitch stats: .*bytes\/event \([0-9]*\)$/\1/p' "$TMP/hot.err")
+	expect_ge "bytes per event at most 64" "$((64 - ${bytes:-99999}))" 0
+}
+
+test_kernel_unwind_across_exec() {
+	# bash spins (its own list goes into the kernel), then execs chain in
+	# the same process: the old list must not be used for chain's stacks.
+	local cmd="for i in \$(seq 150000); do :; done; exec '$CHAIN' spin 0.6"
+	"$STITCH" record --stats -F 499 -o "$TMP/exec.folded" -- bash -c "$cmd" 2>"$TMP/exec.err"
+	cat "$TMP/exec.err"
+	show "$TMP/exec.folded"
+	expect_ge "bash samples before the exec" "$(total "$TMP/exec.folded" '^bash;')" 30
+	expect_ge "chain samples after it" "$(total "$TMP/exec.folded" '^chain;')" 100
+	expect_ge "% of chain complete" "$(share "$TMP/exec.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
+	check_mode exec 100 -F 499 -- bash -c "$cmd"
+}
+
+test_kernel_tables_dropped_when_unmapped() {
+	# chain exits half-way: no list maps its binary any more, so its table
+	# leaves the kernel while bash sleeps on (libc, ld.so and the vDSO go
+	# too unless bash was sampled and has a list of its own).
+	"$STITCH" record --stats -F 499 -o "$TMP/drop.folded" -- \
+		bash -c "'$CHAIN' spin 0.5; sleep 0.6" 2>"$TMP/drop.err"
+	cat "$TMP/drop.err"
+	local dropped live
+	dropped=$(sed -n 's/.* \([0-9]*\) dropped when unmapped.*/\1/p' "$TMP/drop.err")
+	live=$(sed -n 's/^stitch stats: kernel unwinding: \([0-9]*\) rows (.*/\1/p' "$TMP/drop.err")
+	expect_ge "tables dropped" "${dropped:-0}" 1
+	if ! grep -q '^bash;' "$TMP/drop.folded"; then
+		expect_ge "tables dropped (bash never sampled: all of them)" "${dropped:-0}" 3
+		expect_eq "rows left in the kernel" "${live:-missing}" 0
+	fi
+	expect_ge "% complete" "$(share "$TMP/drop.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
 }
 
 # ---- syscalls, uprobes, USDT -----------------------------------------------
@@ -222,7 +384,8 @@ test_short_lived_under_all() {
 test_lost_events_counted_exactly() {
 	# Freeze stitch while a syscall flood fills a 1 MiB ring: events must be
 	# lost, and every event must be either received or counted as lost.
-	"$STITCH" record --stats --ringbuf-mb 1 -e syscall:getppid -o "$TMP/lost.folded" \
+	# --per-event: every event through the ring (counted in the kernel, none would be lost).
+	"$STITCH" record --stats --per-event --ringbuf-mb 1 -e syscall:getppid -o "$TMP/lost.folded" \
 		-- "$CHAIN" syscall 1.5 2>"$TMP/lost.err" &
 	local st=$! i
 	for i in $(seq 100); do
@@ -411,7 +574,9 @@ test_unprivileged_says_what_is_missing() {
 	expect_grep "$TMP/unpriv.out" "needs root, or CAP_BPF and CAP_PERFMON"
 }
 
-# Interpreter frames (CPython).
+# stitch symbolize and stitch stalls (issue 6).
+. tests/integration/stalls.sh
+# Interpreter frames (CPython 3.11, Ruby 3.1).
 . tests/integration/interp_tests.sh
 # Interpreter frames (Perl).
 . tests/integration/interp_perl_tests.sh

@@ -176,7 +176,9 @@ test_wall_clock() {
 
 test_sigio_fallback() {
 	$B sigio > "$TMP/out" 2> "$TMP/err" || { fail "exit $?"; return 1; }
-	check_user_reports "$TMP/err" main || { head -20 "$TMP/err"; return 1; }
+	# The SIGIO sender thread competes for the CPUs: a sample may be taken on
+	# the way back from a preemption, in kernel mode, as in the threads tests.
+	check_user_reports "$TMP/err" main kernel-ok || { head -20 "$TMP/err"; return 1; }
 	grep -Eq '^app sigio handler ran [1-9][0-9]* times' "$TMP/out" ||
 		{ fail "the program's SIGIO handler was not chained"; cat "$TMP/out"; return 1; }
 }

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * In-kernel native unwinder, included once by record.bpf.c: the table maps,
+ * the bpf_loop() driver around the shared walk (kunwind_walk.h), and the
+ * hooks that forget a process's mapping list when it execs or exits.
+ *
+ * Frames are written as frame words (kunwind.h) at the start of the event's
+ * ustack[] buffer; user space names them without needing the process.
+ */
+#ifndef STITCH_KUNWIND_BPF_H
+#define STITCH_KUNWIND_BPF_H
+
+#include "kunwind.h"
+
+/* Set by user space before load: enum kunwind_mode. */
+const volatile __u32 kunwind_mode = KUNWIND_MODE_COPY;
+
+/* Every binary's table, one contiguous range each; resized by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stitch_unwind_row);
+} kunwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct kunwind_proc);
+} kunwind_procs SEC(".maps");
+
+/*
+ * The walk's registers and counters live in a map value, not on the BPF
+ * stack: the verifier tracks stack values exactly, so a frame counter there
+ * would make it verify the bpf_loop() callback once per possible count.
+ * Per CPU: our programs do not nest on one CPU (see scratch in record.bpf.c).
+ */
+/*
+ * Stack words are read through a window: one bpf_probe_read_user() of
+ * KU_WIN bytes serves the next several frames, instead of one call per
+ * word (each call costs about as much as copying a few hundred bytes).
+ */
+#define KU_WIN 1024
+
+struct ku_walk {
+	struct ku_state s;
+	__u32 stop;
+	__u32 win_len;		/* valid bytes in win */
+	__u64 win_start;	/* user address of win[0] */
+	__u8 win[KU_WIN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ku_walk);
+} kunwind_walk SEC(".maps");
+
+struct ku_bpf_ctx {
+	struct ku_walk *w;
+	const struct kunwind_proc *proc;
+	__u64 *frames;		/* KUNWIND_MAX_FRAMES words */
+};
+
+static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
+{
+	struct ku_bpf_ctx *c = ctx;
+	struct ku_walk *w = c->w;
+	__u64 off;
+	__u32 len;
+
+	if (!w)
+		return KUNWIND_STOP_TRUNCATED;
+	off = addr - w->win_start;
+	/* Refill also for a word not aligned like the window: the read below masks. */
+	if (addr < w->win_start || off + 8 > w->win_len || (off & 7)) {
+		/*
+		 * Refill from addr.  Near the end of the stack mapping the
+		 * whole window may not be readable: then up to the end of
+		 * addr's page, so a word is readable here exactly when it is
+		 * readable alone.  Stack pages are resident; a fault is the
+		 * end of what we can see.
+		 */
+		w->win_start = addr;
+		w->win_len = 0;
+		if (bpf_probe_read_user(w->win, KU_WIN, (void *)addr)) {
+			len = 4096 - (addr & 4095);
+			if (len > KU_WIN)
+				len = KU_WIN;
+			if (len < 8 || bpf_probe_read_user(w->win, len, (void *)addr))
+				return KUNWIND_STOP_TRUNCATED;
+			w->win_len = len;
+		} else {
+			w->win_len = KU_WIN;
+		}
+		off = 0;
+	}
+	*val = *(__u64 *)&w->win[off & (KU_WIN - 8)];
+	return 0;
+}
+
+static __always_inline const struct stitch_unwind_row *ku_row_at(void *ctx, __u32 idx)
+{
+	return bpf_map_lookup_elem(&kunwind_rows, &idx);
+}
+
+static __always_inline void ku_emit(void *ctx, __u32 idx, __u64 word)
+{
+	struct ku_bpf_ctx *c = ctx;
+
+	c->frames[idx & (KUNWIND_MAX_FRAMES - 1)] = word;
+}
+
+static __always_inline void ku_set_exact(void *ctx, __u32 idx)
+{
+	struct ku_bpf_ctx *c = ctx;
+
+	c->frames[idx & (KUNWIND_MAX_FRAMES - 1)] |= KFRAME_EXACT;
+}
+
+#include "kunwind_walk.h"
+
+static long ku_loop_cb(__u64 i, void *ctx)
+{
+	struct ku_bpf_ctx *c = ctx;
+	const struct kunwind_proc *p = c->proc;
+	struct ku_walk *w = c->w;
+	int err;
+
+	if (!p || !w)
+		return 1;
+	err = ku_walk_frame(&w->s, p, c);
+	if (err) {
+		w->stop = err;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Unwind the current thread's user stack from its saved registers into
+ * frames[]; returns the number of frames and sets *stop.  KUNWIND_STOP_FALLBACK
+ * means: copy the stack instead, user space knows more than we do.
+ */
+static __always_inline __u32 kunwind_user(__u32 tgid, __u64 ip, __u64 sp, __u64 bp,
+					  __u64 stack_top, __u64 *frames, __u8 *stop)
+{
+	struct ku_bpf_ctx c = {};
+	__u32 zero = 0;
+	struct ku_walk *w;
+
+	c.proc = bpf_map_lookup_elem(&kunwind_procs, &tgid);
+	w = bpf_map_lookup_elem(&kunwind_walk, &zero);
+	if (!c.proc || !w) {
+		*stop = KUNWIND_STOP_FALLBACK;
+		return 0;
+	}
+	w->s.ip = ip;
+	w->s.sp = sp;
+	w->s.bp = bp;
+	w->s.stack_lo = sp;
+	/* The copy stops at the main thread's start_stack: so do we. */
+	w->s.stack_hi = stack_top > sp ? stack_top : 0;
+	w->s.n = 0;
+	w->s.max = KUNWIND_MAX_FRAMES;
+	w->s.exact = 1;
+	w->stop = KUNWIND_STOP_TRUNCATED;
+	w->win_len = 0;
+	c.w = w;
+	c.frames = frames;
+	bpf_loop(KUNWIND_MAX_FRAMES + 1, ku_loop_cb, &c, 0);
+	*stop = w->stop;
+	return w->s.n;
+}
+
+/*
+ * The event's user stack, unwound here unless --unwind=copy: returns where
+ * in e->ustack a copy of the stack must go, or -1 when none is needed
+ * (the frames are in e->ustack already).
+ */
+static __always_inline int kunwind_capture(struct sample_event *e, __u32 tgid, __u64 stack_top)
+{
+	__u8 stop = 0;
+	__u64 t0;
+	__u32 n;
+
+	if (kunwind_mode == KUNWIND_MODE_COPY)
+		return 0;
+	t0 = bpf_ktime_get_ns();
+	n = kunwind_user(tgid, e->ip, e->sp, e->bp, stack_top, (__u64 *)e->ustack, &stop);
+	/* What the walk costs, apart from the rest of the event (--stats). */
+	add_stat(STAT_KUNWIND_NS, bpf_ktime_get_ns() - t0);
+	add_stat(STAT_KUNWIND_WALKS, 1);
+	add_stat(STAT_KUNWIND_FRAMES, n);
+	if (stop == KUNWIND_STOP_FALLBACK) {
+		count(STAT_KUNWIND_FALLBACK);
+		return 0;
+	}
+	e->flags |= STITCH_SAMPLE_KFRAMES;
+	e->nuframes = n;
+	e->ustop = stop;
+	e->ustack_bytes = n * 8;
+	/* check: the copy goes after the frames, for user space to compare */
+	return kunwind_mode == KUNWIND_MODE_CHECK ? STITCH_USTACK_ROOM : -1;
+}
+
+/* ---- counting in the kernel (--unwind=kernel without per-event records) ---- */
+
+const volatile bool kunwind_count_in_kernel;
+/* Written by user space while running (see kagg_key.epoch). */
+volatile __u32 kagg_epoch;
+
+#ifndef EFAULT
+#define EFAULT 14
+#endif
+#ifndef EEXIST
+#define EEXIST 17
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, KAGG_KSTACK_DEPTH * sizeof(__u64));
+} kagg_kstacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct kagg_ustack);
+} kagg_ustacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct kagg_key);
+	__type(value, __u64);
+} kagg_counts SEC(".maps");
+
+/* Where a user stack is built before it is hashed and stored; per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kagg_ustack);
+} kagg_scratch SEC(".maps");
+
+struct kagg_cmp {
+	const struct kagg_ustack *a, *b;
+	__u64 hash;
+	int differ;
+};
+
+static long kagg_hash_cb(__u64 i, void *ctx)
+{
+	struct kagg_cmp *c = ctx;
+	__u64 w = c->a->words[i & (KUNWIND_MAX_FRAMES - 1)];
+
+	c->hash = (c->hash ^ w) * 0x100000001b3ull;
+	c->hash ^= c->hash >> 29;
+	return 0;
+}
+
+static long kagg_cmp_cb(__u64 i, void *ctx)
+{
+	struct kagg_cmp *c = ctx;
+
+	if (c->a->words[i & (KUNWIND_MAX_FRAMES - 1)] != c->b->words[i & (KUNWIND_MAX_FRAMES - 1)]) {
+		c->differ = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Count this event under (pid, tid, comm, event, kernel stack, user stack)
+ * if the kernel can walk its user stack and has room: returns true when
+ * counted, false when the event must go to user space as a record.
+ */
+static __always_inline bool kunwind_count_event(void *ctx, __u32 tgid, __u32 tid,
+						__u32 event_idx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct kagg_cmp c = {};
+	struct kagg_ustack *u, *old;
+	struct kagg_key key = {};
+	struct pt_regs *regs;
+	__u32 zero = 0, n;
+	__u64 one = 1, *cnt, t0;
+	__u8 stop = 0;
+	long err;
+
+	if (!kunwind_count_in_kernel || (task->flags & PF_KTHREAD) || !task->mm)
+		return false;
+	u = bpf_map_lookup_elem(&kagg_scratch, &zero);
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!u || !regs)
+		return false;
+	t0 = bpf_ktime_get_ns();
+	n = kunwind_user(tgid, BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp),
+			 BPF_CORE_READ(regs, bp), BPF_CORE_READ(task, mm, start_stack) + 8,
+			 u->words, &stop);
+	add_stat(STAT_KUNWIND_NS, bpf_ktime_get_ns() - t0);
+	add_stat(STAT_KUNWIND_WALKS, 1);
+	add_stat(STAT_KUNWIND_FRAMES, n);
+	if (stop == KUNWIND_STOP_FALLBACK || n > KUNWIND_MAX_FRAMES)
+		return false;
+	u->n = n;
+	u->stop = stop;
+	c.a = u;
+	c.hash = 0xcbf29ce484222325ull ^ n ^ ((__u64)stop << 32);
+	bpf_loop(n, kagg_hash_cb, &c, 0);
+
+	/* Store the stack once; an equal hash must be an equal stack. */
+	err = bpf_map_update_elem(&kagg_ustacks, &c.hash, u, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		old = bpf_map_lookup_elem(&kagg_ustacks, &c.hash);
+		if (!old || old->n != n || old->stop != stop)
+			goto collision;
+		c.b = old;
+		bpf_loop(n, kagg_cmp_cb, &c, 0);
+		if (c.differ)
+			goto collision;
+	} else if (err) {
+		count(STAT_KAGG_FULL);
+		return false;
+	}
+	/* The kernel stack map compares stacks too: a collision is -EEXIST. */
+	key.kstack_id = bpf_get_stackid(ctx, &kagg_kstacks, 0);
+	if (key.kstack_id == -EEXIST)
+		goto collision;
+	if (key.kstack_id < 0 && key.kstack_id != -EFAULT) {
+		count(STAT_KAGG_FULL);
+		return false;
+	}
+	key.pid = tgid;
+	key.tid = tid;
+	key.event_idx = event_idx;
+	key.uhash = c.hash;
+	key.epoch = kagg_epoch;
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	cnt = bpf_map_lookup_elem(&kagg_counts, &key);
+	if (cnt) {
+		__sync_fetch_and_add(cnt, 1);
+		return true;
+	}
+	err = bpf_map_update_elem(&kagg_counts, &key, &one, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		cnt = bpf_map_lookup_elem(&kagg_counts, &key);
+		if (cnt) {
+			__sync_fetch_and_add(cnt, 1);
+			return true;
+		}
+	}
+	if (err) {
+		count(STAT_KAGG_FULL);
+		return false;
+	}
+	return true;
+collision:
+	count(STAT_KAGG_COLLISION);
+	return false;
+}
+
+/* A process that execs keeps its pid but not its mappings: forget the list. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(kunwind_on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+
+	bpf_map_delete_elem(&kunwind_procs, &tgid);
+	return 0;
+}
+
+/* Forget a process when its leader exits, so a reused pid is never walked with it. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(kunwind_on_exit, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (task->pid == tgid)
+		bpf_map_delete_elem(&kunwind_procs, &tgid);
+	return 0;
+}
+
+#endif /* STITCH_KUNWIND_BPF_H */

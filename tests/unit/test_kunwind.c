@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The in-kernel unwinder's walk (kunwind_walk.h, the very code the BPF
+ * program runs) compiled as plain C and replayed over the same snapshots as
+ * the independent user-space unwinder (unwind.c): both must give the same
+ * frames, frame for frame, and stop for the same reason.
+ *
+ * Snapshots: synthetic stacks for every rule and stop, and real ones taken
+ * by tests/unit/fixtures/unwind_fixture.c (built here, -O2 without frame
+ * pointers): a call chain, 600 recursive frames, a signal handler, a
+ * stack-realigning frame, each also cut short at several lengths.  The rows
+ * go through kunwind.c into its row array as they would into the BPF map.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <linux/types.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "binary.h"
+#include "cfi.h"
+#include "kunwind.h"
+#include "procs.h"
+#include "unwind.h"
+
+/* ---- the walk in plain C: memory is the snapshot, rows a plain array ---- */
+
+struct replay {
+	const uint8_t *stack;	/* bytes from stack_start up */
+	uint64_t stack_start;
+	size_t stack_len;
+	const uint8_t *rows;
+	size_t nrows, stride;
+	uint64_t frames[KUNWIND_MAX_FRAMES];
+};
+
+static int ku_read_word(void *ctx, __u64 addr, __u64 *val)
+{
+	struct replay *r = ctx;
+	uint64_t off = addr - r->stack_start;
+
+	if (addr < r->stack_start || r->stack_len < 8 || off > r->stack_len - 8)
+		return KUNWIND_STOP_TRUNCATED;
+	memcpy(val, r->stack + off, 8);
+	return 0;
+}
+
+static const struct stitch_unwind_row *ku_row_at(void *ctx, __u32 idx)
+{
+	struct replay *r = ctx;
+
+	return idx < r->nrows ? (const void *)(r->rows + idx * r->stride) : NULL;
+}
+
+static void ku_emit(void *ctx, __u32 idx, __u64 word)
+{
+	((struct replay *)ctx)->frames[idx] = word;
+}
+
+static void ku_set_exact(void *ctx, __u32 idx)
+{
+	((struct replay *)ctx)->frames[idx] |= KFRAME_EXACT;
+}
+
+#include "kunwind_walk.h"
+
+/* What kunwind_user() in BPF does, over a replay; returns frames, sets *stop. */
+static int walk(struct replay *r, const struct kunwind_proc *p, const struct unwind_regs *regs,
+		int max, int *stop)
+{
+	struct ku_state s = { 0 };
+	int i;
+
+	s.ip = regs->ip;
+	s.sp = regs->sp;
+	s.bp = regs->bp;
+	s.stack_lo = regs->sp;
+	s.stack_hi = r->stack_start + r->stack_len;
+	s.max = max;
+	s.exact = 1;
+	*stop = KUNWIND_STOP_TRUNCATED;
+	for (i = 0; i <= KUNWIND_MAX_FRAMES; i++) {
+		int err = ku_walk_frame(&s, p, r);
+
+		if (err) {
+			*stop = err;
+			break;
+		}
+	}
+	return s.n;
+}
+
+/* ---- the oracle's view of the same process ------------------------------ */
+
+struct module {
+	uint64_t lo, hi, bias;
+	const struct unwind_table *table;	/* NULL: anonymous */
+	uint32_t slot;
+};
+
+struct world {
+	struct module mods[64];
+	int nr;
+};
+
+static const struct module *module_at(const struct world *w, uint64_t pc)
+{
+	int i;
+
+	for (i = 0; i < w->nr; i++)
+		if (pc >= w->mods[i].lo && pc < w->mods[i].hi)
+			return &w->mods[i];
+	return NULL;
+}
+
+static const struct unwind_table *world_lookup(void *ctx, uint64_t pc, uint64_t *bias)
+{
+	const struct module *m = module_at(ctx, pc);
+
+	if (!m || !m->table)
+		return NULL;
+	*bias = m->bias;
+	return m->table;
+}
+
+/* The frame word the kernel should send for an oracle frame. */
+static uint64_t word_of(const struct world *w, const struct unwind_frame *f)
+{
+	const struct module *m = module_at(w, f->pc);
+	uint64_t word;
+
+	if (m && m->table)
+		word = KFRAME_IN_BINARY | ((uint64_t)m->slot << KFRAME_SLOT_SHIFT) |
+		       (f->pc - m->bias);
+	else
+		word = f->pc;
+	return f->exact ? word | KFRAME_EXACT : word;
+}
+
+/*
+ * Unwind with both and compare.  The walk hands over to user space
+ * (FALLBACK) where the oracle finds no module at all; expect_fallback says
+ * the caller knows it will.  Returns the number of frames.
+ */
+static int compare(const struct world *w, struct replay *r, const struct kunwind_proc *p,
+		   const struct unwind_regs *regs, int max, bool expect_fallback,
+		   enum unwind_stop *why_out)
+{
+	struct unwind_stack st = { r->stack_start, r->stack, r->stack_len };
+	struct unwind_frame *of = calloc(KUNWIND_MAX_FRAMES, sizeof(*of));
+	enum unwind_stop why;
+	int no, nk, stop, i;
+
+	assert_non_null(of);
+	no = unwind_user(regs, &st, world_lookup, (void *)w, of, max, &why);
+	nk = walk(r, p, regs, max, &stop);
+	if (expect_fallback) {
+		assert_int_equal(stop, KUNWIND_STOP_FALLBACK);
+		assert_int_equal(why, UNWIND_STOP_NO_MODULE);
+	} else {
+		assert_int_equal(stop, (int)why);
+		assert_int_equal(nk, no);
+	}
+	for (i = 0; i < nk && i < no; i++) {
+		if (r->frames[i] != word_of(w, &of[i]))
+			fail_msg("frame %d: kernel walk %#llx, oracle %#llx (pc %#llx)", i,
+				 (unsigned long long)r->frames[i],
+				 (unsigned long long)word_of(w, &of[i]),
+				 (unsigned long long)of[i].pc);
+	}
+	free(of);
+	if (why_out)
+		*why_out = why;
+	return no;
+}
+
+/* Rows of every module's table, concatenated the way kunwind.c lays them out. */
+struct rowbuf {
+	uint8_t *mem;
+	size_t nr, stride;
+};
+
+static void add_table(struct rowbuf *rb, const struct unwind_table *t, uint32_t *first)
+{
+	size_t i;
+
+	*first = rb->nr;
+	rb->mem = realloc(rb->mem, (rb->nr + t->nr + 1) * rb->stride);
+	assert_non_null(rb->mem);
+	for (i = 0; i < t->nr; i++)
+		memcpy(rb->mem + (rb->nr + i) * rb->stride, &t->rows[i], sizeof(t->rows[i]));
+	rb->nr += t->nr;
+}
+
+/* ---- synthetic stacks ---------------------------------------------------- */
+
+#define STACK_BASE 0x7ffff0000000ull
+#define BIN_A 0x400000ull	/* bias 0: vaddr == pc */
+#define BIN_B 0x7f0000000000ull	/* bias BIN_B - 0x1000 */
+#define ANON 0x7e0000000000ull
+
+static uint64_t words[128];
+
+static uint64_t *at(uint64_t addr)
+{
+	return &words[(addr - STACK_BASE) / 8];
+}
+
+static struct stitch_unwind_row row(uint32_t pc, int cfa_rule, int cfa_off, int rbp_rule,
+				    int rbp_off)
+{
+	struct stitch_unwind_row r = { pc, cfa_off, rbp_off, cfa_rule, rbp_rule, 0 };
+
+	return r;
+}
+
+struct synth {
+	struct unwind_table ta, tb;
+	struct stitch_unwind_row a[8], b[8];
+	struct world w;
+	struct kunwind_proc *p;
+	struct rowbuf rb;
+	struct replay *r;
+};
+
+/*
+ * Binary A (0x400000..0x410000, vaddr == pc):
+ *   0x401000 RSP+8 (leaf), 0x402000 RSP+16 rbp at CFA-16, 0x403000 RBP+16,
+ *   0x404000 PLT (RSP+8, +8 from rip&15 >= 11), 0x405000 END, 0x406000 UNKNOWN,
+ *   0x407000 SIGNAL
+ * Binary B (0x7f0000000000.., vaddr = pc - BIN_B + 0x1000):
+ *   0x1000 RSP+8
+ * One anonymous executable mapping at ANON.
+ */
+static void synth_init(struct synth *s)
+{
+	uint32_t first;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->a[0] = row(0x401000, STITCH_CFA_RSP, 8, STITCH_RBP_SAME, 0);
+	s->a[1] = row(0x402000, STITCH_CFA_RSP, 16, STITCH_RBP_AT_CFA, -16);
+	s->a[2] = row(0x403000, STITCH_CFA_RBP, 16, STITCH_RBP_AT_CFA, -16);
+	s->a[3] = row(0x404000, STITCH_CFA_PLT, 8, STITCH_RBP_SAME, 11);
+	s->a[4] = row(0x405000, STITCH_CFA_END, 0, STITCH_RBP_SAME, 0);
+	s->a[5] = row(0x406000, STITCH_CFA_UNKNOWN, 0, STITCH_RBP_SAME, 0);
+	s->a[6] = row(0x407000, STITCH_CFA_SIGNAL, 0, STITCH_RBP_SAME, 0);
+	s->ta = (struct unwind_table){ s->a, 7 };
+	s->b[0] = row(0x1000, STITCH_CFA_RSP, 8, STITCH_RBP_SAME, 0);
+	s->tb = (struct unwind_table){ s->b, 1 };
+	s->rb.stride = 16;
+	s->p = calloc(1, sizeof(*s->p));
+	s->r = calloc(1, sizeof(*s->r));
+	assert_non_null(s->p);
+	assert_non_null(s->r);
+
+	s->w.mods[0] = (struct module){ BIN_A, BIN_A + 0x10000, 0, &s->ta, 0 };
+	s->w.mods[1] = (struct module){ ANON, ANON + 0x1000, 0, NULL, KUNWIND_NO_SLOT };
+	s->w.mods[2] = (struct module){ BIN_B, BIN_B + 0x1000, BIN_B - 0x1000, &s->tb, 1 };
+	s->w.nr = 3;
+	for (i = 0; i < s->w.nr; i++) {
+		struct kunwind_map *km = &s->p->maps[i];
+		const struct module *m = &s->w.mods[i];
+
+		km->start = m->lo;
+		km->end = m->hi;
+		km->bias = m->bias;
+		km->slot = m->slot;
+		if (m->table) {
+			add_table(&s->rb, m->table, &first);
+			km->row_first = first;
+			km->row_nr = m->table->nr;
+			km->flags = KUNWIND_MAP_TABLE;
+		}
+	}
+	s->p->nr = s->w.nr;
+	s->r->rows = s->rb.mem;
+	s->r->nrows = s->rb.nr;
+	s->r->stride = s->rb.stride;
+	s->r->stack = (const uint8_t *)words;
+	s->r->stack_start = STACK_BASE;
+	s->r->stack_len = sizeof(words);
+	memset(words, 0, sizeof(words));
+}
+
+static void synth_free(struct synth *s)
+{
+	free(s->p);
+	free(s->r);
+	free(s->rb.mem);
+}
+
+static void test_synthetic_rules(void **state)
+{
+	struct synth s;
+	struct unwind_regs regs;
+	enum unwind_stop why;
+
+	synth_init(&s);
+	/*
+	 * leaf (RSP+8) -> rbp-saving frame -> frame-pointer frame -> B -> PLT
+	 * stub (exact pc: +8 applies) -> END.
+	 */
+	*at(STACK_BASE + 0) = 0x402010;			/* leaf's RA */
+	*at(STACK_BASE + 8) = STACK_BASE + 0x40;	/* saved rbp (CFA-16) */
+	*at(STACK_BASE + 16) = 0x403010;		/* RA */
+	/* frame-pointer frame: CFA = rbp + 16 = STACK_BASE + 0x50 */
+	*at(STACK_BASE + 0x40) = STACK_BASE + 0x300;	/* its saved rbp */
+	*at(STACK_BASE + 0x48) = BIN_B + 0x10;		/* RA into B */
+	*at(STACK_BASE + 0x50) = 0x40400c;		/* B's RA: a PLT pc, 0xc >= 11 */
+	/* PLT: CFA = sp + 8 + 8 */
+	*at(STACK_BASE + 0x60) = 0x405010;		/* RA into END */
+	regs = (struct unwind_regs){ 0x401004, STACK_BASE, 0x1234 };
+	assert_int_equal(compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why), 6);
+	assert_int_equal(why, UNWIND_STOP_END);
+
+	/* The same, cut at 0x58 bytes: both say truncated after the same frames. */
+	s.r->stack_len = 0x58;
+	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why);
+	assert_int_equal(why, UNWIND_STOP_TRUNCATED);
+	s.r->stack_len = sizeof(words);
+
+	/* At most 3 frames: truncated, unless the last one is the outermost. */
+	compare(&s.w, s.r, s.p, &regs, 3, false, &why);
+	assert_int_equal(why, UNWIND_STOP_TRUNCATED);
+	regs = (struct unwind_regs){ 0x405004, STACK_BASE, 0 };
+	compare(&s.w, s.r, s.p, &regs, 1, false, &why);
+	assert_int_equal(why, UNWIND_STOP_END);
+
+	/* No rule; an anonymous mapping; a zero return address. */
+	regs = (struct unwind_regs){ 0x406004, STACK_BASE, 0 };
+	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+	*at(STACK_BASE) = ANON + 0x10;
+	regs = (struct unwind_regs){ 0x401004, STACK_BASE, 0 };
+	assert_int_equal(compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_NO_MODULE);
+	*at(STACK_BASE) = 0;
+	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why);
+	assert_int_equal(why, UNWIND_STOP_BAD);
+
+	/* A pc in no mapping at all: the kernel hands the stack to user space. */
+	*at(STACK_BASE) = 0x300000;
+	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, true, NULL);
+	synth_free(&s);
+}
+
+static void test_synthetic_signal(void **state)
+{
+	struct synth s;
+	struct unwind_regs regs;
+	enum unwind_stop why;
+
+	synth_init(&s);
+	/* Handler (RSP+8) returns into the trampoline; ucontext at its sp. */
+	*at(STACK_BASE) = 0x407001;	/* RA: after the nop that starts its FDE */
+	*at(STACK_BASE + 8 + STITCH_UC_RIP) = 0x405020;	/* interrupted: exact pc in END */
+	*at(STACK_BASE + 8 + STITCH_UC_RSP) = STACK_BASE + 0x300;
+	*at(STACK_BASE + 8 + STITCH_UC_RBP) = 0x77;
+	regs = (struct unwind_regs){ 0x401004, STACK_BASE, 0 };
+	assert_int_equal(compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why), 3);
+	assert_int_equal(why, UNWIND_STOP_END);
+	/* Both the trampoline and the interrupted pc are exact. */
+	assert_true(s.r->frames[1] & KFRAME_EXACT);
+	assert_true(s.r->frames[2] & KFRAME_EXACT);
+	synth_free(&s);
+}
+
+/* Map searches over many mappings agree with a linear scan. */
+static void test_find_map(void **state)
+{
+	struct kunwind_proc *p = calloc(1, sizeof(*p));
+	uint32_t n, i;
+	uint64_t addr;
+
+	assert_non_null(p);
+	for (n = 0; n <= KUNWIND_MAX_MAPS; n += (n < 20 ? 1 : 61)) {
+		p->nr = n;
+		for (i = 0; i < n; i++) {
+			p->maps[i].start = 0x10000 + i * 0x3000;
+			p->maps[i].end = p->maps[i].start + 0x2000;	/* holes between */
+		}
+		for (addr = 0x8000; addr < 0x10000 + n * 0x3000 + 0x4000; addr += 0x800) {
+			const struct kunwind_map *want = NULL, *got = ku_find_map(p, addr);
+
+			for (i = 0; i < n; i++)
+				if (addr >= p->maps[i].start && addr < p->maps[i].end)
+					want = &p->maps[i];
+			assert_ptr_equal(got, want);
+		}
+	}
+	free(p);
+}
+
+/* ---- real snapshots -------------------------------------------------------- */
+
+static struct {
+	char dir[256];
+	struct binary_cache bins;
+	struct procs procs;
+	struct proc *proc;
+	struct kunwind kw;
+	struct kunwind_proc *kp;
+	struct world w;
+} fx;
+
+/*
+ * The fixture's mappings as procs.c would have them: parse its maps file
+ * into a struct proc (binaries opened by path, tables through kunwind.c).
+ */
+static void load_world(void)
+{
+	char path[600], line[1024], perms[8], file[512];
+	unsigned long lo, hi, off;
+	FILE *m;
+	int n, i;
+
+	snprintf(path, sizeof(path), "%s/maps", fx.dir);
+	m = fopen(path, "r");
+	assert_non_null(m);
+	fx.proc = calloc(1, sizeof(*fx.proc));
+	fx.proc->maps = calloc(64, sizeof(struct map));
+	assert_non_null(fx.proc->maps);
+	while (fgets(line, sizeof(line), m)) {
+		struct map *mp;
+		struct binary *b;
+		uint64_t vaddr;
+		int fd;
+
+		file[0] = '\0';
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*u %511s", &lo, &hi, perms, &off, file) < 4)
+			continue;
+		if (!strchr(perms, 'x') || strcmp(file, "[vdso]") == 0 || fx.proc->nr == 64)
+			continue;
+		mp = &fx.proc->maps[fx.proc->nr++];
+		mp->start = lo;
+		mp->end = hi;
+		if (file[0] != '/')
+			continue;	/* anonymous executable memory */
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		b = binary_get_fd(&fx.bins, fd, file, "");
+		assert_non_null(b);
+		assert_int_equal(elf_offset_to_vaddr(b->elf, off, &vaddr), 0);
+		mp->bin = b;
+		mp->bias = lo - vaddr;
+	}
+	fclose(m);
+	fx.kp = calloc(1, sizeof(*fx.kp));
+	assert_non_null(fx.kp);
+	n = kunwind_build_proc(&fx.kw, &fx.bins, fx.proc, fx.kp);
+	assert_int_equal(n, (int)fx.proc->nr);
+	/* The oracle sees the same binaries through their own tables. */
+	for (i = 0; i < n; i++) {
+		const struct map *mp = &fx.proc->maps[i];
+		struct module *mod = &fx.w.mods[fx.w.nr++];
+
+		mod->lo = mp->start;
+		mod->hi = mp->end;
+		mod->bias = mp->bias;
+		mod->table = mp->bin ? binary_table(&fx.bins, mp->bin) : NULL;
+		mod->slot = fx.kp->maps[i].slot;
+		if (mp->bin)
+			assert_ptr_equal(kunwind_slot_binary(&fx.kw, mod->slot), mp->bin);
+	}
+}
+
+static int fixture_setup(void **state)
+{
+	char src[512], cmd[2048], bin[300];
+	char *here = strdup(__FILE__);
+
+	elf_util_init();
+	snprintf(src, sizeof(src), "%s/fixtures/unwind_fixture.c", dirname(here));
+	free(here);
+	snprintf(fx.dir, sizeof(fx.dir), "/tmp/stitch-kunwind-XXXXXX");
+	if (!mkdtemp(fx.dir))
+		return -1;
+	snprintf(bin, sizeof(bin), "%s/fixture", fx.dir);
+	snprintf(cmd, sizeof(cmd), "gcc -O2 -fomit-frame-pointer -fno-inline -g -o %s %s && %s %s",
+		 bin, src, bin, fx.dir);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot build or run the fixture: %s\n", cmd);
+		return -1;
+	}
+	if (binary_cache_init(&fx.bins) || procs_init(&fx.procs, &fx.bins) ||
+	    kunwind_init(&fx.kw, -1, -1, 1 << 20, 16))
+		return -1;
+	return 0;
+}
+
+static int fixture_teardown(void **state)
+{
+	char cmd[512];
+
+	if (fx.proc) {
+		free(fx.proc->maps);
+		free(fx.proc);
+	}
+	free(fx.kp);
+	kunwind_free(&fx.kw);
+	procs_free(&fx.procs);
+	binary_cache_free(&fx.bins);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", fx.dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Replay one snapshot whole and cut at several lengths; returns frames of the whole. */
+static int replay_snapshot(const char *name, enum unwind_stop *why)
+{
+	static const size_t cuts[] = { 0, 8, 100, 4096, 5000, 32768 };
+	struct replay *r = calloc(1, sizeof(*r));
+	uint64_t hdr[4];
+	uint8_t *buf;
+	char path[600];
+	struct unwind_regs regs;
+	size_t i;
+	int n;
+	FILE *f;
+
+	if (!fx.w.nr)
+		load_world();
+	snprintf(path, sizeof(path), "%s/%s.snap", fx.dir, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fread(hdr, sizeof(hdr), 1, f), 1);
+	assert_true(hdr[3] > 0 && hdr[3] < (64 << 20));
+	buf = malloc(hdr[3]);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, hdr[3], 1, f), 1);
+	fclose(f);
+	regs = (struct unwind_regs){ hdr[0], hdr[1], hdr[2] };
+
+	r->rows = fx.kw.rows_mem;
+	r->nrows = fx.kw.rows_used;
+	r->stride = fx.kw.row_stride;
+	r->stack = buf;
+	r->stack_start = hdr[1];
+	r->stack_len = hdr[3];
+	n = compare(&fx.w, r, fx.kp, &regs, KUNWIND_MAX_FRAMES, false, why);
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		if (cuts[i] >= hdr[3])
+			continue;
+		r->stack_len = cuts[i];
+		compare(&fx.w, r, fx.kp, &regs, KUNWIND_MAX_FRAMES, false, NULL);
+	}
+	free(buf);
+	free(r);
+	return n;
+}
+
+static void test_real_chain(void **state)
+{
+	enum unwind_stop why;
+
+	assert_true(replay_snapshot("chain", &why) >= 6);	/* c b a main libc... _start */
+	assert_int_equal(why, UNWIND_STOP_END);
+}
+
+static void test_real_deep(void **state)
+{
+	enum unwind_stop why;
+
+	assert_true(replay_snapshot("deep", &why) >= 600);
+	assert_int_equal(why, UNWIND_STOP_END);
+}
+
+static void test_real_signal(void **state)
+{
+	enum unwind_stop why;
+
+	assert_true(replay_snapshot("signal", &why) >= 5);
+	assert_int_equal(why, UNWIND_STOP_END);
+}
+
+static void test_real_realign(void **state)
+{
+	enum unwind_stop why;
+
+	assert_true(replay_snapshot("realign", &why) >= 4);
+	assert_int_equal(why, UNWIND_STOP_END);
+}
+
+static bool never_behind(void *ctx, uint32_t pid)
+{
+	return false;
+}
+
+/* The row array is bounded: a table that does not fit is refused, visibly. */
+static void test_table_budget(void **state)
+{
+	struct kunwind kw;
+	struct kunwind_proc *kp = calloc(1, sizeof(*kp));
+	int i;
+
+	assert_non_null(kp);
+	if (!fx.w.nr)
+		load_world();
+	assert_int_equal(kunwind_init(&kw, -1, -1, 16, 1), 0);	/* 16 rows: libc cannot fit */
+	assert_int_equal(kunwind_build_proc(&kw, &fx.bins, fx.proc, kp), (int)fx.proc->nr);
+	assert_true(kw.tables_refused >= 1);
+	for (i = 0; i < (int)kp->nr; i++)
+		if (kp->maps[i].slot != KUNWIND_NO_SLOT && !(kp->maps[i].flags & KUNWIND_MAP_TABLE))
+			assert_true(kp->maps[i].flags & KUNWIND_MAP_NO_TABLE);
+	assert_true(kw.rows_used <= 16);
+	kunwind_free(&kw);
+	free(kp);
+}
+
+/*
+ * Tables are dropped when no list in the kernel maps their binary any more,
+ * and their rows are reused only after running programs are done (100 ms).
+ */
+static void test_tables_dropped_and_reused(void **state)
+{
+	struct kunwind kw;
+	struct procs ps;
+	size_t loaded, live;
+	uint32_t self = getpid();
+
+	if (!fx.w.nr)
+		load_world();
+	assert_int_equal(kunwind_init(&kw, -1, -1, 1 << 20, 16), 0);
+	/* Two "processes" mapping the same binaries: one table each, shared. */
+	fx.proc->pid = self;
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	loaded = kw.tables_loaded;
+	live = kw.rows_live;
+	assert_true(loaded >= 2);
+	assert_true(live > 0);
+	fx.proc->pid = self + 1000000;	/* not a real pid: refresh would drop it */
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	assert_int_equal(kw.tables_loaded, loaded);
+	assert_int_equal(kw.rows_live, live);
+	/* One goes: the tables stay for the other. */
+	kunwind_forget(&kw, self + 1000000);
+	assert_int_equal(kw.tables_dropped, 0);
+	assert_int_equal(kw.rows_live, live);
+	/* The last goes: dropped, rows retired, not yet reusable. */
+	kunwind_forget(&kw, self);
+	assert_int_equal(kw.tables_dropped, loaded);
+	assert_int_equal(kw.rows_live, 0);
+	assert_int_equal(kw.nfree, 0);
+	/* Mapped again right away: loaded into fresh rows, never the retired ones. */
+	fx.proc->pid = self;
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	assert_int_equal(kw.rows_used, 2 * live);
+	kunwind_forget(&kw, self);
+	/* 100 ms later the retired rows are free and reused. */
+	usleep(120 * 1000);
+	assert_int_equal(procs_init(&ps, &fx.bins), 0);
+	kunwind_refresh(&kw, &fx.bins, &ps, never_behind, NULL);
+	assert_true(kw.nfree >= 1);
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	assert_int_equal(kw.rows_used, 2 * live);	/* no growth */
+	assert_int_equal(kw.rows_live, live);
+	procs_free(&ps);
+	kunwind_free(&kw);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_synthetic_rules),
+		cmocka_unit_test(test_synthetic_signal),
+		cmocka_unit_test(test_find_map),
+		cmocka_unit_test(test_real_chain),
+		cmocka_unit_test(test_real_deep),
+		cmocka_unit_test(test_real_signal),
+		cmocka_unit_test(test_real_realign),
+		cmocka_unit_test(test_table_budget),
+		cmocka_unit_test(test_tables_dropped_and_reused),
+	};
+
+	return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
+}
