@@ -34,7 +34,8 @@ int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_l
 	st->pending = calloc(PENDING_SLOTS, sizeof(*st->pending));
 	st->pending_strs = calloc(PENDING_SLOTS, INTERP_STR_BYTES);
 	st->pending_str_len = calloc(PENDING_SLOTS, sizeof(*st->pending_str_len));
-	if (!st->pending || !st->pending_strs || !st->pending_str_len || hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
+	if (!st->pending || !st->pending_strs || !st->pending_str_len ||
+	    hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
 	    hmap_init(&st->codes, 1024) || hmap_init(&st->lines, 1024) ||
 	    hmap_init(&st->cfis, 64))
 		return -ENOMEM;

@@ -58,7 +58,7 @@ static bool name_eq(const struct hmap_node *n, const void *key)
 	       (a->file && k->file ? strcmp(a->file, k->file) == 0 : a->file == k->file);
 }
 
-const struct interp_name *interp_intern(struct interp_state *st, uint8_t kind, const char *name,
+static const struct interp_name *intern(struct interp_state *st, uint8_t kind, const char *name,
 					const char *file, int line)
 {
 	struct name_key k = { kind, line > 0 && !st->no_lines ? line : 0, name, file };
@@ -79,6 +79,13 @@ const struct interp_name *interp_intern(struct interp_state *st, uint8_t kind, c
 	strcpy(n->name, name);
 	hmap_insert(&st->names, &n->node, h);
 	return n;
+}
+
+/* For the perl decoder (interp_perl.c). */
+const struct interp_name *interp_intern(struct interp_state *st, uint8_t kind, const char *name,
+					const char *file, int line)
+{
+	return intern(st, kind, name, file, line);
 }
 
 static bool pid_eq(const struct hmap_node *n, const void *key)
@@ -116,10 +123,10 @@ static const struct interp_name *ruby_name(struct interp_state *st, const struct
 		return NULL;
 	c = rb_code_get(st, ip, f);
 	if (!c || !c->valid)
-		return interp_intern(st, FRAME_MARK, "[unknown ruby frame]", NULL, 0);
+		return intern(st, FRAME_MARK, "[unknown ruby frame]", NULL, 0);
 	if (f->flags & INTERP_FRAME_CFUNC)	/* a C method: no file or line of its own */
-		return interp_intern(st, FRAME_RUBY, c->name, NULL, 0);
-	return interp_intern(st, FRAME_RUBY, c->name, c->file, rb_frame_line(st, ip, c, f));
+		return intern(st, FRAME_RUBY, c->name, NULL, 0);
+	return intern(st, FRAME_RUBY, c->name, c->file, rb_frame_line(st, ip, c, f));
 }
 
 static void frame_groups(struct interp_state *st, const struct interp_proc *ip,
@@ -149,7 +156,7 @@ static void frame_groups(struct interp_state *st, const struct interp_proc *ip,
 			if (name)
 				g->names[g->n++] = name;
 		} else if (!(c = py_code_get(st, ip, f)) || !c->valid) {
-			g->names[g->n++] = interp_intern(st, FRAME_MARK, "[unknown python frame]", NULL, 0);
+			g->names[g->n++] = intern(st, FRAME_MARK, "[unknown python frame]", NULL, 0);
 		} else {
 			int64_t lasti = ((int64_t)f->pc - (int64_t)(f->addr + L->code_bytecode)) /
 					(int64_t)L->codeunit;
@@ -160,7 +167,7 @@ static void frame_groups(struct interp_state *st, const struct interp_proc *ip,
 					   py311_line_for(c->linetable, c->linetable_len,
 							  c->firstlineno, (int)lasti);
 
-				g->names[g->n++] = interp_intern(st, FRAME_PYTHON, c->name, c->file, line);
+				g->names[g->n++] = intern(st, FRAME_PYTHON, c->name, c->file, line);
 			}
 		}
 		if (f->flags & INTERP_FRAME_ENTRY)
@@ -298,7 +305,7 @@ static int stitch_groups(struct interp_state *st, const struct interp_proc *ip,
 	int evpos[INTERP_MAX_FRAMES + 2], neval = 0, n = 0, i, j, k;
 	int *anchor = calloc(INTERP_MAX_FRAMES, sizeof(int));
 	struct uframe *seg = malloc((nu + 1) * sizeof(*seg));
-	const struct interp_name *trunc = interp_intern(st, FRAME_MARK, "[truncated]", NULL, 0);
+	const struct interp_name *trunc = intern(st, FRAME_MARK, "[truncated]", NULL, 0);
 
 	if (!anchor || !seg) {
 		free(anchor);
@@ -370,7 +377,7 @@ static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *
 	for (i = 0; i < nu; i++) {
 		if (is_eval_frame(ip, &uf[i])) {
 			memmove(&uf[i + 1], &uf[i], (nu - i) * sizeof(*uf));
-			put_name(uf, i, cap, interp_intern(st, FRAME_MARK, "[interpreter frames lost]",
+			put_name(uf, i, cap, intern(st, FRAME_MARK, "[interpreter frames lost]",
 						    NULL, 0));
 			return nu + 1;
 		}
@@ -417,7 +424,7 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 
 				snprintf(mark, sizeof(mark), "[%s frames not stitched]",
 					 ip->ver->lang_name);
-				n = put_name(out, n, cap, interp_intern(st, FRAME_MARK, mark, NULL, 0));
+				n = put_name(out, n, cap, intern(st, FRAME_MARK, mark, NULL, 0));
 				neval = -1;
 			}
 			if (n < cap)
