@@ -256,6 +256,32 @@ test_ruby_tracepoint_pid_target() {
 	check_ruby_threads "$TMP/rbt.folded"
 }
 
+# A Ruby thread's native stack reaches its start routine.  Ruby 3.1's
+# thread_start_func_2 alloca()s the thread's VM stack (1 MiB) inside its own
+# frame, so its CFA is ~1 MiB above the frames below it: only the kernel unwinder,
+# which reads the words it needs, gets there; a stack copy cannot (docs/interpreters.md).
+# The events copied while libruby's table was still loading are the only ones
+# allowed to stop there.
+test_ruby_thread_stack_reaches_start() {
+	need "$RUBY"
+	"$STITCH" record --stats -e syscall:getpid -o "$TMP/rbs.folded" -- "$RUBY" "$RBW" threads 2 \
+		2>"$TMP/rbs.err"
+	cat "$TMP/rbs.err"
+	show "$TMP/rbs.folded"
+	local a start copied cut
+	a=$(rb_comm "$(grep -n 'ta = Thread.new do' "$RBW" | cut -d: -f1)")
+	start="${a}clone3;start_thread;${NAT}rb_vm_invoke_proc;"
+	expect_ge "thread A: clone3 down to Process.pid" "$(total "$TMP/rbs.folded" "$start$(rb_pid_chain)")" 1000
+	expect_ge "thread A: clone3 down to the sort_by block" \
+		"$(total "$TMP/rbs.folded" "$start$(r 'block in <main>' a_thread);$(r run a_each);${NAT}each;rb_ary_each;rb_yield;$(r 'block in run' a_block);$(rb_sort_chain)")" 1000
+	copied=$(sed -n 's/^stitch stats: kernel unwinding: .*, \([0-9]*\) events copied while tables were missing$/\1/p' \
+		"$TMP/rbs.err")
+	is_number "$copied" "events copied"
+	cut=$(total "$TMP/rbs.folded" '^rb_stitch\.rb:[0-9]+;\[truncated\];')
+	echo "thread stacks cut: $cut, events copied while tables were missing: $copied"
+	expect_ge "events copied (>= thread stacks cut)" "$copied" "$cut"
+}
+
 test_ruby_cpu_samples() {
 	need "$RUBY"
 	"$STITCH" record -F 999 -o "$TMP/rbc.folded" -- "$RUBY" "$RBW" cpu 3
