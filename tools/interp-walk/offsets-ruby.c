@@ -36,6 +36,18 @@ int main(void)
 	C(RB31_INSN_INFO_LINE_NO, OFF(struct iseq_insn_info_entry, line_no));
 	C(RB31_ME_DEF, OFF(rb_callable_method_entry_t, def));
 	C(RB31_DEF_ORIGINAL_ID, OFF(struct rb_method_definition_struct, original_id));
+	C(RB31_ME_DEFINED_CLASS, OFF(rb_callable_method_entry_t, defined_class));
+	C(RB31_ME_OWNER, OFF(rb_callable_method_entry_t, owner));
+	C(RB31_EP_SPECVAL, VM_ENV_DATA_INDEX_SPECVAL * 8);
+	C(RB31_ENV_FLAG_LOCAL, VM_ENV_FLAG_LOCAL);
+	C(RB31_IMEMO_CREF, imemo_cref);
+	C(RB31_RCLASS_PTR, OFF(struct RClass, ptr));
+	C(RB31_CLASSEXT_IV_TBL, OFF(rb_classext_t, iv_tbl));
+	C(RB31_FL_SINGLETON, RUBY_FL_SINGLETON);
+	C(RB31_ST_NUM_ENTRIES, OFF(struct st_table, num_entries));
+	C(RB31_ST_ENTRIES_START, OFF(struct st_table, entries_start));
+	C(RB31_ST_ENTRIES_BOUND, OFF(struct st_table, entries_bound));
+	C(RB31_ST_ENTRIES, OFF(struct st_table, entries));
 	C(RB31_T_STRING, RUBY_T_STRING);
 	C(RB31_T_ARRAY, RUBY_T_ARRAY);
 	C(RB31_T_IMEMO, RUBY_T_IMEMO);

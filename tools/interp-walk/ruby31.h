@@ -57,6 +57,27 @@
 #define RB31_ME_DEF          16
 #define RB31_DEF_ORIGINAL_ID 32
 
+/*
+ * For Class#method names (not used by the walkers yet): the method entry's owner and
+ * defined_class; a block frame's method entry is at its local ep (follow ep[-1] & ~3
+ * while ep[0] lacks VM_ENV_FLAG_LOCAL), where ep[-2] is a cref (imemo 1) for code
+ * outside a method.  A class's name is the hidden ivar __classpath__ in
+ * RCLASS(c)->ptr->iv_tbl (an st_table of ID -> VALUE); a singleton class (FL_SINGLETON)
+ * names its object by the ivar __attached__.
+ */
+#define RB31_ME_DEFINED_CLASS 8
+#define RB31_ME_OWNER        32
+#define RB31_EP_SPECVAL      (-8)      /* byte offset of ep[-1]: previous ep | flags */
+#define RB31_ENV_FLAG_LOCAL  0x0002
+#define RB31_IMEMO_CREF      1
+#define RB31_RCLASS_PTR      24        /* struct RClass .ptr (rb_classext_t *) */
+#define RB31_CLASSEXT_IV_TBL 8
+#define RB31_FL_SINGLETON    (1 << 12)
+#define RB31_ST_NUM_ENTRIES  16        /* struct st_table */
+#define RB31_ST_ENTRIES_START 32
+#define RB31_ST_ENTRIES_BOUND 40
+#define RB31_ST_ENTRIES      48        /* st_table_entry is private to st.c: not checkable here */
+
 /* ruby/internal/value_type.h, imemo.h: RBasic.flags & 0x1f is the type; imemo type in bits 12.. */
 #define RB31_T_STRING 0x05
 #define RB31_T_ARRAY  0x07
