@@ -83,6 +83,8 @@ struct ku_state {
 	__u32 max;		/* frames allowed (<= KUNWIND_MAX_FRAMES) */
 	__u32 exact;		/* ip is exact, not a return address */
 	__u32 hint;		/* index of the last mapping found: callers often share it */
+	__u32 last_row;		/* row found for last_pc */
+	__u64 last_pc;		/* 0, or the last pc whose row was searched */
 };
 
 /*

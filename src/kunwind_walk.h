@@ -92,9 +92,13 @@ static __always_inline const struct kunwind_map *ku_find_map_hint(const struct k
 	return m;
 }
 
-/* The row covering vaddr in rows [first, first + nr), or NULL before the first. */
+/*
+ * The row covering vaddr in rows [first, first + nr), or NULL before the
+ * first; *idx is its index.
+ */
 static __always_inline const struct stitch_unwind_row *ku_find_row(void *ctx, __u32 first,
-								    __u32 nr, __u32 vaddr)
+								    __u32 nr, __u32 vaddr,
+								    __u32 *idx)
 {
 	const struct stitch_unwind_row *row;
 	__u32 len = nr, base = first, i;
@@ -111,6 +115,7 @@ static __always_inline const struct stitch_unwind_row *ku_find_row(void *ctx, __
 		len -= half;
 	}
 	row = ku_row_at(ctx, base);
+	*idx = base;
 	return row && row->pc <= vaddr ? row : 0;
 }
 
@@ -230,7 +235,17 @@ static __always_inline int ku_walk_frame(struct ku_state *s, const struct kunwin
 	vaddr = pc - rm->bias;
 	if (vaddr >> 32)
 		return KUNWIND_STOP_NO_RULE;
-	row = ku_find_row(ctx, rm->row_first, rm->row_nr, (__u32)vaddr);
+	/*
+	 * Recursion repeats a return address frame after frame: its row is
+	 * the one just found.  Only within one walk, whose mappings and
+	 * rows do not change under it.
+	 */
+	if (pc == s->last_pc) {
+		row = ku_row_at(ctx, s->last_row);
+	} else {
+		row = ku_find_row(ctx, rm->row_first, rm->row_nr, (__u32)vaddr, &s->last_row);
+		s->last_pc = row ? pc : 0;
+	}
 	if (!row)
 		return KUNWIND_STOP_NO_RULE;
 	/*
