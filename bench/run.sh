@@ -196,6 +196,6 @@ echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other work on t
 awk -v s="$S_SLOW" -v p="$P_SLOW" 'BEGIN { printf "target: slowdown <= 1%% and below perf'"'"'s: stitch %+.1f%%, perf %+.1f%% -> %s\n",
 	100 * s, 100 * p, (s <= 0.01 && s < p) ? "met" : "NOT met" }'
 awk -v e="${S_BPFEV:--}" 'BEGIN { if (e == "-") print "target: BPF <= 1 us per event: not measured"
-	else printf "target: BPF <= 1 us per event: %d ns per event -> %s\n", e, e <= 1000 ? "met" : "NOT met" }'
-awk -v s="$S_CPU" -v p="$P_CPU" 'BEGIN { if (s > 0) printf "target: perf tracer CPU / stitch tracer CPU >= 20: %.2f -> %s\n", p / s, p / s >= 20 ? "met" : "NOT met" }'
-awk -v s="$S_BYTES" -v p="$P_BYTES" 'BEGIN { if (s > 0) printf "target: perf bytes per sample / stitch bytes per sample >= 20: %.2f -> %s\n", p / s, p / s >= 20 ? "met" : "NOT met" }'
+	else printf "target: BPF <= 1 us per event: %d ns per event -> %s\n", e, (e <= 1000) ? "met" : "NOT met" }'
+awk -v s="$S_CPU" -v p="$P_CPU" 'BEGIN { if (s > 0) printf "target: perf tracer CPU / stitch tracer CPU >= 20: %.2f -> %s\n", p / s, (p / s >= 20) ? "met" : "NOT met" }'
+awk -v s="$S_BYTES" -v p="$P_BYTES" 'BEGIN { if (s > 0) printf "target: perf bytes per sample / stitch bytes per sample >= 20: %.2f -> %s\n", p / s, (p / s >= 20) ? "met" : "NOT met" }'

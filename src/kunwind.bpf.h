@@ -96,15 +96,24 @@ static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 		 */
 		w->win_start = addr;
 		w->win_len = 0;
-		if (bpf_probe_read_user(w->win, KU_WIN, (void *)addr)) {
+		/*
+		 * The walk reads nothing at or past stack_hi: stop the window
+		 * there.  The main thread's frames end a few hundred bytes
+		 * below it, and a read that runs off the stack mapping costs a
+		 * fault and a second read.
+		 */
+		len = KU_WIN;
+		if (w->s.stack_hi > addr && w->s.stack_hi - addr < KU_WIN)
+			len = w->s.stack_hi - addr;
+		if (len >= 8 && len <= KU_WIN && !bpf_probe_read_user(w->win, len, (void *)addr)) {
+			w->win_len = len;
+		} else {
 			len = 4096 - (addr & 4095);
 			if (len > KU_WIN)
 				len = KU_WIN;
 			if (len < 8 || bpf_probe_read_user(w->win, len, (void *)addr))
 				return KUNWIND_STOP_TRUNCATED;
 			w->win_len = len;
-		} else {
-			w->win_len = KU_WIN;
 		}
 		off = 0;
 	}
