@@ -620,6 +620,40 @@ static int open_bpf(struct recorder *r)
 	return load_bpf(r) ? -1 : 0;
 }
 
+/*
+ * Verify only the capture programs our events attach: each is the whole
+ * capture path, ~20 ms of verifier time, most of stitch's startup CPU.
+ */
+static void load_used_programs_only(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	bool perf = false, tp = false, uprobe = false, kprobe = false;
+	int i;
+
+	for (i = 0; i < o->nevents; i++) {
+		switch (o->events[i].kind) {
+		case EVENT_CPU:
+			perf = true;
+			break;
+		case EVENT_SYSCALL:
+		case EVENT_TRACEPOINT:
+			tp = true;
+			break;
+		case EVENT_UPROBE:
+		case EVENT_USDT:
+			uprobe = true;
+			break;
+		case EVENT_KPROBE:
+			kprobe = true;
+			break;
+		}
+	}
+	bpf_program__set_autoload(r->skel->progs.on_perf_event, perf);
+	bpf_program__set_autoload(r->skel->progs.on_tracepoint, tp);
+	bpf_program__set_autoload(r->skel->progs.on_uprobe, uprobe);
+	bpf_program__set_autoload(r->skel->progs.on_kprobe, kprobe);
+}
+
 static int load_bpf(struct recorder *r)
 {
 	struct record_opts *o = r->o;
@@ -643,6 +677,7 @@ static int load_bpf(struct recorder *r)
 	r->skel->rodata->ustack_limit = o->stack_bytes;
 	bpf_map__set_max_entries(r->skel->maps.samples, o->ringbuf_mb << 20);
 	bpf_map__set_max_entries(r->skel->maps.scratch, libbpf_num_possible_cpus());
+	load_used_programs_only(r);
 	if (r->hooks && r->hooks->before_load && r->hooks->before_load(r->hooks->ctx, r->skel))
 		return -1;
 	err = record_bpf__load(r->skel);
