@@ -258,7 +258,15 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 SEC("perf_event")
 int on_perf_event(struct bpf_perf_event_data *ctx)
 {
-	return capture(ctx, bpf_get_attach_cookie(ctx));
+	/* Whole-word read: the verifier refuses narrower loads of the regs. */
+	__u64 cs = *(volatile __u64 *)&ctx->regs.cs;
+	int ret;
+
+	/* x86: CPL 3 in the interrupted cs is user mode */
+	kunwind_note_user_sample((cs & 3) == 3);
+	ret = capture(ctx, bpf_get_attach_cookie(ctx));
+	kunwind_note_user_sample(false);
+	return ret;
 }
 
 SEC("tracepoint")
