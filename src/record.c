@@ -886,6 +886,38 @@ static bool targets_alive(struct recorder *r)
 	return false;
 }
 
+static uint64_t mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Driven by another command (stitch stalls), the sampler is gated: no
+ * sample comes until a thread stalls, and a process is recognized as an
+ * interpreter only when one of its samples is read, so the first samples of
+ * the first stall would lose their script frames.  Bring the targets'
+ * models up to read_ns, the moment before the ring was last read, less a
+ * margin for samples timed before it but written after (a BPF program runs
+ * for microseconds, not milliseconds), and look at them now.
+ */
+static void watch_interpreters(struct recorder *r, uint64_t read_ns)
+{
+	const uint64_t margin_ns = 10000000;
+	int i;
+
+	if (!r->hooks || r->interp.disabled || read_ns < margin_ns)
+		return;
+	perf_tracker_drain(&r->ptrack);
+	perf_tracker_apply(&r->ptrack, &r->procs, read_ns - margin_ns);
+	if (r->o->command && !r->child_done)
+		interp_proc_update(&r->interp, procs_get(&r->procs, r->child));
+	for (i = 0; i < r->o->npids; i++)
+		interp_proc_update(&r->interp, procs_get(&r->procs, r->o->pids[i]));
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1235,9 +1267,11 @@ static int run(struct recorder *r)
 		 * recognized (and walked) after a few events, not thousands.
 		 */
 		int n = ring_buffer__poll(r->rb, 20);
+		uint64_t read_ns = mono_now_ns();
 
 		if (n >= 0)
 			n = ring_buffer__consume(r->rb);
+		watch_interpreters(r, read_ns);
 		kunwind_update(r);
 		kernel_counts_tick(r, now_s());
 

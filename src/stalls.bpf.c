@@ -105,6 +105,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 			e->pid = tgid;
 			e->tid = tid;
 			e->loop_nr = t->loop_nr;
+			e->from_attach = t->from_attach;
 			bpf_get_current_comm(e->comm, sizeof(e->comm));
 			bpf_ringbuf_submit(e, 0);
 		} else {
@@ -127,6 +128,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	/* Back from waiting: from here on the thread's CPU time counts. */
 	t->in_wait = 0;
+	t->from_attach = 0;
 	t->runtime_at_exit = bpf_get_current_task_btf()->se.sum_exec_runtime;
 	t->loop_exit_ns = bpf_ktime_get_ns();
 	return 0;

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -28,6 +27,7 @@
 #include "record.skel.h"
 #include "stalls.skel.h"
 #include "stalls_report.h"
+#include "stalls_seed.h"
 
 #define DEFAULT_THRESHOLD_MS 50
 #define DEFAULT_FREQ 999
@@ -303,6 +303,26 @@ static int on_stall_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * -p: a thread already stuck in a handler would never be counted (its
+ * count starts at a return from its loop syscall): count it from now.
+ */
+static void seed_running_threads(struct stalls *s)
+{
+	size_t n = sizeof(auto_loop_syscalls) / sizeof(auto_loop_syscalls[0]), i;
+	uint32_t candidates[sizeof(auto_loop_syscalls) / sizeof(auto_loop_syscalls[0])];
+	int seeded;
+
+	for (i = 0; i < n; i++)
+		candidates[i] = stalls_syscall_nr(auto_loop_syscalls[i]);
+	seeded = stalls_seed_threads(bpf_map__fd(s->skel->maps.stall_threads), s->o->pids,
+				     s->o->loop_nr, candidates, n);
+	if (seeded)
+		fprintf(stderr, "stitch stalls: %d threads not waiting in their loop at attach: "
+			"counted from now (a stall under way is reported from the attach)\n",
+			seeded);
+}
+
 static int attached(void *ctx)
 {
 	struct stalls *s = ctx;
@@ -318,6 +338,8 @@ static int attached(void *ctx)
 		fprintf(stderr, "stitch stalls: cannot open the ring buffer: %s\n", strerror(errno));
 		return -1;
 	}
+	if (s->o->pids)
+		seed_running_threads(s);
 	if (s->o->loop_nr < 0)
 		fprintf(stderr, "stitch stalls: threshold %.1f ms of CPU; loop syscall: each "
 			"thread's first epoll/poll/select/io_uring_enter\n", s->o->threshold_ns / 1e6);
@@ -351,41 +373,16 @@ static void on_poll(void *ctx)
 	ring_buffer__consume(s->rb);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* The scheduler's account of a thread's CPU time (se.sum_exec_runtime), or 0. */
-static uint64_t thread_runtime(uint32_t pid, uint32_t tid)
-{
-	unsigned long long ns = 0;
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", pid, tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &ns) != 1)
-		ns = 0;
-	fclose(f);
-	return ns;
-}
-
 /* Threads still stalled when tracing stops: reported from their state. */
 static void report_ongoing(struct stalls *s)
 {
 	uint32_t tids[256], pids[256];
 	int n = stalls_report_pending(&s->rep, tids, pids, 256), i;
-	uint64_t now = mono_ns();
+	uint64_t now = stalls_mono_ns();
 
 	for (i = 0; i < n; i++) {
 		struct stall_event ev = { .tid = tids[i], .pid = pids[i], .end_ns = now };
-		uint64_t runtime = thread_runtime(pids[i], tids[i]);
+		uint64_t runtime = stalls_thread_runtime(pids[i], tids[i]);
 		struct stall_thread t;
 		char path[64];
 		FILE *f;
@@ -397,6 +394,7 @@ static void report_ongoing(struct stalls *s)
 		ev.start_ns = t.loop_exit_ns;
 		ev.oncpu_ns = runtime - t.runtime_at_exit;
 		ev.loop_nr = t.loop_nr;
+		ev.from_attach = t.from_attach;
 		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pids[i], tids[i]);
 		f = fopen(path, "re");
 		if (f) {

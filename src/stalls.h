@@ -30,7 +30,8 @@ struct stall_thread {
 	__u64 runtime_at_exit;	/* its se.sum_exec_runtime then */
 	__u32 loop_nr;		/* its loop syscall, or STALLS_LOOP_UNKNOWN */
 	__u8 in_wait;		/* inside the loop syscall: waiting, never a stall */
-	__u8 pad[3];
+	__u8 from_attach;	/* loop_exit_ns is the attach time, not a loop return */
+	__u8 pad[2];
 };
 
 /* A stall that ended (the thread entered its loop syscall again). */
@@ -40,6 +41,8 @@ struct stall_event {
 	__u64 oncpu_ns;		/* on-CPU time in between */
 	__u32 pid, tid;
 	__u32 loop_nr;
+	__u8 from_attach;	/* start_ns is the attach: running since before it */
+	__u8 pad[3];
 	char comm[16];
 };
 

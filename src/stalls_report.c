@@ -300,8 +300,9 @@ void stalls_report_stall(struct stalls_report *sr, const struct stall_event *ev,
 		fprintf(sr->out, "%s", loop);
 	else
 		fprintf(sr->out, "syscall-%u", ev->loop_nr);
-	fprintf(sr->out, " samples=%" PRIu64 "%s\n", st.total,
-		ongoing ? " (still running when tracing stopped)" : "");
+	fprintf(sr->out, " samples=%" PRIu64 "%s%s\n", st.total,
+		ev->from_attach ? " (running since attach: started earlier, lengths are lower bounds)" :
+		"", ongoing ? " (still running when tracing stopped)" : "");
 	sr->nstalls++;
 	sr->oncpu_ms += ms;
 	if (!st.total) {
