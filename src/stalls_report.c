@@ -298,6 +298,8 @@ void stalls_report_stall(struct stalls_report *sr, const struct stall_event *ev,
 		ev->pid, comm, ev->oncpu_ns / 1e6, (ev->end_ns - ev->start_ns) / 1e6);
 	if (loop)
 		fprintf(sr->out, "%s", loop);
+	else if (ev->loop_nr == STALLS_LOOP_UNKNOWN)	/* running since attach, no wait seen */
+		fprintf(sr->out, "unseen");
 	else
 		fprintf(sr->out, "syscall-%u", ev->loop_nr);
 	fprintf(sr->out, " samples=%" PRIu64 "%s%s\n", st.total,

@@ -346,9 +346,18 @@ test_stalls_agrees_with_the_library() {
 	expect_ge "stitch stalls on-CPU ms" "$ours" 80
 }
 
+# script_chain_missing FILE INNER OUTER: stacks of a stall listing (one
+# stall) without the frame INNER directly above OUTER (exact frame texts).
+script_chain_missing() {
+	awk -v inner="        $2" -v outer="        $3" '
+		/ samples:$/ { if (n && !hit) bad++; n++; hit = 0; prev = ""; next }
+		/^        / { if (prev == inner && $0 == outer) hit = 1; prev = $0 }
+		END { if (!n) bad = 1; else if (!hit) bad++; print bad + 0 }' "$1"
+}
+
 # A stock interpreter's event loop (Debian's python3.11, asyncio on epoll_wait):
 # the stall is caught with its native stacks, unwound by CFI through the
-# interpreter (script lines come with the interpreter frame walkers).
+# interpreter, and its script frames from the interpreter walkers.
 test_stalls_python_asyncio() {
 	"$STITCH" stalls -t 100ms --top 1000 -- /usr/bin/python3.11 tests/workloads/stall_asyncio.py \
 		>"$TMP/py.out" 2>"$TMP/py.err"
@@ -366,7 +375,12 @@ test_stalls_python_asyncio() {
 	done
 	expect_eq "a stall of the 200 ms spin" "$found" 1
 	expect_grep "$TMP/py.spin" 'comm=python3.11 .* loop=epoll_wait samples=[1-9]'
-	expect_grep "$TMP/py.spin" '^        _PyEval_EvalFrameDefault'
+	# Every stack of the spin names the script: the spinning line, called
+	# from main's line 17, run by the event loop's Handle._run.
+	expect_eq "spin stacks without the script chain" "$(script_chain_missing "$TMP/py.spin" \
+		'spin_for_stall  (stall_asyncio.py:10)' 'main  (stall_asyncio.py:17)')" 0
+	expect_grep "$TMP/py.spin" '^        Handle\._run  \(events\.py:[0-9]+\)$'
+	expect_grep "$TMP/py.spin" '^        <module>  \(stall_asyncio\.py:22\)$'
 	expect_grep "$TMP/py.spin" '^        Py_BytesMain'
 	expect_grep "$TMP/py.spin" '^        _start$'
 }
@@ -380,10 +394,75 @@ test_stalls_ruby_select() {
 	expect_eq "stalls" "$(stall_lines "$TMP/rb.out" | wc -l)" 1
 	expect_grep "$TMP/rb.out" '^stall: tid=[0-9]+ pid=[0-9]+ comm=ruby .* loop=pselect6 samples=[1-9]'
 	expect_ge "spin stall on-CPU ms" "$(oncpu_ms "$(stall_lines "$TMP/rb.out")")" 180
-	expect_grep "$TMP/rb.out" '^        rb_vm_exec$'
+	# Every stack names the script: the spinning line, called from line 19.
+	expect_eq "spin stacks without the script chain" "$(script_chain_missing "$TMP/rb.out" \
+		'spin_for_stall  (stall_select.rb:9)' '<main>  (stall_select.rb:19)')" 0
 	expect_grep "$TMP/rb.out" '^        ruby_run_node$'
 	expect_grep "$TMP/rb.out" '^        _start$'
 	if grep 'outside any stall' "$TMP/rb.err"; then die "samples taken outside stalls"; fi
+}
+
+# A stock Perl 5.36 loop on IO::Select (pselect6): the sub and line that spin.
+test_stalls_perl_select() {
+	"$STITCH" stalls -t 100ms --top 1000 -- perl tests/workloads/stall_select.pl \
+		>"$TMP/pl.out" 2>"$TMP/pl.err"
+	cat "$TMP/pl.err"
+	stall_lines "$TMP/pl.out"
+	expect_eq "stalls" "$(stall_lines "$TMP/pl.out" | wc -l)" 1
+	expect_grep "$TMP/pl.out" '^stall: tid=[0-9]+ pid=[0-9]+ comm=perl .* loop=pselect6 samples=[1-9]'
+	expect_ge "spin stall on-CPU ms" "$(oncpu_ms "$(stall_lines "$TMP/pl.out")")" 180
+	expect_eq "spin stacks without the script chain" "$(script_chain_missing "$TMP/pl.out" \
+		'main::spin_for_stall  (stall_select.pl:17)' '<main>  (stall_select.pl:27)')" 0
+	expect_grep "$TMP/pl.out" '^        perl_run$'
+	if grep 'outside any stall' "$TMP/pl.err"; then die "samples taken outside stalls"; fi
+}
+
+# Attached by pid to a loop already stuck in a handler: the stall is counted
+# from the attach (a lower bound), and reported when the loop waits again.
+test_stalls_running_at_attach() {
+	"$STALL_EPOLL" 0 2500 0 >"$TMP/sa0.wl" &
+	local pid=$! i
+	for i in $(seq 50); do
+		grep -q '^tid=' "$TMP/sa0.wl" && break
+		sleep 0.1
+	done
+	sleep 0.3		# well into the 2.5 s spin
+	"$STITCH" stalls -p "$pid" -t 50ms --top 1000 >"$TMP/sa0.out" 2>"$TMP/sa0.err"
+	wait "$pid"
+	cat "$TMP/sa0.err"
+	stall_lines "$TMP/sa0.out"
+	expect_grep "$TMP/sa0.wl" '^stall spin 2500 ms$'
+	expect_grep "$TMP/sa0.err" '^stitch stalls: 1 threads not waiting in their loop at attach'
+	expect_eq "stalls" "$(stall_lines "$TMP/sa0.out" | wc -l)" 1
+	expect_grep "$TMP/sa0.out" "^stall: tid=$pid .* loop=epoll_wait samples=[1-9][0-9]* \\(running since attach: started earlier, lengths are lower bounds\\)$"
+	# At most the 2.5 s spin less the 0.3 s before attach, at least a good part of it.
+	expect_ge "on-CPU ms since attach" "$(oncpu_ms "$(stall_lines "$TMP/sa0.out")")" 500
+	expect_ge "on-CPU ms no more than the spin left" 2250 "$(oncpu_ms "$(stall_lines "$TMP/sa0.out")")"
+	expect_eq "stacks without spin_for_stall" "$(awk '
+		/ samples:$/ { if (n && !hit) bad++; n++; hit = 0 }
+		/^        spin_for_stall  \(stall_epoll\.c:[0-9]+\)$/ { hit = 1 }
+		END { if (!n) bad = 1; else if (!hit) bad++; print bad + 0 }' "$TMP/sa0.out")" 0
+	if grep 'outside any stall' "$TMP/sa0.err"; then die "samples taken outside stalls"; fi
+}
+
+# A hung loop spinning at attach that never waits again: reported when
+# tracing stops, both lower-bound notes on it.  A Ruby script, with its line.
+test_stalls_hung_at_attach_ruby() {
+	ruby -e 'def hang; x = 0; loop { x += 1 }; end
+		 $stdout.puts "go"; $stdout.flush; hang' >"$TMP/sh.wl" &
+	local pid=$! i
+	for i in $(seq 50); do
+		grep -q '^go' "$TMP/sh.wl" && break
+		sleep 0.1
+	done
+	"$STITCH" stalls -p "$pid" -t 50ms -d 1.5 >"$TMP/sh.out" 2>"$TMP/sh.err"
+	kill "$pid"; wait "$pid" 2>/dev/null || true
+	cat "$TMP/sh.err"
+	head -30 "$TMP/sh.out"
+	expect_eq "stalls" "$(stall_lines "$TMP/sh.out" | wc -l)" 1
+	expect_grep "$TMP/sh.out" "^stall: tid=$pid pid=$pid comm=ruby .* loop=unseen samples=[1-9][0-9]* \\(running since attach: started earlier, lengths are lower bounds\\) \\(still running when tracing stopped\\)$"
+	expect_ge "on-CPU ms since attach" "$(oncpu_ms "$(stall_lines "$TMP/sh.out")")" 500
+	expect_grep "$TMP/sh.out" '^        hang  \(-e:1\)$'
 }
 
 # A loop stuck when tracing stops is reported as such; SIGINT/SIGTERM end cleanly.
