@@ -326,8 +326,15 @@ static void seed_running_threads(struct stalls *s)
 static int attached(void *ctx)
 {
 	struct stalls *s = ctx;
-	int err = stalls_bpf__attach(s->skel);
+	int err;
 
+	/*
+	 * Before the programs run: once they do, any system call creates the
+	 * thread's state (loop return not seen), which a seed must not replace.
+	 */
+	if (s->o->pids)
+		seed_running_threads(s);
+	err = stalls_bpf__attach(s->skel);
 	if (err) {
 		fprintf(stderr, "stitch stalls: cannot attach to sched_switch and the system call "
 			"tracepoints: %s\n", strerror(-err));
@@ -338,8 +345,6 @@ static int attached(void *ctx)
 		fprintf(stderr, "stitch stalls: cannot open the ring buffer: %s\n", strerror(errno));
 		return -1;
 	}
-	if (s->o->pids)
-		seed_running_threads(s);
 	if (s->o->loop_nr < 0)
 		fprintf(stderr, "stitch stalls: threshold %.1f ms of CPU; loop syscall: each "
 			"thread's first epoll/poll/select/io_uring_enter\n", s->o->threshold_ns / 1e6);

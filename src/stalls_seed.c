@@ -102,7 +102,6 @@ static int seed_process(int map_fd, uint32_t pid, long loop_nr, const uint32_t *
 			continue;	/* gone, or never ran */
 		t.loop_exit_ns = stalls_mono_ns();
 		t.loop_nr = loop_nr < 0 ? STALLS_LOOP_UNKNOWN : (uint32_t)loop_nr;
-		/* A system call seen since attach made a truer state: keep it. */
 		if (bpf_map_update_elem(map_fd, &(uint32_t){ tid }, &t, BPF_NOEXIST) == 0)
 			seeded++;
 	}
