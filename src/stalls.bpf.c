@@ -16,6 +16,8 @@
 
 #include "stalls.h"
 
+#define barrier() asm volatile("" ::: "memory")
+
 const volatile __u64 threshold_ns = 50000000;
 /* --loop-syscall, or STALLS_LOOP_UNKNOWN: each thread's first of candidates. */
 const volatile __u32 loop_nr = STALLS_LOOP_UNKNOWN;
@@ -91,12 +93,21 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	struct stall_thread *t = thread_of(tgid, tid);
 	struct stall_event *e;
+	bool stalled;
 
 	if (!t || !is_loop_syscall(t, (__u32)id))
 		return 0;
-	now = bpf_ktime_get_ns();
 	oncpu = bpf_get_current_task_btf()->se.sum_exec_runtime - t->runtime_at_exit;
-	if (stall_gate_open(t, t->runtime_at_exit + oncpu, threshold_ns)) {
+	stalled = stall_gate_open(t, t->runtime_at_exit + oncpu, threshold_ns);
+	/*
+	 * Close the gate before taking the end time: the sampler can fire
+	 * inside this program (a timer interrupt), and its sample, later than
+	 * the end, would belong to no stall.
+	 */
+	t->in_wait = 1;
+	barrier();
+	now = bpf_ktime_get_ns();
+	if (stalled) {
 		e = bpf_ringbuf_reserve(&stall_events, sizeof(*e), 0);
 		if (e) {
 			e->start_ns = t->loop_exit_ns;
@@ -112,7 +123,6 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 			__sync_fetch_and_add(&lost_stalls, 1);
 		}
 	}
-	t->in_wait = 1;
 	return 0;
 }
 
@@ -126,11 +136,16 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 
 	if (!t || !is_loop_syscall(t, nr))
 		return 0;
-	/* Back from waiting: from here on the thread's CPU time counts. */
-	t->in_wait = 0;
+	/*
+	 * Back from waiting: from here on the thread's CPU time counts.  The
+	 * gate opens last, so that a sample fired inside this program sees
+	 * the new start, never the last stall's.
+	 */
 	t->from_attach = 0;
 	t->runtime_at_exit = bpf_get_current_task_btf()->se.sum_exec_runtime;
 	t->loop_exit_ns = bpf_ktime_get_ns();
+	barrier();
+	t->in_wait = 0;
 	return 0;
 }
 
