@@ -158,6 +158,26 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base,
 	return done;
 }
 
+/*
+ * Whether the thread's saved user registers describe its current address
+ * space.  Inside execve they may not: from the point where the new mm is
+ * installed until the new program's registers are set, the saved registers
+ * are the old program's while task->mm is the new one, so a walk would read
+ * the new image's memory with the old image's stack pointer (seen as stacks
+ * that differ between the kernel and the copy unwinder at exec).  Events in
+ * execve (after its syscall entry tracepoint) get no user frames: unknown,
+ * never wrong.
+ */
+static __always_inline bool user_regs_usable(struct task_struct *task)
+{
+	if ((task->flags & PF_KTHREAD) || !task->mm)
+		return false;
+	if (bpf_core_field_exists(task->in_execve) &&
+	    BPF_CORE_READ_BITFIELD_PROBED(task, in_execve))
+		return false;
+	return true;
+}
+
 static __always_inline int capture(void *ctx, __u32 event_idx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -169,6 +189,7 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	long kbytes;
 	__u64 size, wake, stack_top;
 	int ubase;
+	bool user_ok;
 
 	if (tid == 0)		/* the idle task: nothing to attribute */
 		return 0;
@@ -180,12 +201,14 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	if (!e)
 		return 0;
 	count(STAT_EVENTS);
+	task = bpf_get_current_task_btf();
+	user_ok = user_regs_usable(task);
 	/*
 	 * kunwind: counted in the kernel, nothing to send.  Not for an
 	 * interpreter's events: their interpreter frames differ where the
 	 * native stacks are the same, and user space must name them.
 	 */
-	if (!bpf_map_lookup_elem(&interp_procs, &tgid) &&
+	if (user_ok && !bpf_map_lookup_elem(&interp_procs, &tgid) &&
 	    kunwind_count_event(ctx, tgid, tid, event_idx)) {
 		count(STAT_KAGG_COUNTED);
 		return 0;
@@ -216,8 +239,7 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	 * valid whatever context the event fired in, and always the thread
 	 * that triggered it.
 	 */
-	task = bpf_get_current_task_btf();
-	if (!(task->flags & PF_KTHREAD) && task->mm) {
+	if (user_ok) {
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 		if (regs) {
 			e->ip = BPF_CORE_READ(regs, ip);
@@ -235,7 +257,7 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	}
 
 	/* Interpreter frames go first: user space pairs them with this sample. */
-	if (task->mm && !(task->flags & PF_KTHREAD))
+	if (user_ok)
 		if (interp_capture(tgid, tid, e->time_ns))
 			e->flags |= STITCH_SAMPLE_INTERP_LOST;
 
