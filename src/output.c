@@ -214,8 +214,10 @@ int profile_write_text(FILE *f, const struct profile *p, int top)
 			if (fr->kind == FRAME_KERNEL && fr->module &&
 			    strcmp(profile_s(p, fr->module), "[kernel]") != 0)
 				fprintf(f, "  %s", profile_s(p, fr->module));
-			else if (fr->file && fr->kind != FRAME_KERNEL)
+			else if (fr->file && fr->kind != FRAME_KERNEL && fr->line)
 				fprintf(f, "  (%s:%u)", basename_of(profile_s(p, fr->file)), fr->line);
+			else if (fr->file && fr->kind != FRAME_KERNEL)	/* line unknown */
+				fprintf(f, "  (%s)", basename_of(profile_s(p, fr->file)));
 			fputc('\n', f);
 		}
 	}

@@ -168,8 +168,10 @@ static char *render_stack(struct stalls_report *sr, const struct stack *s)
 		fprintf(f, "        %s%s", nf->name, kind_mark(nf->kind));
 		if (nf->kind == FRAME_KERNEL && nf->file)
 			fprintf(f, "  %s", nf->file);
-		else if (nf->kind != FRAME_KERNEL && nf->file)
+		else if (nf->kind != FRAME_KERNEL && nf->file && nf->line)
 			fprintf(f, "  (%s:%u)", base(nf->file), nf->line);
+		else if (nf->kind != FRAME_KERNEL && nf->file)	/* line unknown */
+			fprintf(f, "  (%s)", base(nf->file));
 		fputc('\n', f);
 	}
 	if (fclose(f)) {

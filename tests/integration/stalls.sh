@@ -415,9 +415,11 @@ test_stalls_ruby_select() {
 	expect_eq "stalls" "$(stall_lines "$TMP/rb.out" | wc -l)" 1
 	expect_grep "$TMP/rb.out" '^stall: tid=[0-9]+ pid=[0-9]+ comm=ruby .* loop=pselect6 samples=[1-9]'
 	expect_ge "spin stall on-CPU ms" "$(oncpu_ms "$(stall_lines "$TMP/rb.out")")" 180
-	# Every stack in spin_for_stall: the spinning line, called from line 19.
+	# Every stack in spin_for_stall: the spinning line (or no line, when the
+	# sample caught the frame before its pc was set: unknown, never another
+	# line), called from line 19.
 	expect_eq "spin stacks without the script chain" "$(script_chain_missing "$TMP/rb.out" \
-		'spin_for_stall  \(stall_select\.rb:9\)' '<main>  \(stall_select\.rb:19\)')" 0
+		'spin_for_stall  \(stall_select\.rb(:9)?\)' '<main>  \(stall_select\.rb:19\)')" 0
 	expect_ge "% of samples in the chain" "$(script_chain_pct "$TMP/rb.out" \
 		'spin_for_stall  \(stall_select\.rb:9\)' '<main>  \(stall_select\.rb:19\)')" 85
 	expect_grep "$TMP/rb.out" '^        ruby_run_node$'
