@@ -7,9 +7,11 @@
 # The workload (tests/workloads/chain.c, -O2 -fomit-frame-pointer) does a
 # fixed amount of work in main -> a -> b -> c -> burn and starts only once the
 # tracer is attached.  For each tracer we report:
-#   slowdown   workload elapsed time vs. untraced (median of 3 baseline runs)
+#   slowdown   workload elapsed time vs. an untraced run just before it
 #   tracer CPU user+sys seconds of the tracer, post-processing included
-#              (perf script; stitch and bpftrace symbolize before exiting)
+#              (perf script; stitch and bpftrace symbolize before exiting),
+#              plus the run time of the BPF programs of stitch and bpftrace
+#              (it runs in the traced threads' context, so `time` misses it)
 #   BPF ns     average BPF program run time per run (kernel.bpf_stats_enabled)
 #   BPF/event  stitch: all its sampling programs' run time over the events kept
 #              (runs for other tasks, filtered out early, count too: an upper bound)
@@ -17,18 +19,22 @@
 #   complete   share of samples whose user stack reaches _start through
 #              main;a;b;c (what you need to attribute the time)
 #
-#   bench/run.sh            (HZ=999 WORK=1500 by default; as root)
+#   bench/run.sh            (HZ=999 WORK=3000 THREADS=2 by default; as root)
+#
+# By default the workload runs one thread per CPU (main and THREADS-1
+# workers, each doing WORK units) and every process may run anywhere: the
+# tracer competes with the workload as it would in production.  THREADS=1
+# WCPU=1 TCPU=0 gives the workload and the tracer a CPU each instead.
 set -u
 cd "$(dirname "$0")/.."
 
 HZ=${HZ:-999}
-WORK=${WORK:-1500}
+THREADS=${THREADS:-$(nproc)}
+WORK=${WORK:-3000}
 STITCH=${STITCH:-./stitch}
 UNWIND=${UNWIND:-kernel}	# stitch's --unwind mode: kernel (the default) or copy
-# The workload and the tracers each get a CPU: on this VM an idle second vCPU
-# makes untraced runs migrate and run slower than traced ones, hiding the cost.
-WCPU=${WCPU:-1}
-TCPU=${TCPU:-0}
+WCPU=${WCPU:-0-$(($(nproc) - 1))}
+TCPU=${TCPU:-0-$(($(nproc) - 1))}
 T=$(mktemp -d /tmp/stitch-bench.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -48,7 +54,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 start_workload() {
 	rm -f "$T/go"
 	mkfifo "$T/go"
-	taskset -c "$WCPU" "$CHAIN" work "$WORK" wait <"$T/go" >"$T/elapsed" &
+	taskset -c "$WCPU" "$CHAIN" work "$WORK" wait "$THREADS" <"$T/go" >"$T/elapsed" &
 	WPID=$!
 	exec 3>"$T/go"
 }
@@ -73,12 +79,12 @@ bpf_snapshot() {
 			print id, ns, n }'
 }
 
-bpf_new_cost() {	# before after -> "ns_per_run"
+bpf_new_cost() {	# before after -> "ns_per_run total_seconds"
 	awk 'FILENAME == ARGV[1] { seen[$1] = 1; next } !($1 in seen) { ns += $2; n += $3 }
-	     END { if (n) printf "%.0f", ns / n; else print "-" }' "$1" "$2"
+	     END { if (n) printf "%.0f %.3f", ns / n, ns / 1e9; else print "- 0" }' "$1" "$2"
 }
 
-echo "bench: workload 'chain work $WORK' at $HZ Hz, $(nproc) CPUs, $(uname -r)"
+echo "bench: workload 'chain work $WORK' in $THREADS thread(s) on CPUs $WCPU, tracer on CPUs $TCPU, $HZ Hz, $(nproc) CPUs, $(uname -r)"
 run_base() {
 	start_workload
 	go_workload
@@ -98,12 +104,13 @@ go_workload
 wait "$WPID"
 wait "$TP"
 S_EL=$(cat "$T/elapsed")
-S_CPU=$(awk '{ print $1 + $2 }' "$T/stitch.time")
 S_BPF=$(sed -n 's/.*bpf runs [0-9]*, \([0-9]*\) ns\/run.*/\1/p' "$T/stitch.err")
+S_RUNS=$(sed -n 's/.*bpf runs \([0-9]*\), .*/\1/p' "$T/stitch.err")
+S_CPU=$(awk -v r="${S_RUNS:-0}" -v ns="${S_BPF:-0}" '{ printf "%.3f", $1 + $2 + r * ns / 1e9 }' "$T/stitch.time")
 S_BPFEV=$(sed -n 's/.*ns\/run, \([0-9]*\) ns per event$/\1/p' "$T/stitch.err")
 S_BYTES=$(sed -n 's/.*bytes\/event \([0-9]*\).*/\1/p' "$T/stitch.err")
 S_ALL=$(awk '/^chain;/ { n += $NF } END { print n + 0 }' "$T/stitch.folded")
-S_OK=$(awk '/^chain;_start;__libc_start_main;__libc_start_call_main;main;a;b;c(;| )/ { n += $NF } END { print n + 0 }' "$T/stitch.folded")
+S_OK=$(awk '/^chain;(_start;__libc_start_main;__libc_start_call_main;main|clone3;start_thread;worker);a;b;c(;| )/ { n += $NF } END { print n + 0 }' "$T/stitch.folded")
 echo "$S_EL $S_CPU ${S_BPF:--} ${S_BYTES:--} $S_ALL $S_OK ${S_BPFEV:--}"
 }
 
@@ -122,9 +129,11 @@ P_CPU=$(awk '{ print $1 + $2 }' "$T/perf.time")
 P_SIZE=$(stat -c %s "$T/perf.data")
 read -r P_ALL P_OK < <(awk '
 	/^chain / { n++; blk = "" ; inblk = 1; next }
-	inblk && NF == 0 { if (blk ~ / _start\+/ && blk ~ / main\+/ && blk ~ / a\+/ && blk ~ / b\+/ && blk ~ / c\+/) ok++; inblk = 0; next }
+	inblk && NF == 0 { if (complete(blk)) ok++; inblk = 0; next }
 	inblk { blk = blk " " $2 }
-	END { if (inblk && blk ~ / _start\+/ && blk ~ / main\+/) ok++; print n + 0, ok + 0 }' "$T/perf.txt")
+	function complete(b) { return b ~ / a\+/ && b ~ / b\+/ && b ~ / c\+/ &&
+		((b ~ / _start\+/ && b ~ / main\+/) || (b ~ / clone3\+/ && b ~ / worker\+/)) }
+	END { if (inblk && complete(blk)) ok++; print n + 0, ok + 0 }' "$T/perf.txt")
 P_BYTES=$(( P_ALL > 0 ? P_SIZE / P_ALL : 0 ))
 echo "$P_EL $P_CPU - $P_BYTES $P_ALL $P_OK -"
 }
@@ -145,14 +154,23 @@ go_workload
 wait "$WPID"
 wait "$TP"
 B_EL=$(cat "$T/elapsed")
-B_CPU=$(awk '{ print $1 + $2 }' "$T/bt.time")
-B_BPF=$(bpf_new_cost "$T/bpf.before" "$T/bpf.after")
+read -r B_BPF B_BPFS < <(bpf_new_cost "$T/bpf.before" "$T/bpf.after")
+B_CPU=$(awk -v b="$B_BPFS" '{ printf "%.3f", $1 + $2 + b }' "$T/bt.time")
 read -r B_ALL B_OK < <(awk '
 	/^@\[/ { blk = ""; inblk = 1; next }
-	inblk && /\]: [0-9]+$/ { n += $NF; if (blk ~ /_start\+/ && blk ~ / main\+/) ok += $NF; inblk = 0; next }
+	inblk && /\]: [0-9]+$/ { n += $NF; if (blk ~ / c\+/ && blk ~ / b\+/ && blk ~ / a\+/ && ((blk ~ /_start\+/ && blk ~ / main\+/) || blk ~ /start_thread\+/)) ok += $NF; inblk = 0; next }
 	inblk { blk = blk " " $1 }
 	END { print n + 0, ok + 0 }' "$T/bt.txt")
 echo "$B_EL $B_CPU $B_BPF 0 $B_ALL $B_OK -"
+}
+
+# A tracer's fixed cost and its cost per sample: the same runs with a
+# tenth of the work (start-up, symbolization, perf's setup are the same;
+# the samples are fewer), compared with the full runs.
+small_run() {	# stitch|perf -> "tracer_cpu samples"
+	local r
+	r=$(WORK=$((WORK / 10)) "run_$1")
+	awk '{ print $2, $5 }' <<<"$r"
 }
 
 RUNS=${RUNS:-3}
@@ -176,6 +194,11 @@ for t in stitch perf bpftrace; do
 		echo "$res $(awk -v a="${res%% *}" -v b="$base" 'BEGIN { printf "%.4f", a / b - 1 }')"
 	done | medians >"$T/$t.res"
 done
+for t in stitch perf; do
+	for i in $(seq "$RUNS"); do small_run $t; done | medians >"$T/$t.small"
+done
+read -r S_CPU1 S_ALL1 <"$T/stitch.small"
+read -r P_CPU1 P_ALL1 <"$T/perf.small"
 read -r S_EL S_CPU S_BPF S_BYTES S_ALL S_OK S_BPFEV S_SLOW <"$T/stitch.res"
 read -r P_EL P_CPU _ P_BYTES P_ALL P_OK _ P_SLOW <"$T/perf.res"
 read -r B_EL B_CPU B_BPF _ B_ALL B_OK _ B_SLOW <"$T/bpftrace.res"
@@ -198,4 +221,18 @@ awk -v s="$S_SLOW" -v p="$P_SLOW" 'BEGIN { printf "target: slowdown <= 1%% and b
 awk -v e="${S_BPFEV:--}" 'BEGIN { if (e == "-") print "target: BPF <= 1 us per event: not measured"
 	else printf "target: BPF <= 1 us per event: %d ns per event -> %s\n", e, (e <= 1000) ? "met" : "NOT met" }'
 awk -v s="$S_CPU" -v p="$P_CPU" 'BEGIN { if (s > 0) printf "target: perf tracer CPU / stitch tracer CPU >= 20: %.2f -> %s\n", p / s, (p / s >= 20) ? "met" : "NOT met" }'
+# Fixed cost apart (runs with a tenth of the work): what each further
+# sample costs, and the run length from which the whole-run ratio reaches 20.
+awk -v sc="$S_CPU" -v sc1="$S_CPU1" -v sn="$S_ALL" -v sn1="$S_ALL1" \
+    -v pc="$P_CPU" -v pc1="$P_CPU1" -v pn="$P_ALL" -v pn1="$P_ALL1" -v el="$S_EL" 'BEGIN {
+	if (sn <= sn1 || pn <= pn1) exit
+	sm = (sc - sc1) / (sn - sn1); pm = (pc - pc1) / (pn - pn1); rate = sn / el
+	sf = sc1 - sm * sn1; pf = pc1 - pm * pn1
+	printf "tracer CPU: fixed stitch %.3f s, perf %.3f s; per sample stitch %.1f us, perf %.1f us (%.1fx)\n",
+		sf, pf, 1e6 * sm, 1e6 * pm, (sm > 0 ? pm / sm : 0)
+	# 20 (sf + sm n) <= pf + pm n  ->  n >= (20 sf - pf) / (pm - 20 sm)
+	if (pm > 20 * sm) printf "tracer CPU ratio reaches 20 from %.0f samples (%.0f s at %.0f samples/s)\n",
+		(20 * sf - pf) / (pm - 20 * sm), (20 * sf - pf) / (pm - 20 * sm) / rate, rate
+	else print "tracer CPU ratio never reaches 20 at this rate: per sample under 20x"
+}'
 awk -v s="$S_BYTES" -v p="$P_BYTES" 'BEGIN { if (s > 0) printf "target: perf bytes per sample / stitch bytes per sample >= 20: %.2f -> %s\n", p / s, (p / s >= 20) ? "met" : "NOT met" }'

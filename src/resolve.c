@@ -6,6 +6,7 @@
 
 #include "interp_user.h"
 #include "kallsyms.h"
+#include "ksym_namer.h"
 #include "resolve.h"
 #include "symbolize.h"
 #include "elf_util.h"
@@ -39,10 +40,64 @@ int resolver_init(struct resolver *r, struct kallsyms *ks)
 	return hmap_init(&r->cache, 4096);
 }
 
+void resolver_name_kernel_lazily(struct resolver *r, const char *path)
+{
+	r->ks = NULL;
+	r->ks_path = path;
+	r->ks_tried = false;
+}
+
+/* A kernel address named by the kernel (with r->kn). */
+struct kname {
+	struct hmap_node node;
+	uint64_t addr;
+	bool exact;
+	bool queued;		/* in a batch being gathered */
+	bool done;		/* name and module are set */
+	const char *name;	/* NULL: the kernel knows no symbol there */
+	const char *module;
+};
+
+static bool kname_eq(const struct hmap_node *n, const void *key)
+{
+	const struct kname *a = (const struct kname *)n, *b = key;
+
+	return a->addr == b->addr && a->exact == b->exact;
+}
+
+static uint64_t kname_hash(uint64_t addr, bool exact)
+{
+	return hash_u64(addr ^ (exact ? 0x9e3779b97f4a7c15ull : 0));
+}
+
+static void load_kallsyms(struct resolver *r)
+{
+	r->ks_tried = true;
+	r->kn = ksym_namer_open();
+	if (r->kn) {
+		if (!hmap_init(&r->knames, 1024))
+			return;
+		ksym_namer_close(r->kn);
+		r->kn = NULL;
+	}
+	r->ks = kallsyms_load(r->ks_path);
+	if (!r->ks)
+		fprintf(stderr, "stitch: cannot read %s: kernel frames stay addresses\n", r->ks_path);
+	else if (kallsyms_all_zero(r->ks))
+		fprintf(stderr, "stitch: %s hides addresses (kernel.kptr_restrict): "
+			"kernel frames stay addresses\n", r->ks_path);
+}
+
 void resolver_free(struct resolver *r)
 {
 	size_t i;
 
+	if (r->ks_path)
+		kallsyms_free(r->ks);
+	if (r->kn) {
+		hmap_free_all(&r->knames);
+		ksym_namer_close(r->kn);
+	}
 	hmap_free_all(&r->cache);
 	for (i = 0; i < r->nstrings; i++)
 		free(r->strings[i]);
@@ -116,15 +171,138 @@ static struct cached_frame *resolve_user(struct resolver *r, const struct uframe
 	return c;
 }
 
+/* The cache entry of (addr, exact), created unnamed if new; NULL if out of memory. */
+static struct kname *kname_get(struct resolver *r, uint64_t addr, bool exact)
+{
+	struct kname key = { .addr = addr, .exact = exact }, *k;
+	uint64_t h = kname_hash(addr, exact);
+
+	k = (struct kname *)hmap_find(&r->knames, h, kname_eq, &key);
+	if (k)
+		return k;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return NULL;
+	k->addr = addr;
+	k->exact = exact;
+	hmap_insert(&r->knames, &k->node, h);
+	return k;
+}
+
+/* A BPF program's symbol: bpf_prog_<16 hex digits of its tag>[_name]. */
+static bool is_bpf_prog_symbol(const char *name)
+{
+	size_t i;
+
+	if (strncmp(name, "bpf_prog_", 9) != 0)
+		return false;
+	for (i = 9; i < 25; i++)
+		if (!name[i] || !strchr("0123456789abcdef", name[i]))
+			return false;
+	return name[25] == '\0' || name[25] == '_';
+}
+
+/* Name v[0..n) through the kernel, KSYM_BATCH per call. */
+static void kname_fill(struct resolver *r, struct kname **v, size_t n)
+{
+	uint64_t addrs[KSYM_BATCH];
+	bool exact[KSYM_BATCH];
+	const char *name[KSYM_BATCH], *mod[KSYM_BATCH];
+	size_t done, i, k;
+
+	for (done = 0; done < n; done += k) {
+		k = n - done < KSYM_BATCH ? n - done : KSYM_BATCH;
+		for (i = 0; i < k; i++) {
+			addrs[i] = v[done + i]->addr;
+			exact[i] = v[done + i]->exact;
+		}
+		if (ksym_namer_name(r->kn, addrs, exact, k, name, mod))
+			for (i = 0; i < k; i++)
+				name[i] = "";	/* unknown: the address is shown */
+		for (i = 0; i < k; i++) {
+			struct kname *kn = v[done + i];
+
+			kn->done = true;
+			kn->queued = false;
+			if (!name[i][0])
+				continue;
+			kn->name = keep_string(r, strdup(name[i]));
+			/* As /proc/kallsyms says: modules "[ext4]", BPF programs "[bpf]". */
+			if (mod[i])
+				kn->module = keep_string(r, strdup(mod[i]));
+			else if (is_bpf_prog_symbol(name[i]))
+				kn->module = "[bpf]";
+		}
+	}
+}
+
+/*
+ * Name every kernel address of t in a few kernel calls, before the stacks
+ * are resolved one by one.  The innermost frame of a kernel stack is where
+ * the event happened (exact); the others are return addresses.
+ */
+static void kname_prefetch(struct resolver *r, struct stack_table *t)
+{
+	struct kname **v = NULL, **nv;
+	size_t n = 0, cap = 0, i;
+	struct hmap_node *hn;
+	int j;
+
+	if (!r->ks_path)
+		return;
+	hmap_for_each(&t->map, i, hn) {
+		const struct stack_key *key = &((const struct stack *)hn)->key;
+		const uint64_t *kern = stack_kernel(key);
+
+		for (j = 0; j < key->nkernel; j++) {
+			struct kname *k;
+
+			if (!r->ks_tried)
+				load_kallsyms(r);
+			if (!r->kn)
+				goto out;
+			k = kname_get(r, kern[j], j == 0);
+			if (!k || k->done || k->queued)
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 1024;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv)
+					goto out;
+				v = nv;
+			}
+			k->queued = true;
+			v[n++] = k;
+		}
+	}
+out:
+	if (r->kn)
+		kname_fill(r, v, n);
+	free(v);
+}
+
 /* Kernel symbol of addr; *module is "[mod]" for module code, else NULL. */
-static const char *kernel_name(struct resolver *r, uint64_t addr, const char **module)
+static const char *kernel_name(struct resolver *r, uint64_t addr, bool exact,
+			       const char **module)
 {
 	const char *name = NULL;
 	uint64_t off;
 
 	*module = NULL;
-	if (r->ks)
+	if (r->ks_path && !r->ks_tried)
+		load_kallsyms(r);
+	if (r->kn) {
+		struct kname *k = kname_get(r, addr, exact);
+
+		if (k && !k->done)
+			kname_fill(r, &k, 1);
+		if (k && k->name) {
+			*module = k->module;
+			return k->name;
+		}
+	} else if (r->ks) {
 		name = kallsyms_lookup(r->ks, addr, module, &off);
+	}
 	if (name)
 		return name;
 	return format_string(r, "%s0x%llx", "", addr);
@@ -195,7 +373,7 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 		}
 	}
 	for (i = k->nkernel - 1; i >= 0; i--) {
-		const char *module, *name = kernel_name(r, kern[i], &module);
+		const char *module, *name = kernel_name(r, kern[i], i == 0, &module);
 
 		/* For kernel frames, file holds the module ("[ext4]"), if any. */
 		n = put_at(out, n, max, name, module, 0, FRAME_KERNEL,
@@ -250,6 +428,7 @@ int profile_from_stacks(struct profile *p, struct stack_table *t, struct resolve
 		rc = -ENOMEM;
 		goto out;
 	}
+	kname_prefetch(r, t);
 	hmap_for_each(&t->map, i, hn) {
 		const struct stack *s = (const struct stack *)hn;
 		char comm[STITCH_COMM_LEN + 1];

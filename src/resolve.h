@@ -12,9 +12,12 @@
 
 #include "hashmap.h"
 #include "profile.h"
+#include <stdbool.h>
+
 #include "stacks.h"
 
 struct kallsyms;
+struct ksym_namer;
 
 struct named_frame {
 	const char *name;
@@ -27,12 +30,27 @@ struct named_frame {
 
 struct resolver {
 	struct kallsyms *ks;	/* may be NULL: kernel frames stay addresses */
+	/*
+	 * Set by resolver_name_kernel_lazily(): at the first kernel frame,
+	 * ask the kernel to name addresses (ksym_namer.h), or, if it cannot,
+	 * read this kallsyms file.  Either costs nothing for a profile
+	 * without kernel frames.
+	 */
+	const char *ks_path;
+	bool ks_tried;
+	struct ksym_namer *kn;
+	struct hmap knames;	/* kernel address -> struct kname, with kn */
 	struct hmap cache;	/* user frame -> names */
 	char **strings;		/* names we formatted ourselves */
 	size_t nstrings, capstrings;
 };
 
 int resolver_init(struct resolver *r, struct kallsyms *ks);
+/*
+ * Kernel frames named by the running kernel when first needed, else from
+ * the kallsyms file at path; freed by resolver_free().
+ */
+void resolver_name_kernel_lazily(struct resolver *r, const char *path);
 void resolver_free(struct resolver *r);
 /* Frames of k, outermost first; returns how many were written (<= max). */
 int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max);

@@ -19,7 +19,6 @@
 #include <bpf/libbpf.h>
 
 #include "commands.h"
-#include "kallsyms.h"
 #include "output.h"
 #include "privileges.h"
 #include "record.h"
@@ -60,7 +59,6 @@ struct stalls {
 	struct stall_event *pending;	/* read last turn, reported next turn */
 	size_t npending, cap;
 	uint64_t unqueued;		/* stalls dropped for want of memory */
-	struct kallsyms *ks;
 	struct resolver res;
 	struct stalls_report rep;
 	bool res_ready, rep_ready;
@@ -512,16 +510,13 @@ int cmd_stalls(int argc, char **argv)
 	if (!av)
 		return 1;
 	n = record_args(&o, av, MAX_RECORD_ARGS + argc);
-	s.ks = kallsyms_load("/proc/kallsyms");
-	if (!s.ks)
-		fprintf(stderr, "stitch stalls: cannot read /proc/kallsyms: kernel frames stay "
-			"addresses\n");
-	if (resolver_init(&s.res, s.ks) ||
+	if (resolver_init(&s.res, NULL) ||
 	    stalls_report_init(&s.rep, stdout, o.top, &s.res)) {
 		fprintf(stderr, "stitch stalls: out of memory\n");
 		rc = 1;
 		goto out;
 	}
+	resolver_name_kernel_lazily(&s.res, "/proc/kallsyms");
 	hooks = (struct record_hooks){
 		.ctx = &s,
 		.before_load = before_load,
@@ -534,8 +529,6 @@ int cmd_stalls(int argc, char **argv)
 out:
 	stalls_report_free(&s.rep);
 	resolver_free(&s.res);
-	if (s.ks)
-		kallsyms_free(s.ks);
 	ring_buffer__free(s.rb);
 	stalls_bpf__destroy(s.skel);
 	free(s.pending);

@@ -13,9 +13,12 @@
  *   chain usdt SECONDS        c() fires USDT probe stitchtest:tick, guarded by
  *                             a semaphore, so it fires only when traced
  *   chain vdso SECONDS        c() calls clock_gettime() in a loop
- *   chain work COUNT [wait]   c() calls burn() COUNT times, then prints the
+ *   chain work COUNT [wait [THREADS]]
+ *                             c() calls burn() COUNT times, then prints the
  *                             elapsed seconds (fixed work, for benchmarks);
- *                             with "wait", first waits for a byte on stdin
+ *                             with "wait", first waits for a byte on stdin;
+ *                             THREADS (default 1): main and THREADS-1
+ *                             workers each do COUNT
  *
  * Calls are followed by a volatile store so the compiler cannot turn them
  * into tail calls (which would legitimately remove frames).
@@ -37,6 +40,8 @@ unsigned short stitchtest_tick_semaphore __attribute__((unused, section(".probes
 #define NOINLINE __attribute__((noinline))
 
 static volatile unsigned long sink;
+/* burn()'s own, per thread: a shared one would bounce between CPUs. */
+static __thread volatile unsigned long burn_sink;
 static double deadline;
 static const char *mode;
 static long work_count;
@@ -54,7 +59,7 @@ static NOINLINE void burn(void)
 	unsigned long i;
 
 	for (i = 0; i < 2000000; i++)
-		sink += i;
+		burn_sink += i;
 }
 
 NOINLINE void spin_in_handler(void)
@@ -159,15 +164,24 @@ int main(int argc, char **argv)
 		deep_depth = atoi(argv[2]);
 		seconds = atof(argv[3]);
 	} else if (strcmp(mode, "work") == 0) {
+		pthread_t th[64];
+		int i, nthreads = argc > 4 ? atoi(argv[4]) : 1;
 		double t0;
 		char go;
 
+		if (nthreads < 1 || nthreads > 64)
+			return 2;
 		/* Start on cue, once a tracer is ready. */
 		if (argc > 3 && strcmp(argv[3], "wait") == 0 && read(0, &go, 1) != 1)
 			return 1;
 		t0 = now();
 		work_count = atol(argv[2]);
+		for (i = 1; i < nthreads; i++)
+			if (pthread_create(&th[i], NULL, worker, NULL))
+				return 1;
 		a();
+		for (i = 1; i < nthreads; i++)
+			pthread_join(th[i], NULL);
 		printf("%.3f\n", now() - t0);
 		return 0;
 	} else {
