@@ -316,6 +316,7 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 	ip->ver = NULL;
 	ip->eval_bin = NULL;
 	ip->retry = false;
+	ip->tls_modid = ip->tls_sym = 0;
 	ip->gen = proc->gen;
 	for (i = 0; i < proc->nr; i++) {
 		const struct map *m = &proc->maps[i];
@@ -354,6 +355,11 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 	if (found && found->lang == INTERP_RUBY && !ruby_from_module(ip, found, interp_map, ld,
 								      glibc))
 		found = NULL;
+	if (found && found->lang == INTERP_PERL && ip->perl_dtv) {
+		/* Loaded but not registered with ld.so yet: look again at the next event. */
+		ip->tls_modid = glibc ? tls_modid_of(ip->pid, ld, glibc, found->lib_prefix) : 0;
+		ip->retry = glibc && ip->tls_modid == 0;
+	}
 	if (!found)
 		ip->ver = NULL;
 	if (getenv("STITCH_DEBUG"))

@@ -21,6 +21,7 @@ struct interp_proc {
 	uint64_t rb_symbols;		/* ruby: &ruby_global_symbols, 0 if not found */
 	bool retry;			/* found, but not ready yet (ld.so still loading) */
 	uint64_t perl_tls_off;		/* perl: my_perl = *(fs_base - perl_tls_off) */
+	bool perl_dtv;			/* libperl.so: my_perl = *(dtv[tls_modid].val + tls_sym) */
 };
 
 /* A code object read from the target, with the fields that identify it. */

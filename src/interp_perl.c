@@ -48,6 +48,24 @@ static bool exe_tls_offset(Elf *elf, uint64_t *off)
 	return true;
 }
 
+/* A shared library whose TLS block holds 8 bytes at offset off. */
+static bool lib_tls_holds(Elf *elf, uint64_t off)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type == PT_INTERP)
+			return false;
+		if (ph.p_type == PT_TLS)
+			return off < ph.p_memsz && ph.p_memsz - off >= 8 && !(off & 7);
+	}
+	return false;
+}
+
 /* The byte at ELF vaddr addr, from the file's loaded contents. */
 static bool elf_byte_at(Elf *elf, uint64_t addr, uint8_t *out)
 {
@@ -95,18 +113,30 @@ bool perl_from_module(struct interp_proc *ip, const struct interp_version *v,
 			snprintf(unsupported, unsupported_len, "perl %u.%u", rev, ver);
 		return false;
 	}
-	if (!exe_tls_offset(elf, &off) || ctx >= off) {
+	/*
+	 * perl: PL_current_context in the executable's static TLS block, at a
+	 * fixed place below fs_base.  A program embedding libperl.so: in the
+	 * library's block, found through the thread's DTV once ld.so has
+	 * given the library its module id (interp_proc_update).
+	 */
+	ip->perl_tls_off = 0;
+	ip->perl_dtv = false;
+	if (exe_tls_offset(elf, &off) && ctx < off) {
+		ip->perl_tls_off = off - ctx;
+	} else if (lib_tls_holds(elf, ctx)) {
+		ip->perl_dtv = true;
+		ip->tls_sym = ctx;
+	} else {
 		if (!unsupported[0])
 			snprintf(unsupported, unsupported_len,
-				 "perl %s embedded in %s (TLS not in the executable)", v->version,
-				 m->bin->name);
+				 "perl %s in %s (PL_current_context not found in its TLS)",
+				 v->version, m->bin->name);
 		return false;
 	}
 	ip->ver = v;
 	ip->eval_bin = m->bin;
 	ip->eval_start = eval;
 	ip->eval_end = eval + eval_size;
-	ip->perl_tls_off = off - ctx;
 	return true;
 }
 

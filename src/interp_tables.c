@@ -97,14 +97,14 @@ const struct interp_version interp_versions[] = {
 		} },
 	},
 	/*
-	 * Perl 5.36 (Debian's /usr/bin/perl, libperl linked in, ithreads):
-	 * offsets from tools/interp-walk/perl536.h, checked against the build's
-	 * own headers by offsets-perl.c.  Only the executable's static TLS is
-	 * handled (an embedded libperl.so would need the DTV path).
+	 * Perl 5.36 (Debian's /usr/bin/perl, libperl linked in, ithreads; or
+	 * libperl.so.5.36 in a program embedding perl): offsets from
+	 * tools/interp-walk/perl536.h, checked against the build's own headers
+	 * by offsets-perl.c.
 	 */
 	{
 		.lang_name = "perl", .version = "5.36", .lang = INTERP_PERL,
-		.exe_name = "perl", .lib_prefix = "perl5.36.",
+		.exe_name = "perl", .exe_prefix = "perl5.36.", .lib_prefix = "libperl.so.5.36",
 		.eval_func = "Perl_runops_standard",
 		.layout = { .lang = INTERP_PERL, .pl = {
 			.interp_curstackinfo = 224, .interp_curcop = 208,
@@ -186,6 +186,7 @@ const struct interp_version *interp_version_for_module(const char *base, char *l
 		const struct interp_version *v = &interp_versions[i];
 
 		if ((v->exe_name && strcmp(base, v->exe_name) == 0) ||
+		    (v->exe_prefix && strncmp(base, v->exe_prefix, strlen(v->exe_prefix)) == 0) ||
 		    strncmp(base, v->lib_prefix, strlen(v->lib_prefix)) == 0)
 			return v;
 	}

@@ -24,6 +24,7 @@ struct interp_version {
 	const char *version;		/* "3.11" */
 	enum interp_lang lang;
 	const char *exe_name;		/* executable with the interpreter linked in */
+	const char *exe_prefix;		/* the same, by prefix ("perl5.36.0"), or NULL */
 	const char *lib_prefix;		/* or the shared library carrying it */
 	const char *eval_func;		/* native loop whose frames the interpreter frames replace */
 	uint32_t tss_key_off;		/* python: _PyRuntime.gilstate.autoTSSkey._key */

@@ -145,8 +145,7 @@ static void usage(FILE *f)
 "      --top N              stacks shown in the text summary (default %d)\n"
 "      --stack-bytes N      user stack bytes copied per event\n"
 "                           (default %d, max %d)\n"
-"      --ringbuf-mb N       ring buffer size in MiB (default 16 when stacks are\n"
-"                           counted in the kernel, else 64)\n"
+"      --ringbuf-mb N       ring buffer size in MiB (default 64)\n"
 "      --unwind MODE        where native stacks are unwound: kernel (default;\n"
 "                           from CFI tables in BPF maps, no stack copy), copy\n"
 "                           (copy --stack-bytes of stack per event, unwind in\n"
@@ -657,16 +656,13 @@ static void load_used_programs_only(struct recorder *r)
 }
 
 /*
- * The ring carries every event in copy mode (~2.5 KB each at up to ~400k
- * events/s) but only the few that are not counted in the kernel otherwise
- * (interpreter events, first events of new processes): a smaller ring there
- * saves ~12 ms of start-up (pages allocated, zeroed and mapped) and 48 MiB.
+ * 64 MiB even when stacks are counted in the kernel: until a new process's
+ * tables are loaded its events are copied (~2.5 KB each), and a hot syscall
+ * (~250k events/s) overflowed a 16 MiB ring in that time.
  */
 static size_t ringbuf_mb_of(const struct record_opts *o)
 {
-	if (o->ringbuf_mb)
-		return o->ringbuf_mb;
-	return o->unwind_mode == KUNWIND_MODE_KERNEL && !o->per_event ? 16 : 64;
+	return o->ringbuf_mb ? o->ringbuf_mb : 64;
 }
 
 static int load_bpf(struct recorder *r)

@@ -25,9 +25,12 @@ PLFRAME='\.pl:[0-9]+\)'
 PNAT='([^;()]+;)*'
 PL_SYSCALL='Perl_pp_getppid;getppid;entry_SYSCALL_64_after_hwframe_\[k\];'
 
+# The traced program's comm: perl, or a program embedding it.
+PL_COMM=perl
+
 # An ithread's base: threads.xs runs the entry sub with call_sv(G_EVAL).
 pl_thread() {
-	echo "^perl;clone3;start_thread;${PNAT}Perl_call_sv;\\(eval\\) \\($PLW_RE:$(plmark "$1")\\);"
+	echo "^$PL_COMM;clone3;start_thread;${PNAT}Perl_call_sv;\\(eval\\) \\($PLW_RE:$(plmark "$1")\\);"
 }
 
 pl_leaf_chain() {
@@ -51,7 +54,7 @@ pl_check_threads() {
 	grep ';write;' "$out" >"$out.write" || true
 	show "$out.getppid"
 	show "$out.write"
-	expect_ge "getppid events in perl" "$(total "$out.getppid" '^perl;')" 3000
+	expect_ge "getppid events in perl" "$(total "$out.getppid" "^$PL_COMM;")" 3000
 	expect_ge "thread A: packages and an anonymous sub" "$(total "$out" "$(pl_leaf_chain)")" 1000
 	expect_ge "thread A: sort block calls a sub" "$(total "$out" "$(pl_sort_chain)")" 1000
 	expect_ge "thread A: DESTROY" "$(total "$out" "$(pl_destroy_chain)")" 1000
@@ -68,13 +71,23 @@ pl_check_threads() {
 	expect_eq "perl stacks marked not stitched" "$(total "$out" 'perl frames not stitched')" 0
 	# Only the first ring buffer drain, before the process was recognized, lacks them.
 	expect_ge "% of perl getppid stacks with Perl frames" \
-		"$(share "$out.getppid" '^perl;' "$PLFRAME")" 95
+		"$(share "$out.getppid" "^$PL_COMM;" "$PLFRAME")" 95
 }
 
 test_perl_threads_syscalls() {
 	"$STITCH" record -e syscall:getppid -e syscall:write -o "$TMP/plt.folded" -- \
 		"$PERL" "$PLW" threads 3
 	pl_check_threads "$TMP/plt.folded"
+}
+
+# perl embedded as libperl.so: PL_current_context is in the library's TLS
+# block, reached through each thread's DTV; the same chains, the same truth.
+test_perl_embedded_libperl() {
+	"$STITCH" record -e syscall:getppid -e syscall:write -o "$TMP/ple.folded" -- \
+		"$PERL_EMBED" "$PLW" threads 3 2>"$TMP/ple.err"
+	cat "$TMP/ple.err"
+	expect_eq "messages about perl" "$(grep -c perl "$TMP/ple.err")" 0
+	PL_COMM=perl_embed pl_check_threads "$TMP/ple.folded"
 }
 
 test_perl_tracepoint_pid_target() {

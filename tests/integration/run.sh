@@ -34,6 +34,10 @@ gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -shared -fPIC \
 	-o "$W/liblate.so" tests/workloads/late_lib.c || exit 1
 gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$W/late" tests/workloads/late.c -ldl || exit 1
 LATE=$(realpath "$W/late")
+# A program embedding perl through libperl.so (libperl5.36, from install-deps).
+gcc -O2 -g -Wall -Wextra -Werror -o "$W/perl_embed" tests/workloads/interp/perl_embed.c \
+	-l:libperl.so.5.36 || exit 1
+PERL_EMBED=$(realpath "$W/perl_embed")
 LIBLATE=$(realpath "$W/liblate.so")
 
 # The chain every workload mode runs, as a folded regex.
