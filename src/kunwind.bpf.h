@@ -62,6 +62,7 @@ struct ku_walk {
 	__u32 win_len;		/* valid bytes in win */
 	__u64 win_start;	/* user address of win[0] */
 	__u8 win[KU_WIN];
+	__u32 rcache[KU_RCACHE];	/* row cache of this CPU (kunwind_walk.h) */
 };
 
 struct {
@@ -126,6 +127,13 @@ static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 static __always_inline const struct stitch_unwind_row *ku_row_at(void *ctx, __u32 idx)
 {
 	return bpf_map_lookup_elem(&kunwind_rows, &idx);
+}
+
+static __always_inline __u32 *ku_rcache_slot(void *ctx, __u32 h)
+{
+	struct ku_bpf_ctx *c = ctx;
+
+	return c->w ? &c->w->rcache[h & (KU_RCACHE - 1)] : 0;
 }
 
 static __always_inline void ku_emit(void *ctx, __u32 idx, __u64 word)

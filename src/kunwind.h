@@ -75,6 +75,10 @@ struct kunwind_proc {
 #define KUNWIND_STOP_FALLBACK	6
 
 /* The walk's state (kunwind_walk.h), in the includer's context struct. */
+/* Entries of the walk's row cache (kunwind_walk.h: ku_find_row_cached). */
+#define KU_RCACHE_BITS 10
+#define KU_RCACHE (1u << KU_RCACHE_BITS)
+
 struct ku_state {
 	__u64 ip, sp, bp;	/* registers of the frame being unwound */
 	__u64 stack_lo;		/* sp at the event: reading below it is garbage */

@@ -60,6 +60,17 @@ static const struct stitch_unwind_row *ku_row_at(void *ctx, __u32 idx)
 	return idx < r->nrows ? (const void *)(r->rows + idx * r->stride) : NULL;
 }
 
+/*
+ * One row cache for every replay, never reset: entries left by other
+ * snapshots' tables must be caught by its checks, as stale ones in BPF.
+ */
+static __u32 rcache[KU_RCACHE];
+
+static __u32 *ku_rcache_slot(void *ctx, __u32 h)
+{
+	return &rcache[h % KU_RCACHE];
+}
+
 static void ku_emit(void *ctx, __u32 idx, __u64 word)
 {
 	((struct replay *)ctx)->frames[idx] = word;
@@ -595,6 +606,27 @@ static bool never_behind(void *ctx, uint32_t pid)
 }
 
 /* The row array is bounded: a table that does not fit is refused, visibly. */
+/*
+ * The row cache only guesses: filled with every kind of wrong index (0, one
+ * past a table, near the end, random), the walks still equal the oracle's.
+ */
+static void test_row_cache_poisoned(void **state)
+{
+	const char *snaps[] = { "chain", "deep", "signal", "realign" };
+	enum unwind_stop why;
+	unsigned int seed = 1;
+	size_t s, i;
+
+	for (s = 0; s < sizeof(snaps) / sizeof(snaps[0]); s++) {
+		for (i = 0; i < KU_RCACHE; i++) {
+			seed = seed * 1103515245u + 12345u;
+			rcache[i] = s == 0 ? 0 : s == 1 ? i : s == 2 ? UINT32_MAX - i : seed >> 8;
+		}
+		assert_true(replay_snapshot(snaps[s], &why) >= 4);
+		assert_int_equal(why, UNWIND_STOP_END);
+	}
+}
+
 static void test_table_budget(void **state)
 {
 	struct kunwind kw;
@@ -676,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_real_deep),
 		cmocka_unit_test(test_real_signal),
 		cmocka_unit_test(test_real_realign),
+		cmocka_unit_test(test_row_cache_poisoned),
 		cmocka_unit_test(test_table_budget),
 		cmocka_unit_test(test_tables_dropped_and_reused),
 	};
