@@ -36,7 +36,7 @@ trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
 
 one() {	# MODE -> "walk_ns frames bpf_ns_per_event bytes"
-	taskset -c 1 "$STITCH" record --stats --unwind="$1" -F "$HZ" -o "$T/out.folded" -- \
+	taskset -c 1 "$STITCH" record --stats=walks --unwind="$1" -F "$HZ" -o "$T/out.folded" -- \
 		"$CHAIN" deep "$DEPTH" "$SECS" 2>"$T/err"
 	local walk frames bpf bytes
 	walk=$(sed -n 's/.*kernel unwinding: \([0-9]*\) ns per walk, \([0-9.]*\) frames.*/\1/p' "$T/err")

@@ -60,6 +60,7 @@ struct record_opts {
 	size_t ringbuf_mb;
 	int top;
 	bool stats;
+	bool time_walks;		/* --stats=walks */
 	bool no_lines;
 	bool no_interp;
 	char **command;
@@ -157,9 +158,11 @@ static void usage(FILE *f)
 "      --no-lines           interpreter frames without line numbers, so one\n"
 "                           function is one frame: 'name (file)'\n"
 "      --no-interp          native frames only: do not walk interpreters\n"
-"      --stats              what recording cost and how stacks ended: bytes\n"
+"      --stats[=walks]      what recording cost and how stacks ended: bytes\n"
 "                           and BPF time per event (BPF time needs sysctl\n"
-"                           kernel.bpf_stats_enabled=1), unwind outcomes\n"
+"                           kernel.bpf_stats_enabled=1), unwind outcomes;\n"
+"                           =walks also times each in-kernel unwind (adds\n"
+"                           ~100 ns to every event)\n"
 "  -h, --help               this help\n"
 "\n"
 "Folded lines are 'comm;outermost;...;innermost COUNT'.  Kernel frames end in\n"
@@ -253,7 +256,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 		{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF_MB },
-		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "stats", optional_argument, NULL, OPT_STATS },
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "max-table-mb", required_argument, NULL, OPT_MAX_TABLE_MB },
 		{ "per-event", no_argument, NULL, OPT_PER_EVENT },
@@ -332,6 +335,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_STATS:
 			o->stats = true;
+			if (optarg && strcmp(optarg, "walks") != 0)
+				return fail_usage("--stats: '%s' is not 'walks'", optarg);
+			o->time_walks = optarg != NULL;
 			break;
 		case OPT_UNWIND:
 			if (strcmp(optarg, "kernel") == 0)
@@ -679,6 +685,7 @@ static int load_bpf(struct recorder *r)
 		return -errno;
 	}
 	r->skel->rodata->kunwind_mode = o->unwind_mode;
+	r->skel->rodata->kunwind_time_walks = o->time_walks;
 	r->skel->rodata->kunwind_count_in_kernel = o->unwind_mode == KUNWIND_MODE_KERNEL &&
 						   !o->per_event;
 	/* Copy mode needs no tables: keep the row array minimal. */

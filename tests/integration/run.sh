@@ -191,7 +191,7 @@ test_kernel_unwind_falls_back_where_it_cannot() {
 test_kernel_unwind_library_loaded_late() {
 	# liblate.so is mapped 0.5 s into the run: its first events are copied
 	# (the kernel has no table for it yet), then walked in the kernel.
-	"$STITCH" record --stats -F 499 -o "$TMP/late.folded" -- "$LATE" "$LIBLATE" 0.5 1.5 \
+	"$STITCH" record --stats=walks -F 499 -o "$TMP/late.folded" -- "$LATE" "$LIBLATE" 0.5 1.5 \
 		2>"$TMP/late.err"
 	cat "$TMP/late.err"
 	show "$TMP/late.folded"
