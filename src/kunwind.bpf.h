@@ -394,8 +394,11 @@ static __always_inline bool kunwind_count_event(void *ctx, __u32 tgid, __u32 tid
 	if (!u || !regs)
 		return false;
 	t0 = ku_walk_clock();
-	n = kunwind_user(tgid, BPF_CORE_READ(regs, ip), BPF_CORE_READ(regs, sp),
-			 BPF_CORE_READ(regs, bp), BPF_CORE_READ(task, mm, start_stack) + 8,
+	/*
+	 * Trusted BTF pointers: plain loads, not bpf_probe_read_kernel() calls
+	 * (~20 ns each, as BPF_CORE_READ would make them).
+	 */
+	n = kunwind_user(tgid, regs->ip, regs->sp, regs->bp, task->mm->start_stack + 8,
 			 u->words, &stop, &hash);
 	ku_walk_stats(t0, n);
 	if (stop == KUNWIND_STOP_FALLBACK || n > KUNWIND_MAX_FRAMES)

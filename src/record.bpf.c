@@ -242,11 +242,12 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	if (user_ok) {
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 		if (regs) {
-			e->ip = BPF_CORE_READ(regs, ip);
-			e->sp = BPF_CORE_READ(regs, sp);
-			e->bp = BPF_CORE_READ(regs, bp);
+			/* trusted BTF pointers: plain loads, not probe-read calls */
+			e->ip = regs->ip;
+			e->sp = regs->sp;
+			e->bp = regs->bp;
 			e->flags |= STITCH_SAMPLE_USER_REGS;
-			stack_top = BPF_CORE_READ(task, mm, start_stack) + 8;
+			stack_top = task->mm->start_stack + 8;
 			/* kunwind: unwind here; copy only if asked to or if we cannot */
 			ubase = kunwind_capture(e, tgid, stack_top);
 			if (ubase >= 0) {
