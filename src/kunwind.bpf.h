@@ -76,8 +76,6 @@ struct ku_walk {
 	 * in a loop of its own cost ~10 ns a frame, mostly the loop's calls.
 	 */
 	__u64 hash;
-	/* Set by on_perf_event around its capture: see kunwind_note_user_sample(). */
-	__u32 user_sample;
 	__u32 win_len;		/* valid bytes in win */
 	__u64 win_start;	/* user address of win[0] */
 	__u8 win[KU_WIN];
@@ -198,30 +196,6 @@ static long ku_loop_cb(__u64 i, void *ctx)
 		return 1;
 	}
 	return 0;
-}
-
-/*
- * A perf sample that interrupted user code has an empty kernel stack
- * (perf takes kernel frames only from kernel-mode registers), so counting
- * it need not ask for one: bpf_get_stackid() would spend ~200 ns to find
- * nothing and return -EFAULT.  Set before the capture, cleared after it;
- * our programs do not nest on a CPU.
- */
-static __always_inline void kunwind_note_user_sample(bool user)
-{
-	__u32 zero = 0;
-	struct ku_walk *w = bpf_map_lookup_elem(&kunwind_walk, &zero);
-
-	if (w)
-		w->user_sample = user;
-}
-
-static __always_inline bool kunwind_user_sample(void)
-{
-	__u32 zero = 0;
-	struct ku_walk *w = bpf_map_lookup_elem(&kunwind_walk, &zero);
-
-	return w && w->user_sample;
 }
 
 /*
@@ -374,8 +348,14 @@ static long kagg_cmp_cb(__u64 i, void *ctx)
  * if the kernel can walk its user stack and has room: returns true when
  * counted, false when the event must go to user space as a record.
  */
+/*
+ * user_sample: a perf sample that interrupted user code.  Its kernel stack
+ * is empty (perf takes kernel frames only from kernel-mode registers), so
+ * counting it need not ask for one: bpf_get_stackid() would spend ~200 ns
+ * to find nothing and return -EFAULT.
+ */
 static __always_inline bool kunwind_count_event(void *ctx, __u32 tgid, __u32 tid,
-						__u32 event_idx)
+						__u32 event_idx, bool user_sample)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct kagg_cmp c = {};
@@ -434,7 +414,7 @@ static __always_inline bool kunwind_count_event(void *ctx, __u32 tgid, __u32 tid
 			goto collision;
 	}
 	/* The kernel stack map compares stacks too: a collision is -EEXIST. */
-	key.kstack_id = kunwind_user_sample() ? -EFAULT : bpf_get_stackid(ctx, &kagg_kstacks, 0);
+	key.kstack_id = user_sample ? -EFAULT : bpf_get_stackid(ctx, &kagg_kstacks, 0);
 	if (key.kstack_id == -EEXIST)
 		goto collision;
 	if (key.kstack_id < 0 && key.kstack_id != -EFAULT) {

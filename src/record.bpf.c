@@ -178,14 +178,15 @@ static __always_inline bool user_regs_usable(struct task_struct *task)
 	return true;
 }
 
-static __always_inline int capture(void *ctx, __u32 event_idx)
+/* user_sample: a perf sample that interrupted user code (no kernel stack). */
+static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct task_struct *task;
 	struct sample_event *e;
 	struct pt_regs *regs;
-	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 cpu;
 	long kbytes;
 	__u64 size, wake, stack_top;
 	int ubase;
@@ -197,9 +198,6 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 		return 0;
 	if (stall_gate_closed(tid))
 		return 0;
-	e = bpf_map_lookup_elem(&scratch, &cpu);
-	if (!e)
-		return 0;
 	count(STAT_EVENTS);
 	task = bpf_get_current_task_btf();
 	user_ok = user_regs_usable(task);
@@ -209,11 +207,16 @@ static __always_inline int capture(void *ctx, __u32 event_idx)
 	 * native stacks are the same, and user space must name them.
 	 */
 	if (user_ok && !bpf_map_lookup_elem(&interp_procs, &tgid) &&
-	    kunwind_count_event(ctx, tgid, tid, event_idx)) {
+	    kunwind_count_event(ctx, tgid, tid, event_idx, user_sample)) {
 		count(STAT_KAGG_COUNTED);
 		return 0;
 	}
 
+	/* A record to send: built in this CPU's slot. */
+	cpu = bpf_get_smp_processor_id();
+	e = bpf_map_lookup_elem(&scratch, &cpu);
+	if (!e)
+		return 0;
 	e->time_ns = bpf_ktime_get_ns();
 	e->pid = tgid;
 	e->tid = tid;
@@ -283,31 +286,27 @@ int on_perf_event(struct bpf_perf_event_data *ctx)
 {
 	/* Whole-word read: the verifier refuses narrower loads of the regs. */
 	__u64 cs = *(volatile __u64 *)&ctx->regs.cs;
-	int ret;
 
 	/* x86: CPL 3 in the interrupted cs is user mode */
-	kunwind_note_user_sample((cs & 3) == 3);
-	ret = capture(ctx, bpf_get_attach_cookie(ctx));
-	kunwind_note_user_sample(false);
-	return ret;
+	return capture(ctx, bpf_get_attach_cookie(ctx), (cs & 3) == 3);
 }
 
 SEC("tracepoint")
 int on_tracepoint(void *ctx)
 {
-	return capture(ctx, bpf_get_attach_cookie(ctx));
+	return capture(ctx, bpf_get_attach_cookie(ctx), false);
 }
 
 SEC("uprobe")
 int on_uprobe(struct pt_regs *ctx)
 {
-	return capture(ctx, bpf_get_attach_cookie(ctx));
+	return capture(ctx, bpf_get_attach_cookie(ctx), false);
 }
 
 SEC("kprobe")
 int on_kprobe(struct pt_regs *ctx)
 {
-	return capture(ctx, bpf_get_attach_cookie(ctx));
+	return capture(ctx, bpf_get_attach_cookie(ctx), false);
 }
 
 /* Follow processes created by traced ones (-- COMMAND, -p). */
