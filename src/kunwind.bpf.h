@@ -226,7 +226,12 @@ static __always_inline __u32 kunwind_user(__u32 tgid, __u64 ip, __u64 sp, __u64 
 	w->s.n = 0;
 	w->s.max = KUNWIND_MAX_FRAMES;
 	w->s.exact = 1;
-	w->s.hint = 0;
+	/*
+	 * s.hint is kept from this CPU's last walk: the next event is often the
+	 * same thread in the same code.  It is only a guess, checked against
+	 * this process's list (ku_find_map_hint).  last_pc is not: rows change
+	 * between walks.
+	 */
 	w->s.last_pc = 0;
 	w->stop = KUNWIND_STOP_TRUNCATED;
 	w->win_len = 0;

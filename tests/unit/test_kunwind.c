@@ -83,6 +83,9 @@ static void ku_set_exact(void *ctx, __u32 idx)
 
 #include "kunwind_walk.h"
 
+/* The mapping hint a walk leaves for the next (tests set it to anything). */
+static __u32 last_hint;
+
 /* What kunwind_user() in BPF does, over a replay; returns frames, sets *stop. */
 static int walk(struct replay *r, const struct kunwind_proc *p, const struct unwind_regs *regs,
 		int max, int *stop)
@@ -90,6 +93,8 @@ static int walk(struct replay *r, const struct kunwind_proc *p, const struct unw
 	struct ku_state s = { 0 };
 	int i;
 
+	/* As in BPF, the mapping hint is whatever the last walk left. */
+	s.hint = last_hint;
 	s.ip = regs->ip;
 	s.sp = regs->sp;
 	s.bp = regs->bp;
@@ -106,6 +111,7 @@ static int walk(struct replay *r, const struct kunwind_proc *p, const struct unw
 			break;
 		}
 	}
+	last_hint = s.hint;
 	return s.n;
 }
 
@@ -607,8 +613,9 @@ static bool never_behind(void *ctx, uint32_t pid)
 
 /* The row array is bounded: a table that does not fit is refused, visibly. */
 /*
- * The row cache only guesses: filled with every kind of wrong index (0, one
- * past a table, near the end, random), the walks still equal the oracle's.
+ * The row cache and the mapping hint only guess: filled with every kind of
+ * wrong index (0, one past a table, near the end, random), the walks still
+ * equal the oracle's.
  */
 static void test_row_cache_poisoned(void **state)
 {
@@ -622,6 +629,7 @@ static void test_row_cache_poisoned(void **state)
 			seed = seed * 1103515245u + 12345u;
 			rcache[i] = s == 0 ? 0 : s == 1 ? i : s == 2 ? UINT32_MAX - i : seed >> 8;
 		}
+		last_hint = s == 0 ? 0 : s == 1 ? 1 : s == 2 ? UINT32_MAX : seed;
 		assert_true(replay_snapshot(snaps[s], &why) >= 4);
 		assert_int_equal(why, UNWIND_STOP_END);
 	}
