@@ -136,7 +136,8 @@ static void test_module_names(void **state)
 	expect_module("libruby-3.2.so.3.2.0", false, "ruby", "3.2");
 	expect_module("ruby3.1", false, "", "");
 	expect_module("libruby.so.3.3.0", false, "ruby", "3.3");
-	expect_module("libperl.so.5.36.0", false, "perl", "5.36");
+	expect_module("libperl.so.5.36.0", true, "perl", "5.36");
+	expect_module("libperl.so.5.38.2", false, "perl", "5.38");
 	expect_module("bash", false, "", "");
 	expect_module("python", false, "", "");
 	expect_module("pythonista", false, "", "");

@@ -76,10 +76,15 @@ static void test_module_names(void **state)
 	iv = interp_version_for_module("perl5.36.0", l, sizeof(l), v, sizeof(v));
 	assert_non_null(iv);
 	assert_int_equal(iv->lang, INTERP_PERL);
-	/* an embedded libperl needs the DTV path: named, not walked */
-	assert_null(interp_version_for_module("libperl.so.5.36.0", l, sizeof(l), v, sizeof(v)));
+	/* a program embedding libperl.so: walked through the DTV */
+	iv = interp_version_for_module("libperl.so.5.36.0", l, sizeof(l), v, sizeof(v));
+	assert_non_null(iv);
+	assert_int_equal(iv->lang, INTERP_PERL);
+	assert_string_equal(iv->version, "5.36");
+	/* another version: named in the one-line message, not walked */
+	assert_null(interp_version_for_module("libperl.so.5.40.0", l, sizeof(l), v, sizeof(v)));
 	assert_string_equal(l, "perl");
-	assert_string_equal(v, "5.36");
+	assert_string_equal(v, "5.40");
 }
 
 /* A walk under construction: frames and their strings. */
