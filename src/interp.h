@@ -83,7 +83,15 @@ struct interp_ruby_layout {
 	__u32 cfp_pc;
 	__u32 cfp_iseq;
 	__u32 cfp_ep;
+	/*
+	 * ep[-2] (method entry or cref), ep[-1] (previous ep | flags) and
+	 * ep[0] (frame/env flags) are read as one 24-byte block starting at
+	 * ep - ep_me_cref_below: the walker needs ep_me_cref_below == 16 and
+	 * ep_specval_below == 8 (VM_ENV_DATA_INDEX_*, the same in all 3.x).
+	 */
 	__u32 ep_me_cref_below;		/* method entry at ep - this (ep[-2]) */
+	__u32 ep_specval_below;		/* ep[-1]: the enclosing env's ep, low 2 bits flags */
+	__u32 env_flag_local;		/* ep[0] & this: a method's or top level's own env */
 	__u32 magic_mask;		/* ep[0] & mask: the frame type */
 	__u32 magic_cfunc;
 	__u32 magic_dummy;
@@ -96,6 +104,10 @@ struct interp_ruby_layout {
 	__u32 t_mask, t_imemo;		/* RBasic.flags & t_mask == T_IMEMO */
 	__u32 imemo_shift, imemo_mask;	/* imemo type: (flags >> shift) & mask */
 	__u32 imemo_ment, imemo_iseq;
+	__u32 imemo_svar;		/* ep[-2] of a local env may be an svar... */
+	__u32 svar_cref_or_me;		/* ...holding the method entry here */
+	__u32 me_owner;			/* rb_callable_method_entry_t.owner: class or module */
+	__u32 me_read;			/* bytes of a method entry read (through owner) */
 	/* user space only */
 	__u32 body_iseq_size, body_iseq_encoded, body_pathobj, body_label;
 	__u32 body_insns_info, body_insns_info_size, body_succ_index, body_read;
@@ -105,6 +117,14 @@ struct interp_ruby_layout {
 	__u32 ary_embed_flag, ary_embed_len_shift, ary_embed_len_mask, ary_embed, ary_len, ary_ptr;
 	__u32 symbols_last_id, symbols_ids, id_scope_shift, tlast_op_id, id_entry_unit,
 	      id_entry_size;
+	/* Class#method names (interp_ruby.c) */
+	__u32 body_type, body_local_iseq;	/* rb_iseq_constant_body .type, .local_iseq */
+	__u32 iseq_method, iseq_block, iseq_rescue, iseq_ensure;	/* enum iseq_type */
+	__u32 t_class, t_module, fl_singleton;
+	__u32 rclass_ext, ext_iv_tbl;	/* RClass.ptr -> rb_classext_t.iv_tbl (st_table) */
+	__u32 st_entries_start, st_entries_bound, st_entries, st_entry_size;
+	__u32 st_entry_key, st_entry_record;
+	__u64 id_attached;		/* the ID of __attached__ (static, from id.def) */
 };
 
 /* ---- perl (interp_perl.bpf.h, interp_perl.c) ---- */
@@ -196,7 +216,8 @@ struct interp_frame {
 	__u64 pc;		/* python: prev_instr; ruby: cfp->pc, or the C function */
 	__u64 id1;		/* identity checks, python: co_qualname pointer; ruby: iseq body
 				 * or the cfunc's original_id */
-	__u64 id2;		/* python: co_filename pointer */
+	__u64 id2;		/* python: co_filename pointer; ruby: the class owning the
+				 * frame's method (0: none found) */
 	__u32 id3;		/* python: co_firstlineno */
 	__u32 flags;
 };

@@ -37,6 +37,7 @@ int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_l
 	if (!st->pending || !st->pending_strs || !st->pending_str_len ||
 	    hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
 	    hmap_init(&st->codes, 1024) || hmap_init(&st->lines, 1024) ||
+	    hmap_init(&st->rb_classes, 64) ||
 	    hmap_init(&st->cfis, 64))
 		return -ENOMEM;
 	for (i = 0; i < interp_nversions && i < INTERP_MAX_LAYOUTS; i++) {
@@ -73,6 +74,8 @@ void interp_free(struct interp_state *st)
 		hmap_free_all(&st->codes);
 	if (st->lines.buckets)
 		hmap_free_all(&st->lines);
+	if (st->rb_classes.buckets)
+		hmap_free_all(&st->rb_classes);
 	if (st->cfis.buckets)
 		hmap_free_all(&st->cfis);
 	free(st->pending);
@@ -272,7 +275,7 @@ static bool ruby_from_module(struct interp_proc *ip, const struct interp_version
 			     const struct interp_glibc *g)
 {
 	Elf *elf = m->bin->elf;
-	uint64_t tls, eval, eval_size, id2str;
+	uint64_t tls, eval, eval_size, id2str, cobject, symbols;
 
 	if (!elf || !g || !dynsym_find(elf, v->tls_sym, &tls, NULL) ||
 	    !dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size)
@@ -283,8 +286,15 @@ static bool ruby_from_module(struct interp_proc *ip, const struct interp_version
 	ip->eval_end = eval + eval_size;
 	ip->tls_sym = tls;
 	ip->tls_modid = tls_modid_of(ip->pid, ld, g, v->lib_prefix);
-	ip->rb_symbols = dynsym_find(elf, "rb_id2str", &id2str, NULL) ?
-			 rb_find_symbols(ip->pid, id2str + m->bias) : 0;
+	symbols = dynsym_find(elf, "rb_id2str", &id2str, NULL) ?
+		  rb_find_symbols(ip->pid, id2str + m->bias) : 0;
+	/* Another program (or none yet): the IDs found for class names are not its own. */
+	if (symbols != ip->rb_symbols) {
+		ip->rb_classpath_id = 0;
+		ip->rb_attached_ok = 0;
+	}
+	ip->rb_symbols = symbols;
+	ip->rb_cobject = dynsym_find(elf, "rb_cObject", &cobject, NULL) ? cobject + m->bias : 0;
 	/* Loaded but not registered with ld.so yet: look again at the next event. */
 	ip->retry = ip->tls_modid == 0;
 	return true;

@@ -19,6 +19,10 @@ struct interp_proc {
 	uint64_t tss_key_addr;		/* python: the runtime's pthread key */
 	uint64_t tls_modid, tls_sym;	/* ruby: where the thread's ec is */
 	uint64_t rb_symbols;		/* ruby: &ruby_global_symbols, 0 if not found */
+	uint64_t rb_cobject;		/* ruby: &rb_cObject (the variable), 0 if not found */
+	uint64_t rb_classpath_id;	/* ruby: ID of __classpath__, 0 until found */
+	int rb_attached_ok;		/* ruby: the table's ID of __attached__ checked: 1 ok,
+					 * -1 wrong (no Klass.meth names), 0 not yet */
 	bool retry;			/* found, but not ready yet (ld.so still loading) */
 	uint64_t perl_tls_off;		/* perl: my_perl = *(fs_base - perl_tls_off) */
 	bool perl_dtv;			/* libperl.so: my_perl = *(dtv[tls_modid].val + tls_sym) */
@@ -38,6 +42,17 @@ struct interp_code {
 	uint8_t *linetable;
 	size_t linetable_len;
 	uint8_t *body;			/* ruby: a copy of the iseq body */
+	uint8_t rb_kind;		/* ruby: enum rb_label_kind of name */
+};
+
+/* ruby: a class's name prefix for its methods, cached per (pid, class). */
+struct rb_class {
+	struct hmap_node node;
+	uint32_t pid;
+	uint64_t klass;
+	uint64_t symbols;		/* the process's &ruby_global_symbols: a new
+					 * program in the same pid has another */
+	char prefix[];			/* "Work::Pinger#", "Process.", or "" */
 };
 
 /* A binary's .eh_frame_hdr table, to find the function a native frame is in. */
@@ -68,6 +83,14 @@ struct interp_code *py_code_get(struct interp_state *st, const struct interp_pro
 /* Same for Ruby: an iseq, or a C method's entry (name only). */
 struct interp_code *rb_code_get(struct interp_state *st, const struct interp_proc *ip,
 				const struct interp_frame *f);
+/*
+ * Name of frame f (code c, valid) as Ruby 3.4 prints it: Class#method,
+ * Klass.method, block in Class#method; the bare label when the class is
+ * unknown.  Written to buf (or c->name returned).
+ */
+const char *rb_frame_name(struct interp_state *st, struct interp_proc *ip,
+			  const struct interp_code *c, const struct interp_frame *f, char *buf,
+			  size_t size);
 /* Line of frame f in code c (an iseq), -1 if unknown. */
 int rb_frame_line(struct interp_state *st, const struct interp_proc *ip,
 		  const struct interp_code *c, const struct interp_frame *f);

@@ -5,7 +5,8 @@
  * through its DTV as __tls_get_addr would; never the GVL holder.  Control
  * frames go from ec->cfp outwards to the end of the VM stack.  iseq and
  * method entry objects are type-checked; a failed read or check ends the
- * walk, marked.  Names and lines are read by user space (interp_ruby.c).
+ * walk, marked.  Each frame also carries the class owning its method
+ * (rb_frame_owner); names and lines are read by user space (interp_ruby.c).
  */
 #ifndef STITCH_INTERP_RUBY_BPF_H
 #define STITCH_INTERP_RUBY_BPF_H
@@ -18,6 +19,69 @@ static __always_inline bool rb_imemo_is(const struct interp_ruby_layout *L, __u6
 {
 	return (flags & L->t_mask) == L->t_imemo &&
 	       ((flags >> (L->imemo_shift & 63)) & L->imemo_mask) == type;
+}
+
+/* ep[-2], ep[-1], ep[0]: what a frame's environment says about it. */
+struct rb_env {
+	__u64 me_cref;		/* method entry, cref or svar (local env), or a special const */
+	__u64 specval;		/* the enclosing env's ep | 2 flag bits, unless local */
+	__u64 flags;
+};
+
+/* Environments looked at to find a block's method entry: "block (5 levels)" and less. */
+#define RB_ENV_HOPS 6
+
+/*
+ * A method entry's first me_read bytes into s->code; false if the read
+ * fails or it is not a method entry.  Special consts (nil, false, small
+ * ints) are never objects.
+ */
+static __always_inline bool rb_read_ment(struct interp_scratch *s,
+					 const struct interp_ruby_layout *L, __u64 v)
+{
+	__u32 sz = L->me_read;
+
+	if (!v || (v & 7) || sz == 0 || sz > INTERP_CHUNK)
+		return false;
+	barrier_var(sz);
+	sz &= INTERP_CHUNK - 1;
+	if (!sz || bpf_probe_read_user(s->code, sz, (void *)v))
+		return false;
+	return rb_imemo_is(L, chunk_u64(s->code, 0), L->imemo_ment);
+}
+
+/*
+ * The class or module owning the method a frame runs in, as
+ * rb_vm_frame_method_entry() finds it: ep[-2] if it is a method entry
+ * (a method's frame, or a define_method block's), else the enclosing
+ * environment (ep[-1] & ~3) until the local one, whose ep[-2] may also be
+ * an svar holding the entry.  0 if there is none (top level, class
+ * bodies), or after a failed read or too many environments: the frame then
+ * keeps its bare label, never another method's class.
+ */
+static __always_inline __u64 rb_frame_owner(struct interp_scratch *s,
+					    const struct interp_ruby_layout *L, struct rb_env *env)
+{
+	__u64 v;
+	int i;
+
+	for (i = 0; i < RB_ENV_HOPS; i++) {
+		v = env->me_cref;
+		if (rb_read_ment(s, L, v))
+			return chunk_u64(s->code, L->me_owner);
+		if (env->flags & L->env_flag_local) {
+			/* ep[-2] was read above if it is an object: an svar? */
+			if (v && !(v & 7) &&
+			    rb_imemo_is(L, chunk_u64(s->code, 0), L->imemo_svar) &&
+			    rb_read_ment(s, L, chunk_u64(s->code, L->svar_cref_or_me)))
+				return chunk_u64(s->code, L->me_owner);
+			return 0;
+		}
+		v = env->specval & ~3ULL;
+		if (!v || bpf_probe_read_user(env, sizeof(*env), (void *)(v - L->ep_me_cref_below)))
+			return 0;
+	}
+	return 0;
 }
 
 /* State of one walk, for the bpf_loop() callback. */
@@ -35,7 +99,8 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	const struct interp_ruby_layout *L = w->L;
 	__u32 cfp_size = L->cfp_size;
 	struct interp_frame *f;
-	__u64 pc, iseq, ep, flags = 0, me = 0, obj[3];
+	__u64 pc, iseq, ep, flags, me, def, obj[3];
+	struct rb_env env;
 
 	if (cfp_size == 0 || cfp_size >= INTERP_CHUNK) {
 		ev->flags |= INTERP_EV_CORRUPT;
@@ -58,10 +123,11 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	iseq = chunk_u64(s->frame, L->cfp_iseq);
 	ep = chunk_u64(s->frame, L->cfp_ep);
 	/* ep may point into the heap (an environment captured by a block). */
-	if (bpf_probe_read_user(&flags, 8, (void *)ep)) {
+	if (bpf_probe_read_user(&env, sizeof(env), (void *)(ep - L->ep_me_cref_below))) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
+	flags = env.flags;
 	if ((flags & 0xffff & L->magic_mask) != 1) {
 		ev->flags |= INTERP_EV_CORRUPT;
 		return 1;
@@ -85,19 +151,20 @@ static long interp_ruby_step(__u64 i, void *ctx)
 		return 0;
 	}
 	if (flags & L->flag_cframe) {
-		if (bpf_probe_read_user(&me, 8, (void *)(ep - L->ep_me_cref_below)) ||
-		    bpf_probe_read_user(obj, sizeof(obj), (void *)me)) {
-			ev->flags |= INTERP_EV_FAULT;
-			return 1;
-		}
-		if (!rb_imemo_is(L, obj[0], L->imemo_ment)) {
+		me = env.me_cref;
+		if (!rb_read_ment(s, L, me)) {
 			ev->flags |= INTERP_EV_CORRUPT;
 			return 1;
 		}
+		/*
+		 * Name, class and C function, all read now: user space never
+		 * reads this method entry (it may be freed and reused by then).
+		 */
 		f->addr = me;
-		f->id2 = obj[2];	/* me->def (me_def is 16: checked in user space) */
-		if (bpf_probe_read_user(&f->id1, 8, (void *)(f->id2 + L->def_original_id)) ||
-		    bpf_probe_read_user(&f->pc, 8, (void *)(f->id2 + L->def_cfunc_func))) {
+		f->id2 = chunk_u64(s->code, L->me_owner);
+		def = chunk_u64(s->code, L->me_def);
+		if (bpf_probe_read_user(&f->id1, 8, (void *)(def + L->def_original_id)) ||
+		    bpf_probe_read_user(&f->pc, 8, (void *)(def + L->def_cfunc_func))) {
 			ev->flags |= INTERP_EV_FAULT;
 			return 1;
 		}
@@ -117,7 +184,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	f->addr = iseq;
 	f->pc = pc;
 	f->id1 = obj[2];	/* iseq->body (iseq_body is 16: checked in user space) */
-	f->id2 = 0;
+	f->id2 = rb_frame_owner(s, L, &env);
 	f->id3 = 0;
 	f->flags = (flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0;
 	s->n++;

@@ -2,10 +2,12 @@
 /*
  * Naming Ruby 3.1 frames from the target's memory: iseq labels and paths
  * (RString, or an RArray [path, realpath]), C method names through the
- * global symbol table, and exact lines from the iseq's succinct index table
+ * global symbol table, the class owning a frame's method (its __classpath__),
+ * and exact lines from the iseq's succinct index table
  * (the naive "last entry" is wrong for any multi-line method).  Untrusted
  * input: every object's type checked, every length capped.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,20 +89,46 @@ static char *rb_id_name(const struct interp_proc *ip, uint64_t id)
 	return rb_str(ip->pid, L, str);
 }
 
+/*
+ * A C method: the walker sent its original_id and owner, read from the
+ * method entry while it ran; the entry itself is never read again (it may
+ * be freed and reused by now).  IDs of method names are never reused.
+ */
 static void load_cfunc(struct interp_code *c, const struct interp_proc *ip,
 		       const struct interp_frame *f)
 {
-	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
-	uint64_t flags, def, id;
-
-	/* Still the method entry the walker saw, with the same definition and ID? */
-	if (!rd64(c->pid, c->addr, &flags) || (flags & L->t_mask) != L->t_imemo ||
-	    ((flags >> L->imemo_shift) & L->imemo_mask) != L->imemo_ment ||
-	    !rd64(c->pid, c->addr + L->me_def, &def) || def != f->id2 ||
-	    !rd64(c->pid, def + L->def_original_id, &id) || id != f->id1)
-		return;
-	c->name = rb_id_name(ip, id);
+	c->rb_kind = RB_LABEL_METHOD;
+	c->name = rb_id_name(ip, f->id1);
 	c->valid = c->name != NULL;
+}
+
+/*
+ * Is the label "block in m" (or "rescue in block in m"...) of a block
+ * inside the method m?  Its local iseq must be a method's, labelled m.
+ */
+static bool in_method(pid_t pid, const struct interp_ruby_layout *L, const uint8_t *body,
+		      const char *label)
+{
+	uint64_t local, flags, lbody, llabel;
+	uint32_t type;
+	const char *in = NULL, *p;
+	char *name;
+	bool ok;
+
+	for (p = strstr(label, " in "); p; p = strstr(p + 1, " in "))
+		in = p + 4;
+	memcpy(&local, body + L->body_local_iseq, 8);
+	if (!in || !local || (local & 7) || !rd64(pid, local, &flags) ||
+	    (flags & L->t_mask) != L->t_imemo ||
+	    ((flags >> L->imemo_shift) & L->imemo_mask) != L->imemo_iseq ||
+	    !rd64(pid, local + L->iseq_body, &lbody) ||
+	    interp_read(pid, lbody + L->body_type, &type, 4) || type != L->iseq_method ||
+	    !rd64(pid, lbody + L->body_label, &llabel))
+		return false;
+	name = rb_str(pid, L, llabel);
+	ok = name && strcmp(name, in) == 0;
+	free(name);
+	return ok;
 }
 
 static void load_iseq(struct interp_code *c, const struct interp_proc *ip,
@@ -108,6 +136,7 @@ static void load_iseq(struct interp_code *c, const struct interp_proc *ip,
 {
 	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
 	uint64_t flags, body, pathobj, label;
+	uint32_t type;
 
 	if (!rd64(c->pid, c->addr, &flags) || (flags & L->t_mask) != L->t_imemo ||
 	    ((flags >> L->imemo_shift) & L->imemo_mask) != L->imemo_iseq ||
@@ -124,13 +153,32 @@ static void load_iseq(struct interp_code *c, const struct interp_proc *ip,
 		c->file = rb_str(c->pid, L, pathobj);
 	c->name = rb_str(c->pid, L, label);
 	c->valid = c->name && c->file;
+	if (!c->valid)
+		return;
+	memcpy(&type, c->body + L->body_type, 4);
+	c->rb_kind = RB_LABEL_PLAIN;
+	if (type == L->iseq_method)
+		c->rb_kind = RB_LABEL_METHOD;
+	else if ((type == L->iseq_block || type == L->iseq_rescue || type == L->iseq_ensure) &&
+		 in_method(c->pid, L, c->body, c->name))
+		c->rb_kind = RB_LABEL_IN_METHOD;
 }
 
 struct interp_code *rb_code_get(struct interp_state *st, const struct interp_proc *ip,
 				const struct interp_frame *f)
 {
+	struct interp_frame key = *f;
+	struct interp_code *c;
 	bool fresh;
-	struct interp_code *c = interp_code_slot(st, ip->pid, f->addr, &fresh, f);
+
+	/*
+	 * An iseq's owner is not part of its identity: module_function and
+	 * define_method share one iseq between classes.  A C method's is (the
+	 * owner comes with the entry the cache is keyed by).
+	 */
+	if (!(f->flags & INTERP_FRAME_CFUNC))
+		key.id2 = 0;
+	c = interp_code_slot(st, ip->pid, f->addr, &fresh, &key);
 
 	if (c && fresh) {
 		if (f->flags & INTERP_FRAME_CFUNC)
@@ -139,6 +187,213 @@ struct interp_code *rb_code_get(struct interp_state *st, const struct interp_pro
 			load_iseq(c, ip, f);
 	}
 	return c;
+}
+
+const char *rb_compose_name(const char *label, enum rb_label_kind kind, const char *prefix,
+			    char *out, size_t outsz)
+{
+	const char *in = NULL, *p;
+	int n;
+
+	if (!prefix || !*prefix || kind == RB_LABEL_PLAIN)
+		return label;
+	if (kind == RB_LABEL_METHOD) {
+		n = snprintf(out, outsz, "%s%s", prefix, label);
+	} else {
+		/* The method is after the last " in ": "rescue in block in m". */
+		for (p = strstr(label, " in "); p; p = strstr(p + 1, " in "))
+			in = p + 4;
+		if (!in)
+			return label;
+		n = snprintf(out, outsz, "%.*s%s%s", (int)(in - label), label, prefix, in);
+	}
+	return n > 0 && (size_t)n < outsz ? out : label;
+}
+
+/*
+ * Value of instance variable id in a class's iv_tbl (an st_table: its
+ * entries array in insertion order, {hash, key, record}, deleted ones with
+ * the reserved hash ~0).  Classes have few: more than MAX_CLASS_IVARS is not
+ * believed.
+ */
+#define MAX_CLASS_IVARS 256
+
+static bool class_ivar(pid_t pid, const struct interp_ruby_layout *L, uint64_t klass, uint64_t id,
+		       uint64_t *out)
+{
+	uint64_t ext, tbl, start, bound, entries, i;
+	uint8_t *buf;
+	bool found = false;
+
+	if (!id || !rd64(pid, klass + L->rclass_ext, &ext) || !ext ||
+	    !rd64(pid, ext + L->ext_iv_tbl, &tbl) || !tbl ||
+	    !rd64(pid, tbl + L->st_entries_start, &start) ||
+	    !rd64(pid, tbl + L->st_entries_bound, &bound) ||
+	    !rd64(pid, tbl + L->st_entries, &entries) ||
+	    start > bound || bound - start > MAX_CLASS_IVARS || bound == start ||
+	    L->st_entry_size < L->st_entry_record + 8 || L->st_entry_size < L->st_entry_key + 8)
+		return false;
+	buf = malloc((bound - start) * L->st_entry_size);
+	if (!buf || interp_read(pid, entries + start * L->st_entry_size, buf,
+				(bound - start) * L->st_entry_size)) {
+		free(buf);
+		return false;
+	}
+	for (i = 0; i < bound - start && !found; i++) {
+		const uint8_t *e = buf + i * L->st_entry_size;
+		uint64_t hash, key;
+
+		memcpy(&hash, e, 8);
+		memcpy(&key, e + L->st_entry_key, 8);
+		if (hash != ~0ULL && key == id) {
+			memcpy(out, e + L->st_entry_record, 8);
+			found = true;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+/* RBasic flags of a class or module, or false. */
+static bool class_flags(pid_t pid, const struct interp_ruby_layout *L, uint64_t v, uint64_t *flags)
+{
+	uint64_t t;
+
+	if (!v || (v & 7) || !rd64(pid, v, flags))
+		return false;
+	t = *flags & L->t_mask;
+	return t == L->t_class || t == L->t_module;
+}
+
+static bool id_is(const struct interp_proc *ip, uint64_t id, const char *name)
+{
+	char *s = rb_id_name(ip, id);
+	bool ok = s && strcmp(s, name) == 0;
+
+	free(s);
+	return ok;
+}
+
+/*
+ * The ID of __classpath__ is made at boot (rb_intern), not a constant:
+ * take it from Object's own iv_tbl, the key whose name is "__classpath__".
+ * __attached__'s is a constant of the build (id.def): check its name once.
+ * Not found (the VM not booted yet): looked for again next time.
+ */
+static void find_class_ids(struct interp_proc *ip)
+{
+	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
+	uint64_t object, flags, ext, tbl, start, bound, entries, i;
+
+	if (!ip->rb_attached_ok)
+		ip->rb_attached_ok = id_is(ip, L->id_attached, "__attached__") ? 1 : -1;
+	if (ip->rb_classpath_id || !ip->rb_cobject || !rd64(ip->pid, ip->rb_cobject, &object) ||
+	    !class_flags(ip->pid, L, object, &flags) ||
+	    !rd64(ip->pid, object + L->rclass_ext, &ext) || !ext ||
+	    !rd64(ip->pid, ext + L->ext_iv_tbl, &tbl) || !tbl ||
+	    !rd64(ip->pid, tbl + L->st_entries_start, &start) ||
+	    !rd64(ip->pid, tbl + L->st_entries_bound, &bound) ||
+	    !rd64(ip->pid, tbl + L->st_entries, &entries) ||
+	    start > bound || bound - start > MAX_CLASS_IVARS)
+		return;
+	for (i = start; i < bound; i++) {
+		uint64_t key;
+
+		if (rd64(ip->pid, entries + i * L->st_entry_size + L->st_entry_key, &key) &&
+		    id_is(ip, key, "__classpath__")) {
+			ip->rb_classpath_id = key;
+			return;
+		}
+	}
+}
+
+/* A class's permanent path ("Work::Pinger"), or NULL: anonymous, or unreadable. */
+static char *class_path(const struct interp_proc *ip, uint64_t klass)
+{
+	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
+	uint64_t path;
+
+	char *s;
+
+	if (!class_ivar(ip->pid, L, klass, ip->rb_classpath_id, &path))
+		return NULL;
+	s = rb_str(ip->pid, L, path);
+	if (s && strlen(s) >= MAX_NAME) {	/* rb_str cut it: a cut path is another class */
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+/*
+ * What goes before a method of class klass: "Name#", or "Name." for a
+ * singleton class of a named class or module (def self.x, Process.pid);
+ * "" for Object (top-level methods keep their plain names), anonymous
+ * classes, singletons of other objects, and anything that fails a check.
+ */
+static char *class_prefix(struct interp_proc *ip, uint64_t klass)
+{
+	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
+	uint64_t flags, attached, aflags;
+	char *path = NULL, *out;
+	char sep = '#';
+
+	find_class_ids(ip);
+	if (ip->rb_classpath_id && class_flags(ip->pid, L, klass, &flags)) {
+		if (!(flags & L->fl_singleton)) {
+			path = class_path(ip, klass);
+		} else if (ip->rb_attached_ok > 0 &&
+			   class_ivar(ip->pid, L, klass, L->id_attached, &attached) &&
+			   class_flags(ip->pid, L, attached, &aflags) &&
+			   !(aflags & L->fl_singleton)) {
+			path = class_path(ip, attached);
+			sep = '.';
+		}
+	}
+	if (path && sep == '#' && strcmp(path, "Object") == 0) {
+		free(path);
+		path = NULL;
+	}
+	if (!path || !*path || asprintf(&out, "%s%c", path, sep) < 0)
+		out = NULL;
+	free(path);
+	return out;
+}
+
+static bool class_eq(const struct hmap_node *n, const void *key)
+{
+	const struct rb_class *a = (const struct rb_class *)n, *k = key;
+
+	return a->pid == k->pid && a->klass == k->klass && a->symbols == k->symbols;
+}
+
+const char *rb_frame_name(struct interp_state *st, struct interp_proc *ip,
+			  const struct interp_code *c, const struct interp_frame *f, char *buf,
+			  size_t size)
+{
+	struct rb_class key = { .pid = ip->pid, .klass = f->id2, .symbols = ip->rb_symbols }, *k;
+	uint64_t h = hash_u64(f->id2 ^ hash_u64(ip->pid ^ ip->rb_symbols));
+	char *prefix;
+
+	if (!f->id2 || c->rb_kind == RB_LABEL_PLAIN)
+		return c->name;
+	k = (struct rb_class *)hmap_find(&st->rb_classes, h, class_eq, &key);
+	if (!k) {
+		/* Not yet booted far enough to know the IDs: try again later. */
+		prefix = class_prefix(ip, f->id2);
+		if (!prefix && !ip->rb_classpath_id)
+			return c->name;
+		k = malloc(sizeof(*k) + (prefix ? strlen(prefix) : 0) + 1);
+		if (!k) {
+			free(prefix);
+			return c->name;
+		}
+		*k = key;
+		strcpy(k->prefix, prefix ? prefix : "");
+		free(prefix);
+		hmap_insert(&st->rb_classes, &k->node, h);
+	}
+	return rb_compose_name(c->name, c->rb_kind, k->prefix, buf, size);
 }
 
 /*

@@ -114,22 +114,25 @@ static int put_name(struct uframe *out, int n, int cap, const struct interp_name
 }
 
 /* A Ruby frame's name; addr 0 is only a group boundary. */
-static const struct interp_name *ruby_name(struct interp_state *st, const struct interp_proc *ip,
+static const struct interp_name *ruby_name(struct interp_state *st, struct interp_proc *ip,
 					   const struct interp_frame *f)
 {
 	struct interp_code *c;
+	char buf[2 * 1024 + 64];
+	const char *name;
 
 	if (!f->addr)
 		return NULL;
 	c = rb_code_get(st, ip, f);
 	if (!c || !c->valid)
 		return intern(st, FRAME_MARK, "[unknown ruby frame]", NULL, 0);
+	name = rb_frame_name(st, ip, c, f, buf, sizeof(buf));
 	if (f->flags & INTERP_FRAME_CFUNC)	/* a C method: no file or line of its own */
-		return intern(st, FRAME_RUBY, c->name, NULL, 0);
-	return intern(st, FRAME_RUBY, c->name, c->file, rb_frame_line(st, ip, c, f));
+		return intern(st, FRAME_RUBY, name, NULL, 0);
+	return intern(st, FRAME_RUBY, name, c->file, rb_frame_line(st, ip, c, f));
 }
 
-static void frame_groups(struct interp_state *st, const struct interp_proc *ip,
+static void frame_groups(struct interp_state *st, struct interp_proc *ip,
 			 const struct proc *proc, const struct interp_event *ev, struct groups *g)
 {
 	const struct interp_python_layout *L = &ip->ver->layout.py;

@@ -58,6 +58,24 @@ const struct interp_version *interp_version_for_module(const char *base, char *l
 /* Line of the instruction at code unit lasti, from a 3.11 co_linetable; -1 if none. */
 int py311_line_for(const uint8_t *table, size_t len, int firstlineno, int lasti);
 
+/* ---- interp_ruby.c: naming Ruby frames ---- */
+
+/* What a Ruby label names, for adding the class. */
+enum rb_label_kind {
+	RB_LABEL_PLAIN,		/* <main>, <class:Foo>, <top (required)>, a block outside a method */
+	RB_LABEL_METHOD,	/* a method's name: the class goes before it */
+	RB_LABEL_IN_METHOD,	/* "block in m", "block (2 levels) in m", "rescue in m" */
+};
+
+/*
+ * The frame name from label, its kind and the class prefix ("Work::Pinger#",
+ * "Process.", "" for none): "Work::Pinger#run", "block in Work::Pinger#run".
+ * Returns out, or label when there is nothing to add or out is too small (a
+ * cut name would be another name).
+ */
+const char *rb_compose_name(const char *label, enum rb_label_kind kind, const char *prefix,
+			    char *out, size_t outsz);
+
 /* ---- interp_detect.c / interp_stitch.c: the recorder's interpreter state ---- */
 
 /* A named interpreter frame, interned: a stack key holds its address. */
@@ -79,6 +97,7 @@ struct interp_state {
 	struct hmap names;		/* interned struct interp_name */
 	struct hmap codes;		/* (pid, code object) -> decoded code */
 	struct hmap lines;		/* ruby: (pid, iseq, pc) -> line */
+	struct hmap rb_classes;		/* ruby: (pid, class) -> struct rb_class */
 	struct hmap cfis;		/* binary -> its .eh_frame_hdr table */
 	struct interp_event *pending;	/* slots by tid: the event waiting for its sample */
 	uint8_t *pending_strs;		/* perl: each slot's strings, INTERP_STR_BYTES */

@@ -58,7 +58,7 @@
 #define RB31_DEF_ORIGINAL_ID 32
 
 /*
- * For Class#method names (not used by the walkers yet): the method entry's owner and
+ * For Class#method names (stitch's walker and src/interp_ruby.c): the method entry's owner and
  * defined_class; a block frame's method entry is at its local ep (follow ep[-1] & ~3
  * while ep[0] lacks VM_ENV_FLAG_LOCAL), where ep[-2] is a cref (imemo 1) for code
  * outside a method.  A class's name is the hidden ivar __classpath__ in
@@ -77,6 +77,24 @@
 #define RB31_ST_ENTRIES_START 32
 #define RB31_ST_ENTRIES_BOUND 40
 #define RB31_ST_ENTRIES      48        /* st_table_entry is private to st.c: not checkable here */
+/* st.c: struct st_table_entry {st_hash_t hash; st_data_t key; st_data_t record;}, a deleted
+ * entry's hash is RESERVED_HASH_VAL (~0) */
+#define RB31_ST_ENTRY_SIZE   24
+#define RB31_ST_ENTRY_KEY    8
+#define RB31_ST_ENTRY_RECORD 16
+#define RB31_T_CLASS         0x02
+#define RB31_T_MODULE        0x03
+#define RB31_ID_ATTACHED     0xc11     /* id__attached__ (id.def: static, fixed per build) */
+#define RB31_IMEMO_SVAR      2
+#define RB31_SVAR_CREF_OR_ME 8         /* struct vm_svar .cref_or_me */
+#define RB31_ME_READ         40        /* sizeof(rb_callable_method_entry_t): through owner */
+#define RB31_BODY_TYPE       0         /* rb_iseq_constant_body.type (enum iseq_type, 4 bytes) */
+#define RB31_BODY_LOCAL_ISEQ 176       /* .local_iseq: a block's method (or top/class) iseq */
+#define RB31_BODY_READ_NAMES 184       /* a body read through .local_iseq */
+#define RB31_ISEQ_TYPE_METHOD 1
+#define RB31_ISEQ_TYPE_BLOCK  2
+#define RB31_ISEQ_TYPE_RESCUE 4
+#define RB31_ISEQ_TYPE_ENSURE 5
 
 /* ruby/internal/value_type.h, imemo.h: RBasic.flags & 0x1f is the type; imemo type in bits 12.. */
 #define RB31_T_STRING 0x05
