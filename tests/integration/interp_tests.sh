@@ -215,12 +215,22 @@ rb_comm() {
 }
 
 # Process.pid from thread A, directly and from a sort_by block.  C methods (each, sort_by,
-# pid) sit just before their own C function, after the VM's call frames.
+# pid) sit just before their own C function, after the VM's call frames.  Names as Ruby
+# 3.4 prints them: the class (or module) owning the method, '.' for a singleton method.
+RB_PINGER='Work::Pinger'
 rb_pid_chain() {
-	echo "$(r 'block in <main>' a_thread);$(r run a_each);${NAT}each;rb_ary_each;rb_yield;$(r 'block in run' a_block);$(r spin_a a_pid);${NAT}pid;${NAT}__getpid;entry_SYSCALL"
+	echo "$(r 'block in <main>' a_thread);$(r "$RB_PINGER#run" a_each);${NAT}Array#each;rb_ary_each;rb_yield;$(r "block in $RB_PINGER#run" a_block);$(r "$RB_PINGER#spin_a" a_pid);${NAT}Process\\.pid;${NAT}__getpid;entry_SYSCALL"
 }
 rb_sort_chain() {
-	echo "$(r spin_a a_sort);${NAT}sort_by;${NAT}rb_block_call;${NAT}each;rb_ary_each;rb_yield;$NAT$(r 'block in spin_a' a_sort);${NAT}pid;${NAT}__getpid;entry_SYSCALL"
+	echo "$(r "$RB_PINGER#spin_a" a_sort);${NAT}Enumerable#sort_by;${NAT}rb_block_call;${NAT}Array#each;rb_ary_each;rb_yield;$NAT$(r "block in $RB_PINGER#spin_a" a_sort);${NAT}Process\\.pid;${NAT}__getpid;entry_SYSCALL"
+}
+# A method of a module mixed into Pinger: the module owns it.
+rb_greet_chain() {
+	echo "$(r "$RB_PINGER#spin_a" a_greet_call);$(r 'Work::Greeter#greet' a_greet);${NAT}Process\\.pid;${NAT}__getpid;entry_SYSCALL"
+}
+# def self.tick, with a block in a block: "block (2 levels) in Work::Pinger.tick".
+rb_tick_chain() {
+	echo "$(r "$RB_PINGER#spin_a" a_tick_call);$(r "$RB_PINGER\\.tick" a_tick);${NAT}Integer#times;$NAT$(r "block in $RB_PINGER\\.tick" a_tick);${NAT}Array#each;$NAT$(r "block \\(2 levels\\) in $RB_PINGER\\.tick" a_tick);${NAT}Process\\.pid;${NAT}__getpid;entry_SYSCALL"
 }
 
 check_ruby_threads() {
@@ -230,12 +240,19 @@ check_ruby_threads() {
 	show "$out"
 	expect_ge "thread A: Process.pid chain" "$(total "$out" "$a.*$(rb_pid_chain)")" 1000
 	expect_ge "thread A: sort_by block chain" "$(total "$out" "$a.*$(rb_sort_chain)")" 1000
+	expect_ge "thread A: module method chain" "$(total "$out" "$a.*$(rb_greet_chain)")" 1000
+	expect_ge "thread A: singleton method, nested blocks" \
+		"$(total "$out" "$a.*$(rb_tick_chain)")" 1000
 	# Every Process.pid that reached its C function (a few getpid calls come from the
 	# VM's interrupt checks, in the thread's own stack) is one of the exact chains.
-	expect_eq "% of pid -> C function stacks exact" \
-		"$(share "$out" ';pid;[^;]+;__getpid;' "$(rb_pid_chain)|$(rb_sort_chain)")" 100
+	expect_eq "% of Process.pid -> C function stacks exact" \
+		"$(share "$out" ';Process\.pid;[^;]+;__getpid;' \
+			"$(rb_pid_chain)|$(rb_sort_chain)|$(rb_greet_chain)|$(rb_tick_chain)")" 100
+	# No bare method names left where Ruby knows the class.
+	expect_eq "stacks with a bare pid/each/sort_by/times" \
+		"$(total "$out" ';(pid|each|sort_by|times|run|spin_a|greet|tick) ?[;(]')" 0
 	# Thread truth: B's methods never under Process.pid, never in A's stacks and back.
-	expect_eq "stacks with writer_b and pid" "$(total "$out" 'writer_b \(.*;pid;')" 0
+	expect_eq "stacks with writer_b and pid" "$(total "$out" 'writer_b \(.*;Process\.pid;')" 0
 	expect_eq "thread A stacks with B's methods" "$(total "$out" "$a.*writer_b")" 0
 	expect_eq "thread B stacks with A's methods" "$(total "$out" "$b.*(spin_a|Pinger|;run \\()")" 0
 }
@@ -273,7 +290,7 @@ test_ruby_thread_stack_reaches_start() {
 	start="${a}clone3;start_thread;${NAT}rb_vm_invoke_proc;"
 	expect_ge "thread A: clone3 down to Process.pid" "$(total "$TMP/rbs.folded" "$start$(rb_pid_chain)")" 1000
 	expect_ge "thread A: clone3 down to the sort_by block" \
-		"$(total "$TMP/rbs.folded" "$start$(r 'block in <main>' a_thread);$(r run a_each);${NAT}each;rb_ary_each;rb_yield;$(r 'block in run' a_block);$(rb_sort_chain)")" 1000
+		"$(total "$TMP/rbs.folded" "$start$(r 'block in <main>' a_thread);$(r "$RB_PINGER#run" a_each);${NAT}Array#each;rb_ary_each;rb_yield;$(r "block in $RB_PINGER#run" a_block);$(rb_sort_chain)")" 1000
 	copied=$(sed -n 's/^stitch stats: kernel unwinding: .*, \([0-9]*\) events copied while tables were missing$/\1/p' \
 		"$TMP/rbs.err")
 	is_number "$copied" "events copied"
@@ -287,11 +304,14 @@ test_ruby_cpu_samples() {
 	"$STITCH" record -F 999 -o "$TMP/rbc.folded" -- "$RUBY" "$RBW" cpu 3
 	show "$TMP/rbc.folded"
 	local burn
-	burn="$(r 'block in <main>' a_cpu);$(r burn a_burn)"
+	burn="$(r 'block in <main>' a_cpu);$(r "$RB_PINGER#burn" a_burn)"
 	expect_ge "samples in burn" "$(total "$TMP/rbc.folded" "$burn")" 600
 	expect_eq "% of burn samples with the exact chain" \
-		"$(share "$TMP/rbc.folded" ';burn \(' "$burn")" 100
+		"$(share "$TMP/rbc.folded" ";$RB_PINGER#burn \\(" "$burn")" 100
 	expect_eq "B's frames with burn" "$(total "$TMP/rbc.folded" 'writer_b.*burn|burn.*writer_b')" 0
+	# Thread B: a top-level method (owner Object: its plain name) calling IO#write.
+	expect_ge "thread B: writer_b -> IO#write" "$(total "$TMP/rbc.folded" \
+		"$(r 'block in <main>' b_thread);$(r writer_b b_write);${NAT}IO#write;")" 50
 }
 
 test_ruby_main_thread_complete() {
@@ -299,8 +319,10 @@ test_ruby_main_thread_complete() {
 	"$STITCH" record -e syscall:getpid -o "$TMP/rbm.folded" -- "$RUBY" "$RBW" main 2
 	show "$TMP/rbm.folded"
 	local chain
-	chain="^ruby3\\.1;_start;__libc_start_main;__libc_start_call_main;${NAT}ruby_run_node;$NAT$(r '<main>' main_call);$(r main_loop main_pid);${NAT}pid;[^;]+;__getpid;entry_SYSCALL"
+	chain="^ruby3\\.1;_start;__libc_start_main;__libc_start_call_main;${NAT}ruby_run_node;$NAT$(r '<main>' main_call);$(r main_loop main_pid);${NAT}Process\\.pid;[^;]+;__getpid;entry_SYSCALL"
+	# (main_loop is a top-level method: its plain name, not Object#main_loop.)
 	expect_ge "main thread: whole chain" "$(total "$TMP/rbm.folded" "$chain")" 1000
-	expect_eq "% of pid stacks exactly so" "$(share "$TMP/rbm.folded" ';pid;' "$chain")" 100
+	expect_eq "% of Process.pid stacks exactly so" \
+		"$(share "$TMP/rbm.folded" ';Process\.pid;' "$chain")" 100
 	expect_eq "stacks not stitched" "$(total "$TMP/rbm.folded" 'not stitched')" 0
 }

@@ -542,6 +542,7 @@ static int walk_python(const struct module *m, pid_t tid, uint64_t fs_base)
 /* ============================ Ruby 3.1 ============================ */
 struct rb_ctx {
 	uint64_t symbols;	/* &ruby_global_symbols, 0 if not found */
+	uint64_t classpath;	/* ID of __classpath__ (made at boot), 0 if not found */
 };
 
 static uint64_t rb_type(uint64_t flags) { return flags & 0x1f; }
@@ -621,6 +622,138 @@ static uint64_t rb_find_symbols(const struct module *m)
 			return tgt + i + 6 + rel;
 		}
 	return 0;
+}
+
+/* ---- Class#method names, as Ruby 3.4's backtraces print them ---- */
+
+/* RBasic flags of a T_CLASS or T_MODULE; -1 if v is not one. */
+static int rb_class_flags(uint64_t v, uint64_t *flags)
+{
+	if (!v || (v & 7) || rd64(v, flags))
+		return -1;
+	return rb_type(*flags) == RB31_T_CLASS || rb_type(*flags) == RB31_T_MODULE ? 0 : -1;
+}
+
+/* Instance variable id of a class: RCLASS(klass)->ptr->iv_tbl, an st_table scanned in
+ * entry order (deleted entries have the hash ~0). At most 256 entries believed. */
+static int rb_class_ivar(uint64_t klass, uint64_t id, uint64_t *out)
+{
+	uint64_t ext, tbl, start, bound, entries, e[3];
+
+	if (!id || rd64(klass + RB31_RCLASS_PTR, &ext) || !ext || rd64(ext + RB31_CLASSEXT_IV_TBL, &tbl) ||
+	    !tbl || rd64(tbl + RB31_ST_ENTRIES_START, &start) || rd64(tbl + RB31_ST_ENTRIES_BOUND, &bound) ||
+	    rd64(tbl + RB31_ST_ENTRIES, &entries) || start > bound || bound - start > 256)
+		return -1;
+	for (uint64_t i = start; i < bound; i++) {
+		if (rd(entries + i * RB31_ST_ENTRY_SIZE, e, sizeof(e)))
+			return -1;
+		if (e[0] != ~0ULL && e[RB31_ST_ENTRY_KEY / 8] == id) {
+			*out = e[RB31_ST_ENTRY_RECORD / 8];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* __classpath__'s ID is made at boot: it is the key of Object's iv_tbl named so. */
+static uint64_t rb_find_classpath_id(const struct module *m, const struct rb_ctx *c)
+{
+	uint64_t var = elf_sym(m, "rb_cObject"), obj, flags, ext, tbl, start, bound, entries, key;
+	char name[MAX_STR];
+
+	if (!var || rd64(var + m->bias, &obj) || rb_class_flags(obj, &flags) ||
+	    rd64(obj + RB31_RCLASS_PTR, &ext) || rd64(ext + RB31_CLASSEXT_IV_TBL, &tbl) ||
+	    rd64(tbl + RB31_ST_ENTRIES_START, &start) || rd64(tbl + RB31_ST_ENTRIES_BOUND, &bound) ||
+	    rd64(tbl + RB31_ST_ENTRIES, &entries) || start > bound || bound - start > 256)
+		return 0;
+	for (uint64_t i = start; i < bound; i++)
+		if (!rd64(entries + i * RB31_ST_ENTRY_SIZE + RB31_ST_ENTRY_KEY, &key) &&
+		    !rb_id2name(c, key, name, sizeof(name)) && !strcmp(name, "__classpath__"))
+			return key;
+	return 0;
+}
+
+/* rb_vm_frame_method_entry(): ep[-2] if a method entry, else the enclosing envs
+ * (ep[-1] & ~3) up to the local one, whose ep[-2] may be an svar holding it. The
+ * entry's owner, or 0 (top level, class bodies, anything unreadable). */
+static uint64_t rb_frame_owner(uint64_t ep)
+{
+	for (int hop = 0; hop < 16; hop++) {
+		uint64_t v, flags, specval, oflags, owner;
+
+		if (rd64(ep + RB31_EP_ME_CREF, &v) || rd64(ep, &flags) || rd64(ep + RB31_EP_SPECVAL, &specval))
+			return 0;
+		if (v && !(v & 7) && !rd64(v, &oflags) && rb_type(oflags) == RB31_T_IMEMO) {
+			unsigned t = (oflags >> RB31_FL_USHIFT) & 0xf;
+
+			if (t == RB31_IMEMO_SVAR && (flags & RB31_ENV_FLAG_LOCAL) &&
+			    !rd64(v + RB31_SVAR_CREF_OR_ME, &v) && v && !(v & 7) && !rd64(v, &oflags) &&
+			    rb_type(oflags) == RB31_T_IMEMO)
+				t = (oflags >> RB31_FL_USHIFT) & 0xf;
+			if (t == RB31_IMEMO_MENT)
+				return rd64(v + RB31_ME_OWNER, &owner) ? 0 : owner;
+		}
+		if (flags & RB31_ENV_FLAG_LOCAL)
+			return 0;
+		ep = specval & ~3ULL;
+	}
+	return 0;
+}
+
+/* What goes before a method of klass: "Name#", "Name." for a named class's singleton,
+ * "" for Object, anonymous classes and other objects' singletons. */
+static void rb_class_prefix(const struct rb_ctx *c, uint64_t klass, char *out, size_t outsz)
+{
+	uint64_t flags, attached, aflags, path;
+	char name[MAX_STR], sep = '#';
+
+	out[0] = 0;
+	if (rb_class_flags(klass, &flags))
+		return;
+	if (flags & RB31_FL_SINGLETON) {
+		if (rb_class_ivar(klass, RB31_ID_ATTACHED, &attached) || rb_class_flags(attached, &aflags) ||
+		    (aflags & RB31_FL_SINGLETON))
+			return;
+		klass = attached;
+		sep = '.';
+	}
+	if (rb_class_ivar(klass, c->classpath, &path) || rb_str(path, name, sizeof(name)) ||
+	    (sep == '#' && !strcmp(name, "Object")))
+		return;
+	snprintf(out, outsz, "%s%c", name, sep);
+}
+
+/* Is a block (rescue, ensure) iseq inside a method? Its local iseq's type and label. */
+static int rb_in_method(const uint8_t *body, const char *label)
+{
+	uint64_t local, flags, lbody, llabel;
+	uint32_t type;
+	const char *in = NULL;
+	char name[MAX_STR];
+
+	for (const char *p = strstr(label, " in "); p; p = strstr(p + 1, " in "))
+		in = p + 4;
+	memcpy(&local, body + RB31_BODY_LOCAL_ISEQ, 8);
+	return in && local && !(local & 7) && !rd64(local, &flags) && rb_type(flags) == RB31_T_IMEMO &&
+	       ((flags >> RB31_FL_USHIFT) & 0xf) == RB31_IMEMO_ISEQ && !rd64(local + RB31_ISEQ_BODY, &lbody) &&
+	       !rd32(lbody + RB31_BODY_TYPE, &type) && type == RB31_ISEQ_TYPE_METHOD &&
+	       !rd64(lbody + RB31_BODY_LABEL, &llabel) && !rb_str(llabel, name, sizeof(name)) &&
+	       !strcmp(name, in);
+}
+
+/* Prefix the class before a method label, or before the method part of "block in m". */
+static void rb_qualify(char *name, size_t namesz, const char *prefix, int whole)
+{
+	char tmp[2 * MAX_STR];
+	const char *in = name;
+
+	if (!prefix[0])
+		return;
+	if (!whole)
+		for (const char *p = strstr(name, " in "); p; p = strstr(p + 1, " in "))
+			in = p + 4;
+	if (snprintf(tmp, sizeof(tmp), "%.*s%s%s", (int)(in - name), name, prefix, in) < (int)namesz)
+		strcpy(name, tmp);
 }
 
 /* iseq.c succ_index_lookup(): rank of position x = number of insns_info entries that start
@@ -723,19 +856,20 @@ static uint64_t rb_current_ec(const struct module *m, uint64_t fs_base)
 }
 
 struct rb_frame {
-	char name[MAX_STR], file[MAX_STR];
+	char name[2 * MAX_STR], file[MAX_STR];
 	int line, cfunc;
 };
 
 static int walk_ruby(const struct module *m, pid_t tid, uint64_t fs_base)
 {
 	static struct rb_frame fr[MAX_FRAMES];
-	struct rb_ctx c = { rb_find_symbols(m) };
+	struct rb_ctx c = { rb_find_symbols(m), 0 };
 	uint64_t ec, stack, stack_size, cfp, end;
 	int n = 0, trunc = 0;
 
 	(void)tid;
-	vlog("ruby_global_symbols=%#lx (from rb_id2str)", c.symbols);
+	c.classpath = rb_find_classpath_id(m, &c);
+	vlog("ruby_global_symbols=%#lx (from rb_id2str), __classpath__ ID %#lx", c.symbols, c.classpath);
 	ec = rb_current_ec(m, fs_base);
 	if (!ec || rd64(ec + RB31_EC_VM_STACK, &stack) || rd64(ec + RB31_EC_VM_STACK_SIZE, &stack_size) ||
 	    rd64(ec + RB31_EC_CFP, &cfp)) {
@@ -749,8 +883,10 @@ static int walk_ruby(const struct module *m, pid_t tid, uint64_t fs_base)
 		return 3;
 	}
 	for (; cfp + RB31_CFP_SIZE <= end; cfp += RB31_CFP_SIZE) {
-		uint8_t f[RB31_CFP_SIZE], body[RB31_BODY_READ];
-		uint64_t pc, iseq, ep, flags, magic, ibody, iflags, me, meflags, def, id, pathobj, label;
+		uint8_t f[RB31_CFP_SIZE], body[RB31_BODY_READ_NAMES];
+		uint64_t pc, iseq, ep, flags, magic, ibody, iflags, me, meflags, def, id, pathobj, label, owner;
+		char prefix[MAX_STR + 2];
+		uint32_t type;
 
 		if (n >= MAX_FRAMES) {
 			trunc = 1;
@@ -778,10 +914,13 @@ static int walk_ruby(const struct module *m, pid_t tid, uint64_t fs_base)
 				continue;	/* IFUNC: C block (e.g. Enumerator), no name of its own */
 			if (rd64(ep + RB31_EP_ME_CREF, &me) || rd64(me, &meflags) || rb_type(meflags) != RB31_T_IMEMO ||
 			    ((meflags >> RB31_FL_USHIFT) & 0xf) != RB31_IMEMO_MENT || rd64(me + RB31_ME_DEF, &def) ||
-			    rd64(def + RB31_DEF_ORIGINAL_ID, &id) || rb_id2name(&c, id, fr[n].name, MAX_STR)) {
+			    rd64(def + RB31_DEF_ORIGINAL_ID, &id) || rb_id2name(&c, id, fr[n].name, MAX_STR) ||
+			    rd64(me + RB31_ME_OWNER, &owner)) {
 				trunc = 5;
 				break;
 			}
+			rb_class_prefix(&c, owner, prefix, sizeof(prefix));
+			rb_qualify(fr[n].name, sizeof(fr[n].name), prefix, 1);
 			fr[n].cfunc = 1;
 			n++;
 			continue;
@@ -804,6 +943,13 @@ static int walk_ruby(const struct module *m, pid_t tid, uint64_t fs_base)
 		if (rb_str(label, fr[n].name, MAX_STR) || (fr[n].line = rb_line(body, pc)) < 0) {
 			trunc = 8;
 			break;
+		}
+		memcpy(&type, body + RB31_BODY_TYPE, 4);
+		if (type == RB31_ISEQ_TYPE_METHOD ||
+		    ((type == RB31_ISEQ_TYPE_BLOCK || type == RB31_ISEQ_TYPE_RESCUE ||
+		      type == RB31_ISEQ_TYPE_ENSURE) && rb_in_method(body, fr[n].name))) {
+			rb_class_prefix(&c, rb_frame_owner(ep), prefix, sizeof(prefix));
+			rb_qualify(fr[n].name, sizeof(fr[n].name), prefix, type == RB31_ISEQ_TYPE_METHOD);
 		}
 		fr[n].cfunc = 0;
 		n++;

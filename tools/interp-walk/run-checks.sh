@@ -108,15 +108,18 @@ if [ -x $rb ]; then
 	f=$wl/rb_threads.rb
 	if start $rb "$f"; then
 		printf '%s\n' "main_wait ($f:$(mark "$f" m_wait))" "<main> ($f:$(mark "$f" m_main))" > "$out/rb.main"
-		printf '%s\n' "spin_a ($f:$(mark "$f" a_spin))" "block in run ($f:$(mark "$f" a_block))" \
-			"each ($f:$(mark "$f" a_each))" "run ($f:$(mark "$f" a_each))" \
+		# Names as Ruby 3.4's backtraces print them: Class#method, Klass.method for a
+		# singleton method, the plain name for top-level methods (owner Object).
+		printf '%s\n' "Work::Pinger#spin_a ($f:$(mark "$f" a_spin))" \
+			"block in Work::Pinger#run ($f:$(mark "$f" a_block))" \
+			"Array#each ($f:$(mark "$f" a_each))" "Work::Pinger#run ($f:$(mark "$f" a_each))" \
 			"block in <main> ($f:$(mark "$f" a_thread))" > "$out/rb.a"
 		printf '%s\n' "spin_b ($f:$(mark "$f" b_spin))" "block in writer_b ($f:$(mark "$f" b_block))" \
-			"times ($f:$(mark "$f" b_block))" "writer_b ($f:$(mark "$f" b_block))" \
+			"Integer#times ($f:$(mark "$f" b_block))" "writer_b ($f:$(mark "$f" b_block))" \
 			"block in <main> ($f:$(mark "$f" b_thread))" > "$out/rb.b"
-		walk_all "ruby main" "$tmain" "sleep ($f:$(mark "$f" m_wait))" "$out/rb.main"
-		walk_all "ruby A" "$ta" "pid ($f:$(mark "$f" a_spin))" "$out/rb.a"
-		walk_all "ruby B" "$tb" "write ($f:$(mark "$f" b_spin))" "$out/rb.b"
+		walk_all "ruby main" "$tmain" "Kernel#sleep ($f:$(mark "$f" m_wait))" "$out/rb.main"
+		walk_all "ruby A" "$ta" "Process.pid ($f:$(mark "$f" a_spin))" "$out/rb.a"
+		walk_all "ruby B" "$tb" "IO#write ($f:$(mark "$f" b_spin))" "$out/rb.b"
 		kill "$wpid"
 	else
 		bad "ruby workload did not start"

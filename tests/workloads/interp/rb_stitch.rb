@@ -1,12 +1,27 @@
 # Workload for the integration tests of interpreter frames (tests/integration/interp_tests.sh).
 # Thread A calls Process.pid through methods, a block and a C method calling back into Ruby
-# (Array#each, sort_by); thread B only writes to $stderr; the main thread waits.  No getpid
-# stack may show B's methods.  Lines are found by their MARK comments.
+# (Array#each, sort_by), a method of a mixed-in module and a singleton method with nested
+# blocks; thread B only writes to $stderr; the main thread waits.  No getpid stack may show
+# B's methods.  Lines are found by their MARK comments.  Frames are named as Ruby 3.4 does:
+# Work::Pinger#run, block in Work::Pinger#run, Work::Greeter#greet (the module owns it),
+# Work::Pinger.tick, Process.pid, Array#each; top-level methods keep their plain names.
 #
 #   rb_stitch.rb threads SECONDS  |  rb_stitch.rb cpu SECONDS  |  rb_stitch.rb main SECONDS
 #   (main: the main thread alone calls Process.pid)
 module Work
+  module Greeter
+    def greet
+      Process.pid  # MARK: a_greet
+    end
+  end
+
   class Pinger
+    include Greeter
+
+    def self.tick
+      1.times { [0].each { Process.pid } }  # MARK: a_tick
+    end
+
     def run(t)
       [1].each do |x|  # MARK: a_each
         spin_a(x, t)  # MARK: a_block
@@ -17,6 +32,8 @@ module Work
       while Time.now < t
         Process.pid  # MARK: a_pid
         [2, 1].sort_by { |v| Process.pid; v }  # MARK: a_sort
+        greet  # MARK: a_greet_call
+        Pinger.tick  # MARK: a_tick_call
       end
     end
 
