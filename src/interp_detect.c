@@ -292,6 +292,7 @@ static bool ruby_from_module(struct interp_proc *ip, const struct interp_version
 	if (symbols != ip->rb_symbols) {
 		ip->rb_classpath_id = 0;
 		ip->rb_attached_ok = 0;
+		ip->rb_id_tries = 0;
 	}
 	ip->rb_symbols = symbols;
 	ip->rb_cobject = dynsym_find(elf, "rb_cObject", &cobject, NULL) ? cobject + m->bias : 0;

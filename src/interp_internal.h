@@ -23,6 +23,7 @@ struct interp_proc {
 	uint64_t rb_classpath_id;	/* ruby: ID of __classpath__, 0 until found */
 	int rb_attached_ok;		/* ruby: the table's ID of __attached__ checked: 1 ok,
 					 * -1 wrong (no Klass.meth names), 0 not yet */
+	int rb_id_tries;		/* ruby: looks for __classpath__'s ID so far */
 	bool retry;			/* found, but not ready yet (ld.so still loading) */
 	uint64_t perl_tls_off;		/* perl: my_perl = *(fs_base - perl_tls_off) */
 	bool perl_dtv;			/* libperl.so: my_perl = *(dtv[tls_modid].val + tls_sym) */

@@ -33,15 +33,15 @@ struct rb_env {
 
 /*
  * A method entry's first me_read bytes into s->code; false if the read
- * fails or it is not a method entry.  Special consts (nil, false, small
- * ints) are never objects.
+ * fails or it is not a method entry.  Special consts (false 0, nil 8,
+ * fixnums, symbols) are never objects: not read.
  */
 static __always_inline bool rb_read_ment(struct interp_scratch *s,
 					 const struct interp_ruby_layout *L, __u64 v)
 {
 	__u32 sz = L->me_read;
 
-	if (!v || (v & 7) || sz == 0 || sz > INTERP_CHUNK)
+	if (v < 4096 || (v & 7) || sz == 0 || sz > INTERP_CHUNK)
 		return false;
 	barrier_var(sz);
 	sz &= INTERP_CHUNK - 1;
@@ -71,7 +71,7 @@ static __always_inline __u64 rb_frame_owner(struct interp_scratch *s,
 			return chunk_u64(s->code, L->me_owner);
 		if (env->flags & L->env_flag_local) {
 			/* ep[-2] was read above if it is an object: an svar? */
-			if (v && !(v & 7) &&
+			if (v >= 4096 && !(v & 7) &&
 			    rb_imemo_is(L, chunk_u64(s->code, 0), L->imemo_svar) &&
 			    rb_read_ment(s, L, chunk_u64(s->code, L->svar_cref_or_me)))
 				return chunk_u64(s->code, L->me_owner);

@@ -265,13 +265,14 @@ static bool class_flags(pid_t pid, const struct interp_ruby_layout *L, uint64_t 
 	return t == L->t_class || t == L->t_module;
 }
 
-static bool id_is(const struct interp_proc *ip, uint64_t id, const char *name)
+/* 1: the ID's name is name; -1: another; 0: cannot tell (yet). */
+static int id_is(const struct interp_proc *ip, uint64_t id, const char *name)
 {
 	char *s = rb_id_name(ip, id);
-	bool ok = s && strcmp(s, name) == 0;
+	int r = s ? (strcmp(s, name) == 0 ? 1 : -1) : 0;
 
 	free(s);
-	return ok;
+	return r;
 }
 
 /*
@@ -286,8 +287,12 @@ static void find_class_ids(struct interp_proc *ip)
 	uint64_t object, flags, ext, tbl, start, bound, entries, i;
 
 	if (!ip->rb_attached_ok)
-		ip->rb_attached_ok = id_is(ip, L->id_attached, "__attached__") ? 1 : -1;
-	if (ip->rb_classpath_id || !ip->rb_cobject || !rd64(ip->pid, ip->rb_cobject, &object) ||
+		ip->rb_attached_ok = id_is(ip, L->id_attached, "__attached__");
+	/* Bounded: a process where it cannot be found keeps bare names, at little cost. */
+	if (ip->rb_classpath_id || ip->rb_id_tries >= 64)
+		return;
+	ip->rb_id_tries++;
+	if (!ip->rb_cobject || !rd64(ip->pid, ip->rb_cobject, &object) ||
 	    !class_flags(ip->pid, L, object, &flags) ||
 	    !rd64(ip->pid, object + L->rclass_ext, &ext) || !ext ||
 	    !rd64(ip->pid, ext + L->ext_iv_tbl, &tbl) || !tbl ||
@@ -300,7 +305,7 @@ static void find_class_ids(struct interp_proc *ip)
 		uint64_t key;
 
 		if (rd64(ip->pid, entries + i * L->st_entry_size + L->st_entry_key, &key) &&
-		    id_is(ip, key, "__classpath__")) {
+		    id_is(ip, key, "__classpath__") > 0) {
 			ip->rb_classpath_id = key;
 			return;
 		}
