@@ -314,6 +314,46 @@ test_ruby_cpu_samples() {
 		"$(r 'block in <main>' b_thread);$(r writer_b b_write);${NAT}IO#write;")" 50
 }
 
+# How each kind of frame is named (rb_names.rb): with its class where Ruby 3.4 would
+# give one, the bare label where the class is anonymous or not a class, never another.
+RNW=$(realpath tests/workloads/interp/rb_names.rb)
+
+# rn NAME MARK: a frame of rb_names.rb as a folded regex.
+rn() {
+	local l
+	l=$(grep -n "# MARK: $2\$" "$RNW" | cut -d: -f1)
+	is_number "$l" "MARK $2"
+	echo "$1 \\($(printf '%s' "$RNW" | sed 's/[.]/\\./g'):$l\\)"
+}
+
+test_ruby_name_rules() {
+	need "$RUBY"
+	local out=$TMP/rbn.folded pid=";${NAT}Process\\.pid;" svar resc dm helper anon single blk
+	"$STITCH" record -e syscall:getpid -o "$out" -- "$RUBY" "$RNW" 2
+	show "$out" 10
+	# A method whose $~ turned its env's method entry slot into an svar.
+	svar=";$(rn 'Names::Inner#svar_m' svar)$pid"
+	resc=";$(rn 'rescue in Names::Inner#resc' resc)$pid"
+	# define_method's body is a block of the class body: Ruby names it so too.
+	dm=";$(rn 'block in <class:Inner>' dm)$pid"
+	# module_function: the singleton copy shares the iseq of the private Util#helper.
+	helper=";$(rn 'Names::Util\.helper' helper)$pid"
+	anon=";$(rn am anon)$pid"
+	single=";$(rn single single)$pid"
+	blk=";$(rn top_blk top_blk);${NAT}Array#each;$NAT$(rn 'block in top_blk' top_blk)$pid"
+	expect_ge "svar method" "$(total "$out" "$svar")" 200
+	expect_ge "rescue clause" "$(total "$out" "$resc")" 200
+	expect_ge "define_method block" "$(total "$out" "$dm")" 200
+	expect_ge "module_function" "$(total "$out" "$helper")" 200
+	expect_ge "anonymous class: bare name" "$(total "$out" "$anon")" 200
+	expect_ge "singleton of an object: bare name" "$(total "$out" "$single")" 200
+	expect_ge "block in a top-level method" "$(total "$out" "$blk")" 200
+	# Nothing else under Process.pid: no class invented, none left out.
+	expect_eq "% of Process.pid stacks named so" "$(share "$out" ';Process\.pid;' \
+		"$svar|$resc|$dm|$helper|$anon|$single|$blk")" 100
+	expect_eq "Object# or Util# names" "$(total "$out" 'Object#|Names::Util#|#<')" 0
+}
+
 test_ruby_main_thread_complete() {
 	need "$RUBY"
 	"$STITCH" record -e syscall:getpid -o "$TMP/rbm.folded" -- "$RUBY" "$RBW" main 2
