@@ -309,9 +309,15 @@ test_ruby_cpu_samples() {
 	expect_eq "% of burn samples with the exact chain" \
 		"$(share "$TMP/rbc.folded" ";$RB_PINGER#burn \\(" "$burn")" 100
 	expect_eq "B's frames with burn" "$(total "$TMP/rbc.folded" 'writer_b.*burn|burn.*writer_b')" 0
-	# Thread B: a top-level method (owner Object: its plain name) calling IO#write.
+	# Thread B (about a third of the samples): a top-level method, its plain name
+	# (owner Object), calling IO#write; and Time.now, a singleton method written in Ruby.
+	expect_ge "thread B: samples in writer_b" "$(total "$TMP/rbc.folded" \
+		"$(r 'block in <main>' b_thread);writer_b \\($RBW_RE:[0-9]+\\);")" 100
 	expect_ge "thread B: writer_b -> IO#write" "$(total "$TMP/rbc.folded" \
-		"$(r 'block in <main>' b_thread);$(r writer_b b_write);${NAT}IO#write;")" 50
+		"$(r 'block in <main>' b_thread);$(r writer_b b_write);${NAT}IO#write;")" 5
+	expect_eq "% of IO#write samples under writer_b" "$(share "$TMP/rbc.folded" ';IO#write;' \
+		"$(r 'block in <main>' b_thread);$(r writer_b b_write);${NAT}IO#write;")" 100
+	expect_ge "Time.now (timev.rb)" "$(total "$TMP/rbc.folded" ';Time\.now \(<internal:timev>:')" 10
 }
 
 # How each kind of frame is named (rb_names.rb): with its class where Ruby 3.4 would
