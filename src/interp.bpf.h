@@ -74,6 +74,26 @@ static __always_inline __u8 chunk_u8(const __u8 *c, __u32 off)
 	return c[off];
 }
 
+/*
+ * A shared library's TLS variable of the current thread, read as
+ * __tls_get_addr would: dtv = tcb->dtv; block = dtv[modid].val; then the
+ * variable at block + off.  0 with *val set; 1 when this thread has no
+ * block for the library (it never touched its TLS: *val = 0); -1 on a
+ * fault.
+ */
+static __always_inline int interp_tls_var(__u64 fs_base, __u64 modid, __u64 off, __u64 *val)
+{
+	__u64 dtv = 0, block = 0;
+
+	*val = 0;
+	if (bpf_probe_read_user(&dtv, 8, (void *)(fs_base + 8)) ||
+	    bpf_probe_read_user(&block, 8, (void *)(dtv + modid * 16)))
+		return -1;
+	if (!block || block == (__u64)-1)
+		return 1;
+	return bpf_probe_read_user(val, 8, (void *)(block + off)) ? -1 : 0;
+}
+
 #include "interp_python.bpf.h"
 #include "interp_ruby.bpf.h"
 #include "interp_perl.bpf.h"

@@ -385,19 +385,8 @@ static __always_inline void interp_perl_walk(struct interp_event *ev, struct int
 	w->L = *L;
 	w->first = 1;
 	if (cfg->tls_modid) {
-		/*
-		 * libperl.so: PL_current_context in the library's TLS block,
-		 * through the DTV as __tls_get_addr would read it.
-		 */
-		__u64 dtv = 0, block = 0;
-
-		if (perl_rd64(fs_base + 8, &dtv) || perl_rd64(dtv + cfg->tls_modid * 16, &block)) {
-			ev->flags |= INTERP_EV_FAULT;
-			return;
-		}
-		if (!block || block == (__u64)-1)	/* never touched by this thread */
-			return;
-		if (perl_rd64(block + cfg->tls_sym, &w->my_perl)) {
+		/* libperl.so: PL_current_context in the library's TLS block */
+		if (interp_tls_var(fs_base, cfg->tls_modid, cfg->tls_sym, &w->my_perl) < 0) {
 			ev->flags |= INTERP_EV_FAULT;
 			return;
 		}

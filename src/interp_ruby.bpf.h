@@ -196,23 +196,18 @@ static __always_inline void interp_ruby_walk(struct interp_event *ev, struct int
 					     const struct interp_ruby_layout *L, __u64 fs_base)
 {
 	struct rb_walk w = { .ev = ev, .s = s, .L = L };
-	__u64 dtv = 0, block = 0, ec = 0, stack = 0, size = 0;
+	__u64 ec = 0, stack = 0, size = 0;
+	int err;
 
 	s->n = 0;
 	s->cursor = s->end = 0;
-	/* dtv = tcb->dtv; block = dtv[modid].val; ec = *(block + offset) */
-	if (bpf_probe_read_user(&dtv, 8, (void *)(fs_base + 8)) ||
-	    bpf_probe_read_user(&block, 8, (void *)(dtv + cfg->tls_modid * 16))) {
+	/* ruby_current_ec, libruby's TLS variable */
+	err = interp_tls_var(fs_base, cfg->tls_modid, cfg->tls_sym, &ec);
+	if (err < 0) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
-	if (!block || block == (__u64)-1)	/* this thread never touched libruby's TLS */
-		return;
-	if (bpf_probe_read_user(&ec, 8, (void *)(block + cfg->tls_sym))) {
-		ev->flags |= INTERP_EV_FAULT;
-		return;
-	}
-	if (!ec)
+	if (!ec)		/* no block: this thread never touched libruby's TLS */
 		return;
 	if (bpf_probe_read_user(&stack, 8, (void *)(ec + L->ec_vm_stack)) ||
 	    bpf_probe_read_user(&size, 8, (void *)(ec + L->ec_vm_stack_size)) ||
