@@ -19,7 +19,7 @@
 #   complete   share of samples whose user stack reaches _start through
 #              main;a;b;c (what you need to attribute the time)
 #
-#   bench/run.sh            (HZ=999 WORK=3000 THREADS=2 by default; as root)
+#   bench/run.sh            (HZ=999 WORK=6000 THREADS=2 by default; as root)
 #
 # By default the workload runs one thread per CPU (main and THREADS-1
 # workers, each doing WORK units) and every process may run anywhere: the
@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 
 HZ=${HZ:-999}
 THREADS=${THREADS:-$(nproc)}
-WORK=${WORK:-3000}
+WORK=${WORK:-6000}
 STITCH=${STITCH:-./stitch}
 UNWIND=${UNWIND:-kernel}	# stitch's --unwind mode: kernel (the default) or copy
 WCPU=${WCPU:-0-$(($(nproc) - 1))}
