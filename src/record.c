@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "cli.h"
 #include "attach.h"
 #include "interp_user.h"
 #include "binary.h"
@@ -178,23 +179,7 @@ static void usage(FILE *f)
 
 static int fail_usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "stitch record: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'stitch record --help'.\n");
-	return 2;
-}
-
-static bool parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
+	return cli_usage_error("record", fmt, arg);
 }
 
 /* A pid or tid: traced as its whole thread group. */
@@ -228,7 +213,7 @@ static int parse_pids(struct record_opts *o, const char *arg)
 	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
 		long v;
 
-		if (!parse_long(tok, 1, 0x7fffffff, &v)) {
+		if (!cli_parse_long(tok, 1, 0x7fffffff, &v)) {
 			rc = fail_usage("-p: '%s' is not a process id", tok);
 			break;
 		}
@@ -297,7 +282,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			o->all = true;
 			break;
 		case 'F':
-			if (!parse_long(optarg, 1, 100000, &v))
+			if (!cli_parse_long(optarg, 1, 100000, &v))
 				return fail_usage("-F: '%s' is not a frequency in Hz (1..100000)", optarg);
 			o->freq = v;
 			break;
@@ -319,17 +304,17 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			o->outputs[o->noutputs++] = optarg;
 			break;
 		case OPT_TOP:
-			if (!parse_long(optarg, 1, 1000000, &v))
+			if (!cli_parse_long(optarg, 1, 1000000, &v))
 				return fail_usage("--top: '%s' is not a positive count", optarg);
 			o->top = v;
 			break;
 		case OPT_STACK_BYTES:
-			if (!parse_long(optarg, 0, STITCH_MAX_USTACK, &v))
+			if (!cli_parse_long(optarg, 0, STITCH_MAX_USTACK, &v))
 				return fail_usage("--stack-bytes: '%s' must be 0..65536", optarg);
 			o->stack_bytes = v;
 			break;
 		case OPT_RINGBUF_MB:
-			if (!parse_long(optarg, 1, 4096, &v) || (v & (v - 1)))
+			if (!cli_parse_long(optarg, 1, 4096, &v) || (v & (v - 1)))
 				return fail_usage("--ringbuf-mb: '%s' must be a power of two, 1..4096", optarg);
 			o->ringbuf_mb = v;
 			break;

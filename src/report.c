@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "filter.h"
 #include "input.h"
@@ -69,12 +70,9 @@ static void report_usage(FILE *f, const char *cmd)
 
 static int parse_id(const char *s, int64_t *out)
 {
-	char *end;
-	long long v;
+	long v;
 
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v > 0x7fffffff)
+	if (!cli_parse_long(s, 0, 0x7fffffff, &v))
 		return -EINVAL;
 	*out = v;
 	return 0;

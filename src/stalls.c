@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "output.h"
 #include "privileges.h"
@@ -108,10 +109,7 @@ static void usage(FILE *f)
 
 static int fail_usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "stitch stalls: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'stitch stalls --help'.\n");
-	return 2;
+	return cli_usage_error("stalls", fmt, arg);
 }
 
 /* "50ms", "500us", "0.2s", "50" (ms) -> ns; 0 if not a time. */
@@ -149,7 +147,6 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	long v;
 	int c;
 
@@ -171,8 +168,7 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 		case 'l':
 			o->loop_nr = stalls_syscall_nr(optarg);
 			if (o->loop_nr < 0) {
-				v = strtol(optarg, &end, 10);
-				if (end == optarg || *end || v < 0 || v > 1023)
+				if (!cli_parse_long(optarg, 0, 1023, &v))
 					return fail_usage("--loop-syscall: '%s' is not a system call "
 							  "stitch knows (see --help) nor a number", optarg);
 				o->loop_nr = v;
@@ -194,8 +190,7 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 			o->outputs[o->noutputs++] = optarg;
 			break;
 		case OPT_TOP:
-			v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || v < 1 || v > 100000)
+			if (!cli_parse_long(optarg, 1, 100000, &v))
 				return fail_usage("--top: '%s' is not a positive count", optarg);
 			o->top = v;
 			break;
@@ -224,10 +219,9 @@ static int check_pids(const char *list)
 	if (!copy)
 		return -1;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long pid = strtol(tok, &end, 10);
+		long pid;
 
-		if (end == tok || *end || pid < 1 || pid > 0x7fffffff) {
+		if (!cli_parse_long(tok, 1, 0x7fffffff, &pid)) {
 			fprintf(stderr, "stitch stalls: -p: '%s' is not a process id\n", tok);
 			rc = -1;
 			break;

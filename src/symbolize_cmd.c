@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "kallsyms.h"
 #include "output.h"
@@ -79,10 +80,7 @@ static void usage(FILE *f)
 
 static int fail_usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "stitch symbolize: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'stitch symbolize --help'.\n");
-	return 2;
+	return cli_usage_error("symbolize", fmt, arg);
 }
 
 static int parse_opts(int argc, char **argv, struct symbolize_opts *o)
@@ -104,10 +102,9 @@ static int parse_opts(int argc, char **argv, struct symbolize_opts *o)
 	while ((c = getopt_long(argc, argv, "p:r:k:fo:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
-			char *end;
-			long pid = strtol(optarg, &end, 10);
+			long pid;
 
-			if (end == optarg || *end || pid < 1 || pid > 0x7fffffff)
+			if (!cli_parse_long(optarg, 1, 0x7fffffff, &pid))
 				return fail_usage("--pid: '%s' is not a process id", optarg);
 			if (o->root)
 				return fail_usage("%s", "give --pid or --binary-root, not both");
