@@ -27,23 +27,11 @@ struct {
 	__uint(max_entries, 32 << 20);	/* resized by user space */
 } samples SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u8);
-} traced_tgids SEC(".maps");
+/* traced_tgids, and stall_threads for stitch stalls' gate (which owns both). */
+#include "shared_maps.bpf.h"
 
-/* ---- stitch stalls' gate (stalls.bpf.c owns the map, shared by fd) ---- */
+/* ---- stitch stalls' gate ---- */
 const volatile __u64 stall_gate_ns;	/* 0: no gate, every event is kept */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, STALLS_MAX_THREADS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);	/* memory per thread seen, not up front */
-	__type(key, __u32);
-	__type(value, struct stall_thread);
-} stall_threads SEC(".maps");
 
 /* Keep only events of threads stalled right now (see stall_gate_open). */
 static __always_inline bool stall_gate_closed(__u32 tid)

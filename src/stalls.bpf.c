@@ -24,21 +24,8 @@ const volatile __u32 loop_nr = STALLS_LOOP_UNKNOWN;
 const volatile __u32 candidates[STALLS_MAX_LOOP_SYSCALLS];
 const volatile __u32 ncandidates;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, STALLS_MAX_THREADS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);	/* memory per thread seen, not up front */
-	__type(key, __u32);
-	__type(value, struct stall_thread);
-} stall_threads SEC(".maps");
-
-/* The targets: owned here, shared with record.bpf.c, which keeps it up to date. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u8);
-} traced_tgids SEC(".maps");
+/* stall_threads, traced_tgids: owned here, shared with record.bpf.c by fd. */
+#include "shared_maps.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
