@@ -207,6 +207,27 @@ test_kernel_unwind_library_loaded_late() {
 	check_mode late 80 -F 499 -- "$LATE" "$LIBLATE" 0.3 1
 }
 
+# Once stitch (pid $1) has its tracepoint program loaded and the flood has
+# begun, stop its reader for 0.5 s, then let it finish.
+freeze_reader_during_flood() {
+	local st=$1 i
+	wait_for_prog on_tracepoint
+	sleep 0.3
+	kill -STOP "$st"
+	sleep 0.5
+	kill -CONT "$st"
+	wait "$st"
+}
+
+# Up to 10 s for a BPF program of ours, by name, to be loaded.
+wait_for_prog() {
+	local i
+	for i in $(seq 100); do
+		bpftool prog show 2>/dev/null | grep -q "name $1" && return 0
+		sleep 0.1
+	done
+}
+
 test_kernel_counts_hot_syscall_without_loss() {
 	# The same flood with a frozen reader and a ring of 8 MiB (room for the
 	# first events, copied until the tables are in; the flood would fill it
@@ -214,16 +235,7 @@ test_kernel_counts_hot_syscall_without_loss() {
 	# the output with its full stack.
 	"$STITCH" record --stats --ringbuf-mb 8 -e syscall:getppid -o "$TMP/hot.folded" \
 		-- "$CHAIN" syscall 1.5 2>"$TMP/hot.err" &
-	local st=$! i
-	for i in $(seq 100); do
-		bpftool prog show 2>/dev/null | grep -q 'name on_tracepoint' && break
-		sleep 0.1
-	done
-	sleep 0.3
-	kill -STOP "$st"
-	sleep 0.5
-	kill -CONT "$st"
-	wait "$st"
+	freeze_reader_during_flood $!
 	cat "$TMP/hot.err"
 	show "$TMP/hot.folded"
 	local events counted
@@ -391,16 +403,7 @@ test_lost_events_counted_exactly() {
 	# --per-event: every event through the ring (counted in the kernel, none would be lost).
 	"$STITCH" record --stats --per-event --ringbuf-mb 1 -e syscall:getppid -o "$TMP/lost.folded" \
 		-- "$CHAIN" syscall 1.5 2>"$TMP/lost.err" &
-	local st=$! i
-	for i in $(seq 100); do
-		bpftool prog show 2>/dev/null | grep -q 'name on_tracepoint' && break
-		sleep 0.1
-	done
-	sleep 0.3
-	kill -STOP "$st"
-	sleep 0.5
-	kill -CONT "$st"
-	wait "$st"
+	freeze_reader_during_flood $!
 	cat "$TMP/lost.err"
 	local lost events received
 	lost=$(sed -n 's/^stitch: LOST \([0-9]*\) of.*/\1/p' "$TMP/lost.err")
@@ -517,12 +520,9 @@ no_programs_left() {
 interrupt_test() {
 	local sig=$1
 	"$STITCH" record -a -F 99 -o "$TMP/$sig.folded" &
-	local st=$! i
+	local st=$!
 	# Signal it once it is recording (its programs are loaded), then some more.
-	for i in $(seq 100); do
-		bpftool prog show 2>/dev/null | grep -q 'name on_perf_event' && break
-		sleep 0.1
-	done
+	wait_for_prog on_perf_event
 	# Something to sample: an idle machine gives no events under -a.
 	"$CHAIN" spin 1
 	kill "-$sig" "$st"
