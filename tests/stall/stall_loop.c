@@ -41,30 +41,12 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static volatile unsigned long sink;
+#include "../workloads/cpu_spin.h"
 
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/*
- * Spins for ms of this thread's CPU time (the VM may steal wall time, and
- * threads share CPUs).  The clock is a system call, so it is read only every
- * 1M iterations (~0.5 ms): samples land in this loop, in user mode.
- */
+/* Spins for ms of this thread's CPU time (cpu_spin.h). */
 __attribute__((noinline)) void spin_for_stall(unsigned int ms)
 {
-	uint64_t end = cpu_ns() + ms * 1000000ull;
-	unsigned long i;
-
-	do {
-		for (i = 0; i < (1ul << 20); i++)
-			sink += i;
-	} while (cpu_ns() < end);
+	SPIN_CPU_MS(ms);
 }
 
 __attribute__((noinline)) static void short_task(unsigned int us)

@@ -27,15 +27,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-static volatile unsigned long sink;
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
+#include "cpu_spin.h"
 
 __attribute__((noinline)) void short_task(void)
 {
@@ -45,16 +37,10 @@ __attribute__((noinline)) void short_task(void)
 		sink++;
 }
 
-/* Spins for ms of CPU time; the clock is read every 1M iterations only. */
+/* Spins for ms of this thread's CPU time (cpu_spin.h). */
 __attribute__((noinline)) void spin_for_stall(unsigned int ms)
 {
-	uint64_t end = cpu_ns() + ms * 1000000ull;
-	unsigned long i;
-
-	do {
-		for (i = 0; i < (1ul << 20); i++)
-			sink += i;
-	} while (cpu_ns() < end);
+	SPIN_CPU_MS(ms);
 }
 
 __attribute__((noinline)) void populate_task(size_t mb)
