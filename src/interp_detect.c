@@ -60,24 +60,17 @@ void interp_free(struct interp_state *st)
 	struct hmap_node *n;
 	size_t i;
 
-	if (st->codes.buckets)
-		hmap_for_each(&st->codes, i, n)
-			free_code(n);
-	if (st->names.buckets)
-		hmap_for_each(&st->names, i, n)
-			free(((struct interp_name *)n)->file);
-	if (st->procs.buckets)
-		hmap_free_all(&st->procs);
-	if (st->names.buckets)
-		hmap_free_all(&st->names);
-	if (st->codes.buckets)
-		hmap_free_all(&st->codes);
-	if (st->lines.buckets)
-		hmap_free_all(&st->lines);
-	if (st->rb_classes.buckets)
-		hmap_free_all(&st->rb_classes);
-	if (st->cfis.buckets)
-		hmap_free_all(&st->cfis);
+	/* A map never initialized is empty (no buckets): nothing to free. */
+	hmap_for_each(&st->codes, i, n)
+		free_code(n);
+	hmap_for_each(&st->names, i, n)
+		free(((struct interp_name *)n)->file);
+	hmap_free_all(&st->procs);
+	hmap_free_all(&st->names);
+	hmap_free_all(&st->codes);
+	hmap_free_all(&st->lines);
+	hmap_free_all(&st->rb_classes);
+	hmap_free_all(&st->cfis);
 	free(st->pending);
 	st->pending = NULL;
 	free(st->pending_strs);
