@@ -364,17 +364,17 @@ static long kagg_cmp_cb(__u64 i, void *ctx)
  * Count this event under (pid, tid, comm, event, kernel stack, user stack)
  * if the kernel can walk its user stack and has room: returns true when
  * counted, false when the event must go to user space as a record.
+ *
+ * Called for the current task once its user registers are known usable
+ * (user_regs_usable) and kunwind_count_in_kernel is set.  user_sample: a
+ * perf sample that interrupted user code.  Its kernel stack is empty (perf
+ * takes kernel frames only from kernel-mode registers), so counting it need
+ * not ask for one: bpf_get_stackid() would spend ~200 ns to find nothing
+ * and return -EFAULT.
  */
-/*
- * user_sample: a perf sample that interrupted user code.  Its kernel stack
- * is empty (perf takes kernel frames only from kernel-mode registers), so
- * counting it need not ask for one: bpf_get_stackid() would spend ~200 ns
- * to find nothing and return -EFAULT.
- */
-static __always_inline bool kunwind_count_event(void *ctx, __u32 tgid, __u32 tid,
-						__u32 event_idx, bool user_sample)
+static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *task, __u32 tgid,
+						__u32 tid, __u32 event_idx, bool user_sample)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct kagg_cmp c = {};
 	struct kagg_ustack *u, *old;
 	struct kagg_key key = {};
@@ -384,8 +384,6 @@ static __always_inline bool kunwind_count_event(void *ctx, __u32 tgid, __u32 tid
 	__u8 stop = 0;
 	long err;
 
-	if (!kunwind_count_in_kernel || (task->flags & PF_KTHREAD) || !task->mm)
-		return false;
 	u = bpf_map_lookup_elem(&kagg_scratch, &zero);
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!u || !regs)
