@@ -70,7 +70,8 @@ static uint64_t kname_hash(uint64_t addr, bool exact)
 	return hash_u64(addr ^ (exact ? 0x9e3779b97f4a7c15ull : 0));
 }
 
-static void load_kallsyms(struct resolver *r)
+/* At the first kernel frame: the kernel names them if it can, else the kallsyms file. */
+static void start_kernel_naming(struct resolver *r)
 {
 	r->ks_tried = true;
 	r->kn = ksym_namer_open();
@@ -258,7 +259,7 @@ static void kname_prefetch(struct resolver *r, struct stack_table *t)
 			struct kname *k;
 
 			if (!r->ks_tried)
-				load_kallsyms(r);
+				start_kernel_naming(r);
 			if (!r->kn)
 				goto out;
 			k = kname_get(r, kern[j], j == 0);
@@ -290,7 +291,7 @@ static const char *kernel_name(struct resolver *r, uint64_t addr, bool exact,
 
 	*module = NULL;
 	if (r->ks_path && !r->ks_tried)
-		load_kallsyms(r);
+		start_kernel_naming(r);
 	if (r->kn) {
 		struct kname *k = kname_get(r, addr, exact);
 
