@@ -7,6 +7,9 @@
  *   chain spin SECONDS        burn CPU in c()
  *   chain syscall SECONDS     c() calls getppid() in a loop
  *   chain deep DEPTH SECONDS  main -> a -> b -> recurse() x DEPTH -> c()
+ *   chain deep-syscall DEPTH SECONDS
+ *                             the same chain, c() calls getppid() in a loop
+ *                             (a hot event with a deep stack, for benchmarks)
  *   chain signal SECONDS      main -> a -> b -> c() sleeps; a SIGALRM handler
  *                             spins in on_alarm() -> spin_in_handler()
  *   chain threads SECONDS     two threads: worker -> a -> b -> c() (spin)
@@ -85,7 +88,7 @@ NOINLINE void on_alarm(int sig)
 
 NOINLINE void c(void)
 {
-	if (strcmp(mode, "syscall") == 0) {
+	if (strcmp(mode, "syscall") == 0 || strcmp(mode, "deep-syscall") == 0) {
 		while (now() < deadline) {
 			int i;
 
@@ -163,7 +166,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mode = argv[1];
-	if (strcmp(mode, "deep") == 0) {
+	if (strcmp(mode, "deep") == 0 || strcmp(mode, "deep-syscall") == 0) {
 		if (argc < 4)
 			return 2;
 		deep_depth = atoi(argv[2]);
