@@ -147,7 +147,8 @@ static void usage(FILE *f)
 "      --top N              stacks shown in the text summary (default %d)\n"
 "      --stack-bytes N      user stack bytes copied per event\n"
 "                           (default %d, max %d)\n"
-"      --ringbuf-mb N       ring buffer size in MiB (default 64)\n"
+"      --ringbuf-mb N       ring buffer size in MiB (default: a quarter second\n"
+"                           of cpu samples, 8..64; 64 for other events, -a)\n"
 "      --unwind MODE        where native stacks are unwound: kernel (default;\n"
 "                           from CFI tables in BPF maps, no stack copy), copy\n"
 "                           (copy --stack-bytes of stack per event, unwind in\n"
@@ -651,9 +652,34 @@ static void load_used_programs_only(struct recorder *r)
  * tables are loaded its events are copied (~2.5 KB each), and a hot syscall
  * (~250k events/s) overflowed a 16 MiB ring in that time.
  */
+/*
+ * The ring's default size: what a quarter of a second of events can fill,
+ * the reader polling every 20 ms.  Only cpu sampling of chosen processes
+ * has a known rate: -F on every CPU, each record at most its stack copy
+ * (while tables load, for interpreters, with --per-event) and a kernel
+ * stack.  Other events fire at any rate, and -a starts by loading tables
+ * for every process: 64 MiB.  A smaller ring costs less to create and map
+ * (64 MiB: ~18 ms of the start).
+ */
 static size_t ringbuf_mb_of(const struct record_opts *o)
 {
-	return o->ringbuf_mb ? o->ringbuf_mb : 64;
+	uint64_t need;
+	size_t mb = 8;
+	int i;
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (o->ringbuf_mb)
+		return o->ringbuf_mb;
+	if (o->all || ncpus <= 0)
+		return 64;
+	for (i = 0; i < o->nevents; i++)
+		if (o->events[i].kind != EVENT_CPU)
+			return 64;
+	need = (uint64_t)o->freq * ncpus *
+	       (o->stack_bytes + sizeof(((struct sample_event *)0)->kstack) + 512) / 4;
+	while (mb < 64 && ((uint64_t)mb << 20) < need)
+		mb <<= 1;
+	return mb;
 }
 
 static int load_bpf(struct recorder *r)
