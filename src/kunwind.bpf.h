@@ -366,7 +366,7 @@ struct kagg_cmp {
  * not the comparison, is what costs.  Words past n are not compared (they
  * are whatever an earlier, longer stack left there).
  */
-#define KAGG_CMP_CHUNK 8
+#define KAGG_CMP_CHUNK 32
 
 static long kagg_cmp_cb(__u64 i, void *ctx)
 {
@@ -475,7 +475,8 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 	key.event_idx = event_idx;
 	key.uhash = hash;
 	key.epoch = kagg_epoch;
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	/* Two loads through the trusted task pointer instead of a helper's strscpy. */
+	__builtin_memcpy(key.comm, task->comm, sizeof(key.comm));
 	cnt = bpf_map_lookup_elem(&kagg_counts, &key);
 	if (cnt) {
 		__sync_fetch_and_add(cnt, 1);

@@ -160,8 +160,8 @@ static __always_inline bool user_regs_usable(struct task_struct *task)
 {
 	if ((task->flags & PF_KTHREAD) || !task->mm)
 		return false;
-	if (bpf_core_field_exists(task->in_execve) &&
-	    BPF_CORE_READ_BITFIELD_PROBED(task, in_execve))
+	/* A plain load through the trusted pointer, not a probe-read call. */
+	if (bpf_core_field_exists(task->in_execve) && BPF_CORE_READ_BITFIELD(task, in_execve))
 		return false;
 	return true;
 }
