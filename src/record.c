@@ -686,7 +686,7 @@ static int load_bpf(struct recorder *r)
 {
 	struct record_opts *o = r->o;
 	bool quiet = o->unwind_mode == KUNWIND_MODE_KERNEL && !o->unwind_asked;
-	int err;
+	int err, i;
 
 	r->skel = record_bpf__open();
 	if (r->skel)
@@ -704,6 +704,16 @@ static int load_bpf(struct recorder *r)
 				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :
 				 kunwind_rows_for_mb(o->max_table_mb));
 	r->skel->rodata->filter_tgids = !o->all;
+	/*
+	 * -p of a few processes: their tgids in the program itself.  Not when
+	 * another command drives us: it may add processes to traced_tgids.
+	 */
+	if (o->npids && !o->command && !r->hooks &&
+	    o->npids <= STITCH_FIXED_TGIDS) {
+		for (i = 0; i < o->npids; i++)
+			r->skel->rodata->fixed_tgids[i] = o->pids[i];
+		r->skel->rodata->nfixed_tgids = o->npids;
+	}
 	r->skel->rodata->follow_forks = o->command != NULL;
 	r->skel->rodata->ustack_limit = o->stack_bytes;
 	bpf_map__set_max_entries(r->skel->maps.samples, r->ringbuf_mb << 20);

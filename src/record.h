@@ -18,6 +18,8 @@
 #define STITCH_MAX_USTACK_PAGES 16
 #define STITCH_MAX_USTACK (STITCH_MAX_USTACK_PAGES * STITCH_PAGE_SIZE)
 #define STITCH_DEFAULT_USTACK (8 * STITCH_PAGE_SIZE)
+/* -p of at most this many processes: their tgids are compared in the program */
+#define STITCH_FIXED_TGIDS 8
 /* Frame words of the in-kernel unwinder ahead of a stack copy (KUNWIND_FRAMES_BYTES). */
 #define STITCH_USTACK_ROOM (1024 * 8)
 
