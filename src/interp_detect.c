@@ -380,6 +380,8 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 		cfg.tls_modid = ip->tls_modid;
 		cfg.tls_sym = ip->tls_sym;
 		cfg.perl_tls_off = ip->perl_tls_off;
+		if (st->any_procs)
+			*st->any_procs = 1;
 		if (bpf_map_update_elem(st->procs_fd, &proc->pid, &cfg, BPF_ANY) == 0)
 			return;
 		warn_once("too many interpreter processes (interp_procs is full)");

@@ -91,6 +91,11 @@ struct interp_proc;
 
 struct interp_state {
 	int procs_fd;			/* BPF interp_procs map */
+	/*
+	 * The BPF side's interp_any, or NULL: set before the first process
+	 * goes into interp_procs, so that until then events skip the lookup.
+	 */
+	volatile uint32_t *any_procs;
 	bool no_lines;
 	bool disabled;			/* --no-interp */
 	struct hmap procs;		/* pid -> struct interp_proc */

@@ -214,7 +214,8 @@ static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample)
 	 * interpreter's events: their interpreter frames differ where the
 	 * native stacks are the same, and user space must name them.
 	 */
-	if (kunwind_count_in_kernel && user_ok && !bpf_map_lookup_elem(&interp_procs, &tgid) &&
+	if (kunwind_count_in_kernel && user_ok &&
+	    !(interp_any && bpf_map_lookup_elem(&interp_procs, &tgid)) &&
 	    kunwind_count_event(ctx, task, tgid, tid, event_idx, user_sample)) {
 		count(STAT_KAGG_COUNTED);
 		return 0;

@@ -746,6 +746,7 @@ static int load_bpf(struct recorder *r)
 	interp_free(&r->interp);
 	err = interp_init(&r->interp, bpf_map__fd(r->skel->maps.interp_procs),
 			  bpf_map__fd(r->skel->maps.interp_layouts), o->no_lines);
+	r->interp.any_procs = &r->skel->bss->interp_any;
 	r->interp.disabled = o->no_interp;
 	if (err) {
 		fprintf(stderr, "stitch record: cannot set up interpreter walking: %s\n",
