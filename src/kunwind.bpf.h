@@ -76,6 +76,11 @@ struct ku_walk {
 	 * in a loop of its own cost ~10 ns a frame, mostly the loop's calls.
 	 */
 	__u64 hash;
+	/*
+	 * Every frame word written equals what the output held before: the
+	 * same stack as the last walk into that buffer (see kagg_last).
+	 */
+	__u32 same;
 	__u32 win_len;		/* valid bytes in win */
 	__u64 win_start;	/* user address of win[0] */
 	__u8 win[KU_WIN];
@@ -156,8 +161,11 @@ static __always_inline __u32 *ku_rcache_slot(void *ctx, __u32 h)
 static __always_inline void ku_emit(void *ctx, __u32 idx, __u64 word)
 {
 	struct ku_bpf_ctx *c = ctx;
+	__u64 *slot = &c->frames[idx & (KUNWIND_MAX_FRAMES - 1)];
 
-	c->frames[idx & (KUNWIND_MAX_FRAMES - 1)] = word;
+	if (c->w && *slot != word)
+		c->w->same = 0;
+	*slot = word;
 }
 
 static __always_inline void ku_set_exact(void *ctx, __u32 idx)
@@ -165,6 +173,9 @@ static __always_inline void ku_set_exact(void *ctx, __u32 idx)
 	struct ku_bpf_ctx *c = ctx;
 
 	c->frames[idx & (KUNWIND_MAX_FRAMES - 1)] |= KFRAME_EXACT;
+	/* Compared before the bit was set: no longer known to be the same. */
+	if (c->w)
+		c->w->same = 0;
 }
 
 #include "kunwind_walk.h"
@@ -225,6 +236,7 @@ struct kunwind_result {
 	__u64 hash;		/* of the frame words, the count and the stop */
 	__u32 n;		/* frame words written */
 	__u32 stop;		/* KUNWIND_STOP_*; FALLBACK: copy the stack instead */
+	__u32 same;		/* the n words are those frames held before the walk */
 };
 
 /*
@@ -246,6 +258,7 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 		return 0;
 	res->n = 0;
 	res->hash = 0;
+	res->same = 0;
 	res->stop = KUNWIND_STOP_FALLBACK;
 	tgid = start->tgid;
 	c.proc = bpf_map_lookup_elem(&kunwind_procs, &tgid);
@@ -270,12 +283,14 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 	w->s.last_pc = 0;
 	w->stop = KUNWIND_STOP_TRUNCATED;
 	w->win_len = 0;
+	w->same = 1;
 	w->hash = 0xcbf29ce484222325ull;
 	c.w = w;
 	c.frames = frames->words;
 	bpf_loop(KUNWIND_MAX_FRAMES / KU_FRAMES_PER_CALL + 1, ku_loop_cb, &c, 0);
 	res->stop = w->stop;
 	res->n = w->s.n;
+	res->same = w->same;
 	res->hash = ku_hash_word(w->hash, w->s.n ^ ((__u64)w->stop << 32));
 	return 0;
 }
@@ -347,12 +362,28 @@ struct {
 	__type(value, __u64);
 } kagg_counts SEC(".maps");
 
-/* Where a user stack is built before it is hashed and stored; per CPU. */
+/*
+ * Where a user stack is built before it is hashed and stored; per CPU.  It
+ * keeps the last stack walked here: a CPU often samples the same stack
+ * again (a hot loop), and a walk that rewrote every word with its old value
+ * (kunwind_result.same) has the stack that is stored already.
+ */
+struct kagg_scratch_val {
+	struct kagg_ustack u;
+	/*
+	 * u, as it is, was found stored in kagg_ustacks (or stored there) under
+	 * hash.  kagg_ustacks entries are never changed or deleted while we
+	 * run, so it still is.
+	 */
+	__u32 stored;
+	__u64 hash;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct kagg_ustack);
+	__type(value, struct kagg_scratch_val);
 } kagg_scratch SEC(".maps");
 
 struct kagg_cmp {
@@ -403,18 +434,23 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 	struct kunwind_start start;
 	struct kunwind_result res;
 	struct kagg_cmp c = {};
+	struct kagg_scratch_val *sv;
 	struct kagg_ustack *u, *old;
 	struct kagg_key key = {};
 	struct pt_regs *regs;
-	__u32 zero = 0, n;
+	__u32 zero = 0, n, was_stored;
 	__u64 one = 1, *cnt, t0, hash;
 	__u32 stop;
 	long err;
 
-	u = bpf_map_lookup_elem(&kagg_scratch, &zero);
+	sv = bpf_map_lookup_elem(&kagg_scratch, &zero);
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	if (!u || !regs)
+	if (!sv || !regs)
 		return false;
+	u = &sv->u;
+	/* The walk rewrites u: what it held is known stored only until then. */
+	was_stored = sv->stored && sv->hash;
+	sv->stored = 0;
 	t0 = ku_walk_clock();
 	/*
 	 * Trusted BTF pointers: plain loads, not bpf_probe_read_kernel() calls
@@ -432,6 +468,9 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 	hash = res.hash;
 	if (stop == KUNWIND_STOP_FALLBACK || n > KUNWIND_MAX_FRAMES)
 		return false;
+	/* The same words, count and stop as the stack stored last time: stored. */
+	if (was_stored && res.same && u->n == n && u->stop == stop && sv->hash == hash)
+		goto stored;
 	u->n = n;
 	u->stop = stop;
 	c.a = u;
@@ -462,6 +501,9 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 		if (c.differ)
 			goto collision;
 	}
+	sv->hash = hash;
+	sv->stored = 1;
+stored:
 	/* The kernel stack map compares stacks too: a collision is -EEXIST. */
 	key.kstack_id = user_sample ? -EFAULT : bpf_get_stackid(ctx, &kagg_kstacks, 0);
 	if (key.kstack_id == -EEXIST)
