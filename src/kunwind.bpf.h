@@ -178,7 +178,33 @@ static __always_inline void ku_set_exact(void *ctx, __u32 idx)
 		c->w->same = 0;
 }
 
+#define KU_SEARCH_OUT_OF_LINE
+int ku_search_map(const struct kunwind_proc *p, __u64 addr);
+int ku_search_row(__u32 first, __u32 nr, __u32 vaddr);
+
 #include "kunwind_walk.h"
+
+/*
+ * The binary searches as global functions: verified once, where inlined they
+ * were verified in each of the walk's frame steps (ku_loop_cb).  A call on
+ * a miss of the mapping hint or the row cache only.
+ */
+__noinline int ku_search_map(const struct kunwind_proc *p, __u64 addr)
+{
+	const struct kunwind_map *m;
+
+	if (!p)
+		return -1;
+	m = ku_find_map(p, addr);
+	return m ? (int)(m - p->maps) : -1;
+}
+
+__noinline int ku_search_row(__u32 first, __u32 nr, __u32 vaddr)
+{
+	__u32 idx = 0;
+
+	return ku_find_row(0, first, nr, vaddr, &idx) ? (int)idx : -1;
+}
 
 /* FNV-1a-like step, with a fold so that high bits reach the low ones. */
 static __always_inline __u64 ku_hash_word(__u64 h, __u64 word)
@@ -203,10 +229,11 @@ static __always_inline bool ku_loop_frame(struct ku_bpf_ctx *c, const struct kun
 }
 
 /*
- * Two frames per bpf_loop() callback: a call costs ~6 ns, about what a
- * frame whose row is cached costs (-250 ns for a 43-frame stack).  The
- * price is verification: ~49 ms instead of ~30 for on_perf_event, once
- * per run.
+ * Two frames per bpf_loop() callback: a call costs ~10 ns on our VM (its
+ * return goes through the SRSO mitigation's thunk), about what a frame whose
+ * row is cached costs.  Each frame step inlined here costs verification
+ * time once per run: on_perf_event loads in ~23 ms with two, ~35 ms with
+ * four (which saved ~40 ns of a ~1.45 us 43-frame event: not worth it).
  */
 #define KU_FRAMES_PER_CALL 2
 

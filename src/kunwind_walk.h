@@ -19,6 +19,16 @@
  *   __u32 *ku_rcache_slot(void *ctx, __u32 h);
  *       entry h (< KU_RCACHE) of the row cache (ku_find_row_cached), or NULL
  *
+ * With KU_SEARCH_OUT_OF_LINE defined, the includer also provides the two
+ * binary searches as functions of their own (the BPF side makes them global
+ * functions, verified once, instead of inlined into every copy of the frame
+ * step: most frames find their mapping and row without searching):
+ *
+ *   int ku_search_map(const struct kunwind_proc *p, __u64 addr);
+ *       ku_find_map()'s mapping index, or -1
+ *   int ku_search_row(__u32 first, __u32 nr, __u32 vaddr);
+ *       ku_find_row()'s row index, or -1
+ *
  * Everything here is bounded: no recursion, loops with constant trip counts,
  * so the verifier accepts it inside a bpf_loop() callback.
  */
@@ -80,6 +90,19 @@ static __always_inline const struct kunwind_map *ku_find_map(const struct kunwin
 	return m->start <= addr && addr < m->end ? m : 0;
 }
 
+/* ku_find_map(), out of line if the includer wants it so. */
+static __always_inline const struct kunwind_map *ku_map_search(const struct kunwind_proc *p,
+							       __u64 addr)
+{
+#ifdef KU_SEARCH_OUT_OF_LINE
+	int i = ku_search_map(p, addr);
+
+	return i >= 0 ? &p->maps[i & (KUNWIND_MAX_MAPS - 1)] : 0;
+#else
+	return ku_find_map(p, addr);
+#endif
+}
+
 /* ku_find_map(), trying the mapping of the previous frame first. */
 static __always_inline const struct kunwind_map *ku_find_map_hint(const struct kunwind_proc *p,
 								   __u64 addr, __u32 *hint)
@@ -88,7 +111,7 @@ static __always_inline const struct kunwind_map *ku_find_map_hint(const struct k
 
 	if (*hint < p->nr && m->start <= addr && addr < m->end)
 		return m;
-	m = ku_find_map(p, addr);
+	m = ku_map_search(p, addr);
 	if (m)
 		*hint = m - p->maps;
 	return m;
@@ -119,6 +142,23 @@ static __always_inline const struct stitch_unwind_row *ku_find_row(void *ctx, __
 	row = ku_row_at(ctx, base);
 	*idx = base;
 	return row && row->pc <= vaddr ? row : 0;
+}
+
+/* ku_find_row(), out of line if the includer wants it so. */
+static __always_inline const struct stitch_unwind_row *ku_row_search(void *ctx, __u32 first,
+								      __u32 nr, __u32 vaddr,
+								      __u32 *idx)
+{
+#ifdef KU_SEARCH_OUT_OF_LINE
+	int i = ku_search_row(first, nr, vaddr);
+
+	if (i < 0)
+		return 0;
+	*idx = i;
+	return ku_row_at(ctx, i);
+#else
+	return ku_find_row(ctx, first, nr, vaddr, idx);
+#endif
 }
 
 /*
@@ -156,7 +196,7 @@ ku_find_row_cached(void *ctx, __u32 first, __u32 nr, __u32 vaddr, __u32 slot, __
 			}
 		}
 	}
-	row = ku_find_row(ctx, first, nr, vaddr, idx);
+	row = ku_row_search(ctx, first, nr, vaddr, idx);
 	if (row && c)
 		*c = *idx;
 	return row;
@@ -268,7 +308,7 @@ static __always_inline int ku_walk_frame(struct ku_state *s, const struct kunwin
 	ku_emit(ctx, s->n, word);
 	s->n++;
 
-	rm = pc >= m->start && pc < m->end ? m : ku_find_map(p, pc);
+	rm = pc >= m->start && pc < m->end ? m : ku_map_search(p, pc);
 	if (!rm)
 		return KUNWIND_STOP_FALLBACK;
 	if (rm->slot == KUNWIND_NO_SLOT)
