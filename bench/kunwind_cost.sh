@@ -1,63 +1,101 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# What in-kernel unwinding costs per event, against copying the stack:
-# `chain deep N` (-O2, no frame pointers) sampled at HZ with --unwind=copy
-# and --unwind=kernel, RUNS times each, alternating; medians of
-#   walk ns      time in the kernel's user-stack walk (bpf_ktime around it)
-#   frames       user frames per walk
-#   BPF ns/event all BPF run time (kernel.bpf_stats_enabled) over the events
-#                recorded: the whole program, kernel stack walk included; an
-#                upper bound, as runs for filtered-out tasks count too
-#   bytes/event  ring buffer bytes per event
-# and a python3.11 process's table load time (-p: parse, build, write).
+# What one event costs in the kernel, in-kernel unwinding against copying
+# the stack, at several stack depths.  One `chain deep N` process (-O2, no
+# frame pointers) pinned to each CPU, both traced with -p at HZ, so that
+# every run of the sampling program is an event of ours.  For each depth
+# and --unwind mode, RUNS runs, alternating; medians of
+#   BPF ns/event  on_perf_event's run_time_ns / run_cnt (bpf_stats) over
+#                 0.5 s windows once recording is steady (after 1.5 s: tables
+#                 loaded, stacks stored); the median window of each run.  The
+#                 whole program: filter, walk, counting, bpf_stats' clocks.
+#   frames        user frames per walk, walk ns  time in the walk alone
+#                 (from a --stats=walks run, whose clock reads add ~100 ns)
+#   bytes/event   ring buffer bytes per event
+# then python3.11 -p startup (tables parsed, loaded, list written) and the
+# time the kernel takes to load the BPF program.
 #
-#   bench/kunwind_cost.sh     (DEPTH=36 gives ~40 frames; HZ=999 RUNS=5; as root)
+#   bench/kunwind_cost.sh     (DEPTHS="1 36 100" HZ=999 RUNS=3; as root)
 set -u
 cd "$(dirname "$0")/.."
 
 HZ=${HZ:-999}
-RUNS=${RUNS:-5}
-DEPTH=${DEPTH:-36}
-SECS=${SECS:-2}
+RUNS=${RUNS:-3}
+DEPTHS=${DEPTHS:-1 36 100}
 STITCH=${STITCH:-./stitch}
 T=$(mktemp -d /tmp/stitch-kcost.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
 [ -x "$STITCH" ] || { echo "bench: build stitch first (make)" >&2; exit 1; }
+command -v bpftool >/dev/null || { echo "bench: needs bpftool" >&2; exit 1; }
 mkdir -p build/workloads
 gcc -O2 -fomit-frame-pointer -g -pthread -o build/workloads/chain tests/workloads/chain.c || exit 1
 CHAIN=$(realpath build/workloads/chain)
+NCPU=$(nproc)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
 
-one() {	# MODE -> "walk_ns frames bpf_ns_per_event bytes"
-	taskset -c 1 "$STITCH" record --stats=walks --unwind="$1" -F "$HZ" -o "$T/out.folded" -- \
-		"$CHAIN" deep "$DEPTH" "$SECS" 2>"$T/err"
-	local walk frames bpf bytes
-	walk=$(sed -n 's/.*kernel unwinding: \([0-9]*\) ns per walk, \([0-9.]*\) frames.*/\1/p' "$T/err")
-	frames=$(sed -n 's/.*kernel unwinding: \([0-9]*\) ns per walk, \([0-9.]*\) frames.*/\2/p' "$T/err")
-	bpf=$(sed -n 's/.*ns\/run, \([0-9]*\) ns per event$/\1/p' "$T/err")
-	bytes=$(sed -n 's/.*bytes\/event \([0-9]*\)$/\1/p' "$T/err")
-	echo "${walk:--} ${frames:--} ${bpf:--} ${bytes:--}"
+prog_stats() {	# prog id -> "run_time_ns run_cnt"
+	bpftool prog show id "$1" | sed -n 's/.*run_time_ns \([0-9]*\) run_cnt \([0-9]*\).*/\1 \2/p'
 }
 
-for i in $(seq "$RUNS"); do
-	one copy >>"$T/copy"
-	one kernel >>"$T/kernel"
+steady() {	# MODE DEPTH -> "median_ns_per_event bytes_per_event"
+	local pids="" i id prev cur bytes
+	for i in $(seq 0 $((NCPU - 1))); do
+		taskset -c "$i" "$CHAIN" deep "$2" 6 &
+		pids="$pids${pids:+,}$!"
+	done
+	sleep 0.2
+	"$STITCH" record --stats --unwind="$1" -F "$HZ" -d 5 -p "$pids" -o "$T/out.folded" \
+		2>"$T/err" &
+	local st=$!
+	sleep 1.5
+	id=$(bpftool prog show | awk '/perf_event +name on_perf_event/ { sub(":", "", $1); print $1 }' | tail -1)
+	if [ -n "$id" ]; then
+		prev=$(prog_stats "$id")
+		for i in 1 2 3 4 5 6; do
+			sleep 0.5
+			cur=$(prog_stats "$id")
+			echo "$prev $cur" | awk '$4 > $2 { printf "%.0f\n", ($3 - $1) / ($4 - $2) }'
+			prev=$cur
+		done | median >"$T/win"
+	else
+		echo - >"$T/win"
+	fi
+	wait "$st"
+	wait
+	bytes=$(sed -n 's/.*bytes\/event \([0-9]*\)$/\1/p' "$T/err")
+	echo "$(cat "$T/win") ${bytes:--}"
+}
+
+walk() {	# DEPTH -> "walk_ns frames"
+	taskset -c 0 "$STITCH" record --stats=walks -F "$HZ" -o "$T/out.folded" -- \
+		"$CHAIN" deep "$1" 2 2>"$T/err"
+	sed -n 's/.*kernel unwinding: \([0-9]*\) ns per walk, \([0-9.]*\) frames.*/\1 \2/p' "$T/err"
+}
+
+for d in $DEPTHS; do
+	for i in $(seq "$RUNS"); do
+		steady copy "$d" >>"$T/copy.$d"
+		steady kernel "$d" >>"$T/kernel.$d"
+	done
+	walk "$d" >"$T/walk.$d"
 done
 col() { awk -v c="$2" '$c != "-" { print $c }' "$1" | median; }
 
-echo "bench: chain deep $DEPTH at $HZ Hz, medians of $RUNS runs, $(uname -r)"
-printf '| %-16s | %8s | %7s | %13s | %11s |\n' mode "walk ns" frames "BPF ns/event" bytes/event
-printf '|%s|\n' "------------------|----------|---------|---------------|-------------"
-for m in copy kernel; do
-	printf '| %-16s | %8s | %7s | %13s | %11s |\n' "--unwind=$m" "$(col "$T/$m" 1)" \
-		"$(col "$T/$m" 2)" "$(col "$T/$m" 3)" "$(col "$T/$m" 4)"
+echo "bench: chain deep DEPTH on each of $NCPU CPUs at $HZ Hz, medians of $RUNS runs, $(uname -r)"
+printf '| %5s | %6s | %8s | %22s | %24s | %17s |\n' depth frames "walk ns" "BPF ns/event (kernel)" "BPF ns/event (copy)" "bytes/event k/c"
+printf '|%s|\n' "-------|--------|----------|------------------------|--------------------------|-------------------"
+for d in $DEPTHS; do
+	read -r wns frames <"$T/walk.$d"
+	printf '| %5s | %6s | %8s | %22s | %24s | %17s |\n' "$d" "${frames:--}" "${wns:--}" \
+		"$(col "$T/kernel.$d" 1)" "$(col "$T/copy.$d" 1)" \
+		"$(col "$T/kernel.$d" 2) / $(col "$T/copy.$d" 2)"
 done
 
 # Startup on a running python3.11: its 19 or so binaries' tables.
@@ -72,4 +110,15 @@ if command -v python3.11 >/dev/null; then
 	kill "$py"
 	wait "$py" 2>/dev/null
 	echo "python3.11 -p startup (tables parsed, loaded, list written): $(cat "$T/py") ms (median)"
+fi
+
+# Loading the sampling program: the kernel verifies and JITs it at every start.
+if command -v strace >/dev/null; then
+	for i in $(seq "$RUNS"); do
+		strace -T -e trace=bpf -o "$T/strace" "$STITCH" record -F 99 -d 0.1 \
+			-o "$T/out.folded" -- sleep 0.2 2>/dev/null
+		grep 'BPF_PROG_LOAD.*on_perf_event' "$T/strace" | sed -n 's/.*<\([0-9.]*\)>$/\1/p' |
+			awk '{ printf "%.0f\n", $1 * 1000 }'
+	done | median >"$T/load"
+	echo "loading on_perf_event (verifier + JIT): $(cat "$T/load") ms (median)"
 fi

@@ -100,46 +100,62 @@ struct ku_bpf_ctx {
 	__u64 *frames;		/* KUNWIND_MAX_FRAMES words */
 };
 
+/*
+ * Refill this CPU's window from addr: 0, or KUNWIND_STOP_TRUNCATED if addr
+ * cannot be read.  A global function, verified once and called once or twice
+ * a walk, where inlined it was copied into every word read of every frame
+ * step (six per frame).
+ */
+__noinline int ku_refill(__u64 addr)
+{
+	struct ku_walk *w;
+	__u32 zero = 0, len;
+
+	w = bpf_map_lookup_elem(&kunwind_walk, &zero);
+	if (!w)
+		return KUNWIND_STOP_TRUNCATED;
+	/*
+	 * Near the end of the stack mapping the whole window may not be
+	 * readable: then up to the end of addr's page, so a word is readable
+	 * here exactly when it is readable alone.  Stack pages are resident;
+	 * a fault is the end of what we can see.
+	 */
+	w->win_start = addr;
+	w->win_len = 0;
+	/*
+	 * The walk reads nothing at or past stack_hi: stop the window there.
+	 * The main thread's frames end a few hundred bytes below it, and a
+	 * read that runs off the stack mapping costs a fault and a second read.
+	 */
+	len = KU_WIN;
+	if (w->s.stack_hi > addr && w->s.stack_hi - addr < KU_WIN)
+		len = w->s.stack_hi - addr;
+	if (len >= 8 && len <= KU_WIN && !bpf_probe_read_user(w->win, len, (void *)addr)) {
+		w->win_len = len;
+		return 0;
+	}
+	len = 4096 - (addr & 4095);
+	if (len > KU_WIN)
+		len = KU_WIN;
+	if (len < 8 || bpf_probe_read_user(w->win, len, (void *)addr))
+		return KUNWIND_STOP_TRUNCATED;
+	w->win_len = len;
+	return 0;
+}
+
 static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 {
 	struct ku_bpf_ctx *c = ctx;
 	struct ku_walk *w = c->w;
 	__u64 off;
-	__u32 len;
 
 	if (!w)
 		return KUNWIND_STOP_TRUNCATED;
 	off = addr - w->win_start;
 	/* Refill also for a word not aligned like the window: the read below masks. */
 	if (addr < w->win_start || off + 8 > w->win_len || (off & 7)) {
-		/*
-		 * Refill from addr.  Near the end of the stack mapping the
-		 * whole window may not be readable: then up to the end of
-		 * addr's page, so a word is readable here exactly when it is
-		 * readable alone.  Stack pages are resident; a fault is the
-		 * end of what we can see.
-		 */
-		w->win_start = addr;
-		w->win_len = 0;
-		/*
-		 * The walk reads nothing at or past stack_hi: stop the window
-		 * there.  The main thread's frames end a few hundred bytes
-		 * below it, and a read that runs off the stack mapping costs a
-		 * fault and a second read.
-		 */
-		len = KU_WIN;
-		if (w->s.stack_hi > addr && w->s.stack_hi - addr < KU_WIN)
-			len = w->s.stack_hi - addr;
-		if (len >= 8 && len <= KU_WIN && !bpf_probe_read_user(w->win, len, (void *)addr)) {
-			w->win_len = len;
-		} else {
-			len = 4096 - (addr & 4095);
-			if (len > KU_WIN)
-				len = KU_WIN;
-			if (len < 8 || bpf_probe_read_user(w->win, len, (void *)addr))
-				return KUNWIND_STOP_TRUNCATED;
-			w->win_len = len;
-		}
+		if (ku_refill(addr))
+			return KUNWIND_STOP_TRUNCATED;
 		off = 0;
 	}
 	*val = *(__u64 *)&w->win[off & (KU_WIN - 8)];
@@ -232,8 +248,9 @@ static __always_inline bool ku_loop_frame(struct ku_bpf_ctx *c, const struct kun
  * Two frames per bpf_loop() callback: a call costs ~10 ns on our VM (its
  * return goes through the SRSO mitigation's thunk), about what a frame whose
  * row is cached costs.  Each frame step inlined here costs verification
- * time once per run: on_perf_event loads in ~23 ms with two, ~35 ms with
- * four (which saved ~40 ns of a ~1.45 us 43-frame event: not worth it).
+ * time once per run: on_perf_event loads in ~20 ms with two, ~27 ms with
+ * four (which saved at most ~40 ns of a ~1.4 us 43-frame event, within the
+ * noise of our measurements).
  */
 #define KU_FRAMES_PER_CALL 2
 
