@@ -373,6 +373,12 @@ static __always_inline int kunwind_capture(struct sample_event *e, __u32 tgid, _
 /* ---- counting in the kernel (--unwind=kernel without per-event records) ---- */
 
 const volatile bool kunwind_count_in_kernel;
+/*
+ * Test hook (STITCH_TEST_HASH_MASK): bits of the user stack hash kept.  With
+ * few bits different stacks share a hash, and the tests check that they are
+ * sent to user space rather than counted under one another.
+ */
+const volatile __u64 kagg_hash_mask = ~0ull;
 /* Written by user space while running (see kagg_key.epoch). */
 volatile __u32 kagg_epoch;
 
@@ -509,7 +515,7 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 	ku_walk_stats(t0, res.n);
 	n = res.n;
 	stop = res.stop;
-	hash = res.hash;
+	hash = res.hash & kagg_hash_mask;
 	if (stop == KUNWIND_STOP_FALLBACK || n > KUNWIND_MAX_FRAMES)
 		return false;
 	/* The same words, count and stop as the stack stored last time: stored. */

@@ -699,6 +699,9 @@ static int load_bpf(struct recorder *r)
 	r->skel->rodata->kunwind_time_walks = o->time_walks;
 	r->skel->rodata->kunwind_count_in_kernel = o->unwind_mode == KUNWIND_MODE_KERNEL &&
 						   !o->per_event;
+	/* Tests only: force stacks to share hashes (kagg_hash_mask). */
+	if (getenv("STITCH_TEST_HASH_MASK"))
+		r->skel->rodata->kagg_hash_mask = strtoull(getenv("STITCH_TEST_HASH_MASK"), NULL, 0);
 	/* Copy mode needs no tables: keep the row array minimal. */
 	bpf_map__set_max_entries(r->skel->maps.kunwind_rows,
 				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :

@@ -160,6 +160,25 @@ test_kernel_unwind_is_default_and_complete() {
 	expect_ge "bytes per event at most 2048" "$((2048 - ${bytes:-99999}))" 0
 }
 
+test_kernel_counts_apart_stacks_that_share_a_hash() {
+	# Every user stack hashed to 0: the first one stored owns the hash, every
+	# other one must be sent to user space, not counted as that one.  Two
+	# stacks of the same depth alternate on one CPU: a CPU that counted one
+	# may skip the stored-stack check only when it walks the very same stack.
+	STITCH_TEST_HASH_MASK=0 taskset -c 1 "$STITCH" record --stats -F 999 \
+		-o "$TMP/coll.folded" -- "$CHAIN" two 2 2>"$TMP/coll.err"
+	show "$TMP/coll.folded"
+	grep 'counted in the kernel' "$TMP/coll.err"
+	local collisions a b
+	collisions=$(sed -n 's/.*hash collisions \([0-9]*\).*/\1/p' "$TMP/coll.err")
+	expect_ge "hash collisions" "${collisions:-0}" 100
+	a=$(share "$TMP/coll.folded" '^chain;' "$COMPLETE;main;a;b;c;burn_a;burn ")
+	b=$(share "$TMP/coll.folded" '^chain;' "$COMPLETE;main;a;b;c;burn_b;burn ")
+	expect_ge "% of samples in burn_a" "$a" 30
+	expect_ge "% of samples in burn_b" "$b" 30
+	expect_ge "% of samples complete in burn_a or burn_b" "$((a + b))" 95
+}
+
 test_kernel_unwind_deep_without_copy_limit() {
 	# 600 frames need ~60 KiB of stack: beyond the default copy, not the kernel walk.
 	"$STITCH" record -F 499 -o "$TMP/kdeep.folded" -- "$CHAIN" deep 600 1

@@ -7,6 +7,9 @@
  *   chain spin SECONDS        burn CPU in c()
  *   chain syscall SECONDS     c() calls getppid() in a loop
  *   chain deep DEPTH SECONDS  main -> a -> b -> recurse() x DEPTH -> c()
+ *   chain two SECONDS         c() calls burn_a() and burn_b() in turn, each
+ *                             calling burn(): two stacks of the same depth
+ *                             that differ in one frame
  *   chain deep-syscall DEPTH SECONDS
  *                             the same chain, c() calls getppid() in a loop
  *                             (a hot event with a deep stack, for benchmarks)
@@ -86,6 +89,18 @@ NOINLINE void on_alarm(int sig)
 	sink++;
 }
 
+NOINLINE void burn_a(void)
+{
+	burn();
+	sink++;
+}
+
+NOINLINE void burn_b(void)
+{
+	burn();
+	sink++;
+}
+
 NOINLINE void c(void)
 {
 	if (strcmp(mode, "syscall") == 0 || strcmp(mode, "deep-syscall") == 0) {
@@ -112,6 +127,11 @@ NOINLINE void c(void)
 	} else if (strcmp(mode, "signal") == 0) {
 		while (now() < deadline)
 			pause();
+	} else if (strcmp(mode, "two") == 0) {
+		while (now() < deadline) {
+			burn_a();
+			burn_b();
+		}
 	} else if (strcmp(mode, "work") == 0) {
 		long i;
 
