@@ -499,7 +499,7 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 		return false;
 	u = &sv->u;
 	/* The walk rewrites u: what it held is known stored only until then. */
-	was_stored = sv->stored && sv->hash;
+	was_stored = sv->stored;
 	sv->stored = 0;
 	t0 = ku_walk_clock();
 	/*
@@ -551,9 +551,9 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 		if (c.differ)
 			goto collision;
 	}
+stored:
 	sv->hash = hash;
 	sv->stored = 1;
-stored:
 	/* The kernel stack map compares stacks too: a collision is -EEXIST. */
 	key.kstack_id = user_sample ? -EFAULT : bpf_get_stackid(ctx, &kagg_kstacks, 0);
 	if (key.kstack_id == -EEXIST)
