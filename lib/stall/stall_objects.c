@@ -195,17 +195,22 @@ static int table_from_path(const char *path, const char *want_id, struct unwind_
 	return err;
 }
 
-/* The vDSO has no file: parse its mapped image (all of it is mapped, section headers included). */
+/*
+ * The vDSO has no file: parse its mapped image.  The kernel maps the whole
+ * image in pages, section headers included, but they lie past the PT_LOAD
+ * segment's p_filesz (Linux 6.18: segment 0x1522 bytes, headers at 5600..6688
+ * of an 8 KiB image): the image ends at the end of the segment's last page.
+ */
 static int table_from_vdso(const struct obj_info *oi, struct unwind_table *t)
 {
 	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
-	size_t i, mapped = 0, need;
+	size_t i, mapped = 0, need, page = (size_t)sysconf(_SC_PAGESIZE);
 	Elf *elf;
 	int err;
 
 	for (i = 0; i < oi->phnum; i++)
 		if (oi->phdr[i].p_type == PT_LOAD && oi->phdr[i].p_offset == 0)
-			mapped = oi->phdr[i].p_filesz;
+			mapped = (oi->phdr[i].p_filesz + page - 1) & ~(page - 1);
 	need = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
 	if (!mapped || need > mapped)
 		return -ENOENT;

@@ -88,6 +88,24 @@ test_user_stall() {
 		fail "report names the wrong thread"
 }
 
+test_vdso_stall() {
+	local r n=0 invdso=0 bin
+	bin=$(realpath "$B")
+	$B vdso > "$TMP/out" 2> "$TMP/err" || { fail "exit $?"; return 1; }
+	[ "$(nreports "$TMP/err")" -ge 1 ] || { fail "no report"; return 1; }
+	# Through the vDSO's own CFI (read from its mapped image) back into the
+	# program: every report reaches main, none is cut.
+	while read -r r; do
+		n=$((n + 1))
+		echo "$r" | grep -q '|  user \[vdso\]+0x' && invdso=$((invdso + 1))
+		echo "$r" | grep -q '|  user-stop' && { fail "report $n: unwind cut: $r"; return 1; }
+		funcs_in "$r" "$bin" | grep -qx spin_in_clock ||
+			{ fail "report $n has no spin_in_clock frame: $r"; return 1; }
+		funcs_in "$r" "$bin" | grep -qx main || { fail "report $n does not reach main: $r"; return 1; }
+	done < <(reports "$TMP/err")
+	[ "$invdso" -ge 1 ] || { fail "no report caught the thread in the vDSO"; head -20 "$TMP/err"; return 1; }
+}
+
 test_kernel_stall() {
 	local r ok=0 a
 	$B kernel > "$TMP/out" 2> "$TMP/err" || { fail "exit $?"; return 1; }

@@ -5,7 +5,7 @@
  * kernel, a sleep for the wall clock).  Built -O2 -fomit-frame-pointer, so
  * reports only name spin_for_stall if the library unwinds with CFI.
  *
- *   stall_loop short|user|kernel|ratelimit|wall|sigio|seccomp|dlopen [--timer]
+ *   stall_loop short|user|vdso|kernel|ratelimit|wall|sigio|seccomp|dlopen [--timer]
  *   stall_loop threads N
  *   stall_loop ksyms < report     (names the report's kernel addresses)
  *
@@ -95,6 +95,19 @@ __attribute__((noinline)) static void idle_wait(struct stitch_stall *d, int ms)
 	stitch_stall_idle(d);
 	poll(NULL, 0, ms);
 	__asm__ volatile("" ::: "memory");	/* not a tail call: keep this frame */
+}
+
+/*
+ * A stall spent reading this thread's CPU clock: a system call made from the
+ * vDSO, so the library's signal finds the thread in the vDSO, just past the
+ * syscall instruction, most of the time.
+ */
+__attribute__((noinline)) void spin_in_clock(unsigned int ms)
+{
+	uint64_t end = cpu_ns() + ms * 1000000ull;
+
+	while (cpu_ns() < end)
+		sink++;
 }
 
 static void stall_user(struct stitch_stall *d, unsigned int ms)
@@ -251,6 +264,12 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "user")) {
 		run_short(d, 1000, 20);
 		stall_user(d, 100);
+		run_short(d, 1000, 20);
+	} else if (!strcmp(mode, "vdso")) {
+		run_short(d, 1000, 20);
+		stitch_stall_task_begin(d);
+		spin_in_clock(100);
+		stitch_stall_task_end(d);
 		run_short(d, 1000, 20);
 	} else if (!strcmp(mode, "kernel")) {
 		run_short(d, 1000, 20);
