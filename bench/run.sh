@@ -50,11 +50,16 @@ sysctl -qw kernel.bpf_stats_enabled=1
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# Workload that waits for the go byte on a fifo; sets WPID.
+# Workload that waits for the go byte on a fifo; sets WPID.  With IDLE_FOR
+# set, a process that only sleeps that long instead: the tracer's fixed cost.
 start_workload() {
 	rm -f "$T/go"
 	mkfifo "$T/go"
-	taskset -c "$WCPU" "$CHAIN" work "$WORK" wait "$THREADS" <"$T/go" >"$T/elapsed" &
+	if [ -n "${IDLE_FOR:-}" ]; then
+		{ sleep "$IDLE_FOR"; echo "$IDLE_FOR"; } <"$T/go" >"$T/elapsed" &
+	else
+		taskset -c "$WCPU" "$CHAIN" work "$WORK" wait "$THREADS" <"$T/go" >"$T/elapsed" &
+	fi
 	WPID=$!
 	exec 3>"$T/go"
 }
@@ -179,13 +184,15 @@ read -r B_ALL B_OK < <(awk '
 echo "$B_EL $B_CPU $B_BPF 0 $B_ALL $B_OK -"
 }
 
-# A tracer's fixed cost and its cost per sample: the same runs with a
-# tenth of the work (start-up, symbolization, perf's setup are the same;
-# the samples are fewer), compared with the full runs.
-small_run() {	# stitch|perf -> "tracer_cpu samples"
+# A tracer's fixed cost: the same run, as long, of a process that only
+# sleeps (start-up, polling, symbolization setup, perf script's own start; no
+# sample).  What the full run costs beyond it, over its samples, is the cost
+# per sample.  (A run with a tenth of the work instead also ran 2.7 s less,
+# and stitch's polling in that time weighed as much as all its samples.)
+idle_run() {	# stitch|perf ELAPSED -> "tracer_cpu 0"
 	local r
-	r=$(WORK=$((WORK / 10)) "run_$1")
-	awk '{ print $2, $5 }' <<<"$r"
+	r=$(IDLE_FOR=$(awk -v e="$2" 'BEGIN { printf "%.2f", e + 2 }') "run_$1")
+	awk '{ print $2, 0 }' <<<"$r"
 }
 
 RUNS=${RUNS:-3}
@@ -209,13 +216,12 @@ for t in timer stitch perf bpftrace; do
 		echo "$res $(awk -v a="${res%% *}" -v b="$base" 'BEGIN { printf "%.4f", a / b - 1 }')"
 	done | medians >"$T/$t.res"
 done
-for t in stitch perf; do
-	for i in $(seq "$RUNS"); do small_run $t; done | medians >"$T/$t.small"
-done
-read -r S_CPU1 S_ALL1 <"$T/stitch.small"
-read -r P_CPU1 P_ALL1 <"$T/perf.small"
 read -r S_EL S_CPU S_BPF S_BYTES S_ALL S_OK S_BPFEV S_SLOW <"$T/stitch.res"
 read -r P_EL P_CPU _ P_BYTES P_ALL P_OK _ P_SLOW <"$T/perf.res"
+for i in $(seq "$RUNS"); do idle_run stitch "$S_EL"; done | medians >"$T/stitch.idle"
+for i in $(seq "$RUNS"); do idle_run perf "$P_EL"; done | medians >"$T/perf.idle"
+read -r S_CPU1 S_ALL1 <"$T/stitch.idle"
+read -r P_CPU1 P_ALL1 <"$T/perf.idle"
 read -r B_EL B_CPU B_BPF _ B_ALL B_OK _ B_SLOW <"$T/bpftrace.res"
 read -r T_EL T_CPU _ _ _ _ _ T_SLOW <"$T/timer.res"
 
@@ -240,8 +246,8 @@ awk -v s="$S_SLOW" -v p="$P_SLOW" -v t="$T_SLOW" 'BEGIN { printf "target: slowdo
 awk -v e="${S_BPFEV:--}" 'BEGIN { if (e == "-") print "target: BPF <= 1 us per event: not measured"
 	else printf "target: BPF <= 1 us per event: %d ns per event -> %s\n", e, (e <= 1000) ? "met" : "NOT met" }'
 awk -v s="$S_CPU" -v p="$P_CPU" 'BEGIN { if (s > 0) printf "target: perf tracer CPU / stitch tracer CPU >= 20: %.2f -> %s\n", p / s, (p / s >= 20) ? "met" : "NOT met" }'
-# Fixed cost apart (runs with a tenth of the work): what each further
-# sample costs, and the run length from which the whole-run ratio reaches 20.
+# Fixed cost apart (idle runs as long): what each sample costs, and the run
+# length from which the whole-run ratio reaches 20.
 awk -v sc="$S_CPU" -v sc1="$S_CPU1" -v sn="$S_ALL" -v sn1="$S_ALL1" \
     -v pc="$P_CPU" -v pc1="$P_CPU1" -v pn="$P_ALL" -v pn1="$P_ALL1" -v el="$S_EL" 'BEGIN {
 	if (sn <= sn1 || pn <= pn1) exit
