@@ -282,7 +282,7 @@ static long ku_loop_cb(__u64 i, void *ctx)
 /* What a walk starts from: the thread's user registers and its stack's top. */
 struct kunwind_start {
 	__u64 ip, sp, bp;
-	__u64 stack_top;	/* main thread: mm->start_stack + 8; else 0 */
+	__u64 stack_top;	/* mm->start_stack + 8: a bound when above sp (main thread) */
 	__u32 tgid;
 };
 

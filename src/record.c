@@ -648,18 +648,15 @@ static void load_used_programs_only(struct recorder *r)
 }
 
 /*
- * 64 MiB even when stacks are counted in the kernel: until a new process's
- * tables are loaded its events are copied (~2.5 KB each), and a hot syscall
- * (~250k events/s) overflowed a 16 MiB ring in that time.
- */
-/*
  * The ring's default size: what a quarter of a second of events can fill,
  * the reader polling every 20 ms.  Only cpu sampling of chosen processes
  * has a known rate: -F on every CPU, each record at most its stack copy
  * (while tables load, for interpreters, with --per-event) and a kernel
- * stack.  Other events fire at any rate, and -a starts by loading tables
- * for every process: 64 MiB.  A smaller ring costs less to create and map
- * (64 MiB: ~18 ms of the start).
+ * stack.  Other events fire at any rate: until a new process's tables are
+ * loaded its events are copied (~2.5 KB each), and a hot syscall (~250k
+ * events/s) overflowed a 16 MiB ring in that time; -a starts by loading
+ * tables for every process.  Those get 64 MiB.  A smaller ring costs less
+ * to create and map (64 MiB: ~18 ms of the start).
  */
 static size_t ringbuf_mb_of(const struct record_opts *o)
 {
@@ -686,6 +683,7 @@ static int load_bpf(struct recorder *r)
 {
 	struct record_opts *o = r->o;
 	bool quiet = o->unwind_mode == KUNWIND_MODE_KERNEL && !o->unwind_asked;
+	const char *test_mask;
 	int err, i;
 
 	r->skel = record_bpf__open();
@@ -700,8 +698,9 @@ static int load_bpf(struct recorder *r)
 	r->skel->rodata->kunwind_count_in_kernel = o->unwind_mode == KUNWIND_MODE_KERNEL &&
 						   !o->per_event;
 	/* Tests only: force stacks to share hashes (kagg_hash_mask). */
-	if (getenv("STITCH_TEST_HASH_MASK"))
-		r->skel->rodata->kagg_hash_mask = strtoull(getenv("STITCH_TEST_HASH_MASK"), NULL, 0);
+	test_mask = getenv("STITCH_TEST_HASH_MASK");
+	if (test_mask)
+		r->skel->rodata->kagg_hash_mask = strtoull(test_mask, NULL, 0);
 	/* Copy mode needs no tables: keep the row array minimal. */
 	bpf_map__set_max_entries(r->skel->maps.kunwind_rows,
 				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :
@@ -1332,6 +1331,8 @@ static int run(struct recorder *r)
 	ring_buffer__consume(r->rb);
 	perf_tracker_drain(&r->ptrack);
 	perf_tracker_apply(&r->ptrack, &r->procs, UINT64_MAX);
+	/* Processes that exited as the recording ended let go of their tables too. */
+	kunwind_update(r);
 
 	kernel_counts_read(r, -1);	/* the rest: nothing counts any more */
 	read_stats(r, st);
