@@ -24,6 +24,7 @@
 #include "attach.h"
 #include "interp_user.h"
 #include "binary.h"
+#include "debug_cache.h"
 #include "kallsyms.h"
 #include "kunwind.h"
 #include "output.h"
@@ -174,6 +175,9 @@ static void usage(FILE *f)
 "replace the interpreter loop's native frames and show as\n"
 "'function (file:line)'; other versions say so once and show native frames\n"
 "only.\n"
+"Compressed debug files (libc6-dbg, -dbgsym) are decompressed once into\n"
+"$STITCH_CACHE_DIR/debug (default ~/.cache/stitch/debug); STITCH_CACHE_DIR=\n"
+"turns that off.\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
 		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK, DEFAULT_TABLE_MB);
 }
@@ -1128,6 +1132,18 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		fprintf(stderr, "stitch stats: stacks copied and unwound in user space\n");
 }
 
+/* After the output: naming the frames is what opens DWARF. */
+static void report_debug_cache(void)
+{
+	const char *dir = debug_cache_dir();
+	struct debug_cache_stats st;
+
+	debug_cache_get_stats(&st);
+	fprintf(stderr, "stitch stats: compressed DWARF: %lu files from the cache, %lu "
+		"decompressed into it, %lu decompressed in memory (%s%s)\n",
+		st.used, st.written, st.uncached, dir ? "cache " : "no cache used", dir ? dir : "");
+}
+
 static void title_of(struct record_opts *o, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -1349,6 +1365,8 @@ static int run(struct recorder *r)
 	} else if (write_output(r, now_s() - start, start_unix_ns) != 0) {
 		rc = 1;
 	}
+	if (o->stats)
+		report_debug_cache();
 out:
 	if (go_fd >= 0)
 		close(go_fd);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debug_cache.h"
 #include "debuginfo.h"
 #include "dwarf_src.h"
 #include "elf_util.h"
@@ -42,6 +43,7 @@ struct sym_source {
 	Elf *dwarf_elf;			/* which handle holds .debug_info, or NULL */
 	enum dwarf_state dwarf_state;
 	struct dwarf_src dwarf;
+	struct debug_cache_entry dwarf_cached;	/* dwarf_elf decompressed, if cached */
 	struct cache_slot *cache;	/* allocated on first lookup */
 	char desc[80];
 };
@@ -110,6 +112,7 @@ struct sym_source *sym_source_open(Elf *elf, const char *path, const char *root)
 		return NULL;
 	src->elf = elf;
 	src->debug.fd = -1;
+	src->dwarf_cached.fd = -1;
 	symtab_init(&src->symtab);
 	elf_util_init();
 	if (elf && elf_kind(elf) == ELF_K_ELF)
@@ -128,6 +131,7 @@ void sym_source_free(struct sym_source *src)
 		return;
 	if (src->dwarf_state == DWARF_READY)
 		dwarf_src_close(&src->dwarf);
+	debug_cache_close(&src->dwarf_cached);
 	symtab_free(&src->symtab);
 	minidebug_close(&src->mini);
 	debug_file_close(&src->debug);
@@ -158,9 +162,14 @@ static int lookup_symtab(struct sym_source *src, uint64_t vaddr, struct sym_fram
 
 static bool dwarf_ready(struct sym_source *src)
 {
-	if (src->dwarf_state == DWARF_UNTRIED)
-		src->dwarf_state = dwarf_src_open(&src->dwarf, src->dwarf_elf) == 0 ?
-				   DWARF_READY : DWARF_ABSENT;
+	Elf *elf = src->dwarf_elf;
+
+	if (src->dwarf_state != DWARF_UNTRIED)
+		return src->dwarf_state == DWARF_READY;
+	/* Compressed sections: libdw would inflate them all, every run. */
+	if (debug_cache_open(elf, &src->dwarf_cached) == 0)
+		elf = src->dwarf_cached.elf;
+	src->dwarf_state = dwarf_src_open(&src->dwarf, elf) == 0 ? DWARF_READY : DWARF_ABSENT;
 	return src->dwarf_state == DWARF_READY;
 }
 

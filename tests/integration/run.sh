@@ -15,6 +15,8 @@ STITCH=${STITCH:-./stitch}
 W=build/workloads
 TMP=$(mktemp -d /tmp/stitch-it.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# Decompressed debug files (debug_cache.h) of this run only, not root's home.
+export STITCH_CACHE_DIR=$TMP/cache
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "integration tests need root (BPF, perf events): run them with sudo" >&2

@@ -204,6 +204,88 @@ test_symbolize_pid_mount_namespace() {
 	expect_grep "$TMP/pidns.sym" "^  user spin_for_stall .*\\($TMP/pidns/loop\\+0x"
 }
 
+# libc_report FILE: a report naming an address every 997 bytes of libc's .text
+# (~1400 of them, ~360 inside inlined code), by its build-id.
+libc_report() {
+	local libc id off size
+	libc=$(realpath /lib/x86_64-linux-gnu/libc.so.6)
+	id=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
+	read -r off size < <(readelf -SW "$libc" 2>/dev/null |
+		awk '{ sub(/^ *\[ *[0-9]+\] +/, ""); if ($1 == ".text") print $4, $5 }')
+	{
+		echo "stitch-stall: tid=1 comm=x stall=20ms clock=cpu threshold=20ms suppressed=0"
+		awk -v o=$((16#$off)) -v s=$((16#$size)) -v lib="$libc" -v id="$id" \
+			'BEGIN { for (a = o; a < o + s; a += 997) printf "  user %s+0x%x build-id=%s\n", lib, a, id }'
+	} >"$1"
+}
+
+# .debug_* sections of ELF file $1 flagged compressed (readelf's C).
+compressed_debug_sections() {
+	readelf -SW "$1" 2>/dev/null |
+		awk '{ sub(/^ *\[ *[0-9]+\] +/, "") } $1 ~ /^\.debug_/ && $7 ~ /C/ { n++ } END { print n + 0 }'
+}
+
+# libc6-dbg's debug file is compressed: the first run writes an inflated copy
+# to the cache, later runs map it.  Names, lines and inlined frames are the
+# same with the cache, without it, written or read; an entry that is not
+# what its name says (another file, a torn one) is replaced, never used; a
+# directory others can write to is not used.
+test_symbolize_debug_cache() {
+	local dir="$TMP/dcache" id dbg entry ino
+	libc_report "$TMP/dc.log"
+	id=$(readelf -n /lib/x86_64-linux-gnu/libc.so.6 | awk '/Build ID/ { print $3 }')
+	dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+	entry=$dir/debug/$id.debug
+	expect_ge "compressed .debug sections in libc's debug file" "$(compressed_debug_sections "$dbg")" 5
+
+	STITCH_CACHE_DIR= "$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.none"
+	[ ! -e "$dir" ] || die "STITCH_CACHE_DIR= wrote a cache"
+	expect_ge "addresses named inside inlined code" "$(grep -c '^  user [^ ]* \[inlined\] ' "$TMP/dc.none")" 300
+
+	STITCH_CACHE_DIR=$dir "$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.cold"
+	cmp "$TMP/dc.none" "$TMP/dc.cold" || die "names differ while the cache is written"
+	[ -f "$entry" ] || die "no cache entry $entry"
+	expect_eq "entry's mode" "$(stat -c %a "$entry")" 600
+	expect_eq "compressed .debug sections in the entry" "$(compressed_debug_sections "$entry")" 0
+	ino=$(stat -c %i "$entry")
+
+	STITCH_CACHE_DIR=$dir "$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.warm"
+	cmp "$TMP/dc.none" "$TMP/dc.warm" || die "names differ when read from the cache"
+	expect_eq "entry read, not written again" "$(stat -c %i "$entry")" "$ino"
+
+	# Another ELF under libc's build-id, then a torn copy: both replaced.
+	cp /bin/true "$entry"
+	STITCH_CACHE_DIR=$dir "$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.planted"
+	cmp "$TMP/dc.none" "$TMP/dc.planted" || die "a planted entry changed the names"
+	readelf -n "$entry" | grep -q "Build ID: $id" || die "planted entry not replaced"
+	truncate -s 100000 "$entry"
+	STITCH_CACHE_DIR=$dir "$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.torn"
+	cmp "$TMP/dc.none" "$TMP/dc.torn" || die "a torn entry changed the names"
+	expect_eq "compressed .debug sections in the rewritten entry" "$(compressed_debug_sections "$entry")" 0
+
+	# Writable by others: anyone could plant names there.
+	rm -f "$entry"
+	chmod 777 "$dir/debug"
+	STITCH_CACHE_DIR=$dir "$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.open" 2>"$TMP/dc.err"
+	cat "$TMP/dc.err"
+	cmp "$TMP/dc.none" "$TMP/dc.open" || die "names differ without a usable cache"
+	expect_grep "$TMP/dc.err" "not using the debug cache $dir/debug: it must belong to uid 0 and be writable by nobody else"
+	[ ! -e "$entry" ] || die "wrote into a directory others can write to"
+
+	# By default under $HOME/.cache: never made inside another user's home
+	# (sudo keeps the caller's HOME), made in ours.
+	mkdir -p "$TMP/their-home" "$TMP/our-home"
+	chown nobody "$TMP/their-home"
+	env -u STITCH_CACHE_DIR -u XDG_CACHE_HOME HOME="$TMP/their-home" \
+		"$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.their"
+	cmp "$TMP/dc.none" "$TMP/dc.their" || die "names differ without a cache"
+	[ ! -e "$TMP/their-home/.cache" ] || die "made a directory in another user's home"
+	env -u STITCH_CACHE_DIR -u XDG_CACHE_HOME HOME="$TMP/our-home" \
+		"$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.our"
+	cmp "$TMP/dc.none" "$TMP/dc.our" || die "names differ with the default cache"
+	[ -f "$TMP/our-home/.cache/stitch/debug/$id.debug" ] || die "no entry in ~/.cache/stitch/debug"
+}
+
 test_symbolize_bad_options() {
 	expect_error 2 "give --pid or --binary-root, not both" -- symbolize --pid 1 --binary-root /
 	expect_error 2 "not a process id" -- symbolize --pid abc
