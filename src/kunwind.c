@@ -304,7 +304,7 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 	if (p->nr > KUNWIND_MAX_MAPS)
 		return -E2BIG;
 	out->nr = 0;
-	out->pad = 0;
+	out->gen = 0;	/* set when written, outside the list's hash */
 	for (i = 0; i < p->nr; i++) {
 		const struct map *m = &p->maps[i];
 		struct kunwind_map *km = &out->maps[out->nr++];
@@ -416,6 +416,9 @@ int kunwind_sync_proc(struct kunwind *kw, struct binary_cache *bins, const struc
 	if (i >= 0 && kw->live[i].hash == hash &&
 	    (kw->procs_fd < 0 || bpf_map_lookup_elem(kw->procs_fd, &p->pid, kw->check) == 0))
 		return 0;
+	if (++kw->proc_gen == 0)
+		kw->proc_gen = 1;
+	kw->scratch->gen = kw->proc_gen;
 	if (kw->procs_fd >= 0 && bpf_map_update_elem(kw->procs_fd, &p->pid, kw->scratch, BPF_ANY))
 		return -errno;
 	kw->procs_written++;

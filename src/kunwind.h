@@ -45,7 +45,11 @@ struct kunwind_map {
 
 struct kunwind_proc {
 	__u32 nr;		/* valid entries in maps[] */
-	__u32 pad;
+	/*
+	 * Changes at every write of the list (never 0): a walk remembered under
+	 * one generation is not reused under another (kunwind.bpf.h, ku_memo).
+	 */
+	__u32 gen;
 	struct kunwind_map maps[KUNWIND_MAX_MAPS];
 };
 
@@ -169,6 +173,7 @@ struct kunwind {
 	struct kunwind_proc *scratch, *check;
 	double table_mb;		/* --max-table-mb, for messages */
 	bool over_budget_warned;
+	uint32_t proc_gen;		/* the last kunwind_proc.gen written */
 	uint64_t procs_written, tables_loaded, tables_refused, tables_dropped;
 };
 

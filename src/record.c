@@ -1112,10 +1112,10 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 			st[STAT_KAGG_FULL], st[STAT_KAGG_COLLISION]);
 	if (st[STAT_KUNWIND_WALKS])
 		fprintf(stderr, "stitch stats: kernel unwinding: %.0f ns per walk, %.1f frames "
-			"per walk (%" PRIu64 " walks)\n",
+			"per walk (%" PRIu64 " walks, %" PRIu64 " ended as this CPU's last)\n",
 			(double)st[STAT_KUNWIND_NS] / st[STAT_KUNWIND_WALKS],
 			(double)st[STAT_KUNWIND_FRAMES] / st[STAT_KUNWIND_WALKS],
-			st[STAT_KUNWIND_WALKS]);
+			st[STAT_KUNWIND_WALKS], st[STAT_KUNWIND_MEMO]);
 	if (r->kw_ready && r->o->npids)
 		fprintf(stderr, "stitch stats: kernel unwinding: targets' tables loaded in %.0f ms\n",
 			r->kw_setup_s * 1e3);

@@ -70,6 +70,7 @@ enum stitch_stat {
 	STAT_KUNWIND_NS,	/* kunwind: ns spent walking user stacks in the kernel */
 	STAT_KUNWIND_WALKS,	/* kunwind: walks timed */
 	STAT_KUNWIND_FRAMES,	/* kunwind: frames they found */
+	STAT_KUNWIND_MEMO,	/* kunwind: timed walks that ended as the remembered one */
 	STAT_KAGG_FULL,		/* kunwind: not counted in the kernel, maps full: sent instead */
 	STAT_KAGG_COLLISION,	/* kunwind: not counted, hash collision: sent instead */
 	STAT_KAGG_COUNTED,	/* kunwind: counted in the kernel */

@@ -181,6 +181,33 @@ test_kernel_counts_apart_stacks_that_share_a_hash() {
 	expect_ge "% of samples complete in burn_a or burn_b" "$((a + b))" 95
 }
 
+test_kernel_remembered_walk_tells_twins_apart() {
+	# A CPU reuses its last walk's frames when the next one stands where it
+	# stood after the leaf's step and every stack word it read is unchanged
+	# (ku_memo).  twin_x and twin_y call twin_mid -> burn with the same
+	# registers and stack pointer: only a return address two frames above
+	# the leaf differs, and twin_y runs three times as long.
+	local x y walks remembered
+	# Every walk, remembered or not, against the user-space unwinder.
+	taskset -c 1 "$STITCH" record --unwind=check --stats=walks -F 999 -o "$TMP/twinc.folded" -- \
+		"$CHAIN" twins 2 2>"$TMP/twinc.err"
+	grep -E 'check:|per walk' "$TMP/twinc.err"
+	expect_grep "$TMP/twinc.err" '^stitch: check: [0-9]{4} stacks compared \(0 on the copied part only\), 0 differ$'
+	walks=$(sed -n 's/.*per walk (\([0-9]*\) walks.*/\1/p' "$TMP/twinc.err")
+	remembered=$(sed -n 's/.*walks, \([0-9]*\) ended as this CPU.s last.*/\1/p' "$TMP/twinc.err")
+	# Else this tests nothing: the remembered walks were used, and missed.
+	expect_ge "% of walks that ended as the CPU's last" "$((100 * ${remembered:-0} / ${walks:-1}))" 25
+	expect_ge "% of walks that did not" "$((100 - 100 * ${remembered:-0} / ${walks:-1}))" 25
+	# Counted in the kernel: the time splits 1:3.
+	taskset -c 1 "$STITCH" record -F 999 -o "$TMP/twins.folded" -- "$CHAIN" twins 3
+	show "$TMP/twins.folded"
+	x=$(total "$TMP/twins.folded" "$COMPLETE;main;a;b;c;twin_x;twin_mid;burn ")
+	y=$(total "$TMP/twins.folded" "$COMPLETE;main;a;b;c;twin_y;twin_mid;burn ")
+	expect_ge "samples in twin_x or twin_y" "$((x + y))" 2000
+	expect_ge "% of them in twin_y" "$((100 * y / (x + y)))" 62
+	expect_ge "% of them in twin_x" "$((100 * x / (x + y)))" 14
+}
+
 test_kernel_unwind_deep_without_copy_limit() {
 	# 600 frames need ~60 KiB of stack: beyond the default copy, not the kernel walk.
 	"$STITCH" record -F 499 -o "$TMP/kdeep.folded" -- "$CHAIN" deep 600 1
@@ -222,7 +249,7 @@ test_kernel_unwind_library_loaded_late() {
 	# Walked in the kernel once its table is in: most events are not copies.
 	local copied walks
 	copied=$(sed -n 's/.* \([0-9]*\) events copied while tables were missing$/\1/p' "$TMP/late.err")
-	walks=$(sed -n 's/.*frames per walk (\([0-9]*\) walks)$/\1/p' "$TMP/late.err")
+	walks=$(sed -n 's/.*frames per walk (\([0-9]*\) walks.*/\1/p' "$TMP/late.err")
 	expect_ge "kernel walks" "${walks:-0}" 150
 	expect_ge "walks not copied, %" "$(( (${walks:-0} - ${copied:-0}) * 100 / ${walks:-1} ))" 80
 	check_mode late 80 -F 499 -- "$LATE" "$LIBLATE" 0.3 1

@@ -10,6 +10,11 @@
  *   chain two SECONDS         c() calls burn_a() and burn_b() in turn, each
  *                             calling burn(): two stacks of the same depth
  *                             that differ in one frame
+ *   chain twins SECONDS       c() calls twin_x() once, then twin_y() three
+ *                             times, each calling twin_mid() -> burn(): the
+ *                             two stacks differ only in a return address two
+ *                             frames above the leaf, with the same registers
+ *                             and stack pointer below it
  *   chain deep-syscall DEPTH SECONDS
  *                             the same chain, c() calls getppid() in a loop
  *                             (a hot event with a deep stack, for benchmarks)
@@ -101,6 +106,25 @@ NOINLINE void burn_b(void)
 	sink++;
 }
 
+NOINLINE void twin_mid(void)
+{
+	burn();
+	sink++;
+}
+
+/* Same frame size, different bodies (so that the compiler cannot merge them). */
+NOINLINE void twin_x(void)
+{
+	twin_mid();
+	sink += 1;
+}
+
+NOINLINE void twin_y(void)
+{
+	twin_mid();
+	sink += 2;
+}
+
 NOINLINE void c(void)
 {
 	if (strcmp(mode, "syscall") == 0 || strcmp(mode, "deep-syscall") == 0) {
@@ -131,6 +155,15 @@ NOINLINE void c(void)
 		while (now() < deadline) {
 			burn_a();
 			burn_b();
+		}
+	} else if (strcmp(mode, "twins") == 0) {
+		/* One call site each: a return address per twin, not per call. */
+		static volatile int three = 3;
+
+		while (now() < deadline) {
+			twin_x();
+			for (int i = 0; i < three; i++)
+				twin_y();
 		}
 	} else if (strcmp(mode, "work") == 0) {
 		long i;
