@@ -93,6 +93,14 @@ struct ku_state {
 	__u32 hint;		/* index of the last mapping found: callers often share it */
 	__u32 last_row;		/* row found for last_pc */
 	__u64 last_pc;		/* 0, or the last pc whose row was searched */
+	/*
+	 * Whether the rest of the walk depends on bp as it was when bp_live
+	 * was last set: bp_live until a step takes bp from memory, bp_used once
+	 * a step reads it while live.  Code without frame pointers keeps
+	 * anything in rbp; a walk that never uses it can be remembered without
+	 * it (kunwind.bpf.h, ku_memo).
+	 */
+	__u32 bp_live, bp_used;
 };
 
 /*

@@ -220,6 +220,7 @@ static __always_inline int ku_step_signal(struct ku_state *s, void *ctx)
 	s->ip = ip;
 	s->sp = sp;
 	s->bp = bp;
+	s->bp_live = 0;
 	s->exact = 1;
 	return 0;
 }
@@ -238,6 +239,7 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 		cfa = s->sp + (__s64)row->cfa_offset;
 		break;
 	case STITCH_CFA_RBP:
+		s->bp_used |= s->bp_live;
 		cfa = s->bp + (__s64)row->cfa_offset;
 		break;
 	case STITCH_CFA_PLT:
@@ -245,6 +247,7 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 		      ((__s64)(s->ip & 15) >= (__s64)row->rbp_offset ? 8 : 0);
 		break;
 	case STITCH_CFA_DEREF_RBP:
+		s->bp_used |= s->bp_live;
 		err = ku_read(s, ctx, s->bp + (__s64)row->cfa_offset, &cfa);
 		if (err)
 			return err;
@@ -260,8 +263,10 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 	err = ku_read(s, ctx, cfa - 8, &ra);
 	if (!err && row->rbp_rule == STITCH_RBP_AT_CFA)
 		err = ku_read(s, ctx, cfa + (__s64)row->rbp_offset, &bp);
-	else if (!err && row->rbp_rule == STITCH_RBP_AT_RBP)
+	else if (!err && row->rbp_rule == STITCH_RBP_AT_RBP) {
+		s->bp_used |= s->bp_live;
 		err = ku_read(s, ctx, s->bp + (__s64)row->rbp_offset, &bp);
+	}
 	else if (!err && row->rbp_rule != STITCH_RBP_SAME)
 		err = KUNWIND_STOP_NO_RULE;
 	if (err)
@@ -271,6 +276,8 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 	s->ip = ra;
 	s->sp = cfa;
 	s->bp = bp;
+	/* Unless rbp is the same, the caller's comes from memory. */
+	s->bp_live &= row->rbp_rule == STITCH_RBP_SAME;
 	s->exact = 0;
 	return 0;
 }
