@@ -71,8 +71,8 @@ struct {
 #define KU_WIN 2048
 
 /*
- * The last counting walk on this CPU, from its second frame on, and every
- * stack word it read from there.  A CPU keeps sampling the same hot loop:
+ * The last walk on this CPU (into either of its output buffers), from its
+ * second frame on, and every stack word it read from there.  A CPU keeps sampling the same hot loop:
  * the leaf's pc moves, its callers do not.  A walk that, after the leaf's
  * step, stands where the remembered one stood (same process and list
  * generation, same registers, same stack bounds) and finds every one of its
@@ -309,7 +309,7 @@ static __always_inline __u64 ku_hash_word(__u64 h, __u64 word)
 }
 
 /*
- * Called once a counting walk has taken the leaf's step: true if it stands
+ * Called once a walk has taken the leaf's step: true if it stands
  * where ku_memo's walk stood and every word that walk read is unchanged
  * (then the walk is over: kunwind_user takes memo's ending).  Else memo
  * starts remembering this walk.  Global: verified once, with its loop

@@ -261,14 +261,14 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 	if (cfa <= s->sp)
 		return KUNWIND_STOP_BAD;
 	err = ku_read(s, ctx, cfa - 8, &ra);
-	if (!err && row->rbp_rule == STITCH_RBP_AT_CFA)
+	if (!err && row->rbp_rule == STITCH_RBP_AT_CFA) {
 		err = ku_read(s, ctx, cfa + (__s64)row->rbp_offset, &bp);
-	else if (!err && row->rbp_rule == STITCH_RBP_AT_RBP) {
+	} else if (!err && row->rbp_rule == STITCH_RBP_AT_RBP) {
 		s->bp_used |= s->bp_live;
 		err = ku_read(s, ctx, s->bp + (__s64)row->rbp_offset, &bp);
-	}
-	else if (!err && row->rbp_rule != STITCH_RBP_SAME)
+	} else if (!err && row->rbp_rule != STITCH_RBP_SAME) {
 		err = KUNWIND_STOP_NO_RULE;
+	}
 	if (err)
 		return err;
 	if (ra == 0)

@@ -86,12 +86,28 @@ static void ku_set_exact(void *ctx, __u32 idx)
 /* The mapping hint a walk leaves for the next (tests set it to anything). */
 static __u32 last_hint;
 
+/* Walk on from s until a stop; returns it. */
+static int walk_on(struct replay *r, const struct kunwind_proc *p, struct ku_state *s)
+{
+	int i, err;
+
+	for (i = 0; i <= KUNWIND_MAX_FRAMES; i++) {
+		err = ku_walk_frame(s, p, r);
+		if (err)
+			return err;
+	}
+	return KUNWIND_STOP_TRUNCATED;
+}
+
+/* Walks whose rest did not / did depend on bp after the leaf's step. */
+static unsigned int bp_free_walks, bp_bound_walks;
+
 /* What kunwind_user() in BPF does, over a replay; returns frames, sets *stop. */
 static int walk(struct replay *r, const struct kunwind_proc *p, const struct unwind_regs *regs,
 		int max, int *stop)
 {
-	struct ku_state s = { 0 };
-	int i;
+	struct ku_state s = { 0 }, s1;
+	int err, leaf_err;
 
 	/* As in BPF, the mapping hint is whatever the last walk left. */
 	s.hint = last_hint;
@@ -102,16 +118,37 @@ static int walk(struct replay *r, const struct kunwind_proc *p, const struct unw
 	s.stack_hi = r->stack_start + r->stack_len;
 	s.max = max;
 	s.exact = 1;
-	*stop = KUNWIND_STOP_TRUNCATED;
-	for (i = 0; i <= KUNWIND_MAX_FRAMES; i++) {
-		int err = ku_walk_frame(&s, p, r);
-
-		if (err) {
-			*stop = err;
-			break;
-		}
-	}
+	/* The leaf's step, then the rest, tracking its use of bp as ku_memo does. */
+	err = leaf_err = ku_walk_frame(&s, p, r);
+	s1 = s;
+	s.bp_live = 1;
+	s.bp_used = 0;
+	if (!err)
+		err = walk_on(r, p, &s);
+	*stop = err;
 	last_hint = s.hint;
+	/*
+	 * ku_memo reuses a walk for any bp when bp_used stayed 0: then the
+	 * same walk from the same place with any other bp gives the same
+	 * frames and the same stop.
+	 */
+	if (!leaf_err && !s.bp_used) {
+		struct replay *r2 = malloc(sizeof(*r2));
+		int err2;
+
+		assert_non_null(r2);
+		*r2 = *r;
+		s1.bp ^= 0x5a5a5a5a5a5a5a5aull;
+		s1.bp_live = 1;
+		err2 = walk_on(r2, p, &s1);
+		assert_int_equal(err2, err);
+		assert_int_equal(s1.n, s.n);
+		assert_memory_equal(r2->frames + 1, r->frames + 1, (s.n - 1) * sizeof(r->frames[0]));
+		free(r2);
+		bp_free_walks++;
+	}
+	if (!leaf_err && s.bp_used)
+		bp_bound_walks++;
 	return s.n;
 }
 
@@ -338,6 +375,16 @@ static void test_synthetic_rules(void **state)
 	regs = (struct unwind_regs){ 0x401004, STACK_BASE, 0x1234 };
 	assert_int_equal(compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why), 6);
 	assert_int_equal(why, UNWIND_STOP_END);
+
+	/*
+	 * The leaf returns into the frame-pointer frame, whose CFA is the
+	 * leaf's rbp: the rest of this walk depends on bp (test_bp_use_tracked).
+	 */
+	*at(STACK_BASE + 0x38) = 0x403010;
+	regs = (struct unwind_regs){ 0x401004, STACK_BASE + 0x38, STACK_BASE + 0x40 };
+	assert_int_equal(compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why), 5);
+	assert_int_equal(why, UNWIND_STOP_END);
+	regs = (struct unwind_regs){ 0x401004, STACK_BASE, 0x1234 };
 
 	/* The same, cut at 0x58 bytes: both say truncated after the same frames. */
 	s.r->stack_len = 0x58;
@@ -606,6 +653,13 @@ static void test_real_realign(void **state)
 	assert_int_equal(why, UNWIND_STOP_END);
 }
 
+/* Runs last: both kinds of walk were met (synthetic rules, realign, frame pointers). */
+static void test_bp_use_tracked(void **state)
+{
+	assert_true(bp_free_walks >= 10);
+	assert_true(bp_bound_walks >= 1);
+}
+
 static bool never_behind(void *ctx, uint32_t pid)
 {
 	return false;
@@ -719,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_row_cache_poisoned),
 		cmocka_unit_test(test_table_budget),
 		cmocka_unit_test(test_tables_dropped_and_reused),
+		cmocka_unit_test(test_bp_use_tracked),
 	};
 
 	return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
