@@ -168,17 +168,11 @@ __noinline int ku_refill(__u64 addr)
 {
 	struct ku_walk *w;
 	__u32 zero = 0, len, first;
+	__u64 start = addr, below;
 
 	w = bpf_map_lookup_elem(&kunwind_walk, &zero);
 	if (!w)
 		return KUNWIND_STOP_TRUNCATED;
-	/*
-	 * Near the end of the stack mapping the whole window may not be
-	 * readable: then up to the end of addr's page, so a word is readable
-	 * here exactly when it is readable alone.  Stack pages are resident;
-	 * a fault is the end of what we can see.
-	 */
-	w->win_start = addr;
 	w->win_len = 0;
 	/*
 	 * The walk reads nothing at or past stack_hi: stop the window there.
@@ -191,21 +185,40 @@ __noinline int ku_refill(__u64 addr)
 		first = w->first_len & (KU_WIN - 1);
 		if (first >= 64)
 			len = first;
+		/*
+		 * The leaf's step reads its return address first, then what it
+		 * saved below it (rbp at CFA-16): start up to 64 bytes lower,
+		 * or that word takes a read of its own (~150 ns).  ku_read()
+		 * refused anything below stack_lo.
+		 */
+		below = (addr - w->s.stack_lo) & ~7ull;
+		if (below > 64)
+			below = 64;
+		if (len >= below + 8)
+			start = addr - below;
 	} else {
 		/* ku_memo_try compares words of the first window only. */
 		w->recording = 0;
 	}
-	if (w->s.stack_hi > addr && w->s.stack_hi - addr < len)
-		len = w->s.stack_hi - addr;
-	if (len >= 8 && len <= KU_WIN && !bpf_probe_read_user(w->win, len, (void *)addr)) {
+	if (w->s.stack_hi > start && w->s.stack_hi - start < len)
+		len = w->s.stack_hi - start;
+	if (len >= 8 && len <= KU_WIN && !bpf_probe_read_user(w->win, len, (void *)start)) {
+		w->win_start = start;
 		w->win_len = len;
 		return 0;
 	}
+	/*
+	 * Near the end of the stack mapping the whole window may not be
+	 * readable: then from addr to the end of its page, so a word is
+	 * readable here exactly when it is readable alone.  Stack pages are
+	 * resident; a fault is the end of what we can see.
+	 */
 	len = 4096 - (addr & 4095);
 	if (len > KU_WIN)
 		len = KU_WIN;
 	if (len < 8 || bpf_probe_read_user(w->win, len, (void *)addr))
 		return KUNWIND_STOP_TRUNCATED;
+	w->win_start = addr;
 	w->win_len = len;
 	return 0;
 }
@@ -224,7 +237,8 @@ static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 	if (addr < w->win_start || off + 8 > w->win_len || (off & 7)) {
 		if (ku_refill(addr))
 			return KUNWIND_STOP_TRUNCATED;
-		off = 0;
+		/* The window holds addr, aligned, maybe not at its start. */
+		off = addr - w->win_start;
 	}
 	*val = w->win[(off / 8) & (KU_WIN / 8 - 1)];
 	/*
