@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "debug_cache.h"
+#include "debuginfo.h"
 #include "elf_util.h"
 
 static struct {
@@ -227,7 +228,7 @@ static bool entry_matches(Elf *src, Elf *entry)
 }
 
 /* Open entry `name` if it is ours and stands for src. */
-static int open_entry(const char *name, Elf *src, struct debug_cache_entry *out)
+static int open_entry(const char *name, Elf *src, struct debug_file *out)
 {
 	struct stat st;
 	Elf *elf;
@@ -249,6 +250,9 @@ static int open_entry(const char *name, Elf *src, struct debug_cache_entry *out)
 	}
 	out->elf = elf;
 	out->fd = fd;
+	/* For messages only: a path too long is left out. */
+	if (snprintf(out->path, sizeof(out->path), "%s/%s", dc.path, name) >= (int)sizeof(out->path))
+		out->path[0] = '\0';
 	return 0;
 }
 
@@ -352,7 +356,7 @@ static int build_entry(Elf *src, const char *name, unsigned long long inflated)
 	return err;
 }
 
-int debug_cache_open(Elf *elf, struct debug_cache_entry *out)
+int debug_cache_open(Elf *elf, struct debug_file *out)
 {
 	char hex[2 * STITCH_BUILD_ID_MAX + 1], name[2 * STITCH_BUILD_ID_MAX + 8];
 	uint8_t id[STITCH_BUILD_ID_MAX];
@@ -365,17 +369,15 @@ int debug_cache_open(Elf *elf, struct debug_cache_entry *out)
 	n = count_compressed(elf, &inflated);
 	if (n == 0)
 		return -ENODATA;
-	dc.st.uncached++;
-	if (n < 0)
-		return n;
 	id_len = elf_build_id(elf, id);
-	if (inflated > DEBUG_CACHE_MAX_FILE || id_len < 2 || !dir_ready())
-		return -ENOENT;
+	if (n < 0 || inflated > DEBUG_CACHE_MAX_FILE || id_len < 2 || !dir_ready()) {
+		dc.st.uncached++;
+		return n < 0 ? n : -ENOENT;
+	}
 	build_id_hex(id, id_len, hex);
 	snprintf(name, sizeof(name), "%s.debug", hex);
 	err = open_entry(name, elf, out);
 	if (err == 0) {
-		dc.st.uncached--;
 		dc.st.used++;
 		return 0;
 	}
@@ -385,19 +387,9 @@ int debug_cache_open(Elf *elf, struct debug_cache_entry *out)
 	err = build_entry(elf, name, inflated);
 	if (!err)
 		err = open_entry(name, elf, out);
-	if (!err) {
-		dc.st.uncached--;
+	if (err)
+		dc.st.uncached++;
+	else
 		dc.st.written++;
-	}
 	return err;
-}
-
-void debug_cache_close(struct debug_cache_entry *e)
-{
-	if (e->elf)
-		elf_end(e->elf);
-	if (e->fd >= 0)
-		close(e->fd);
-	e->elf = NULL;
-	e->fd = -1;
 }

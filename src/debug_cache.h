@@ -18,15 +18,12 @@
 
 #include <gelf.h>
 
+#include "debuginfo.h"
+
 /* Files larger than this once decompressed are not cached. */
 #define DEBUG_CACHE_MAX_FILE (1ull << 30)
 /* No new entry once the directory holds this much. */
 #define DEBUG_CACHE_MAX_TOTAL (4ull << 30)
-
-struct debug_cache_entry {
-	Elf *elf;
-	int fd;
-};
 
 struct debug_cache_stats {
 	unsigned long used;		/* entries read from the cache */
@@ -36,12 +33,11 @@ struct debug_cache_stats {
 
 /*
  * For an ELF whose .debug_* sections are compressed: open its decompressed
- * copy, writing it first if needed.  0 with *out open (close it with
- * debug_cache_close() after the Dwarf handle made from it), or -errno: use
- * elf itself (-ENODATA: nothing compressed, nothing to do).
+ * copy, writing it first if needed.  0 with *out open (debug_file_close()
+ * it after the Dwarf handle made from it), or -errno: use elf itself
+ * (-ENODATA: nothing compressed, nothing to do).
  */
-int debug_cache_open(Elf *elf, struct debug_cache_entry *out);
-void debug_cache_close(struct debug_cache_entry *e);
+int debug_cache_open(Elf *elf, struct debug_file *out);
 
 /* The directory used so far, or NULL (off, unusable, or not needed yet). */
 const char *debug_cache_dir(void);

@@ -76,16 +76,16 @@ struct {
 
 /*
  * The last walk on this CPU (into either of its output buffers), from its
- * second frame on, and every stack word it read from there.  A CPU keeps sampling the same hot loop:
- * the leaf's pc moves, its callers do not.  A walk that, after the leaf's
+ * second frame on, and every stack word it read from there.  A CPU keeps
+ * sampling the same hot loop: the leaf's pc moves, its callers do not.  A walk that, after the leaf's
  * step, stands where the remembered one stood (same process and list
  * generation, same registers, same stack bounds) and finds every one of its
  * words unchanged in the window it has just read, would read the same words
  * and rows again and emit the same frames: it takes the remembered ending
  * instead of walking (~550 ns of ~1.3 us at 43 frames).  The frames
  * themselves are still in the output buffer: each buffer is this CPU's own,
- * written only by walks that keep memo up to date, or by a stack copy that
- * drops it (kunwind_capture).  Exact, not a guess: any difference is a miss.
+ * written only by walks that keep memo up to date, or by the stack copy
+ * that follows a fallback, which kunwind_user makes memo forget.  Exact, not a guess: any difference is a miss.
  */
 #define KU_MEMO_WORDS 128
 
@@ -479,10 +479,17 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 	res->remembered = 0;
 	res->stop = KUNWIND_STOP_FALLBACK;
 	tgid = start->tgid;
-	c.proc = bpf_map_lookup_elem(&kunwind_procs, &tgid);
 	w = bpf_map_lookup_elem(&kunwind_walk, &zero);
-	if (!c.proc || !w)
+	if (!w)
 		return 0;
+	m = &w->memo;
+	c.proc = bpf_map_lookup_elem(&kunwind_procs, &tgid);
+	if (!c.proc) {
+		/* A fallback: its caller copies the stack into the frames' buffer. */
+		if (m->buf == start->memo)
+			m->valid = 0;
+		return 0;
+	}
 	w->s.ip = start->ip;
 	w->s.sp = start->sp;
 	w->s.bp = start->bp;
@@ -514,21 +521,22 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 	c.w = w;
 	c.frames = frames->words;
 	bpf_loop(KUNWIND_MAX_FRAMES / KU_FRAMES_PER_CALL + 1, ku_loop_cb, &c, 0);
-	m = &w->memo;
 	if (w->memo_hit) {
 		/* Frames 1..n-1 are in the buffer as that walk left them. */
 		w->s.n = m->n;
 		w->stop = m->stop;
 		w->hash = m->hash;
 	} else {
-		/* A fallback's buffer gets a stack copy: nothing to remember. */
-		if (w->recording && w->stop != KUNWIND_STOP_FALLBACK) {
+		if (w->recording) {
 			m->n = w->s.n;
 			m->stop = w->stop;
 			m->hash = w->hash;
 			m->bp_used = w->s.bp_used;
 			m->valid = 1;
 		}
+		/* A fallback's buffer gets a stack copy: nothing to remember. */
+		if (w->stop == KUNWIND_STOP_FALLBACK && m->buf == w->memo_on)
+			m->valid = 0;
 		/* The next walk's first read: this one's span, rounded up, with room to grow. */
 		span = w->s.sp - start->sp;
 		w->first_len = span < KU_WIN - 320 ? ((__u32)span + 256 + 63) & ~63u : KU_WIN;
@@ -555,8 +563,6 @@ static __always_inline int kunwind_capture(struct sample_event *e, __u32 tgid, _
 		.memo = KU_MEMO_EVENT,
 	};
 	struct kunwind_result res;
-	struct ku_walk *w;
-	__u32 zero = 0;
 	__u64 t0;
 
 	if (kunwind_mode == KUNWIND_MODE_COPY)
@@ -566,11 +572,8 @@ static __always_inline int kunwind_capture(struct sample_event *e, __u32 tgid, _
 	/* What the walk costs, apart from the rest of the event (--stats=walks). */
 	ku_walk_stats(t0, res.n, res.remembered);
 	if (res.stop == KUNWIND_STOP_FALLBACK || res.n > KUNWIND_MAX_FRAMES) {
+		/* The copy goes where the frames were (kunwind_user forgot them). */
 		count(STAT_KUNWIND_FALLBACK);
-		/* The copy goes where the frames were: forget them. */
-		w = bpf_map_lookup_elem(&kunwind_walk, &zero);
-		if (w && w->memo.buf == KU_MEMO_EVENT)
-			w->memo.valid = 0;
 		return 0;
 	}
 	e->flags |= STITCH_SAMPLE_KFRAMES;

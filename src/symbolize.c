@@ -43,7 +43,7 @@ struct sym_source {
 	Elf *dwarf_elf;			/* which handle holds .debug_info, or NULL */
 	enum dwarf_state dwarf_state;
 	struct dwarf_src dwarf;
-	struct debug_cache_entry dwarf_cached;	/* dwarf_elf decompressed, if cached */
+	struct debug_file dwarf_cached;	/* dwarf_elf decompressed, if cached */
 	struct cache_slot *cache;	/* allocated on first lookup */
 	char desc[80];
 };
@@ -131,7 +131,7 @@ void sym_source_free(struct sym_source *src)
 		return;
 	if (src->dwarf_state == DWARF_READY)
 		dwarf_src_close(&src->dwarf);
-	debug_cache_close(&src->dwarf_cached);
+	debug_file_close(&src->dwarf_cached);
 	symtab_free(&src->symtab);
 	minidebug_close(&src->mini);
 	debug_file_close(&src->debug);
