@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # stitch build.  `make` leaves ./stitch; `make test` runs unit tests (under
-# ASan/UBSan) and the integration tests (root, real BPF).  Every user-space
-# source in src/ except the main file goes into one static library that the
-# binary, the tests and the fuzzers all link, so a new file needs no edit here.
+# ASan/UBSan) and the integration tests (root, real BPF).  Sources are found
+# recursively under src/ (one folder per pipeline stage or command; project
+# headers are included by their path from src/, as "unwind/cfi.h").  Every
+# user-space source except the main file goes into one static library that the
+# binary, the tests and the fuzzers all link, so a new file or folder needs no
+# edit here.  A BPF program is src/<folder>/NAME.bpf.c; its skeleton is
+# build/NAME.skel.h, so BPF program names are unique across folders.
 
 PREFIX ?= /usr/local
 CC ?= gcc
@@ -20,13 +24,14 @@ CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Isrc -fno-omit-frame-poin
 LDLIBS := -lbpf -ldw -lelf -llzma -lz -lpthread
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-BPF_SRCS := $(wildcard src/*.bpf.c)
-SKELS := $(patsubst src/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
-MAIN_SRC := src/stitch.c
-LIB_SRCS := $(filter-out $(BPF_SRCS) $(MAIN_SRC),$(wildcard src/*.c))
+BPF_SRCS := $(shell find src -name '*.bpf.c' | sort)
+SKELS := $(addprefix $(BUILD)/,$(notdir $(BPF_SRCS:.bpf.c=.skel.h)))
+MAIN_SRC := src/main.c
+LIB_SRCS := $(filter-out $(BPF_SRCS) $(MAIN_SRC),$(shell find src -name '*.c' | sort))
 LIB_OBJS := $(patsubst src/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 ALIB_OBJS := $(patsubst src/%.c,$(AOBJ)/%.o,$(LIB_SRCS))
-HDRS := $(wildcard src/*.h)
+HDRS := $(shell find src -name '*.h' | sort)
+vpath %.bpf.c $(sort $(dir $(BPF_SRCS)))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -48,18 +53,18 @@ $(BUILD)/vmlinux.h:
 	@mkdir -p $(BUILD)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/%.bpf.o: src/%.bpf.c $(HDRS) $(BUILD)/vmlinux.h
+$(BUILD)/%.bpf.o: %.bpf.c $(HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) -g -O2 -Wall -Werror -target bpf $(ARCH_DEF) -I$(BUILD) -Isrc -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 $(OBJ)/%.o: src/%.c $(HDRS) $(SKELS)
-	@mkdir -p $(OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(AOBJ)/%.o: src/%.c $(HDRS) $(SKELS)
-	@mkdir -p $(AOBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
 
 $(BUILD)/libstitch.a: $(LIB_OBJS)
@@ -141,10 +146,10 @@ clean:
 # anything, libstitch.a included.  Needs only libelf.
 STALL_DIR := lib/stall
 STALL_OBJDIR := $(BUILD)/stall
-STALL_SRCS := $(wildcard $(STALL_DIR)/*.c) src/cfi.c src/unwind.c src/elf_util.c
+STALL_SRCS := $(wildcard $(STALL_DIR)/*.c) src/unwind/cfi.c src/unwind/unwind.c src/util/elf_util.c
 STALL_OBJS := $(patsubst %.c,$(STALL_OBJDIR)/%.o,$(STALL_SRCS))
-STALL_HDRS := $(wildcard $(STALL_DIR)/*.h $(STALL_DIR)/stitch/*.h) src/cfi.h src/unwind.h \
-	src/unwind_table.h src/elf_util.h
+STALL_HDRS := $(wildcard $(STALL_DIR)/*.h $(STALL_DIR)/stitch/*.h) src/unwind/cfi.h src/unwind/unwind.h \
+	src/unwind/unwind_table.h src/util/elf_util.h
 STALL_CFLAGS := -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -fvisibility=hidden \
 	-DSTITCH_STALL_BUILD -Isrc -I$(STALL_DIR)
 STALL_VERSION := 0.1.0

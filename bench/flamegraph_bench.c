@@ -17,9 +17,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "flamegraph.h"
-#include "hashmap.h"
-#include "profile.h"
+#include "formats/flamegraph.h"
+#include "util/hashmap.h"
+#include "profile/profile.h"
 
 #define NFUNCS 5000
 #define NCALLEES 8

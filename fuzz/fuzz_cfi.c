@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi.h"
-#include "elf_util.h"
+#include "unwind/cfi.h"
+#include "util/elf_util.h"
 
 static void check_table(const struct unwind_table *t)
 {

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
-#include "elf_util.h"
-#include "symbolize.h"
-#include "symtab.h"
+#include "symbolize/debuginfo.h"
+#include "util/elf_util.h"
+#include "symbolize/symbolize.h"
+#include "symbolize/symtab.h"
 
 static char empty_root[64];
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_util.h"
-#include "usdt.h"
+#include "util/elf_util.h"
+#include "proc/usdt.h"
 
 struct ctx {
 	Elf *elf;

@@ -22,8 +22,8 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "cfi.h"
-#include "unwind.h"
+#include "unwind/cfi.h"
+#include "unwind/unwind.h"
 #include "stitch/stall.h"
 
 #define STALL_TICKS_PER_THRESHOLD 4

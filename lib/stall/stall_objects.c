@@ -22,7 +22,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "elf_util.h"
+#include "util/elf_util.h"
 #include "stall_internal.h"
 
 pthread_mutex_t stall_lock = PTHREAD_MUTEX_INITIALIZER;

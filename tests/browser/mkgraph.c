@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "flamegraph.h"
-#include "profile.h"
+#include "formats/flamegraph.h"
+#include "profile/profile.h"
 
 static uint32_t frame(struct profile *p, const char *name, enum frame_kind kind)
 {

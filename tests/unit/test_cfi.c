@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cfi.h"
-#include "elf_util.h"
+#include "unwind/cfi.h"
+#include "util/elf_util.h"
 
 #define SEC_VADDR	0x10000ull	/* where the fake .eh_frame lives */
 #define FN		0x1000ull	/* fake function start */

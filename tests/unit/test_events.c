@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "events.h"
+#include "capture/events.h"
 
 static void accept(const char *text, enum event_kind kind, const char *a, const char *b,
 		   const char *c)

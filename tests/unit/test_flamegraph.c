@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "flamegraph.h"
-#include "profile.h"
+#include "formats/flamegraph.h"
+#include "profile/profile.h"
 #include "unit_helpers.h"
 
 #define FULL 1180.0	/* default width 1200 less 10 px each side */

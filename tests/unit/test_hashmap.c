@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hashmap.h"
+#include "util/hashmap.h"
 
 struct item {
 	struct hmap_node node;

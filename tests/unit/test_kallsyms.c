@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "kallsyms.h"
+#include "symbolize/kallsyms.h"
 
 static char tmp_path[64];
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ksym_namer.h"
+#include "symbolize/ksym_namer.h"
 
 static void expect_parse(const char *text, bool ok, const char *name, const char *module)
 {

@@ -25,11 +25,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "binary.h"
-#include "cfi.h"
-#include "kunwind.h"
-#include "procs.h"
-#include "unwind.h"
+#include "proc/binary.h"
+#include "unwind/cfi.h"
+#include "kunwind/kunwind.h"
+#include "proc/procs.h"
+#include "unwind/unwind.h"
 
 /* ---- the walk in plain C: memory is the snapshot, rows a plain array ---- */
 
@@ -81,7 +81,7 @@ static void ku_set_exact(void *ctx, __u32 idx)
 	((struct replay *)ctx)->frames[idx] |= KFRAME_EXACT;
 }
 
-#include "kunwind_walk.h"
+#include "kunwind/kunwind_walk.h"
 
 /* The mapping hint a walk leaves for the next (tests set it to anything). */
 static __u32 last_hint;

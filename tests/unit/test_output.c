@@ -19,11 +19,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "binary.h"
-#include "kallsyms.h"
-#include "output.h"
-#include "resolve.h"
-#include "stacks.h"
+#include "proc/binary.h"
+#include "symbolize/kallsyms.h"
+#include "formats/output.h"
+#include "profile/resolve.h"
+#include "profile/stacks.h"
 
 #define K_STEXT 0xffffffff81000000ull
 #define K_SYSCALL 0xffffffff81000100ull	/* do_syscall_64 */

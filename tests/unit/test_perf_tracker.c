@@ -21,10 +21,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "binary.h"
-#include "elf_util.h"
-#include "perf_tracker.h"
-#include "procs.h"
+#include "proc/binary.h"
+#include "util/elf_util.h"
+#include "proc/perf_tracker.h"
+#include "proc/procs.h"
 
 /* Above any pid_max: /proc never knows them. */
 #define P1 0x7ffffff0u

@@ -21,9 +21,9 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "pprof.h"
-#include "profile.h"
-#include "protobuf.h"
+#include "formats/pprof.h"
+#include "profile/profile.h"
+#include "formats/protobuf.h"
 #include "unit_helpers.h"
 
 #define K_ENTRY 0xffffffff81000200ull

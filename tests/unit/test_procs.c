@@ -21,9 +21,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "binary.h"
-#include "elf_util.h"
-#include "procs.h"
+#include "proc/binary.h"
+#include "util/elf_util.h"
+#include "proc/procs.h"
 #include "unit_helpers.h"
 
 /* Above any pid_max (at most 2^22): never a live process. */

@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
-#include "filter.h"
-#include "input.h"
-#include "output.h"
-#include "profile.h"
+#include "profile/filter.h"
+#include "formats/input.h"
+#include "formats/output.h"
+#include "profile/profile.h"
 
 static char *folded_of(const struct profile *p)
 {

@@ -18,10 +18,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "debuginfo.h"
-#include "elf_util.h"
-#include "symbolize.h"
-#include "symtab.h"
+#include "symbolize/debuginfo.h"
+#include "util/elf_util.h"
+#include "symbolize/symbolize.h"
+#include "symbolize/symtab.h"
 #include "unit_helpers.h"
 
 static char dir[64];	/* "/tmp/stitch_sym_XXXXXX" */

@@ -21,9 +21,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cfi.h"
-#include "elf_util.h"
-#include "unwind.h"
+#include "unwind/cfi.h"
+#include "util/elf_util.h"
+#include "unwind/unwind.h"
 
 /* ---- unwind_step on synthetic rows --------------------------------------- */
 

@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "elf_util.h"
-#include "usdt.h"
+#include "util/elf_util.h"
+#include "proc/usdt.h"
 #include "unit_helpers.h"
 
 static char dir[64];

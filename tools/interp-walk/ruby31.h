@@ -58,7 +58,7 @@
 #define RB31_DEF_ORIGINAL_ID 32
 
 /*
- * For Class#method names (stitch's walker and src/interp_ruby.c): the method entry's owner and
+ * For Class#method names (stitch's walker and src/interp/ruby/ruby.c): the method entry's owner and
  * defined_class; a block frame's method entry is at its local ep (follow ep[-1] & ~3
  * while ep[0] lacks VM_ENV_FLAG_LOCAL), where ep[-2] is a cref (imemo 1) for code
  * outside a method.  A class's name is the hidden ivar __classpath__ in

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "capture/attach.h"
+#include "util/cpus.h"
+#include "util/elf_util.h"
+#include "capture.skel.h"
+#include "symbolize/symbolize.h"
+#include "proc/usdt.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+#define MAX_CPUS 1024
+#define MAX_USDT_SITES 64
+
+static int add_link(struct attacher *a, struct bpf_link *link)
+{
+	if (a->nlinks == a->cap) {
+		int cap = a->cap ? a->cap * 2 : 16;
+		struct bpf_link **l = realloc(a->links, cap * sizeof(*l));
+
+		if (!l) {
+			bpf_link__destroy(link);
+			return -ENOMEM;
+		}
+		a->links = l;
+		a->cap = cap;
+	}
+	a->links[a->nlinks++] = link;
+	return 0;
+}
+
+void attach_destroy(struct attacher *a)
+{
+	int i;
+
+	for (i = 0; i < a->nlinks; i++)
+		bpf_link__destroy(a->links[i]);
+	free(a->links);
+	a->links = NULL;
+	a->nlinks = a->cap = 0;
+}
+
+int ensure_tracefs(char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(TRACEFS "/events", &st) == 0)
+		return 0;
+	if (mount("nodev", TRACEFS, "tracefs", 0, NULL) == 0 || errno == EBUSY)
+		return 0;
+	snprintf(err, errlen, "cannot mount tracefs on %s: %s (tracepoints need it)",
+		 TRACEFS, strerror(errno));
+	return -errno;
+}
+
+static int attach_cpu(struct attacher *a, uint32_t idx, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = idx);
+	int cpus[MAX_CPUS], n, i;
+
+	n = online_cpus(cpus, MAX_CPUS);
+	if (n <= 0) {
+		snprintf(err, errlen, "cannot read the online CPUs");
+		return -ENODEV;
+	}
+	for (i = 0; i < n; i++) {
+		struct perf_event_attr attr;
+		struct bpf_link *link;
+		int fd;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		attr.freq = 1;
+		attr.sample_freq = a->freq_hz;
+		fd = syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+
+			snprintf(err, errlen, "cpu: perf_event_open(cpu-clock, cpu %d) failed: %s%s",
+				 cpus[i], strerror(e),
+				 e == EINVAL ? " (frequency above kernel.perf_event_max_sample_rate?)" : "");
+			return -e;
+		}
+		link = bpf_program__attach_perf_event_opts(a->skel->progs.on_perf_event, fd, &opts);
+		if (!link) {
+			int e = errno;
+
+			close(fd);
+			snprintf(err, errlen, "cpu: cannot attach to cpu-clock on cpu %d: %s",
+				 cpus[i], strerror(e));
+			return -e;
+		}
+		if (add_link(a, link))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int attach_tp(struct attacher *a, const char *cat, const char *name, uint32_t idx,
+		     const char *what, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = idx);
+	char path[PATH_MAX];
+	struct bpf_link *link;
+	struct stat st;
+
+	snprintf(path, sizeof(path), TRACEFS "/events/%s/%s", cat, name);
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "%s: no tracepoint %s:%s on this kernel (see %s/events/%s/)",
+			 what, cat, name, TRACEFS, cat);
+		return -ENOENT;
+	}
+	link = bpf_program__attach_tracepoint_opts(a->skel->progs.on_tracepoint, cat, name, &opts);
+	if (!link) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot attach to tracepoint %s:%s: %s", what, cat, name,
+			 strerror(e));
+		return -e;
+	}
+	return add_link(a, link);
+}
+
+static bool name_matches_lib(const char *base, const char *lib)
+{
+	size_t n = strlen(lib);
+
+	/* "libc.so.6" exactly, or "libc" matching "libc.so.6" / "libc-2.36.so". */
+	return strcmp(base, lib) == 0 ||
+	       (strncmp(base, lib, n) == 0 && (base[n] == '.' || base[n] == '-'));
+}
+
+/* Find a library by name in a process's executable mappings. */
+static bool find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen)
+{
+	char fname[64], line[PATH_MAX + 128];
+	bool found = false;
+	FILE *f;
+
+	if (pid)
+		snprintf(fname, sizeof(fname), "/proc/%u/maps", pid);
+	else
+		snprintf(fname, sizeof(fname), "/proc/self/maps");
+	f = fopen(fname, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/');
+		const char *base;
+
+		if (!path)
+			continue;
+		path[strcspn(path, "\n")] = '\0';
+		base = strrchr(path, '/') + 1;
+		if (name_matches_lib(base, lib)) {
+			if (pid)
+				snprintf(out, outlen, "/proc/%u/root%s", pid, path);
+			else
+				snprintf(out, outlen, "%s", path);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Resolve the PATH of uprobe:/usdt: to a file we can open and attach to:
+ * a path (absolute or relative) is used as is, seen from the first target's
+ * root when there is one; a bare library name is looked up in the targets'
+ * mappings, then in ours, then in the usual library directories.
+ */
+static int resolve_binary(struct attacher *a, const char *spec, char *out, size_t outlen)
+{
+	static const char *const dirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+		"/lib", "/usr/lib", "/usr/local/lib",
+	};
+	struct stat st;
+	size_t i;
+	int p;
+
+	if (strchr(spec, '/')) {
+		if (spec[0] == '/' && a->npids > 0) {
+			snprintf(out, outlen, "/proc/%u/root%s", a->pids[0], spec);
+			if (stat(out, &st) == 0)
+				return 0;
+		}
+		if (!realpath(spec, out))
+			return -errno;
+		return 0;
+	}
+	for (p = 0; p < a->npids; p++)
+		if (find_in_maps(a->pids[p], spec, out, outlen))
+			return 0;
+	if (find_in_maps(0, spec, out, outlen))
+		return 0;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(out, outlen, "%s/%s", dirs[i], spec);
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *elf;
+
+	elf_util_init();
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	return elf;
+}
+
+static int attach_uprobe_at(struct attacher *a, const char *path, uint64_t offset,
+			    uint64_t ref_ctr, uint32_t idx, const char *what, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = idx, .ref_ctr_offset = ref_ctr);
+	struct bpf_link *link;
+
+	link = bpf_program__attach_uprobe_opts(a->skel->progs.on_uprobe, -1, path, offset, &opts);
+	if (!link) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot attach uprobe to %s+0x%llx: %s", what, path,
+			 (unsigned long long)offset, strerror(e));
+		return -e;
+	}
+	return add_link(a, link);
+}
+
+/* "0x..." : an ELF virtual address instead of a symbol name. */
+static bool parse_vaddr(const char *s, uint64_t *vaddr)
+{
+	char *end;
+
+	if (strncmp(s, "0x", 2) != 0 || !s[2])
+		return false;
+	errno = 0;
+	*vaddr = strtoull(s + 2, &end, 16);
+	return !errno && !*end;
+}
+
+static int attach_uprobe(struct attacher *a, const struct event_spec *ev, uint32_t idx,
+			 char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	uint64_t vaddr, size, offset;
+	struct sym_source *syms;
+	Elf *elf;
+	int fd, rc;
+
+	if (resolve_binary(a, ev->a, path, sizeof(path)) != 0) {
+		snprintf(err, errlen, "%s: cannot find '%s' (give an absolute path, or a library "
+			 "the target has loaded)", ev->text, ev->a);
+		return -ENOENT;
+	}
+	elf = open_elf(path, &fd);
+	if (!elf) {
+		snprintf(err, errlen, "%s: cannot read %s as ELF: %s", ev->text, path, strerror(errno));
+		return -ENOEXEC;
+	}
+	syms = sym_source_open(elf, path, "");
+	if (parse_vaddr(ev->b, &vaddr))
+		rc = 0;	/* uprobe:PATH:0xVADDR: an address, as addr2line takes it */
+	else
+		rc = syms ? sym_source_find_symbol(syms, ev->b, &vaddr, &size) : -ENOMEM;
+	if (rc == 0 && elf_vaddr_to_offset(elf, vaddr, &offset) != 0)
+		rc = -ENOENT;
+	if (syms)
+		sym_source_free(syms);
+	elf_end(elf);
+	close(fd);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: no function '%s' in %s%s", ev->text, ev->b, path,
+			 parse_vaddr(ev->b, &vaddr) ? " (the address is in no loaded segment)" : "");
+		return -ENOENT;
+	}
+	return attach_uprobe_at(a, path, offset, 0, idx, ev->text, err, errlen);
+}
+
+struct probe_list {
+	char buf[512];
+	size_t len;
+	int n;
+};
+
+static void list_probe(void *ctx, const char *provider, const char *name)
+{
+	struct probe_list *l = ctx;
+	int w;
+
+	if (l->n++ >= 8 || l->len >= sizeof(l->buf))
+		return;
+	w = snprintf(l->buf + l->len, sizeof(l->buf) - l->len, "%s%s:%s", l->len ? ", " : "",
+		     provider, name);
+	if (w > 0)
+		l->len += w;
+}
+
+static int attach_usdt(struct attacher *a, const struct event_spec *ev, uint32_t idx,
+		       char *err, size_t errlen)
+{
+	struct usdt_site sites[MAX_USDT_SITES];
+	struct probe_list avail = { .len = 0 };
+	char path[PATH_MAX];
+	int fd, n, i, rc = 0;
+	Elf *elf;
+
+	if (resolve_binary(a, ev->a, path, sizeof(path)) != 0) {
+		snprintf(err, errlen, "%s: cannot find '%s'", ev->text, ev->a);
+		return -ENOENT;
+	}
+	elf = open_elf(path, &fd);
+	if (!elf) {
+		snprintf(err, errlen, "%s: cannot read %s as ELF: %s", ev->text, path, strerror(errno));
+		return -ENOEXEC;
+	}
+	n = usdt_find(elf, ev->b, ev->c, sites, MAX_USDT_SITES);
+	if (n <= 0) {
+		usdt_for_each(elf, list_probe, &avail);
+		if (avail.n)
+			snprintf(err, errlen, "%s: no USDT probe %s:%s in %s (it has: %s%s)", ev->text,
+				 ev->b, ev->c, path, avail.buf, avail.n > 8 ? ", ..." : "");
+		else
+			snprintf(err, errlen, "%s: %s has no USDT probes (.note.stapsdt)", ev->text, path);
+		rc = -ENOENT;
+	}
+	elf_end(elf);
+	close(fd);
+	for (i = 0; i < n && rc == 0; i++)
+		rc = attach_uprobe_at(a, path, sites[i].offset, sites[i].sema_offset, idx, ev->text,
+				      err, errlen);
+	return rc;
+}
+
+static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32_t idx,
+			 char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = idx);
+	struct bpf_link *link;
+	struct stat st;
+
+	if (stat("/sys/bus/event_source/devices/kprobe", &st) != 0) {
+		snprintf(err, errlen, "%s: this kernel has no kprobe support (CONFIG_KPROBES is off: "
+			 "/sys/bus/event_source/devices/kprobe is missing); use a tracepoint "
+			 "(tracepoint:CATEGORY:NAME) or syscall:NAME instead", ev->text);
+		return -EOPNOTSUPP;
+	}
+	link = bpf_program__attach_kprobe_opts(a->skel->progs.on_kprobe, ev->a, &opts);
+	if (!link) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot attach kprobe to %s: %s", ev->text, ev->a,
+			 strerror(e));
+		return -e;
+	}
+	return add_link(a, link);
+}
+
+int attach_event(struct attacher *a, const struct event_spec *ev, uint32_t idx,
+		 char *err, size_t errlen)
+{
+	switch (ev->kind) {
+	case EVENT_CPU:
+		return attach_cpu(a, idx, err, errlen);
+	case EVENT_SYSCALL:
+	case EVENT_TRACEPOINT:
+		return attach_tp(a, ev->a, ev->b, idx, ev->text, err, errlen);
+	case EVENT_UPROBE:
+		return attach_uprobe(a, ev, idx, err, errlen);
+	case EVENT_USDT:
+		return attach_usdt(a, ev, idx, err, errlen);
+	case EVENT_KPROBE:
+		return attach_kprobe(a, ev, idx, err, errlen);
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Attaching capture.bpf.c's programs to the events the user asked for. */
+#ifndef STITCH_ATTACH_H
+#define STITCH_ATTACH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/events.h"
+
+struct capture_bpf;
+struct bpf_link;
+
+struct attacher {
+	struct capture_bpf *skel;
+	int freq_hz;		/* cpu sampling frequency */
+	const uint32_t *pids;	/* targets (-p), to find libraries by name */
+	int npids;
+	struct bpf_link **links;
+	int nlinks, cap;
+};
+
+/*
+ * Attach event number idx (its BPF cookie).  On failure, err holds one line
+ * saying what went wrong and what to do; returns -errno.
+ */
+int attach_event(struct attacher *a, const struct event_spec *ev, uint32_t idx,
+		 char *err, size_t errlen);
+void attach_destroy(struct attacher *a);
+
+/* Mount tracefs if the kernel has it but nobody mounted it (libbpf needs it). */
+int ensure_tracefs(char *err, size_t errlen);
+
+#endif /* STITCH_ATTACH_H */

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch record, kernel side: on every event take the kernel stack, the
+ * user registers of the *current* thread and a copy of its user stack, and
+ * hand them to user space, which unwinds with CFI tables.
+ *
+ * One capture routine serves every event kind; the event's index in the
+ * user-space event list arrives as the BPF cookie of the attachment.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "capture/capture.h"
+#include "stalls/stalls.h"
+
+#define PF_KTHREAD 0x00200000
+
+/* Set by user space before load. */
+const volatile bool filter_tgids;	/* only tgids in traced_tgids */
+/*
+ * -p with a few processes and no children to add: the tgids themselves,
+ * compared in a loop the compiler unrolls, instead of a hash map lookup
+ * (~80 ns of a ~1 us event on our VM, where every call returns through a
+ * mitigation thunk).  0 entries: use traced_tgids.
+ */
+const volatile __u32 fixed_tgids[STITCH_FIXED_TGIDS];
+const volatile __u32 nfixed_tgids;
+const volatile bool follow_forks;	/* add children of traced tgids */
+const volatile __u32 ustack_limit = STITCH_DEFAULT_USTACK;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 32 << 20);	/* resized by user space */
+} samples SEC(".maps");
+
+/* traced_tgids, and stall_threads for stitch stalls' gate (which owns both). */
+#include "capture/shared_maps.bpf.h"
+
+static __always_inline bool tgid_traced(__u32 tgid)
+{
+	bool found = false;
+	int i;
+
+	if (!nfixed_tgids)
+		return bpf_map_lookup_elem(&traced_tgids, &tgid) != NULL;
+	for (i = 0; i < STITCH_FIXED_TGIDS; i++)
+		found |= i < nfixed_tgids && fixed_tgids[i] == tgid;
+	return found;
+}
+
+/* ---- stitch stalls' gate ---- */
+const volatile __u64 stall_gate_ns;	/* 0: no gate, every event is kept */
+
+/* Keep only events of threads stalled right now (see stall_gate_open). */
+static __always_inline bool stall_gate_closed(__u32 tid)
+{
+	struct stall_thread *t;
+
+	if (!stall_gate_ns)
+		return false;
+	t = bpf_map_lookup_elem(&stall_threads, &tid);
+	return !t || !stall_gate_open(t, bpf_get_current_task_btf()->se.sum_exec_runtime,
+				      stall_gate_ns);
+}
+/* ---- end of the stall gate ---- */
+
+/*
+ * The event is far too big for the BPF stack: build it here, one slot per
+ * CPU (per-CPU maps cap values at 32 KiB).  Sharing a slot is safe: the
+ * kernel's bpf_prog_active guard keeps perf_event, tracepoint, kprobe and
+ * uprobe programs from nesting on one CPU.  max_entries is set to the number
+ * of possible CPUs by user space.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sample_event);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void add_stat(__u32 which, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		*v += n;
+}
+
+static __always_inline void count(__u32 which)
+{
+	add_stat(which, 1);
+}
+
+#include "kunwind/kunwind.bpf.h"
+
+/* ---- interpreter frames (interp.bpf.h) ---- */
+#include "interp/interp.bpf.h"
+/* ---- end interpreter frames ---- */
+
+/*
+ * An offset into e->ustack the verifier can bound: the mask survives the
+ * optimizer (barrier_var), and ustack has a page of slack past the mask.
+ */
+static __always_inline __u32 ustack_off(__u32 base, __u32 off)
+{
+	barrier_var(off);
+	barrier_var(base);
+	return (base & STITCH_USTACK_ROOM) + (off & (STITCH_MAX_USTACK - 1));
+}
+
+/*
+ * Copy the user stack from sp upwards: up to the byte limit, the end of the
+ * stack mapping, or, on the main thread, mm->start_stack, above which lie
+ * only argv/envp/auxv and never a frame (_start's frame is below it).
+ * Reading page-aligned chunks means a read fails exactly at the end of the
+ * stack mapping instead of losing a partial chunk.
+ */
+static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base, __u64 sp,
+					     __u64 stack_top)
+{
+	__u32 first = STITCH_PAGE_SIZE - (sp & (STITCH_PAGE_SIZE - 1));
+	__u32 limit = ustack_limit, tail;
+	__u32 done;
+	int i;
+
+	if (limit > STITCH_MAX_USTACK)
+		limit = STITCH_MAX_USTACK;
+	if (stack_top > sp && stack_top - sp < limit)
+		limit = stack_top - sp;
+	if (first > limit)
+		first = limit;
+	if (first == 0 || first > STITCH_PAGE_SIZE)
+		return 0;
+	if (bpf_probe_read_user(e->ustack + ustack_off(base, 0), first, (void *)sp)) {
+		e->flags |= STITCH_SAMPLE_USTACK_FAULT;
+		count(STAT_USTACK_FAULT);
+		return 0;
+	}
+	done = first;
+	for (i = 0; i < STITCH_MAX_USTACK_PAGES; i++) {
+		if (done >= limit || done > STITCH_MAX_USTACK - STITCH_PAGE_SIZE)
+			return done;
+		if (done + STITCH_PAGE_SIZE > limit)
+			break;
+		if (bpf_probe_read_user(e->ustack + ustack_off(base, done), STITCH_PAGE_SIZE,
+					(void *)(sp + done)))
+			return done;	/* end of the stack mapping */
+		done += STITCH_PAGE_SIZE;
+	}
+	/* The last partial page up to the limit. */
+	tail = (limit - done) & (STITCH_PAGE_SIZE - 1);
+	if (tail && done <= STITCH_MAX_USTACK - STITCH_PAGE_SIZE &&
+	    !bpf_probe_read_user(e->ustack + ustack_off(base, done), tail, (void *)(sp + done)))
+		done += tail;
+	if (done < limit || limit < stack_top - sp)
+		e->flags |= STITCH_SAMPLE_USTACK_CAPPED;
+	return done;
+}
+
+/*
+ * Whether the thread's saved user registers describe its current address
+ * space.  Inside execve they may not: from the point where the new mm is
+ * installed until the new program's registers are set, the saved registers
+ * are the old program's while task->mm is the new one, so a walk would read
+ * the new image's memory with the old image's stack pointer (seen as stacks
+ * that differ between the kernel and the copy unwinder at exec).  Events in
+ * execve (after its syscall entry tracepoint) get no user frames: unknown,
+ * never wrong.
+ */
+static __always_inline bool user_regs_usable(struct task_struct *task)
+{
+	if ((task->flags & PF_KTHREAD) || !task->mm)
+		return false;
+	/* A plain load through the trusted pointer, not a probe-read call. */
+	if (bpf_core_field_exists(task->in_execve) && BPF_CORE_READ_BITFIELD(task, in_execve))
+		return false;
+	return true;
+}
+
+/* user_sample: a perf sample that interrupted user code (no kernel stack). */
+static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct task_struct *task;
+	struct sample_event *e;
+	struct pt_regs *regs;
+	__u32 cpu;
+	long kbytes;
+	__u64 size, wake, stack_top;
+	int ubase;
+	bool user_ok;
+
+	if (tid == 0)		/* the idle task: nothing to attribute */
+		return 0;
+	if (filter_tgids && !tgid_traced(tgid))
+		return 0;
+	if (stall_gate_closed(tid))
+		return 0;
+	count(STAT_EVENTS);
+	task = bpf_get_current_task_btf();
+	user_ok = user_regs_usable(task);
+	/*
+	 * kunwind: counted in the kernel, nothing to send.  Not for an
+	 * interpreter's events: their interpreter frames differ where the
+	 * native stacks are the same, and user space must name them.
+	 */
+	if (kunwind_count_in_kernel && user_ok &&
+	    !(interp_any && bpf_map_lookup_elem(&interp_procs, &tgid)) &&
+	    kunwind_count_event(ctx, task, tgid, tid, event_idx, user_sample)) {
+		count(STAT_KAGG_COUNTED);
+		return 0;
+	}
+
+	/* A record to send: built in this CPU's slot. */
+	cpu = bpf_get_smp_processor_id();
+	e = bpf_map_lookup_elem(&scratch, &cpu);
+	if (!e)
+		return 0;
+	e->time_ns = bpf_ktime_get_ns();
+	e->pid = tgid;
+	e->tid = tid;
+	e->event_idx = event_idx;
+	e->flags = 0;
+	e->ustack_bytes = 0;
+	e->nuframes = 0;
+	e->ustop = 0;
+	e->ucopy_off = 0;
+	e->ip = e->sp = e->bp = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+
+	kbytes = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
+	if (kbytes < 0) {
+		e->flags |= STITCH_SAMPLE_KSTACK_FAULT;
+		count(STAT_KSTACK_FAULT);
+		kbytes = 0;
+	}
+	e->kstack_bytes = kbytes;
+
+	/*
+	 * The user registers saved at kernel entry of the current thread:
+	 * valid whatever context the event fired in, and always the thread
+	 * that triggered it.
+	 */
+	if (user_ok) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		if (regs) {
+			/* trusted BTF pointers: plain loads, not probe-read calls */
+			e->ip = regs->ip;
+			e->sp = regs->sp;
+			e->bp = regs->bp;
+			e->flags |= STITCH_SAMPLE_USER_REGS;
+			stack_top = task->mm->start_stack + 8;
+			/* kunwind: unwind here; copy only if asked to or if we cannot */
+			ubase = kunwind_capture(e, tgid, stack_top);
+			if (ubase >= 0) {
+				e->ucopy_off = ubase;
+				e->ustack_bytes = ubase + copy_user_stack(e, ubase, e->sp, stack_top);
+			}
+		}
+	}
+
+	/* Interpreter frames go first: user space pairs them with this sample. */
+	if (user_ok)
+		if (interp_capture(tgid, tid, e->time_ns))
+			e->flags |= STITCH_SAMPLE_INTERP_LOST;
+
+	size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes;
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	/*
+	 * Wake the reader only once the ring is a quarter full: a wakeup per
+	 * event costs an IPI and may preempt the traced thread; the reader
+	 * polls with a timeout anyway.
+	 */
+	wake = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >
+	       bpf_ringbuf_query(&samples, BPF_RB_RING_SIZE) / 4 ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&samples, e, size, wake))
+		count(STAT_RINGBUF_LOST);
+	return 0;
+}
+
+SEC("perf_event")
+int on_perf_event(struct bpf_perf_event_data *ctx)
+{
+	/* Whole-word read: the verifier refuses narrower loads of the regs. */
+	__u64 cs = *(volatile __u64 *)&ctx->regs.cs;
+
+	/* x86: CPL 3 in the interrupted cs is user mode */
+	return capture(ctx, bpf_get_attach_cookie(ctx), (cs & 3) == 3);
+}
+
+SEC("tracepoint")
+int on_tracepoint(void *ctx)
+{
+	return capture(ctx, bpf_get_attach_cookie(ctx), false);
+}
+
+SEC("uprobe")
+int on_uprobe(struct pt_regs *ctx)
+{
+	return capture(ctx, bpf_get_attach_cookie(ctx), false);
+}
+
+SEC("kprobe")
+int on_kprobe(struct pt_regs *ctx)
+{
+	return capture(ctx, bpf_get_attach_cookie(ctx), false);
+}
+
+/* Follow processes created by traced ones (-- COMMAND, -p). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	if (!filter_tgids || !follow_forks || ptgid == ctgid)
+		return 0;
+	if (bpf_map_lookup_elem(&traced_tgids, &ptgid))
+		bpf_map_update_elem(&traced_tgids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* Forget a process when its last thread is gone, so a reused pid is not traced. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (!filter_tgids || !follow_forks || task->pid != tgid)
+		return 0;
+	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+		bpf_map_delete_elem(&traced_tgids, &tgid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

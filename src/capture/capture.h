@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Records shared by capture.bpf.c (producer) and record.c (consumer).
+ * Includable from BPF C and from user space.
+ */
+#ifndef STITCH_RECORD_H
+#define STITCH_RECORD_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define STITCH_COMM_LEN 16
+/* perf_event_max_stack defaults to 127; one more slot never hurts. */
+#define STITCH_MAX_KSTACK 128
+#define STITCH_PAGE_SIZE 4096
+/* Upper bound of user stack bytes copied per event (--stack-bytes). */
+#define STITCH_MAX_USTACK_PAGES 16
+#define STITCH_MAX_USTACK (STITCH_MAX_USTACK_PAGES * STITCH_PAGE_SIZE)
+#define STITCH_DEFAULT_USTACK (8 * STITCH_PAGE_SIZE)
+/* -p of at most this many processes: their tgids are compared in the program */
+#define STITCH_FIXED_TGIDS 8
+/* Frame words of the in-kernel unwinder ahead of a stack copy (KUNWIND_FRAMES_BYTES). */
+#define STITCH_USTACK_ROOM (1024 * 8)
+
+/* sample_event.flags */
+#define STITCH_SAMPLE_USER_REGS    (1u << 0)	/* ip/sp/bp valid (task has user space) */
+#define STITCH_SAMPLE_USTACK_CAPPED (1u << 1)	/* copy stopped at the byte limit */
+#define STITCH_SAMPLE_USTACK_FAULT (1u << 2)	/* first stack page unreadable */
+#define STITCH_SAMPLE_KSTACK_FAULT (1u << 3)	/* bpf_get_stack failed */
+/* kunwind: ustack[] starts with nuframes frame words (kunwind.h) unwound in the kernel */
+#define STITCH_SAMPLE_KFRAMES      (1u << 4)
+#define STITCH_SAMPLE_INTERP_LOST  (1u << 5)	/* its interp_event did not fit in the ring */
+
+struct sample_event {
+	__u64 time_ns;		/* CLOCK_MONOTONIC, same clock as the perf side */
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u32 event_idx;	/* index into the user-space event list (bpf cookie) */
+	__u32 flags;
+	char comm[STITCH_COMM_LEN];
+	__u64 ip, sp, bp;	/* user registers at the event */
+	__u32 kstack_bytes;	/* bytes valid in kstack */
+	__u32 ustack_bytes;	/* bytes valid in ustack */
+	/* ---- kunwind (in-kernel unwinding) ---- */
+	__u16 nuframes;		/* STITCH_SAMPLE_KFRAMES: frame words at ustack[0] */
+	__u8 ustop;		/* and why the kernel's walk stopped (KUNWIND_STOP_*) */
+	__u8 kunwind_pad;
+	__u32 ucopy_off;	/* stack bytes copied from sp upward: ustack[ucopy_off..ustack_bytes) */
+	/* ---- end kunwind ---- */
+	__u64 kstack[STITCH_MAX_KSTACK];
+	/*
+	 * Room for the kernel's frame words before a stack copy (--unwind=check
+	 * sends both), and one page of slack past the maximum: the BPF side
+	 * bounds page reads with a mask, which the verifier can follow whatever
+	 * the compiler does with the loop.  The slack is never sent.
+	 */
+	__u8 ustack[STITCH_USTACK_ROOM + STITCH_MAX_USTACK + STITCH_PAGE_SIZE];
+};
+
+#define STITCH_SAMPLE_HDR_BYTES ((unsigned long)&((struct sample_event *)0)->ustack)
+
+/* Per-CPU counters, summed by user space at the end. */
+enum stitch_stat {
+	STAT_EVENTS,		/* events seen after filtering */
+	STAT_RINGBUF_LOST,	/* ring buffer full: event dropped */
+	STAT_USTACK_FAULT,	/* user stack unreadable at sp */
+	STAT_KSTACK_FAULT,	/* kernel stack could not be taken */
+	STAT_KUNWIND_FALLBACK,	/* kunwind: stack copied, the kernel lacked the process's tables */
+	STAT_KUNWIND_NS,	/* kunwind: ns spent walking user stacks in the kernel */
+	STAT_KUNWIND_WALKS,	/* kunwind: walks timed */
+	STAT_KUNWIND_FRAMES,	/* kunwind: frames they found */
+	STAT_KUNWIND_MEMO,	/* kunwind: timed walks that ended as the remembered one */
+	STAT_KAGG_FULL,		/* kunwind: not counted in the kernel, maps full: sent instead */
+	STAT_KAGG_COLLISION,	/* kunwind: not counted, hash collision: sent instead */
+	STAT_KAGG_COUNTED,	/* kunwind: counted in the kernel */
+	STAT_INTERP_LOST,	/* interpreter frames dropped: ring buffer full */
+	STAT_NR,
+};
+
+#endif /* STITCH_RECORD_H */

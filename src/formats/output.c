@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/flamegraph.h"
+#include "formats/output.h"
+#include "formats/pprof.h"
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int output_format_for(const char *path)
+{
+	if (strcmp(path, "-") == 0 || ends_with(path, ".txt"))
+		return OUTPUT_TEXT;
+	if (ends_with(path, ".folded"))
+		return OUTPUT_FOLDED;
+	if (ends_with(path, ".svg"))
+		return OUTPUT_SVG;
+	if (ends_with(path, ".pb.gz"))
+		return OUTPUT_PPROF;
+	if (ends_with(path, ".speedscope.json"))
+		return OUTPUT_SPEEDSCOPE;
+	return -1;
+}
+
+void folded_clean(char *buf, size_t len, const char *name)
+{
+	size_t i;
+
+	if (!len)
+		return;
+	/* Check the room first: name may be a full comm without a NUL. */
+	for (i = 0; i + 1 < len && name[i]; i++) {
+		unsigned char c = name[i];
+
+		buf[i] = c == ';' ? ':' : (c < 0x20 || c == 0x7f) ? '?' : c;
+	}
+	buf[i] = '\0';
+}
+
+/* ---- folded ----------------------------------------------------------------- */
+
+/* A growable string for building one folded line. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static int sbuf_reserve(struct sbuf *b, size_t more)
+{
+	if (b->len + more + 1 > b->cap) {
+		size_t cap = (b->len + more + 1) * 2;
+		char *n = realloc(b->s, cap);
+
+		if (!n)
+			return -ENOMEM;
+		b->s = n;
+		b->cap = cap;
+	}
+	return 0;
+}
+
+static int sbuf_frame(struct sbuf *b, const struct profile *p, const struct prof_frame *f)
+{
+	/* name, suffix, and for interpreter frames " (file:line)" */
+	size_t need = strlen(profile_s(p, f->name)) + strlen(profile_s(p, f->file)) + 32;
+
+	if (sbuf_reserve(b, need))
+		return -ENOMEM;
+	b->s[b->len++] = ';';
+	b->len += profile_frame_label(p, f, b->s + b->len, b->cap - b->len);
+	return 0;
+}
+
+/* Identical lines (same comm and frames, other pid/tid/event) are merged. */
+struct line {
+	struct hmap_node node;
+	uint64_t count;
+	char text[];
+};
+
+static bool line_eq(const struct hmap_node *n, const void *key)
+{
+	return strcmp(((const struct line *)n)->text, key) == 0;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct line *x = *(const struct line *const *)a, *y = *(const struct line *const *)b;
+
+	return strcmp(x->text, y->text);
+}
+
+int profile_write_folded(FILE *f, const struct profile *p)
+{
+	struct sbuf b = { NULL, 0, 0 };
+	struct line **lines = NULL;
+	struct hmap_node *hn;
+	struct hmap merged;
+	size_t i, nl = 0;
+	int rc = 0;
+
+	if (hmap_init(&merged, p->nsamples) != 0)
+		return -ENOMEM;
+	for (i = 0; i < p->nsamples && !rc; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		const char *comm = profile_s(p, s->comm);
+		struct line *l;
+		uint32_t j;
+		uint64_t h;
+
+		b.len = 0;
+		rc = sbuf_reserve(&b, strlen(comm) + 16);
+		if (rc)
+			break;
+		folded_clean(b.s, b.cap, comm[0] ? comm : "[unknown]");
+		b.len = strlen(b.s);
+		for (j = 0; j < s->nframes && !rc; j++)
+			rc = sbuf_frame(&b, p, &p->frames[s->frames[j]]);
+		if (rc)
+			break;
+		h = hash_bytes(b.s, b.len, 0);
+		l = (struct line *)hmap_find(&merged, h, line_eq, b.s);
+		if (l) {
+			l->count += s->count;
+			continue;
+		}
+		l = malloc(sizeof(*l) + b.len + 1);
+		if (!l) {
+			rc = -ENOMEM;
+			break;
+		}
+		l->count = s->count;
+		memcpy(l->text, b.s, b.len + 1);
+		hmap_insert(&merged, &l->node, h);
+	}
+	if (!rc) {
+		lines = malloc((merged.count + 1) * sizeof(*lines));
+		if (!lines)
+			rc = -ENOMEM;
+	}
+	if (!rc) {
+		hmap_for_each(&merged, i, hn)
+			lines[nl++] = (struct line *)hn;
+		/* Sorted output: diffable, and what FlameGraph expects anyway. */
+		qsort(lines, nl, sizeof(*lines), cmp_line);
+		for (i = 0; i < nl; i++)
+			fprintf(f, "%s %llu\n", lines[i]->text, (unsigned long long)lines[i]->count);
+	}
+	hmap_free_all(&merged);
+	free(lines);
+	free(b.s);
+	return rc;
+}
+
+/* ---- text ------------------------------------------------------------------- */
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static const char *kind_suffix(uint8_t kind)
+{
+	switch (kind) {
+	case FRAME_KERNEL:
+		return "_[k]";
+	case FRAME_INLINED:
+		return "_[i]";
+	default:
+		return "";
+	}
+}
+
+int profile_write_text(FILE *f, const struct profile *p, int top)
+{
+	size_t i;
+
+	/* Folded input knows no title, duration, pids or events: say only what is known. */
+	fprintf(f, "stitch: %llu events", (unsigned long long)p->total);
+	if (p->title)
+		fprintf(f, " (%s)", profile_s(p, p->title));
+	if (p->duration_ns)
+		fprintf(f, " in %.1f s", p->duration_ns / 1e9);
+	fprintf(f, ", %zu distinct stacks\n", p->nsamples);
+	for (i = 0; i < p->nsamples && (int)i < top; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		char comm[64];
+		int j;
+
+		folded_clean(comm, sizeof(comm), profile_s(p, s->comm));
+		fprintf(f, "\n%6.2f%% %8llu  %s", 100.0 * s->count / (p->total ? p->total : 1),
+			(unsigned long long)s->count, comm);
+		if (s->pid || s->tid)
+			fprintf(f, "  pid %u tid %u", s->pid, s->tid);
+		if (s->event)
+			fprintf(f, "  [%s]", profile_s(p, s->event));
+		fputc('\n', f);
+		/* Innermost first, like a debugger backtrace. */
+		for (j = (int)s->nframes - 1; j >= 0; j--) {
+			const struct prof_frame *fr = &p->frames[s->frames[j]];
+			char name[512];
+
+			folded_clean(name, sizeof(name), profile_s(p, fr->name));
+			fprintf(f, "        %s%s", name, kind_suffix(fr->kind));
+			if (fr->kind == FRAME_KERNEL && fr->module &&
+			    strcmp(profile_s(p, fr->module), "[kernel]") != 0)
+				fprintf(f, "  %s", profile_s(p, fr->module));
+			else if (fr->file && fr->kind != FRAME_KERNEL && fr->line)
+				fprintf(f, "  (%s:%u)", basename_of(profile_s(p, fr->file)), fr->line);
+			else if (fr->file && fr->kind != FRAME_KERNEL)	/* line unknown */
+				fprintf(f, "  (%s)", basename_of(profile_s(p, fr->file)));
+			fputc('\n', f);
+		}
+	}
+	if (p->nsamples > (size_t)top)
+		fprintf(f, "\n... %zu more stacks (write -o FILE.folded for all of them)\n",
+			p->nsamples - top);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- dispatch --------------------------------------------------------------- */
+
+int output_write(const char *path, int format, const struct profile *p,
+		 const struct output_opts *o)
+{
+	struct flamegraph_opts fo = { 0 };
+	FILE *f = stdout;
+	int rc;
+
+	if (strcmp(path, "-") != 0) {
+		f = fopen(path, "we");
+		if (!f)
+			return -errno;
+	}
+	switch (format) {
+	case OUTPUT_FOLDED:
+		rc = profile_write_folded(f, p);
+		break;
+	case OUTPUT_SVG:
+		fo.inverted = o->inverted;
+		fo.subtitle = o->subtitle;
+		fo.base = o->diff_base;
+		rc = flamegraph_write(f, p, &fo);
+		break;
+	case OUTPUT_PPROF:
+		rc = pprof_write(f, p);
+		break;
+	case OUTPUT_SPEEDSCOPE:
+		rc = profile_write_speedscope(f, p);
+		break;
+	default:
+		rc = profile_write_text(f, p, o->top > 0 ? o->top : 10);
+		break;
+	}
+	if (f != stdout) {
+		if (fclose(f) != 0 && !rc)
+			rc = -errno;
+	} else if (fflush(stdout) != 0 && !rc) {
+		rc = -errno;
+	}
+	return rc;
+}
+
+/* ---- record's entry points -------------------------------------------------- */
+
+static int resolve_all(struct profile *p, struct stack_table *t, struct resolver *r,
+		       const char *const *names, int nnames)
+{
+	profile_init(p);
+	return profile_from_stacks(p, t, r, names, nnames);
+}
+
+int write_folded(FILE *f, struct stack_table *t, struct resolver *r)
+{
+	struct profile p;
+	int rc = resolve_all(&p, t, r, NULL, 0);
+
+	if (!rc)
+		rc = profile_write_folded(f, &p);
+	profile_free(&p);
+	return rc;
+}
+
+int write_text(FILE *f, struct stack_table *t, struct resolver *r, const struct output_info *info)
+{
+	struct profile p;
+	int rc = resolve_all(&p, t, r, info->event_names, info->nevents);
+
+	p.title = profile_str(&p, info->title);
+	p.duration_ns = info->seconds * 1e9;
+	if (!rc)
+		rc = profile_write_text(f, &p, info->top);
+	profile_free(&p);
+	return rc;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Writing profiles: the format comes from the output file's name
+ * (.folded, .txt or -, .svg, .pb.gz, .speedscope.json).
+ */
+#ifndef STITCH_OUTPUT_H
+#define STITCH_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "profile/profile.h"
+#include "profile/resolve.h"
+#include "profile/stacks.h"
+
+enum output_format {
+	OUTPUT_TEXT,
+	OUTPUT_FOLDED,
+	OUTPUT_SVG,
+	OUTPUT_PPROF,
+	OUTPUT_SPEEDSCOPE,
+};
+
+#define OUTPUT_EXTENSIONS "FILE.folded, FILE.txt, FILE.svg, FILE.pb.gz, FILE.speedscope.json or -"
+
+/* Format from a file name's extension; -1 if unknown.  "-" is text. */
+int output_format_for(const char *path);
+
+struct output_opts {
+	int top;		/* text: how many stacks to show */
+	bool inverted;		/* svg: icicle */
+	const char *subtitle;	/* svg */
+	const struct profile *diff_base;	/* svg: differential against this */
+};
+
+/* Write p to path ("-": stdout) in the given format; 0 or -errno. */
+int output_write(const char *path, int format, const struct profile *p,
+		 const struct output_opts *o);
+
+int profile_write_folded(FILE *f, const struct profile *p);
+int profile_write_text(FILE *f, const struct profile *p, int top);
+int profile_write_speedscope(FILE *f, const struct profile *p);
+
+/* The record pipeline's entry points: resolve a stack table, then write. */
+struct output_info {
+	const char *title;	/* e.g. "cpu at 99 Hz" */
+	double seconds;
+	const char *const *event_names;	/* indexed by stack_key.event_idx */
+	int nevents;
+	int top;		/* text: how many stacks to show */
+};
+int write_folded(FILE *f, struct stack_table *t, struct resolver *r);
+int write_text(FILE *f, struct stack_table *t, struct resolver *r, const struct output_info *info);
+
+/* Write str as a JSON string: escaped, < > & as \u escapes, bad UTF-8 as U+FFFD. */
+void json_string(FILE *f, const char *str);
+
+/* Copy name into buf as a folded frame: no ';', no control characters. */
+void folded_clean(char *buf, size_t len, const char *name);
+
+#endif /* STITCH_OUTPUT_H */

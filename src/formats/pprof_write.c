@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pprof writer.  The model (profile.h) keeps stacks outermost first with
+ * one frame per inlined function; profile.proto keeps them leaf first with
+ * inlined functions as extra Lines of one Location, so the writer regroups
+ * them.  The kind conventions are in pprof.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "formats/pprof.h"
+#include "formats/pprof_proto.h"
+#include "formats/protobuf.h"
+
+#define FLUSH_AT (256 * 1024)
+
+enum { MAP_HAS_FUNCTIONS = 1, MAP_HAS_FILENAMES = 2, MAP_HAS_LINES = 4, MAP_HAS_INLINE = 8 };
+
+struct wmapping {
+	uint32_t filename, build_id;	/* string indices */
+	uint8_t flags;
+};
+
+struct wfunc {
+	struct hmap_node node;
+	uint32_t id;
+	uint32_t name, file;
+};
+
+struct wloc {
+	struct hmap_node node;
+	uint32_t id;
+	uint32_t first, n;	/* group in w->gframes, outermost first */
+};
+
+struct writer {
+	const struct profile *p;
+	FILE *f;
+	z_stream z;
+	struct pb_buf out;	/* top-level bytes waiting for deflate */
+	struct pb_buf msg, sub;	/* scratch for nested messages */
+	/* strings beyond the profile's own, appended to the table */
+	const char *extra[16];
+	uint32_t nextra;
+	uint32_t s_samples, s_count, s_cpu, s_ns, s_pid, s_tid, s_comm, s_event;
+	uint32_t s_kernel, s_interp[NINTERP];
+	/* mappings: ids are index + 1 */
+	struct wmapping *maps;
+	uint32_t nmaps;
+	uint32_t *module_map;	/* module string -> mapping id (0: none) */
+	uint32_t kernel_map, interp_map[NINTERP];
+	/* functions and locations: ids are index + 1 */
+	struct hmap fn_index, loc_index;
+	struct wfunc **fns;
+	uint32_t nfns, capfns;
+	struct wloc **locs;
+	uint32_t nlocs, caplocs;
+	uint32_t *gframes;	/* frames of every location group */
+	size_t ngframes, capgframes;
+	uint64_t *ids;		/* one sample's location ids */
+	size_t capids;
+};
+
+/*
+ * Index of s in the string table we write: the profile's own table comes
+ * first unchanged (so frame string indices need no remapping), then the
+ * few fixed strings the profile lacks.
+ */
+static uint32_t wstr_lookup(struct writer *w, const char *s)
+{
+	const struct profile *p = w->p;
+	uint32_t i;
+
+	for (i = 1; i < p->nstr; i++)
+		if (p->str[i][0] == s[0] && strcmp(p->str[i], s) == 0)
+			return i;
+	for (i = 0; i < w->nextra; i++)
+		if (strcmp(w->extra[i], s) == 0)
+			return p->nstr + i;
+	w->extra[w->nextra] = s;
+	return p->nstr + w->nextra++;
+}
+
+static void writer_strings(struct writer *w)
+{
+	int i;
+
+	w->s_samples = wstr_lookup(w, "samples");
+	w->s_count = wstr_lookup(w, "count");
+	w->s_cpu = wstr_lookup(w, "cpu");
+	w->s_ns = wstr_lookup(w, "nanoseconds");
+	w->s_pid = wstr_lookup(w, "pid");
+	w->s_tid = wstr_lookup(w, "tid");
+	w->s_comm = wstr_lookup(w, "comm");
+	w->s_event = wstr_lookup(w, "event");
+	w->s_kernel = wstr_lookup(w, KERNEL_MAPPING);
+	for (i = 0; i < NINTERP; i++)
+		w->s_interp[i] = wstr_lookup(w, interp_mapping[i]);
+}
+
+static bool native_kind(uint8_t kind)
+{
+	return kind == FRAME_USER || kind == FRAME_INLINED || kind >= FRAME_KIND_NR;
+}
+
+static uint32_t frame_mapping(const struct writer *w, const struct prof_frame *f)
+{
+	if (f->kind == FRAME_KERNEL)
+		return w->kernel_map;
+	if (f->kind == FRAME_MARK)
+		return 0;
+	if (is_interp(f->kind))
+		return w->interp_map[f->kind - FRAME_PERL];
+	return f->module < w->p->nstr ? w->module_map[f->module] : 0;
+}
+
+static int add_mapping(struct writer *w, uint32_t filename, uint32_t build_id)
+{
+	struct wmapping *m = realloc(w->maps, (w->nmaps + 1) * sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	w->maps = m;
+	m[w->nmaps].filename = filename;
+	m[w->nmaps].build_id = build_id;
+	m[w->nmaps].flags = 0;
+	return ++w->nmaps;
+}
+
+/*
+ * One Mapping per native module (those with build-ids too, so build-ids
+ * survive even without frames), one for the kernel, one per interpreter.
+ */
+static int writer_mappings(struct writer *w)
+{
+	const struct profile *p = w->p;
+	uint32_t i;
+	int id;
+
+	w->module_map = calloc(p->nstr ? p->nstr : 1, sizeof(*w->module_map));
+	if (!w->module_map)
+		return -ENOMEM;
+	for (i = 0; i < p->nmodules; i++) {
+		const struct prof_module *m = &p->modules[i];
+
+		if (!m->path || m->path >= p->nstr || w->module_map[m->path])
+			continue;
+		id = add_mapping(w, m->path, m->build_id < p->nstr ? m->build_id : 0);
+		if (id < 0)
+			return id;
+		w->module_map[m->path] = id;
+	}
+	for (i = 0; i < p->nframes; i++) {
+		const struct prof_frame *f = &p->frames[i];
+		uint32_t *slot = NULL;
+		uint32_t name = 0;
+		struct wmapping *m;
+
+		if (f->kind == FRAME_KERNEL) {
+			slot = &w->kernel_map;
+			name = w->s_kernel;
+		} else if (is_interp(f->kind)) {
+			slot = &w->interp_map[f->kind - FRAME_PERL];
+			name = w->s_interp[f->kind - FRAME_PERL];
+		} else if (native_kind(f->kind) && f->module && f->module < p->nstr) {
+			slot = &w->module_map[f->module];
+			name = f->module;
+		}
+		if (!slot)
+			continue;
+		if (!*slot) {
+			id = add_mapping(w, name, 0);
+			if (id < 0)
+				return id;
+			*slot = id;
+		}
+		m = &w->maps[*slot - 1];
+		if (f->name)
+			m->flags |= MAP_HAS_FUNCTIONS;
+		if (f->file)
+			m->flags |= MAP_HAS_FILENAMES;
+		if (f->line)
+			m->flags |= MAP_HAS_LINES;
+		if (f->kind == FRAME_INLINED)
+			m->flags |= MAP_HAS_INLINE;
+	}
+	return 0;
+}
+
+/* Hand the top-level bytes gathered so far to deflate and on to the file. */
+static int writer_flush(struct writer *w, int flush)
+{
+	uint8_t chunk[64 * 1024];
+	int rc;
+
+	if (w->out.oom)
+		return -ENOMEM;
+	w->z.next_in = w->out.data;
+	w->z.avail_in = w->out.len;
+	do {
+		w->z.next_out = chunk;
+		w->z.avail_out = sizeof(chunk);
+		rc = deflate(&w->z, flush);
+		if (rc == Z_STREAM_ERROR)
+			return -EINVAL;
+		if (fwrite(chunk, 1, sizeof(chunk) - w->z.avail_out, w->f) !=
+		    sizeof(chunk) - w->z.avail_out)
+			return -EIO;
+	} while (w->z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+	pb_buf_reset(&w->out);
+	return 0;
+}
+
+/* Append a nested message (in b) as top-level field; flush when big. */
+static int emit(struct writer *w, uint32_t field, struct pb_buf *b)
+{
+	if (b->oom)
+		return -ENOMEM;
+	pb_put_bytes(&w->out, field, b->data, b->len);
+	pb_buf_reset(b);
+	return w->out.len >= FLUSH_AT ? writer_flush(w, Z_NO_FLUSH) : 0;
+}
+
+static int emit_value_type(struct writer *w, uint32_t field, uint32_t type, uint32_t unit)
+{
+	pb_put_uint(&w->msg, VALUETYPE_TYPE, type);
+	pb_put_uint(&w->msg, VALUETYPE_UNIT, unit);
+	return emit(w, field, &w->msg);
+}
+
+struct group_key {
+	const uint32_t *frames;
+	uint32_t n;
+	const struct writer *w;
+};
+
+static bool loc_eq(const struct hmap_node *node, const void *key)
+{
+	const struct wloc *l = (const struct wloc *)node;
+	const struct group_key *k = key;
+
+	return l->n == k->n &&
+	       memcmp(&k->w->gframes[l->first], k->frames, k->n * sizeof(*k->frames)) == 0;
+}
+
+
+/*
+ * Location id of a group of frames: one frame, or a native frame followed
+ * (outermost first) by the frames inlined into it at the same address.
+ * Keying on the frames themselves (not just module+address) keeps every
+ * name exact even if two symbolizations of one address differed.
+ */
+static int location_of(struct writer *w, const uint32_t *frames, uint32_t n, uint32_t *id)
+{
+	struct group_key key = { frames, n, w };
+	uint64_t h = hash_bytes(frames, n * sizeof(*frames), n);
+	struct wloc *l = (struct wloc *)hmap_find(&w->loc_index, h, loc_eq, &key);
+	size_t cap;
+
+	if (l) {
+		*id = l->id;
+		return 0;
+	}
+	while (w->ngframes + n > w->capgframes) {
+		cap = w->capgframes;
+		if (grow_array((void **)&w->gframes, w->capgframes, &cap, sizeof(*w->gframes)))
+			return -ENOMEM;
+		w->capgframes = cap;
+	}
+	cap = w->caplocs;
+	if (w->nlocs == UINT32_MAX - 1 ||
+	    grow_array((void **)&w->locs, w->nlocs, &cap, sizeof(*w->locs)))
+		return -ENOMEM;
+	w->caplocs = cap;
+	l = malloc(sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	memcpy(&w->gframes[w->ngframes], frames, n * sizeof(*frames));
+	l->first = w->ngframes;
+	l->n = n;
+	l->id = ++w->nlocs;
+	w->ngframes += n;
+	w->locs[l->id - 1] = l;
+	hmap_insert(&w->loc_index, &l->node, h);
+	*id = l->id;
+	return 0;
+}
+
+struct fn_key {
+	uint32_t name, file;
+};
+
+static bool fn_eq(const struct hmap_node *node, const void *key)
+{
+	const struct wfunc *f = (const struct wfunc *)node;
+	const struct fn_key *k = key;
+
+	return f->name == k->name && f->file == k->file;
+}
+
+static int function_of(struct writer *w, uint32_t name, uint32_t file, uint32_t *id)
+{
+	struct fn_key key = { name, file };
+	uint64_t h = hash_u64(name | (uint64_t)file << 32);
+	struct wfunc *f = (struct wfunc *)hmap_find(&w->fn_index, h, fn_eq, &key);
+	size_t cap = w->capfns;
+
+	if (f) {
+		*id = f->id;
+		return 0;
+	}
+	if (w->nfns == UINT32_MAX - 1 ||
+	    grow_array((void **)&w->fns, w->nfns, &cap, sizeof(*w->fns)))
+		return -ENOMEM;
+	w->capfns = cap;
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->name = name;
+	f->file = file;
+	f->id = ++w->nfns;
+	w->fns[f->id - 1] = f;
+	hmap_insert(&w->fn_index, &f->node, h);
+	*id = f->id;
+	return 0;
+}
+
+static const struct prof_frame *wframe(const struct writer *w, uint32_t i)
+{
+	static const struct prof_frame unknown = { .kind = FRAME_MARK };
+
+	return i < w->p->nframes ? &w->p->frames[i] : &unknown;
+}
+
+/* How many frames from frames[0] form one Location (see location_of). */
+static uint32_t group_len(const struct writer *w, const uint32_t *frames, uint32_t n)
+{
+	const struct prof_frame *head = wframe(w, frames[0]), *f;
+	uint32_t j = 1;
+
+	if (!native_kind(head->kind))
+		return 1;
+	for (; j < n; j++) {
+		f = wframe(w, frames[j]);
+		if (f->kind != FRAME_INLINED || f->module != head->module || f->addr != head->addr)
+			break;
+	}
+	return j;
+}
+
+static int write_sample(struct writer *w, const struct prof_sample *s)
+{
+	const struct profile *p = w->p;
+	size_t nids = 0, cap, k;
+	uint32_t i, len, id;
+	int rc;
+
+	for (i = 0; i < s->nframes; i += len) {
+		len = group_len(w, s->frames + i, s->nframes - i);
+		rc = location_of(w, s->frames + i, len, &id);
+		if (rc)
+			return rc;
+		cap = w->capids;
+		if (grow_array((void **)&w->ids, nids, &cap, sizeof(*w->ids)))
+			return -ENOMEM;
+		w->capids = cap;
+		w->ids[nids++] = id;
+	}
+	/* pprof wants the leaf first: the reverse of our order. */
+	for (k = 0; k < nids; k++)
+		pb_put_varint(&w->sub, w->ids[nids - 1 - k]);
+	pb_put_bytes(&w->msg, SAMPLE_LOCATION_ID, w->sub.data, w->sub.len);
+	pb_buf_reset(&w->sub);
+	pb_put_varint(&w->sub, s->count);
+	if (p->period_ns)
+		pb_put_varint(&w->sub, s->count * p->period_ns);
+	pb_put_bytes(&w->msg, SAMPLE_VALUE, w->sub.data, w->sub.len);
+	pb_buf_reset(&w->sub);
+	if (s->pid) {
+		pb_put_uint(&w->sub, LABEL_KEY, w->s_pid);
+		pb_put_uint(&w->sub, LABEL_NUM, s->pid);
+		pb_put_bytes(&w->msg, SAMPLE_LABEL, w->sub.data, w->sub.len);
+		pb_buf_reset(&w->sub);
+	}
+	if (s->tid) {
+		pb_put_uint(&w->sub, LABEL_KEY, w->s_tid);
+		pb_put_uint(&w->sub, LABEL_NUM, s->tid);
+		pb_put_bytes(&w->msg, SAMPLE_LABEL, w->sub.data, w->sub.len);
+		pb_buf_reset(&w->sub);
+	}
+	if (s->comm && s->comm < p->nstr) {
+		pb_put_uint(&w->sub, LABEL_KEY, w->s_comm);
+		pb_put_uint(&w->sub, LABEL_STR, s->comm);
+		pb_put_bytes(&w->msg, SAMPLE_LABEL, w->sub.data, w->sub.len);
+		pb_buf_reset(&w->sub);
+	}
+	if (s->event && s->event < p->nstr) {
+		pb_put_uint(&w->sub, LABEL_KEY, w->s_event);
+		pb_put_uint(&w->sub, LABEL_STR, s->event);
+		pb_put_bytes(&w->msg, SAMPLE_LABEL, w->sub.data, w->sub.len);
+		pb_buf_reset(&w->sub);
+	}
+	if (w->sub.oom)
+		return -ENOMEM;
+	return emit(w, PROFILE_SAMPLE, &w->msg);
+}
+
+/*
+ * Function.filename of a frame.  Kernel frames have no source file in our
+ * model, so a module other than the kernel image ("[ext4]") travels there:
+ * it is the one thing the single "[kernel.kallsyms]" mapping cannot hold.
+ */
+static uint32_t function_file(const struct writer *w, const struct prof_frame *f)
+{
+	const char *mod;
+
+	if (f->kind != FRAME_KERNEL || f->file || !f->module)
+		return f->file < w->p->nstr ? f->file : 0;
+	mod = profile_s(w->p, f->module);
+	return mod[0] == '[' && strcmp(mod, KERNEL_MODULE) != 0 ? f->module : 0;
+}
+
+static int write_locations(struct writer *w)
+{
+	uint32_t i, j, fid;
+	int rc;
+
+	for (i = 0; i < w->nlocs; i++) {
+		const struct wloc *l = w->locs[i];
+		const struct prof_frame *head = wframe(w, w->gframes[l->first]);
+		uint32_t map = frame_mapping(w, head);
+
+		pb_put_uint(&w->msg, LOCATION_ID, l->id);
+		if (map)
+			pb_put_uint(&w->msg, LOCATION_MAPPING_ID, map);
+		if (head->addr && head->kind != FRAME_MARK)
+			pb_put_uint(&w->msg, LOCATION_ADDRESS, head->addr);
+		/* Lines innermost first: the caller (our outermost) comes last. */
+		for (j = l->n; j-- > 0;) {
+			const struct prof_frame *f = wframe(w, w->gframes[l->first + j]);
+
+			rc = function_of(w, f->name < w->p->nstr ? f->name : 0, function_file(w, f),
+					 &fid);
+			if (rc)
+				return rc;
+			pb_put_uint(&w->sub, LINE_FUNCTION_ID, fid);
+			if (f->line)
+				pb_put_uint(&w->sub, LINE_LINE, f->line);
+			pb_put_bytes(&w->msg, LOCATION_LINE, w->sub.data, w->sub.len);
+			pb_buf_reset(&w->sub);
+		}
+		if (w->sub.oom)
+			return -ENOMEM;
+		rc = emit(w, PROFILE_LOCATION, &w->msg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int write_rest(struct writer *w)
+{
+	const struct profile *p = w->p;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < w->nmaps; i++) {
+		const struct wmapping *m = &w->maps[i];
+
+		pb_put_uint(&w->msg, MAPPING_ID, i + 1);
+		pb_put_uint(&w->msg, MAPPING_FILENAME, m->filename);
+		if (m->build_id)
+			pb_put_uint(&w->msg, MAPPING_BUILD_ID, m->build_id);
+		if (m->flags & MAP_HAS_FUNCTIONS)
+			pb_put_uint(&w->msg, MAPPING_HAS_FUNCTIONS, 1);
+		if (m->flags & MAP_HAS_FILENAMES)
+			pb_put_uint(&w->msg, MAPPING_HAS_FILENAMES, 1);
+		if (m->flags & MAP_HAS_LINES)
+			pb_put_uint(&w->msg, MAPPING_HAS_LINE_NUMBERS, 1);
+		if (m->flags & MAP_HAS_INLINE)
+			pb_put_uint(&w->msg, MAPPING_HAS_INLINE_FRAMES, 1);
+		rc = emit(w, PROFILE_MAPPING, &w->msg);
+		if (rc)
+			return rc;
+	}
+	rc = write_locations(w);
+	if (rc)
+		return rc;
+	for (i = 0; i < w->nfns; i++) {
+		const struct wfunc *f = w->fns[i];
+
+		/* No start_line: we do not know where functions begin. */
+		pb_put_uint(&w->msg, FUNCTION_ID, f->id);
+		pb_put_uint(&w->msg, FUNCTION_NAME, f->name);
+		pb_put_uint(&w->msg, FUNCTION_SYSTEM_NAME, f->name);
+		if (f->file)
+			pb_put_uint(&w->msg, FUNCTION_FILENAME, f->file);
+		rc = emit(w, PROFILE_FUNCTION, &w->msg);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < p->nstr + w->nextra; i++) {
+		const char *s = i < p->nstr ? p->str[i] : w->extra[i - p->nstr];
+
+		pb_put_bytes(&w->out, PROFILE_STRING_TABLE, s, strlen(s));
+		if (w->out.len >= FLUSH_AT) {
+			rc = writer_flush(w, Z_NO_FLUSH);
+			if (rc)
+				return rc;
+		}
+	}
+	if (p->time_ns)
+		pb_put_uint(&w->out, PROFILE_TIME_NANOS, p->time_ns);
+	if (p->duration_ns)
+		pb_put_uint(&w->out, PROFILE_DURATION_NANOS, p->duration_ns);
+	if (p->period_ns) {
+		rc = emit_value_type(w, PROFILE_PERIOD_TYPE, w->s_cpu, w->s_ns);
+		if (rc)
+			return rc;
+		pb_put_uint(&w->out, PROFILE_PERIOD, p->period_ns);
+	}
+	if (p->title && p->title < p->nstr)
+		pb_put_uint(&w->out, PROFILE_COMMENT, p->title);
+	return w->out.oom ? -ENOMEM : 0;
+}
+
+int pprof_write(FILE *f, const struct profile *p)
+{
+	struct writer w = { .p = p, .f = f };
+	size_t i;
+	int rc;
+
+	if (deflateInit2(&w.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	if (hmap_init(&w.fn_index, 1024) || hmap_init(&w.loc_index, 1024)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	writer_strings(&w);
+	rc = writer_mappings(&w);
+	if (rc)
+		goto out;
+	rc = emit_value_type(&w, PROFILE_SAMPLE_TYPE, w.s_samples, w.s_count);
+	if (!rc && p->period_ns)
+		rc = emit_value_type(&w, PROFILE_SAMPLE_TYPE, w.s_cpu, w.s_ns);
+	for (i = 0; !rc && i < p->nsamples; i++)
+		rc = write_sample(&w, &p->samples[i]);
+	if (!rc)
+		rc = write_rest(&w);
+	if (!rc)
+		rc = writer_flush(&w, Z_FINISH);
+	if (!rc && fflush(f) != 0)
+		rc = -EIO;
+out:
+	deflateEnd(&w.z);
+	pb_buf_free(&w.out);
+	pb_buf_free(&w.msg);
+	pb_buf_free(&w.sub);
+	hmap_free_all(&w.fn_index);
+	hmap_free_all(&w.loc_index);
+	free(w.fns);
+	free(w.locs);
+	free(w.gframes);
+	free(w.ids);
+	free(w.maps);
+	free(w.module_map);
+	return rc;
+}

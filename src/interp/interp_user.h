@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interpreter frames, user side: the table of supported versions, per-process
+ * detection, naming frames from the target's memory, and splicing them into
+ * the native stack.  See interp.h for the whole flow.
+ */
+#ifndef STITCH_INTERP_USER_H
+#define STITCH_INTERP_USER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/hashmap.h"
+#include "interp/interp.h"
+#include "proc/procs.h"
+#include "profile/stacks.h"
+
+/* ---- interp_tables.c: what we know about each supported version ---- */
+
+struct interp_version {
+	const char *lang_name;		/* "python" */
+	const char *version;		/* "3.11" */
+	enum interp_lang lang;
+	const char *exe_name;		/* executable with the interpreter linked in */
+	const char *exe_prefix;		/* the same, by prefix ("perl5.36.0"), or NULL */
+	const char *lib_prefix;		/* or the shared library carrying it */
+	const char *eval_func;		/* native loop whose frames the interpreter frames replace */
+	uint32_t tss_key_off;		/* python: _PyRuntime.gilstate.autoTSSkey._key */
+	const char *tls_sym;		/* ruby: the TLS variable holding the ec */
+	struct interp_layout layout;
+};
+
+extern const struct interp_version interp_versions[];
+extern const size_t interp_nversions;
+
+/* What the walkers need of glibc, per version. */
+struct interp_glibc {
+	uint32_t pthread_specific;	/* struct pthread.specific_1stblock */
+	uint32_t r_map;			/* struct r_debug.r_map */
+	uint32_t lm_name, lm_next, lm_tls_modid;	/* struct link_map */
+};
+
+/* NULL if we do not know this glibc. */
+const struct interp_glibc *interp_glibc_layout(int major, int minor);
+
+/*
+ * Which interpreter a module's basename is, if any: the supported version,
+ * or lang_out and ver_out naming an unsupported one (e.g. "python", "3.12").
+ */
+const struct interp_version *interp_version_for_module(const char *base, char *lang_out,
+							size_t lang_len, char *ver_out,
+							size_t ver_len);
+
+/* ---- interp_python.c: naming CPython frames ---- */
+
+/* Line of the instruction at code unit lasti, from a 3.11 co_linetable; -1 if none. */
+int py311_line_for(const uint8_t *table, size_t len, int firstlineno, int lasti);
+
+/* ---- interp_ruby.c: naming Ruby frames ---- */
+
+/* What a Ruby label names, for adding the class. */
+enum rb_label_kind {
+	RB_LABEL_PLAIN,		/* <main>, <class:Foo>, <top (required)>, a block outside a method */
+	RB_LABEL_METHOD,	/* a method's name: the class goes before it */
+	RB_LABEL_IN_METHOD,	/* "block in m", "block (2 levels) in m", "rescue in m" */
+};
+
+/*
+ * The frame name from label, its kind and the class prefix ("Work::Pinger#",
+ * "Process.", "" for none): "Work::Pinger#run", "block in Work::Pinger#run".
+ * Returns out, or label when there is nothing to add or out is too small (a
+ * cut name would be another name).
+ */
+const char *rb_compose_name(const char *label, enum rb_label_kind kind, const char *prefix,
+			    char *out, size_t outsz);
+
+/* ---- interp_detect.c / interp_stitch.c: the recorder's interpreter state ---- */
+
+/* A named interpreter frame, interned: a stack key holds its address. */
+struct interp_name {
+	struct hmap_node node;
+	uint8_t kind;			/* enum frame_kind */
+	uint32_t line;			/* 0: unknown or --no-lines */
+	char *file;			/* NULL: none */
+	char name[];
+};
+
+struct interp_proc;
+
+struct interp_state {
+	int procs_fd;			/* BPF interp_procs map */
+	/*
+	 * The BPF side's interp_any, or NULL: set before the first process
+	 * goes into interp_procs, so that until then events skip the lookup.
+	 */
+	volatile uint32_t *any_procs;
+	bool no_lines;
+	bool disabled;			/* --no-interp */
+	struct hmap procs;		/* pid -> struct interp_proc */
+	struct hmap names;		/* interned struct interp_name */
+	struct hmap codes;		/* (pid, code object) -> decoded code */
+	struct hmap lines;		/* ruby: (pid, iseq, pc) -> line */
+	struct hmap rb_classes;		/* ruby: (pid, class) -> struct rb_class */
+	struct hmap cfis;		/* binary -> its .eh_frame_hdr table */
+	struct interp_event *pending;	/* slots by tid: the event waiting for its sample */
+	uint8_t *pending_strs;		/* perl: each slot's strings, INTERP_STR_BYTES */
+	uint32_t *pending_str_len;
+	uint64_t unstitched;		/* stacks whose frame groups did not match */
+	uint64_t walk_errors;		/* walks that ended on a failed read or check */
+};
+
+int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_lines);
+void interp_free(struct interp_state *st);
+
+/* Look at a process's mappings again if they changed; set or clear its BPF config. */
+void interp_proc_update(struct interp_state *st, struct proc *proc);
+
+/* Keep an interp_event until its sample arrives. */
+void interp_stash(struct interp_state *st, const void *data, size_t size);
+
+/*
+ * Replace the interpreter loop's native frames in uf[0..nu) (innermost
+ * first) by the interpreter frames walked for this sample, if any.
+ * native_complete: the native unwind reached the end of the stack.
+ * lost: the walk's record was dropped (ring full): the innermost
+ * interpreter loop frame gets a marker instead.
+ * Returns the new count (<= cap).
+ */
+int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
+		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost);
+
+/* Read target memory; 0 or -errno.  Exposed for tests. */
+int interp_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+#endif /* STITCH_INTERP_USER_H */

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Perl 5.36 frames, user side: finding the runtime in /usr/bin/perl, and
+ * turning a walk (interp_perl.bpf.h) into named frames grouped by the
+ * Perl_runops_standard call they run in.  See docs/interpreters.md "Perl".
+ *
+ * The walk carries its own strings (names and files copied by the walker):
+ * nothing is read from the target here, so a sub freed since the event
+ * cannot lend its name to another.  The strings are still untrusted.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "interp/interp_internal.h"
+#include "profile/profile.h"
+
+/*
+ * Where the executable's static TLS block starts below fs_base (x86-64,
+ * TLS variant II; glibc lays out the executable's block first).
+ */
+static bool exe_tls_offset(Elf *elf, uint64_t *off)
+{
+	size_t i, n;
+	bool has_interp = false, has_tls = false;
+	uint64_t vaddr = 0, memsz = 0, align = 1, firstbyte;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph))
+			return false;
+		if (ph.p_type == PT_INTERP)
+			has_interp = true;
+		if (ph.p_type == PT_TLS) {
+			has_tls = true;
+			vaddr = ph.p_vaddr;
+			memsz = ph.p_memsz;
+			align = ph.p_align ? ph.p_align : 1;
+		}
+	}
+	/* Only the main program's block sits at a fixed place below fs_base. */
+	if (!has_interp || !has_tls || (align & (align - 1)) || align > 4096 || memsz > 1 << 20)
+		return false;
+	firstbyte = -vaddr & (align - 1);
+	*off = ((memsz - firstbyte + align - 1) & ~(align - 1)) + firstbyte;
+	return true;
+}
+
+/* A shared library whose TLS block holds 8 bytes at offset off. */
+static bool lib_tls_holds(Elf *elf, uint64_t off)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type == PT_INTERP)
+			return false;
+		if (ph.p_type == PT_TLS)
+			return off < ph.p_memsz && ph.p_memsz - off >= 8 && !(off & 7);
+	}
+	return false;
+}
+
+/* The byte at ELF vaddr addr, from the file's loaded contents. */
+static bool elf_byte_at(Elf *elf, uint64_t addr, uint8_t *out)
+{
+	size_t i, n, size;
+	const char *raw = elf_rawfile(elf, &size);
+
+	if (!raw || elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz &&
+		    ph.p_offset + (addr - ph.p_vaddr) < size) {
+			*out = raw[ph.p_offset + (addr - ph.p_vaddr)];
+			return true;
+		}
+	}
+	return false;
+}
+
+bool perl_from_module(struct interp_proc *ip, const struct interp_version *v,
+		      const struct map *m, char *unsupported, size_t unsupported_len)
+{
+	Elf *elf = m->bin->elf;
+	uint64_t ctx, rev_addr, ver_addr, eval, eval_size, off;
+	unsigned int want_rev, want_ver;
+	uint8_t rev, ver;
+
+	if (!elf || !interp_dynsym_find(elf, "PL_current_context", &ctx, NULL) ||
+	    !interp_dynsym_find(elf, "PL_revision", &rev_addr, NULL) ||
+	    !interp_dynsym_find(elf, "PL_version", &ver_addr, NULL) ||
+	    !interp_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size)
+		return false;
+	/*
+	 * The table is chosen by the target's own version, not its file name;
+	 * read from the file (const data): the process may be gone already.
+	 */
+	if (!elf_byte_at(elf, rev_addr, &rev) || !elf_byte_at(elf, ver_addr, &ver) ||
+	    sscanf(v->version, "%u.%u", &want_rev, &want_ver) != 2)
+		return false;
+	if (rev != want_rev || ver != want_ver) {
+		if (!unsupported[0])
+			snprintf(unsupported, unsupported_len, "perl %u.%u", rev, ver);
+		return false;
+	}
+	/*
+	 * perl: PL_current_context in the executable's static TLS block, at a
+	 * fixed place below fs_base.  A program embedding libperl.so: in the
+	 * library's block, found through the thread's DTV once ld.so has
+	 * given the library its module id (interp_proc_update).
+	 */
+	ip->perl_tls_off = 0;
+	ip->perl_dtv = false;
+	if (exe_tls_offset(elf, &off) && ctx < off) {
+		ip->perl_tls_off = off - ctx;
+	} else if (lib_tls_holds(elf, ctx)) {
+		ip->perl_dtv = true;
+		ip->tls_sym = ctx;
+	} else {
+		if (!unsupported[0])
+			snprintf(unsupported, unsupported_len,
+				 "perl %s in %s (PL_current_context not found in its TLS)",
+				 v->version, m->bin->name);
+		return false;
+	}
+	ip->ver = v;
+	ip->eval_bin = m->bin;
+	ip->eval_start = eval;
+	ip->eval_end = eval + eval_size;
+	return true;
+}
+
+/* A string of the walk, cleaned for folded output; false if out of bounds. */
+static bool walk_str(const uint8_t *strs, size_t str_len, uint64_t ref, char *out, size_t outsz)
+{
+	size_t off = PERL_STR_OFF(ref), len = PERL_STR_LEN(ref), i;
+
+	if (len >= outsz || off > str_len || len > str_len - off)
+		return false;
+	for (i = 0; i < len; i++) {
+		uint8_t c = strs[off + i];
+
+		/* ';' separates folded frames; control bytes break lines. */
+		out[i] = c == ';' || c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	out[len] = '\0';
+	return true;
+}
+
+static const struct interp_name *perl_name(struct interp_state *st, const struct interp_frame *f,
+					   const uint8_t *strs, size_t str_len)
+{
+	char name[2 * INTERP_STR_MAX + 4], pkg[INTERP_STR_MAX + 1], sub[INTERP_STR_MAX + 1];
+	char file[INTERP_STR_MAX + 1];
+
+	if (!walk_str(strs, str_len, f->id2, file, sizeof(file)))
+		return NULL;
+	if (f->flags & PERL_FRAME_EVAL) {
+		snprintf(name, sizeof(name), "(eval)");
+	} else if (f->flags & PERL_FRAME_MAIN) {
+		snprintf(name, sizeof(name), "<main>");
+	} else {
+		if (!walk_str(strs, str_len, f->id1 & 0xffffffff, sub, sizeof(sub)))
+			return NULL;
+		if (f->flags & PERL_FRAME_NO_PKG)
+			snprintf(name, sizeof(name), "%s", sub);
+		else if (walk_str(strs, str_len, f->id1 >> 32, pkg, sizeof(pkg)))
+			snprintf(name, sizeof(name), "%s::%s", pkg, sub);
+		else
+			return NULL;
+	}
+	return interp_intern(st, FRAME_PERL, name, file, f->id3 > 0x7fffffff ? 0 : (int)f->id3);
+}
+
+/* call_sv(G_EVAL)'s own eval: the same native call_sv as the frame inside it. */
+static bool callsv_eval(const struct interp_frame *f)
+{
+	uint32_t want = PERL_FRAME_EVAL | PERL_FRAME_FROM_C | PERL_FRAME_OLDOP0;
+
+	return (f->flags & want) == want;
+}
+
+/*
+ * Groups, innermost first (docs/interpreters.md, "Rule for BPF"): a group
+ * ends after a frame entered from C, except when call_sv's own G_EVAL eval
+ * follows, and at the end of a nested stackinfo unless it just ended (a
+ * sort block runs in pp_sort's runops without a frame of its own).
+ */
+void perl_groups(struct interp_state *st, const struct interp_event *ev, const uint8_t *strs,
+		 size_t str_len, struct groups *g)
+{
+	bool ended = false;
+	int i;
+
+	g->n = g->ng = 0;
+	g->start[0] = 0;
+	g->last_partial = false;
+	for (i = 0; i < ev->nframes && i < INTERP_MAX_FRAMES; i++) {
+		const struct interp_frame *f = &ev->frames[i];
+		const struct interp_name *name;
+
+		g->func_bin[g->n] = NULL;	/* ruby's C methods only */
+		g->func_addr[g->n] = 0;
+
+		if (f->flags & PERL_FRAME_SI_END) {
+			if (!ended)
+				g->start[++g->ng] = g->n;
+			ended = true;
+			continue;
+		}
+		name = perl_name(st, f, strs, str_len);
+		if (!name) {
+			/* Strings out of bounds: stop here, marked, never guess. */
+			g->last_partial = true;
+			break;
+		}
+		g->names[g->n++] = name;
+		ended = false;
+		if ((f->flags & PERL_FRAME_FROM_C) &&
+		    !(i + 1 < ev->nframes && callsv_eval(&ev->frames[i + 1]) && !callsv_eval(f))) {
+			g->start[++g->ng] = g->n;
+			ended = true;
+		}
+	}
+	if (g->n > g->start[g->ng] || (g->ng == 0 && ev->flags))
+		g->start[++g->ng] = g->n;
+	if (ev->flags & (INTERP_EV_TRUNCATED | INTERP_EV_FAULT | INTERP_EV_CORRUPT))
+		g->last_partial = true;
+}

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Naming CPython 3.11 frames: code objects, their str names and the
+ * co_linetable, read from the target with bounded reads and type checks.
+ * Untrusted input: every length is capped, every object's type checked.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "interp/interp_internal.h"
+
+#define MAX_NAME_CHARS 1024
+#define MAX_LINETABLE (256 * 1024)
+
+int interp_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	if (!addr)
+		return -EFAULT;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+/* ---- co_linetable (Objects/locations.md, 3.11) ---- */
+
+static bool varint(const uint8_t *t, size_t len, size_t *i, unsigned int *out)
+{
+	unsigned int v = 0, shift = 0;
+
+	for (;;) {
+		if (*i >= len || shift > 28)
+			return false;
+		v |= (unsigned int)(t[*i] & 0x3f) << shift;
+		shift += 6;
+		if (!(t[(*i)++] & 0x40))
+			break;
+	}
+	*out = v;
+	return true;
+}
+
+static bool svarint(const uint8_t *t, size_t len, size_t *i, int *out)
+{
+	unsigned int v;
+
+	if (!varint(t, len, i, &v))
+		return false;
+	*out = (v & 1) ? -(int)(v >> 1) : (int)(v >> 1);
+	return true;
+}
+
+int py311_line_for(const uint8_t *t, size_t len, int firstlineno, int lasti)
+{
+	long line = firstlineno;
+	size_t i = 0;
+	long addr = 0;
+
+	if (lasti < 0)
+		return -1;
+	while (i < len) {
+		unsigned int b = t[i++], skip;
+		int code = (b >> 3) & 15, n = (b & 7) + 1, delta = 0;
+		bool none = false;
+
+		if (!(b & 0x80))
+			return -1;	/* not an entry start: corrupt table */
+		switch (code) {
+		case 15:	/* no location */
+			none = true;
+			break;
+		case 14:	/* long form: line delta, end line, column, end column */
+			if (!svarint(t, len, &i, &delta) || !varint(t, len, &i, &skip) ||
+			    !varint(t, len, &i, &skip) || !varint(t, len, &i, &skip))
+				return -1;
+			break;
+		case 13:	/* no columns */
+			if (!svarint(t, len, &i, &delta))
+				return -1;
+			break;
+		case 10: case 11: case 12:	/* one line, two column bytes */
+			delta = code - 10;
+			i += 2;
+			break;
+		default:	/* short form: same line, one column byte */
+			i += 1;
+			break;
+		}
+		line += delta;
+		if (lasti < addr + n)
+			return none || line <= 0 || line > 0x7fffffff ? -1 : (int)line;
+		addr += n;
+	}
+	return -1;
+}
+
+/* ---- str objects ---- */
+
+static size_t put_utf8(char *out, uint32_t c)
+{
+	if (c < 0x80) {
+		out[0] = c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = 0xc0 | (c >> 6);
+		out[1] = 0x80 | (c & 0x3f);
+		return 2;
+	}
+	if (c < 0x10000) {
+		if (c >= 0xd800 && c <= 0xdfff)
+			c = 0xfffd;	/* a lone surrogate: not valid UTF-8 */
+		out[0] = 0xe0 | (c >> 12);
+		out[1] = 0x80 | ((c >> 6) & 0x3f);
+		out[2] = 0x80 | (c & 0x3f);
+		return 3;
+	}
+	if (c > 0x10ffff)
+		c = 0xfffd;
+	if (c < 0x10000)
+		return put_utf8(out, c);
+	out[0] = 0xf0 | (c >> 18);
+	out[1] = 0x80 | ((c >> 12) & 0x3f);
+	out[2] = 0x80 | ((c >> 6) & 0x3f);
+	out[3] = 0x80 | (c & 0x3f);
+	return 4;
+}
+
+/* A compact str object as UTF-8 (malloc'd), or NULL if it is not one. */
+static char *py_str(pid_t pid, const struct interp_python_layout *L, uint64_t type, uint64_t addr)
+{
+	uint8_t hdr[128];
+	uint64_t ob_type;
+	int64_t length;
+	uint32_t state, kind;
+	uint8_t *raw = NULL;
+	char *s = NULL;
+	size_t i, n = 0, unit;
+
+	if (L->compact_data > sizeof(hdr) || interp_read(pid, addr, hdr, L->compact_data))
+		return NULL;
+	memcpy(&ob_type, hdr + L->ob_type, 8);
+	memcpy(&length, hdr + L->unicode_length, 8);
+	memcpy(&state, hdr + L->unicode_state, 4);
+	kind = (state >> 2) & 7;
+	if (ob_type != type || !(state & (1u << 5)) || length < 0 || length > MAX_NAME_CHARS)
+		return NULL;
+	unit = kind == 1 ? 1 : kind == 2 ? 2 : kind == 4 ? 4 : 0;
+	if (!unit)
+		return NULL;
+	raw = malloc(length * unit + 1);
+	s = malloc(length * 4 + 1);
+	if (!raw || !s ||
+	    interp_read(pid, addr + ((state & (1u << 6)) ? L->ascii_data : L->compact_data),
+			raw, length * unit)) {
+		free(raw);
+		free(s);
+		return NULL;
+	}
+	for (i = 0; i < (size_t)length; i++) {
+		uint32_t c;
+
+		if (unit == 1)
+			c = raw[i];
+		else if (unit == 2)
+			c = raw[2 * i] | raw[2 * i + 1] << 8;
+		else
+			c = raw[4 * i] | raw[4 * i + 1] << 8 | raw[4 * i + 2] << 16 |
+			    (uint32_t)raw[4 * i + 3] << 24;
+		n += put_utf8(s + n, c ? c : 0xfffd);
+	}
+	s[n] = '\0';
+	free(raw);
+	return s;
+}
+
+/* A bytes object's contents (malloc'd), or NULL. */
+static uint8_t *py_bytes(pid_t pid, const struct interp_python_layout *L, uint64_t type,
+			 uint64_t addr, size_t *len)
+{
+	uint8_t hdr[64];
+	uint64_t ob_type;
+	int64_t size;
+	uint8_t *data;
+
+	if (L->bytes_data > sizeof(hdr) || interp_read(pid, addr, hdr, L->bytes_data))
+		return NULL;
+	memcpy(&ob_type, hdr + L->ob_type, 8);
+	memcpy(&size, hdr + L->var_size, 8);
+	if (ob_type != type || size < 0 || size > MAX_LINETABLE)
+		return NULL;
+	data = malloc(size ? size : 1);
+	if (!data || (size && interp_read(pid, addr + L->bytes_data, data, size))) {
+		free(data);
+		return NULL;
+	}
+	*len = size;
+	return data;
+}
+
+/* ---- code objects ---- */
+
+static bool code_eq(const struct hmap_node *n, const void *key)
+{
+	const struct interp_code *c = (const struct interp_code *)n, *k = key;
+
+	return c->pid == k->pid && c->addr == k->addr;
+}
+
+void interp_code_clear(struct interp_code *c)
+{
+	free(c->name);
+	free(c->file);
+	free(c->linetable);
+	free(c->body);
+	c->name = c->file = NULL;
+	c->linetable = c->body = NULL;
+	c->linetable_len = 0;
+	c->valid = false;
+}
+
+/*
+ * The cache entry for (pid, addr); *fresh is true when it must be (re)read:
+ * new, or its identity fields differ from what the walker just saw (freed
+ * and reused memory).
+ */
+struct interp_code *interp_code_slot(struct interp_state *st, uint32_t pid, uint64_t addr,
+				     bool *fresh, const struct interp_frame *f)
+{
+	struct interp_code key = { .pid = pid, .addr = addr }, *c;
+	uint64_t h = hash_u64(addr ^ ((uint64_t)pid << 48));
+
+	*fresh = false;
+	c = (struct interp_code *)hmap_find(&st->codes, h, code_eq, &key);
+	if (c && c->id1 == f->id1 && c->id2 == f->id2 && c->id3 == f->id3)
+		return c;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->pid = pid;
+		c->addr = addr;
+		hmap_insert(&st->codes, &c->node, h);
+	}
+	interp_code_clear(c);
+	c->id1 = f->id1;
+	c->id2 = f->id2;
+	c->id3 = f->id3;
+	*fresh = true;
+	return c;
+}
+
+/* Read the code object and check it is the one the walker saw. */
+static void code_load(struct interp_code *c, const struct interp_proc *ip,
+		      const struct interp_frame *f)
+{
+	const struct interp_python_layout *L = &ip->ver->layout.py;
+	uint8_t buf[INTERP_CHUNK];
+	uint64_t ob_type, qualname, filename, linetable;
+	int32_t firstlineno, firsttraceable;
+
+	if (L->code_read > sizeof(buf) || interp_read(c->pid, c->addr, buf, L->code_read))
+		return;
+	memcpy(&ob_type, buf + L->ob_type, 8);
+	memcpy(&qualname, buf + L->code_qualname, 8);
+	memcpy(&filename, buf + L->code_filename, 8);
+	memcpy(&linetable, buf + L->code_linetable, 8);
+	memcpy(&firstlineno, buf + L->code_firstlineno, 4);
+	memcpy(&firsttraceable, buf + L->code_firsttraceable, 4);
+	/* Freed and reused since the event: not the same code, say nothing. */
+	if (ob_type != ip->code_type || qualname != f->id1 || filename != f->id2 ||
+	    (uint32_t)firstlineno != f->id3)
+		return;
+	c->name = py_str(c->pid, L, ip->unicode_type, qualname);
+	c->file = py_str(c->pid, L, ip->unicode_type, filename);
+	c->linetable = py_bytes(c->pid, L, ip->bytes_type, linetable, &c->linetable_len);
+	c->firstlineno = firstlineno;
+	c->firsttraceable = firsttraceable;
+	c->valid = c->name != NULL;
+}
+
+struct interp_code *py_code_get(struct interp_state *st, const struct interp_proc *ip,
+				const struct interp_frame *f)
+{
+	bool fresh;
+	struct interp_code *c = interp_code_slot(st, ip->pid, f->addr, &fresh, f);
+
+	if (c && fresh)
+		code_load(c, ip, f);
+	return c;
+}

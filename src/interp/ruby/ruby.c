@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Naming Ruby 3.1 frames from the target's memory: iseq labels and paths
+ * (RString, or an RArray [path, realpath]), C method names through the
+ * global symbol table, the class owning a frame's method (its __classpath__),
+ * and exact lines from the iseq's succinct index table
+ * (the naive "last entry" is wrong for any multi-line method).  Untrusted
+ * input: every object's type checked, every length capped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/interp_internal.h"
+
+#define MAX_NAME 1024
+#define MAX_INSNS (1u << 22)
+
+static bool rd64(pid_t pid, uint64_t addr, uint64_t *v)
+{
+	return interp_read(pid, addr, v, 8) == 0;
+}
+
+static bool is_type(const struct interp_ruby_layout *L, uint64_t flags, uint32_t t)
+{
+	return (flags & L->t_mask) == t;
+}
+
+/* A String VALUE as a C string (malloc'd; NUL and control bytes replaced), or NULL. */
+static char *rb_str(pid_t pid, const struct interp_ruby_layout *L, uint64_t v)
+{
+	uint64_t flags, len, ptr;
+	char *s;
+	size_t i;
+
+	if (!v || (v & 7) || !rd64(pid, v, &flags) || !is_type(L, flags, L->t_string))
+		return NULL;
+	if (flags & L->str_noembed) {
+		if (!rd64(pid, v + L->str_len, &len) || !rd64(pid, v + L->str_ptr, &ptr))
+			return NULL;
+	} else {
+		len = (flags >> L->str_embed_len_shift) & L->str_embed_len_mask;
+		ptr = v + L->str_embed;
+	}
+	if (len > MAX_NAME)
+		len = MAX_NAME;
+	s = malloc(len + 1);
+	if (!s || (len && interp_read(pid, ptr, s, len))) {
+		free(s);
+		return NULL;
+	}
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			s[i] = '?';
+	s[len] = '\0';
+	return s;
+}
+
+/* Array VALUE [i]; false unless an Array with i < length. */
+static bool rb_aref(pid_t pid, const struct interp_ruby_layout *L, uint64_t v, uint64_t i,
+		    uint64_t *out)
+{
+	uint64_t flags, len, ptr;
+
+	if (!v || (v & 7) || !rd64(pid, v, &flags) || !is_type(L, flags, L->t_array))
+		return false;
+	if (flags & L->ary_embed_flag) {
+		len = (flags >> L->ary_embed_len_shift) & L->ary_embed_len_mask;
+		ptr = v + L->ary_embed;
+	} else if (!rd64(pid, v + L->ary_len, &len) || !rd64(pid, v + L->ary_ptr, &ptr)) {
+		return false;
+	}
+	return i < len && rd64(pid, ptr + i * 8, out);
+}
+
+/* An ID's name through ruby_global_symbols.ids (what rb_id2str does). */
+static char *rb_id_name(const struct interp_proc *ip, uint64_t id)
+{
+	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
+	uint64_t serial = id > L->tlast_op_id ? id >> L->id_scope_shift : id, ids, ary, str;
+	uint32_t last;
+
+	if (!ip->rb_symbols || !serial ||
+	    interp_read(ip->pid, ip->rb_symbols + L->symbols_last_id, &last, 4) || serial > last ||
+	    !rd64(ip->pid, ip->rb_symbols + L->symbols_ids, &ids) ||
+	    !rb_aref(ip->pid, L, ids, serial / L->id_entry_unit, &ary) ||
+	    !rb_aref(ip->pid, L, ary, (serial % L->id_entry_unit) * L->id_entry_size, &str))
+		return NULL;
+	return rb_str(ip->pid, L, str);
+}
+
+/*
+ * A C method: the walker sent its original_id and owner, read from the
+ * method entry while it ran; the entry itself is never read again (it may
+ * be freed and reused by now).  IDs of method names are never reused.
+ */
+static void load_cfunc(struct interp_code *c, const struct interp_proc *ip,
+		       const struct interp_frame *f)
+{
+	c->rb_kind = RB_LABEL_METHOD;
+	c->name = rb_id_name(ip, f->id1);
+	c->valid = c->name != NULL;
+}
+
+/*
+ * Is the label "block in m" (or "rescue in block in m"...) of a block
+ * inside the method m?  Its local iseq must be a method's, labelled m.
+ */
+static bool in_method(pid_t pid, const struct interp_ruby_layout *L, const uint8_t *body,
+		      const char *label)
+{
+	uint64_t local, flags, lbody, llabel;
+	uint32_t type;
+	const char *in = NULL, *p;
+	char *name;
+	bool ok;
+
+	for (p = strstr(label, " in "); p; p = strstr(p + 1, " in "))
+		in = p + 4;
+	memcpy(&local, body + L->body_local_iseq, 8);
+	if (!in || !local || (local & 7) || !rd64(pid, local, &flags) ||
+	    (flags & L->t_mask) != L->t_imemo ||
+	    ((flags >> L->imemo_shift) & L->imemo_mask) != L->imemo_iseq ||
+	    !rd64(pid, local + L->iseq_body, &lbody) ||
+	    interp_read(pid, lbody + L->body_type, &type, 4) || type != L->iseq_method ||
+	    !rd64(pid, lbody + L->body_label, &llabel))
+		return false;
+	name = rb_str(pid, L, llabel);
+	ok = name && strcmp(name, in) == 0;
+	free(name);
+	return ok;
+}
+
+static void load_iseq(struct interp_code *c, const struct interp_proc *ip,
+		      const struct interp_frame *f)
+{
+	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
+	uint64_t flags, body, pathobj, label;
+	uint32_t type;
+
+	if (!rd64(c->pid, c->addr, &flags) || (flags & L->t_mask) != L->t_imemo ||
+	    ((flags >> L->imemo_shift) & L->imemo_mask) != L->imemo_iseq ||
+	    !rd64(c->pid, c->addr + L->iseq_body, &body) || body != f->id1 ||
+	    L->body_read > 512)
+		return;
+	c->body = malloc(L->body_read);
+	if (!c->body || interp_read(c->pid, body, c->body, L->body_read))
+		return;
+	memcpy(&pathobj, c->body + L->body_pathobj, 8);
+	memcpy(&label, c->body + L->body_label, 8);
+	c->file = rb_str(c->pid, L, pathobj);
+	if (!c->file && rb_aref(c->pid, L, pathobj, 0, &pathobj))	/* [path, realpath] */
+		c->file = rb_str(c->pid, L, pathobj);
+	c->name = rb_str(c->pid, L, label);
+	c->valid = c->name && c->file;
+	if (!c->valid)
+		return;
+	memcpy(&type, c->body + L->body_type, 4);
+	c->rb_kind = RB_LABEL_PLAIN;
+	if (type == L->iseq_method)
+		c->rb_kind = RB_LABEL_METHOD;
+	else if ((type == L->iseq_block || type == L->iseq_rescue || type == L->iseq_ensure) &&
+		 in_method(c->pid, L, c->body, c->name))
+		c->rb_kind = RB_LABEL_IN_METHOD;
+}
+
+struct interp_code *rb_code_get(struct interp_state *st, const struct interp_proc *ip,
+				const struct interp_frame *f)
+{
+	struct interp_frame key = *f;
+	struct interp_code *c;
+	bool fresh;
+
+	/*
+	 * An iseq's owner is not part of its identity: module_function and
+	 * define_method share one iseq between classes.  A C method's is (the
+	 * owner comes with the entry the cache is keyed by).
+	 */
+	if (!(f->flags & INTERP_FRAME_CFUNC))
+		key.id2 = 0;
+	c = interp_code_slot(st, ip->pid, f->addr, &fresh, &key);
+
+	if (c && fresh) {
+		if (f->flags & INTERP_FRAME_CFUNC)
+			load_cfunc(c, ip, f);
+		else
+			load_iseq(c, ip, f);
+	}
+	return c;
+}
+
+const char *rb_compose_name(const char *label, enum rb_label_kind kind, const char *prefix,
+			    char *out, size_t outsz)
+{
+	const char *in = NULL, *p;
+	int n;
+
+	if (!prefix || !*prefix || kind == RB_LABEL_PLAIN)
+		return label;
+	if (kind == RB_LABEL_METHOD) {
+		n = snprintf(out, outsz, "%s%s", prefix, label);
+	} else {
+		/* The method is after the last " in ": "rescue in block in m". */
+		for (p = strstr(label, " in "); p; p = strstr(p + 1, " in "))
+			in = p + 4;
+		if (!in)
+			return label;
+		n = snprintf(out, outsz, "%.*s%s%s", (int)(in - label), label, prefix, in);
+	}
+	return n > 0 && (size_t)n < outsz ? out : label;
+}
+
+/*
+ * Value of instance variable id in a class's iv_tbl (an st_table: its
+ * entries array in insertion order, {hash, key, record}, deleted ones with
+ * the reserved hash ~0).  Classes have few: more than MAX_CLASS_IVARS is not
+ * believed.
+ */
+#define MAX_CLASS_IVARS 256
+
+static bool class_ivar(pid_t pid, const struct interp_ruby_layout *L, uint64_t klass, uint64_t id,
+		       uint64_t *out)
+{
+	uint64_t ext, tbl, start, bound, entries, i;
+	uint8_t *buf;
+	bool found = false;
+
+	if (!id || !rd64(pid, klass + L->rclass_ext, &ext) || !ext ||
+	    !rd64(pid, ext + L->ext_iv_tbl, &tbl) || !tbl ||
+	    !rd64(pid, tbl + L->st_entries_start, &start) ||
+	    !rd64(pid, tbl + L->st_entries_bound, &bound) ||
+	    !rd64(pid, tbl + L->st_entries, &entries) ||
+	    start > bound || bound - start > MAX_CLASS_IVARS || bound == start ||
+	    L->st_entry_size < L->st_entry_record + 8 || L->st_entry_size < L->st_entry_key + 8)
+		return false;
+	buf = malloc((bound - start) * L->st_entry_size);
+	if (!buf || interp_read(pid, entries + start * L->st_entry_size, buf,
+				(bound - start) * L->st_entry_size)) {
+		free(buf);
+		return false;
+	}
+	for (i = 0; i < bound - start && !found; i++) {
+		const uint8_t *e = buf + i * L->st_entry_size;
+		uint64_t hash, key;
+
+		memcpy(&hash, e, 8);
+		memcpy(&key, e + L->st_entry_key, 8);
+		if (hash != ~0ULL && key == id) {
+			memcpy(out, e + L->st_entry_record, 8);
+			found = true;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+/* RBasic flags of a class or module, or false. */
+static bool class_flags(pid_t pid, const struct interp_ruby_layout *L, uint64_t v, uint64_t *flags)
+{
+	uint64_t t;
+
+	if (!v || (v & 7) || !rd64(pid, v, flags))
+		return false;
+	t = *flags & L->t_mask;
+	return t == L->t_class || t == L->t_module;
+}
+
+/* 1: the ID's name is name; -1: another; 0: cannot tell (yet). */
+static int id_is(const struct interp_proc *ip, uint64_t id, const char *name)
+{
+	char *s = rb_id_name(ip, id);
+	int r = s ? (strcmp(s, name) == 0 ? 1 : -1) : 0;
+
+	free(s);
+	return r;
+}
+
+/*
+ * The ID of __classpath__ is made at boot (rb_intern), not a constant:
+ * take it from Object's own iv_tbl, the key whose name is "__classpath__".
+ * __attached__'s is a constant of the build (id.def): check its name once.
+ * Not found (the VM not booted yet): looked for again next time.
+ */
+static void find_class_ids(struct interp_proc *ip)
+{
+	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
+	uint64_t object, flags, ext, tbl, start, bound, entries, i;
+
+	if (!ip->rb_attached_ok)
+		ip->rb_attached_ok = id_is(ip, L->id_attached, "__attached__");
+	/* Bounded: a process where it cannot be found keeps bare names, at little cost. */
+	if (ip->rb_classpath_id || ip->rb_id_tries >= 64)
+		return;
+	ip->rb_id_tries++;
+	if (!ip->rb_cobject || !rd64(ip->pid, ip->rb_cobject, &object) ||
+	    !class_flags(ip->pid, L, object, &flags) ||
+	    !rd64(ip->pid, object + L->rclass_ext, &ext) || !ext ||
+	    !rd64(ip->pid, ext + L->ext_iv_tbl, &tbl) || !tbl ||
+	    !rd64(ip->pid, tbl + L->st_entries_start, &start) ||
+	    !rd64(ip->pid, tbl + L->st_entries_bound, &bound) ||
+	    !rd64(ip->pid, tbl + L->st_entries, &entries) ||
+	    start > bound || bound - start > MAX_CLASS_IVARS)
+		return;
+	for (i = start; i < bound; i++) {
+		uint64_t key;
+
+		if (rd64(ip->pid, entries + i * L->st_entry_size + L->st_entry_key, &key) &&
+		    id_is(ip, key, "__classpath__") > 0) {
+			ip->rb_classpath_id = key;
+			return;
+		}
+	}
+}
+
+/* A class's permanent path ("Work::Pinger"), or NULL: anonymous, or unreadable. */
+static char *class_path(const struct interp_proc *ip, uint64_t klass)
+{
+	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
+	uint64_t path;
+
+	char *s;
+
+	if (!class_ivar(ip->pid, L, klass, ip->rb_classpath_id, &path))
+		return NULL;
+	s = rb_str(ip->pid, L, path);
+	if (s && strlen(s) >= MAX_NAME) {	/* rb_str cut it: a cut path is another class */
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+/*
+ * What goes before a method of class klass: "Name#", or "Name." for a
+ * singleton class of a named class or module (def self.x, Process.pid);
+ * "" for Object (top-level methods keep their plain names), anonymous
+ * classes, singletons of other objects, and anything that fails a check.
+ */
+static char *class_prefix(struct interp_proc *ip, uint64_t klass)
+{
+	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
+	uint64_t flags, attached, aflags;
+	char *path = NULL, *out;
+	char sep = '#';
+
+	find_class_ids(ip);
+	if (ip->rb_classpath_id && class_flags(ip->pid, L, klass, &flags)) {
+		if (!(flags & L->fl_singleton)) {
+			path = class_path(ip, klass);
+		} else if (ip->rb_attached_ok > 0 &&
+			   class_ivar(ip->pid, L, klass, L->id_attached, &attached) &&
+			   class_flags(ip->pid, L, attached, &aflags) &&
+			   !(aflags & L->fl_singleton)) {
+			path = class_path(ip, attached);
+			sep = '.';
+		}
+	}
+	if (path && sep == '#' && strcmp(path, "Object") == 0) {
+		free(path);
+		path = NULL;
+	}
+	if (!path || !*path || asprintf(&out, "%s%c", path, sep) < 0)
+		out = NULL;
+	free(path);
+	return out;
+}
+
+static bool class_eq(const struct hmap_node *n, const void *key)
+{
+	const struct rb_class *a = (const struct rb_class *)n, *k = key;
+
+	return a->pid == k->pid && a->klass == k->klass && a->symbols == k->symbols;
+}
+
+const char *rb_frame_name(struct interp_state *st, struct interp_proc *ip,
+			  const struct interp_code *c, const struct interp_frame *f, char *buf,
+			  size_t size)
+{
+	struct rb_class key = { .pid = ip->pid, .klass = f->id2, .symbols = ip->rb_symbols }, *k;
+	uint64_t h = hash_u64(f->id2 ^ hash_u64(ip->pid ^ ip->rb_symbols));
+	char *prefix;
+
+	if (!f->id2 || c->rb_kind == RB_LABEL_PLAIN)
+		return c->name;
+	k = (struct rb_class *)hmap_find(&st->rb_classes, h, class_eq, &key);
+	if (!k) {
+		/* Not yet booted far enough to know the IDs: try again later. */
+		prefix = class_prefix(ip, f->id2);
+		if (!prefix && !ip->rb_classpath_id)
+			return c->name;
+		k = malloc(sizeof(*k) + (prefix ? strlen(prefix) : 0) + 1);
+		if (!k) {
+			free(prefix);
+			return c->name;
+		}
+		*k = key;
+		strcpy(k->prefix, prefix ? prefix : "");
+		free(prefix);
+		hmap_insert(&st->rb_classes, &k->node, h);
+	}
+	return rb_compose_name(c->name, c->rb_kind, k->prefix, buf, size);
+}
+
+/*
+ * iseq.c succ_index_lookup(): how many insns_info entries start at or
+ * before position x.  The first 54 positions: 7-bit ranks, 9 per u64;
+ * then blocks of 512 positions: a u32 rank, seven 9-bit small-block ranks
+ * and eight 64-bit bitmaps (80 bytes).
+ */
+static bool succ_rank(pid_t pid, uint64_t table, uint32_t x, uint32_t *rank)
+{
+	if (x < 54) {
+		uint64_t imm;
+
+		if (!rd64(pid, table + (x / 9) * 8, &imm))
+			return false;
+		*rank = (imm >> ((x % 9) * 7)) & 0x7f;
+		return true;
+	} else {
+		uint8_t blk[80];
+		uint32_t bit = (x - 54) % 512, sbi = bit / 64, r, small = 0;
+		uint64_t small_ranks, bits;
+
+		if (interp_read(pid, table + 48 + (uint64_t)((x - 54) / 512) * sizeof(blk), blk,
+				sizeof(blk)))
+			return false;
+		memcpy(&r, blk, 4);
+		memcpy(&small_ranks, blk + 8, 8);
+		memcpy(&bits, blk + 16 + sbi * 8, 8);
+		if (sbi)
+			small = (small_ranks >> ((sbi - 1) * 9)) & 0x1ff;
+		*rank = r + small + __builtin_popcountll(bits << (63 - bit % 64));
+		return true;
+	}
+}
+
+static bool line_eq(const struct hmap_node *n, const void *key)
+{
+	const struct interp_line *a = (const struct interp_line *)n, *k = key;
+
+	return a->pid == k->pid && a->iseq == k->iseq && a->body == k->body && a->pc == k->pc;
+}
+
+/* calc_lineno(): the position of the instruction being run is one before pc. */
+static int compute_line(const struct interp_proc *ip, const struct interp_code *c, uint64_t pc)
+{
+	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
+	uint64_t enc, info, succ;
+	uint32_t iseq_size, size, idx = 1;
+	int64_t pos;
+	int32_t line;
+
+	memcpy(&enc, c->body + L->body_iseq_encoded, 8);
+	memcpy(&iseq_size, c->body + L->body_iseq_size, 4);
+	memcpy(&info, c->body + L->body_insns_info, 8);
+	memcpy(&size, c->body + L->body_insns_info_size, 4);
+	memcpy(&succ, c->body + L->body_succ_index, 8);
+	if (pc < enc || (pc - enc) % 8 || iseq_size > MAX_INSNS || size == 0 || size > MAX_INSNS)
+		return -1;
+	pos = (int64_t)(pc - enc) / 8;
+	if (pos > iseq_size)
+		return -1;
+	if (pos)
+		pos--;
+	if (size > 1 && (!succ_rank(c->pid, succ, pos, &idx) || idx < 1 || idx > size))
+		return -1;
+	if (interp_read(c->pid, info + (uint64_t)(idx - 1) * L->insn_info_entry_size, &line, 4))
+		return -1;
+	return line > 0 ? line : -1;
+}
+
+int rb_frame_line(struct interp_state *st, const struct interp_proc *ip,
+		  const struct interp_code *c, const struct interp_frame *f)
+{
+	struct interp_line key = { .pid = ip->pid, .iseq = f->addr, .body = f->id1, .pc = f->pc }, *l;
+	uint64_t h = hash_u64(f->pc ^ hash_u64(f->addr ^ ip->pid));
+
+	if (!c->body)
+		return -1;
+	/* Cached per (iseq, pc) of a code entry that passed its identity checks. */
+	l = (struct interp_line *)hmap_find(&st->lines, h, line_eq, &key);
+	if (l)
+		return l->line;
+	l = malloc(sizeof(*l));
+	if (!l)
+		return -1;
+	*l = key;
+	l->line = compute_line(ip, c, f->pc);
+	hmap_insert(&st->lines, &l->node, h);
+	return l->line;
+}

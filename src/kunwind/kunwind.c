@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-kernel unwinding, user side: each binary's CFI table goes once into
+ * the shared row array (a bump allocation, bounded by --max-table-mb), and
+ * each process gets its sorted mapping list pointing at those ranges.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <bpf/bpf.h>
+
+#include "kunwind/kunwind.h"
+#include "profile/stacks.h"
+
+struct kunwind_bin {
+	struct hmap_node node;
+	struct binary *bin;
+	uint32_t slot;
+	uint32_t row_first, row_nr;
+	uint32_t refs;		/* kernel lists that map it */
+	bool loaded;		/* false: did not fit the budget, or dropped */
+	bool refused;		/* counted once in tables_refused */
+};
+
+static void live_drop(struct kunwind *kw, size_t i);
+
+static bool bin_eq(const struct hmap_node *n, const void *key)
+{
+	return ((const struct kunwind_bin *)n)->bin == *(struct binary *const *)key;
+}
+
+size_t kunwind_rows_for_mb(double table_mb)
+{
+	/* The kernel stores array values at 8-byte strides. */
+	size_t stride = (sizeof(struct stitch_unwind_row) + 7) & ~(size_t)7;
+	size_t rows = table_mb * 1048576.0 / stride;
+
+	return rows ? rows : 1;
+}
+
+int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap, double table_mb)
+{
+	memset(kw, 0, sizeof(*kw));
+	kw->rows_fd = rows_fd;
+	kw->procs_fd = procs_fd;
+	kw->rows_cap = rows_cap;
+	kw->table_mb = table_mb;
+	kw->row_stride = (sizeof(struct stitch_unwind_row) + 7) & ~(size_t)7;
+	if (rows_fd >= 0) {
+		void *mem = mmap(NULL, rows_cap * kw->row_stride, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, rows_fd, 0);
+
+		if (mem == MAP_FAILED)
+			return -errno;
+		kw->rows_mem = mem;
+	} else {
+		/* No kernel (tests): the rows live in plain memory. */
+		kw->rows_mem = calloc(rows_cap ? rows_cap : 1, kw->row_stride);
+		if (!kw->rows_mem)
+			return -ENOMEM;
+	}
+	kw->scratch = calloc(1, sizeof(*kw->scratch));
+	kw->check = calloc(1, sizeof(*kw->check));
+	if (!kw->scratch || !kw->check || hmap_init(&kw->by_bin, 64))
+		return -ENOMEM;
+	return 0;
+}
+
+void kunwind_free(struct kunwind *kw)
+{
+	if (kw->rows_mem) {
+		if (kw->rows_fd >= 0)
+			munmap(kw->rows_mem, kw->rows_cap * kw->row_stride);
+		else
+			free(kw->rows_mem);
+	}
+	/* Lists first: dropping them looks their binaries up. */
+	while (kw->nlive)
+		live_drop(kw, kw->nlive - 1);
+	hmap_free_all(&kw->by_bin);
+	free(kw->slots);
+	free(kw->dirty);
+	free(kw->live);
+	free(kw->free);
+	free(kw->retired);
+	free(kw->scratch);
+	free(kw->check);
+	memset(kw, 0, sizeof(*kw));
+}
+
+struct binary *kunwind_slot_binary(const struct kunwind *kw, uint32_t slot)
+{
+	return slot < kw->nslots ? kw->slots[slot] : NULL;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ---- row ranges: first fit from freed ranges, else past the high-water mark ---- */
+
+static bool rows_alloc(struct kunwind *kw, size_t nr, uint32_t *first)
+{
+	size_t i;
+
+	for (i = 0; i < kw->nfree; i++) {
+		struct kunwind_range *f = &kw->free[i];
+
+		if (f->nr < nr)
+			continue;
+		*first = f->first;
+		f->first += nr;
+		f->nr -= nr;
+		if (!f->nr)
+			memmove(f, f + 1, (--kw->nfree - i) * sizeof(*f));
+		return true;
+	}
+	if (nr > kw->rows_cap - kw->rows_used)
+		return false;
+	*first = kw->rows_used;
+	kw->rows_used += nr;
+	return true;
+}
+
+/* A range no list points at any more: reusable once running programs are done with it. */
+static void rows_retire(struct kunwind *kw, uint32_t first, uint32_t nr)
+{
+	struct kunwind_range *r;
+
+	if (!nr)
+		return;
+	if (kw->nretired == kw->retired_cap) {
+		size_t cap = kw->retired_cap ? kw->retired_cap * 2 : 16;
+		struct kunwind_range *n = realloc(kw->retired, cap * sizeof(*n));
+
+		if (!n)
+			return;	/* leaked to the budget, never reused: safe */
+		kw->retired = n;
+		kw->retired_cap = cap;
+	}
+	r = &kw->retired[kw->nretired++];
+	r->first = first;
+	r->nr = nr;
+	r->gen = mono_ns();
+	kw->rows_live -= nr;
+}
+
+/* Insert into the sorted free list, merging neighbours. */
+static void rows_free(struct kunwind *kw, uint32_t first, uint32_t nr)
+{
+	size_t i = 0;
+
+	while (i < kw->nfree && kw->free[i].first < first)
+		i++;
+	if (i > 0 && kw->free[i - 1].first + kw->free[i - 1].nr == first) {
+		kw->free[i - 1].nr += nr;
+		if (i < kw->nfree && first + nr == kw->free[i].first) {
+			kw->free[i - 1].nr += kw->free[i].nr;
+			memmove(&kw->free[i], &kw->free[i + 1], (--kw->nfree - i) * sizeof(kw->free[0]));
+		}
+		return;
+	}
+	if (i < kw->nfree && first + nr == kw->free[i].first) {
+		kw->free[i].first = first;
+		kw->free[i].nr += nr;
+		return;
+	}
+	if (kw->nfree == kw->free_cap) {
+		size_t cap = kw->free_cap ? kw->free_cap * 2 : 16;
+		struct kunwind_range *n = realloc(kw->free, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		kw->free = n;
+		kw->free_cap = cap;
+	}
+	memmove(&kw->free[i + 1], &kw->free[i], (kw->nfree - i) * sizeof(kw->free[0]));
+	kw->free[i] = (struct kunwind_range){ first, nr, 0 };
+	kw->nfree++;
+}
+
+/*
+ * Ranges retired 100 ms ago: every program that could have been walking
+ * them when their last list went has finished (a walk takes at most
+ * ~100 us: KUNWIND_MAX_FRAMES steps).
+ */
+static void rows_release(struct kunwind *kw)
+{
+	uint64_t now = mono_ns();
+	size_t i, keep = 0;
+
+	for (i = 0; i < kw->nretired; i++) {
+		if (now - kw->retired[i].gen >= 100000000ull)
+			rows_free(kw, kw->retired[i].first, kw->retired[i].nr);
+		else
+			kw->retired[keep++] = kw->retired[i];
+	}
+	kw->nretired = keep;
+}
+
+/* Put the binary's table in the row array; false if it does not fit. */
+static bool bin_load(struct kunwind *kw, struct binary_cache *bins, struct kunwind_bin *kb)
+{
+	const struct unwind_table *t = binary_table(bins, kb->bin);
+	uint32_t first;
+	size_t i;
+
+	if (!rows_alloc(kw, t->nr, &first)) {
+		if (!kb->refused)
+			kw->tables_refused++;
+		kb->refused = true;
+		if (!kw->over_budget_warned) {
+			kw->over_budget_warned = true;
+			fprintf(stderr, "stitch: unwind tables need more than --max-table-mb %g "
+				"(%s has %zu rows): stacks through it are copied and unwound in "
+				"user space; raise --max-table-mb to keep them in the kernel\n",
+				kw->table_mb, kb->bin->name ? kb->bin->name : kb->bin->path, t->nr);
+		}
+		return false;
+	}
+	for (i = 0; i < t->nr; i++)
+		memcpy(kw->rows_mem + (first + i) * kw->row_stride, &t->rows[i], sizeof(t->rows[i]));
+	kb->row_first = first;
+	kb->row_nr = t->nr;
+	kb->loaded = true;
+	kw->rows_live += t->nr;
+	kw->tables_loaded++;
+	return true;
+}
+
+/* The binary's slot and row range, loading its table when it is not in. */
+static struct kunwind_bin *bin_entry(struct kunwind *kw, struct binary_cache *bins,
+				     struct binary *b)
+{
+	uint64_t h = hash_u64((uintptr_t)b);
+	struct kunwind_bin *kb = (struct kunwind_bin *)hmap_find(&kw->by_bin, h, bin_eq, &b);
+
+	if (kb) {
+		if (!kb->loaded)
+			bin_load(kw, bins, kb);
+		return kb;
+	}
+	/* Slots are never reused: records in flight may still name them. */
+	if (kw->nslots >= KUNWIND_MAX_SLOTS)
+		return NULL;
+	if (kw->nslots == kw->slots_cap) {
+		size_t cap = kw->slots_cap ? kw->slots_cap * 2 : 64;
+		struct binary **s = realloc(kw->slots, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		kw->slots = s;
+		kw->slots_cap = cap;
+	}
+	kb = calloc(1, sizeof(*kb));
+	if (!kb)
+		return NULL;
+	kb->bin = b;
+	kb->slot = kw->nslots;
+	kw->slots[kw->nslots++] = b;
+	bin_load(kw, bins, kb);
+	hmap_insert(&kw->by_bin, &kb->node, h);
+	return kb;
+}
+
+static struct kunwind_bin *bin_of_slot(struct kunwind *kw, uint32_t slot)
+{
+	struct binary *b = kunwind_slot_binary(kw, slot);
+
+	return b ? (struct kunwind_bin *)hmap_find(&kw->by_bin, hash_u64((uintptr_t)b), bin_eq,
+						   &b) : NULL;
+}
+
+/* Tables referenced by the kernel's lists: a table nobody maps any more goes. */
+static void bin_unref(struct kunwind *kw, uint32_t slot)
+{
+	struct kunwind_bin *kb = bin_of_slot(kw, slot);
+
+	if (!kb || !kb->refs || --kb->refs)
+		return;
+	if (kb->loaded) {
+		rows_retire(kw, kb->row_first, kb->row_nr);
+		kb->loaded = false;
+		kb->row_first = kb->row_nr = 0;
+		kw->tables_dropped++;
+	}
+}
+
+int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p,
+		       struct kunwind_proc *out)
+{
+	size_t i;
+
+	if (p->nr > KUNWIND_MAX_MAPS)
+		return -E2BIG;
+	out->nr = 0;
+	out->gen = 0;	/* set when written, outside the list's hash */
+	for (i = 0; i < p->nr; i++) {
+		const struct map *m = &p->maps[i];
+		struct kunwind_map *km = &out->maps[out->nr++];
+		struct kunwind_bin *kb = m->bin ? bin_entry(kw, bins, m->bin) : NULL;
+
+		memset(km, 0, sizeof(*km));
+		km->start = m->start;
+		km->end = m->end;
+		km->slot = KUNWIND_NO_SLOT;
+		if (m->bin && !kb) {
+			/* No slot for it: make the kernel hand this stack over. */
+			out->nr--;
+			continue;
+		}
+		if (!kb)
+			continue;
+		km->bias = m->bias;
+		km->slot = kb->slot;
+		if (kb->loaded) {
+			km->flags = KUNWIND_MAP_TABLE;
+			km->row_first = kb->row_first;
+			km->row_nr = kb->row_nr;
+		} else {
+			km->flags = KUNWIND_MAP_NO_TABLE;
+		}
+	}
+	return out->nr;
+}
+
+/* Index of pid in the live set, or -1. */
+static ssize_t live_index(const struct kunwind *kw, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < kw->nlive; i++)
+		if (kw->live[i].pid == pid)
+			return i;
+	return -1;
+}
+
+/* Drop live entry i: its list is gone from the kernel; release its tables. */
+static void live_drop(struct kunwind *kw, size_t i)
+{
+	struct kunwind_live *l = &kw->live[i];
+	uint32_t j;
+
+	for (j = 0; j < l->nslots; j++)
+		bin_unref(kw, l->slots[j]);
+	free(l->slots);
+	kw->live[i] = kw->live[--kw->nlive];
+}
+
+/* Record what pid's list in the kernel now references (slots of list). */
+static void live_set(struct kunwind *kw, uint32_t pid, uint64_t hash,
+		     const struct kunwind_proc *list)
+{
+	ssize_t i = live_index(kw, pid);
+	struct kunwind_live *l;
+	uint32_t j, *slots = malloc((list->nr + 1) * sizeof(*slots)), n = 0;
+	struct kunwind_bin *kb;
+
+	/* Take the new references before dropping the old: shared tables stay. */
+	for (j = 0; slots && j < list->nr; j++) {
+		if (list->maps[j].slot == KUNWIND_NO_SLOT)
+			continue;
+		kb = bin_of_slot(kw, list->maps[j].slot);
+		if (kb) {
+			kb->refs++;
+			slots[n++] = list->maps[j].slot;
+		}
+	}
+	if (i >= 0)
+		live_drop(kw, i);
+	if (kw->nlive == kw->live_cap) {
+		size_t cap = kw->live_cap ? kw->live_cap * 2 : 64;
+		struct kunwind_live *nl = realloc(kw->live, cap * sizeof(*nl));
+
+		if (!nl) {
+			/* Cannot track it: keep its references forever rather than free early. */
+			free(slots);
+			return;
+		}
+		kw->live = nl;
+		kw->live_cap = cap;
+	}
+	l = &kw->live[kw->nlive++];
+	l->pid = pid;
+	l->hash = hash;
+	l->slots = slots;
+	l->nslots = slots ? n : 0;
+}
+
+int kunwind_sync_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p)
+{
+	int n = kunwind_build_proc(kw, bins, p, kw->scratch);
+	uint64_t hash;
+	ssize_t i;
+
+	if (n < 0) {
+		/* Too many mappings to search: this process's stacks are copied. */
+		kunwind_forget(kw, p->pid);
+		return n;
+	}
+	/* Events that fall back for good (a table over budget) must not rewrite it each time. */
+	hash = hash_bytes(kw->scratch, offsetof(struct kunwind_proc, maps) +
+			  n * sizeof(struct kunwind_map), 0);
+	i = live_index(kw, p->pid);
+	/* Unchanged, and still there (exec and exit remove it in the kernel). */
+	if (i >= 0 && kw->live[i].hash == hash &&
+	    (kw->procs_fd < 0 || bpf_map_lookup_elem(kw->procs_fd, &p->pid, kw->check) == 0))
+		return 0;
+	if (++kw->proc_gen == 0)
+		kw->proc_gen = 1;
+	kw->scratch->gen = kw->proc_gen;
+	if (kw->procs_fd >= 0 && bpf_map_update_elem(kw->procs_fd, &p->pid, kw->scratch, BPF_ANY))
+		return -errno;
+	kw->procs_written++;
+	live_set(kw, p->pid, hash, kw->scratch);
+	return 0;
+}
+
+void kunwind_forget(struct kunwind *kw, uint32_t pid)
+{
+	ssize_t i = live_index(kw, pid);
+
+	if (kw->procs_fd >= 0)
+		bpf_map_delete_elem(kw->procs_fd, &pid);
+	if (i >= 0)
+		live_drop(kw, i);
+}
+
+/* Add pid to a small set kept as an array. */
+static void pid_set_add(uint32_t **set, size_t *n, size_t *cap, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*set)[i] == pid)
+			return;
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		uint32_t *d = realloc(*set, c * sizeof(*d));
+
+		if (!d)
+			return;
+		*set = d;
+		*cap = c;
+	}
+	(*set)[(*n)++] = pid;
+}
+
+void kunwind_mark_dirty(struct kunwind *kw, uint32_t pid)
+{
+	pid_set_add(&kw->dirty, &kw->ndirty, &kw->dirty_cap, pid);
+}
+
+void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs *ps,
+		     kunwind_behind_fn is_behind, void *ctx)
+{
+	size_t i, keep = 0;
+
+	rows_release(kw);
+	for (i = 0; i < kw->ndirty; i++) {
+		uint32_t pid = kw->dirty[i];
+		struct proc *p = procs_find(ps, pid);
+
+		if (is_behind(ctx, pid)) {
+			kw->dirty[keep++] = pid;	/* next time, once the model caught up */
+			continue;
+		}
+		if (p)
+			kunwind_sync_proc(kw, bins, p);
+	}
+	kw->ndirty = keep;
+	/*
+	 * Mappings may have changed while we wrote: anything behind goes.
+	 * So do processes that are gone (their tables may go with them).
+	 */
+	for (i = 0; i < kw->nlive;) {
+		uint32_t pid = kw->live[i].pid;
+
+		if (is_behind(ctx, pid) || (kill(pid, 0) != 0 && errno == ESRCH))
+			kunwind_forget(kw, pid);	/* moves the last entry to i */
+		else
+			i++;
+	}
+}
+
+int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int stop,
+		   struct uframe *uf)
+{
+	int i;
+
+	if (stop < KUNWIND_STOP_END || stop > KUNWIND_STOP_BAD || n < 0 ||
+	    n > KUNWIND_MAX_FRAMES)
+		return -1;
+	for (i = 0; i < n; i++) {
+		uint64_t w = words[i];
+
+		memset(&uf[i], 0, sizeof(uf[i]));
+		uf[i].exact = !!(w & KFRAME_EXACT);
+		if (w & KFRAME_IN_BINARY) {
+			uf[i].kind = UFRAME_ELF;
+			uf[i].bin = kunwind_slot_binary(kw, (w >> KFRAME_SLOT_SHIFT) &
+							    KFRAME_SLOT_MASK);
+			uf[i].addr = (uint32_t)w;
+			if (!uf[i].bin)
+				return -1;
+		} else {
+			uf[i].kind = UFRAME_UNKNOWN;
+			uf[i].addr = w & KFRAME_ADDR_MASK;
+		}
+	}
+	/* As the user-space unwinder marks it: the stack goes on, or was cut. */
+	if (stop != KUNWIND_STOP_END && !(n && uf[n - 1].kind == UFRAME_UNKNOWN)) {
+		memset(&uf[n], 0, sizeof(uf[n]));
+		uf[n].kind = stop == KUNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
+		n++;
+	}
+	return n;
+}
+
+/* One count key into stacks; false if its stacks are gone or malformed. */
+static bool add_count(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+		      const struct kagg_key *key, uint64_t count, struct stack_key *sk,
+		      struct kagg_ustack *u, struct stack_table *stacks, uint64_t *stops,
+		      uint64_t *bytes)
+{
+	uint64_t kips[KAGG_KSTACK_DEPTH];
+	int nk = 0, nu;
+
+	if (bpf_map_lookup_elem(ustacks_fd, &key->uhash, u) != 0)
+		return false;
+	*bytes += sizeof(*key) + sizeof(count) + 8 + u->n * 8ull;
+	memset(sk, 0, sizeof(*sk));
+	sk->pid = key->pid;
+	sk->tid = key->tid;
+	sk->event_idx = key->event_idx;
+	memcpy(sk->comm, key->comm, sizeof(sk->comm));
+	if (key->kstack_id >= 0 &&
+	    bpf_map_lookup_elem(kstacks_fd, &key->kstack_id, kips) == 0) {
+		*bytes += sizeof(kips);
+		while (nk < KAGG_KSTACK_DEPTH && kips[nk]) {
+			((uint64_t *)(sk + 1))[nk] = kips[nk];
+			nk++;
+		}
+	}
+	sk->nkernel = nk;
+	nu = kunwind_decode(kw, (const uint64_t *)u->words, u->n, u->stop,
+			    (struct uframe *)((uint64_t *)(sk + 1) + nk));
+	if (nu < 0)
+		return false;
+	sk->nuser = nu;
+	stops[u->stop] += count;
+	stacks_add_n(stacks, sk, sizeof(*sk) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe),
+		     count);
+	return true;
+}
+
+int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
+			    int ustacks_fd, int64_t epoch, struct stack_table *stacks,
+			    uint64_t *stops, uint64_t *bytes)
+{
+	size_t kbytes = sizeof(struct stack_key) + KAGG_KSTACK_DEPTH * sizeof(uint64_t) +
+			(KUNWIND_MAX_FRAMES + 1) * sizeof(struct uframe);
+	struct stack_key *sk = malloc(kbytes);
+	struct kagg_ustack *u = malloc(sizeof(*u));
+	struct kagg_key key, *keys = NULL;
+	size_t nkeys = 0, cap = 0, i;
+	int64_t total = 0;
+	void *prev = NULL;
+	uint64_t count;
+	int err = 0;
+
+	if (!sk || !u) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* Collect first: deleting while walking a hash map can restart the walk. */
+	while (bpf_map_get_next_key(counts_fd, prev, &key) == 0) {
+		if (nkeys == cap) {
+			size_t c = cap ? cap * 2 : 1024;
+			struct kagg_key *k = realloc(keys, c * sizeof(*k));
+
+			if (!k) {
+				err = -ENOMEM;
+				goto out;
+			}
+			keys = k;
+			cap = c;
+		}
+		keys[nkeys] = key;
+		prev = &keys[nkeys++];
+	}
+	for (i = 0; i < nkeys; i++) {
+		if (epoch >= 0 && keys[i].epoch != (uint32_t)epoch)
+			continue;
+		if (bpf_map_lookup_elem(counts_fd, &keys[i], &count) != 0)
+			continue;
+		if (epoch >= 0)
+			bpf_map_delete_elem(counts_fd, &keys[i]);
+		if (add_count(kw, kstacks_fd, ustacks_fd, &keys[i], count, sk, u, stacks, stops,
+			      bytes))
+			total += count;
+		else
+			err = -EINVAL;
+	}
+out:
+	free(keys);
+	free(sk);
+	free(u);
+	return err && !total ? err : total;
+}

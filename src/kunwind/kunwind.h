@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * In-kernel native unwinding: what user space puts in BPF maps and what the
+ * BPF unwinder hands back, shared by kunwind.bpf.h (kernel) and kunwind.c
+ * (user space).  Includable from BPF C and from user space.
+ *
+ * Maps (see kunwind.bpf.h):
+ *   kunwind_rows   one big array of struct stitch_unwind_row; every binary's
+ *                  sorted table is one contiguous range [first, first + nr),
+ *                  loaded once per binary and shared by every process
+ *   kunwind_procs  tgid -> struct kunwind_proc: the process's executable
+ *                  mappings sorted by start, each naming its binary's range
+ *
+ * A user frame found in the kernel is sent as one 64-bit word: the binary
+ * slot and ELF vaddr when the pc lies in a mapped binary, else the raw pc.
+ * Sending (binary, vaddr) rather than the pc means user space never needs
+ * the process's mappings as they were at the event to name the frame.
+ */
+#ifndef STITCH_KUNWIND_H
+#define STITCH_KUNWIND_H
+
+#include "unwind/unwind_table.h"
+
+/* Mappings per process the BPF side can search (binary search, 9 steps). */
+#define KUNWIND_MAX_MAPS 512
+/* Native frames unwound per event before the stack shows [truncated]. */
+#define KUNWIND_MAX_FRAMES 1024
+#define KUNWIND_FRAMES_BYTES (KUNWIND_MAX_FRAMES * 8)
+/* Binary slots: frame words have 29 bits for them. */
+#define KUNWIND_MAX_SLOTS (1u << 20)
+#define KUNWIND_NO_SLOT 0xffffffffu
+
+/* kunwind_map.flags */
+#define KUNWIND_MAP_TABLE	(1u << 0)	/* binary with a loaded table (maybe empty) */
+#define KUNWIND_MAP_NO_TABLE	(1u << 1)	/* binary whose table is not in the map (budget) */
+
+struct kunwind_map {
+	__u64 start, end;	/* [start, end) */
+	__u64 bias;		/* ELF vaddr = addr - bias */
+	__u32 row_first;	/* first row of the binary's table in kunwind_rows */
+	__u32 row_nr;		/* rows in it (0: no CFI) */
+	__u32 slot;		/* binary slot, KUNWIND_NO_SLOT for anonymous/unreadable */
+	__u32 flags;
+};
+
+struct kunwind_proc {
+	__u32 nr;		/* valid entries in maps[] */
+	/*
+	 * Changes at every write of the list (never 0): a walk remembered under
+	 * one generation is not reused under another (kunwind.bpf.h, ku_memo).
+	 */
+	__u32 gen;
+	struct kunwind_map maps[KUNWIND_MAX_MAPS];
+};
+
+/*
+ * Frame word: bit 63 exact (pc is not a return address), bit 62 set when
+ * bits 32..61 hold a binary slot and bits 0..31 the ELF vaddr; clear when
+ * bits 0..61 hold a raw user pc (in no readable binary).
+ */
+#define KFRAME_EXACT		(1ull << 63)
+#define KFRAME_IN_BINARY	(1ull << 62)
+#define KFRAME_SLOT_SHIFT	32
+#define KFRAME_SLOT_MASK	((1ull << 30) - 1)
+#define KFRAME_ADDR_MASK	((1ull << 62) - 1)
+
+/*
+ * Stop reasons of the walk: the enum unwind_stop values of unwind.h
+ * (1 = end .. 5 = bad), plus the cases where the kernel gives up and copies
+ * the stack for user space instead: its mapping list is missing or may be
+ * stale (a pc in no known mapping), a table is not loaded, or an address
+ * does not fit the frame word.
+ */
+#define KUNWIND_STOP_END	1
+#define KUNWIND_STOP_TRUNCATED	2
+#define KUNWIND_STOP_NO_MODULE	3
+#define KUNWIND_STOP_NO_RULE	4
+#define KUNWIND_STOP_BAD	5
+#define KUNWIND_STOP_FALLBACK	6
+
+/* The walk's state (kunwind_walk.h), in the includer's context struct. */
+/* Entries of the walk's row cache (kunwind_walk.h: ku_find_row_cached). */
+#define KU_RCACHE_BITS 10
+#define KU_RCACHE (1u << KU_RCACHE_BITS)
+
+struct ku_state {
+	__u64 ip, sp, bp;	/* registers of the frame being unwound */
+	__u64 stack_lo;		/* sp at the event: reading below it is garbage */
+	__u64 stack_hi;		/* reads reaching it are past the stack (0: no bound) */
+	__u32 n;		/* frames emitted */
+	__u32 max;		/* frames allowed (<= KUNWIND_MAX_FRAMES) */
+	__u32 exact;		/* ip is exact, not a return address */
+	__u32 hint;		/* index of the last mapping found: callers often share it */
+	__u32 last_row;		/* row found for last_pc */
+	__u64 last_pc;		/* 0, or the last pc whose row was searched */
+	/*
+	 * Whether the rest of the walk depends on bp as it was when bp_live
+	 * was last set: bp_live until a step takes bp from memory, bp_used once
+	 * a step reads it while live.  Code without frame pointers keeps
+	 * anything in rbp; a walk that never uses it can be remembered without
+	 * it (kunwind.bpf.h, ku_memo).
+	 */
+	__u32 bp_live, bp_used;
+};
+
+/*
+ * In-kernel counting (kagg_* maps): identical events are counted under one
+ * key; the stacks themselves are stored once.  A key names its user stack
+ * by a 64-bit hash, so the kernel compares every stored stack with the one
+ * it hashed before counting: a collision sends the event to user space
+ * rather than count it under another stack.
+ */
+#define KAGG_KSTACK_DEPTH 127	/* perf_event_max_stack's default */
+
+struct kagg_key {
+	__u32 pid, tid, event_idx;
+	__s32 kstack_id;	/* in kagg_kstacks; < 0: none */
+	__u64 uhash;		/* in kagg_ustacks */
+	char comm[16];
+	/*
+	 * kagg_epoch when counted: user space moves the epoch on, lets the
+	 * programs still counting under the old one finish, then reads and
+	 * deletes the old epoch's keys without racing an increment.
+	 */
+	__u32 epoch;
+	__u32 pad;
+};
+
+struct kagg_ustack {
+	__u32 n;		/* frame words */
+	__u32 stop;		/* KUNWIND_STOP_* */
+	__u64 words[KUNWIND_MAX_FRAMES];
+};
+
+/* --unwind */
+enum kunwind_mode {
+	KUNWIND_MODE_COPY = 0,	/* copy stack bytes, unwind in user space */
+	KUNWIND_MODE_KERNEL = 1,	/* unwind in the kernel */
+	KUNWIND_MODE_CHECK = 2,	/* both, compared frame for frame by user space */
+};
+
+#ifndef __bpf__
+/* ---- user space: filling the maps (kunwind.c) ---- */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proc/binary.h"
+#include "util/hashmap.h"
+#include "proc/procs.h"
+
+struct kunwind_range {
+	uint32_t first, nr;
+	uint64_t gen;		/* retired: when (CLOCK_MONOTONIC ns) */
+};
+
+struct kunwind_live {		/* a process list in the kernel */
+	uint32_t pid;
+	uint64_t hash;		/* of the list, to skip rewriting it */
+	uint32_t *slots;	/* binaries it references */
+	uint32_t nslots;
+};
+
+struct kunwind {
+	int rows_fd, procs_fd;
+	uint8_t *rows_mem;		/* kunwind_rows, mmapped */
+	size_t rows_cap, rows_used;	/* in rows */
+	size_t row_stride;		/* bytes per row in the array (value size rounded to 8) */
+	struct hmap by_bin;		/* struct binary * -> struct kunwind_bin */
+	struct binary **slots;		/* slot -> binary */
+	size_t nslots, slots_cap;
+	uint32_t *dirty;		/* pids whose list must be (re)written */
+	size_t ndirty, dirty_cap;
+	struct kunwind_live *live;	/* processes with a list in the kernel */
+	size_t nlive, live_cap;
+	size_t rows_live;		/* rows of tables currently loaded */
+	struct kunwind_range *free;	/* reusable row ranges, sorted */
+	size_t nfree, free_cap;
+	struct kunwind_range *retired;	/* unreferenced, not yet safe to reuse */
+	size_t nretired, retired_cap;
+	struct kunwind_proc *scratch, *check;
+	double table_mb;		/* --max-table-mb, for messages */
+	bool over_budget_warned;
+	uint32_t proc_gen;		/* the last kunwind_proc.gen written */
+	uint64_t procs_written, tables_loaded, tables_refused, tables_dropped;
+};
+
+/* Rows that fit in table_mb MiB of kunwind_rows. */
+size_t kunwind_rows_for_mb(double table_mb);
+/* After the BPF object is loaded: map the row array. 0 or -errno. */
+int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap, double table_mb);
+void kunwind_free(struct kunwind *kw);
+
+/* Write the process's current mapping list (and load tables it needs). 0 or -errno. */
+int kunwind_sync_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p);
+/* Drop a process's list: the kernel copies its stacks until it is written again. */
+void kunwind_forget(struct kunwind *kw, uint32_t pid);
+/* Remember that pid needs its list written (deduplicated). */
+void kunwind_mark_dirty(struct kunwind *kw, uint32_t pid);
+
+/*
+ * Keep the kernel's lists true: write the dirty ones whose model is
+ * current (is_behind(ctx, pid) false), and drop the written ones whose
+ * model is behind (mappings changed since), so the kernel copies their
+ * stacks rather than walk them with a stale list.
+ */
+typedef bool (*kunwind_behind_fn)(void *ctx, uint32_t pid);
+void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs *ps,
+		     kunwind_behind_fn is_behind, void *ctx);
+
+/* The binary behind a frame word's slot, or NULL. */
+struct binary *kunwind_slot_binary(const struct kunwind *kw, uint32_t slot);
+
+struct uframe;
+struct stack_table;
+/*
+ * Frame words -> user frames, with the [truncated] or cut marker the stop
+ * reason calls for (uf needs n + 1 entries).  Returns the count, or -1 if
+ * a word names no binary we gave out.
+ */
+int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int stop,
+		   struct uframe *uf);
+/*
+ * Add the kernel's counts (kagg_* maps) to stacks: those of one epoch,
+ * deleted once read (epoch >= 0), or all of them, left in place (-1).
+ * stops[] (indexed by stop reason, 1..5) and *bytes (read from the
+ * kernel) are accumulated.  Returns the number of events counted, or -errno.
+ */
+int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
+			    int ustacks_fd, int64_t epoch, struct stack_table *stacks,
+			    uint64_t *stops, uint64_t *bytes);
+
+/*
+ * Build a kunwind_proc from a process's mappings, giving binaries slots and
+ * rows through the callbacks-free path kunwind_sync_proc uses; exposed for
+ * the replay test.  Returns the number of mappings, or -E2BIG.
+ */
+int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p,
+		       struct kunwind_proc *out);
+#endif
+
+#endif /* STITCH_KUNWIND_H */

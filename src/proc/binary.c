@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proc/binary.h"
+#include "symbolize/symbolize.h"
+
+struct file_key {
+	dev_t dev;
+	ino_t ino;
+};
+
+static uint64_t file_hash(const struct file_key *k)
+{
+	return hash_u64((uint64_t)k->dev * 0x9e3779b97f4a7c15ULL ^ (uint64_t)k->ino);
+}
+
+static bool file_eq(const struct hmap_node *n, const void *key)
+{
+	const struct binary *b = (const struct binary *)n;
+	const struct file_key *k = key;
+
+	return b->dev == k->dev && b->ino == k->ino;
+}
+
+int binary_cache_init(struct binary_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+	elf_util_init();
+	return hmap_init(&c->by_file, 256);
+}
+
+static void binary_free(struct binary *b)
+{
+	if (!b)
+		return;
+	if (b->syms)
+		sym_source_free(b->syms);
+	unwind_table_free(&b->table);
+	if (b->elf)
+		elf_end(b->elf);
+	if (b->fd >= 0)
+		close(b->fd);
+	free(b->image);
+	free(b->path);
+	free(b->root);
+	free(b);
+}
+
+void binary_cache_free(struct binary_cache *c)
+{
+	struct hmap_node *n, *next;
+	size_t i;
+
+	for (i = 0; i < c->by_file.nbuckets; i++) {
+		for (n = c->by_file.buckets[i]; n; n = next) {
+			next = n->next;
+			binary_free((struct binary *)n);
+		}
+	}
+	hmap_free(&c->by_file);
+	binary_free(c->vdso);
+	c->vdso = NULL;
+}
+
+static struct binary *binary_new(const char *path, const char *root)
+{
+	struct binary *b = calloc(1, sizeof(*b));
+	const char *slash;
+
+	if (!b)
+		return NULL;
+	b->fd = -1;
+	b->path = strdup(path ? path : "[unknown]");
+	b->root = strdup(root ? root : "");
+	if (!b->path || !b->root) {
+		binary_free(b);
+		return NULL;
+	}
+	slash = strrchr(b->path, '/');
+	b->name = slash && slash[1] ? slash + 1 : b->path;
+	return b;
+}
+
+static int binary_open_elf(struct binary *b)
+{
+	if (b->image)
+		return 0;
+	b->elf = elf_begin(b->fd, ELF_C_READ_MMAP, NULL);
+	if (!b->elf || elf_kind(b->elf) != ELF_K_ELF)
+		return -ENOEXEC;
+	b->build_id_len = elf_build_id(b->elf, b->build_id);
+	return 0;
+}
+
+struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, const char *root)
+{
+	struct file_key key;
+	struct hmap_node *n;
+	struct binary *b;
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	key.dev = st.st_dev;
+	key.ino = st.st_ino;
+	n = hmap_find(&c->by_file, file_hash(&key), file_eq, &key);
+	if (n) {
+		close(fd);
+		return (struct binary *)n;
+	}
+	b = binary_new(path, root);
+	if (!b) {
+		close(fd);
+		return NULL;
+	}
+	b->fd = fd;
+	b->dev = key.dev;
+	b->ino = key.ino;
+	if (binary_open_elf(b) != 0) {
+		binary_free(b);
+		return NULL;
+	}
+	hmap_insert(&c->by_file, &b->node, file_hash(&key));
+	return b;
+}
+
+/* Size of an in-memory ELF image from its program headers. */
+static size_t vdso_image_size(const unsigned char *base)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+	size_t end = 0, i;
+
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return 0;
+	for (i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff + i * eh->e_phentsize);
+
+		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > end)
+			end = ph->p_offset + ph->p_filesz;
+	}
+	/* Section headers usually sit past the loaded part. */
+	if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize > end)
+		end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	return end;
+}
+
+struct binary *binary_get_vdso(struct binary_cache *c)
+{
+	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	struct binary *b;
+	size_t size;
+
+	if (c->vdso)
+		return c->vdso;
+	if (!base)
+		return NULL;
+	size = vdso_image_size(base);
+	/* The vDSO is at most a few pages; refuse anything odd. */
+	if (size == 0 || size > (1 << 20))
+		return NULL;
+	b = binary_new("[vdso]", "");
+	if (!b)
+		return NULL;
+	b->image = malloc(size);
+	if (!b->image) {
+		binary_free(b);
+		return NULL;
+	}
+	memcpy(b->image, base, size);
+	b->elf = elf_memory(b->image, size);
+	if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
+		binary_free(b);
+		return NULL;
+	}
+	b->build_id_len = elf_build_id(b->elf, b->build_id);
+	c->vdso = b;
+	return b;
+}
+
+const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b)
+{
+	if (!b->table_built) {
+		b->table_built = true;
+		if (cfi_build_table(b->elf, NULL, &b->table) != 0)
+			memset(&b->table, 0, sizeof(b->table));
+		c->table_rows += b->table.nr;
+	}
+	return &b->table;
+}
+
+struct sym_source *binary_syms(struct binary *b)
+{
+	if (!b->syms_opened) {
+		b->syms_opened = true;
+		b->syms = sym_source_open(b->elf, b->path, b->root);
+	}
+	return b->syms;
+}
+
+int binary_offset_to_vaddr(struct binary *b, uint64_t offset, uint64_t *vaddr)
+{
+	return elf_offset_to_vaddr(b->elf, offset, vaddr);
+}

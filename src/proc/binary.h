@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An executable file mapped by traced processes, opened once and shared:
+ * keyed by the file's identity (device + inode of the opened file), so the
+ * same libc seen through many processes or mount namespaces is parsed once,
+ * and a file deleted or replaced after the process started is still the one
+ * we read (we open it through /proc/PID/map_files while the mapping exists).
+ */
+#ifndef STITCH_BINARY_H
+#define STITCH_BINARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "unwind/cfi.h"
+#include "util/elf_util.h"
+#include "util/hashmap.h"
+
+struct sym_source;
+
+struct binary {
+	struct hmap_node node;
+	dev_t dev;
+	ino_t ino;
+	char *path;		/* path as the traced process named it */
+	const char *name;	/* basename of path, for module+0xOFF frames */
+	char *root;		/* "/proc/PID/root" it was found under, for debug files */
+	int fd;
+	void *image;		/* in-memory image (vDSO), else NULL */
+	Elf *elf;
+	uint8_t build_id[STITCH_BUILD_ID_MAX];
+	size_t build_id_len;
+	bool table_built;
+	struct unwind_table table;
+	bool syms_opened;
+	struct sym_source *syms;
+};
+
+struct binary_cache {
+	struct hmap by_file;
+	struct binary *vdso;
+	size_t table_rows;	/* rows over every built table, for reporting */
+};
+
+int binary_cache_init(struct binary_cache *c);
+void binary_cache_free(struct binary_cache *c);
+
+/*
+ * Take ownership of fd (an open executable) and return the shared binary for
+ * that file, creating it on first sight.  path/root describe where the
+ * process found it.  NULL (fd closed) if the file is not a usable ELF.
+ */
+struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, const char *root);
+/* Our own vDSO image, which is the image every native process maps. */
+struct binary *binary_get_vdso(struct binary_cache *c);
+
+/* Unwind table, built on first use (empty table if the file has no CFI). */
+const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b);
+/* Symbols, opened on first use. */
+struct sym_source *binary_syms(struct binary *b);
+
+/* ELF vaddr of a file offset, for computing a mapping's load bias. */
+int binary_offset_to_vaddr(struct binary *b, uint64_t offset, uint64_t *vaddr);
+
+#endif /* STITCH_BINARY_H */

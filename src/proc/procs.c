@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "proc/procs.h"
+
+static bool pid_eq(const struct hmap_node *n, const void *key)
+{
+	return ((const struct proc *)n)->pid == *(const uint32_t *)key;
+}
+
+int procs_init(struct procs *ps, struct binary_cache *bins)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->bins = bins;
+	return hmap_init(&ps->by_pid, 256);
+}
+
+void procs_free(struct procs *ps)
+{
+	struct hmap_node *n, *next;
+	size_t i;
+
+	for (i = 0; i < ps->by_pid.nbuckets; i++) {
+		for (n = ps->by_pid.buckets[i]; n; n = next) {
+			struct proc *p = (struct proc *)n;
+
+			next = n->next;
+			free(p->maps);
+			free(p);
+		}
+	}
+	hmap_free(&ps->by_pid);
+}
+
+static struct proc *proc_lookup(struct procs *ps, uint32_t pid)
+{
+	return (struct proc *)hmap_find(&ps->by_pid, hash_u64(pid), pid_eq, &pid);
+}
+
+struct proc *procs_find(struct procs *ps, uint32_t pid)
+{
+	return proc_lookup(ps, pid);
+}
+
+bool procs_tracking(struct procs *ps, uint32_t pid)
+{
+	return ps->track_all || proc_lookup(ps, pid);
+}
+
+static struct proc *proc_create(struct procs *ps, uint32_t pid)
+{
+	struct proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	hmap_insert(&ps->by_pid, &p->node, hash_u64(pid));
+	return p;
+}
+
+/* Does the file we opened match what the kernel said was mapped? */
+static bool file_matches(struct binary *b, const struct map_file_id *id)
+{
+	struct stat st;
+
+	if (!id)
+		return true;
+	if (id->build_id_len)
+		return b->build_id_len == id->build_id_len &&
+		       memcmp(b->build_id, id->build_id, id->build_id_len) == 0;
+	if (id->has_devino) {
+		if (b->fd < 0 || fstat(b->fd, &st) != 0)
+			return false;
+		return major(st.st_dev) == id->maj && minor(st.st_dev) == id->min &&
+		       st.st_ino == id->ino;
+	}
+	return true;
+}
+
+/*
+ * Open the file behind a mapping.  map_files gives the very file mapped,
+ * even if deleted, replaced or in another mount namespace; the process's
+ * root is next; our own view of the path last, and only if its identity
+ * matches what the kernel reported (a different file of the same name would
+ * give wrong frames).
+ */
+static struct binary *open_mapping(struct procs *ps, uint32_t pid, uint64_t start, uint64_t end,
+				   const char *path, const struct map_file_id *id)
+{
+	char buf[PATH_MAX + 64], root[64];
+	struct binary *b;
+	int fd;
+
+	snprintf(root, sizeof(root), "/proc/%u/root", pid);
+	snprintf(buf, sizeof(buf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && path[0] == '/') {
+		snprintf(buf, sizeof(buf), "%s%s", root, path);
+		fd = open(buf, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd >= 0) {
+		b = binary_get_fd(ps->bins, fd, path, root);
+		if (b && file_matches(b, id))
+			return b;
+		/* Identity mismatch through the process's own view: trust nothing. */
+		if (b)
+			return NULL;
+	}
+	if (path[0] != '/' || !id || (!id->build_id_len && !id->has_devino))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	b = binary_get_fd(ps->bins, fd, path, "");
+	return b && file_matches(b, id) ? b : NULL;
+}
+
+/*
+ * vaddr of the page at file offset pgoff, through the PT_LOAD covering it.
+ * Segments can share a file page (lld puts text at offset 0x610, vaddr
+ * 0x1610, in the page of the read-only segment at offset 0); that page is
+ * then mapped once per segment.  We only see executable mappings, so an
+ * executable segment is preferred, else the first one gives a bias off by a
+ * page.
+ */
+static int pgoff_vaddr(struct binary *b, uint64_t pgoff, uint64_t *vaddr)
+{
+	size_t phnum, i;
+	int pass;
+
+	if (elf_getphdrnum(b->elf, &phnum) != 0)
+		return -ENOENT;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < phnum; i++) {
+			GElf_Phdr p;
+			uint64_t page_off;
+
+			if (!gelf_getphdr(b->elf, i, &p) || p.p_type != PT_LOAD)
+				continue;
+			if (pass == 0 && !(p.p_flags & PF_X))
+				continue;
+			page_off = p.p_offset & ~(uint64_t)0xfff;
+			if (pgoff >= page_off && pgoff < p.p_offset + p.p_filesz) {
+				*vaddr = p.p_vaddr - (p.p_offset - pgoff);
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+static void strip_deleted(char *path)
+{
+	size_t n = strlen(path);
+	const char *suffix = " (deleted)";
+	size_t s = strlen(suffix);
+
+	if (n > s && strcmp(path + n - s, suffix) == 0)
+		path[n - s] = '\0';
+}
+
+/* Remove [start, end) from the map list, trimming partial overlaps. */
+static void punch_hole(struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i = 0;
+
+	while (i < p->nr) {
+		struct map *m = &p->maps[i];
+
+		if (m->end <= start || m->start >= end) {
+			i++;
+			continue;
+		}
+		if (m->start < start && m->end > end) {
+			/* Split in two: need one more slot. */
+			struct map tail = *m;
+
+			if (p->nr == p->cap)
+				return;	/* caller reserved room; cannot happen */
+			tail.pgoff += end - m->start;
+			tail.bias = m->bias;
+			tail.start = end;
+			m->end = start;
+			memmove(&p->maps[i + 2], &p->maps[i + 1], (p->nr - i - 1) * sizeof(*m));
+			p->maps[i + 1] = tail;
+			p->nr++;
+			return;
+		}
+		if (m->start < start) {
+			m->end = start;
+			i++;
+		} else if (m->end > end) {
+			m->pgoff += end - m->start;
+			m->start = end;
+			i++;
+		} else {
+			memmove(m, m + 1, (p->nr - i - 1) * sizeof(*m));
+			p->nr--;
+		}
+	}
+}
+
+static void proc_insert_map(struct proc *p, const struct map *nm)
+{
+	size_t i;
+
+	if (p->nr + 2 > p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 32;
+		struct map *m = realloc(p->maps, cap * sizeof(*m));
+
+		if (!m)
+			return;
+		p->maps = m;
+		p->cap = cap;
+	}
+	punch_hole(p, nm->start, nm->end);
+	for (i = p->nr; i > 0 && p->maps[i - 1].start > nm->start; i--)
+		;
+	memmove(&p->maps[i + 1], &p->maps[i], (p->nr - i) * sizeof(*nm));
+	p->maps[i] = *nm;
+	p->nr++;
+	p->gen++;
+}
+
+static void add_map(struct procs *ps, struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
+		    char *path, const struct map_file_id *id)
+{
+	struct map m = { .start = start, .end = end, .pgoff = pgoff };
+	uint64_t vaddr;
+
+	if (start >= end)
+		return;
+	strip_deleted(path);
+	if (strcmp(path, "[vdso]") == 0)
+		m.bin = binary_get_vdso(ps->bins);
+	else if (path[0] == '/')
+		m.bin = open_mapping(ps, p->pid, start, end, path, id);
+	if (m.bin && pgoff_vaddr(m.bin, pgoff, &vaddr) == 0) {
+		m.bias = start - vaddr;
+		m.name = m.bin->name;
+	} else {
+		if (path[0] == '/')
+			ps->unreadable_maps++;
+		m.bin = NULL;
+		m.name = NULL;
+	}
+	proc_insert_map(p, &m);
+}
+
+static void proc_load(struct procs *ps, struct proc *p)
+{
+	char fname[64], line[PATH_MAX + 128];
+	FILE *f;
+
+	snprintf(fname, sizeof(fname), "/proc/%u/maps", p->pid);
+	f = fopen(fname, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t start, end, pgoff, ino;
+		unsigned int maj, min;
+		char perms[5];
+		int pos = 0;
+		struct map_file_id id = { .has_devino = true };
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n",
+			   &start, &end, perms, &pgoff, &maj, &min, &ino, &pos) < 7)
+			continue;
+		if (perms[2] != 'x' || pos <= 0)
+			continue;
+		id.maj = maj;
+		id.min = min;
+		id.ino = ino;
+		add_map(ps, p, start, end, pgoff, line + pos, ino ? &id : NULL);
+	}
+	fclose(f);
+}
+
+struct proc *procs_get(struct procs *ps, uint32_t pid)
+{
+	struct proc *p = proc_lookup(ps, pid);
+
+	if (p)
+		return p;
+	p = proc_create(ps, pid);
+	if (p)
+		proc_load(ps, p);
+	return p;
+}
+
+void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		const char *path, const struct map_file_id *id)
+{
+	struct proc *p = procs_get(ps, pid);
+	char *copy;
+
+	if (!p || !path || start + len < start)
+		return;
+	copy = strdup(path);
+	if (!copy)
+		return;
+	add_map(ps, p, start, start + len, pgoff, copy, id);
+	free(copy);
+}
+
+void procs_exec(struct procs *ps, uint32_t pid)
+{
+	struct proc *p = proc_lookup(ps, pid);
+
+	if (p) {
+		p->nr = 0;
+		p->gen++;
+	} else
+		proc_create(ps, pid);	/* maps follow as mmap records */
+}
+
+void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid)
+{
+	struct proc *parent, *child;
+
+	if (ppid == pid)
+		return;
+	parent = procs_get(ps, ppid);
+	child = proc_lookup(ps, pid);
+	if (child)
+		child->nr = 0;	/* a reused pid: start over */
+	else
+		child = proc_create(ps, pid);
+	if (!parent || !child || !parent->nr)
+		return;
+	child->maps = realloc(child->maps, (parent->nr + 2) * sizeof(struct map));
+	if (!child->maps) {
+		child->nr = child->cap = 0;
+		return;
+	}
+	memcpy(child->maps, parent->maps, parent->nr * sizeof(struct map));
+	child->nr = parent->nr;
+	child->gen++;
+	child->cap = parent->nr + 2;
+}
+
+const struct map *proc_find_map(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (addr < p->maps[mid].start)
+			hi = mid;
+		else if (addr >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}

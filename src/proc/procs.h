@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What each traced process has mapped executable, as of the event being
+ * processed.  Built from /proc/PID/maps when a process is first seen, then
+ * kept current from the kernel's mmap/fork/exec records (perf_tracker.c), so
+ * a process that exits or execs during recording is still symbolized.
+ */
+#ifndef STITCH_PROCS_H
+#define STITCH_PROCS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proc/binary.h"
+#include "util/hashmap.h"
+
+struct map {
+	uint64_t start, end;	/* [start, end) */
+	uint64_t pgoff;
+	struct binary *bin;	/* NULL: anonymous or unreadable file */
+	uint64_t bias;		/* ELF vaddr = addr - bias (valid if bin) */
+	const char *name;	/* module name for unresolved frames */
+};
+
+struct proc {
+	struct hmap_node node;
+	uint32_t pid;
+	struct map *maps;	/* sorted by start, non-overlapping */
+	size_t nr, cap;
+	uint64_t gen;		/* bumped when the mappings change (interpreter detection) */
+};
+
+struct procs {
+	struct hmap by_pid;
+	struct binary_cache *bins;
+	uint64_t unreadable_maps;	/* mappings whose file we could not open */
+	/*
+	 * Follow every process (-a).  Otherwise only processes already known
+	 * (targets, their children, anything sampled) are followed, so tracing
+	 * one pid does not parse the whole machine's mappings.
+	 */
+	bool track_all;
+};
+
+/* Identity the kernel reported for a mapped file, to check what we open. */
+struct map_file_id {
+	uint8_t build_id[STITCH_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	bool has_devino;
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+int procs_init(struct procs *ps, struct binary_cache *bins);
+void procs_free(struct procs *ps);
+
+/* The process if known, else NULL. */
+struct proc *procs_find(struct procs *ps, uint32_t pid);
+/* Is this process worth following (see track_all)? */
+bool procs_tracking(struct procs *ps, uint32_t pid);
+/* The process, created (and loaded from /proc if alive) on first sight. */
+struct proc *procs_get(struct procs *ps, uint32_t pid);
+/* Record an executable mapping; replaces whatever it overlaps. */
+void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		const char *path, const struct map_file_id *id);
+void procs_exec(struct procs *ps, uint32_t pid);
+void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid);
+
+const struct map *proc_find_map(const struct proc *p, uint64_t addr);
+
+#endif /* STITCH_PROCS_H */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-memory profile every reader and writer shares: record builds one
+ * from its aggregated stacks, report reads one from pprof or folded, and
+ * the writers (folded, text, SVG, pprof, speedscope) and diff consume it.
+ *
+ * Strings are interned (index 0 is ""), frames are deduplicated, and a
+ * sample is a stack (outermost frame first) with a count and labels.
+ */
+#ifndef STITCH_PROFILE_H
+#define STITCH_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/hashmap.h"
+
+enum frame_kind {
+	FRAME_USER,		/* native code */
+	FRAME_INLINED,		/* native, inlined into the frame just outside it */
+	FRAME_KERNEL,
+	FRAME_MARK,		/* [truncated] / [unknown] markers */
+	FRAME_PERL,		/* interpreter frames (issue: interpreters) */
+	FRAME_RUBY,
+	FRAME_PYTHON,
+	FRAME_KIND_NR,
+};
+
+struct prof_frame {
+	uint32_t name;		/* string index */
+	uint32_t file;		/* string index, 0: unknown */
+	uint32_t line;		/* 0: unknown */
+	uint32_t module;	/* string index: binary path, "[kernel]", "[ext4]"; 0: unknown */
+	uint64_t addr;		/* ELF vaddr (user) or kernel address; 0: unknown */
+	uint8_t kind;		/* enum frame_kind */
+};
+
+struct prof_sample {
+	uint32_t *frames;	/* frame indices, outermost first */
+	uint32_t nframes;
+	uint32_t comm;		/* string index */
+	uint32_t event;		/* string index: "cpu", "syscall:openat", ... */
+	uint32_t pid, tid;
+	uint64_t count;
+};
+
+struct prof_module {		/* what pprof calls a mapping */
+	uint32_t path;		/* string index, matches prof_frame.module */
+	uint32_t build_id;	/* string index: hex, 0 if none */
+};
+
+struct profile {
+	/* strings */
+	char **str;
+	uint32_t nstr, capstr;
+	struct hmap str_index;
+	/* frames */
+	struct prof_frame *frames;
+	uint32_t nframes, capframes;
+	struct hmap frame_index;
+	/* samples */
+	struct prof_sample *samples;
+	size_t nsamples, capsamples;
+	/* modules, for build-ids */
+	struct prof_module *modules;
+	uint32_t nmodules, capmodules;
+	/* description */
+	uint32_t title;		/* string index: "cpu at 99 Hz", "syscall:openat" */
+	uint64_t period_ns;	/* cpu sampling: 1e9 / Hz; 0 for event counts */
+	uint64_t time_ns;	/* start, ns since the Unix epoch; 0: unknown */
+	uint64_t duration_ns;
+	uint64_t total;		/* sum of sample counts */
+};
+
+void profile_init(struct profile *p);
+void profile_free(struct profile *p);
+
+/* Intern a string (NULL or "" is 0); UINT32_MAX on allocation failure. */
+uint32_t profile_str(struct profile *p, const char *s);
+static inline const char *profile_s(const struct profile *p, uint32_t i)
+{
+	return i < p->nstr ? p->str[i] : "";
+}
+/* Intern a frame; UINT32_MAX on allocation failure. */
+uint32_t profile_frame(struct profile *p, const struct prof_frame *f);
+/* Add a sample (frames copied); merges nothing: see profile_merge_samples. */
+int profile_add_sample(struct profile *p, const uint32_t *frames, uint32_t n,
+		       const struct prof_sample *labels);
+/* Record a module's build-id (hex), once per path. */
+int profile_module(struct profile *p, const char *path, const char *build_id_hex);
+/* Build-id of a module path index, or NULL. */
+const char *profile_module_build_id(const struct profile *p, uint32_t path);
+
+/* Merge samples with identical stacks and labels; sort by count (desc). */
+int profile_merge_samples(struct profile *p);
+
+/* Folded frame name: name + _[k] / _[i] suffix, ';' and control chars replaced. */
+size_t profile_frame_label(const struct profile *p, const struct prof_frame *f, char *buf,
+			   size_t len);
+
+#endif /* STITCH_PROFILE_H */

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/interp_user.h"
+#include "symbolize/kallsyms.h"
+#include "symbolize/ksym_namer.h"
+#include "profile/resolve.h"
+#include "symbolize/symbolize.h"
+#include "util/elf_util.h"
+
+#define MAX_INLINE 16
+
+struct frame_key {
+	struct binary *bin;
+	uint64_t addr;
+	uint8_t exact;
+};
+
+struct cached_frame {
+	struct hmap_node node;
+	struct frame_key key;
+	int n;				/* innermost first, like sym_source_lookup */
+	struct named_frame f[];
+};
+
+static bool frame_eq(const struct hmap_node *n, const void *key)
+{
+	const struct frame_key *a = &((const struct cached_frame *)n)->key, *b = key;
+
+	return a->bin == b->bin && a->addr == b->addr && a->exact == b->exact;
+}
+
+int resolver_init(struct resolver *r, struct kallsyms *ks)
+{
+	memset(r, 0, sizeof(*r));
+	r->ks = ks;
+	return hmap_init(&r->cache, 4096);
+}
+
+void resolver_name_kernel_lazily(struct resolver *r, const char *path)
+{
+	r->ks = NULL;
+	r->ks_path = path;
+	r->ks_tried = false;
+}
+
+/* A kernel address named by the kernel (with r->kn). */
+struct kname {
+	struct hmap_node node;
+	uint64_t addr;
+	bool exact;
+	bool queued;		/* in a batch being gathered */
+	bool done;		/* name and module are set */
+	const char *name;	/* NULL: the kernel knows no symbol there */
+	const char *module;
+};
+
+static bool kname_eq(const struct hmap_node *n, const void *key)
+{
+	const struct kname *a = (const struct kname *)n, *b = key;
+
+	return a->addr == b->addr && a->exact == b->exact;
+}
+
+static uint64_t kname_hash(uint64_t addr, bool exact)
+{
+	return hash_u64(addr ^ (exact ? 0x9e3779b97f4a7c15ull : 0));
+}
+
+/* At the first kernel frame: the kernel names them if it can, else the kallsyms file. */
+static void start_kernel_naming(struct resolver *r)
+{
+	r->ks_tried = true;
+	r->kn = ksym_namer_open();
+	if (r->kn) {
+		if (!hmap_init(&r->knames, 1024))
+			return;
+		ksym_namer_close(r->kn);
+		r->kn = NULL;
+	}
+	r->ks = kallsyms_load(r->ks_path);
+	if (!r->ks)
+		fprintf(stderr, "stitch: cannot read %s: kernel frames stay addresses\n", r->ks_path);
+	else if (kallsyms_all_zero(r->ks))
+		fprintf(stderr, "stitch: %s hides addresses (kernel.kptr_restrict): "
+			"kernel frames stay addresses\n", r->ks_path);
+}
+
+void resolver_free(struct resolver *r)
+{
+	size_t i;
+
+	if (r->ks_path)
+		kallsyms_free(r->ks);
+	if (r->kn) {
+		hmap_free_all(&r->knames);
+		ksym_namer_close(r->kn);
+	}
+	hmap_free_all(&r->cache);
+	for (i = 0; i < r->nstrings; i++)
+		free(r->strings[i]);
+	free(r->strings);
+}
+
+static const char *keep_string(struct resolver *r, char *s)
+{
+	if (!s)
+		return "[unknown]";
+	if (r->nstrings == r->capstrings) {
+		size_t cap = r->capstrings ? r->capstrings * 2 : 256;
+		char **v = realloc(r->strings, cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return "[unknown]";
+		}
+		r->strings = v;
+		r->capstrings = cap;
+	}
+	r->strings[r->nstrings++] = s;
+	return s;
+}
+
+static const char *format_string(struct resolver *r, const char *fmt, const char *a, uint64_t v)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, fmt, a, (unsigned long long)v) < 0)
+		s = NULL;
+	return keep_string(r, s);
+}
+
+static struct cached_frame *resolve_user(struct resolver *r, const struct uframe *u)
+{
+	struct frame_key key = { u->bin, u->addr, u->exact };
+	uint64_t h = hash_u64((uintptr_t)u->bin ^ hash_u64(u->addr) ^ u->exact);
+	struct sym_frame sf[MAX_INLINE];
+	struct cached_frame *c;
+	struct sym_source *syms;
+	int n = 0, i;
+
+	c = (struct cached_frame *)hmap_find(&r->cache, h, frame_eq, &key);
+	if (c)
+		return c;
+	/* A return address points after the call: name the call itself. */
+	syms = binary_syms(u->bin);
+	if (syms)
+		n = sym_source_lookup(syms, u->exact ? u->addr : u->addr - 1, sf, MAX_INLINE);
+	c = malloc(sizeof(*c) + (n ? n : 1) * sizeof(c->f[0]));
+	if (!c)
+		return NULL;
+	c->key = key;
+	if (n <= 0) {
+		c->n = 1;
+		c->f[0].name = format_string(r, "%s+0x%llx", u->bin->name, u->addr);
+		c->f[0].file = NULL;
+		c->f[0].line = 0;
+		c->f[0].kind = FRAME_USER;
+	} else {
+		c->n = n;
+		for (i = 0; i < n; i++) {
+			c->f[i].name = sf[i].name;
+			c->f[i].file = sf[i].file;
+			c->f[i].line = sf[i].line;
+			c->f[i].kind = sf[i].inlined ? FRAME_INLINED : FRAME_USER;
+		}
+	}
+	hmap_insert(&r->cache, &c->node, h);
+	return c;
+}
+
+/* The cache entry of (addr, exact), created unnamed if new; NULL if out of memory. */
+static struct kname *kname_get(struct resolver *r, uint64_t addr, bool exact)
+{
+	struct kname key = { .addr = addr, .exact = exact }, *k;
+	uint64_t h = kname_hash(addr, exact);
+
+	k = (struct kname *)hmap_find(&r->knames, h, kname_eq, &key);
+	if (k)
+		return k;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return NULL;
+	k->addr = addr;
+	k->exact = exact;
+	hmap_insert(&r->knames, &k->node, h);
+	return k;
+}
+
+/* A BPF program's symbol: bpf_prog_<16 hex digits of its tag>[_name]. */
+static bool is_bpf_prog_symbol(const char *name)
+{
+	size_t i;
+
+	if (strncmp(name, "bpf_prog_", 9) != 0)
+		return false;
+	for (i = 9; i < 25; i++)
+		if (!name[i] || !strchr("0123456789abcdef", name[i]))
+			return false;
+	return name[25] == '\0' || name[25] == '_';
+}
+
+/* Name v[0..n) through the kernel, KSYM_BATCH per call. */
+static void kname_fill(struct resolver *r, struct kname **v, size_t n)
+{
+	uint64_t addrs[KSYM_BATCH];
+	bool exact[KSYM_BATCH];
+	const char *name[KSYM_BATCH], *mod[KSYM_BATCH];
+	size_t done, i, k;
+
+	for (done = 0; done < n; done += k) {
+		k = n - done < KSYM_BATCH ? n - done : KSYM_BATCH;
+		for (i = 0; i < k; i++) {
+			addrs[i] = v[done + i]->addr;
+			exact[i] = v[done + i]->exact;
+		}
+		if (ksym_namer_name(r->kn, addrs, exact, k, name, mod))
+			for (i = 0; i < k; i++)
+				name[i] = "";	/* unknown: the address is shown */
+		for (i = 0; i < k; i++) {
+			struct kname *kn = v[done + i];
+
+			kn->done = true;
+			kn->queued = false;
+			if (!name[i][0])
+				continue;
+			kn->name = keep_string(r, strdup(name[i]));
+			/* As /proc/kallsyms says: modules "[ext4]", BPF programs "[bpf]". */
+			if (mod[i])
+				kn->module = keep_string(r, strdup(mod[i]));
+			else if (is_bpf_prog_symbol(name[i]))
+				kn->module = "[bpf]";
+		}
+	}
+}
+
+/*
+ * Name every kernel address of t in a few kernel calls, before the stacks
+ * are resolved one by one.  The innermost frame of a kernel stack is where
+ * the event happened (exact); the others are return addresses.
+ */
+static void kname_prefetch(struct resolver *r, struct stack_table *t)
+{
+	struct kname **v = NULL, **nv;
+	size_t n = 0, cap = 0, i;
+	struct hmap_node *hn;
+	int j;
+
+	if (!r->ks_path)
+		return;
+	hmap_for_each(&t->map, i, hn) {
+		const struct stack_key *key = &((const struct stack *)hn)->key;
+		const uint64_t *kern = stack_kernel(key);
+
+		for (j = 0; j < key->nkernel; j++) {
+			struct kname *k;
+
+			if (!r->ks_tried)
+				start_kernel_naming(r);
+			if (!r->kn)
+				goto out;
+			k = kname_get(r, kern[j], j == 0);
+			if (!k || k->done || k->queued)
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 1024;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv)
+					goto out;
+				v = nv;
+			}
+			k->queued = true;
+			v[n++] = k;
+		}
+	}
+out:
+	if (r->kn)
+		kname_fill(r, v, n);
+	free(v);
+}
+
+/* Kernel symbol of addr; *module is "[mod]" for module code, else NULL. */
+static const char *kernel_name(struct resolver *r, uint64_t addr, bool exact,
+			       const char **module)
+{
+	const char *name = NULL;
+	uint64_t off;
+
+	*module = NULL;
+	if (r->ks_path && !r->ks_tried)
+		start_kernel_naming(r);
+	if (r->kn) {
+		struct kname *k = kname_get(r, addr, exact);
+
+		if (k && !k->done)
+			kname_fill(r, &k, 1);
+		if (k && k->name) {
+			*module = k->module;
+			return k->name;
+		}
+	} else if (r->ks) {
+		name = kallsyms_lookup(r->ks, addr, module, &off);
+	}
+	if (name)
+		return name;
+	return format_string(r, "%s0x%llx", "", addr);
+}
+
+static int put(struct named_frame *out, int n, int max, const char *name, const char *file,
+	       unsigned int line, uint8_t kind)
+{
+	if (n >= max)
+		return n;
+	out[n].name = name;
+	out[n].file = file;
+	out[n].line = line;
+	out[n].kind = kind;
+	out[n].module = NULL;
+	out[n].addr = 0;
+	return n + 1;
+}
+
+/* Like put(), for a frame with a known module and address. */
+static int put_at(struct named_frame *out, int n, int max, const char *name, const char *file,
+		  unsigned int line, uint8_t kind, const char *module, uint64_t addr)
+{
+	int m = put(out, n, max, name, file, line, kind);
+
+	if (m > n) {
+		out[n].module = module;
+		out[n].addr = addr;
+	}
+	return m;
+}
+
+int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max)
+{
+	const struct uframe *user = stack_user(k);
+	const uint64_t *kern = stack_kernel(k);
+	int n = 0, i, j;
+
+	/* User frames are stored innermost first: walk them backwards. */
+	for (i = k->nuser - 1; i >= 0; i--) {
+		const struct uframe *u = &user[i];
+		struct cached_frame *c;
+
+		switch (u->kind) {
+		case UFRAME_TRUNCATED:
+			n = put(out, n, max, "[truncated]", NULL, 0, FRAME_MARK);
+			break;
+		case UFRAME_CUT:
+		case UFRAME_UNKNOWN:
+			n = put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
+			break;
+		case UFRAME_INTERP: {
+			const struct interp_name *in = (const struct interp_name *)(uintptr_t)u->addr;
+
+			n = put(out, n, max, in->name, in->file, in->line, in->kind);
+			break;
+		}
+		case UFRAME_ELF:
+			c = resolve_user(r, u);
+			if (!c) {
+				n = put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
+				break;
+			}
+			for (j = c->n - 1; j >= 0; j--)
+				n = put_at(out, n, max, c->f[j].name, c->f[j].file, c->f[j].line,
+					   c->f[j].kind, u->bin->path, u->addr);
+			break;
+		}
+	}
+	for (i = k->nkernel - 1; i >= 0; i--) {
+		const char *module, *name = kernel_name(r, kern[i], i == 0, &module);
+
+		/* For kernel frames, file holds the module ("[ext4]"), if any. */
+		n = put_at(out, n, max, name, module, 0, FRAME_KERNEL,
+			   module ? module : "[kernel]", kern[i]);
+	}
+	return n;
+}
+
+/* Intern one resolved frame. */
+static uint32_t intern_frame(struct profile *p, const struct named_frame *nf)
+{
+	struct prof_frame f = {
+		.name = profile_str(p, nf->name),
+		.file = nf->kind == FRAME_KERNEL ? 0 : profile_str(p, nf->file),
+		.line = nf->line,
+		.module = profile_str(p, nf->module),
+		.addr = nf->addr,
+		.kind = nf->kind,
+	};
+
+	if (f.name == UINT32_MAX || f.file == UINT32_MAX || f.module == UINT32_MAX)
+		return UINT32_MAX;
+	return profile_frame(p, &f);
+}
+
+static int note_modules(struct profile *p, const struct stack_key *k)
+{
+	const struct uframe *u = stack_user(k);
+	char hex[2 * STITCH_BUILD_ID_MAX + 1];
+	int i;
+
+	for (i = 0; i < k->nuser; i++) {
+		if (u[i].kind != UFRAME_ELF || !u[i].bin->build_id_len)
+			continue;
+		build_id_hex(u[i].bin->build_id, u[i].bin->build_id_len, hex);
+		if (profile_module(p, u[i].bin->path, hex))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int profile_from_stacks(struct profile *p, struct stack_table *t, struct resolver *r,
+			const char *const *event_names, int nevents)
+{
+	struct named_frame *nf = malloc(RESOLVE_MAX_FRAMES * sizeof(*nf));
+	uint32_t *ids = malloc(RESOLVE_MAX_FRAMES * sizeof(*ids));
+	struct hmap_node *hn;
+	int rc = 0;
+	size_t i;
+
+	if (!nf || !ids) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	kname_prefetch(r, t);
+	hmap_for_each(&t->map, i, hn) {
+		const struct stack *s = (const struct stack *)hn;
+		char comm[STITCH_COMM_LEN + 1];
+		struct prof_sample labels = { 0 };
+		int n = resolve_stack(r, &s->key, nf, RESOLVE_MAX_FRAMES), j;
+
+		for (j = 0; j < n; j++) {
+			ids[j] = intern_frame(p, &nf[j]);
+			if (ids[j] == UINT32_MAX) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		memcpy(comm, s->key.comm, STITCH_COMM_LEN);
+		comm[STITCH_COMM_LEN] = '\0';
+		labels.comm = profile_str(p, comm[0] ? comm : "[unknown]");
+		labels.event = profile_str(p, s->key.event_idx < (uint32_t)nevents ?
+					   event_names[s->key.event_idx] : "?");
+		labels.pid = s->key.pid;
+		labels.tid = s->key.tid;
+		labels.count = s->count;
+		if (labels.comm == UINT32_MAX || labels.event == UINT32_MAX ||
+		    profile_add_sample(p, ids, n, &labels) || note_modules(p, &s->key)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	rc = profile_merge_samples(p);
+out:
+	free(nf);
+	free(ids);
+	return rc;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Turning an aggregated stack into named frames, outermost first: user
+ * frames (with their inlined frames) then kernel frames.  A frame we cannot
+ * name keeps its module and offset (module+0xOFF) or becomes [unknown];
+ * it never borrows a neighbouring symbol's name.
+ */
+#ifndef STITCH_RESOLVE_H
+#define STITCH_RESOLVE_H
+
+#include <stdint.h>
+
+#include "util/hashmap.h"
+#include "profile/profile.h"
+#include <stdbool.h>
+
+#include "profile/stacks.h"
+
+struct kallsyms;
+struct ksym_namer;
+
+struct named_frame {
+	const char *name;
+	const char *file;	/* NULL if unknown; kernel frames: "[module]" or NULL */
+	unsigned int line;
+	uint8_t kind;		/* enum frame_kind */
+	const char *module;	/* binary path, "[kernel]" or "[ext4]"; NULL for markers */
+	uint64_t addr;		/* ELF vaddr / kernel address; 0 for markers */
+};
+
+struct resolver {
+	struct kallsyms *ks;	/* may be NULL: kernel frames stay addresses */
+	/*
+	 * Set by resolver_name_kernel_lazily(): at the first kernel frame,
+	 * ask the kernel to name addresses (ksym_namer.h), or, if it cannot,
+	 * read this kallsyms file.  Either costs nothing for a profile
+	 * without kernel frames.
+	 */
+	const char *ks_path;
+	bool ks_tried;
+	struct ksym_namer *kn;
+	struct hmap knames;	/* kernel address -> struct kname, with kn */
+	struct hmap cache;	/* user frame -> names */
+	char **strings;		/* names we formatted ourselves */
+	size_t nstrings, capstrings;
+};
+
+int resolver_init(struct resolver *r, struct kallsyms *ks);
+/*
+ * Kernel frames named by the running kernel when first needed, else from
+ * the kallsyms file at path; freed by resolver_free().
+ */
+void resolver_name_kernel_lazily(struct resolver *r, const char *path);
+void resolver_free(struct resolver *r);
+/* Frames of k, outermost first; returns how many were written (<= max). */
+int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max);
+
+#define RESOLVE_MAX_FRAMES 4096
+
+/*
+ * Resolve every stack of t into p (one sample per stack, with its pid, tid,
+ * comm and event name), recording the build-ids of the binaries involved.
+ */
+int profile_from_stacks(struct profile *p, struct stack_table *t, struct resolver *r,
+			const char *const *event_names, int nevents);
+
+#endif /* STITCH_RESOLVE_H */

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/stacks.h"
+
+struct probe {
+	const struct stack_key *key;
+	uint32_t bytes;
+};
+
+static bool stack_eq(const struct hmap_node *n, const void *p)
+{
+	const struct stack *s = (const struct stack *)n;
+	const struct probe *pr = p;
+
+	return s->key_bytes == pr->bytes && memcmp(&s->key, pr->key, pr->bytes) == 0;
+}
+
+int stacks_init(struct stack_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	return hmap_init(&t->map, 1024);
+}
+
+void stacks_free(struct stack_table *t)
+{
+	hmap_free_all(&t->map);
+	free(t->sorted);
+	memset(t, 0, sizeof(*t));
+}
+
+int stacks_add(struct stack_table *t, const struct stack_key *key, uint32_t key_bytes)
+{
+	return stacks_add_n(t, key, key_bytes, 1);
+}
+
+int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t key_bytes,
+		 uint64_t count)
+{
+	struct probe pr = { key, key_bytes };
+	uint64_t h = hash_bytes(key, key_bytes, 0);
+	struct hmap_node *n = hmap_find(&t->map, h, stack_eq, &pr);
+	struct stack *s;
+
+	t->total += count;
+	if (n) {
+		((struct stack *)n)->count += count;
+		return 0;
+	}
+	s = malloc(sizeof(*s) - sizeof(s->key) + key_bytes);
+	if (!s)
+		return -ENOMEM;
+	s->count = count;
+	s->key_bytes = key_bytes;
+	memcpy(&s->key, key, key_bytes);
+	hmap_insert(&t->map, &s->node, h);
+	return 0;
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct stack *x = *(const struct stack *const *)a;
+	const struct stack *y = *(const struct stack *const *)b;
+	uint32_t n;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	n = x->key_bytes < y->key_bytes ? x->key_bytes : y->key_bytes;
+	c = memcmp(&x->key, &y->key, n);
+	if (c)
+		return c;
+	return x->key_bytes < y->key_bytes ? -1 : x->key_bytes > y->key_bytes;
+}
+
+int stacks_sort(struct stack_table *t)
+{
+	struct hmap_node *n;
+	size_t i, k = 0;
+
+	free(t->sorted);
+	t->sorted = malloc((t->map.count + 1) * sizeof(*t->sorted));
+	if (!t->sorted)
+		return -ENOMEM;
+	hmap_for_each(&t->map, i, n)
+		t->sorted[k++] = (struct stack *)n;
+	t->nsorted = k;
+	qsort(t->sorted, k, sizeof(*t->sorted), cmp_count);
+	return 0;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Aggregation of unwound stacks.  A stack is counted by its identity
+ * (process, thread, comm, event, kernel addresses, user frames as
+ * binary + ELF vaddr), so symbolization happens once per distinct frame at
+ * output time, even for processes that are gone by then.
+ */
+#ifndef STITCH_STACKS_H
+#define STITCH_STACKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proc/binary.h"
+#include "util/hashmap.h"
+#include "capture/capture.h"
+
+enum uframe_kind {
+	UFRAME_ELF,		/* bin + ELF vaddr */
+	UFRAME_UNKNOWN,		/* pc in no readable module: raw address */
+	UFRAME_TRUNCATED,	/* marker: the stack goes on beyond what we copied */
+	UFRAME_CUT,		/* marker: the caller could not be found */
+	UFRAME_INTERP,		/* interpreter frame: addr is a struct interp_name * */
+};
+
+struct uframe {
+	struct binary *bin;
+	uint64_t addr;
+	uint8_t kind;
+	uint8_t exact;		/* addr is not a return address */
+	uint8_t pad[6];
+};
+
+struct stack_key {
+	uint32_t pid, tid, event_idx;
+	uint16_t nkernel, nuser;
+	char comm[STITCH_COMM_LEN];
+	/* followed by uint64_t kernel[nkernel] (innermost first),
+	 * then struct uframe user[nuser] (innermost first) */
+} __attribute__((aligned(8)));	/* the 64-bit frames after it stay aligned */
+
+struct stack {
+	struct hmap_node node;
+	uint64_t count;
+	uint32_t key_bytes;
+	struct stack_key key;	/* variable length: must be last */
+};
+
+static inline const uint64_t *stack_kernel(const struct stack_key *k)
+{
+	return (const uint64_t *)(k + 1);
+}
+
+static inline const struct uframe *stack_user(const struct stack_key *k)
+{
+	return (const struct uframe *)(stack_kernel(k) + k->nkernel);
+}
+
+struct stack_table {
+	struct hmap map;
+	uint64_t total;
+	struct stack **sorted;	/* filled by stacks_sort */
+	size_t nsorted;
+};
+
+int stacks_init(struct stack_table *t);
+void stacks_free(struct stack_table *t);
+/* Count one occurrence of the stack described by key (copied if new). */
+int stacks_add(struct stack_table *t, const struct stack_key *key, uint32_t key_bytes);
+/* Count count occurrences at once (stacks counted in the kernel, stall reports
+ * weighted by their milliseconds). */
+int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t key_bytes,
+		 uint64_t count);
+/* Sort by count, descending (ties: by key bytes, for stable output). */
+int stacks_sort(struct stack_table *t);
+
+#endif /* STITCH_STACKS_H */

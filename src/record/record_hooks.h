@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Another command driving record's pipeline (stitch stalls): the same
+ * targets, BPF capture, process model, unwinding and symbolization, with its
+ * own BPF programs beside record's and its own use of each unwound stack.
+ * Every hook is optional.
+ */
+#ifndef STITCH_RECORD_HOOKS_H
+#define STITCH_RECORD_HOOKS_H
+
+#include <stdint.h>
+
+struct capture_bpf;
+struct sample_event;
+struct stack_key;
+
+struct record_hooks {
+	void *ctx;
+	/* capture.bpf.c is opened, not loaded: share maps, set read-only data. */
+	int (*before_load)(void *ctx, struct capture_bpf *skel);
+	/* Everything is attached; the target (-- COMMAND) has not started yet. */
+	int (*attached)(void *ctx);
+	/* One unwound sample, instead of counting it in record's stack table. */
+	void (*sample)(void *ctx, const struct sample_event *e, const struct stack_key *key,
+		       uint32_t key_bytes);
+	/* Once per turn of the event loop, after the samples of the turn. */
+	void (*poll)(void *ctx);
+	/* Recording ended, every sample delivered: write output instead of record. */
+	int (*finish)(void *ctx, double seconds);
+};
+
+/* stitch record's main, with hooks (NULL: plain record).  argv[0] names the command. */
+int record_main(int argc, char **argv, const struct record_hooks *hooks);
+
+#endif /* STITCH_RECORD_HOOKS_H */

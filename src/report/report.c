@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch report: read a profile (pprof or folded), filter it, write it in
+ * any format.  stitch diff: draw what changed between two profiles.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/cli.h"
+#include "commands.h"
+#include "profile/filter.h"
+#include "formats/input.h"
+#include "formats/output.h"
+
+struct report_opts {
+	const char *output;
+	int format;
+	int top;
+	bool inverted;
+	struct profile_filter filter;
+};
+
+enum { OPT_PID = 256, OPT_TID, OPT_COMM, OPT_FOCUS, OPT_HIDE, OPT_INVERTED, OPT_TOP };
+
+static const struct option report_longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "focus", required_argument, NULL, OPT_FOCUS },
+	{ "hide", required_argument, NULL, OPT_HIDE },
+	{ "inverted", no_argument, NULL, OPT_INVERTED },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void report_usage(FILE *f, const char *cmd)
+{
+	if (strcmp(cmd, "diff") == 0)
+		fprintf(f,
+"Usage: stitch diff BEFORE AFTER -o OUT.svg [FILTERS]\n"
+"\n"
+"Draw AFTER as a flame graph coloured by how each frame changed since BEFORE\n"
+"(shares of each profile's total: red grew, blue shrank).  BEFORE and AFTER are\n"
+"pprof (.pb.gz) or folded files.\n");
+	else
+		fprintf(f,
+"Usage: stitch report FILE [-o OUT] [FILTERS]\n"
+"\n"
+"Convert and filter a profile: FILE is pprof (.pb.gz) or folded stacks.  The\n"
+"name of OUT sets the format: FILE.svg, FILE.pb.gz, FILE.speedscope.json,\n"
+"FILE.folded, FILE.txt or - (a summary on stdout; the default).\n");
+	fprintf(f,
+"\n"
+"Filters:\n"
+"  --pid PID          only this process (pprof input: folded has no pids)\n"
+"  --tid TID          only this thread (pprof input)\n"
+"  --comm COMM        only this command name\n"
+"  --focus REGEX      only stacks through a frame matching REGEX\n"
+"  --hide REGEX       drop frames matching REGEX from every stack\n"
+"  --inverted         innermost frames first (an icicle graph for .svg)\n"
+"  --top N            stacks shown in the text summary (default 10)\n"
+"  -o, --output OUT   where to write (see above)\n"
+"REGEX is a POSIX extended regular expression matched against frame names.\n");
+}
+
+static int parse_id(const char *s, int64_t *out)
+{
+	long v;
+
+	if (!cli_parse_long(s, 0, 0x7fffffff, &v))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Parse options; the positional arguments are left at argv[optind..]. */
+static int parse_report_opts(int argc, char **argv, const char *cmd, struct report_opts *o)
+{
+	char err[512];
+	int c;
+
+	o->output = "-";
+	o->top = 10;
+	filter_init(&o->filter);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", report_longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			if (parse_id(optarg, c == OPT_PID ? &o->filter.pid : &o->filter.tid)) {
+				fprintf(stderr, "stitch %s: --%s: '%s' is not an id\n", cmd,
+					c == OPT_PID ? "pid" : "tid", optarg);
+				return 2;
+			}
+			break;
+		case OPT_COMM:
+			o->filter.comm = optarg;
+			break;
+		case OPT_FOCUS:
+		case OPT_HIDE:
+			if (filter_set_regex(&o->filter, c == OPT_FOCUS, optarg, err, sizeof(err))) {
+				fprintf(stderr, "stitch %s: %s\n", cmd, err);
+				return 2;
+			}
+			break;
+		case OPT_INVERTED:
+			o->inverted = true;
+			break;
+		case OPT_TOP: {
+			int64_t v;
+
+			if (parse_id(optarg, &v) || v == 0) {
+				fprintf(stderr, "stitch %s: --top: '%s' is not a positive count\n", cmd,
+					optarg);
+				return 2;
+			}
+			o->top = (int)v;
+			break;
+		}
+		case 'h':
+			report_usage(stdout, cmd);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'stitch %s --help'.\n", cmd);
+			return 2;
+		}
+	}
+	o->format = output_format_for(o->output);
+	if (o->format < 0) {
+		fprintf(stderr, "stitch %s: -o: cannot tell the format of '%s': use %s\n", cmd,
+			o->output, OUTPUT_EXTENSIONS);
+		return 2;
+	}
+	/* An icicle for graphs; reversed stacks for every other format. */
+	o->filter.reverse = o->inverted && o->format != OUTPUT_SVG;
+	return 0;
+}
+
+/* Read and filter one input; 0 or an exit status. */
+static int load(const char *cmd, const char *path, const struct report_opts *o,
+		struct profile *out)
+{
+	struct profile raw;
+	char err[512] = "";
+	int rc;
+
+	rc = profile_read_file(path, &raw, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "stitch %s: %s\n", cmd, err[0] ? err : strerror(-rc));
+		profile_free(&raw);
+		return 1;
+	}
+	if (filter_is_empty(&o->filter)) {
+		*out = raw;
+		return 0;
+	}
+	rc = profile_filter(&raw, out, &o->filter);
+	profile_free(&raw);
+	if (rc) {
+		fprintf(stderr, "stitch %s: %s\n", cmd, strerror(-rc));
+		profile_free(out);
+		return 1;
+	}
+	return 0;
+}
+
+static int write_out(const char *cmd, const struct report_opts *o, const struct profile *p,
+		     const struct profile *base)
+{
+	struct output_opts oo = {
+		.top = o->top,
+		.inverted = o->inverted,
+		.diff_base = base,
+	};
+	int rc = output_write(o->output, o->format, p, &oo);
+
+	if (rc) {
+		fprintf(stderr, "stitch %s: writing %s failed: %s\n", cmd, o->output, strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { 0 };
+	struct profile p;
+	int rc;
+
+	rc = parse_report_opts(argc, argv, "report", &o);
+	if (rc)
+		goto out;
+	if (argc - optind != 1) {
+		fprintf(stderr, "stitch report: give one input file\nTry 'stitch report --help'.\n");
+		rc = 2;
+		goto out;
+	}
+	rc = load("report", argv[optind], &o, &p);
+	if (rc)
+		goto out;
+	rc = write_out("report", &o, &p, NULL);
+	profile_free(&p);
+out:
+	filter_free(&o.filter);
+	return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct report_opts o = { 0 };
+	struct profile before, after;
+	int rc;
+
+	rc = parse_report_opts(argc, argv, "diff", &o);
+	if (rc)
+		goto out;
+	if (argc - optind != 2) {
+		fprintf(stderr, "stitch diff: give two input files, BEFORE and AFTER\n"
+			"Try 'stitch diff --help'.\n");
+		rc = 2;
+		goto out;
+	}
+	if (o.format != OUTPUT_SVG) {
+		fprintf(stderr, "stitch diff: writes a differential flame graph: use -o FILE.svg\n");
+		rc = 2;
+		goto out;
+	}
+	rc = load("diff", argv[optind], &o, &before);
+	if (rc)
+		goto out;
+	rc = load("diff", argv[optind + 1], &o, &after);
+	if (rc) {
+		profile_free(&before);
+		goto out;
+	}
+	rc = write_out("diff", &o, &after, &before);
+	profile_free(&before);
+	profile_free(&after);
+out:
+	filter_free(&o.filter);
+	return rc;
+}

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch symbolize: name the addresses of libstitch-stall reports (user
+ * frames by build-id, kernel frames by kallsyms), or fold many reports into
+ * stacks weighted by stall milliseconds for `stitch report`.
+ *
+ * The log is untrusted: lines are read into a fixed buffer (a longer line is
+ * passed through in pieces and never parsed), every report line is parsed
+ * by stall_log.c, and a frame is only ever named by a symbol that covers
+ * its address.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/cli.h"
+#include "commands.h"
+#include "symbolize/kallsyms.h"
+#include "formats/output.h"
+#include "profile/resolve.h"
+#include "stall_reports/stall_log.h"
+#include "stall_reports/stall_modules.h"
+#include "profile/stacks.h"
+#include "symbolize/symbolize.h"
+
+#define LINE_MAX_BYTES 8192
+#define REPORT_MAX_KFRAMES STITCH_MAX_KSTACK
+#define REPORT_MAX_UFRAMES 1024
+#define MAX_INLINE 16
+
+struct symbolize_opts {
+	const char *root;	/* --binary-root, or /proc/PID/root */
+	char pid_root[64];
+	const char *kallsyms;
+	const char *output;	/* NULL: symbolized text on stdout */
+	int format;
+	const char *input;	/* "-": stdin */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: stitch symbolize [--pid PID | --binary-root DIR] [--folded | -o FILE]\n"
+"                        [LOG]\n"
+"\n"
+"Name the addresses in libstitch-stall reports read from LOG (default: stdin).\n"
+"User frames (MODULE+0xOFF build-id=...) are named from the binary if its\n"
+"build-id matches, else from the debug file of that build-id (also under\n"
+"/usr/lib/debug/.build-id); kernel frames from /proc/kallsyms.  Lines that are\n"
+"not part of a report pass through unchanged; an address that cannot be named\n"
+"stays as it was.\n"
+"\n"
+"Options:\n"
+"  -p, --pid PID            read binaries through /proc/PID/root (the process's\n"
+"                           mount namespace, e.g. a container)\n"
+"  -r, --binary-root DIR    read binaries under DIR (a container's root, a\n"
+"                           copy of the target's file system)\n"
+"  -k, --kallsyms FILE      kernel symbols from FILE (default /proc/kallsyms)\n"
+"  -f, --folded             write folded stacks instead, each report weighted\n"
+"                           by the stall milliseconds it adds:\n"
+"                           'comm;outermost;...;innermost MS'\n"
+"  -o, --output FILE        like --folded, into FILE; the name sets the format:\n"
+"                           FILE.folded, FILE.svg, FILE.pb.gz,\n"
+"                           FILE.speedscope.json, FILE.txt or -\n"
+"  -h, --help               this help\n"
+"\n"
+"A symbolized report reads, innermost frame first:\n"
+"  kernel NAME+0xOFF [MODULE] (0xADDR)\n"
+"  user NAME [inlined] FILE:LINE (MODULE+0xOFF)\n"
+"\n"
+"Examples:\n"
+"  ./server 2> stalls.log; stitch symbolize < stalls.log\n"
+"  stitch symbolize --pid 1234 stalls.log\n"
+"  stitch symbolize --folded stalls.log > stalls.folded && \\\n"
+"      stitch report stalls.folded -o stalls.svg\n");
+}
+
+static int fail_usage(const char *fmt, const char *arg)
+{
+	return cli_usage_error("symbolize", fmt, arg);
+}
+
+static int parse_opts(int argc, char **argv, struct symbolize_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "binary-root", required_argument, NULL, 'r' },
+		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->kallsyms = "/proc/kallsyms";
+	o->input = "-";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:r:k:fo:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			long pid;
+
+			if (!cli_parse_long(optarg, 1, 0x7fffffff, &pid))
+				return fail_usage("--pid: '%s' is not a process id", optarg);
+			if (o->root)
+				return fail_usage("%s", "give --pid or --binary-root, not both");
+			snprintf(o->pid_root, sizeof(o->pid_root), "/proc/%ld/root", pid);
+			o->root = o->pid_root;
+			break;
+		}
+		case 'r':
+			if (o->root)
+				return fail_usage("%s", "give --pid or --binary-root, not both");
+			o->root = optarg;
+			break;
+		case 'k':
+			o->kallsyms = optarg;
+			break;
+		case 'f':
+			if (o->output)
+				return fail_usage("%s", "give --folded or -o FILE, not both");
+			o->output = "-";
+			o->format = OUTPUT_FOLDED;
+			break;
+		case 'o':
+			if (o->output)
+				return fail_usage("%s", "give --folded or -o FILE, not both");
+			o->format = output_format_for(optarg);
+			if (o->format < 0)
+				return fail_usage("-o: cannot tell the format of '%s': use "
+						  OUTPUT_EXTENSIONS, optarg);
+			o->output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'stitch symbolize --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (optind < argc)
+		return fail_usage("one log at a time: unexpected '%s'", argv[optind]);
+	return 0;
+}
+
+/* ---- text: each report line rewritten in place ------------------------- */
+
+static void print_kernel(struct kallsyms *ks, const struct stall_line *l, const char *raw,
+			 size_t len, FILE *out)
+{
+	const char *module = NULL, *name = NULL;
+	uint64_t off = 0;
+
+	if (ks)
+		name = kallsyms_lookup(ks, l->addr, &module, &off);
+	if (!name) {
+		fwrite(raw, 1, len, out);
+		return;
+	}
+	fprintf(out, "  kernel %s+0x%" PRIx64 "%s%s (0x%" PRIx64 ")\n", name, off,
+		module ? " " : "", module ? module : "", l->addr);
+}
+
+static void print_user(struct stall_modules *m, const struct stall_line *l, const char *raw,
+		       size_t len, FILE *out)
+{
+	struct binary *b = stall_module_get(m, l->path, l->build_id);
+	struct sym_source *syms = b ? binary_syms(b) : NULL;
+	struct sym_frame sf[MAX_INLINE];
+	int n = syms ? sym_source_lookup(syms, l->addr, sf, MAX_INLINE) : 0, i;
+
+	if (n <= 0) {
+		fwrite(raw, 1, len, out);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		fprintf(out, "  user %s%s", sf[i].name, sf[i].inlined ? " [inlined]" : "");
+		if (sf[i].file && sf[i].line)
+			fprintf(out, " %s:%u", sf[i].file, sf[i].line);
+		else if (sf[i].file)
+			fprintf(out, " %s", sf[i].file);
+		fprintf(out, " (%s+0x%" PRIx64 ")\n", l->path, l->addr);
+	}
+}
+
+/* ---- folded: reports into weighted stacks ------------------------------ */
+
+struct report {
+	bool open;
+	struct stall_line head;
+	uint64_t kernel[REPORT_MAX_KFRAMES];
+	int nkernel;
+	struct uframe user[REPORT_MAX_UFRAMES + 1];
+	int nuser;
+};
+
+/* Per thread, the last report's stall: a longer one continues the same stall. */
+struct last_stall {
+	struct hmap_node node;
+	uint32_t tid;
+	uint32_t stall_ms;
+};
+
+static bool last_eq(const struct hmap_node *n, const void *key)
+{
+	return ((const struct last_stall *)n)->tid == *(const uint32_t *)key;
+}
+
+struct folder {
+	struct stall_modules *mods;
+	struct stack_table stacks;
+	struct hmap last;
+	uint8_t *key_buf;
+	uint64_t reports, weight;
+};
+
+/*
+ * The library reports a long stall several times (at the threshold, then
+ * twice as long, ...), each report with the stall so far; a new stall starts
+ * again at the threshold.  So a report adds only what its stall grew since
+ * the same thread's previous report, unless it is not longer: then it is a
+ * new stall and counts whole.
+ */
+static uint64_t weight_of(struct folder *fo, const struct stall_line *h)
+{
+	uint64_t hash = hash_u64(h->tid);
+	struct last_stall *ls = (struct last_stall *)hmap_find(&fo->last, hash, last_eq, &h->tid);
+	uint32_t prev = 0;
+
+	if (ls) {
+		prev = ls->stall_ms;
+	} else {
+		ls = calloc(1, sizeof(*ls));
+		if (!ls)
+			return h->stall_ms;
+		ls->tid = h->tid;
+		hmap_insert(&fo->last, &ls->node, hash);
+	}
+	ls->stall_ms = h->stall_ms;
+	return h->stall_ms > prev ? h->stall_ms - prev : h->stall_ms;
+}
+
+static int flush_report(struct folder *fo, struct report *r)
+{
+	struct stack_key *key = (struct stack_key *)fo->key_buf;
+	uint64_t w;
+	size_t bytes;
+
+	if (!r->open)
+		return 0;
+	r->open = false;
+	w = weight_of(fo, &r->head);
+	if (!w)
+		return 0;
+	memset(key, 0, sizeof(*key));
+	key->tid = r->head.tid;
+	/* A longer name than the kernel's 16 bytes is cut like the kernel cuts it. */
+	memcpy(key->comm, r->head.comm, strnlen(r->head.comm, STITCH_COMM_LEN - 1));
+	key->nkernel = r->nkernel;
+	key->nuser = r->nuser;
+	memcpy(key + 1, r->kernel, r->nkernel * sizeof(uint64_t));
+	memcpy((uint64_t *)(key + 1) + r->nkernel, r->user, r->nuser * sizeof(struct uframe));
+	bytes = sizeof(*key) + r->nkernel * sizeof(uint64_t) + r->nuser * sizeof(struct uframe);
+	fo->reports++;
+	fo->weight += w;
+	return stacks_add_n(&fo->stacks, key, bytes, w);
+}
+
+static void add_user(struct report *r, uint8_t kind, struct binary *b, uint64_t addr)
+{
+	struct uframe *u;
+
+	if (r->nuser >= REPORT_MAX_UFRAMES)
+		return;
+	u = &r->user[r->nuser++];
+	memset(u, 0, sizeof(*u));
+	u->kind = kind;
+	u->bin = b;
+	u->addr = addr;
+	u->exact = 1;	/* the library already moved return addresses into the call */
+}
+
+static int fold_line(struct folder *fo, struct report *r, const struct stall_line *l,
+		     const char *raw)
+{
+	struct binary *b;
+	int rc = 0;
+
+	switch (l->kind) {
+	case STALL_LINE_HEADER:
+		rc = flush_report(fo, r);
+		memset(r, 0, sizeof(*r));
+		r->open = true;
+		r->head = *l;
+		break;
+	case STALL_LINE_KERNEL:
+		if (r->open && r->nuser == 0 && r->nkernel < REPORT_MAX_KFRAMES)
+			r->kernel[r->nkernel++] = l->addr;
+		break;
+	case STALL_LINE_USER:
+		if (!r->open)
+			break;
+		b = stall_module_get(fo->mods, l->path, l->build_id);
+		add_user(r, b ? UFRAME_ELF : UFRAME_UNKNOWN, b, l->addr);
+		break;
+	case STALL_LINE_USER_RAW:
+		if (r->open)
+			add_user(r, UFRAME_UNKNOWN, NULL, l->addr);
+		break;
+	case STALL_LINE_STOP:
+		/* The unwind ended early: mark where the stack stops being known
+		 * (an unknown outermost frame already says so). */
+		if (r->open && !(r->nuser && r->user[r->nuser - 1].kind == UFRAME_UNKNOWN))
+			add_user(r, strstr(raw, "truncated") || strstr(raw, "[cut]") ?
+				 UFRAME_TRUNCATED : UFRAME_CUT, NULL, 0);
+		break;
+	default:
+		rc = flush_report(fo, r);
+		break;
+	}
+	return rc;
+}
+
+static int write_folded_profile(struct folder *fo, struct kallsyms *ks,
+				const struct symbolize_opts *o)
+{
+	static const char *const events[] = { "stall" };
+	struct output_opts oo = { .top = 10, .subtitle = "stall milliseconds" };
+	struct resolver res;
+	struct profile p;
+	int rc;
+
+	profile_init(&p);
+	rc = resolver_init(&res, ks);
+	if (!rc)
+		rc = profile_from_stacks(&p, &fo->stacks, &res, events, 1);
+	if (!rc) {
+		p.title = profile_str(&p, "event-loop stalls (ms)");
+		rc = output_write(o->output, o->format, &p, &oo);
+		if (rc)
+			fprintf(stderr, "stitch symbolize: writing %s failed: %s\n", o->output,
+				strerror(-rc));
+	}
+	profile_free(&p);
+	resolver_free(&res);
+	return rc;
+}
+
+static int run(const struct symbolize_opts *o, FILE *in, struct stall_modules *mods,
+	       struct kallsyms *ks)
+{
+	static char line[LINE_MAX_BYTES];
+	struct folder fo = { .mods = mods };
+	struct report *r = NULL;
+	bool in_long = false;
+	int rc = 0;
+
+	if (o->output) {
+		r = calloc(1, sizeof(*r));
+		fo.key_buf = malloc(sizeof(struct stack_key) + sizeof(r->kernel) + sizeof(r->user));
+		if (!r || !fo.key_buf || stacks_init(&fo.stacks) || hmap_init(&fo.last, 64)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	while (fgets(line, sizeof(line), in)) {
+		size_t len = strlen(line);
+		bool whole = len && line[len - 1] == '\n';
+		struct stall_line l;
+
+		/* A line longer than the buffer is no report line: pass it on as it is. */
+		if (in_long || (!whole && !feof(in))) {
+			in_long = !whole;
+			if (!o->output)
+				fwrite(line, 1, len, stdout);
+			else if (r)
+				flush_report(&fo, r);
+			continue;
+		}
+		stall_log_parse(line, len, &l);
+		if (o->output) {
+			rc = fold_line(&fo, r, &l, line);
+			if (rc)
+				goto out;
+			continue;
+		}
+		switch (l.kind) {
+		case STALL_LINE_KERNEL:
+			print_kernel(ks, &l, line, len, stdout);
+			break;
+		case STALL_LINE_USER:
+			print_user(mods, &l, line, len, stdout);
+			break;
+		default:
+			fwrite(line, 1, len, stdout);
+			break;
+		}
+	}
+	if (ferror(in)) {
+		rc = -errno;
+		fprintf(stderr, "stitch symbolize: reading %s: %s\n", o->input, strerror(errno));
+		goto out;
+	}
+	if (o->output) {
+		rc = flush_report(&fo, r);
+		if (!rc)
+			rc = write_folded_profile(&fo, ks, o);
+		if (!rc && strcmp(o->output, "-"))
+			fprintf(stderr, "stitch: %" PRIu64 " reports, %" PRIu64 " stall ms, written "
+				"to %s\n", fo.reports, fo.weight, o->output);
+	}
+out:
+	if (o->output) {
+		stacks_free(&fo.stacks);
+		hmap_free_all(&fo.last);
+	}
+	free(fo.key_buf);
+	free(r);
+	return rc;
+}
+
+int cmd_symbolize(int argc, char **argv)
+{
+	struct symbolize_opts o = { 0 };
+	struct stall_modules mods;
+	struct kallsyms *ks;
+	FILE *in = stdin;
+	int rc;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (strcmp(o.input, "-") != 0) {
+		in = fopen(o.input, "re");
+		if (!in) {
+			fprintf(stderr, "stitch symbolize: cannot open %s: %s\n", o.input,
+				strerror(errno));
+			return 1;
+		}
+	}
+	rc = stall_modules_init(&mods, o.root);
+	if (rc) {
+		fprintf(stderr, "stitch symbolize: cannot use %s as the binaries' root: %s%s\n",
+			o.root, strerror(-rc), o.root == o.pid_root ?
+			" (is the process running, and are we root?)" : "");
+		if (in != stdin)
+			fclose(in);
+		return 1;
+	}
+	ks = kallsyms_load(o.kallsyms);
+	if (!ks)
+		fprintf(stderr, "stitch symbolize: cannot read %s (%s): kernel frames stay "
+			"addresses\n", o.kallsyms, strerror(errno));
+	else if (kallsyms_all_zero(ks))
+		fprintf(stderr, "stitch symbolize: %s hides addresses (kernel.kptr_restrict; "
+			"run as root): kernel frames stay addresses\n", o.kallsyms);
+	rc = run(&o, in, &mods, ks);
+	if (ks)
+		kallsyms_free(ks);
+	stall_modules_free(&mods);
+	if (in != stdin)
+		fclose(in);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch stalls, kernel side: per thread of the target, the scheduler's
+ * account of its CPU time when it last returned from its event loop's
+ * waiting system call (epoll_wait, poll, ...), from the raw syscall
+ * tracepoints only (no kprobes on this kernel).  A thread that enters the
+ * loop syscall again after more than the threshold of CPU time ends a
+ * stall: one record to user space.  capture.bpf.c's sampler reads the same
+ * per-thread state to sample only threads that are stalled now
+ * (stall_gate_open in stalls.h).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "stalls/stalls.h"
+
+#define barrier() asm volatile("" ::: "memory")
+
+const volatile __u64 threshold_ns = 50000000;
+/* --loop-syscall, or STALLS_LOOP_UNKNOWN: each thread's first of candidates. */
+const volatile __u32 loop_nr = STALLS_LOOP_UNKNOWN;
+const volatile __u32 candidates[STALLS_MAX_LOOP_SYSCALLS];
+const volatile __u32 ncandidates;
+
+/* stall_threads, traced_tgids: owned here, shared with capture.bpf.c by fd. */
+#include "capture/shared_maps.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} stall_events SEC(".maps");
+
+/* Stalls lost because stall_events was full, or threads beyond the map. */
+__u64 lost_stalls, untracked_threads;
+
+static __always_inline bool is_candidate(__u32 nr)
+{
+	int i;
+
+	for (i = 0; i < STALLS_MAX_LOOP_SYSCALLS; i++)
+		if (i < ncandidates && candidates[i] == nr)
+			return true;
+	return false;
+}
+
+/* This thread's state; created on its first system call if its process is a target. */
+static __always_inline struct stall_thread *thread_of(__u32 tgid, __u32 tid)
+{
+	struct stall_thread *t, fresh = {};
+
+	/* Every system call of the machine comes here: one lookup for the others. */
+	if (!bpf_map_lookup_elem(&traced_tgids, &tgid))
+		return NULL;
+	t = bpf_map_lookup_elem(&stall_threads, &tid);
+	if (t)
+		return t;
+	fresh.loop_nr = loop_nr;
+	if (bpf_map_update_elem(&stall_threads, &tid, &fresh, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&stall_threads, &tid)) {
+		__sync_fetch_and_add(&untracked_threads, 1);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&stall_threads, &tid);
+}
+
+/* Is nr this thread's loop syscall?  Learns it from the first candidate seen. */
+static __always_inline bool is_loop_syscall(struct stall_thread *t, __u32 nr)
+{
+	if (t->loop_nr == STALLS_LOOP_UNKNOWN && is_candidate(nr))
+		t->loop_nr = nr;
+	return t->loop_nr == nr;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), now, oncpu;
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct stall_thread *t = thread_of(tgid, tid);
+	struct stall_event *e;
+	bool stalled;
+
+	if (!t || !is_loop_syscall(t, (__u32)id))
+		return 0;
+	oncpu = bpf_get_current_task_btf()->se.sum_exec_runtime - t->runtime_at_exit;
+	stalled = stall_gate_open(t, t->runtime_at_exit + oncpu, threshold_ns);
+	/*
+	 * Close the gate before taking the end time: the sampler can fire
+	 * inside this program (a timer interrupt), and its sample, later than
+	 * the end, would belong to no stall.
+	 */
+	t->in_wait = 1;
+	barrier();
+	now = bpf_ktime_get_ns();
+	if (stalled) {
+		e = bpf_ringbuf_reserve(&stall_events, sizeof(*e), 0);
+		if (e) {
+			e->start_ns = t->loop_exit_ns;
+			e->end_ns = now;
+			e->oncpu_ns = oncpu;
+			e->pid = tgid;
+			e->tid = tid;
+			e->loop_nr = t->loop_nr;
+			e->from_attach = t->from_attach;
+			bpf_get_current_comm(e->comm, sizeof(e->comm));
+			bpf_ringbuf_submit(e, 0);
+		} else {
+			__sync_fetch_and_add(&lost_stalls, 1);
+		}
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct stall_thread *t = thread_of(pid_tgid >> 32, tid);
+	__u32 nr = (__u32)BPF_CORE_READ(regs, orig_ax);
+
+	if (!t || !is_loop_syscall(t, nr))
+		return 0;
+	/*
+	 * Back from waiting: from here on the thread's CPU time counts.  The
+	 * gate opens last, so that a sample fired inside this program sees
+	 * the new start, never the last stall's.
+	 */
+	t->from_attach = 0;
+	t->runtime_at_exit = bpf_get_current_task_btf()->se.sum_exec_runtime;
+	t->loop_exit_ns = bpf_ktime_get_ns();
+	barrier();
+	t->in_wait = 0;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_thread_exit, struct task_struct *task)
+{
+	__u32 tid = task->pid;
+
+	bpf_map_delete_elem(&stall_threads, &tid);
+	return 0;
+}
+
+/* A new program in this thread: its loop (and loop syscall) are yet to be seen. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_thread_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tid = task->pid;
+
+	bpf_map_delete_elem(&stall_threads, &tid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch stalls: event-loop stalls of an unmodified program.  A thread is
+ * stalled when it has been on CPU for longer than the threshold since it
+ * last returned from its loop's waiting system call (stalls.bpf.c).  While
+ * it is, record's cpu sampler (its gate opened by the same per-thread state)
+ * captures kernel + user stacks, which record's pipeline unwinds; when the
+ * thread waits again, the stall is reported with the stacks taken in it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "util/cli.h"
+#include "commands.h"
+#include "formats/output.h"
+#include "util/privileges.h"
+#include "capture/capture.h"
+#include "record/record_hooks.h"
+#include "capture.skel.h"
+#include "stalls.skel.h"
+#include "stalls/stalls_report.h"
+#include "stalls/stalls_seed.h"
+
+#define DEFAULT_THRESHOLD_MS 50
+#define DEFAULT_FREQ 999
+#define DEFAULT_TOP 3
+#define MAX_OUTPUTS 8
+#define MAX_RECORD_ARGS 32
+
+static const char *const auto_loop_syscalls[] = {
+	"epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect6",
+	"io_uring_enter",
+};
+
+struct stalls_opts {
+	const char *pids;
+	uint64_t threshold_ns;
+	long loop_nr;			/* -1: automatic */
+	const char *freq;
+	const char *duration;
+	const char *outputs[MAX_OUTPUTS];
+	int formats[MAX_OUTPUTS];
+	int noutputs;
+	int top;
+	char **command;
+};
+
+struct stalls {
+	struct stalls_opts *o;
+	struct stalls_bpf *skel;
+	struct ring_buffer *rb;
+	struct stall_event *pending;	/* read last turn, reported next turn */
+	size_t npending, cap;
+	uint64_t unqueued;		/* stalls dropped for want of memory */
+	struct resolver res;
+	struct stalls_report rep;
+	bool res_ready, rep_ready;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: stitch stalls (-p PID[,PID...] | -- COMMAND [ARGS...]) [--threshold TIME]\n"
+"                     [--loop-syscall NAME] [-F HZ] [-d SECONDS] [-o FILE]...\n"
+"\n"
+"Report the stalls of an event loop in an unmodified program: a thread that\n"
+"runs longer than the threshold of its CPU time between returning from its loop's\n"
+"waiting system call and entering it again.  Each stall is printed when it ends\n"
+"(tid, on-CPU and wall time) with the kernel and native stacks sampled during\n"
+"it, counted and symbolized (with Python, Ruby and Perl script frames).  Time\n"
+"spent waiting, or off CPU, is never a stall.  With -p, a thread not waiting in\n"
+"its loop at attach is counted from the attach (its stall's length is then a\n"
+"lower bound, and said so).\n"
+"\n"
+"Options:\n"
+"  -p, --pid PID[,PID...]   watch these processes (all their threads)\n"
+"  -- COMMAND [ARGS...]     run COMMAND and watch it (and its children)\n"
+"  -t, --threshold TIME     on-CPU time that makes a stall: 50ms (default),\n"
+"                           500us, 0.2s; a number alone is milliseconds\n"
+"  -l, --loop-syscall NAME  the loop's waiting system call; default: each\n"
+"                           thread's first of epoll_wait, epoll_pwait,\n"
+"                           epoll_pwait2, poll, ppoll, select, pselect6,\n"
+"                           io_uring_enter.  Also: read, recvfrom, recvmsg,\n"
+"                           accept4, futex, nanosleep, clock_nanosleep, ...\n"
+"  -F, --freq HZ            sampling frequency during stalls (default %d)\n"
+"  -d, --duration SECONDS   stop after this long (default: Ctrl-C, or when\n"
+"                           COMMAND exits)\n"
+"  -o, --output FILE        also write every stall's stacks, weighted by its\n"
+"                           on-CPU milliseconds, repeatable; the name sets the\n"
+"                           format: FILE.svg, FILE.pb.gz, FILE.speedscope.json,\n"
+"                           FILE.folded, FILE.txt or -\n"
+"      --top N              stacks printed per stall (default %d)\n"
+"  -h, --help               this help\n"
+"\n"
+"Examples:\n"
+"  sudo stitch stalls -p $(pidof server) --threshold 50ms -d 60\n"
+"  sudo stitch stalls -t 20ms -o stalls.svg -- ./server --port 8080\n"
+"Needs root (or CAP_BPF + CAP_PERFMON).\n",
+		DEFAULT_FREQ, DEFAULT_TOP);
+}
+
+static int fail_usage(const char *fmt, const char *arg)
+{
+	return cli_usage_error("stalls", fmt, arg);
+}
+
+/* "50ms", "500us", "0.2s", "50" (ms) -> ns; 0 if not a time. */
+static uint64_t parse_time(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end), scale;
+
+	if (end == s || !(v > 0))
+		return 0;
+	if (!*end || !strcmp(end, "ms"))
+		scale = 1e6;
+	else if (!strcmp(end, "us"))
+		scale = 1e3;
+	else if (!strcmp(end, "s"))
+		scale = 1e9;
+	else
+		return 0;
+	if (v * scale < 1e3 || v * scale > 3600e9)
+		return 0;
+	return (uint64_t)(v * scale);
+}
+
+static int parse_opts(int argc, char **argv, struct stalls_opts *o)
+{
+	enum { OPT_TOP = 256 };
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "loop-syscall", required_argument, NULL, 'l' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long v;
+	int c;
+
+	o->threshold_ns = DEFAULT_THRESHOLD_MS * 1000000ull;
+	o->loop_nr = -1;
+	o->top = DEFAULT_TOP;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:t:l:F:d:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->pids = optarg;
+			break;
+		case 't':
+			o->threshold_ns = parse_time(optarg);
+			if (!o->threshold_ns)
+				return fail_usage("--threshold: '%s' is not a time between 1us and "
+						  "1h (like 50ms, 500us, 0.2s)", optarg);
+			break;
+		case 'l':
+			o->loop_nr = stalls_syscall_nr(optarg);
+			if (o->loop_nr < 0) {
+				if (!cli_parse_long(optarg, 0, 1023, &v))
+					return fail_usage("--loop-syscall: '%s' is not a system call "
+							  "stitch knows (see --help) nor a number", optarg);
+				o->loop_nr = v;
+			}
+			break;
+		case 'F':
+			o->freq = optarg;	/* record checks it */
+			break;
+		case 'd':
+			o->duration = optarg;
+			break;
+		case 'o':
+			if (o->noutputs == MAX_OUTPUTS)
+				return fail_usage("too many -o (at most %s)", "8");
+			o->formats[o->noutputs] = output_format_for(optarg);
+			if (o->formats[o->noutputs] < 0)
+				return fail_usage("-o: cannot tell the format of '%s': use "
+						  OUTPUT_EXTENSIONS, optarg);
+			o->outputs[o->noutputs++] = optarg;
+			break;
+		case OPT_TOP:
+			if (!cli_parse_long(optarg, 1, 100000, &v))
+				return fail_usage("--top: '%s' is not a positive count", optarg);
+			o->top = v;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'stitch stalls --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	if (!o->pids == !o->command)
+		return fail_usage("%s", "say what to watch with exactly one of: -p PID, or "
+				  "-- COMMAND");
+	return 0;
+}
+
+/* Each of -p's pids exists (record checks them again, in its own words). */
+static int check_pids(const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL, path[64];
+	int rc = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long pid;
+
+		if (!cli_parse_long(tok, 1, 0x7fffffff, &pid)) {
+			fprintf(stderr, "stitch stalls: -p: '%s' is not a process id\n", tok);
+			rc = -1;
+			break;
+		}
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
+		if (access(path, F_OK) != 0) {
+			fprintf(stderr, "stitch stalls: no process with pid %ld\n", pid);
+			rc = -1;
+			break;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+/* ---- hooks into record's pipeline -------------------------------------- */
+
+static int before_load(void *ctx, struct capture_bpf *rskel)
+{
+	struct stalls *s = ctx;
+	struct stalls_opts *o = s->o;
+	size_t i;
+	int err;
+
+	s->skel = stalls_bpf__open();
+	if (!s->skel) {
+		fprintf(stderr, "stitch stalls: cannot open the BPF object: %s\n", strerror(errno));
+		return -1;
+	}
+	s->skel->rodata->threshold_ns = o->threshold_ns;
+	s->skel->rodata->loop_nr = o->loop_nr < 0 ? STALLS_LOOP_UNKNOWN : (uint32_t)o->loop_nr;
+	for (i = 0; i < sizeof(auto_loop_syscalls) / sizeof(auto_loop_syscalls[0]); i++)
+		s->skel->rodata->candidates[i] = stalls_syscall_nr(auto_loop_syscalls[i]);
+	s->skel->rodata->ncandidates = i;
+	err = stalls_bpf__load(s->skel);
+	if (err) {
+		fprintf(stderr, "stitch stalls: cannot load the BPF programs: %s%s\n", strerror(-err),
+			err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
+			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
+		return -1;
+	}
+	/* One state per thread, one target set: record reads them, we own them. */
+	rskel->rodata->stall_gate_ns = o->threshold_ns;
+	err = bpf_map__reuse_fd(rskel->maps.stall_threads, bpf_map__fd(s->skel->maps.stall_threads));
+	if (!err)
+		err = bpf_map__reuse_fd(rskel->maps.traced_tgids,
+					bpf_map__fd(s->skel->maps.traced_tgids));
+	if (err) {
+		fprintf(stderr, "stitch stalls: cannot share maps with the sampler: %s\n",
+			strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+static int on_stall_event(void *ctx, void *data, size_t size)
+{
+	struct stalls *s = ctx;
+
+	if (size < sizeof(struct stall_event))
+		return 0;
+	if (s->npending == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct stall_event *v = realloc(s->pending, cap * sizeof(*v));
+
+		if (!v) {
+			s->unqueued++;	/* out of memory: said at the end */
+			return 0;
+		}
+		s->pending = v;
+		s->cap = cap;
+	}
+	memcpy(&s->pending[s->npending++], data, sizeof(struct stall_event));
+	return 0;
+}
+
+/*
+ * -p: a thread already stuck in a handler would never be counted (its
+ * count starts at a return from its loop syscall): count it from now.
+ */
+static void seed_running_threads(struct stalls *s)
+{
+	size_t n = sizeof(auto_loop_syscalls) / sizeof(auto_loop_syscalls[0]), i;
+	uint32_t candidates[sizeof(auto_loop_syscalls) / sizeof(auto_loop_syscalls[0])];
+	int seeded;
+
+	for (i = 0; i < n; i++)
+		candidates[i] = stalls_syscall_nr(auto_loop_syscalls[i]);
+	seeded = stalls_seed_threads(bpf_map__fd(s->skel->maps.stall_threads), s->o->pids,
+				     s->o->loop_nr, candidates, n);
+	if (seeded)
+		fprintf(stderr, "stitch stalls: %d threads not waiting in their loop at attach: "
+			"counted from now (a stall under way is reported from the attach)\n",
+			seeded);
+}
+
+static int attached(void *ctx)
+{
+	struct stalls *s = ctx;
+	int err;
+
+	/*
+	 * Before the programs run: once they do, any system call creates the
+	 * thread's state (loop return not seen), which a seed must not replace.
+	 */
+	if (s->o->pids)
+		seed_running_threads(s);
+	err = stalls_bpf__attach(s->skel);
+	if (err) {
+		fprintf(stderr, "stitch stalls: cannot attach to sched_switch and the system call "
+			"tracepoints: %s\n", strerror(-err));
+		return -1;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.stall_events), on_stall_event, s, NULL);
+	if (!s->rb) {
+		fprintf(stderr, "stitch stalls: cannot open the ring buffer: %s\n", strerror(errno));
+		return -1;
+	}
+	if (s->o->loop_nr < 0)
+		fprintf(stderr, "stitch stalls: threshold %.1f ms of CPU; loop syscall: each "
+			"thread's first epoll/poll/select/io_uring_enter\n", s->o->threshold_ns / 1e6);
+	else
+		fprintf(stderr, "stitch stalls: threshold %.1f ms of CPU; loop syscall: %s\n",
+			s->o->threshold_ns / 1e6, stalls_syscall_name(s->o->loop_nr) ?: "by number");
+	return 0;
+}
+
+static void on_sample(void *ctx, const struct sample_event *e, const struct stack_key *key,
+		      uint32_t key_bytes)
+{
+	struct stalls *s = ctx;
+
+	stalls_report_sample(&s->rep, e->time_ns, key, key_bytes);
+}
+
+/*
+ * Stalls read in the previous turn are reported now: their samples were in
+ * record's ring before the stall record was written, and record's ring has
+ * been read again since.
+ */
+static void on_poll(void *ctx)
+{
+	struct stalls *s = ctx;
+	size_t i;
+
+	for (i = 0; i < s->npending; i++)
+		stalls_report_stall(&s->rep, &s->pending[i], false);
+	s->npending = 0;
+	ring_buffer__consume(s->rb);
+}
+
+/* Threads still stalled when tracing stops: reported from their state. */
+static void report_ongoing(struct stalls *s)
+{
+	uint32_t tids[256], pids[256];
+	int n = stalls_report_pending(&s->rep, tids, pids, 256), i;
+	uint64_t now = stalls_mono_ns();
+
+	for (i = 0; i < n; i++) {
+		struct stall_event ev = { .tid = tids[i], .pid = pids[i], .end_ns = now };
+		uint64_t runtime = stalls_thread_runtime(pids[i], tids[i]);
+		struct stall_thread t;
+		char path[64];
+		FILE *f;
+
+		if (bpf_map__lookup_elem(s->skel->maps.stall_threads, &tids[i], sizeof(tids[i]), &t,
+					 sizeof(t), 0) ||
+		    !stall_gate_open(&t, runtime, s->o->threshold_ns))
+			continue;
+		ev.start_ns = t.loop_exit_ns;
+		ev.oncpu_ns = runtime - t.runtime_at_exit;
+		ev.loop_nr = t.loop_nr;
+		ev.from_attach = t.from_attach;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pids[i], tids[i]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(ev.comm, sizeof(ev.comm), f))
+				ev.comm[strcspn(ev.comm, "\n")] = '\0';
+			fclose(f);
+		}
+		stalls_report_stall(&s->rep, &ev, true);
+	}
+}
+
+static int finish(void *ctx, double seconds)
+{
+	struct stalls *s = ctx;
+	static const char *const events[] = { "stall" };
+	struct output_opts oo = { .top = 10, .subtitle = "on-CPU milliseconds of event-loop stalls" };
+	uint64_t lost = s->skel->bss->lost_stalls, untracked = s->skel->bss->untracked_threads;
+	struct profile p;
+	int rc = 0, i;
+
+	stalls_bpf__detach(s->skel);
+	on_poll(s);		/* every sample is in: report what is left */
+	on_poll(s);
+	report_ongoing(s);
+	fprintf(stderr, "stitch stalls: %" PRIu64 " stalls, %" PRIu64 " ms on CPU, in %.1f s\n",
+		s->rep.nstalls, s->rep.oncpu_ms, seconds);
+	if (lost)
+		fprintf(stderr, "stitch stalls: LOST %" PRIu64 " stalls (their ring buffer was "
+			"full)\n", lost);
+	if (s->unqueued)
+		fprintf(stderr, "stitch stalls: LOST %" PRIu64 " stalls (out of memory)\n",
+			s->unqueued);
+	if (untracked)
+		fprintf(stderr, "stitch stalls: %" PRIu64 " threads not watched (more than %d)\n",
+			untracked, STALLS_MAX_THREADS);
+	if (stalls_report_unclaimed(&s->rep))
+		fprintf(stderr, "stitch stalls: %" PRIu64 " samples outside any stall ignored\n",
+			stalls_report_unclaimed(&s->rep));
+	if (s->rep.dropped_samples)
+		fprintf(stderr, "stitch stalls: %" PRIu64 " samples of very long stalls not kept\n",
+			s->rep.dropped_samples);
+	if (!s->o->noutputs)
+		return 0;
+	profile_init(&p);
+	rc = profile_from_stacks(&p, &s->rep.weighted, &s->res, events, 1);
+	p.title = profile_str(&p, "event-loop stalls (on-CPU ms)");
+	p.duration_ns = seconds * 1e9;
+	for (i = 0; !rc && i < s->o->noutputs; i++) {
+		rc = output_write(s->o->outputs[i], s->o->formats[i], &p, &oo);
+		if (rc)
+			fprintf(stderr, "stitch stalls: writing %s failed: %s\n", s->o->outputs[i],
+				strerror(-rc));
+		else if (strcmp(s->o->outputs[i], "-"))
+			fprintf(stderr, "stitch stalls: %" PRIu64 " stall ms written to %s\n",
+				s->rep.weighted.total, s->o->outputs[i]);
+	}
+	profile_free(&p);
+	return rc ? -1 : 0;
+}
+
+/* record's options for what we watch: cpu samples of the same targets. */
+static int record_args(const struct stalls_opts *o, char **av, int max)
+{
+	int n = 0, i;
+
+	av[n++] = "stitch stalls";
+	av[n++] = "-e";
+	av[n++] = "cpu";
+	av[n++] = "-F";
+	av[n++] = o->freq ? (char *)o->freq : "999";
+	/* Each sample is matched to its stall by thread and time: no counting in the kernel. */
+	av[n++] = "--per-event";
+	if (o->duration) {
+		av[n++] = "-d";
+		av[n++] = (char *)o->duration;
+	}
+	if (o->pids) {
+		av[n++] = "-p";
+		av[n++] = (char *)o->pids;
+	}
+	av[n++] = "--";
+	for (i = 0; o->command && o->command[i]; i++) {
+		if (n == max - 1)
+			return -1;
+		av[n++] = o->command[i];
+	}
+	av[n] = NULL;
+	return n;
+}
+
+int cmd_stalls(int argc, char **argv)
+{
+	struct stalls_opts o = { 0 };
+	struct record_hooks hooks;
+	struct stalls s = { .o = &o };
+	char **av;
+	int rc, n;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (o.pids && check_pids(o.pids))
+		return 1;
+	if (check_tracing_privileges("stitch stalls") != 0)
+		return 1;
+	av = calloc(MAX_RECORD_ARGS + argc, sizeof(*av));
+	if (!av)
+		return 1;
+	n = record_args(&o, av, MAX_RECORD_ARGS + argc);
+	if (resolver_init(&s.res, NULL) ||
+	    stalls_report_init(&s.rep, stdout, o.top, &s.res)) {
+		fprintf(stderr, "stitch stalls: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	resolver_name_kernel_lazily(&s.res, "/proc/kallsyms");
+	hooks = (struct record_hooks){
+		.ctx = &s,
+		.before_load = before_load,
+		.attached = attached,
+		.sample = on_sample,
+		.poll = on_poll,
+		.finish = finish,
+	};
+	rc = record_main(n, av, &hooks);
+out:
+	stalls_report_free(&s.rep);
+	resolver_free(&s.res);
+	ring_buffer__free(s.rb);
+	stalls_bpf__destroy(s.skel);
+	free(s.pending);
+	free(av);
+	return rc;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * DWARF call frame information (.eh_frame, .debug_frame) -> stitch's compact
+ * unwind table (see unwind_table.h for what a row means).
+ *
+ * Input is untrusted: every read is bounded, work and memory are capped per
+ * section, and whatever cannot be expressed exactly becomes a
+ * STITCH_CFA_UNKNOWN row, never a guess.
+ *
+ * Limits worth knowing:
+ *  - rows are keyed by 32-bit ELF vaddrs: rows at or above 4 GiB are dropped
+ *    and unwind_table_lookup() returns NULL for such addresses;
+ *  - x86-64 only (return address column 16, rsp 7, rbp 6);
+ *  - DW_EH_PE_datarel needs a data base, which only cfi_parse_section_ex()
+ *    can be given; textrel/funcrel/aligned/indirect FDE pointers are refused
+ *    (the FDE is skipped, so its range stays UNKNOWN).
+ */
+#ifndef STITCH_CFI_H
+#define STITCH_CFI_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unwind/unwind_table.h"
+
+struct unwind_table {
+	struct stitch_unwind_row *rows;	/* sorted by pc, no two adjacent rows equal but for pc */
+	size_t nr;
+};
+
+/* Hard caps against hostile input. */
+#define CFI_MAX_ROWS		(4u << 20)	/* per table */
+#define CFI_MAX_STATE_DEPTH	32		/* DW_CFA_remember_state nesting */
+#define CFI_MAX_CIE_OPS		64		/* initial instructions of one CIE */
+
+/*
+ * Build from an ELF's .eh_frame and, if present, .debug_frame (eh_frame wins
+ * where both cover a pc).  `debug` is an optional separate debug file (may be
+ * NULL) whose .debug_frame is also used (after the main file's).
+ * 0 on success (a binary with no CFI yields an empty table), negative errno
+ * on failure (-EINVAL: malformed section framing, -E2BIG: too many rows,
+ * -ENOMEM).
+ */
+int cfi_build_table(Elf *elf, Elf *debug, struct unwind_table *out);
+
+/*
+ * Lower level, for the fuzzer and tests: parse one section's bytes.
+ * section_vaddr is the section's sh_addr (needed for pcrel pointer
+ * encodings).  is_eh_frame selects .eh_frame vs .debug_frame conventions.
+ */
+int cfi_parse_section(const uint8_t *data, size_t size, uint64_t section_vaddr,
+		      bool is_eh_frame, struct unwind_table *out);
+
+/* What one parse saw; for tests and diagnostics. */
+struct cfi_stats {
+	size_t cies;
+	size_t fdes;		/* FDEs that produced rows */
+	size_t fdes_skipped;	/* bad CIE pointer/encoding/range: no rows */
+	size_t fdes_cut;	/* FDEs ending in UNKNOWN from some pc on */
+};
+
+struct cfi_section {
+	const uint8_t *data;
+	size_t size;
+	uint64_t vaddr;		/* sh_addr */
+	uint64_t data_base;	/* base for DW_EH_PE_datarel, 0 = unknown */
+	bool is_eh_frame;
+};
+
+/* cfi_parse_section() with a data base and statistics (stats may be NULL). */
+int cfi_parse_section_ex(const struct cfi_section *sec, struct unwind_table *out,
+			 struct cfi_stats *stats);
+
+/*
+ * Merge several sections, earlier ones winning where they overlap (what
+ * cfi_build_table() does with eh_frame, debug_frame, debug file's
+ * debug_frame).  stats (may be NULL) sums all sections.
+ */
+int cfi_build_from_sections(const struct cfi_section *secs, size_t n,
+			    struct unwind_table *out, struct cfi_stats *stats);
+
+/* Row covering vaddr (last row with pc <= vaddr), or NULL if vaddr is before the first row. */
+const struct stitch_unwind_row *unwind_table_lookup(const struct unwind_table *t, uint64_t vaddr);
+
+void unwind_table_free(struct unwind_table *t);
+
+#endif /* STITCH_CFI_H */

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The unwind step is written the way the BPF port needs it: no loops, no
+ * recursion, a handful of bounded reads, and every stop reason explicit.
+ */
+#include <string.h>
+
+#include "unwind/unwind.h"
+
+int unwind_stack_read(void *ctx, uint64_t addr, uint64_t *val)
+{
+	const struct unwind_stack *s = ctx;
+	uint64_t off;
+
+	/* Below the captured sp is dead stack: reading it means bad state. */
+	if (addr < s->start)
+		return UNWIND_STOP_BAD;
+	off = addr - s->start;
+	if (s->len < sizeof(*val) || off > s->len - sizeof(*val))
+		return UNWIND_STOP_TRUNCATED;
+	memcpy(val, s->data + off, sizeof(*val));
+	return 0;
+}
+
+/* Registers of the context a signal interrupted, from the ucontext at sp. */
+static int step_signal(struct unwind_regs *regs, bool *next_exact, unwind_read_fn read,
+		       void *ctx)
+{
+	struct unwind_regs n;
+	int err;
+
+	err = read(ctx, regs->sp + STITCH_UC_RIP, &n.ip);
+	if (!err)
+		err = read(ctx, regs->sp + STITCH_UC_RSP, &n.sp);
+	if (!err)
+		err = read(ctx, regs->sp + STITCH_UC_RBP, &n.bp);
+	if (err)
+		return err;
+	if (n.sp <= regs->sp || n.ip == 0)
+		return UNWIND_STOP_BAD;
+	*regs = n;
+	*next_exact = true;
+	return 0;
+}
+
+static int compute_cfa(const struct stitch_unwind_row *row, const struct unwind_regs *regs,
+		       uint64_t *cfa, unwind_read_fn read, void *ctx)
+{
+	switch (row->cfa_rule) {
+	case STITCH_CFA_RSP:
+		*cfa = regs->sp + row->cfa_offset;
+		return 0;
+	case STITCH_CFA_RBP:
+		*cfa = regs->bp + row->cfa_offset;
+		return 0;
+	case STITCH_CFA_PLT:
+		*cfa = regs->sp + row->cfa_offset +
+		       ((int64_t)(regs->ip & 15) >= row->rbp_offset ? 8 : 0);
+		return 0;
+	case STITCH_CFA_DEREF_RBP:
+		return read(ctx, regs->bp + row->cfa_offset, cfa);
+	case STITCH_CFA_END:
+		return UNWIND_STOP_END;
+	default:
+		return UNWIND_STOP_NO_RULE;
+	}
+}
+
+int unwind_step(const struct stitch_unwind_row *row, struct unwind_regs *regs, bool *next_exact,
+		unwind_read_fn read, void *ctx)
+{
+	uint64_t cfa, ra, bp = regs->bp;
+	int err;
+
+	if (!row)
+		return UNWIND_STOP_NO_RULE;
+	if (row->cfa_rule == STITCH_CFA_SIGNAL)
+		return step_signal(regs, next_exact, read, ctx);
+	err = compute_cfa(row, regs, &cfa, read, ctx);
+	if (err)
+		return err;
+	/* The caller's sp is the CFA: a stack that does not grow back up is garbage. */
+	if (cfa <= regs->sp)
+		return UNWIND_STOP_BAD;
+	err = read(ctx, cfa - 8, &ra);
+	if (!err && row->rbp_rule == STITCH_RBP_AT_CFA)
+		err = read(ctx, cfa + row->rbp_offset, &bp);
+	else if (!err && row->rbp_rule == STITCH_RBP_AT_RBP)
+		err = read(ctx, regs->bp + row->rbp_offset, &bp);
+	else if (!err && row->rbp_rule != STITCH_RBP_SAME)
+		err = UNWIND_STOP_NO_RULE;
+	if (err)
+		return err;
+	if (ra == 0)
+		return UNWIND_STOP_BAD;
+	regs->ip = ra;
+	regs->sp = cfa;
+	regs->bp = bp;
+	*next_exact = false;
+	return 0;
+}
+
+/* The row for the frame whose pc is regs->ip; 0 or a stop reason. */
+static int frame_row(const struct unwind_regs *regs, bool exact, unwind_lookup_fn lookup,
+		     void *ctx, const struct stitch_unwind_row **row)
+{
+	/* A return address may be just past the function (noreturn calls). */
+	uint64_t pc = exact ? regs->ip : regs->ip - 1;
+	const struct unwind_table *t;
+	uint64_t bias = 0;
+
+	t = lookup(ctx, pc, &bias);
+	if (!t)
+		return UNWIND_STOP_NO_MODULE;
+	*row = unwind_table_lookup(t, pc - bias);
+	return *row ? 0 : UNWIND_STOP_NO_RULE;
+}
+
+int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack,
+		unwind_lookup_fn lookup, void *ctx, struct unwind_frame *frames, int max,
+		enum unwind_stop *why)
+{
+	const struct stitch_unwind_row *row;
+	struct unwind_regs r = *regs;
+	bool exact = true;
+	int n = 0, err;
+
+	*why = UNWIND_STOP_TRUNCATED;
+	if (max <= 0)
+		return 0;
+	frames[n].pc = r.ip;
+	frames[n++].exact = true;
+	for (;;) {
+		err = frame_row(&r, exact, lookup, ctx, &row);
+		/*
+		 * A signal trampoline is entered by the handler's return, not
+		 * by a call: its pc is exact, so it is named as itself rather
+		 * than as the byte before it.
+		 */
+		if (!err && row->cfa_rule == STITCH_CFA_SIGNAL)
+			frames[n - 1].exact = true;
+		if (!err && n == max)
+			/* Full, but say "complete" if this was the outermost frame. */
+			err = row->cfa_rule == STITCH_CFA_END ? UNWIND_STOP_END
+							      : UNWIND_STOP_TRUNCATED;
+		if (!err)
+			err = unwind_step(row, &r, &exact, unwind_stack_read, (void *)stack);
+		if (err) {
+			*why = err;
+			return n;
+		}
+		frames[n].pc = r.ip;
+		frames[n++].exact = exact;
+	}
+}

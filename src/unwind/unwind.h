@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User-space native unwinder over a captured register/stack snapshot, using
+ * the compact tables from cfi.h.  unwind_step() is the one piece of logic the
+ * in-kernel (BPF) unwinder mirrors, so this file is its test oracle.
+ */
+#ifndef STITCH_UNWIND_H
+#define STITCH_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unwind/cfi.h"
+
+struct unwind_regs {
+	uint64_t ip, sp, bp;
+};
+
+struct unwind_stack {			/* bytes copied from the user stack */
+	uint64_t start;			/* user address of data[0] (== sp at capture) */
+	const uint8_t *data;
+	size_t len;
+};
+
+/* Find the module mapping pc: return its table and load bias (ELF vaddr = pc - *bias), or NULL. */
+typedef const struct unwind_table *(*unwind_lookup_fn)(void *ctx, uint64_t pc, uint64_t *bias);
+
+enum unwind_stop {
+	UNWIND_STOP_END = 1,	/* reached a STITCH_CFA_END row: stack complete */
+	UNWIND_STOP_TRUNCATED,	/* needed bytes beyond the copied stack, or hit max frames */
+	UNWIND_STOP_NO_MODULE,	/* pc in no known module (JIT, unmapped) */
+	UNWIND_STOP_NO_RULE,	/* no row, or STITCH_CFA_UNKNOWN */
+	UNWIND_STOP_BAD,	/* inconsistent state: sp not moving up, zero RA, read of garbage */
+};
+
+struct unwind_frame {
+	uint64_t pc;	/* as found: ip for frame 0, return addresses after */
+	bool exact;	/* pc is exact (frame 0, or interrupted by a signal): don't subtract 1 */
+};
+
+/*
+ * Unwind from regs; frames[0] is the innermost (regs->ip).  Returns the
+ * number of frames written; *why says why it stopped.
+ */
+int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack,
+		unwind_lookup_fn lookup, void *ctx, struct unwind_frame *frames, int max,
+		enum unwind_stop *why);
+
+/*
+ * Read one 8-byte word of user memory: 0, or an enum unwind_stop value > 0
+ * (UNWIND_STOP_TRUNCATED past the copied bytes, UNWIND_STOP_BAD below them).
+ */
+typedef int (*unwind_read_fn)(void *ctx, uint64_t addr, uint64_t *val);
+
+/*
+ * One step, shared logic the BPF unwinder will mirror: apply row to regs,
+ * reading memory via read(); returns 0 and updates regs (and *next_exact for
+ * the next pc), or an enum unwind_stop value > 0 on stop.  regs are left
+ * untouched on stop.
+ */
+int unwind_step(const struct stitch_unwind_row *row, struct unwind_regs *regs, bool *next_exact,
+		unwind_read_fn read, void *ctx);
+
+/* unwind_read_fn over a struct unwind_stack (ctx). */
+int unwind_stack_read(void *ctx, uint64_t addr, uint64_t *val);
+
+#endif /* STITCH_UNWIND_H */

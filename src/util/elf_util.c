@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+
+#include "util/elf_util.h"
+
+void elf_util_init(void)
+{
+	static bool done;
+
+	if (!done) {
+		elf_version(EV_CURRENT);
+		done = true;
+	}
+}
+
+int elf_find_section(Elf *elf, const char *name, struct elf_section *out)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return -ENOENT;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr shdr;
+		const char *sname;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		sname = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!sname || strcmp(sname, name) != 0)
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->addr = shdr.sh_addr;
+		out->offset = shdr.sh_offset;
+		out->type = shdr.sh_type;
+		if (shdr.sh_type == SHT_NOBITS)
+			return 0;
+		/* libelf checks the section lies inside the file. */
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			return -ENOENT;
+		out->data = data->d_buf;
+		out->size = data->d_size;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Walk one note buffer looking for NT_GNU_BUILD_ID. */
+static size_t build_id_from_notes(Elf_Data *data, uint8_t *out)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nhdr;
+
+	while (data && off < data->d_size) {
+		size_t next = gelf_getnote(data, off, &nhdr, &name_off, &desc_off);
+
+		if (next == 0)
+			break;
+		if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
+		    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+		    nhdr.n_descsz > 0 && nhdr.n_descsz <= STITCH_BUILD_ID_MAX) {
+			memcpy(out, (char *)data->d_buf + desc_off, nhdr.n_descsz);
+			return nhdr.n_descsz;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+size_t elf_build_id(Elf *elf, uint8_t out[STITCH_BUILD_ID_MAX])
+{
+	Elf_Scn *scn = NULL;
+	size_t phnum, i, len;
+
+	/* Sections first (debug files keep them), then PT_NOTE segments. */
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		len = build_id_from_notes(elf_getdata(scn, NULL), out);
+		if (len)
+			return len;
+	}
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return 0;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr phdr;
+
+		if (!gelf_getphdr(elf, i, &phdr) || phdr.p_type != PT_NOTE)
+			continue;
+		len = build_id_from_notes(elf_getdata_rawchunk(elf, phdr.p_offset,
+					  phdr.p_filesz, ELF_T_NHDR), out);
+		if (len)
+			return len;
+	}
+	return 0;
+}
+
+int elf_offset_to_vaddr(Elf *elf, uint64_t offset, uint64_t *vaddr)
+{
+	size_t phnum, i;
+
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return -ENOENT;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr p;
+
+		if (!gelf_getphdr(elf, i, &p) || p.p_type != PT_LOAD)
+			continue;
+		if (offset >= p.p_offset && offset - p.p_offset < p.p_filesz) {
+			*vaddr = offset - p.p_offset + p.p_vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int elf_vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
+{
+	size_t phnum, i;
+
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return -ENOENT;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr p;
+
+		if (!gelf_getphdr(elf, i, &p) || p.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= p.p_vaddr && vaddr - p.p_vaddr < p.p_filesz) {
+			*offset = vaddr - p.p_vaddr + p.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void build_id_hex(const uint8_t *id, size_t len, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 15];
+	}
+	buf[2 * len] = '\0';
+}
