@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 
 #include "kunwind/kunwind.h"
+#include "util/clock.h"
 #include "profile/stacks.h"
 
 struct kunwind_bin {
@@ -97,14 +98,6 @@ void kunwind_free(struct kunwind *kw)
 struct binary *kunwind_slot_binary(const struct kunwind *kw, uint32_t slot)
 {
 	return slot < kw->nslots ? kw->slots[slot] : NULL;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* ---- row ranges: first fit from freed ranges, else past the high-water mark ---- */

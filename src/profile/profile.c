@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "profile/profile.h"
+#include "util/array.h"
 
 struct str_node {
 	struct hmap_node node;
@@ -75,29 +76,12 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Grow *arr (of elem bytes) so that one more element fits. */
-static int grow(void **arr, uint64_t n, uint64_t *cap, size_t elem)
-{
-	uint64_t c;
-	void *a;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	a = realloc(*arr, c * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = c;
-	return 0;
-}
-
 uint32_t profile_str(struct profile *p, const char *s)
 {
 	struct str_key key = { p, s ? s : "" };
 	uint64_t h = hash_bytes(key.s, strlen(key.s), 0);
 	struct str_node *n;
-	uint64_t cap = p->capstr;
+	size_t cap = p->capstr;
 	char *copy;
 
 	if (p->nstr && !key.s[0])
@@ -105,7 +89,8 @@ uint32_t profile_str(struct profile *p, const char *s)
 	n = (struct str_node *)hmap_find(&p->str_index, h, str_eq, &key);
 	if (n)
 		return n->idx;
-	if (p->nstr == UINT32_MAX - 1 || grow((void **)&p->str, p->nstr, &cap, sizeof(char *)))
+	if (p->nstr == UINT32_MAX - 1 ||
+	    array_reserve((void **)&p->str, &cap, p->nstr + 1, sizeof(char *), 64))
 		return UINT32_MAX;
 	p->capstr = cap;
 	copy = strdup(key.s);
@@ -124,13 +109,14 @@ uint32_t profile_str(struct profile *p, const char *s)
 uint32_t profile_frame(struct profile *p, const struct prof_frame *f)
 {
 	struct frame_key key = { p, f };
-	uint64_t h = frame_hash(f), cap = p->capframes;
+	uint64_t h = frame_hash(f);
+	size_t cap = p->capframes;
 	struct frame_node *n = (struct frame_node *)hmap_find(&p->frame_index, h, frame_eq, &key);
 
 	if (n)
 		return n->idx;
 	if (p->nframes == UINT32_MAX - 1 ||
-	    grow((void **)&p->frames, p->nframes, &cap, sizeof(*f)))
+	    array_reserve((void **)&p->frames, &cap, p->nframes + 1, sizeof(*f), 64))
 		return UINT32_MAX;
 	p->capframes = cap;
 	n = malloc(sizeof(*n));
@@ -145,10 +131,10 @@ uint32_t profile_frame(struct profile *p, const struct prof_frame *f)
 int profile_add_sample(struct profile *p, const uint32_t *frames, uint32_t n,
 		       const struct prof_sample *labels)
 {
-	uint64_t cap = p->capsamples;
+	size_t cap = p->capsamples;
 	struct prof_sample *s;
 
-	if (grow((void **)&p->samples, p->nsamples, &cap, sizeof(*s)))
+	if (array_reserve((void **)&p->samples, &cap, p->nsamples + 1, sizeof(*s), 64))
 		return -ENOMEM;
 	p->capsamples = cap;
 	s = &p->samples[p->nsamples];
@@ -167,14 +153,14 @@ int profile_add_sample(struct profile *p, const uint32_t *frames, uint32_t n,
 int profile_module(struct profile *p, const char *path, const char *build_id_hex)
 {
 	uint32_t ipath = profile_str(p, path), i;
-	uint64_t cap = p->capmodules;
+	size_t cap = p->capmodules;
 
 	if (ipath == UINT32_MAX)
 		return -ENOMEM;
 	for (i = 0; i < p->nmodules; i++)
 		if (p->modules[i].path == ipath)
 			return 0;
-	if (grow((void **)&p->modules, p->nmodules, &cap, sizeof(*p->modules)))
+	if (array_reserve((void **)&p->modules, &cap, p->nmodules + 1, sizeof(*p->modules), 64))
 		return -ENOMEM;
 	p->capmodules = cap;
 	p->modules[p->nmodules].path = ipath;

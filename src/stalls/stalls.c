@@ -28,6 +28,7 @@
 #include "stalls.skel.h"
 #include "stalls/stalls_report.h"
 #include "stalls/stalls_seed.h"
+#include "util/clock.h"
 
 #define DEFAULT_THRESHOLD_MS 50
 #define DEFAULT_FREQ 999
@@ -378,7 +379,7 @@ static void report_ongoing(struct stalls *s)
 {
 	uint32_t tids[256], pids[256];
 	int n = stalls_report_pending(&s->rep, tids, pids, 256), i;
-	uint64_t now = stalls_mono_ns();
+	uint64_t now = mono_ns();
 
 	for (i = 0; i < n; i++) {
 		struct stall_event ev = { .tid = tids[i], .pid = pids[i], .end_ns = now };

@@ -15,14 +15,7 @@
 
 #include "stalls/stalls.h"
 #include "stalls/stalls_seed.h"
-
-uint64_t stalls_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
+#include "util/clock.h"
 
 uint64_t stalls_thread_runtime(uint32_t pid, uint32_t tid)
 {
@@ -100,7 +93,7 @@ static int seed_process(int map_fd, uint32_t pid, long loop_nr, const uint32_t *
 		t.runtime_at_exit = stalls_thread_runtime(pid, tid);
 		if (!t.runtime_at_exit)
 			continue;	/* gone, or never ran */
-		t.loop_exit_ns = stalls_mono_ns();
+		t.loop_exit_ns = mono_ns();
 		t.loop_nr = loop_nr < 0 ? STALLS_LOOP_UNKNOWN : (uint32_t)loop_nr;
 		if (bpf_map_update_elem(map_fd, &(uint32_t){ tid }, &t, BPF_NOEXIST) == 0)
 			seeded++;

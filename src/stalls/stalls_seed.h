@@ -10,9 +10,6 @@
 
 #include <stdint.h>
 
-/* CLOCK_MONOTONIC in ns: bpf_ktime_get_ns's clock. */
-uint64_t stalls_mono_ns(void);
-
 /* The scheduler's account of a thread's CPU time (se.sum_exec_runtime), or 0. */
 uint64_t stalls_thread_runtime(uint32_t pid, uint32_t tid);
 

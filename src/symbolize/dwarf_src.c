@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "symbolize/dwarf_src.h"
+#include "util/array.h"
 #include "symbolize/symbolize.h"
 
 static int cmp_range(const void *pa, const void *pb)
@@ -29,15 +30,8 @@ static int push_range(struct die_range **v, size_t *nr, size_t *cap, size_t max,
 {
 	if (*nr >= max)
 		return -E2BIG;
-	if (*nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		void *p = reallocarray(*v, ncap, sizeof(**v));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = ncap;
-	}
+	if (array_reserve((void **)v, cap, *nr + 1, sizeof(**v), 16))
+		return -ENOMEM;
 	(*v)[(*nr)++] = *r;
 	return 0;
 }

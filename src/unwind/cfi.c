@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "unwind/cfi.h"
+#include "util/array.h"
 #include "util/elf_util.h"
 
 /* x86-64 DWARF register numbers. */
@@ -179,24 +180,6 @@ static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 		qsort(base, n, size, cmp);
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	while (ncap < need)
-		ncap *= 2;
-	n = reallocarray(*arr, ncap, elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- builder: rows of one section, then the merged table ---------------- */
 
 /* A row while building: full 64-bit pc, and whether it only closes a range. */
@@ -249,7 +232,7 @@ static int push_row(struct builder *b, uint64_t pc, const struct stitch_unwind_r
 
 	if (++b->total_rows > CFI_MAX_ROWS)
 		return -E2BIG;
-	err = grow((void **)&b->rows, &b->cap_rows, b->nr_rows + 1, sizeof(*b->rows));
+	err = array_reserve((void **)&b->rows, &b->cap_rows, b->nr_rows + 1, sizeof(*b->rows), 256);
 	if (err)
 		return err;
 	b->rows[b->nr_rows].pc = pc;
@@ -266,7 +249,7 @@ static int push_out(struct builder *b, uint64_t pc, const struct stitch_unwind_r
 
 	if (b->nr_out >= CFI_MAX_ROWS)
 		return -E2BIG;
-	err = grow((void **)&b->out, &b->cap_out, b->nr_out + 1, sizeof(*b->out));
+	err = array_reserve((void **)&b->out, &b->cap_out, b->nr_out + 1, sizeof(*b->out), 256);
 	if (err)
 		return err;
 	b->out[b->nr_out].pc = pc;
@@ -279,7 +262,7 @@ static int push_out(struct builder *b, uint64_t pc, const struct stitch_unwind_r
 static int push_interval(struct interval **arr, size_t *nr, size_t *cap, uint64_t lo,
 			 uint64_t hi)
 {
-	int err = grow((void **)arr, cap, *nr + 1, sizeof(**arr));
+	int err = array_reserve((void **)arr, cap, *nr + 1, sizeof(**arr), 256);
 
 	if (err)
 		return err;
@@ -1128,7 +1111,7 @@ static int parse_fde(struct section_ctx *sc, struct entry *e, size_t seq)
 	if (err)
 		return err;
 	span.nr = b->nr_rows - span.first;
-	err = grow((void **)&b->spans, &b->cap_spans, b->nr_spans + 1, sizeof(*b->spans));
+	err = array_reserve((void **)&b->spans, &b->cap_spans, b->nr_spans + 1, sizeof(*b->spans), 256);
 	if (err)
 		return err;
 	b->spans[b->nr_spans++] = span;

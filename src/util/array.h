@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Growable arrays: a pointer, a count and a capacity kept by the caller;
+ * this only makes room.  Header-only so that lib/stall, which links the
+ * unwinding core and nothing else, can use it too.
+ */
+#ifndef STITCH_UTIL_ARRAY_H
+#define STITCH_UTIL_ARRAY_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+/*
+ * Make room for need elements of elem bytes in *arr, whose capacity is *cap
+ * elements: the capacity doubles (from first) until need fits, so n appends
+ * cost O(n).  0, or -ENOMEM with *arr and *cap unchanged.
+ */
+static inline int array_reserve(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : first;
+	while (ncap < need)
+		ncap *= 2;
+	n = reallocarray(*arr, ncap, elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+#endif /* STITCH_UTIL_ARRAY_H */
