@@ -6,7 +6,7 @@
  *
  * The log is untrusted: lines are read into a fixed buffer (a longer line is
  * passed through in pieces and never parsed), every report line is parsed
- * by stall_log.c, and a frame is only ever named by a symbol that covers
+ * by report_parser.c, and a frame is only ever named by a symbol that covers
  * its address.
  */
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include "symbolize/kallsyms.h"
 #include "formats/output.h"
 #include "profile/resolve.h"
-#include "stall_reports/stall_log.h"
-#include "stall_reports/stall_modules.h"
+#include "stall_reports/report_parser.h"
+#include "stall_reports/report_modules.h"
 #include "profile/stacks.h"
 #include "symbolize/symbolize.h"
 

@@ -26,7 +26,7 @@
 #include "record/record_hooks.h"
 #include "capture.skel.h"
 #include "stalls.skel.h"
-#include "stalls/stalls_report.h"
+#include "stalls/stall_stacks.h"
 #include "stalls/stalls_seed.h"
 #include "util/clock.h"
 

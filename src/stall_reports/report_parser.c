@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "stall_reports/stall_log.h"
+#include "stall_reports/report_parser.h"
 
 struct span {
 	const char *p;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "util/elf_util.h"
-#include "stall_reports/stall_modules.h"
+#include "stall_reports/report_modules.h"
 #include "symbolize/symbolize.h"
 
 struct stall_module {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stalls/stalls_report.h"
+#include "stalls/stall_stacks.h"
 
 struct pending {
 	uint64_t time_ns;
