@@ -41,7 +41,7 @@ FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
 ARCH_DEF := -D__TARGET_ARCH_x86
 
-.PHONY: all clean install test check-docs unit integration fuzz fuzz-smoke bench asan deps golden browser interp-walk
+.PHONY: all clean install test check-docs check-layers unit integration fuzz fuzz-smoke bench asan deps golden browser interp-walk
 .SECONDARY:
 SHELL := /bin/bash
 all: stitch build/lib/libstitch-stall.so build/lib/libstitch-stall.a build/lib/pkgconfig/stitch-stall.pc
@@ -111,11 +111,15 @@ fuzz-smoke: $(FUZZ_BINS)
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
-test: check-docs unit integration fuzz-smoke browser golden stall-test interp-walk
+test: check-docs check-layers unit integration fuzz-smoke browser golden stall-test interp-walk
 
 # Every path README.md and docs/ name exists.
 check-docs:
 	@./scripts/check-docs.sh
+
+# No include or call cycles between files.
+check-layers: $(LIB_OBJS)
+	@./scripts/check-layers.sh $(OBJ)
 
 # Out-of-process interpreter walkers (the oracle for the BPF walkers): offsets checked against
 # the interpreters' own headers, then every thread of real Python/Ruby workloads walked.
