@@ -27,6 +27,7 @@
 #include "formats/flamegraph.h"
 #include "formats/flamegraph_js.h"
 #include "util/hashmap.h"
+#include "util/array.h"
 
 #define KIND_PROC FRAME_KIND_NR		/* the root and the comm boxes */
 #define NKINDS (FRAME_KIND_NR + 1)
@@ -449,15 +450,8 @@ static int sort_work(uint64_t *a, size_t n, uint32_t maxkey)
 static int push_box(struct fg *g, uint32_t rank, uint32_t depth, uint64_t count, uint64_t base,
 		    uint64_t x)
 {
-	if (g->nboxes == g->capboxes) {
-		size_t cap = g->capboxes ? g->capboxes * 2 : 1024;
-		struct fg_box *b = realloc(g->boxes, cap * sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		g->boxes = b;
-		g->capboxes = cap;
-	}
+	if (array_reserve((void **)&g->boxes, &g->capboxes, g->nboxes + 1, sizeof(*g->boxes), 1024))
+		return -ENOMEM;
 	g->boxes[g->nboxes++] = (struct fg_box){ .label = g->byrank[rank], .depth = depth,
 						 .count = count, .base = base, .x = x };
 	return 0;
@@ -498,15 +492,8 @@ static int split(struct fg *g, size_t lo, size_t hi, uint32_t pos, uint64_t x)
 				run.count += r->count;
 		}
 		run.hi = i;
-		if (g->nruns == g->capruns) {
-			size_t cap = g->capruns ? g->capruns * 2 : 256;
-			struct fg_run *n = realloc(g->runs, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			g->runs = n;
-			g->capruns = cap;
-		}
+		if (array_reserve((void **)&g->runs, &g->capruns, g->nruns + 1, sizeof(*g->runs), 256))
+			return -ENOMEM;
 		g->runs[g->nruns++] = run;
 	}
 	nr = g->nruns - base;

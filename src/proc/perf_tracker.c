@@ -10,6 +10,7 @@
 
 #include "util/cpus.h"
 #include "proc/perf_tracker.h"
+#include "util/array.h"
 
 #define RING_PAGES 128		/* 512 KiB of records per CPU */
 #define MAX_CPUS 1024
@@ -120,15 +121,8 @@ static struct ptrack_event *queue_push(struct perf_tracker *t)
 			t->qlen -= t->qhead;
 			t->qhead = 0;
 		}
-		if (t->qlen == t->qcap) {
-			size_t cap = t->qcap ? t->qcap * 2 : 1024;
-			struct ptrack_event *q = realloc(t->q, cap * sizeof(*q));
-
-			if (!q)
-				return NULL;
-			t->q = q;
-			t->qcap = cap;
-		}
+		if (array_reserve((void **)&t->q, &t->qcap, t->qlen + 1, sizeof(*t->q), 1024))
+			return NULL;
 	}
 	memset(&t->q[t->qlen], 0, sizeof(*t->q));
 	t->q[t->qlen].seq = seq_counter++;

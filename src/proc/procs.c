@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "proc/procs.h"
+#include "util/array.h"
 
 static bool pid_eq(const struct hmap_node *n, const void *key)
 {
@@ -213,15 +214,8 @@ static void proc_insert_map(struct proc *p, const struct map *nm)
 {
 	size_t i;
 
-	if (p->nr + 2 > p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 32;
-		struct map *m = realloc(p->maps, cap * sizeof(*m));
-
-		if (!m)
-			return;
-		p->maps = m;
-		p->cap = cap;
-	}
+	if (array_reserve((void **)&p->maps, &p->cap, p->nr + 2, sizeof(*p->maps), 32))
+		return;
 	punch_hole(p, nm->start, nm->end);
 	for (i = p->nr; i > 0 && p->maps[i - 1].start > nm->start; i--)
 		;

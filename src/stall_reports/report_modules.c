@@ -12,6 +12,7 @@
 #include "util/elf_util.h"
 #include "stall_reports/report_modules.h"
 #include "symbolize/symbolize.h"
+#include "util/array.h"
 
 struct stall_module {
 	char *path;
@@ -206,15 +207,8 @@ struct binary *stall_module_get(struct stall_modules *m, const char *path, const
 			return m->mods[i]->bin;
 	if (m->n == STALL_MODULES_MAX || strlen(build_id) >= sizeof(sm->build_id))
 		return NULL;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 16;
-		struct stall_module **v = realloc(m->mods, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		m->mods = v;
-		m->cap = cap;
-	}
+	if (array_reserve((void **)&m->mods, &m->cap, m->n + 1, sizeof(*m->mods), 16))
+		return NULL;
 	sm = calloc(1, sizeof(*sm));
 	if (!sm)
 		return NULL;

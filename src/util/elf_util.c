@@ -100,7 +100,11 @@ size_t elf_build_id(Elf *elf, uint8_t out[STITCH_BUILD_ID_MAX])
 	return 0;
 }
 
-int elf_offset_to_vaddr(Elf *elf, uint64_t offset, uint64_t *vaddr)
+/*
+ * Translate x between file offsets and virtual addresses through the PT_LOAD
+ * segment whose file bytes hold it (p_filesz: bss has no file offset).
+ */
+static int load_translate(Elf *elf, uint64_t x, bool from_vaddr, uint64_t *out)
 {
 	size_t phnum, i;
 
@@ -108,34 +112,28 @@ int elf_offset_to_vaddr(Elf *elf, uint64_t offset, uint64_t *vaddr)
 		return -ENOENT;
 	for (i = 0; i < phnum; i++) {
 		GElf_Phdr p;
+		uint64_t from, to;
 
 		if (!gelf_getphdr(elf, i, &p) || p.p_type != PT_LOAD)
 			continue;
-		if (offset >= p.p_offset && offset - p.p_offset < p.p_filesz) {
-			*vaddr = offset - p.p_offset + p.p_vaddr;
+		from = from_vaddr ? p.p_vaddr : p.p_offset;
+		to = from_vaddr ? p.p_offset : p.p_vaddr;
+		if (x >= from && x - from < p.p_filesz) {
+			*out = x - from + to;
 			return 0;
 		}
 	}
 	return -ENOENT;
 }
 
+int elf_offset_to_vaddr(Elf *elf, uint64_t offset, uint64_t *vaddr)
+{
+	return load_translate(elf, offset, false, vaddr);
+}
+
 int elf_vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
 {
-	size_t phnum, i;
-
-	if (elf_getphdrnum(elf, &phnum) != 0)
-		return -ENOENT;
-	for (i = 0; i < phnum; i++) {
-		GElf_Phdr p;
-
-		if (!gelf_getphdr(elf, i, &p) || p.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= p.p_vaddr && vaddr - p.p_vaddr < p.p_filesz) {
-			*offset = vaddr - p.p_vaddr + p.p_offset;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	return load_translate(elf, vaddr, true, offset);
 }
 
 void build_id_hex(const uint8_t *id, size_t len, char *buf)
