@@ -32,46 +32,60 @@ static bool ours(const struct stat *st)
 	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/*
- * mkdir -p, new directories private to us.  only_in_own: create nothing in
- * a directory of another user (sudo keeps the invoking user's HOME: a
- * root-owned ~/.cache would break their own programs).
- */
-static int make_dirs(char *path, bool only_in_own)
+/* A directory or symlink we may pass through: ours or root's. */
+static bool trusted_owner(const struct stat *st)
 {
+	return st->st_uid == geteuid() || st->st_uid == 0;
+}
+
+/*
+ * mkdir -p and open, one component at a time from "/", so that nobody else
+ * chooses where we write.  A symlink is followed only if it belongs to us
+ * or root, and every directory on the way must belong to us or root: with a
+ * HOME of another user (sudo keeps it), their ~/.cache -> /some/root/dir
+ * would otherwise have us create and fill <dir>/stitch/debug, and their
+ * home itself is not ours to write into.  New directories are private to
+ * us.  Returns an open directory or -errno.
+ */
+static int open_dirs(const char *path)
+{
+	char buf[PATH_MAX], *comp, *save = NULL;
 	struct stat st;
-	char *p;
+	int fd, next;
 
-	for (p = path + 1;; p++) {
-		bool last = *p == '\0';
+	if (path[0] != '/' || snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -EINVAL;
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		int err = 0;
 
-		if (!last && *p != '/')
+		if (!strcmp(comp, "."))
 			continue;
-		*p = '\0';
-		if (stat(path, &st) != 0) {
-			char *slash = strrchr(path, '/');
-			struct stat parent;
-			int err = 0;
-
-			if (only_in_own && slash) {
-				*slash = '\0';
-				if (stat(slash == path ? "/" : path, &parent) != 0 ||
-				    parent.st_uid != geteuid())
-					err = -EACCES;
-				*slash = '/';
-			}
-			if (!err && mkdir(path, 0700) != 0 && errno != EEXIST)
-				err = -errno;
-			if (err) {
-				if (!last)
-					*p = '/';
-				return err;
-			}
+		if (!strcmp(comp, ".."))
+			err = EINVAL;
+		else if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			err = errno;
+			if (err == ENOENT && mkdirat(fd, comp, 0700) == 0)
+				err = 0;
+		} else if (!trusted_owner(&st)) {
+			err = EPERM;
 		}
-		if (last)
-			return 0;
-		*p = '/';
+		/* Following only a trusted link; whatever it names is checked below. */
+		next = err ? -1 : openat(fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0 && !err)
+			err = errno;
+		close(fd);
+		if (err)
+			return -err;
+		if (fstat(next, &st) != 0 || !trusted_owner(&st)) {
+			close(next);
+			return -EPERM;
+		}
+		fd = next;
 	}
+	return fd;
 }
 
 /* Find, make and check the directory, once per run. */
@@ -99,10 +113,11 @@ static bool dir_ready(void)
 	if (n <= 0 || (size_t)n >= sizeof(base) ||
 	    snprintf(dc.path, sizeof(dc.path), "%s/debug", base) >= (int)sizeof(dc.path))
 		return false;
-	/* A read-only or missing home: no cache, as before it existed. */
-	if (make_dirs(dc.path, !env) != 0)
-		return false;
-	fd = open(dc.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/*
+	 * A read-only or missing home, or one we may not write in: no cache,
+	 * as before it existed.
+	 */
+	fd = open_dirs(dc.path);
 	if (fd < 0)
 		return false;
 	/* Whoever can write there could name frames for us. */

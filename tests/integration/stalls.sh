@@ -284,6 +284,24 @@ test_symbolize_debug_cache() {
 		"$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.our"
 	cmp "$TMP/dc.none" "$TMP/dc.our" || die "names differ with the default cache"
 	[ -f "$TMP/our-home/.cache/stitch/debug/$id.debug" ] || die "no entry in ~/.cache/stitch/debug"
+
+	# A planted parent: ~/.cache is another user's symlink to a directory of
+	# root's.  Neither in their home nor in a home of ours is it followed.
+	mkdir -p "$TMP/root-dir" "$TMP/home-with-link"
+	ln -s "$TMP/root-dir" "$TMP/their-home/.cache"
+	ln -s "$TMP/root-dir" "$TMP/home-with-link/.cache"
+	chown -h nobody "$TMP/their-home/.cache" "$TMP/home-with-link/.cache"
+	for h in their-home home-with-link; do
+		env -u STITCH_CACHE_DIR -u XDG_CACHE_HOME HOME="$TMP/$h" \
+			"$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.link"
+		cmp "$TMP/dc.none" "$TMP/dc.link" || die "names differ without a cache"
+		[ ! -e "$TMP/root-dir/stitch" ] || die "followed $h/.cache, a symlink of another user"
+	done
+	# A symlink of our own is ours to follow.
+	ln -sfn "$TMP/root-dir" "$TMP/home-with-link/.cache"
+	env -u STITCH_CACHE_DIR -u XDG_CACHE_HOME HOME="$TMP/home-with-link" \
+		"$STITCH" symbolize <"$TMP/dc.log" >"$TMP/dc.link"
+	[ -f "$TMP/root-dir/stitch/debug/$id.debug" ] || die "did not follow our own ~/.cache symlink"
 }
 
 test_symbolize_bad_options() {
