@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "profile/profile.h"
+#include "util/array.h"
 
 /* profile.proto field numbers (package perftools.profiles). */
 enum {
@@ -63,25 +64,6 @@ static const char *const interp_mapping[NINTERP] = { "[perl]", "[ruby]", "[pytho
 static inline bool is_interp(uint8_t kind)
 {
 	return kind >= FRAME_PERL && kind <= FRAME_PYTHON;
-}
-
-/* Make room for one more element of *arr (of elem bytes), doubling. */
-static inline int grow_array(void **arr, size_t n, size_t *cap, size_t elem)
-{
-	size_t c;
-	void *a;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	if (c > SIZE_MAX / elem)
-		return -ENOMEM;
-	a = realloc(*arr, c * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = c;
-	return 0;
 }
 
 #endif /* STITCH_PPROF_PROTO_H */

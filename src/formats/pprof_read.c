@@ -603,7 +603,7 @@ static int push_lframe(struct reader *r, const struct prof_frame *f)
 	size_t cap = r->caplframes;
 
 	if (idx == UINT32_MAX ||
-	    grow_array((void **)&r->lframes, r->nlframes, &cap, sizeof(*r->lframes)))
+	    array_reserve((void **)&r->lframes, &cap, r->nlframes + 1, sizeof(*r->lframes), 64))
 		return rfail(r, -ENOMEM, "out of memory reading pprof locations");
 	r->caplframes = cap;
 	r->lframes[r->nlframes++] = idx;
@@ -749,7 +749,7 @@ static int read_locations(struct reader *r)
 			if ((rc = need_len(r, &f, "Location.line")))
 				goto out;
 			cap = caplines;
-			if (grow_array((void **)&lines, nlines, &cap, sizeof(*lines))) {
+			if (array_reserve((void **)&lines, &cap, nlines + 1, sizeof(*lines), 64)) {
 				rc = rfail(r, -ENOMEM, "out of memory reading pprof locations");
 				goto out;
 			}
@@ -859,7 +859,7 @@ static int read_sample(struct reader *r, struct span msg)
 				return rfail(r, -EINVAL, "corrupt pprof: bad Sample.location_id");
 			while ((rc = pb_scalars_next(&sc, &v)) > 0) {
 				cap = r->capids;
-				if (grow_array((void **)&r->ids, nids, &cap, sizeof(*r->ids)))
+				if (array_reserve((void **)&r->ids, &cap, nids + 1, sizeof(*r->ids), 64))
 					return rfail(r, -ENOMEM, "out of memory reading pprof");
 				r->capids = cap;
 				r->ids[nids++] = v;
@@ -903,12 +903,10 @@ static int read_sample(struct reader *r, struct span msg)
 			return rfail(r, -E2BIG, "pprof sample has more than %u frames",
 				     MAX_SAMPLE_FRAMES);
 		cap = r->capsframes;
-		while (nframes + loc->n > r->capsframes) {
-			if (grow_array((void **)&r->sframes, r->capsframes, &cap,
-				       sizeof(*r->sframes)))
-				return rfail(r, -ENOMEM, "out of memory reading pprof");
-			r->capsframes = cap;
-		}
+		if (array_reserve((void **)&r->sframes, &cap, nframes + loc->n,
+				  sizeof(*r->sframes), 64))
+			return rfail(r, -ENOMEM, "out of memory reading pprof");
+		r->capsframes = cap;
 		memcpy(r->sframes + nframes, r->lframes + loc->first,
 		       loc->n * sizeof(*r->sframes));
 		nframes += loc->n;

@@ -263,15 +263,13 @@ static int location_of(struct writer *w, const uint32_t *frames, uint32_t n, uin
 		*id = l->id;
 		return 0;
 	}
-	while (w->ngframes + n > w->capgframes) {
-		cap = w->capgframes;
-		if (grow_array((void **)&w->gframes, w->capgframes, &cap, sizeof(*w->gframes)))
-			return -ENOMEM;
-		w->capgframes = cap;
-	}
+	cap = w->capgframes;
+	if (array_reserve((void **)&w->gframes, &cap, w->ngframes + n, sizeof(*w->gframes), 64))
+		return -ENOMEM;
+	w->capgframes = cap;
 	cap = w->caplocs;
 	if (w->nlocs == UINT32_MAX - 1 ||
-	    grow_array((void **)&w->locs, w->nlocs, &cap, sizeof(*w->locs)))
+	    array_reserve((void **)&w->locs, &cap, w->nlocs + 1, sizeof(*w->locs), 64))
 		return -ENOMEM;
 	w->caplocs = cap;
 	l = malloc(sizeof(*l));
@@ -312,7 +310,7 @@ static int function_of(struct writer *w, uint32_t name, uint32_t file, uint32_t 
 		return 0;
 	}
 	if (w->nfns == UINT32_MAX - 1 ||
-	    grow_array((void **)&w->fns, w->nfns, &cap, sizeof(*w->fns)))
+	    array_reserve((void **)&w->fns, &cap, w->nfns + 1, sizeof(*w->fns), 64))
 		return -ENOMEM;
 	w->capfns = cap;
 	f = malloc(sizeof(*f));
@@ -363,7 +361,7 @@ static int write_sample(struct writer *w, const struct prof_sample *s)
 		if (rc)
 			return rc;
 		cap = w->capids;
-		if (grow_array((void **)&w->ids, nids, &cap, sizeof(*w->ids)))
+		if (array_reserve((void **)&w->ids, &cap, nids + 1, sizeof(*w->ids), 64))
 			return -ENOMEM;
 		w->capids = cap;
 		w->ids[nids++] = id;
