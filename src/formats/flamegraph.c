@@ -337,9 +337,9 @@ static int add_refs(struct fg *g, const struct profile *p, uint8_t which)
 		*r = (struct fg_ref){ .frames = smp->frames, .nframes = smp->nframes,
 				      .comm = comm[c] - 1, .count = smp->count, .which = which };
 		if (which)
-			g->btotal += smp->count;
+			g->btotal = count_add(g->btotal, smp->count);
 		else
-			g->total += smp->count;
+			g->total = count_add(g->total, smp->count);
 		g->nrefs++;
 	}
 	free(comm);
@@ -487,9 +487,9 @@ static int split(struct fg *g, size_t lo, size_t hi, uint32_t pos, uint64_t x)
 			const struct fg_ref *r = &g->refs[(uint32_t)g->work[i]];
 
 			if (r->which)
-				run.base += r->count;
+				run.base = count_add(run.base, r->count);
 			else
-				run.count += r->count;
+				run.count = count_add(run.count, r->count);
 		}
 		run.hi = i;
 		if (array_reserve((void **)&g->runs, &g->capruns, g->nruns + 1, sizeof(*g->runs), 256))

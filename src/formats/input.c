@@ -74,6 +74,8 @@ static int folded_line(struct profile *p, const char *line, size_t len, uint32_t
 	count = strtoull(num, &nend, 10);
 	if (errno || *nend || num[0] == '-')
 		return -EINVAL;
+	if (count > PROFILE_MAX_COUNT)
+		return -ERANGE;
 	/* comm;frame;...;frame */
 	for (s = line; s < space;) {
 		const char *semi = memchr(s, ';', space - s);
@@ -123,6 +125,9 @@ int profile_read_folded(const char *data, size_t len, struct profile *p, const c
 		if (rc == -EINVAL)
 			snprintf(err, errlen, "%s:%zu: not a folded stack ('comm;frame;... COUNT')",
 				 name, lineno);
+		else if (rc == -ERANGE)
+			snprintf(err, errlen, "%s:%zu: count out of range (at most 2^53)", name,
+				 lineno);
 		else if (rc == -E2BIG)
 			snprintf(err, errlen, "%s:%zu: more than %d frames", name, lineno,
 				 MAX_FOLDED_FRAMES);
@@ -142,7 +147,8 @@ int profile_read_file(const char *path, struct profile *p, char *err, size_t err
 	int fd, rc;
 
 	profile_init(p);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO without a writer would wait forever. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));

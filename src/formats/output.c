@@ -128,7 +128,7 @@ int profile_write_folded(FILE *f, const struct profile *p)
 		h = hash_bytes(b.s, b.len, 0);
 		l = (struct line *)hmap_find(&merged, h, line_eq, b.s);
 		if (l) {
-			l->count += s->count;
+			l->count = count_add(l->count, s->count);
 			continue;
 		}
 		l = malloc(sizeof(*l) + b.len + 1);

@@ -871,7 +871,14 @@ static int read_sample(struct reader *r, struct span msg)
 			if (pb_scalars_init(&sc, &f))
 				return rfail(r, -EINVAL, "corrupt pprof: bad Sample.value");
 			while ((rc = pb_scalars_next(&sc, &v)) > 0) {
-				/* value[0], whatever its type; our counts cannot be negative. */
+				/*
+				 * value[0], whatever its type.  Our counts cannot be
+				 * negative (a diff profile's are: read as 0); above
+				 * 2^53 they are not a count anything wrote.
+				 */
+				if (!have_value && (int64_t)v > (int64_t)PROFILE_MAX_COUNT)
+					return rfail(r, -ERANGE, "pprof sample value out of "
+						     "range (at most 2^53)");
 				if (!have_value)
 					s.count = (int64_t)v > 0 ? v : 0;
 				have_value = true;

@@ -371,9 +371,11 @@ static int write_sample(struct writer *w, const struct prof_sample *s)
 		pb_put_varint(&w->sub, w->ids[nids - 1 - k]);
 	pb_put_bytes(&w->msg, SAMPLE_LOCATION_ID, w->sub.data, w->sub.len);
 	pb_buf_reset(&w->sub);
-	pb_put_varint(&w->sub, s->count);
+	/* pprof values are int64: a count that would read back negative is capped. */
+	pb_put_varint(&w->sub, s->count < INT64_MAX ? s->count : INT64_MAX);
 	if (p->period_ns)
-		pb_put_varint(&w->sub, s->count * p->period_ns);
+		pb_put_varint(&w->sub, s->count < INT64_MAX / p->period_ns ?
+				       s->count * p->period_ns : INT64_MAX);
 	pb_put_bytes(&w->msg, SAMPLE_VALUE, w->sub.data, w->sub.len);
 	pb_buf_reset(&w->sub);
 	if (s->pid) {

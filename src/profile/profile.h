@@ -73,6 +73,20 @@ struct profile {
 	uint64_t total;		/* sum of sample counts */
 };
 
+/*
+ * The largest count one sample may carry: 2^53, what a JSON number
+ * (speedscope) and a double (the flame graph's widths) hold exactly, and
+ * far above a real profile's (2^53 ns of one stack is 104 days).  Readers
+ * refuse larger counts; sums of counts saturate (count_add) instead of
+ * wrapping, so a total never reads as a small number.
+ */
+#define PROFILE_MAX_COUNT (1ULL << 53)
+
+static inline uint64_t count_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 void profile_init(struct profile *p);
 void profile_free(struct profile *p);
 

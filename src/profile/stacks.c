@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "profile/stacks.h"
+#include "profile/profile.h"
 
 struct probe {
 	const struct stack_key *key;
@@ -44,9 +45,9 @@ int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t ke
 	struct hmap_node *n = hmap_find(&t->map, h, stack_eq, &pr);
 	struct stack *s;
 
-	t->total += count;
+	t->total = count_add(t->total, count);
 	if (n) {
-		((struct stack *)n)->count += count;
+		((struct stack *)n)->count = count_add(((struct stack *)n)->count, count);
 		return 0;
 	}
 	s = malloc(sizeof(*s) - sizeof(s->key) + key_bytes);

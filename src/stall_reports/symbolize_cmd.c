@@ -10,11 +10,14 @@
  * its address.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/cli.h"
 #include "commands.h"
@@ -27,6 +30,13 @@
 #include "symbolize/symbolize.h"
 
 #define LINE_MAX_BYTES 8192
+/*
+ * The input is untrusted and may never end (symbolize /dev/zero, an endless
+ * stream without newlines): a line longer than this is no log, and a log
+ * longer than that is refused rather than read for ever.
+ */
+#define INPUT_MAX_LINE (1u << 20)
+#define INPUT_MAX_BYTES (4ull << 30)
 #define REPORT_MAX_KFRAMES STITCH_MAX_KSTACK
 #define REPORT_MAX_UFRAMES 1024
 #define MAX_INLINE 16
@@ -35,6 +45,7 @@ struct symbolize_opts {
 	const char *root;	/* --binary-root, or /proc/PID/root */
 	char pid_root[64];
 	const char *kallsyms;
+	bool kallsyms_given;	/* --kallsyms: a file that must be read */
 	const char *output;	/* NULL: symbolized text on stdout */
 	int format;
 	const char *input;	/* "-": stdin */
@@ -51,14 +62,16 @@ static void usage(FILE *f)
 "build-id matches, else from the debug file of that build-id (also under\n"
 "/usr/lib/debug/.build-id); kernel frames from /proc/kallsyms.  Lines that are\n"
 "not part of a report pass through unchanged; an address that cannot be named\n"
-"stays as it was.\n"
+"stays as it was.  LOG is a file or a pipe; reading stops with an error at a\n"
+"line over 1 MiB or past 4 GiB of input (not a log).\n"
 "\n"
 "Options:\n"
 "  -p, --pid PID            read binaries through /proc/PID/root (the process's\n"
 "                           mount namespace, e.g. a container)\n"
 "  -r, --binary-root DIR    read binaries under DIR (a container's root, a\n"
 "                           copy of the target's file system)\n"
-"  -k, --kallsyms FILE      kernel symbols from FILE (default /proc/kallsyms)\n"
+"  -k, --kallsyms FILE      kernel symbols from FILE (default /proc/kallsyms;\n"
+"                           an unreadable FILE is an error)\n"
 "  -f, --folded             write folded stacks instead, each report weighted\n"
 "                           by the stall milliseconds it adds:\n"
 "                           'comm;outermost;...;innermost MS'\n"
@@ -119,6 +132,7 @@ static int parse_opts(int argc, char **argv, struct symbolize_opts *o)
 			break;
 		case 'k':
 			o->kallsyms = optarg;
+			o->kallsyms_given = true;
 			break;
 		case 'f':
 			if (o->output)
@@ -353,13 +367,47 @@ static int write_folded_profile(struct folder *fo, struct kallsyms *ks,
 	return rc;
 }
 
+/* Bounds on the input as read so far (INPUT_MAX_*). */
+struct input_pos {
+	unsigned long long bytes;
+	size_t line_bytes;	/* of the current line, across pieces */
+	size_t lineno;
+};
+
+/*
+ * The next piece of a line: up to its newline (kept) or len - 1 bytes.  NUL
+ * bytes are data, not the end (fgets would hide them, and /dev/zero read as
+ * empty pieces for ever).  0 at the end of the input; -E2BIG past a bound.
+ */
+static ssize_t read_piece(FILE *in, char *buf, size_t len, struct input_pos *pos)
+{
+	size_t n = 0;
+	int c;
+
+	if (pos->line_bytes == 0)
+		pos->lineno++;
+	while (n + 1 < len && (c = getc_unlocked(in)) != EOF) {
+		buf[n++] = c;
+		if (c == '\n')
+			break;
+	}
+	buf[n] = '\0';
+	pos->bytes += n;
+	pos->line_bytes = n && buf[n - 1] == '\n' ? 0 : pos->line_bytes + n;
+	if (pos->line_bytes > INPUT_MAX_LINE || pos->bytes > INPUT_MAX_BYTES)
+		return -E2BIG;
+	return n;
+}
+
 static int run(const struct symbolize_opts *o, FILE *in, struct stall_modules *mods,
 	       struct kallsyms *ks)
 {
 	static char line[LINE_MAX_BYTES];
 	struct folder fo = { .mods = mods };
+	struct input_pos pos = { 0 };
 	struct report *r = NULL;
 	bool in_long = false;
+	ssize_t got;
 	int rc = 0;
 
 	if (o->output) {
@@ -370,9 +418,9 @@ static int run(const struct symbolize_opts *o, FILE *in, struct stall_modules *m
 			goto out;
 		}
 	}
-	while (fgets(line, sizeof(line), in)) {
-		size_t len = strlen(line);
-		bool whole = len && line[len - 1] == '\n';
+	while ((got = read_piece(in, line, sizeof(line), &pos)) > 0) {
+		size_t len = got;
+		bool whole = line[len - 1] == '\n';
 		struct stall_line l;
 
 		/* A line longer than the buffer is no report line: pass it on as it is. */
@@ -403,6 +451,14 @@ static int run(const struct symbolize_opts *o, FILE *in, struct stall_modules *m
 			break;
 		}
 	}
+	if (got == -E2BIG) {
+		rc = -E2BIG;
+		fprintf(stderr, "stitch symbolize: %s:%zu: %s: not a log, stopped\n",
+			strcmp(o->input, "-") ? o->input : "stdin",
+			pos.lineno, pos.line_bytes > INPUT_MAX_LINE ? "a line over 1 MiB" :
+			"more than 4 GiB of input");
+		goto out;
+	}
 	if (ferror(in)) {
 		rc = -errno;
 		fprintf(stderr, "stitch symbolize: reading %s: %s\n", o->input, strerror(errno));
@@ -426,6 +482,52 @@ out:
 	return rc;
 }
 
+/*
+ * A log named on the command line: a regular file or a pipe, never a
+ * device (/dev/zero never ends) or a directory.  Opened without blocking,
+ * so a FIFO without a writer reads as empty instead of waiting for one.
+ */
+static FILE *open_log(const char *path)
+{
+	struct stat st;
+	FILE *in;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		fprintf(stderr, "stitch symbolize: cannot open %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "stitch symbolize: %s is not a file or a pipe\n", path);
+		close(fd);
+		return NULL;
+	}
+	/* Blocking again: a pipe with a writer is read as it comes. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	in = fdopen(fd, "r");
+	if (!in) {
+		fprintf(stderr, "stitch symbolize: cannot open %s: %s\n", path, strerror(errno));
+		close(fd);
+	}
+	return in;
+}
+
+/* A kallsyms file must be a regular file (as /proc/kallsyms is): a FIFO could block. */
+static bool kallsyms_file_ok(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	if (S_ISREG(st.st_mode))
+		return true;
+	errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	return false;
+}
+
 int cmd_symbolize(int argc, char **argv)
 {
 	struct symbolize_opts o = { 0 };
@@ -438,12 +540,9 @@ int cmd_symbolize(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (strcmp(o.input, "-") != 0) {
-		in = fopen(o.input, "re");
-		if (!in) {
-			fprintf(stderr, "stitch symbolize: cannot open %s: %s\n", o.input,
-				strerror(errno));
+		in = open_log(o.input);
+		if (!in)
 			return 1;
-		}
 	}
 	rc = stall_modules_init(&mods, o.root);
 	if (rc) {
@@ -454,7 +553,15 @@ int cmd_symbolize(int argc, char **argv)
 			fclose(in);
 		return 1;
 	}
-	ks = kallsyms_load(o.kallsyms);
+	ks = kallsyms_file_ok(o.kallsyms) ? kallsyms_load(o.kallsyms) : NULL;
+	if (!ks && o.kallsyms_given) {
+		fprintf(stderr, "stitch symbolize: cannot read --kallsyms %s: %s\n", o.kallsyms,
+			errno == EINVAL ? "not a regular file" : strerror(errno));
+		stall_modules_free(&mods);
+		if (in != stdin)
+			fclose(in);
+		return 1;
+	}
 	if (!ks)
 		fprintf(stderr, "stitch symbolize: cannot read %s (%s): kernel frames stay "
 			"addresses\n", o.kallsyms, strerror(errno));

@@ -65,7 +65,9 @@ static char *read_file(const char *path, size_t *len)
 		buf = p;
 	}
 	if (ferror(f)) {
-		errno = EIO;
+		/* The read's own reason (EISDIR for a directory), else EIO. */
+		if (!errno)
+			errno = EIO;
 		goto fail;
 	}
 	fclose(f);

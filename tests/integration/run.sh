@@ -555,6 +555,22 @@ test_report_bad_input() {
 	expect_error 2 "use -o FILE.svg" -- diff "$TMP/bad.pb.gz" "$TMP/bad.pb.gz" -o x.txt
 }
 
+# Input that never ends, or counts that would wrap a total: refused, at once.
+test_report_hostile_input() {
+	mkfifo "$TMP/no-writer.folded"
+	local rc=0
+	timeout 5 "$STITCH" report "$TMP/no-writer.folded" >"$TMP/fifo.out" 2>&1 || rc=$?
+	cat "$TMP/fifo.out"
+	expect_eq "exit status of report FIFO (124: it waited)" "$rc" 1
+	expect_grep "$TMP/fifo.out" "no-writer.folded is not a regular file"
+	printf 'app;main 18446744073709551615\napp;other 1\n' >"$TMP/wrap.folded"
+	expect_error 1 "wrap.folded:1: count out of range" -- report "$TMP/wrap.folded"
+	printf 'app;main 9007199254740992\napp;other 1\n' >"$TMP/max.folded"
+	"$STITCH" report "$TMP/max.folded" -o "$TMP/max.pb.gz"
+	"$STITCH" report "$TMP/max.pb.gz" -o "$TMP/max.back.folded"
+	expect_grep "$TMP/max.back.folded" '^app;main 9007199254740992$'
+}
+
 # ---- clean exit, errors ------------------------------------------------------
 
 # No program of ours may stay loaded once stitch has exited.

@@ -310,6 +310,31 @@ test_symbolize_bad_options() {
 	expect_error 1 "cannot use /proc/999999999/root as the binaries' root" -- symbolize --pid 999999999
 	expect_error 2 "cannot tell the format of 'x.bin'" -- symbolize -o x.bin
 	expect_error 1 "cannot open /nonexistent" -- symbolize /nonexistent
+	# A kallsyms file that was asked for and cannot be read is an error.
+	: >"$TMP/empty.log"
+	expect_error 1 "cannot read --kallsyms /nonexistent: No such file" -- \
+		symbolize --kallsyms /nonexistent "$TMP/empty.log"
+	expect_error 1 "cannot read --kallsyms /tmp: Is a directory" -- \
+		symbolize --kallsyms /tmp "$TMP/empty.log"
+}
+
+# Input that never ends is refused or stopped, with a message: a device,
+# an endless line, a FIFO with no writer (read as empty, never waited on).
+test_symbolize_endless_input() {
+	local rc=0
+	expect_error 1 "/dev/zero is not a file or a pipe" -- symbolize /dev/zero
+	timeout 20 "$STITCH" symbolize </dev/zero >/dev/null 2>"$TMP/zero.err" || rc=$?
+	cat "$TMP/zero.err"
+	expect_eq "exit status of symbolize < /dev/zero (124: it ran on)" "$rc" 1
+	expect_grep "$TMP/zero.err" "stdin:1: a line over 1 MiB: not a log, stopped"
+	mkfifo "$TMP/log.fifo"
+	rc=0
+	timeout 5 "$STITCH" symbolize "$TMP/log.fifo" >"$TMP/fifo.sym" 2>&1 || rc=$?
+	expect_eq "exit status of symbolize FIFO without a writer" "$rc" 0
+	# Lines with NUL bytes pass through whole.
+	printf 'a\0b\nc\n' >"$TMP/nul.log"
+	"$STITCH" symbolize "$TMP/nul.log" >"$TMP/nul.sym"
+	cmp "$TMP/nul.log" "$TMP/nul.sym" || die "a line with a NUL byte changed"
 }
 
 # ---- stitch stalls --------------------------------------------------------

@@ -931,6 +931,37 @@ static void put_sample(struct pb_buf *b, uint64_t loc)
 	pb_buf_free(&m);
 }
 
+/*
+ * A count over 2^53 is refused on input; one past INT64_MAX is capped when
+ * written, never written as a negative int64 that reads back as 0.
+ */
+static void test_count_range(void **state)
+{
+	struct profile p, q;
+	uint32_t f;
+	struct prof_sample labels = { .count = UINT64_MAX - 7 };
+	void *out;
+	size_t len;
+	char err[256] = "";
+
+	profile_init(&p);
+	f = profile_frame(&p, &(struct prof_frame){ .name = profile_str(&p, "main") });
+	assert_int_equal(profile_add_sample(&p, &f, 1, &labels), 0);
+	out = write_mem(&p, &len);
+	assert_int_equal(read_buf(out, len, &q, err, sizeof(err)), -ERANGE);
+	assert_non_null(strstr(err, "out of range"));
+	profile_free(&q);
+	free(out);
+	p.samples[0].count = PROFILE_MAX_COUNT;
+	p.total = PROFILE_MAX_COUNT;
+	out = write_mem(&p, &len);
+	assert_int_equal(read_buf(out, len, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.total, PROFILE_MAX_COUNT);
+	profile_free(&q);
+	profile_free(&p);
+	free(out);
+}
+
 static void test_bad_structure(void **state)
 {
 	struct pb_buf b = { 0 };
@@ -1094,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(test_gzip_members),
 		cmocka_unit_test(test_large_round_trip),
 		cmocka_unit_test(test_truncated_and_flipped),
+		cmocka_unit_test(test_count_range),
 		cmocka_unit_test(test_bad_structure),
 		cmocka_unit_test(test_random_garbage),
 		cmocka_unit_test(test_gzip_bomb),

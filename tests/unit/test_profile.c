@@ -132,6 +132,38 @@ static void test_folded_errors(void **state)
 	}
 }
 
+/*
+ * Counts above 2^53 are refused with the line; sums saturate, never wrap:
+ * 2^64-1 and 1 once read as a total of 0 (and a percentage of 1.8e21).
+ */
+static void test_folded_count_range(void **state)
+{
+	static const char *const too_big[] = {
+		"app;main 18446744073709551615\napp;other 1\n",
+		"app;main 1\napp;main 9007199254740993\n",
+	};
+	struct profile p;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(too_big) / sizeof(too_big[0]); i++) {
+		profile_init(&p);
+		err[0] = '\0';
+		assert_int_equal(profile_read_folded(too_big[i], strlen(too_big[i]), &p, "x.folded",
+						     err, sizeof(err)), -ERANGE);
+		assert_non_null(strstr(err, "count out of range"));
+		assert_non_null(strstr(err, i == 0 ? "x.folded:1:" : "x.folded:2:"));
+		profile_free(&p);
+	}
+	/* 2^53 is allowed; many of them saturate the total instead of wrapping. */
+	read_folded(&p, "app;main 9007199254740992\n");
+	assert_int_equal(p.total, PROFILE_MAX_COUNT);
+	profile_free(&p);
+	assert_int_equal(count_add(UINT64_MAX - 1, 5), UINT64_MAX);
+	assert_int_equal(count_add(UINT64_MAX, UINT64_MAX), UINT64_MAX);
+	assert_int_equal(count_add(2, 3), 5);
+}
+
 static void test_filters(void **state)
 {
 	static const char text[] =
@@ -214,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_folded_round_trip),
 		cmocka_unit_test(test_folded_merges_and_tolerates),
 		cmocka_unit_test(test_folded_errors),
+		cmocka_unit_test(test_folded_count_range),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_speedscope_escaping),
 	};
