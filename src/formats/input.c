@@ -21,16 +21,40 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+#define FOLDED_NAME_MAX 4096
+#define CUT_MARK "..."
+
+/*
+ * A name of at most FOLDED_NAME_MAX - 1 bytes, cut at a NUL byte: memory
+ * stays bounded, and a name that was cut says so with a "..." suffix (and
+ * is counted in p->names_cut) instead of passing for the whole name.
+ */
+static size_t folded_name(struct profile *p, char *buf, const char *label, size_t len)
+{
+	const char *nul = memchr(label, '\0', len);
+	bool cut = nul || len >= FOLDED_NAME_MAX;
+
+	if (nul)
+		len = nul - label;
+	if (len > FOLDED_NAME_MAX - sizeof(CUT_MARK))
+		len = FOLDED_NAME_MAX - sizeof(CUT_MARK);
+	memcpy(buf, label, len);
+	if (cut) {
+		memcpy(buf + len, CUT_MARK, sizeof(CUT_MARK) - 1);
+		len += sizeof(CUT_MARK) - 1;
+		p->names_cut++;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
 /* Interpret one folded frame label: its kind from the suffix. */
 static uint32_t folded_frame(struct profile *p, const char *label, size_t len)
 {
 	struct prof_frame f = { .kind = FRAME_USER };
-	char buf[4096];
+	char buf[FOLDED_NAME_MAX];
 
-	if (len >= sizeof(buf))
-		len = sizeof(buf) - 1;
-	memcpy(buf, label, len);
-	buf[len] = '\0';
+	len = folded_name(p, buf, label, len);
 	if (len > 4 && strcmp(buf + len - 4, "_[k]") == 0) {
 		f.kind = FRAME_KERNEL;
 		buf[len - 4] = '\0';

@@ -71,6 +71,7 @@ struct profile {
 	uint64_t time_ns;	/* start, ns since the Unix epoch; 0: unknown */
 	uint64_t duration_ns;
 	uint64_t total;		/* sum of sample counts */
+	uint64_t names_cut;	/* read: frame names cut short (NUL byte, over 4 KiB) */
 };
 
 /*

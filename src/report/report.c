@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,9 @@ static int load(const char *cmd, const char *path, const struct report_opts *o,
 		profile_free(&raw);
 		return 1;
 	}
+	if (raw.names_cut)
+		fprintf(stderr, "stitch %s: %s: %" PRIu64 " frame names cut short (a NUL byte, or "
+			"over 4 KiB), marked with '...'\n", cmd, path, raw.names_cut);
 	if (filter_is_empty(&o->filter)) {
 		*out = raw;
 		return 0;

@@ -164,6 +164,30 @@ static void test_folded_count_range(void **state)
 	assert_int_equal(count_add(2, 3), 5);
 }
 
+/* A NUL byte or a name over 4 KiB: cut, marked "...", counted; never silent. */
+static void test_folded_names_cut(void **state)
+{
+	static char text[6000];
+	struct profile p;
+	size_t n;
+
+	n = snprintf(text, sizeof(text), "app;ma");
+	text[n++] = '\0';
+	n += snprintf(text + n, sizeof(text) - n, "in;leaf 3\napp;");
+	memset(text + n, 'x', 5000);
+	n += 5000;
+	n += snprintf(text + n, sizeof(text) - n, " 2\napp;whole 1\n");
+	profile_init(&p);
+	assert_int_equal(profile_read_folded(text, n, &p, "t.folded", NULL, 0), 0);
+	assert_int_equal(p.names_cut, 2);
+	assert_int_equal(p.nsamples, 3);
+	assert_string_equal(profile_s(&p, p.frames[p.samples[0].frames[0]].name), "ma...");
+	assert_int_equal(strlen(profile_s(&p, p.frames[p.samples[1].frames[0]].name)), 4095);
+	assert_string_equal(profile_s(&p, p.frames[p.samples[1].frames[0]].name) + 4092, "...");
+	assert_string_equal(profile_s(&p, p.frames[p.samples[2].frames[0]].name), "whole");
+	profile_free(&p);
+}
+
 static void test_filters(void **state)
 {
 	static const char text[] =
@@ -247,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_folded_merges_and_tolerates),
 		cmocka_unit_test(test_folded_errors),
 		cmocka_unit_test(test_folded_count_range),
+		cmocka_unit_test(test_folded_names_cut),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_speedscope_escaping),
 	};
