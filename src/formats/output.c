@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/flamegraph.h"
 #include "formats/output.h"
 #include "formats/pprof.h"
+#include "util/outfile.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -233,13 +236,19 @@ int output_write(const char *path, int format, const struct profile *p,
 		 const struct output_opts *o)
 {
 	struct flamegraph_opts fo = { 0 };
+	struct outfile of = { 0 };
+	char why[PATH_MAX + 128];
 	FILE *f = stdout;
 	int rc;
 
 	if (strcmp(path, "-") != 0) {
-		f = fopen(path, "we");
-		if (!f)
-			return -errno;
+		rc = outfile_open(&of, path, o->force, why, sizeof(why));
+		if (rc) {
+			if (o->err)
+				snprintf(o->err, o->errlen, "%s", why);
+			return rc;
+		}
+		f = of.f;
 	}
 	switch (format) {
 	case OUTPUT_FOLDED:
@@ -262,8 +271,17 @@ int output_write(const char *path, int format, const struct profile *p,
 		break;
 	}
 	if (f != stdout) {
-		if (fclose(f) != 0 && !rc)
-			rc = -errno;
+		if (rc) {
+			/* The writers say -EIO for any stdio error: the real one (ENOSPC). */
+			if (rc == -EIO)
+				rc = outfile_write_error(&of);
+			outfile_abort(&of);
+			snprintf(why, sizeof(why), "%s: %s", path, strerror(-rc));
+		} else {
+			rc = outfile_commit(&of, why, sizeof(why));
+		}
+		if (rc && o->err)
+			snprintf(o->err, o->errlen, "%s", why);
 	} else if (fflush(stdout) != 0 && !rc) {
 		rc = -errno;
 	}

@@ -31,9 +31,16 @@ struct output_opts {
 	bool inverted;		/* svg: icicle */
 	const char *subtitle;	/* svg */
 	const struct profile *diff_base;	/* svg: differential against this */
+	bool force;		/* replace a symlink at the destination (util/outfile.h) */
+	char *err;		/* if set: why writing failed, one line */
+	size_t errlen;
 };
 
-/* Write p to path ("-": stdout) in the given format; 0 or -errno. */
+/*
+ * Write p to path ("-": stdout) in the given format; 0 or -errno.  A file is
+ * written as util/outfile.h says: complete or not at all, never through a
+ * planted symlink.
+ */
 int output_write(const char *path, int format, const struct profile *p,
 		 const struct output_opts *o);
 

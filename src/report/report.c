@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +16,18 @@
 #include "profile/filter.h"
 #include "formats/input.h"
 #include "formats/output.h"
+#include "util/outfile.h"
 
 struct report_opts {
 	const char *output;
 	int format;
 	int top;
 	bool inverted;
+	bool force;
 	struct profile_filter filter;
 };
 
-enum { OPT_PID = 256, OPT_TID, OPT_COMM, OPT_FOCUS, OPT_HIDE, OPT_INVERTED, OPT_TOP };
+enum { OPT_PID = 256, OPT_TID, OPT_COMM, OPT_FOCUS, OPT_HIDE, OPT_INVERTED, OPT_TOP, OPT_FORCE };
 
 static const struct option report_longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -35,6 +38,7 @@ static const struct option report_longopts[] = {
 	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -65,7 +69,10 @@ static void report_usage(FILE *f, const char *cmd)
 "  --hide REGEX       drop frames matching REGEX from every stack\n"
 "  --inverted         innermost frames first (an icicle graph for .svg)\n"
 "  --top N            stacks shown in the text summary (default 10)\n"
-"  -o, --output OUT   where to write (see above)\n"
+"  -o, --output OUT   where to write (see above): written whole or not at all,\n"
+"                     through a new file renamed over OUT\n"
+"  --force            replace OUT even if it is a symlink (the link itself is\n"
+"                     replaced; what it points to is never written)\n"
 "REGEX is a POSIX extended regular expression matched against frame names.\n");
 }
 
@@ -115,6 +122,9 @@ static int parse_report_opts(int argc, char **argv, const char *cmd, struct repo
 		case OPT_INVERTED:
 			o->inverted = true;
 			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
 		case OPT_TOP: {
 			int64_t v;
 
@@ -139,6 +149,11 @@ static int parse_report_opts(int argc, char **argv, const char *cmd, struct repo
 		fprintf(stderr, "stitch %s: -o: cannot tell the format of '%s': use %s\n", cmd,
 			o->output, OUTPUT_EXTENSIONS);
 		return 2;
+	}
+	/* Found now, not after reading the inputs. */
+	if (strcmp(o->output, "-") && outfile_check(o->output, o->force, err, sizeof(err))) {
+		fprintf(stderr, "stitch %s: cannot write %s\n", cmd, err);
+		return 1;
 	}
 	/* An icicle for graphs; reversed stacks for every other format. */
 	o->filter.reverse = o->inverted && o->format != OUTPUT_SVG;
@@ -179,15 +194,20 @@ static int load(const char *cmd, const char *path, const struct report_opts *o,
 static int write_out(const char *cmd, const struct report_opts *o, const struct profile *p,
 		     const struct profile *base)
 {
+	char err[PATH_MAX + 128] = "";
 	struct output_opts oo = {
 		.top = o->top,
 		.inverted = o->inverted,
 		.diff_base = base,
+		.force = o->force,
+		.err = err,
+		.errlen = sizeof(err),
 	};
 	int rc = output_write(o->output, o->format, p, &oo);
 
 	if (rc) {
-		fprintf(stderr, "stitch %s: writing %s failed: %s\n", cmd, o->output, strerror(-rc));
+		fprintf(stderr, "stitch %s: cannot write %s\n", cmd,
+			err[0] ? err : strerror(-rc));
 		return 1;
 	}
 	return 0;

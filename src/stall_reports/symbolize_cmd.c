@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "stall_reports/report_modules.h"
 #include "profile/stacks.h"
 #include "symbolize/symbolize.h"
+#include "util/outfile.h"
 
 #define LINE_MAX_BYTES 8192
 /*
@@ -46,6 +48,7 @@ struct symbolize_opts {
 	char pid_root[64];
 	const char *kallsyms;
 	bool kallsyms_given;	/* --kallsyms: a file that must be read */
+	bool force;		/* -o may replace a symlink */
 	const char *output;	/* NULL: symbolized text on stdout */
 	int format;
 	const char *input;	/* "-": stdin */
@@ -77,7 +80,10 @@ static void usage(FILE *f)
 "                           'comm;outermost;...;innermost MS'\n"
 "  -o, --output FILE        like --folded, into FILE; the name sets the format:\n"
 "                           FILE.folded, FILE.svg, FILE.pb.gz,\n"
-"                           FILE.speedscope.json, FILE.txt or -\n"
+"                           FILE.speedscope.json, FILE.txt or -; written whole\n"
+"                           or not at all (a new file renamed over FILE)\n"
+"      --force              let -o replace a symlink (the link itself; what it\n"
+"                           points to is never written)\n"
 "  -h, --help               this help\n"
 "\n"
 "A symbolized report reads, innermost frame first:\n"
@@ -104,9 +110,11 @@ static int parse_opts(int argc, char **argv, struct symbolize_opts *o)
 		{ "kallsyms", required_argument, NULL, 'k' },
 		{ "folded", no_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char err[PATH_MAX + 128];
 	int c;
 
 	o->kallsyms = "/proc/kallsyms";
@@ -149,6 +157,9 @@ static int parse_opts(int argc, char **argv, struct symbolize_opts *o)
 						  OUTPUT_EXTENSIONS, optarg);
 			o->output = optarg;
 			break;
+		case 'F':
+			o->force = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -156,6 +167,12 @@ static int parse_opts(int argc, char **argv, struct symbolize_opts *o)
 			fprintf(stderr, "Try 'stitch symbolize --help'.\n");
 			return 2;
 		}
+	}
+	/* Found before reading any input. */
+	if (o->output && strcmp(o->output, "-") &&
+	    outfile_check(o->output, o->force, err, sizeof(err))) {
+		fprintf(stderr, "stitch symbolize: cannot write %s\n", err);
+		return 1;
 	}
 	if (optind < argc)
 		o->input = argv[optind++];
@@ -346,7 +363,9 @@ static int write_folded_profile(struct folder *fo, struct kallsyms *ks,
 				const struct symbolize_opts *o)
 {
 	static const char *const events[] = { "stall" };
-	struct output_opts oo = { .top = 10, .subtitle = "stall milliseconds" };
+	char err[PATH_MAX + 128] = "";
+	struct output_opts oo = { .top = 10, .subtitle = "stall milliseconds", .force = o->force,
+				  .err = err, .errlen = sizeof(err) };
 	struct resolver res;
 	struct profile p;
 	int rc;
@@ -359,8 +378,8 @@ static int write_folded_profile(struct folder *fo, struct kallsyms *ks,
 		p.title = profile_str(&p, "event-loop stalls (ms)");
 		rc = output_write(o->output, o->format, &p, &oo);
 		if (rc)
-			fprintf(stderr, "stitch symbolize: writing %s failed: %s\n", o->output,
-				strerror(-rc));
+			fprintf(stderr, "stitch symbolize: cannot write %s\n",
+				err[0] ? err : strerror(-rc));
 	}
 	profile_free(&p);
 	resolver_free(&res);

@@ -555,6 +555,43 @@ test_report_bad_input() {
 	expect_error 2 "use -o FILE.svg" -- diff "$TMP/bad.pb.gz" "$TMP/bad.pb.gz" -o x.txt
 }
 
+# Outputs are written whole through a new file renamed over the destination:
+# a planted symlink is never followed (replaced only with --force), a
+# directory that cannot be written is refused before any work, and a write
+# that fails midway (a full file system) leaves the destination as it was.
+test_outputs_safe_report_diff_symbolize() {
+	local in=tests/golden/input.folded
+	echo victim >"$TMP/victim"
+	chown nobody "$TMP/victim"
+	ln -s "$TMP/victim" "$TMP/planted.folded"
+	ln -s "$TMP/victim" "$TMP/planted.svg"
+	expect_error 1 "planted.folded: is a symlink: not following it" -- report "$in" -o "$TMP/planted.folded"
+	expect_error 1 "planted.svg: is a symlink" -- diff "$in" "$in" -o "$TMP/planted.svg"
+	libc_report "$TMP/sym.log"
+	expect_error 1 "planted.folded: is a symlink" -- symbolize -o "$TMP/planted.folded" "$TMP/sym.log"
+	expect_eq "the symlink's target" "$(cat "$TMP/victim")" victim
+	"$STITCH" report "$in" -o "$TMP/planted.folded" --force
+	[ -f "$TMP/planted.folded" ] && [ ! -L "$TMP/planted.folded" ] || die "--force did not replace the link"
+	expect_eq "the symlink's target after --force" "$(cat "$TMP/victim")" victim
+	expect_error 1 "x.svg: its directory does not exist" -- report "$in" -o /nonexistent/x.svg
+	expect_error 1 "x.folded: its directory does not exist" -- symbolize -o /nonexistent/x.folded "$TMP/sym.log"
+
+	# A file system that fills up midway: nothing half-written, the old file kept.
+	mkdir -p "$TMP/tiny"
+	mount -t tmpfs -o size=16k tmpfs "$TMP/tiny" || die "cannot mount a tmpfs"
+	echo old >"$TMP/tiny/out.svg"
+	awk 'BEGIN { for (i = 0; i < 3000; i++) printf "app;main;f%d;g%d 1\n", i, i }' >"$TMP/big.folded"
+	local rc=0
+	"$STITCH" report "$TMP/big.folded" -o "$TMP/tiny/out.svg" 2>"$TMP/tiny.err" || rc=$?
+	cat "$TMP/tiny.err"
+	local left
+	left=$(ls -A "$TMP/tiny")
+	umount "$TMP/tiny"
+	expect_eq "exit status on a full file system" "$rc" 1
+	expect_grep "$TMP/tiny.err" "cannot write .*out.svg: No space left on device"
+	expect_eq "files on the full file system" "$left" out.svg
+}
+
 # Input that never ends, or counts that would wrap a total: refused, at once.
 test_report_hostile_input() {
 	mkfifo "$TMP/no-writer.folded"
