@@ -69,6 +69,7 @@ struct fg_run {
 };
 
 struct fg {
+	const struct profile *p;	/* what the counts measure (profile_value_str) */
 	unsigned int width;
 	double min_width;
 	bool inverted, diff;
@@ -620,13 +621,16 @@ static void measure(struct fg *g)
 static void put_details(FILE *f, const struct fg *g, const struct fg_box *b)
 {
 	double pct = g->total ? 100.0 * b->count / g->total : 0;
+	const char *word = profile_count_word(g->p);
+	char v[32], bv[32];
 
+	profile_value_str(g->p, b->count, v, sizeof(v));
 	if (!g->diff) {
-		fprintf(f, "%llu samples, %.2f%%", (unsigned long long)b->count, pct);
+		fprintf(f, "%s%s, %.2f%%", v, word, pct);
 		return;
 	}
-	fprintf(f, "%llu samples (%.2f%%), base %llu (%.2f%%), %+.2f%%",
-		(unsigned long long)b->count, pct, (unsigned long long)b->base,
+	fprintf(f, "%s%s (%.2f%%), base %s (%.2f%%), %+.2f%%", v, word, pct,
+		profile_value_str(g->p, b->base, bv, sizeof(bv)),
 		g->btotal ? 100.0 * b->base / g->btotal : 0.0, 100 * delta(g, b));
 }
 
@@ -742,6 +746,7 @@ static int emit_svg(FILE *f, struct fg *g, const struct profile *p, const struct
 	const char *title = o && o->title ? o->title : profile_s(p, p->title);
 	const char *sub = o ? o->subtitle : NULL;
 	unsigned int y = 24, height;
+	char v[32];
 
 	if (!title[0])
 		title = g->diff ? "Differential Flame Graph" : "Flame Graph";
@@ -768,10 +773,11 @@ static int emit_svg(FILE *f, struct fg *g, const struct profile *p, const struct
 		fputs("</text>\n", f);
 	}
 	y += 18;
-	fprintf(f, "<text class=\"fg-tot\" x=\"%u\" y=\"%u\">Total: %llu samples", g->width / 2, y,
-		(unsigned long long)g->total);
+	fprintf(f, "<text class=\"fg-tot\" x=\"%u\" y=\"%u\">Total: %s%s", g->width / 2, y,
+		profile_value_str(g->p, g->total, v, sizeof(v)), profile_count_word(g->p));
 	if (g->diff)
-		fprintf(f, ", base: %llu samples", (unsigned long long)g->btotal);
+		fprintf(f, ", base: %s%s", profile_value_str(g->p, g->btotal, v, sizeof(v)),
+			profile_count_word(g->p));
 	fputs(g->inverted ? " (icicle: innermost frames on top)</text>\n" : "</text>\n", f);
 	y += 22;
 	fprintf(f, "<text class=\"fg-btn fg-reset fg-off\" x=\"%u\" y=\"%u\">Reset Zoom</text>\n"
@@ -829,6 +835,7 @@ int flamegraph_write(FILE *f, const struct profile *p, const struct flamegraph_o
 	if (g.width < 2 * PAD + 100)
 		g.width = 2 * PAD + 100;
 	g.min_width = o && o->min_width > 0 ? o->min_width : 0.1;
+	g.p = p;
 	g.inverted = o && o->inverted;
 	g.diff = base;
 

@@ -153,8 +153,17 @@ int profile_write_folded(FILE *f, const struct profile *p)
 			lines[nl++] = (struct line *)hn;
 		/* Sorted output: diffable, and what FlameGraph expects anyway. */
 		qsort(lines, nl, sizeof(*lines), cmp_line);
-		for (i = 0; i < nl; i++)
-			fprintf(f, "%s %llu\n", lines[i]->text, (unsigned long long)lines[i]->count);
+		/*
+		 * FlameGraph's counts are integers: time is written in
+		 * microseconds (rounded; never 0 for time that was there).
+		 */
+		for (i = 0; i < nl; i++) {
+			uint64_t c = lines[i]->count;
+
+			if (profile_unit_ns(p))
+				c = c ? (c + 500) / 1000 + ((c + 500) / 1000 == 0) : 0;
+			fprintf(f, "%s %llu\n", lines[i]->text, (unsigned long long)c);
+		}
 	}
 	hmap_free_all(&merged);
 	free(lines);
@@ -188,7 +197,13 @@ int profile_write_text(FILE *f, const struct profile *p, int top)
 	size_t i;
 
 	/* Folded input knows no title, duration, pids or events: say only what is known. */
-	fprintf(f, "stitch: %llu events", (unsigned long long)p->total);
+	char v[32];
+
+	if (profile_unit_ns(p))
+		fprintf(f, "stitch: %s of %s", profile_value_str(p, p->total, v, sizeof(v)),
+			profile_s(p, p->value_type));
+	else
+		fprintf(f, "stitch: %llu events", (unsigned long long)p->total);
 	if (p->title)
 		fprintf(f, " (%s)", profile_s(p, p->title));
 	if (p->duration_ns)
@@ -200,8 +215,8 @@ int profile_write_text(FILE *f, const struct profile *p, int top)
 		int j;
 
 		folded_clean(comm, sizeof(comm), profile_s(p, s->comm));
-		fprintf(f, "\n%6.2f%% %8llu  %s", 100.0 * s->count / (p->total ? p->total : 1),
-			(unsigned long long)s->count, comm);
+		fprintf(f, "\n%6.2f%% %8s  %s", 100.0 * s->count / (p->total ? p->total : 1),
+			profile_value_str(p, s->count, v, sizeof(v)), comm);
 		if (s->pid || s->tid)
 			fprintf(f, "  pid %u tid %u", s->pid, s->tid);
 		if (s->event)

@@ -69,8 +69,10 @@ struct reader {
 	size_t nlframes, caplframes;
 	uint64_t comments[MAX_COMMENTS];
 	uint32_t ncomments;
-	uint64_t period, period_unit;
+	uint64_t period, period_type, period_unit;
 	bool have_period_unit;
+	uint64_t value_type, value_unit;	/* the first sample_type */
+	bool have_value_type;
 	uint64_t time_ns, duration_ns;
 	/* scratch */
 	uint64_t *ids;
@@ -277,19 +279,20 @@ static int need_varint(struct reader *r, const struct pb_field *f, const char *w
 	return 0;
 }
 
-static int read_value_type(struct reader *r, const struct pb_field *f, uint64_t *unit)
+static int read_value_type(struct reader *r, const struct pb_field *f, uint64_t *type,
+			   uint64_t *unit)
 {
 	struct pb_reader in;
 	struct pb_field g;
 	int rc;
 
-	*unit = 0;
+	*type = *unit = 0;
 	pb_reader_init(&in, f->data, f->len);
 	while ((rc = pb_next(&in, &g)) > 0) {
-		if (g.num == VALUETYPE_UNIT) {
-			if (need_varint(r, &g, "ValueType.unit"))
+		if (g.num == VALUETYPE_TYPE || g.num == VALUETYPE_UNIT) {
+			if (need_varint(r, &g, "ValueType field"))
 				return -EINVAL;
-			*unit = g.v;
+			*(g.num == VALUETYPE_TYPE ? type : unit) = g.v;
 		}
 	}
 	return rc < 0 ? malformed(r, "ValueType", in.p) : 0;
@@ -315,6 +318,13 @@ static int scan_top(struct reader *r, bool fill)
 		case PROFILE_SAMPLE_TYPE:
 			if (need_len(r, &f, "Profile.sample_type"))
 				return -EINVAL;
+			/* value[0] is what we read: its type names the unit. */
+			if (!r->have_value_type) {
+				rc = read_value_type(r, &f, &r->value_type, &r->value_unit);
+				if (rc)
+					return rc;
+				r->have_value_type = true;
+			}
 			break;
 		case PROFILE_SAMPLE:
 			if (need_len(r, &f, "Profile.sample"))
@@ -364,7 +374,7 @@ static int scan_top(struct reader *r, bool fill)
 		case PROFILE_PERIOD_TYPE:
 			if (need_len(r, &f, "Profile.period_type"))
 				return -EINVAL;
-			rc = read_value_type(r, &f, &r->period_unit);
+			rc = read_value_type(r, &f, &r->period_type, &r->period_unit);
 			if (rc)
 				return rc;
 			r->have_period_unit = true;
@@ -940,6 +950,15 @@ static int read_description(struct reader *r)
 	p->duration_ns = r->duration_ns;
 	if (r->period && r->have_period_unit && str_is(r, r->period_unit, "nanoseconds"))
 		p->period_ns = r->period;
+	/* Time (nanoseconds) is kept as such; "count" and the rest read as counts. */
+	if (r->have_value_type && str_is(r, r->value_unit, "nanoseconds") &&
+	    !check_str(r, r->value_type, "ValueType.type")) {
+		rc = rstr(r, r->value_type, &p->value_type);
+		if (!rc)
+			rc = rstr(r, r->value_unit, &p->value_unit);
+		if (rc)
+			return rc;
+	}
 	/* Several comments become one title, joined by "; ". */
 	for (i = 0; i < r->ncomments; i++) {
 		struct span s;

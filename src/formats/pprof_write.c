@@ -373,7 +373,7 @@ static int write_sample(struct writer *w, const struct prof_sample *s)
 	pb_buf_reset(&w->sub);
 	/* pprof values are int64: a count that would read back negative is capped. */
 	pb_put_varint(&w->sub, s->count < INT64_MAX ? s->count : INT64_MAX);
-	if (p->period_ns)
+	if (p->period_ns && !p->value_unit)
 		pb_put_varint(&w->sub, s->count < INT64_MAX / p->period_ns ?
 				       s->count * p->period_ns : INT64_MAX);
 	pb_put_bytes(&w->msg, SAMPLE_VALUE, w->sub.data, w->sub.len);
@@ -543,9 +543,17 @@ int pprof_write(FILE *f, const struct profile *p)
 	rc = writer_mappings(&w);
 	if (rc)
 		goto out;
-	rc = emit_value_type(&w, PROFILE_SAMPLE_TYPE, w.s_samples, w.s_count);
-	if (!rc && p->period_ns)
-		rc = emit_value_type(&w, PROFILE_SAMPLE_TYPE, w.s_cpu, w.s_ns);
+	/*
+	 * Counted events: samples/count, and for cpu sampling cpu/nanoseconds
+	 * beside it.  Time (off-CPU, wall): one value in its own unit.
+	 */
+	if (p->value_unit) {
+		rc = emit_value_type(&w, PROFILE_SAMPLE_TYPE, p->value_type, p->value_unit);
+	} else {
+		rc = emit_value_type(&w, PROFILE_SAMPLE_TYPE, w.s_samples, w.s_count);
+		if (!rc && p->period_ns)
+			rc = emit_value_type(&w, PROFILE_SAMPLE_TYPE, w.s_cpu, w.s_ns);
+	}
 	for (i = 0; !rc && i < p->nsamples; i++)
 		rc = write_sample(&w, &p->samples[i]);
 	if (!rc)

@@ -76,6 +76,26 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+bool profile_unit_ns(const struct profile *p)
+{
+	return p->value_unit && strcmp(profile_s(p, p->value_unit), "nanoseconds") == 0;
+}
+
+const char *profile_value_str(const struct profile *p, uint64_t v, char *buf, size_t len)
+{
+	if (!profile_unit_ns(p))
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else if (v < 1000)
+		snprintf(buf, len, "%llu ns", (unsigned long long)v);
+	else if (v < 1000000)
+		snprintf(buf, len, "%.1f us", v / 1e3);
+	else if (v < 1000000000)
+		snprintf(buf, len, "%.1f ms", v / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", v / 1e9);
+	return buf;
+}
+
 uint32_t profile_str(struct profile *p, const char *s)
 {
 	struct str_key key = { p, s ? s : "" };

@@ -68,6 +68,12 @@ struct profile {
 	/* description */
 	uint32_t title;		/* string index: "cpu at 99 Hz", "syscall:openat" */
 	uint64_t period_ns;	/* cpu sampling: 1e9 / Hz; 0 for event counts */
+	/*
+	 * What a sample's count measures, as pprof names it (string indices):
+	 * 0 for events counted ("samples"/"count"); "off_cpu"/"nanoseconds"
+	 * for time.  See profile_unit_ns.
+	 */
+	uint32_t value_type, value_unit;
 	uint64_t time_ns;	/* start, ns since the Unix epoch; 0: unknown */
 	uint64_t duration_ns;
 	uint64_t total;		/* sum of sample counts */
@@ -89,6 +95,21 @@ static inline uint64_t count_add(uint64_t a, uint64_t b)
 }
 
 void profile_init(struct profile *p);
+
+/* Counts are nanoseconds (off-CPU, wall time), not events. */
+bool profile_unit_ns(const struct profile *p);
+
+/*
+ * A count as people read it: "1234" for events, "12.3 ms" (ns, us, ms, s)
+ * for time.  Returns buf.
+ */
+const char *profile_value_str(const struct profile *p, uint64_t v, char *buf, size_t len);
+
+/* The unit of profile_value_str's numbers in prose: "samples" or "" (time says its own). */
+static inline const char *profile_count_word(const struct profile *p)
+{
+	return profile_unit_ns(p) ? "" : " samples";
+}
 void profile_free(struct profile *p);
 
 /* Intern a string (NULL or "" is 0); UINT32_MAX on allocation failure. */

@@ -962,6 +962,32 @@ static void test_count_range(void **state)
 	free(out);
 }
 
+/* A time profile keeps its sample type and unit through pprof. */
+static void test_time_unit_round_trip(void **state)
+{
+	struct prof_sample labels = { .count = 2500000 };
+	struct profile p, q;
+	char err[256] = "";
+	uint32_t f;
+	size_t len;
+	void *out;
+
+	profile_init(&p);
+	f = profile_frame(&p, &(struct prof_frame){ .name = profile_str(&p, "futex_wait") });
+	assert_int_equal(profile_add_sample(&p, &f, 1, &labels), 0);
+	p.value_type = profile_str(&p, "off_cpu");
+	p.value_unit = profile_str(&p, "nanoseconds");
+	p.period_ns = 1000000;	/* a wall profile's sampling period is not a second value */
+	out = write_mem(&p, &len);
+	assert_int_equal(read_buf(out, len, &q, err, sizeof(err)), 0);
+	assert_true(profile_unit_ns(&q));
+	assert_string_equal(profile_s(&q, q.value_type), "off_cpu");
+	assert_int_equal(q.total, 2500000);
+	profile_free(&q);
+	profile_free(&p);
+	free(out);
+}
+
 static void test_bad_structure(void **state)
 {
 	struct pb_buf b = { 0 };
@@ -1126,6 +1152,7 @@ int main(void)
 		cmocka_unit_test(test_large_round_trip),
 		cmocka_unit_test(test_truncated_and_flipped),
 		cmocka_unit_test(test_count_range),
+		cmocka_unit_test(test_time_unit_round_trip),
 		cmocka_unit_test(test_bad_structure),
 		cmocka_unit_test(test_random_garbage),
 		cmocka_unit_test(test_gzip_bomb),

@@ -188,6 +188,43 @@ static void test_folded_names_cut(void **state)
 	profile_free(&p);
 }
 
+/*
+ * Time profiles (off-CPU, wall): counts are nanoseconds.  Folded output
+ * writes microseconds (FlameGraph wants integers; never 0 for time that
+ * was there), text and speedscope say the unit.
+ */
+static void test_time_units(void **state)
+{
+	struct profile p;
+	char *out, *buf = NULL, v[32];
+	size_t len = 0;
+	FILE *f;
+
+	read_folded(&p, "app;main;sleep 2500000\napp;main;tiny 7\n");
+	p.value_type = profile_str(&p, "off_cpu");
+	p.value_unit = profile_str(&p, "nanoseconds");
+	assert_true(profile_unit_ns(&p));
+	out = folded_of(&p);
+	assert_string_equal(out, "app;main;sleep 2500\napp;main;tiny 1\n");
+	free(out);
+	assert_string_equal(profile_value_str(&p, 2500000, v, sizeof(v)), "2.5 ms");
+	assert_string_equal(profile_value_str(&p, 7, v, sizeof(v)), "7 ns");
+	assert_string_equal(profile_value_str(&p, 3210000000ULL, v, sizeof(v)), "3.21 s");
+	f = open_memstream(&buf, &len);
+	assert_int_equal(profile_write_text(f, &p, 10), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "stitch: 2.5 ms of off_cpu"));
+	assert_non_null(strstr(buf, " 2.5 ms  app"));
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(profile_write_speedscope(f, &p), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"unit\":\"nanoseconds\""));
+	free(buf);
+	profile_free(&p);
+}
+
 static void test_filters(void **state)
 {
 	static const char text[] =
@@ -272,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_folded_errors),
 		cmocka_unit_test(test_folded_count_range),
 		cmocka_unit_test(test_folded_names_cut),
+		cmocka_unit_test(test_time_units),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_speedscope_escaping),
 	};
