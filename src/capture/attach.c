@@ -382,6 +382,22 @@ static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32
 	return add_link(a, link);
 }
 
+/* offcpu: the sched_switch program; which event it counts under is in its rodata. */
+static int attach_offcpu(struct attacher *a, const struct event_spec *ev, char *err,
+			 size_t errlen)
+{
+	struct bpf_link *link = bpf_program__attach(a->skel->progs.on_sched_switch);
+
+	if (!link) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot attach to sched:sched_switch (tp_btf): %s",
+			 ev->text, strerror(e));
+		return -e;
+	}
+	return add_link(a, link);
+}
+
 int attach_event(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 		 char *err, size_t errlen)
 {
@@ -397,6 +413,8 @@ int attach_event(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 		return attach_usdt(a, ev, idx, err, errlen);
 	case EVENT_KPROBE:
 		return attach_kprobe(a, ev, idx, err, errlen);
+	case EVENT_OFFCPU:
+		return attach_offcpu(a, ev, err, errlen);
 	}
 	return -EINVAL;
 }

@@ -186,8 +186,25 @@ static __always_inline bool user_regs_usable(struct task_struct *task)
 	return true;
 }
 
-/* user_sample: a perf sample that interrupted user code (no kernel stack). */
-static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample)
+/*
+ * Off-CPU switch-out (offcpu/offcpu.bpf.h): the stack is taken now and
+ * weighed when the thread runs again.  Counted in the kernel, its key is
+ * kept; else the sample is sent marked STITCH_SAMPLE_WEIGHT_LATER.
+ */
+struct capture_defer {
+	struct kagg_key key;
+	__u32 tag;		/* enum offcpu_tag */
+	__u32 kskip;		/* innermost kernel frames that are ours (the BPF glue) */
+	bool counted;		/* key is a stored stack's */
+	bool sent;		/* a sample went to user space */
+};
+
+/*
+ * user_sample: a perf sample that interrupted user code (no kernel stack).
+ * defer: NULL, or an off-CPU switch-out (capture_defer).
+ */
+static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample,
+				   struct capture_defer *defer)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -216,7 +233,11 @@ static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample)
 	 */
 	if (kunwind_count_in_kernel && user_ok &&
 	    !(interp_any && bpf_map_lookup_elem(&interp_procs, &tgid)) &&
-	    kunwind_count_event(ctx, task, tgid, tid, event_idx, user_sample)) {
+	    kunwind_count_event(ctx, task, tgid, tid, event_idx, user_sample,
+				defer ? defer->tag : 0, defer ? defer->kskip : 0,
+				defer ? &defer->key : NULL)) {
+		if (defer)
+			defer->counted = true;
 		count(STAT_KAGG_COUNTED);
 		return 0;
 	}
@@ -235,10 +256,13 @@ static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample)
 	e->nuframes = 0;
 	e->ustop = 0;
 	e->ucopy_off = 0;
+	e->tag = defer ? defer->tag : 0;
+	if (defer)
+		e->flags |= STITCH_SAMPLE_WEIGHT_LATER;
 	e->ip = e->sp = e->bp = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 
-	kbytes = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
+	kbytes = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), defer ? defer->kskip : 0);
 	if (kbytes < 0) {
 		e->flags |= STITCH_SAMPLE_KSTACK_FAULT;
 		count(STAT_KSTACK_FAULT);
@@ -287,8 +311,13 @@ static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample)
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	if (bpf_ringbuf_output(&samples, e, size, wake))
 		count(STAT_RINGBUF_LOST);
+	else if (defer)
+		defer->sent = true;
 	return 0;
 }
+
+/* ---- off-CPU time (offcpu/offcpu.bpf.h): sched_switch, using capture() ---- */
+#include "offcpu/offcpu.bpf.h"
 
 SEC("perf_event")
 int on_perf_event(struct bpf_perf_event_data *ctx)
@@ -297,25 +326,25 @@ int on_perf_event(struct bpf_perf_event_data *ctx)
 	__u64 cs = *(volatile __u64 *)&ctx->regs.cs;
 
 	/* x86: CPL 3 in the interrupted cs is user mode */
-	return capture(ctx, bpf_get_attach_cookie(ctx), (cs & 3) == 3);
+	return capture(ctx, bpf_get_attach_cookie(ctx), (cs & 3) == 3, NULL);
 }
 
 SEC("tracepoint")
 int on_tracepoint(void *ctx)
 {
-	return capture(ctx, bpf_get_attach_cookie(ctx), false);
+	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
 }
 
 SEC("uprobe")
 int on_uprobe(struct pt_regs *ctx)
 {
-	return capture(ctx, bpf_get_attach_cookie(ctx), false);
+	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
 }
 
 SEC("kprobe")
 int on_kprobe(struct pt_regs *ctx)
 {
-	return capture(ctx, bpf_get_attach_cookie(ctx), false);
+	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
 }
 
 /* Follow processes created by traced ones (-- COMMAND, -p). */

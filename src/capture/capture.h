@@ -31,6 +31,8 @@
 /* kunwind: ustack[] starts with nuframes frame words (kunwind.h) unwound in the kernel */
 #define STITCH_SAMPLE_KFRAMES      (1u << 4)
 #define STITCH_SAMPLE_INTERP_LOST  (1u << 5)	/* its interp_event did not fit in the ring */
+/* off-CPU: the time this stack weighs follows in an offcpu_weight record */
+#define STITCH_SAMPLE_WEIGHT_LATER (1u << 6)
 
 struct sample_event {
 	__u64 time_ns;		/* CLOCK_MONOTONIC, same clock as the perf side */
@@ -45,7 +47,7 @@ struct sample_event {
 	/* ---- kunwind (in-kernel unwinding) ---- */
 	__u16 nuframes;		/* STITCH_SAMPLE_KFRAMES: frame words at ustack[0] */
 	__u8 ustop;		/* and why the kernel's walk stopped (KUNWIND_STOP_*) */
-	__u8 kunwind_pad;
+	__u8 tag;		/* enum offcpu_tag (offcpu/offcpu.h) */
 	__u32 ucopy_off;	/* stack bytes copied from sp upward: ustack[ucopy_off..ustack_bytes) */
 	/* ---- end kunwind ---- */
 	__u64 kstack[STITCH_MAX_KSTACK];
@@ -75,6 +77,9 @@ enum stitch_stat {
 	STAT_KAGG_COLLISION,	/* kunwind: not counted, hash collision: sent instead */
 	STAT_KAGG_COUNTED,	/* kunwind: counted in the kernel */
 	STAT_INTERP_LOST,	/* interpreter frames dropped: ring buffer full */
+	STAT_OFFCPU_OUT,	/* off-CPU: switch-outs of traced threads, stack taken */
+	STAT_OFFCPU_UNTRACKED,	/* off-CPU: thread map full, the interval is lost */
+	STAT_OFFCPU_LOST,	/* off-CPU: intervals whose time found no stack to add to */
 	STAT_NR,
 };
 

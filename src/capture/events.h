@@ -12,6 +12,7 @@ enum event_kind {
 	EVENT_UPROBE,		/* uprobe:PATH:SYMBOL */
 	EVENT_USDT,		/* usdt:PATH:PROVIDER:NAME */
 	EVENT_KPROBE,		/* kprobe:FUNC */
+	EVENT_OFFCPU,		/* offcpu: time off the CPU, stack at switch-out */
 };
 
 struct event_spec {
@@ -22,7 +23,7 @@ struct event_spec {
 };
 
 #define EVENT_SYNTAX \
-	"cpu, syscall:NAME, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, " \
+	"cpu, offcpu, syscall:NAME, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, " \
 	"usdt:PATH:PROVIDER:NAME or kprobe:FUNC"
 
 /* Parse text; on error fill err with a message for the user and return -EINVAL. */

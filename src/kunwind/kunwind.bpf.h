@@ -690,10 +690,12 @@ static long kagg_cmp_cb(__u64 i, void *ctx)
  * perf sample that interrupted user code.  Its kernel stack is empty (perf
  * takes kernel frames only from kernel-mode registers), so counting it need
  * not ask for one: bpf_get_stackid() would spend ~200 ns to find nothing
- * and return -EFAULT.
+ * and return -EFAULT.  kskip: innermost kernel frames to leave out (ours).
+ * tag, defer: an off-CPU switch-out, weighed later (kagg_add).
  */
 static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *task, __u32 tgid,
-						__u32 tid, __u32 event_idx, bool user_sample)
+						__u32 tid, __u32 event_idx, bool user_sample,
+						__u32 tag, __u32 kskip, struct kagg_key *defer)
 {
 	struct kunwind_start start;
 	struct kunwind_result res;
@@ -770,7 +772,7 @@ stored:
 	sv->hash = hash;
 	sv->stored = 1;
 	/* The kernel stack map compares stacks too: a collision is -EEXIST. */
-	key.kstack_id = user_sample ? -EFAULT : bpf_get_stackid(ctx, &kagg_kstacks, 0);
+	key.kstack_id = user_sample ? -EFAULT : bpf_get_stackid(ctx, &kagg_kstacks, kskip);
 	if (key.kstack_id == -EEXIST)
 		goto collision;
 	if (key.kstack_id < 0 && key.kstack_id != -EFAULT) {
@@ -782,8 +784,14 @@ stored:
 	key.event_idx = event_idx;
 	key.uhash = hash;
 	key.epoch = kagg_epoch;
+	key.tag = tag;
 	/* Two loads through the trusted task pointer instead of a helper's strscpy. */
 	__builtin_memcpy(key.comm, task->comm, sizeof(key.comm));
+	/* Off-CPU: the stack is stored; its weight comes at switch-in (kagg_add). */
+	if (defer) {
+		*defer = key;
+		return true;
+	}
 	cnt = bpf_map_lookup_elem(&kagg_counts, &key);
 	if (cnt) {
 		__sync_fetch_and_add(cnt, 1);
@@ -805,6 +813,33 @@ stored:
 collision:
 	count(STAT_KAGG_COLLISION);
 	return false;
+}
+
+/*
+ * Add n to the count of a stack stored before (kunwind_count_event with
+ * defer), under the current epoch: the one it was stored under may have been
+ * read and deleted since.  False if the map is full.
+ */
+static __always_inline bool kagg_add(struct kagg_key *key, __u64 n)
+{
+	__u64 *cnt;
+	long err;
+
+	key->epoch = kagg_epoch;
+	cnt = bpf_map_lookup_elem(&kagg_counts, key);
+	if (cnt) {
+		__sync_fetch_and_add(cnt, n);
+		return true;
+	}
+	err = bpf_map_update_elem(&kagg_counts, key, &n, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		cnt = bpf_map_lookup_elem(&kagg_counts, key);
+		if (cnt) {
+			__sync_fetch_and_add(cnt, n);
+			return true;
+		}
+	}
+	return !err;
 }
 
 /* A process that execs keeps its pid but not its mappings: forget the list. */

@@ -537,13 +537,16 @@ static bool add_count(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
 	sk->tid = key->tid;
 	sk->event_idx = key->event_idx;
 	memcpy(sk->comm, key->comm, sizeof(sk->comm));
+	/* An off-CPU stack's thread state: its innermost frame (stack_tag_frame). */
+	if (key->tag)
+		((uint64_t *)(sk + 1))[nk++] = key->tag;
 	if (key->kstack_id >= 0 &&
 	    bpf_map_lookup_elem(kstacks_fd, &key->kstack_id, kips) == 0) {
+		int i;
+
 		*bytes += sizeof(kips);
-		while (nk < KAGG_KSTACK_DEPTH && kips[nk]) {
-			((uint64_t *)(sk + 1))[nk] = kips[nk];
-			nk++;
-		}
+		for (i = 0; i < KAGG_KSTACK_DEPTH && kips[i]; i++)
+			((uint64_t *)(sk + 1))[nk++] = kips[i];
 	}
 	sk->nkernel = nk;
 	nu = kunwind_decode(kw, (const uint64_t *)u->words, u->n, u->stop,
@@ -551,18 +554,34 @@ static bool add_count(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
 	if (nu < 0)
 		return false;
 	sk->nuser = nu;
-	stops[u->stop] += count;
+	/* Outcomes count walks: an off-CPU key's count is time, one walk. */
+	stops[u->stop] += key->tag ? 1 : count;
 	stacks_add_n(stacks, sk, sizeof(*sk) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe),
 		     count);
 	return true;
+}
+
+int kunwind_count_key(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+		      const struct kagg_key *key, uint64_t count, struct stack_table *stacks,
+		      uint64_t *stops, uint64_t *bytes)
+{
+	struct stack_key *sk = malloc(KUNWIND_KEY_BYTES);
+	struct kagg_ustack *u = malloc(sizeof(*u));
+	int rc = -ENOMEM;
+
+	if (sk && u)
+		rc = add_count(kw, kstacks_fd, ustacks_fd, key, count, sk, u, stacks, stops,
+			       bytes) ? 0 : -ENOENT;
+	free(sk);
+	free(u);
+	return rc;
 }
 
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
 			    int ustacks_fd, int64_t epoch, struct stack_table *stacks,
 			    uint64_t *stops, uint64_t *bytes)
 {
-	size_t kbytes = sizeof(struct stack_key) + KAGG_KSTACK_DEPTH * sizeof(uint64_t) +
-			(KUNWIND_MAX_FRAMES + 1) * sizeof(struct uframe);
+	size_t kbytes = KUNWIND_KEY_BYTES;
 	struct stack_key *sk = malloc(kbytes);
 	struct kagg_ustack *u = malloc(sizeof(*u));
 	struct kagg_key key, *keys = NULL;

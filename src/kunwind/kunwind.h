@@ -123,7 +123,7 @@ struct kagg_key {
 	 * deletes the old epoch's keys without racing an increment.
 	 */
 	__u32 epoch;
-	__u32 pad;
+	__u32 tag;		/* enum offcpu_tag: an off-CPU stack's thread state */
 };
 
 struct kagg_ustack {
@@ -229,6 +229,19 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
 			    int ustacks_fd, int64_t epoch, struct stack_table *stacks,
 			    uint64_t *stops, uint64_t *bytes);
+
+/*
+ * One key, not from the counts map, counted count times: an off-CPU thread
+ * still blocked when recording ends.  0, or -ENOENT if its stack is gone.
+ */
+int kunwind_count_key(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+		      const struct kagg_key *key, uint64_t count, struct stack_table *stacks,
+		      uint64_t *stops, uint64_t *bytes);
+
+/* Room for one stack_key built from a kagg_key: a tag, kernel and user frames. */
+#define KUNWIND_KEY_BYTES (sizeof(struct stack_key) + \
+			   (1 + KAGG_KSTACK_DEPTH) * sizeof(uint64_t) + \
+			   (KUNWIND_MAX_FRAMES + 1) * sizeof(struct uframe))
 
 /*
  * Build a kunwind_proc from a process's mappings, giving binaries slots and

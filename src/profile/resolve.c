@@ -8,6 +8,7 @@
 #include "symbolize/kallsyms.h"
 #include "symbolize/ksym_namer.h"
 #include "profile/resolve.h"
+#include "offcpu/offcpu.h"
 #include "symbolize/symbolize.h"
 #include "util/elf_util.h"
 
@@ -258,6 +259,8 @@ static void kname_prefetch(struct resolver *r, struct stack_table *t)
 		for (j = 0; j < key->nkernel; j++) {
 			struct kname *k;
 
+			if (stack_kernel_is_tag(kern[j]))
+				continue;
 			if (!r->ks_tried)
 				start_kernel_naming(r);
 			if (!r->kn)
@@ -374,7 +377,14 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 		}
 	}
 	for (i = k->nkernel - 1; i >= 0; i--) {
-		const char *module, *name = kernel_name(r, kern[i], i == 0, &module);
+		const char *module, *name;
+
+		if (stack_kernel_is_tag(kern[i])) {
+			n = put(out, n, max, offcpu_tag_name(kern[i]), NULL, 0, FRAME_MARK);
+			continue;
+		}
+		/* After a tag, the innermost kernel frame is a return address too. */
+		name = kernel_name(r, kern[i], i == 0, &module);
 
 		/* For kernel frames, file holds the module ("[ext4]"), if any. */
 		n = put_at(out, n, max, name, module, 0, FRAME_KERNEL,

@@ -46,6 +46,18 @@ struct stack {
 	struct stack_key key;	/* variable length: must be last */
 };
 
+/*
+ * A "kernel address" below this is no address but a tag: an off-CPU stack's
+ * thread state (enum offcpu_tag), its innermost frame.  No kernel code lives
+ * in the first page.
+ */
+#define STACK_TAG_LIMIT 4096
+
+static inline bool stack_kernel_is_tag(uint64_t addr)
+{
+	return addr && addr < STACK_TAG_LIMIT;
+}
+
 static inline const uint64_t *stack_kernel(const struct stack_key *k)
 {
 	return (const uint64_t *)(k + 1);

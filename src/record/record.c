@@ -33,6 +33,9 @@
 #include "proc/procs.h"
 #include "capture/capture.h"
 #include "record/record_hooks.h"
+#include "offcpu/offcpu.h"
+#include "offcpu/offcpu_pending.h"
+#include "util/clock.h"
 #include "capture.skel.h"
 #include "profile/resolve.h"
 #include "profile/stacks.h"
@@ -69,6 +72,8 @@ struct record_opts {
 	int unwind_mode;		/* enum kunwind_mode */
 	bool unwind_asked;		/* --unwind given: no silent fallback */
 	bool per_event;			/* --per-event: no counting in the kernel */
+	uint64_t min_block_ns;		/* offcpu: --min-block */
+	bool no_runnable;		/* offcpu: --no-runnable */
 	double max_table_mb;
 };
 
@@ -101,6 +106,7 @@ struct recorder {
 	struct unwind_frame *uframes;
 	struct uframe *check_uf;	/* --unwind=check: the copy's frames */
 	struct interp_state interp;	/* interpreter frames (interp_*.c) */
+	struct offcpu_pending offcpu;	/* off-CPU samples awaiting their weight */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -129,6 +135,11 @@ static void usage(FILE *f)
 "                           name; SYMBOL may be an ELF address (0x...)\n"
 "  usdt:PATH:PROVIDER:NAME  a USDT probe (semaphores are handled)\n"
 "  kprobe:FUNC              a kernel function, where the kernel has kprobes\n"
+"  offcpu                   time off the CPU: each thread's stack when it\n"
+"                           blocks (sleep, I/O, lock, futex), weighed by the\n"
+"                           nanoseconds until it runs again; time it waits\n"
+"                           for a CPU after preemption is a [runnable] leaf.\n"
+"                           Its own recording: not with other events\n"
 "\n"
 "Targets (one of):\n"
 "  -p, --pid PID[,PID...]   all threads of these processes\n"
@@ -161,6 +172,11 @@ static void usage(FILE *f)
 "      --no-lines           interpreter frames without line numbers, so one\n"
 "                           function is one frame: 'name (file)'\n"
 "      --no-interp          native frames only: do not walk interpreters\n"
+"      --min-block TIME     offcpu: drop intervals shorter than TIME (1ms,\n"
+"                           500us; default 0, keep all)\n"
+"      --no-runnable        offcpu: leave out time waiting for a CPU after\n"
+"                           preemption (shown by default: it is time the\n"
+"                           thread waited too)\n"
 "      --stats[=walks]      what recording cost and how stacks ended: bytes\n"
 "                           and BPF time per event (BPF time needs sysctl\n"
 "                           kernel.bpf_stats_enabled=1), unwind outcomes;\n"
@@ -168,6 +184,9 @@ static void usage(FILE *f)
 "                           ~100 ns to every event)\n"
 "  -h, --help               this help\n"
 "\n"
+"Off-CPU profiles weigh stacks in nanoseconds (pprof: off_cpu/nanoseconds);\n"
+"folded output writes microseconds.  The state a thread left the CPU in is\n"
+"its innermost frame: [S sleeping], [D uninterruptible], [runnable].\n"
 "Folded lines are 'comm;outermost;...;innermost COUNT'.  Kernel frames end in\n"
 "_[k], inlined ones in _[i]; a frame that cannot be named is module+0xVADDR or\n"
 "[unknown]; a stack cut short is marked [truncated].\n"
@@ -232,7 +251,7 @@ static int parse_pids(struct record_opts *o, const char *arg)
 }
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
-       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP };
+       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -252,12 +271,14 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "per-event", no_argument, NULL, OPT_PER_EVENT },
 		{ "no-lines", no_argument, NULL, OPT_NO_LINES },
 		{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
+		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+		{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[512];
 	long v;
-	int c, rc;
+	int c, rc, i;
 
 	o->freq = DEFAULT_FREQ;
 	o->stack_bytes = STITCH_DEFAULT_USTACK;
@@ -359,6 +380,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_NO_INTERP:
 			o->no_interp = true;
 			break;
+		case OPT_MIN_BLOCK:
+			o->min_block_ns = strcmp(optarg, "0") ? cli_parse_time(optarg) : 0;
+			if (!o->min_block_ns && strcmp(optarg, "0"))
+				return fail_usage("--min-block: '%s' is not a time (like 1ms, 500us, "
+						  "0.2s; 0 keeps every interval)", optarg);
+			break;
+		case OPT_NO_RUNNABLE:
+			o->no_runnable = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -379,6 +409,10 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		o->formats[0] = OUTPUT_TEXT;
 		o->noutputs = 1;
 	}
+	for (i = 0; i < o->nevents; i++)
+		if (o->events[i].kind == EVENT_OFFCPU && o->nevents > 1)
+			return fail_usage("%s", "-e offcpu weighs stacks in time, other events in "
+					  "counts: record it on its own");
 	if ((o->all ? 1 : 0) + (o->npids ? 1 : 0) + (o->command ? 1 : 0) != 1)
 		return fail_usage("%s", "say what to trace with exactly one of: -p PID, -a (whole "
 				  "system), or -- COMMAND");
@@ -505,12 +539,20 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	struct proc *proc = NULL, *iproc;
 	enum unwind_stop why = UNWIND_STOP_END;
 	bool kframes, copied;
-	int nk, nu = 0;
+	int nk, nu = 0, i;
 
 	r->bytes_received += size;
 	/* Interpreter frames come just before their sample: keep them for it. */
 	if (size >= sizeof(uint64_t) && *(const uint64_t *)data == INTERP_EVENT_MAGIC) {
 		interp_stash(&r->interp, data, size);
+		return 0;
+	}
+	/* An off-CPU interval ended: what the thread's sent stack weighs. */
+	if (size == sizeof(struct offcpu_weight) &&
+	    *(const uint64_t *)data == OFFCPU_WEIGHT_MAGIC) {
+		const struct offcpu_weight *w = data;
+
+		offcpu_weigh(&r->offcpu, w->tid, w->ns, &r->stacks);
 		return 0;
 	}
 	if (size < STITCH_SAMPLE_HDR_BYTES || e->kstack_bytes > sizeof(e->kstack) ||
@@ -538,8 +580,12 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	key->event_idx = e->event_idx;
 	memcpy(key->comm, e->comm, STITCH_COMM_LEN);
 	kips = (uint64_t *)(key + 1);
-	for (nk = 0; nk < (int)(e->kstack_bytes / 8) && e->kstack[nk]; nk++)
-		kips[nk] = e->kstack[nk];
+	nk = 0;
+	/* An off-CPU stack's thread state: its innermost frame (stack_tag_frame). */
+	if (e->tag && e->tag < OFFCPU_TAG_NR)
+		kips[nk++] = e->tag;
+	for (i = 0; i < (int)(e->kstack_bytes / 8) && e->kstack[i]; i++)
+		kips[nk++] = e->kstack[i];
 	key->nkernel = nk;
 	uf = (struct uframe *)(kips + nk);
 
@@ -574,7 +620,9 @@ static int handle_sample(void *ctx, void *data, size_t size)
 	if (kframes || proc)
 		r->unwind_stops[why]++;
 	key->nuser = nu;
-	if (r->hooks && r->hooks->sample)
+	if (e->flags & STITCH_SAMPLE_WEIGHT_LATER)
+		offcpu_hold(&r->offcpu, e->tid, key, key_bytes_for(nk, nu));
+	else if (r->hooks && r->hooks->sample)
 		r->hooks->sample(r->hooks->ctx, e, key, key_bytes_for(nk, nu));
 	else
 		stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
@@ -624,7 +672,7 @@ static int open_bpf(struct recorder *r)
 static void load_used_programs_only(struct recorder *r)
 {
 	struct record_opts *o = r->o;
-	bool perf = false, tp = false, uprobe = false, kprobe = false;
+	bool perf = false, tp = false, uprobe = false, kprobe = false, offcpu = false;
 	int i;
 
 	for (i = 0; i < o->nevents; i++) {
@@ -643,12 +691,19 @@ static void load_used_programs_only(struct recorder *r)
 		case EVENT_KPROBE:
 			kprobe = true;
 			break;
+		case EVENT_OFFCPU:
+			offcpu = true;
+			r->skel->rodata->offcpu_event_idx = i;
+			break;
 		}
 	}
 	bpf_program__set_autoload(r->skel->progs.on_perf_event, perf);
 	bpf_program__set_autoload(r->skel->progs.on_tracepoint, tp);
 	bpf_program__set_autoload(r->skel->progs.on_uprobe, uprobe);
 	bpf_program__set_autoload(r->skel->progs.on_kprobe, kprobe);
+	bpf_program__set_autoload(r->skel->progs.on_sched_switch, offcpu);
+	r->skel->rodata->offcpu_min_block_ns = o->min_block_ns;
+	r->skel->rodata->offcpu_runnable = !o->no_runnable;
 }
 
 /*
@@ -917,6 +972,35 @@ static void kernel_counts_tick(struct recorder *r, double now)
 	}
 }
 
+/*
+ * Threads still off the CPU when recording ends: their time so far, to the
+ * stack they left with.  The programs are detached: the map holds still.
+ */
+static void offcpu_still_blocked(struct recorder *r)
+{
+	int fd = bpf_map__fd(r->skel->maps.offcpu_threads);
+	uint64_t now = mono_ns(), ns;
+	struct offcpu_thread t;
+	uint32_t tid, *prev = NULL;
+
+	if (!bpf_program__autoload(r->skel->progs.on_sched_switch))
+		return;
+	while (bpf_map_get_next_key(fd, prev, &tid) == 0) {
+		prev = &tid;
+		if (bpf_map_lookup_elem(fd, &tid, &t) != 0 || t.out_ns > now)
+			continue;
+		ns = now - t.out_ns;
+		if (ns < r->o->min_block_ns)
+			ns = 0;
+		if (t.counted && ns)
+			kunwind_count_key(&r->kw, bpf_map__fd(r->skel->maps.kagg_kstacks),
+					  bpf_map__fd(r->skel->maps.kagg_ustacks), &t.key, ns,
+					  &r->stacks, r->unwind_stops, &r->bytes_received);
+		else if (t.sent)
+			offcpu_weigh(&r->offcpu, tid, ns, &r->stacks);
+	}
+}
+
 static bool targets_alive(struct recorder *r)
 {
 	int i;
@@ -1053,6 +1137,12 @@ static void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 		fprintf(stderr, "stitch: the kernel dropped %" PRIu64 " process-tracking records "
 			"(mappings may be missing: some frames may show as [unknown])\n",
 			r->ptrack.lost);
+	if (st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] + r->offcpu.lost)
+		fprintf(stderr, "stitch: LOST %" PRIu64 " off-CPU intervals (%" PRIu64 " threads "
+			"beyond %d tracked, %" PRIu64 " with full maps, %" PRIu64 " whose record "
+			"was lost)\n", st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] +
+			r->offcpu.lost, st[STAT_OFFCPU_UNTRACKED], OFFCPU_MAX_THREADS,
+			st[STAT_OFFCPU_LOST], r->offcpu.lost);
 	if (r->bad_records + r->ptrack.malformed)
 		fprintf(stderr, "stitch: %" PRIu64 " malformed records ignored\n",
 			r->bad_records + r->ptrack.malformed);
@@ -1082,6 +1172,18 @@ static void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 	prog_cost(sk->progs.on_tracepoint, &ns, &cnt);
 	prog_cost(sk->progs.on_uprobe, &ns, &cnt);
 	prog_cost(sk->progs.on_kprobe, &ns, &cnt);
+	if (bpf_program__autoload(sk->progs.on_sched_switch)) {
+		uint64_t sns = 0, scnt = 0;
+
+		/* Every switch of the machine runs it; traced threads' ones take stacks. */
+		prog_cost(sk->progs.on_sched_switch, &sns, &scnt);
+		fprintf(stderr, "stitch stats: off-CPU: %" PRIu64 " switch-outs of traced threads "
+			"took a stack; sched_switch ran %" PRIu64 " times, %.0f ns per run\n",
+			st[STAT_OFFCPU_OUT], scnt, scnt ? (double)sns / scnt : 0.0);
+		ns += sns;
+		cnt += scnt;
+		got = st[STAT_OFFCPU_OUT];
+	}
 	for (i = 0; i <= UNWIND_STOP_BAD; i++)
 		ends += r->unwind_stops[i];
 	fprintf(stderr, "stitch stats: events %" PRIu64 ", received %" PRIu64 ", bytes/event %.0f\n",
@@ -1207,9 +1309,18 @@ static int write_output(struct recorder *r, double seconds, uint64_t start_unix_
 		/* Samples are time only when cpu sampling is all there is. */
 		if (o->nevents == 1 && o->events[0].kind == EVENT_CPU)
 			p.period_ns = 1000000000ULL / o->freq;
+		/* Off-CPU stacks weigh nanoseconds (it is recorded on its own). */
+		if (o->events[0].kind == EVENT_OFFCPU) {
+			p.value_type = profile_str(&p, "off_cpu");
+			p.value_unit = profile_str(&p, "nanoseconds");
+		}
 		target_of(r, sub, sizeof(sub));
-		snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %" PRIu64 " events",
-			 seconds, r->stacks.total);
+		if (profile_unit_ns(&p))
+			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %.3f s "
+				 "off-CPU", seconds, r->stacks.total / 1e9);
+		else
+			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %" PRIu64
+				 " events", seconds, r->stacks.total);
 		oo.subtitle = sub;
 		for (i = 0; i < o->noutputs; i++) {
 			int err = output_write(o->outputs[i], o->formats[i], &p, &oo);
@@ -1219,8 +1330,12 @@ static int write_output(struct recorder *r, double seconds, uint64_t start_unix_
 					o->outputs[i], strerror(-err));
 				rc = err;
 			} else if (strcmp(o->outputs[i], "-") != 0) {
-				fprintf(stderr, "stitch: %" PRIu64 " events, %zu distinct stacks "
-					"written to %s\n", r->stacks.total, p.nsamples, o->outputs[i]);
+				char v[32];
+
+				fprintf(stderr, "stitch: %s%s, %zu distinct stacks written to %s\n",
+					profile_value_str(&p, r->stacks.total, v, sizeof(v)),
+					profile_unit_ns(&p) ? " off-CPU" : " events", p.nsamples,
+					o->outputs[i]);
 			}
 		}
 	} else {
@@ -1350,6 +1465,7 @@ static int run(struct recorder *r)
 	/* Processes that exited as the recording ended let go of their tables too. */
 	kunwind_update(r);
 
+	offcpu_still_blocked(r);
 	kernel_counts_read(r, -1);	/* the rest: nothing counts any more */
 	read_stats(r, st);
 	report_losses(r, st);
@@ -1408,12 +1524,14 @@ int record_main(int argc, char **argv, const struct record_hooks *hooks)
 	r.hooks = hooks;
 	r.child = -1;
 	r.kagg_pending = -1;
-	r.key_buf = malloc(sizeof(struct stack_key) + STITCH_MAX_KSTACK * sizeof(uint64_t) +
+	/* The kernel stack, after an off-CPU tag, and every user frame. */
+	r.key_buf = malloc(sizeof(struct stack_key) + (1 + STITCH_MAX_KSTACK) * sizeof(uint64_t) +
 			   (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES) * sizeof(struct uframe));
 	r.uframes = malloc(MAX_UFRAMES * sizeof(*r.uframes));
 	r.check_uf = malloc((MAX_UFRAMES + 1) * sizeof(*r.check_uf));
 	if (!r.key_buf || !r.uframes || !r.check_uf || binary_cache_init(&r.bins) ||
-	    procs_init(&r.procs, &r.bins) || stacks_init(&r.stacks)) {
+	    procs_init(&r.procs, &r.bins) || stacks_init(&r.stacks) ||
+	    offcpu_pending_init(&r.offcpu)) {
 		fprintf(stderr, "stitch record: out of memory\n");
 		rc = 1;
 		goto out;
@@ -1427,6 +1545,7 @@ out:
 		capture_bpf__destroy(r.skel);
 	perf_tracker_close(&r.ptrack);
 	stacks_free(&r.stacks);
+	offcpu_pending_free(&r.offcpu);
 	procs_free(&r.procs);
 	binary_cache_free(&r.bins);
 	interp_free(&r.interp);

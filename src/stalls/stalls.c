@@ -113,27 +113,6 @@ static int fail_usage(const char *fmt, const char *arg)
 	return cli_usage_error("stalls", fmt, arg);
 }
 
-/* "50ms", "500us", "0.2s", "50" (ms) -> ns; 0 if not a time. */
-static uint64_t parse_time(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end), scale;
-
-	if (end == s || !(v > 0))
-		return 0;
-	if (!*end || !strcmp(end, "ms"))
-		scale = 1e6;
-	else if (!strcmp(end, "us"))
-		scale = 1e3;
-	else if (!strcmp(end, "s"))
-		scale = 1e9;
-	else
-		return 0;
-	if (v * scale < 1e3 || v * scale > 3600e9)
-		return 0;
-	return (uint64_t)(v * scale);
-}
-
 static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 {
 	enum { OPT_TOP = 256 };
@@ -161,7 +140,7 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 			o->pids = optarg;
 			break;
 		case 't':
-			o->threshold_ns = parse_time(optarg);
+			o->threshold_ns = cli_parse_time(optarg);
 			if (!o->threshold_ns)
 				return fail_usage("--threshold: '%s' is not a time between 1us and "
 						  "1h (like 50ms, 500us, 0.2s)", optarg);

@@ -4,10 +4,12 @@
  * times they measure themselves.  Built -O2 -fomit-frame-pointer like chain.c,
  * so only CFI unwinds it.  Every waiting call sits at the end of a named
  * chain (main or a thread start -> wait_<kind>() -> the blocking call), and
- * the time spent inside the call is summed with CLOCK_MONOTONIC around it.
- * At exit each mode prints one line per kind:
+ * the time spent inside the call is summed: its wall time (CLOCK_MONOTONIC)
+ * less the thread's CPU time in it (CLOCK_THREAD_CPUTIME_ID: fsync, for one,
+ * spends a third of its time on the CPU), which is the time it was off the
+ * CPU.  At exit each mode prints one line per kind:
  *
- *     waited KIND SECONDS CALLS
+ *     waited KIND OFFCPU_SECONDS CALLS WALL_SECONDS
  *
  *   waits blockers SECONDS   four threads for SECONDS each:
  *                            sleep: wait_sleep() -> nanosleep(10 ms);
@@ -51,21 +53,43 @@ static volatile int stop;
 
 struct tally {
 	const char *kind;
-	double waited;
+	double waited;		/* off the CPU */
+	double wall;
 	long calls;
+	double t0, c0;		/* the call in progress */
 };
 
-static double now(void)
+static double clock_s(clockid_t which)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(which, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+static void call_begin(struct tally *t)
+{
+	t->t0 = now();
+	t->c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static void call_end(struct tally *t)
+{
+	double wall = now() - t->t0;
+
+	t->wall += wall;
+	t->waited += wall - (clock_s(CLOCK_THREAD_CPUTIME_ID) - t->c0);
+	t->calls++;
 }
 
 static void report(const struct tally *t)
 {
-	printf("waited %s %.6f %ld\n", t->kind, t->waited, t->calls);
+	printf("waited %s %.6f %ld %.6f\n", t->kind, t->waited, t->calls, t->wall);
 }
 
 static NOINLINE void burn_ns(long ns)
@@ -93,41 +117,38 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static NOINLINE void wait_sleep(struct tally *t)
 {
-	double end = now() + seconds, t0;
+	double end = now() + seconds;
 
 	while (now() < end) {
-		t0 = now();
+		call_begin(t);
 		sleep_ns(TICK_NS);
-		t->waited += now() - t0;
-		t->calls++;
+		call_end(t);
 	}
 	sink++;
 }
 
 static NOINLINE void wait_pipe(struct tally *t)
 {
-	double end = now() + seconds, t0;
+	double end = now() + seconds;
 	char c;
 
 	while (now() < end) {
-		t0 = now();
+		call_begin(t);
 		if (read(feed[0], &c, 1) != 1)
 			break;
-		t->waited += now() - t0;
-		t->calls++;
+		call_end(t);
 	}
 	sink++;
 }
 
 static NOINLINE void wait_mutex(struct tally *t)
 {
-	double end = now() + seconds, t0;
+	double end = now() + seconds;
 
 	while (now() < end) {
-		t0 = now();
+		call_begin(t);
 		pthread_mutex_lock(&lock);
-		t->waited += now() - t0;
-		t->calls++;
+		call_end(t);
 		pthread_mutex_unlock(&lock);
 		/* Let the holder take it again: it waits on CPU-free sleeps only. */
 		sleep_ns(100000);
@@ -138,7 +159,7 @@ static NOINLINE void wait_mutex(struct tally *t)
 static NOINLINE void wait_fsync(struct tally *t)
 {
 	static char buf[64 << 10];
-	double end = now() + seconds, t0;
+	double end = now() + seconds;
 	char path[] = "waits-fsync.XXXXXX";
 	int fd = mkstemp(path);
 
@@ -151,10 +172,9 @@ static NOINLINE void wait_fsync(struct tally *t)
 	while (now() < end) {
 		if (pwrite(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
 			break;
-		t0 = now();
+		call_begin(t);
 		fsync(fd);
-		t->waited += now() - t0;
-		t->calls++;
+		call_end(t);
 	}
 	close(fd);
 	sink++;
@@ -231,11 +251,9 @@ static NOINLINE void compute_phase(double *oncpu)
 
 static NOINLINE void sleep_phase(struct tally *t)
 {
-	double t0 = now();
-
+	call_begin(t);
 	sleep_ns((long)(seconds * 1e9));
-	t->waited = now() - t0;
-	t->calls = 1;
+	call_end(t);
 }
 
 static void wall(void)
@@ -269,15 +287,13 @@ static void *producer(void *arg __attribute__((unused)))
 
 static NOINLINE void consume(struct tally *t, double end)
 {
-	double t0;
 	char c;
 
 	while (now() < end) {
-		t0 = now();
+		call_begin(t);
 		if (read(chan[0], &c, 1) != 1)
 			break;
-		t->waited += now() - t0;
-		t->calls++;
+		call_end(t);
 	}
 	sink++;
 }

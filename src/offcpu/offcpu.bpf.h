@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Off-CPU time, kernel side: included by capture.bpf.c after capture(),
+ * whose walk it uses.  One sched_switch program: the thread leaving the CPU
+ * gets its stack taken (it is still current there), the thread arriving gets
+ * the time since it left added to that stack.  Only traced threads are
+ * looked at, before any stack work.
+ *
+ * Attached only when an "offcpu" event is asked for (user space sets the
+ * program's autoload).
+ */
+#ifndef STITCH_OFFCPU_BPF_H
+#define STITCH_OFFCPU_BPF_H
+
+#include "offcpu/offcpu.h"
+
+/* Set by user space before load. */
+const volatile __u32 offcpu_event_idx;
+const volatile __u64 offcpu_min_block_ns;	/* --min-block: shorter intervals count 0 */
+const volatile bool offcpu_runnable = true;	/* preempted time too, as [runnable] */
+
+/*
+ * Entries live while their thread is off the CPU: deleted when it runs
+ * again (as it must, to exit).  One that never wakes is read by user space
+ * at the end, with its time so far.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, OFFCPU_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct offcpu_thread);
+} offcpu_threads SEC(".maps");
+
+/* task_struct.__state bits (include/linux/sched.h) */
+#define OFFCPU_TASK_INTERRUPTIBLE	0x0001
+#define OFFCPU_TASK_UNINTERRUPTIBLE	0x0002
+#define OFFCPU_TASK_DEAD		0x0080
+#define OFFCPU_TASK_NOLOAD		0x0400
+
+static __always_inline __u32 offcpu_tag_of(bool preempt, unsigned int state)
+{
+	/* Preempted: still TASK_RUNNING, only waiting for a CPU. */
+	if (preempt || !(state & 0xff))
+		return OFFCPU_TAG_RUNNABLE;
+	/* TASK_IDLE (D without load): a kernel thread's idle wait, not I/O. */
+	if ((state & OFFCPU_TASK_UNINTERRUPTIBLE) && !(state & OFFCPU_TASK_NOLOAD))
+		return OFFCPU_TAG_DISK;
+	if (state & (OFFCPU_TASK_INTERRUPTIBLE | OFFCPU_TASK_UNINTERRUPTIBLE))
+		return OFFCPU_TAG_SLEEP;
+	return OFFCPU_TAG_OTHER;
+}
+
+/* prev is current here: capture() walks its stack as for any event. */
+static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool preempt,
+				       unsigned int state)
+{
+	struct capture_defer d = {};
+	struct offcpu_thread t = {};
+	__u32 tid = prev->pid;
+
+	if (state & OFFCPU_TASK_DEAD)
+		return;		/* its last switch: it never runs again */
+	d.tag = offcpu_tag_of(preempt, state);
+	/*
+	 * From a tp_btf program the kernel stack starts in our glue: the
+	 * program and bpf_trace_run4(), then __schedule (seen on 6.18).
+	 */
+	d.kskip = 2;
+	if (d.tag == OFFCPU_TAG_RUNNABLE && !offcpu_runnable)
+		return;
+	capture(ctx, offcpu_event_idx, false, &d);
+	if (!d.counted && !d.sent)
+		return;
+	t.out_ns = bpf_ktime_get_ns();
+	t.key = d.key;
+	t.counted = d.counted;
+	t.sent = d.sent;
+	if (bpf_map_update_elem(&offcpu_threads, &tid, &t, BPF_ANY))
+		count(STAT_OFFCPU_UNTRACKED);
+	else
+		count(STAT_OFFCPU_OUT);
+}
+
+/* next runs again: the time since it left goes to the stack it left with. */
+static __always_inline void offcpu_in(struct task_struct *next)
+{
+	struct offcpu_weight w = { .magic = OFFCPU_WEIGHT_MAGIC };
+	struct offcpu_thread *t;
+	__u32 tid = next->pid;
+	__u64 ns;
+
+	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
+	if (!t)
+		return;
+	ns = bpf_ktime_get_ns() - t->out_ns;
+	if (ns < offcpu_min_block_ns)
+		ns = 0;
+	if (t->counted) {
+		if (ns && !kagg_add(&t->key, ns))
+			count(STAT_OFFCPU_LOST);
+	} else if (t->sent) {
+		/* Sent even when 0: user space lets go of the sample it holds. */
+		w.tid = tid;
+		w.ns = ns;
+		if (bpf_ringbuf_output(&samples, &w, sizeof(w), BPF_RB_NO_WAKEUP))
+			count(STAT_OFFCPU_LOST);
+	}
+	bpf_map_delete_elem(&offcpu_threads, &tid);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	/* Filter first: the traced threads' switches are the only ones that cost. */
+	if (prev->pid && (!filter_tgids || tgid_traced(prev->tgid)))
+		offcpu_out(ctx, prev, preempt, prev_state);
+	if (next->pid && (!filter_tgids || tgid_traced(next->tgid)))
+		offcpu_in(next);
+	return 0;
+}
+
+#endif /* STITCH_OFFCPU_BPF_H */

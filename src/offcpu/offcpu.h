@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Off-CPU time: records shared by offcpu.bpf.h (kernel side, part of the
+ * capture program) and offcpu.c (user side).  Includable from BPF C and from
+ * user space.
+ *
+ * When a traced thread leaves the CPU, its whole stack is taken then (the
+ * capture program's walk: kernel, native, interpreter frames), but what it
+ * weighs is known only when the thread runs again.  A stack counted in the
+ * kernel is remembered by its key and the blocked time added to it at
+ * switch-in; a stack sent to user space as a sample (an interpreter's, or one
+ * the kernel cannot walk yet) is followed by an offcpu_weight record when the
+ * thread runs again.
+ */
+#ifndef STITCH_OFFCPU_H
+#define STITCH_OFFCPU_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#include "kunwind/kunwind.h"
+
+/* What the thread was doing when it left the CPU: the tag of its stack. */
+enum offcpu_tag {
+	OFFCPU_TAG_NONE,	/* not an off-CPU stack */
+	OFFCPU_TAG_SLEEP,	/* S: interruptible sleep (futex, pipe, poll, nanosleep) */
+	OFFCPU_TAG_DISK,	/* D: uninterruptible (disk I/O, some locks) */
+	OFFCPU_TAG_RUNNABLE,	/* preempted: ready to run, waiting for a CPU */
+	OFFCPU_TAG_OTHER,	/* stopped, traced, ... */
+	OFFCPU_TAG_NR,
+};
+
+#ifndef __bpf__
+/* A tag's frame, innermost in the stack: the state the thread was in. */
+static inline const char *offcpu_tag_name(unsigned long long tag)
+{
+	static const char *const names[OFFCPU_TAG_NR] = {
+		[OFFCPU_TAG_SLEEP] = "[S sleeping]",
+		[OFFCPU_TAG_DISK] = "[D uninterruptible]",
+		[OFFCPU_TAG_RUNNABLE] = "[runnable]",
+		[OFFCPU_TAG_OTHER] = "[stopped or traced]",
+	};
+
+	return tag < OFFCPU_TAG_NR && names[tag] ? names[tag] : "[off-CPU]";
+}
+#endif
+
+#define OFFCPU_MAX_THREADS 65536
+
+/* A traced thread off the CPU (map offcpu_threads): what its interval goes to. */
+struct offcpu_thread {
+	__u64 out_ns;		/* when it left: bpf_ktime_get_ns() */
+	struct kagg_key key;	/* counted: its stack, stored in the kernel */
+	__u8 counted, sent;	/* sent: its stack went to user space as a sample */
+	__u8 pad[6];
+};
+
+/* "stitchof": an offcpu_weight record in the samples ring. */
+#define OFFCPU_WEIGHT_MAGIC 0x666f686374697473ULL
+
+struct offcpu_weight {
+	__u64 magic;
+	__u32 tid;
+	__u32 pad;
+	__u64 ns;		/* the time the thread's last sent sample weighs */
+};
+
+#endif /* STITCH_OFFCPU_H */

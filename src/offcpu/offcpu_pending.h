@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Off-CPU stacks that went to user space as samples (an interpreter's, or
+ * one the kernel could not walk yet): each is held, per thread, until the
+ * offcpu_weight record of its interval says what it weighs.
+ */
+#ifndef STITCH_OFFCPU_PENDING_H
+#define STITCH_OFFCPU_PENDING_H
+
+#include <stdint.h>
+
+#include "profile/stacks.h"
+#include "util/hashmap.h"
+
+struct offcpu_pending {
+	struct hmap by_tid;
+	uint64_t lost;		/* intervals whose sample or weight record was lost */
+};
+
+int offcpu_pending_init(struct offcpu_pending *t);
+void offcpu_pending_free(struct offcpu_pending *t);
+
+/* Hold tid's stack until its weight comes (replacing one held before). */
+int offcpu_hold(struct offcpu_pending *t, uint32_t tid, const struct stack_key *key,
+		uint32_t key_bytes);
+
+/* tid's interval weighs ns: count its held stack that much (0: drop it). */
+int offcpu_weigh(struct offcpu_pending *t, uint32_t tid, uint64_t ns, struct stack_table *stacks);
+
+#endif /* STITCH_OFFCPU_PENDING_H */

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+# Integration tests of off-CPU time (`stitch record -e offcpu`); sourced by
+# run.sh, which gives $STITCH, $TMP, $W and the helpers of lib.sh.
+
+gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
+	-o "$W/waits" tests/workloads/waits.c || exit 1
+WAITS=$(realpath "$W/waits")
+
+# offcpu_total FOLDED REGEX: seconds of off-CPU time (folded: microseconds)
+# on stacks matching REGEX, to 4 decimals.
+offcpu_total() {
+	RE=$2 awk '$0 ~ ENVIRON["RE"] { n += $NF } END { printf "%.4f\n", n / 1e6 }' "$1"
+}
+
+# waited OUT KIND: the workload's own off-CPU seconds for KIND.
+waited() {
+	awk -v k="$2" '$1 == "waited" && $2 == k { print $3 }' "$1"
+}
+
+# within_pct WHAT GOT WANT PCT: |GOT - WANT| <= PCT% of WANT.
+within_pct() {
+	echo "$1: stitch $2 s, the workload $3 s"
+	awk -v g="$2" -v w="$3" -v p="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= w * p / 100) }' ||
+		die "$1: $2 s is not within $4% of $3 s"
+}
+
+# Threads that sleep, read a pipe, wait on a mutex and fsync, for 2 s each:
+# each blocked stack, from the blocking call down to the thread's start, and
+# its total within 5% of what the thread measured itself (wall less CPU time
+# around the call).
+test_offcpu_totals_match_the_workload() {
+	"$STITCH" record -e offcpu -o "$TMP/off.folded" -o "$TMP/off.pb.gz" -- \
+		"$WAITS" blockers 2 >"$TMP/off.out" 2>"$TMP/off.err"
+	cat "$TMP/off.out" "$TMP/off.err"
+	within_pct "nanosleep" "$(offcpu_total "$TMP/off.folded" \
+		';start_thread;run_waiter;wait_sleep;sleep_ns_\[i\];__nanosleep;clock_nanosleep;.*;do_nanosleep_\[k\];')" \
+		"$(waited "$TMP/off.out" sleep)" 5
+	within_pct "read of a pipe" "$(offcpu_total "$TMP/off.folded" \
+		';start_thread;run_waiter;wait_pipe;read;.*;anon_pipe_read_\[k\];')" \
+		"$(waited "$TMP/off.out" pipe)" 5
+	within_pct "pthread mutex" "$(offcpu_total "$TMP/off.folded" \
+		';start_thread;run_waiter;wait_mutex;pthread_mutex_lock;.*__lll_lock_wait;.*;futex_wait_\[k\];')" \
+		"$(waited "$TMP/off.out" mutex)" 5
+	# fsync: the stack, in D, with its block-layer wait.
+	expect_ge "fsync stacks waiting in D" \
+		"$(grep -c ';wait_fsync;fsync;.*;\[D uninterruptible\] ' "$TMP/off.folded")" 1
+	# Every interval has a state leaf, and the pprof says what it measures.
+	expect_eq "stacks without a state leaf" \
+		"$(grep -vc '\[\(S sleeping\|D uninterruptible\|runnable\|stopped or traced\)\] [0-9]*$' "$TMP/off.folded")" 0
+	go tool pprof -raw "$TMP/off.pb.gz" 2>/dev/null | grep -q '^Sample types:' || true
+	"$STITCH" report "$TMP/off.pb.gz" -o "$TMP/off.back.txt"
+	expect_grep "$TMP/off.back.txt" '^stitch: [0-9.]+ s of off_cpu'
+}
+
+# --min-block drops short intervals; --no-runnable drops preempted time.
+test_offcpu_min_block_and_runnable() {
+	"$STITCH" record -e offcpu --min-block 5ms --no-runnable -o "$TMP/mb.folded" -- \
+		"$WAITS" blockers 1 >"$TMP/mb.out"
+	cat "$TMP/mb.out"
+	# 10 ms sleeps stay, ~130 us fsyncs go.
+	within_pct "nanosleep over 5ms" "$(offcpu_total "$TMP/mb.folded" ';wait_sleep;')" \
+		"$(waited "$TMP/mb.out" sleep)" 5
+	expect_eq "fsync intervals under 5 ms kept" "$(grep -c ';wait_fsync;fsync;' "$TMP/mb.folded")" 0
+	expect_eq "runnable stacks" "$(grep -c '\[runnable\]' "$TMP/mb.folded")" 0
+}
+
+# A thread that never wakes again is reported at the end with its time so
+# far (here a command that sleeps past the recording).
+test_offcpu_blocked_at_end_counted() {
+	"$STITCH" record -e offcpu -d 1.5 -o "$TMP/end.folded" -- sleep 7.25
+	pkill -f '^sleep 7.25$' || true
+	cat "$TMP/end.folded"
+	within_pct "sleep blocked through the recording" \
+		"$(offcpu_total "$TMP/end.folded" '^sleep;.*;do_nanosleep_\[k\];.*;\[S sleeping\] ')" 1.5 10
+	expect_error 2 "record it on its own" -- record -e offcpu -e cpu -a -d 1
+	expect_error 2 "--min-block: 'x' is not a time" -- record -e offcpu --min-block x -a -d 1
+	no_programs_left
+}
+
+# -p attaches to a running process (its threads already waiting are seen
+# from their next switch), -a traces every thread of the machine.
+test_offcpu_pid_and_all() {
+	"$WAITS" blockers 4 >"$TMP/p.out" &
+	local w=$!
+	sleep 0.5
+	"$STITCH" record -e offcpu -p "$w" -d 2 -o "$TMP/p.folded"
+	"$STITCH" record -e offcpu -a -d 0.5 -o "$TMP/a.folded"
+	wait "$w"
+	# 10 ms sleeps: from the first switch on, 2 s of them, less one tick.
+	within_pct "nanosleep under -p" "$(offcpu_total "$TMP/p.folded" ';wait_sleep;')" 2 6
+	expect_ge "threads of other processes under -a" \
+		"$(cut -d';' -f1 "$TMP/a.folded" | sort -u | wc -l)" 2
+	no_programs_left
+}
