@@ -56,6 +56,12 @@ static void reject(const char *text, const char *prefix, const char *hint)
 	event_free(&ev);
 }
 
+static void test_offcpu(void **state)
+{
+	accept("offcpu", EVENT_OFFCPU, NULL, NULL, NULL);
+	accept("off-cpu", EVENT_OFFCPU, NULL, NULL, NULL);
+}
+
 static void test_cpu(void **state)
 {
 	accept("cpu", EVENT_CPU, NULL, NULL, NULL);
@@ -123,7 +129,8 @@ static void test_kprobe(void **state)
 
 static void test_unknown(void **state)
 {
-	reject("", "unknown event", "expected cpu, syscall:NAME");
+	reject("", "unknown event", "expected cpu, offcpu, syscall:NAME");
+	reject("offcpu:x", "unknown event", NULL);
 	reject("CPU", "unknown event", NULL);
 	reject("cpu:", "unknown event", NULL);
 	reject("cpuclock", "unknown event", NULL);
@@ -154,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_uprobe),
 		cmocka_unit_test(test_usdt),
 		cmocka_unit_test(test_kprobe),
+		cmocka_unit_test(test_offcpu),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_small_err_buffer),
 	};
