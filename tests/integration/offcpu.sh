@@ -92,3 +92,22 @@ test_offcpu_pid_and_all() {
 		"$(cut -d';' -f1 "$TMP/a.folded" | sort -u | wc -l)" 2
 	no_programs_left
 }
+
+# The Python twin: each blocked stack with its script frames and lines
+# (time.sleep, os.read, Lock.acquire), within 5% of what the threads measured.
+test_offcpu_python_lines() {
+	local py re
+	py=$(realpath tests/workloads/interp/py_waits.py)
+	re=$(printf '%s' "$py" | sed 's/[.]/\\./g')
+	"$STITCH" record -e offcpu -o "$TMP/py.folded" -- /usr/bin/python3.11 "$py" 2 >"$TMP/py.out"
+	cat "$TMP/py.out"
+	within_pct "python time.sleep" "$(offcpu_total "$TMP/py.folded" \
+		"sleeper \\($re:22\\);timed \\($re:15\\);sleeper\\.<locals>\\.<lambda> \\($re:22\\);.*;do_nanosleep_\\[k\\];")" \
+		"$(waited "$TMP/py.out" sleep)" 5
+	within_pct "python os.read of a pipe" "$(offcpu_total "$TMP/py.folded" \
+		"reader \\($re:29\\);timed \\($re:15\\);reader\\.<locals>\\.<lambda> \\($re:29\\);.*;anon_pipe_read_\\[k\\];")" \
+		"$(waited "$TMP/py.out" pipe)" 5
+	within_pct "python Lock.acquire" "$(offcpu_total "$TMP/py.folded" \
+		"locker \\($re:36\\);timed \\($re:15\\);.*;futex_wait_\\[k\\];")" \
+		"$(waited "$TMP/py.out" lock)" 5
+}
