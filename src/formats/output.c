@@ -282,6 +282,8 @@ int output_write(const char *path, int format, const struct profile *p,
 		rc = profile_write_speedscope(f, p);
 		break;
 	default:
+		if (o->preamble)
+			fputs(o->preamble, f);
 		rc = profile_write_text(f, p, o->top > 0 ? o->top : 10);
 		break;
 	}

@@ -32,6 +32,7 @@ struct output_opts {
 	const char *subtitle;	/* svg */
 	const struct profile *diff_base;	/* svg: differential against this */
 	bool force;		/* replace a symlink at the destination (util/outfile.h) */
+	const char *preamble;	/* text: printed before the stacks (wall: per thread) */
 	char *err;		/* if set: why writing failed, one line */
 	size_t errlen;
 };

@@ -36,6 +36,7 @@
 #include "offcpu/offcpu.h"
 #include "offcpu/offcpu_pending.h"
 #include "util/clock.h"
+#include "util/array.h"
 #include "capture.skel.h"
 #include "profile/resolve.h"
 #include "profile/stacks.h"
@@ -73,6 +74,7 @@ struct record_opts {
 	bool unwind_asked;		/* --unwind given: no silent fallback */
 	bool per_event;			/* --per-event: no counting in the kernel */
 	uint64_t min_block_ns;		/* offcpu: --min-block */
+	bool wall;			/* cpu + offcpu, both weighed in nanoseconds */
 	bool no_runnable;		/* offcpu: --no-runnable */
 	double max_table_mb;
 };
@@ -139,7 +141,11 @@ static void usage(FILE *f)
 "                           blocks (sleep, I/O, lock, futex), weighed by the\n"
 "                           nanoseconds until it runs again; time it waits\n"
 "                           for a CPU after preemption is a [runnable] leaf.\n"
-"                           Its own recording: not with other events\n"
+"                           Recorded alone, or with cpu as wall\n"
+"  wall                     cpu + offcpu, both in nanoseconds (a cpu sample\n"
+"                           weighs 1/F s): the widths add up to the threads'\n"
+"                           wall time; the text summary splits each thread's\n"
+"                           time into on CPU, blocked and runnable\n"
 "\n"
 "Targets (one of):\n"
 "  -p, --pid PID[,PID...]   all threads of these processes\n"
@@ -289,16 +295,26 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:p:aF:d:o:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'e':
-			if (o->nevents == MAX_EVENTS)
+		case 'e': {
+			/* wall: on-CPU samples and off-CPU time, in one unit. */
+			bool wall = strcmp(optarg, "wall") == 0;
+			const char *const wall_events[] = { "cpu", "offcpu" };
+			int k;
+
+			if (o->nevents + (wall ? 2 : 1) > MAX_EVENTS)
 				return fail_usage("too many events (at most %s)", "64");
-			if (event_parse(optarg, &o->events[o->nevents], err, sizeof(err)) != 0) {
-				event_free(&o->events[o->nevents]);
-				return fail_usage("%s", err);
+			for (k = 0; k < (wall ? 2 : 1); k++) {
+				struct event_spec *ev = &o->events[o->nevents];
+
+				if (event_parse(wall ? wall_events[k] : optarg, ev, err,
+						sizeof(err)) != 0) {
+					event_free(ev);
+					return fail_usage("%s", err);
+				}
+				o->event_names[o->nevents++] = ev->text;
 			}
-			o->event_names[o->nevents] = o->events[o->nevents].text;
-			o->nevents++;
 			break;
+		}
 		case 'p':
 			rc = parse_pids(o, optarg);
 			if (rc)
@@ -409,10 +425,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		o->formats[0] = OUTPUT_TEXT;
 		o->noutputs = 1;
 	}
-	for (i = 0; i < o->nevents; i++)
-		if (o->events[i].kind == EVENT_OFFCPU && o->nevents > 1)
+	/* cpu with offcpu is wall time: both in nanoseconds; anything else is not time. */
+	for (i = 0; i < o->nevents; i++) {
+		if (o->events[i].kind != EVENT_OFFCPU || o->nevents == 1)
+			continue;
+		o->wall = o->nevents == 2 && o->events[!i].kind == EVENT_CPU;
+		if (!o->wall)
 			return fail_usage("%s", "-e offcpu weighs stacks in time, other events in "
-					  "counts: record it on its own");
+					  "counts: record it alone, or with cpu (-e wall)");
+	}
 	if ((o->all ? 1 : 0) + (o->npids ? 1 : 0) + (o->command ? 1 : 0) != 1)
 		return fail_usage("%s", "say what to trace with exactly one of: -p PID, -a (whole "
 				  "system), or -- COMMAND");
@@ -1287,16 +1308,94 @@ static void target_of(struct recorder *r, char *buf, size_t len)
 		strcpy(buf + 77, "...");
 }
 
+/* A thread's wall time, split (wall_weigh). */
+struct wall_thread {
+	uint32_t pid, tid;
+	char comm[STITCH_COMM_LEN];
+	uint64_t oncpu, blocked, runnable;
+};
+
+static int cmp_wall_thread(const void *a, const void *b)
+{
+	const struct wall_thread *x = a, *y = b;
+	uint64_t tx = x->oncpu + x->blocked + x->runnable, ty = y->oncpu + y->blocked + y->runnable;
+
+	return tx < ty ? 1 : tx > ty ? -1 : (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/*
+ * wall: on-CPU samples weigh their period, so every stack is in
+ * nanoseconds; and each thread's time split into on CPU, blocked and
+ * runnable, as text for the summary (buf; NULL if none).
+ */
+static const char *wall_weigh(struct recorder *r, char *buf, size_t len)
+{
+	uint64_t period = 1000000000ULL / r->o->freq;
+	struct wall_thread *v = NULL, *t;
+	size_t n = 0, cap = 0, i, used = 0;
+	struct hmap_node *hn;
+	size_t b;
+
+	r->stacks.total = 0;
+	hmap_for_each(&r->stacks.map, b, hn) {
+		struct stack *s = (struct stack *)hn;
+		const uint64_t *kern = stack_kernel(&s->key);
+		bool cpu = r->o->events[s->key.event_idx].kind == EVENT_CPU;
+
+		if (cpu)
+			s->count = s->count > UINT64_MAX / period ? UINT64_MAX : s->count * period;
+		r->stacks.total = count_add(r->stacks.total, s->count);
+		for (i = 0; i < n && v[i].tid != s->key.tid; i++)
+			;
+		if (i == n) {
+			if (array_reserve((void **)&v, &cap, n + 1, sizeof(*v), 64))
+				continue;
+			memset(&v[n], 0, sizeof(v[n]));
+			v[n].pid = s->key.pid;
+			v[n].tid = s->key.tid;
+			memcpy(v[n].comm, s->key.comm, STITCH_COMM_LEN);
+			n++;
+		}
+		t = &v[i];
+		if (cpu)
+			t->oncpu += s->count;
+		else if (s->key.nkernel && kern[0] == OFFCPU_TAG_RUNNABLE)
+			t->runnable += s->count;
+		else
+			t->blocked += s->count;
+	}
+	if (!n)
+		return NULL;
+	qsort(v, n, sizeof(*v), cmp_wall_thread);
+	buf[0] = '\0';
+	for (i = 0; i < n && used + 1 < len; i++) {
+		char comm[STITCH_COMM_LEN + 1];
+		int w;
+
+		folded_clean(comm, sizeof(comm), v[i].comm);
+		w = snprintf(buf + used, len - used, "%-16s pid %-7u tid %-7u %9.1f ms on CPU, "
+			     "%9.1f ms blocked, %9.1f ms runnable\n", comm, v[i].pid, v[i].tid,
+			     v[i].oncpu / 1e6, v[i].blocked / 1e6, v[i].runnable / 1e6);
+		if (w < 0)
+			break;
+		used += (size_t)w < len - used ? (size_t)w : len - used - 1;
+	}
+	free(v);
+	return buf;
+}
+
 static int write_output(struct recorder *r, double seconds, uint64_t start_unix_ns)
 {
 	struct record_opts *o = r->o;
 	struct output_opts oo = { .top = o->top };
 	struct resolver res;
 	struct profile p;
-	char title[512], sub[512];
+	char title[512], sub[512], threads[8192];
 	int rc, i;
 
 	profile_init(&p);
+	if (o->wall)
+		oo.preamble = wall_weigh(r, threads, sizeof(threads));
 	rc = resolver_init(&res, NULL);
 	resolver_name_kernel_lazily(&res, "/proc/kallsyms");
 	if (!rc)
@@ -1309,15 +1408,17 @@ static int write_output(struct recorder *r, double seconds, uint64_t start_unix_
 		/* Samples are time only when cpu sampling is all there is. */
 		if (o->nevents == 1 && o->events[0].kind == EVENT_CPU)
 			p.period_ns = 1000000000ULL / o->freq;
-		/* Off-CPU stacks weigh nanoseconds (it is recorded on its own). */
-		if (o->events[0].kind == EVENT_OFFCPU) {
-			p.value_type = profile_str(&p, "off_cpu");
+		/* Off-CPU stacks weigh nanoseconds (recorded alone, or as wall). */
+		if (o->wall || o->events[0].kind == EVENT_OFFCPU) {
+			p.value_type = profile_str(&p, o->wall ? "wall" : "off_cpu");
 			p.value_unit = profile_str(&p, "nanoseconds");
+			p.period_ns = 0;
 		}
 		target_of(r, sub, sizeof(sub));
 		if (profile_unit_ns(&p))
 			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %.3f s "
-				 "off-CPU", seconds, r->stacks.total / 1e9);
+				 "%s", seconds, r->stacks.total / 1e9, o->wall ? "of threads' time" :
+				 "off-CPU");
 		else
 			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %" PRIu64
 				 " events", seconds, r->stacks.total);
@@ -1334,8 +1435,8 @@ static int write_output(struct recorder *r, double seconds, uint64_t start_unix_
 
 				fprintf(stderr, "stitch: %s%s, %zu distinct stacks written to %s\n",
 					profile_value_str(&p, r->stacks.total, v, sizeof(v)),
-					profile_unit_ns(&p) ? " off-CPU" : " events", p.nsamples,
-					o->outputs[i]);
+					!profile_unit_ns(&p) ? " events" : o->wall ?
+					" of threads' time" : " off-CPU", p.nsamples, o->outputs[i]);
 			}
 		}
 	} else {

@@ -111,3 +111,18 @@ test_offcpu_python_lines() {
 		"locker \\($re:36\\);timed \\($re:15\\);.*;futex_wait_\\[k\\];")" \
 		"$(waited "$TMP/py.out" lock)" 5
 }
+
+# wall: a thread that computes for 1 s, then sleeps for 1 s: half and half,
+# on-CPU samples weighed by their period, in one picture and per thread.
+test_offcpu_wall_half_and_half() {
+	"$STITCH" record -e wall -F 499 -o "$TMP/wall.folded" -o "$TMP/wall.txt" -- \
+		"$WAITS" wall 1 >"$TMP/wall.out"
+	cat "$TMP/wall.out"
+	head -3 "$TMP/wall.txt"
+	within_pct "computing" "$(offcpu_total "$TMP/wall.folded" ';main;wall_\[i\];compute_phase;burn_ns [0-9]+$')" \
+		"$(awk '$1 == "oncpu" { print $2 }' "$TMP/wall.out")" 5
+	within_pct "sleeping" "$(offcpu_total "$TMP/wall.folded" ';main;wall_\[i\];sleep_phase[.a-z0-9]*;.*\[S sleeping\] ')" \
+		"$(waited "$TMP/wall.out" sleep)" 5
+	expect_grep "$TMP/wall.txt" '^waits +pid [0-9]+ +tid [0-9]+ +(9[5-9][0-9]|10[0-4][0-9])\.[0-9] ms on CPU, +(9[5-9][0-9]|10[0-4][0-9])\.[0-9] ms blocked'
+	expect_grep "$TMP/wall.txt" '^stitch: [0-9.]+ s of wall'
+}
