@@ -35,8 +35,9 @@
 #include "record/record_hooks.h"
 #include "offcpu/offcpu.h"
 #include "offcpu/offcpu_pending.h"
+#include "offcpu/offcpu_blocked.h"
+#include "offcpu/wall.h"
 #include "util/clock.h"
-#include "util/array.h"
 #include "capture.skel.h"
 #include "profile/resolve.h"
 #include "profile/stacks.h"
@@ -75,6 +76,7 @@ struct record_opts {
 	bool per_event;			/* --per-event: no counting in the kernel */
 	uint64_t min_block_ns;		/* offcpu: --min-block */
 	bool wall;			/* cpu + offcpu, both weighed in nanoseconds */
+	uint32_t wall_cpu_idx;		/* wall: the cpu event's index */
 	bool no_runnable;		/* offcpu: --no-runnable */
 	double max_table_mb;
 };
@@ -430,6 +432,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		if (o->events[i].kind != EVENT_OFFCPU || o->nevents == 1)
 			continue;
 		o->wall = o->nevents == 2 && o->events[!i].kind == EVENT_CPU;
+		o->wall_cpu_idx = !i;
 		if (!o->wall)
 			return fail_usage("%s", "-e offcpu weighs stacks in time, other events in "
 					  "counts: record it alone, or with cpu (-e wall)");
@@ -993,33 +996,22 @@ static void kernel_counts_tick(struct recorder *r, double now)
 	}
 }
 
-/*
- * Threads still off the CPU when recording ends: their time so far, to the
- * stack they left with.  The programs are detached: the map holds still.
- */
+/* Threads still off the CPU when recording ends: their time so far. */
 static void offcpu_still_blocked(struct recorder *r)
 {
-	int fd = bpf_map__fd(r->skel->maps.offcpu_threads);
-	uint64_t now = mono_ns(), ns;
-	struct offcpu_thread t;
-	uint32_t tid, *prev = NULL;
+	struct offcpu_sink sink = {
+		.kw = &r->kw,
+		.kstacks_fd = bpf_map__fd(r->skel->maps.kagg_kstacks),
+		.ustacks_fd = bpf_map__fd(r->skel->maps.kagg_ustacks),
+		.stacks = &r->stacks,
+		.stops = r->unwind_stops,
+		.bytes = &r->bytes_received,
+		.pending = &r->offcpu,
+	};
 
-	if (!bpf_program__autoload(r->skel->progs.on_sched_switch))
-		return;
-	while (bpf_map_get_next_key(fd, prev, &tid) == 0) {
-		prev = &tid;
-		if (bpf_map_lookup_elem(fd, &tid, &t) != 0 || t.out_ns > now)
-			continue;
-		ns = now - t.out_ns;
-		if (ns < r->o->min_block_ns)
-			ns = 0;
-		if (t.counted && ns)
-			kunwind_count_key(&r->kw, bpf_map__fd(r->skel->maps.kagg_kstacks),
-					  bpf_map__fd(r->skel->maps.kagg_ustacks), &t.key, ns,
-					  &r->stacks, r->unwind_stops, &r->bytes_received);
-		else if (t.sent)
-			offcpu_weigh(&r->offcpu, tid, ns, &r->stacks);
-	}
+	if (bpf_program__autoload(r->skel->progs.on_sched_switch))
+		offcpu_count_blocked(bpf_map__fd(r->skel->maps.offcpu_threads), r->o->min_block_ns,
+				     &sink);
 }
 
 static bool targets_alive(struct recorder *r)
@@ -1308,82 +1300,6 @@ static void target_of(struct recorder *r, char *buf, size_t len)
 		strcpy(buf + 77, "...");
 }
 
-/* A thread's wall time, split (wall_weigh). */
-struct wall_thread {
-	uint32_t pid, tid;
-	char comm[STITCH_COMM_LEN];
-	uint64_t oncpu, blocked, runnable;
-};
-
-static int cmp_wall_thread(const void *a, const void *b)
-{
-	const struct wall_thread *x = a, *y = b;
-	uint64_t tx = x->oncpu + x->blocked + x->runnable, ty = y->oncpu + y->blocked + y->runnable;
-
-	return tx < ty ? 1 : tx > ty ? -1 : (x->tid > y->tid) - (x->tid < y->tid);
-}
-
-/*
- * wall: on-CPU samples weigh their period, so every stack is in
- * nanoseconds; and each thread's time split into on CPU, blocked and
- * runnable, as text for the summary (buf; NULL if none).
- */
-static const char *wall_weigh(struct recorder *r, char *buf, size_t len)
-{
-	uint64_t period = 1000000000ULL / r->o->freq;
-	struct wall_thread *v = NULL, *t;
-	size_t n = 0, cap = 0, i, used = 0;
-	struct hmap_node *hn;
-	size_t b;
-
-	r->stacks.total = 0;
-	hmap_for_each(&r->stacks.map, b, hn) {
-		struct stack *s = (struct stack *)hn;
-		const uint64_t *kern = stack_kernel(&s->key);
-		bool cpu = r->o->events[s->key.event_idx].kind == EVENT_CPU;
-
-		if (cpu)
-			s->count = s->count > UINT64_MAX / period ? UINT64_MAX : s->count * period;
-		r->stacks.total = count_add(r->stacks.total, s->count);
-		for (i = 0; i < n && v[i].tid != s->key.tid; i++)
-			;
-		if (i == n) {
-			if (array_reserve((void **)&v, &cap, n + 1, sizeof(*v), 64))
-				continue;
-			memset(&v[n], 0, sizeof(v[n]));
-			v[n].pid = s->key.pid;
-			v[n].tid = s->key.tid;
-			memcpy(v[n].comm, s->key.comm, STITCH_COMM_LEN);
-			n++;
-		}
-		t = &v[i];
-		if (cpu)
-			t->oncpu += s->count;
-		else if (s->key.nkernel && kern[0] == OFFCPU_TAG_RUNNABLE)
-			t->runnable += s->count;
-		else
-			t->blocked += s->count;
-	}
-	if (!n)
-		return NULL;
-	qsort(v, n, sizeof(*v), cmp_wall_thread);
-	buf[0] = '\0';
-	for (i = 0; i < n && used + 1 < len; i++) {
-		char comm[STITCH_COMM_LEN + 1];
-		int w;
-
-		folded_clean(comm, sizeof(comm), v[i].comm);
-		w = snprintf(buf + used, len - used, "%-16s pid %-7u tid %-7u %9.1f ms on CPU, "
-			     "%9.1f ms blocked, %9.1f ms runnable\n", comm, v[i].pid, v[i].tid,
-			     v[i].oncpu / 1e6, v[i].blocked / 1e6, v[i].runnable / 1e6);
-		if (w < 0)
-			break;
-		used += (size_t)w < len - used ? (size_t)w : len - used - 1;
-	}
-	free(v);
-	return buf;
-}
-
 static int write_output(struct recorder *r, double seconds, uint64_t start_unix_ns)
 {
 	struct record_opts *o = r->o;
@@ -1395,7 +1311,8 @@ static int write_output(struct recorder *r, double seconds, uint64_t start_unix_
 
 	profile_init(&p);
 	if (o->wall)
-		oo.preamble = wall_weigh(r, threads, sizeof(threads));
+		oo.preamble = wall_weigh(&r->stacks, o->wall_cpu_idx, 1000000000ULL / o->freq,
+					 threads, sizeof(threads));
 	rc = resolver_init(&res, NULL);
 	resolver_name_kernel_lazily(&res, "/proc/kallsyms");
 	if (!rc)

@@ -72,7 +72,7 @@ test_offcpu_blocked_at_end_counted() {
 	cat "$TMP/end.folded"
 	within_pct "sleep blocked through the recording" \
 		"$(offcpu_total "$TMP/end.folded" '^sleep;.*;do_nanosleep_\[k\];.*;\[S sleeping\] ')" 1.5 10
-	expect_error 2 "record it on its own" -- record -e offcpu -e cpu -a -d 1
+	expect_error 2 "record it alone, or with cpu" -- record -e offcpu -e syscall:getpid -a -d 1
 	expect_error 2 "--min-block: 'x' is not a time" -- record -e offcpu --min-block x -a -d 1
 	no_programs_left
 }
