@@ -386,16 +386,28 @@ static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32
 static int attach_offcpu(struct attacher *a, const struct event_spec *ev, char *err,
 			 size_t errlen)
 {
-	struct bpf_link *link = bpf_program__attach(a->skel->progs.on_sched_switch);
+	struct bpf_program *progs[] = { a->skel->progs.on_sched_switch,
+					a->skel->progs.on_sched_waking };
+	struct bpf_link *link;
+	int i, rc;
 
-	if (!link) {
-		int e = errno;
+	for (i = 0; i < 2; i++) {
+		/* sched_waking: only with --wakers, which loads it. */
+		if (!bpf_program__autoload(progs[i]))
+			continue;
+		link = bpf_program__attach(progs[i]);
+		if (!link) {
+			int e = errno;
 
-		snprintf(err, errlen, "%s: cannot attach to sched:sched_switch (tp_btf): %s",
-			 ev->text, strerror(e));
-		return -e;
+			snprintf(err, errlen, "%s: cannot attach to sched:%s (tp_btf): %s",
+				 ev->text, i ? "sched_waking" : "sched_switch", strerror(e));
+			return -e;
+		}
+		rc = add_link(a, link);
+		if (rc)
+			return rc;
 	}
-	return add_link(a, link);
+	return 0;
 }
 
 int attach_event(struct attacher *a, const struct event_spec *ev, uint32_t idx,

@@ -203,8 +203,8 @@ struct capture_defer {
  * user_sample: a perf sample that interrupted user code (no kernel stack).
  * defer: NULL, or an off-CPU switch-out (capture_defer).
  */
-static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample,
-				   struct capture_defer *defer)
+static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_sample,
+					 struct capture_defer *defer)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -314,6 +314,28 @@ static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample,
 	else if (defer)
 		defer->sent = true;
 	return 0;
+}
+
+#define CAPTURE_MAX_CPUS 4096
+
+/*
+ * This CPU is inside capture(): its per-CPU walk state and slots are in use.
+ * A program that can run in an interrupt which stopped one of ours (the
+ * sched_waking hook of --wakers: a hard IRQ that wakes a thread while a
+ * syscall tracepoint program runs) must then not walk.
+ */
+__u8 capture_busy[CAPTURE_MAX_CPUS];
+
+static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample,
+				   struct capture_defer *defer)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & (CAPTURE_MAX_CPUS - 1);
+	int rc;
+
+	capture_busy[cpu] = 1;
+	rc = capture_event(ctx, event_idx, user_sample, defer);
+	capture_busy[cpu] = 0;
+	return rc;
 }
 
 /* ---- off-CPU time (offcpu/offcpu.bpf.h): sched_switch, using capture() ---- */

@@ -520,18 +520,16 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 	return n;
 }
 
-/* One count key into stacks; false if its stacks are gone or malformed. */
-static bool add_count(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
-		      const struct kagg_key *key, uint64_t count, struct stack_key *sk,
-		      struct kagg_ustack *u, struct stack_table *stacks, uint64_t *stops,
+int kunwind_key_build(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+		      const struct kagg_key *key, struct stack_key *sk, struct kagg_ustack *u,
 		      uint64_t *bytes)
 {
 	uint64_t kips[KAGG_KSTACK_DEPTH];
 	int nk = 0, nu;
 
 	if (bpf_map_lookup_elem(ustacks_fd, &key->uhash, u) != 0)
-		return false;
-	*bytes += sizeof(*key) + sizeof(count) + 8 + u->n * 8ull;
+		return -ENOENT;
+	*bytes += sizeof(*key) + sizeof(uint64_t) + 8 + u->n * 8ull;
 	memset(sk, 0, sizeof(*sk));
 	sk->pid = key->pid;
 	sk->tid = key->tid;
@@ -552,12 +550,24 @@ static bool add_count(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
 	nu = kunwind_decode(kw, (const uint64_t *)u->words, u->n, u->stop,
 			    (struct uframe *)((uint64_t *)(sk + 1) + nk));
 	if (nu < 0)
-		return false;
+		return -EINVAL;
 	sk->nuser = nu;
+	return sizeof(*sk) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe);
+}
+
+/* One count key into stacks; false if its stacks are gone or malformed. */
+static bool add_count(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+		      const struct kagg_key *key, uint64_t count, struct stack_key *sk,
+		      struct kagg_ustack *u, struct stack_table *stacks, uint64_t *stops,
+		      uint64_t *bytes)
+{
+	int kb = kunwind_key_build(kw, kstacks_fd, ustacks_fd, key, sk, u, bytes);
+
+	if (kb < 0)
+		return false;
 	/* Outcomes count walks: an off-CPU key's count is time, one walk. */
 	stops[u->stop] += key->tag ? 1 : count;
-	stacks_add_n(stacks, sk, sizeof(*sk) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe),
-		     count);
+	stacks_add_n(stacks, sk, kb, count);
 	return true;
 }
 

@@ -213,6 +213,7 @@ struct binary *kunwind_slot_binary(const struct kunwind *kw, uint32_t slot);
 
 struct uframe;
 struct stack_table;
+struct stack_key;
 /*
  * Frame words -> user frames, with the [truncated] or cut marker the stop
  * reason calls for (uf needs n + 1 entries).  Returns the count, or -1 if
@@ -229,6 +230,15 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
 			    int ustacks_fd, int64_t epoch, struct stack_table *stacks,
 			    uint64_t *stops, uint64_t *bytes);
+
+/*
+ * The stack_key of a stored kagg_key into sk (room: KUNWIND_KEY_BYTES; u is
+ * scratch for its user stack).  Returns the key's bytes, or -errno if its
+ * stacks are gone or malformed.
+ */
+int kunwind_key_build(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+		      const struct kagg_key *key, struct stack_key *sk, struct kagg_ustack *u,
+		      uint64_t *bytes);
 
 /*
  * One key, not from the counts map, counted count times: an off-CPU thread

@@ -18,6 +18,7 @@
 const volatile __u32 offcpu_event_idx;
 const volatile __u64 offcpu_min_block_ns;	/* --min-block: shorter intervals count 0 */
 const volatile bool offcpu_runnable = true;	/* preempted time too, as [runnable] */
+const volatile bool offcpu_wakers;		/* --wakers: on_sched_waking is attached */
 
 /*
  * Entries live while their thread is off the CPU: deleted when it runs
@@ -31,6 +32,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct offcpu_thread);
 } offcpu_threads SEC(".maps");
+
+/* Blocked stack + waker -> ns (--wakers), read by user space like kagg_counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct offcpu_wake_key);
+	__type(value, __u64);
+} offcpu_wakes SEC(".maps");
 
 /* task_struct.__state bits (include/linux/sched.h) */
 #define OFFCPU_TASK_INTERRUPTIBLE	0x0001
@@ -63,10 +73,12 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 		return;		/* its last switch: it never runs again */
 	d.tag = offcpu_tag_of(preempt, state);
 	/*
-	 * From a tp_btf program the kernel stack starts in our glue: the
-	 * program and bpf_trace_run4(), then __schedule (seen on 6.18).
+	 * From a tp_btf program the kernel stack starts in our glue (the
+	 * program, bpf_trace_run4, __traceiter_sched_switch: how many varies
+	 * with the kernel and the JIT), left out by name when it is drawn
+	 * (resolve.c, tracing_glue).
 	 */
-	d.kskip = 2;
+	d.kskip = 0;
 	if (d.tag == OFFCPU_TAG_RUNNABLE && !offcpu_runnable)
 		return;
 	capture(ctx, offcpu_event_idx, false, &d);
@@ -80,6 +92,32 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 		count(STAT_OFFCPU_UNTRACKED);
 	else
 		count(STAT_OFFCPU_OUT);
+}
+
+/* Add ns to (blocked stack, waker) under the current epoch; false if full. */
+static __always_inline bool offcpu_wake_add(struct offcpu_thread *t, __u64 ns)
+{
+	struct offcpu_wake_key k;
+	__u64 *cnt;
+	long err;
+
+	k.blocked = t->key;
+	k.blocked.epoch = kagg_epoch;
+	k.waker = t->waker;
+	cnt = bpf_map_lookup_elem(&offcpu_wakes, &k);
+	if (cnt) {
+		__sync_fetch_and_add(cnt, ns);
+		return true;
+	}
+	err = bpf_map_update_elem(&offcpu_wakes, &k, &ns, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		cnt = bpf_map_lookup_elem(&offcpu_wakes, &k);
+		if (cnt) {
+			__sync_fetch_and_add(cnt, ns);
+			return true;
+		}
+	}
+	return !err;
 }
 
 /* next runs again: the time since it left goes to the stack it left with. */
@@ -96,7 +134,10 @@ static __always_inline void offcpu_in(struct task_struct *next)
 	ns = bpf_ktime_get_ns() - t->out_ns;
 	if (ns < offcpu_min_block_ns)
 		ns = 0;
-	if (t->counted) {
+	if (t->counted && t->woken) {
+		if (ns && !offcpu_wake_add(t, ns))
+			count(STAT_OFFCPU_LOST);
+	} else if (t->counted) {
 		if (ns && !kagg_add(&t->key, ns))
 			count(STAT_OFFCPU_LOST);
 	} else if (t->sent) {
@@ -107,6 +148,49 @@ static __always_inline void offcpu_in(struct task_struct *next)
 			count(STAT_OFFCPU_LOST);
 	}
 	bpf_map_delete_elem(&offcpu_threads, &tid);
+}
+
+/*
+ * --wakers: p is being woken.  If it is a traced thread whose blocked stack
+ * is stored, remember who woke it: the current thread (its kernel stack,
+ * and its user stack if it is traced too).  In an interrupt that stopped
+ * one of our programs (capture_busy), the kernel stack only: the per-CPU
+ * walk state is that program's.  Other interrupts look like the thread they
+ * stopped; resolve.c cuts a waker's stack at the interrupt's entry frame,
+ * so no frame or thread of the interrupted one is shown as the waker.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_sched_waking, struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 tid = p->pid, ctgid = cur->tgid;
+	struct offcpu_waker w = { .kstack_id = -1 };
+	struct offcpu_thread *t;
+	struct kagg_key wk;
+	bool irq;
+
+	if (filter_tgids && !tgid_traced(p->tgid))
+		return 0;
+	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
+	if (!t || !t->counted || t->woken)
+		return 0;
+	irq = capture_busy[bpf_get_smp_processor_id() & (CAPTURE_MAX_CPUS - 1)];
+	/* Its kernel stack starts in our glue too (see offcpu_out). */
+	if (!irq && cur->pid && cur->mm && (!filter_tgids || tgid_traced(ctgid)) &&
+	    kunwind_count_event(ctx, cur, ctgid, cur->pid, offcpu_event_idx, false, 0, 0, &wk)) {
+		w.kstack_id = wk.kstack_id;
+		w.uhash = wk.uhash;
+	} else {
+		w.kstack_id = bpf_get_stackid(ctx, &kagg_kstacks, 0);
+	}
+	if (!irq) {
+		w.pid = ctgid;
+		w.tid = cur->pid;
+		__builtin_memcpy(w.comm, cur->comm, sizeof(w.comm));
+	}
+	t->waker = w;
+	t->woken = 1;
+	return 0;
 }
 
 SEC("tp_btf/sched_switch")

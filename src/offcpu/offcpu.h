@@ -48,12 +48,33 @@ static inline const char *offcpu_tag_name(unsigned long long tag)
 
 #define OFFCPU_MAX_THREADS 65536
 
+/*
+ * Who woke a thread (--wakers): the waker's stacks, stored in the kernel like
+ * any counted stack (kagg_kstacks, kagg_ustacks).  An interrupt's wakeup has
+ * a kernel stack only and pid 0.
+ */
+struct offcpu_waker {
+	__s32 kstack_id;	/* < 0: none */
+	__u32 pid, tid;
+	__u32 pad;
+	__u64 uhash;		/* its user stack; 0: none (not traced, or not walkable) */
+	char comm[16];
+};
+
+/* An interval's blocked stack and its waker: map offcpu_wakes, value ns. */
+struct offcpu_wake_key {
+	struct kagg_key blocked;
+	struct offcpu_waker waker;
+};
+
 /* A traced thread off the CPU (map offcpu_threads): what its interval goes to. */
 struct offcpu_thread {
 	__u64 out_ns;		/* when it left: bpf_ktime_get_ns() */
 	struct kagg_key key;	/* counted: its stack, stored in the kernel */
 	__u8 counted, sent;	/* sent: its stack went to user space as a sample */
-	__u8 pad[6];
+	__u8 woken;		/* waker is set */
+	__u8 pad[5];
+	struct offcpu_waker waker;
 };
 
 /* "stitchof": an offcpu_weight record in the samples ring. */

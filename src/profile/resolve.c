@@ -339,43 +339,71 @@ static int put_at(struct named_frame *out, int n, int max, const char *name, con
 	return m;
 }
 
+/*
+ * One stored frame, as the frames it stands for (inlined ones too).
+ * inner_first: the waker's section is drawn innermost first, so its
+ * inlined frames come in that order too.
+ */
+static int put_uframe(struct resolver *r, const struct uframe *u, struct named_frame *out,
+		      int n, int max, bool inner_first)
+{
+	struct cached_frame *c;
+	const char *module, *name;
+	int j;
+
+	switch (u->kind) {
+	case UFRAME_TRUNCATED:
+		return put(out, n, max, "[truncated]", NULL, 0, FRAME_MARK);
+	case UFRAME_CUT:
+	case UFRAME_UNKNOWN:
+		return put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
+	case UFRAME_NAME:
+		return put(out, n, max, (const char *)(uintptr_t)u->addr, NULL, 0, FRAME_MARK);
+	case UFRAME_KERNEL:
+		name = kernel_name(r, u->addr, false, &module);
+		return put_at(out, n, max, name, module, 0, FRAME_KERNEL,
+			      module ? module : "[kernel]", u->addr);
+	case UFRAME_INTERP: {
+		const struct interp_name *in = (const struct interp_name *)(uintptr_t)u->addr;
+
+		return put(out, n, max, in->name, in->file, in->line, in->kind);
+	}
+	case UFRAME_ELF:
+		c = resolve_user(r, u);
+		if (!c)
+			return put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
+		for (j = 0; j < c->n; j++) {
+			int at = inner_first ? j : c->n - 1 - j;
+
+			n = put_at(out, n, max, c->f[at].name, c->f[at].file, c->f[at].line,
+				   c->f[at].kind, u->bin->path, u->addr);
+		}
+		return n;
+	}
+	return n;
+}
+
+/*
+ * Frames of the BPF program that took an off-CPU or waker stack, and of the
+ * tracepoint that ran it: ours, not the thread's.  Left out only of those
+ * stacks; in a CPU profile they are real work.
+ */
+static bool tracing_glue(const char *name)
+{
+	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
+	       !strncmp(name, "__traceiter_", 12) || !strncmp(name, "__bpf_trace_", 12);
+}
+
 int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max)
 {
+	bool ours = k->nkernel && stack_kernel_is_tag(stack_kernel(k)[0]);
 	const struct uframe *user = stack_user(k);
 	const uint64_t *kern = stack_kernel(k);
-	int n = 0, i, j;
+	int n = 0, i;
 
 	/* User frames are stored innermost first: walk them backwards. */
-	for (i = k->nuser - 1; i >= 0; i--) {
-		const struct uframe *u = &user[i];
-		struct cached_frame *c;
-
-		switch (u->kind) {
-		case UFRAME_TRUNCATED:
-			n = put(out, n, max, "[truncated]", NULL, 0, FRAME_MARK);
-			break;
-		case UFRAME_CUT:
-		case UFRAME_UNKNOWN:
-			n = put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
-			break;
-		case UFRAME_INTERP: {
-			const struct interp_name *in = (const struct interp_name *)(uintptr_t)u->addr;
-
-			n = put(out, n, max, in->name, in->file, in->line, in->kind);
-			break;
-		}
-		case UFRAME_ELF:
-			c = resolve_user(r, u);
-			if (!c) {
-				n = put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
-				break;
-			}
-			for (j = c->n - 1; j >= 0; j--)
-				n = put_at(out, n, max, c->f[j].name, c->f[j].file, c->f[j].line,
-					   c->f[j].kind, u->bin->path, u->addr);
-			break;
-		}
-	}
+	for (i = k->nuser - 1; i >= 0; i--)
+		n = put_uframe(r, &user[i], out, n, max, false);
 	for (i = k->nkernel - 1; i >= 0; i--) {
 		const char *module, *name;
 
@@ -385,10 +413,38 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 		}
 		/* After a tag, the innermost kernel frame is a return address too. */
 		name = kernel_name(r, kern[i], i == 0, &module);
+		if (ours && tracing_glue(name))
+			continue;
 
 		/* For kernel frames, file holds the module ("[ext4]"), if any. */
 		n = put_at(out, n, max, name, module, 0, FRAME_KERNEL,
 			   module ? module : "[kernel]", kern[i]);
+	}
+	/*
+	 * Who woke the thread stands above its blocked stack, past a "--", its
+	 * innermost frame (the wakeup) first, as offwaketime draws it.
+	 */
+	if (k->nwaker) {
+		const struct uframe *w = stack_waker(k);
+
+		n = put(out, n, max, "--", NULL, 0, FRAME_MARK);
+		for (i = 0; i < k->nwaker; i++) {
+			int m = put_uframe(r, &w[i], out, n, max, true);
+
+			/*
+			 * x86-64 enters interrupts through asm_* stubs: what is
+			 * below is the thread the interrupt stopped, which woke
+			 * nobody.  The interrupt's own frames stay.
+			 */
+			if (w[i].kind == UFRAME_KERNEL && m > n && tracing_glue(out[n].name))
+				continue;
+			if (w[i].kind == UFRAME_KERNEL && m > n &&
+			    strncmp(out[n].name, "asm_", 4) == 0) {
+				n = put(out, n, max, "[woken by an interrupt]", NULL, 0, FRAME_MARK);
+				break;
+			}
+			n = m;
+		}
 	}
 	return n;
 }

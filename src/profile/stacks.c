@@ -19,6 +19,40 @@ static bool stack_eq(const struct hmap_node *n, const void *p)
 	return s->key_bytes == pr->bytes && memcmp(&s->key, pr->key, pr->bytes) == 0;
 }
 
+/*
+ * Names kept for the whole run (waker comms): a stack's UFRAME_NAME frame
+ * points at one, so equal names must be the same pointer.  Few and small.
+ */
+struct name_node {
+	struct hmap_node node;
+	char name[];
+};
+
+static struct hmap names;
+
+static bool name_eq(const struct hmap_node *n, const void *name)
+{
+	return strcmp(((const struct name_node *)n)->name, name) == 0;
+}
+
+const char *stacks_name(const char *name)
+{
+	uint64_t h = hash_bytes(name, strlen(name), 0);
+	struct name_node *n;
+
+	if (!names.buckets && hmap_init(&names, 64))
+		return "?";
+	n = (struct name_node *)hmap_find(&names, h, name_eq, name);
+	if (n)
+		return n->name;
+	n = malloc(sizeof(*n) + strlen(name) + 1);
+	if (!n)
+		return "?";
+	strcpy(n->name, name);
+	hmap_insert(&names, &n->node, h);
+	return n->name;
+}
+
 int stacks_init(struct stack_table *t)
 {
 	memset(t, 0, sizeof(*t));

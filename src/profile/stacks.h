@@ -21,6 +21,8 @@ enum uframe_kind {
 	UFRAME_TRUNCATED,	/* marker: the stack goes on beyond what we copied */
 	UFRAME_CUT,		/* marker: the caller could not be found */
 	UFRAME_INTERP,		/* interpreter frame: addr is a struct interp_name * */
+	UFRAME_KERNEL,		/* waker section: a kernel return address */
+	UFRAME_NAME,		/* waker section: addr is a const char * (stacks_name) */
 };
 
 struct uframe {
@@ -35,8 +37,11 @@ struct stack_key {
 	uint32_t pid, tid, event_idx;
 	uint16_t nkernel, nuser;
 	char comm[STITCH_COMM_LEN];
+	uint16_t nwaker;	/* off-CPU --wakers: frames of who woke the thread */
+	uint16_t pad[3];
 	/* followed by uint64_t kernel[nkernel] (innermost first),
-	 * then struct uframe user[nuser] (innermost first) */
+	 * then struct uframe user[nuser] (innermost first),
+	 * then struct uframe waker[nwaker] (the waker's innermost first) */
 } __attribute__((aligned(8)));	/* the 64-bit frames after it stay aligned */
 
 struct stack {
@@ -67,6 +72,14 @@ static inline const struct uframe *stack_user(const struct stack_key *k)
 {
 	return (const struct uframe *)(stack_kernel(k) + k->nkernel);
 }
+
+static inline const struct uframe *stack_waker(const struct stack_key *k)
+{
+	return (const struct uframe *)(stack_kernel(k) + k->nkernel) + k->nuser;
+}
+
+/* A name that lives as long as the program, for UFRAME_NAME frames. */
+const char *stacks_name(const char *name);
 
 struct stack_table {
 	struct hmap map;

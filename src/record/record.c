@@ -36,6 +36,7 @@
 #include "offcpu/offcpu.h"
 #include "offcpu/offcpu_pending.h"
 #include "offcpu/offcpu_blocked.h"
+#include "offcpu/offcpu_wakes.h"
 #include "offcpu/wall.h"
 #include "util/clock.h"
 #include "capture.skel.h"
@@ -78,6 +79,7 @@ struct record_opts {
 	bool wall;			/* cpu + offcpu, both weighed in nanoseconds */
 	uint32_t wall_cpu_idx;		/* wall: the cpu event's index */
 	bool no_runnable;		/* offcpu: --no-runnable */
+	bool wakers;			/* offcpu: --wakers */
 	double max_table_mb;
 };
 
@@ -182,6 +184,10 @@ static void usage(FILE *f)
 "      --no-interp          native frames only: do not walk interpreters\n"
 "      --min-block TIME     offcpu: drop intervals shorter than TIME (1ms,\n"
 "                           500us; default 0, keep all)\n"
+"      --wakers             offcpu: join each blocked stack to the stack of\n"
+"                           who woke the thread, drawn above it past a '--'\n"
+"                           frame (a traced waker's user frames too; an\n"
+"                           interrupt's kernel frames); native stacks only\n"
 "      --no-runnable        offcpu: leave out time waiting for a CPU after\n"
 "                           preemption (shown by default: it is time the\n"
 "                           thread waited too)\n"
@@ -259,7 +265,7 @@ static int parse_pids(struct record_opts *o, const char *arg)
 }
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
-       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE };
+       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE, OPT_WAKERS };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -281,6 +287,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 		{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
+		{ "wakers", no_argument, NULL, OPT_WAKERS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -407,6 +414,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case OPT_NO_RUNNABLE:
 			o->no_runnable = true;
 			break;
+		case OPT_WAKERS:
+			o->wakers = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -427,7 +437,13 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		o->formats[0] = OUTPUT_TEXT;
 		o->noutputs = 1;
 	}
-	/* cpu with offcpu is wall time: both in nanoseconds; anything else is not time. */
+		if (o->wakers) {
+		for (i = 0; i < o->nevents && o->events[i].kind != EVENT_OFFCPU; i++)
+			;
+		if (i == o->nevents)
+			return fail_usage("%s", "--wakers goes with -e offcpu (or -e wall)");
+	}
+/* cpu with offcpu is wall time: both in nanoseconds; anything else is not time. */
 	for (i = 0; i < o->nevents; i++) {
 		if (o->events[i].kind != EVENT_OFFCPU || o->nevents == 1)
 			continue;
@@ -726,6 +742,8 @@ static void load_used_programs_only(struct recorder *r)
 	bpf_program__set_autoload(r->skel->progs.on_uprobe, uprobe);
 	bpf_program__set_autoload(r->skel->progs.on_kprobe, kprobe);
 	bpf_program__set_autoload(r->skel->progs.on_sched_switch, offcpu);
+	bpf_program__set_autoload(r->skel->progs.on_sched_waking, offcpu && o->wakers);
+	r->skel->rodata->offcpu_wakers = offcpu && o->wakers;
 	r->skel->rodata->offcpu_min_block_ns = o->min_block_ns;
 	r->skel->rodata->offcpu_runnable = !o->no_runnable;
 }
@@ -962,6 +980,20 @@ static void kunwind_update(struct recorder *r)
 }
 
 /* Events counted in the kernel, of one epoch (deleted from the map) or all (-1). */
+/* Where off-CPU time read from the kernel goes. */
+static void offcpu_sink_of(struct recorder *r, struct offcpu_sink *s)
+{
+	*s = (struct offcpu_sink){
+		.kw = &r->kw,
+		.kstacks_fd = bpf_map__fd(r->skel->maps.kagg_kstacks),
+		.ustacks_fd = bpf_map__fd(r->skel->maps.kagg_ustacks),
+		.stacks = &r->stacks,
+		.stops = r->unwind_stops,
+		.bytes = &r->bytes_received,
+		.pending = &r->offcpu,
+	};
+}
+
 static void kernel_counts_read(struct recorder *r, int64_t epoch)
 {
 	int64_t n;
@@ -975,6 +1007,15 @@ static void kernel_counts_read(struct recorder *r, int64_t epoch)
 	if (n < 0)
 		fprintf(stderr, "stitch: reading the kernel's counts failed: %s\n",
 			strerror((int)-n));
+	if (r->skel->rodata->offcpu_wakers) {
+		struct offcpu_sink sink;
+
+		offcpu_sink_of(r, &sink);
+		n = offcpu_read_wakes(bpf_map__fd(r->skel->maps.offcpu_wakes), epoch, &sink);
+		if (n < 0)
+			fprintf(stderr, "stitch: reading the kernel's wakeups failed: %s\n",
+				strerror((int)-n));
+	}
 }
 
 /*
@@ -999,16 +1040,9 @@ static void kernel_counts_tick(struct recorder *r, double now)
 /* Threads still off the CPU when recording ends: their time so far. */
 static void offcpu_still_blocked(struct recorder *r)
 {
-	struct offcpu_sink sink = {
-		.kw = &r->kw,
-		.kstacks_fd = bpf_map__fd(r->skel->maps.kagg_kstacks),
-		.ustacks_fd = bpf_map__fd(r->skel->maps.kagg_ustacks),
-		.stacks = &r->stacks,
-		.stops = r->unwind_stops,
-		.bytes = &r->bytes_received,
-		.pending = &r->offcpu,
-	};
+	struct offcpu_sink sink;
 
+	offcpu_sink_of(r, &sink);
 	if (bpf_program__autoload(r->skel->progs.on_sched_switch))
 		offcpu_count_blocked(bpf_map__fd(r->skel->maps.offcpu_threads), r->o->min_block_ns,
 				     &sink);

@@ -60,7 +60,12 @@ test_offcpu_min_block_and_runnable() {
 	# 10 ms sleeps stay, ~130 us fsyncs go.
 	within_pct "nanosleep over 5ms" "$(offcpu_total "$TMP/mb.folded" ';wait_sleep;')" \
 		"$(waited "$TMP/mb.out" sleep)" 5
-	expect_eq "fsync intervals under 5 ms kept" "$(grep -c ';wait_fsync;fsync;' "$TMP/mb.folded")" 0
+	# Most fsyncs take ~0.1 ms here; the odd one over 5 ms stays.
+	local kept all
+	kept=$(offcpu_total "$TMP/mb.folded" ';wait_fsync;fsync;')
+	all=$(waited "$TMP/mb.out" fsync)
+	echo "fsync: $kept s kept of $all s"
+	awk -v k="$kept" -v a="$all" 'BEGIN { exit !(k < a * 0.3) }' || die "short fsyncs were kept"
 	expect_eq "runnable stacks" "$(grep -c '\[runnable\]' "$TMP/mb.folded")" 0
 }
 
@@ -125,4 +130,24 @@ test_offcpu_wall_half_and_half() {
 		"$(waited "$TMP/wall.out" sleep)" 5
 	expect_grep "$TMP/wall.txt" '^waits +pid [0-9]+ +tid [0-9]+ +(9[5-9][0-9]|10[0-4][0-9])\.[0-9] ms on CPU, +(9[5-9][0-9]|10[0-4][0-9])\.[0-9] ms blocked'
 	expect_grep "$TMP/wall.txt" '^stitch: [0-9.]+ s of wall'
+}
+
+# --wakers: a consumer blocked in read() on a pipe is woken by the producer's
+# write: the producer's stack, down to the line that wrote, stands above the
+# consumer's blocked stack (past "--") for >= 90% of its blocked time.
+test_offcpu_wakers_producer_above_consumer() {
+	"$STITCH" record -e offcpu --wakers -o "$TMP/wk.folded" -o "$TMP/wk.txt" -- \
+		"$WAITS" wakers 2 >"$TMP/wk.out"
+	cat "$TMP/wk.out"
+	head -30 "$TMP/wk.txt"
+	local blocked='^waits;.*;main;wakers_\[i\];consume[.a-z0-9]*;read;.*;anon_pipe_read_\[k\];.*\[S sleeping\]'
+	expect_ge "% of the consumer's blocked time under the producer's write" \
+		"$(share "$TMP/wk.folded" "$blocked" \
+		   '\[S sleeping\];--;try_to_wake_up_\[k\];.*;anon_pipe_write_\[k\];.*;__libc_write_\[i\];write;produce;producer;start_thread;clone3;\[woken by waits tid [0-9]+\] ')" 90
+	expect_grep "$TMP/wk.txt" '^        produce  \(waits\.c:[0-9]+\)$'
+	# A sleep woken by its timer: the interrupt, never the thread it stopped.
+	"$STITCH" record -e offcpu --wakers -o "$TMP/wt.folded" -- "$WAITS" wall 0.3 >/dev/null
+	expect_ge "timer wakeups shown as an interrupt" \
+		"$(grep -c 'sleep_phase.*\[S sleeping\];--;.*hrtimer_wakeup_\[k\];.*\[woken by an interrupt\] ' "$TMP/wt.folded")" 1
+	expect_error 2 "--wakers goes with -e offcpu" -- record --wakers -a -d 1
 }
