@@ -5,6 +5,8 @@
 
 #include <gelf.h>
 
+#include "unwind/cfi.h"
+
 #include "interp/interp_user.h"
 
 /* A process running a supported interpreter, as found in its mappings. */
@@ -60,9 +62,7 @@ struct rb_class {
 struct interp_cfi {
 	struct hmap_node node;
 	struct binary *bin;
-	const int32_t *table;		/* (start, fde) pairs, relative to base; in the ELF image */
-	size_t count;
-	uint64_t base;			/* vaddr of .eh_frame_hdr */
+	struct cfi_hdr_index index;
 };
 
 /* ruby: line of (iseq, pc), cached: finding it takes two reads of the target. */

@@ -20,6 +20,7 @@
 
 #include "interp/interp_internal.h"
 #include "profile/profile.h"
+#include "unwind/cfi.h"
 
 #define PENDING_SLOTS 256	/* as in interp_detect.c */
 
@@ -192,17 +193,14 @@ static bool cfi_eq(const struct hmap_node *n, const void *key)
 }
 
 /*
- * The binary's .eh_frame_hdr search table: the start of every function
- * with CFI, sorted.  Only the usual encoding (datarel | sdata4 pairs) is
- * read; anything else leaves the table empty, and C methods unplaced.
+ * The binary's .eh_frame_hdr index, read on first sight: a C method's C
+ * function is recognized by its start.  An unusual encoding leaves the
+ * index empty, and C methods unplaced.
  */
 static struct interp_cfi *cfi_of(struct interp_state *st, struct binary *b)
 {
 	uint64_t h = hash_u64((uintptr_t)b);
 	struct interp_cfi *c = (struct interp_cfi *)hmap_find(&st->cfis, h, cfi_eq, b);
-	struct elf_section sec;
-	const uint8_t *d;
-	uint32_t count;
 
 	if (c)
 		return c;
@@ -211,19 +209,7 @@ static struct interp_cfi *cfi_of(struct interp_state *st, struct binary *b)
 		return NULL;
 	c->bin = b;
 	hmap_insert(&st->cfis, &c->node, h);
-	if (!b->elf || elf_find_section(b->elf, ".eh_frame_hdr", &sec) || !sec.data ||
-	    sec.size < 12)
-		return c;
-	d = sec.data;
-	/* version 1; eh_frame_ptr: pcrel|sdata4; fde_count: udata4; table: datarel|sdata4 */
-	if (d[0] != 1 || d[1] != 0x1b || d[2] != 0x03 || d[3] != 0x3b)
-		return c;
-	memcpy(&count, d + 8, 4);
-	if (count > (sec.size - 12) / 8)
-		return c;
-	c->table = (const int32_t *)(d + 12);
-	c->count = count;
-	c->base = sec.addr;
+	cfi_hdr_index_read(b->elf, &c->index);
 	return c;
 }
 
@@ -231,27 +217,8 @@ static struct interp_cfi *cfi_of(struct interp_state *st, struct binary *b)
 static uint64_t fde_start(struct interp_state *st, struct binary *b, uint64_t addr)
 {
 	struct interp_cfi *c = cfi_of(st, b);
-	size_t lo = 0, hi;
 
-	if (!c || !c->count)
-		return 0;
-	hi = c->count;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		int32_t v;
-
-		memcpy(&v, &c->table[2 * mid], 4);
-		if (c->base + (int64_t)v <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	{
-		int32_t v;
-
-		memcpy(&v, &c->table[2 * lo], 4);
-		return c->base + (int64_t)v <= addr ? c->base + (int64_t)v : 0;
-	}
+	return c ? cfi_hdr_func_start(&c->index, addr) : 0;
 }
 
 static int put_uf(struct uframe *out, int n, int cap, const struct uframe *u)
