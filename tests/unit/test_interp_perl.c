@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "interp/interp_internal.h"
+#include "interp/common.h"
 #include "../../tools/interp-walk/perl536.h"
 
 static const struct interp_perl_layout *bpf_layout(void)

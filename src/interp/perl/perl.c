@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
+#include "interp/common.h"
 #include "profile/profile.h"
 
 /*

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "interp/interp_internal.h"
+#include "interp/common.h"
 
 #define MAX_NAME_CHARS 1024
 #define MAX_LINETABLE (256 * 1024)

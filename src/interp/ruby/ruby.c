@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
+#include "interp/common.h"
 
 #define MAX_NAME 1024
 #define MAX_INSNS (1u << 22)

@@ -18,7 +18,7 @@
 #include <string.h>
 
 
-#include "interp/interp_internal.h"
+#include "interp/common.h"
 #include "profile/profile.h"
 #include "unwind/cfi.h"
 

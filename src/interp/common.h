@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Interpreter frames: what interp_detect.c, interp_python.c and interp_stitch.c share. */
-#ifndef STITCH_INTERP_INTERNAL_H
-#define STITCH_INTERP_INTERNAL_H
+#ifndef STITCH_INTERP_COMMON_H
+#define STITCH_INTERP_COMMON_H
 
 #include <gelf.h>
 
@@ -133,4 +133,4 @@ bool perl_from_module(struct interp_proc *ip, const struct interp_version *v,
 void perl_groups(struct interp_state *st, const struct interp_event *ev, const uint8_t *strs,
 		 size_t str_len, struct groups *g);
 
-#endif /* STITCH_INTERP_INTERNAL_H */
+#endif /* STITCH_INTERP_COMMON_H */

@@ -15,7 +15,7 @@
 #include <bpf/bpf.h>
 #include <gelf.h>
 
-#include "interp/interp_internal.h"
+#include "interp/common.h"
 
 #define PENDING_SLOTS 256
 
