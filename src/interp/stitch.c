@@ -22,76 +22,33 @@
 #include "profile/profile.h"
 #include "unwind/cfi.h"
 
-#define PENDING_SLOTS 256	/* as in interp_detect.c */
+/* A binary's .eh_frame_hdr index, to find the function a native frame is in. */
+struct interp_cfi {
+	struct hmap_node node;
+	struct binary *bin;
+	struct cfi_hdr_index index;
+};
 
 void interp_stash(struct interp_state *st, const void *data, size_t size)
 {
 	const struct interp_event *ev = data;
+	const struct interp_ops *ops;
 	size_t hdr;
 
 	if (size < INTERP_EVENT_HDR_BYTES || ev->nframes > INTERP_MAX_FRAMES ||
 	    size < INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame))
 		return;
-	memcpy(&st->pending[ev->tid % PENDING_SLOTS], data,
+	memcpy(&st->pending[ev->tid % INTERP_PENDING_SLOTS], data,
 	       INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame));
-	/* perl: the strings its frames point into follow the frames */
+	/* Walks with strings (perl): those its frames point into follow the frames. */
+	ops = interp_ops_for_lang(ev->lang);
 	hdr = INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame);
-	st->pending_str_len[ev->tid % PENDING_SLOTS] = 0;
-	if (ev->lang == INTERP_PERL && size > hdr && size - hdr <= INTERP_STR_BYTES) {
-		memcpy(st->pending_strs + (size_t)(ev->tid % PENDING_SLOTS) * INTERP_STR_BYTES,
+	st->pending_str_len[ev->tid % INTERP_PENDING_SLOTS] = 0;
+	if (ops && ops->walk_strings && size > hdr && size - hdr <= INTERP_STR_BYTES) {
+		memcpy(st->pending_strs + (size_t)(ev->tid % INTERP_PENDING_SLOTS) * INTERP_STR_BYTES,
 		       (const uint8_t *)data + hdr, size - hdr);
-		st->pending_str_len[ev->tid % PENDING_SLOTS] = size - hdr;
+		st->pending_str_len[ev->tid % INTERP_PENDING_SLOTS] = size - hdr;
 	}
-}
-
-struct name_key {
-	uint8_t kind;
-	uint32_t line;
-	const char *name, *file;
-};
-
-static bool name_eq(const struct hmap_node *n, const void *key)
-{
-	const struct interp_name *a = (const struct interp_name *)n;
-	const struct name_key *k = key;
-
-	return a->kind == k->kind && a->line == k->line && strcmp(a->name, k->name) == 0 &&
-	       (a->file && k->file ? strcmp(a->file, k->file) == 0 : a->file == k->file);
-}
-
-static const struct interp_name *intern(struct interp_state *st, uint8_t kind, const char *name,
-					const char *file, int line)
-{
-	struct name_key k = { kind, line > 0 && !st->no_lines ? line : 0, name, file };
-	uint64_t h = hash_bytes(name, strlen(name), kind ^ ((uint64_t)k.line << 8));
-	struct interp_name *n;
-
-	if (file)
-		h = hash_bytes(file, strlen(file), h);
-	n = (struct interp_name *)hmap_find(&st->names, h, name_eq, &k);
-	if (n)
-		return n;
-	n = malloc(sizeof(*n) + strlen(name) + 1);
-	if (!n)
-		return NULL;
-	n->kind = kind;
-	n->line = k.line;
-	n->file = file ? strdup(file) : NULL;
-	strcpy(n->name, name);
-	hmap_insert(&st->names, &n->node, h);
-	return n;
-}
-
-/* For the perl decoder (interp_perl.c). */
-const struct interp_name *interp_intern(struct interp_state *st, uint8_t kind, const char *name,
-					const char *file, int line)
-{
-	return intern(st, kind, name, file, line);
-}
-
-static bool pid_eq(const struct hmap_node *n, const void *key)
-{
-	return ((const struct interp_proc *)n)->pid == *(const uint32_t *)key;
 }
 
 static bool is_eval_frame(const struct interp_proc *ip, const struct uframe *u)
@@ -114,66 +71,24 @@ static int put_name(struct uframe *out, int n, int cap, const struct interp_name
 	return n + 1;
 }
 
-/* A Ruby frame's name; addr 0 is only a group boundary. */
-static const struct interp_name *ruby_name(struct interp_state *st, struct interp_proc *ip,
-					   const struct interp_frame *f)
-{
-	struct interp_code *c;
-	char buf[2 * 1024 + 64];
-	const char *name;
-
-	if (!f->addr)
-		return NULL;
-	c = rb_code_get(st, ip, f);
-	if (!c || !c->valid)
-		return intern(st, FRAME_MARK, "[unknown ruby frame]", NULL, 0);
-	name = rb_frame_name(st, ip, c, f, buf, sizeof(buf));
-	if (f->flags & INTERP_FRAME_CFUNC)	/* a C method: no file or line of its own */
-		return intern(st, FRAME_RUBY, name, NULL, 0);
-	return intern(st, FRAME_RUBY, name, c->file, rb_frame_line(st, ip, c, f));
-}
-
-static void frame_groups(struct interp_state *st, struct interp_proc *ip,
+/*
+ * Cut the walk into groups, each ending at an entry frame (the first frame
+ * of one interpreter loop call), naming each frame with the language's
+ * name_frame.
+ */
+static void entry_groups(struct interp_state *st, struct interp_proc *ip,
 			 const struct proc *proc, const struct interp_event *ev, struct groups *g)
 {
-	const struct interp_python_layout *L = &ip->ver->layout.py;
 	int i;
 
 	g->n = g->ng = 0;
 	g->start[0] = 0;
 	for (i = 0; i < ev->nframes; i++) {
 		const struct interp_frame *f = &ev->frames[i];
-		struct interp_code *c;
-		unsigned int owner = (f->flags >> INTERP_FRAME_OWNER_SHIFT) & 0xff;
 
 		g->func_addr[g->n] = 0;
 		g->func_bin[g->n] = NULL;
-		if (ip->ver->lang == INTERP_RUBY) {
-			const struct interp_name *name = ruby_name(st, ip, f);
-			const struct map *m;
-
-			if (name && (f->flags & INTERP_FRAME_CFUNC) && name->kind == FRAME_RUBY &&
-			    (m = proc_find_map(proc, f->pc)) && m->bin) {
-				g->func_bin[g->n] = m->bin;
-				g->func_addr[g->n] = f->pc - m->bias;
-			}
-			if (name)
-				g->names[g->n++] = name;
-		} else if (!(c = py_code_get(st, ip, f)) || !c->valid) {
-			g->names[g->n++] = intern(st, FRAME_MARK, "[unknown python frame]", NULL, 0);
-		} else {
-			int64_t lasti = ((int64_t)f->pc - (int64_t)(f->addr + L->code_bytecode)) /
-					(int64_t)L->codeunit;
-
-			/* Not started yet (before RESUME): CPython hides these too. */
-			if (owner == L->owner_generator || lasti >= c->firsttraceable) {
-				int line = lasti < 0 || lasti > 0x7fffffff ? -1 :
-					   py311_line_for(c->linetable, c->linetable_len,
-							  c->firstlineno, (int)lasti);
-
-				g->names[g->n++] = intern(st, FRAME_PYTHON, c->name, c->file, line);
-			}
-		}
+		ip->ops->name_frame(st, ip, proc, f, g);
 		if (f->flags & INTERP_FRAME_ENTRY)
 			g->start[++g->ng] = g->n;
 	}
@@ -275,7 +190,7 @@ static int stitch_groups(struct interp_state *st, const struct interp_proc *ip,
 	int evpos[INTERP_MAX_FRAMES + 2], neval = 0, n = 0, i, j, k;
 	int *anchor = calloc(INTERP_MAX_FRAMES, sizeof(int));
 	struct uframe *seg = malloc((nu + 1) * sizeof(*seg));
-	const struct interp_name *trunc = intern(st, FRAME_MARK, "[truncated]", NULL, 0);
+	const struct interp_name *trunc = interp_intern(st, FRAME_MARK, "[truncated]", NULL, 0);
 
 	if (!anchor || !seg) {
 		free(anchor);
@@ -338,8 +253,7 @@ static int stitch_groups(struct interp_state *st, const struct interp_proc *ip,
 static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *uf, int nu,
 		     int cap)
 {
-	struct interp_proc *ip = (struct interp_proc *)hmap_find(&st->procs, hash_u64(proc->pid),
-								 pid_eq, &proc->pid);
+	struct interp_proc *ip = interp_proc_find(st, proc->pid);
 	int i;
 
 	if (!ip || !ip->ver || nu >= cap)
@@ -347,7 +261,7 @@ static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *
 	for (i = 0; i < nu; i++) {
 		if (is_eval_frame(ip, &uf[i])) {
 			memmove(&uf[i + 1], &uf[i], (nu - i) * sizeof(*uf));
-			put_name(uf, i, cap, intern(st, FRAME_MARK, "[interpreter frames lost]",
+			put_name(uf, i, cap, interp_intern(st, FRAME_MARK, "[interpreter frames lost]",
 						    NULL, 0));
 			return nu + 1;
 		}
@@ -358,7 +272,7 @@ static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *
 int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
 		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost)
 {
-	struct interp_event *ev = &st->pending[tid % PENDING_SLOTS];
+	struct interp_event *ev = &st->pending[tid % INTERP_PENDING_SLOTS];
 	struct interp_proc *ip;
 	struct groups *g;
 	struct uframe *out;
@@ -371,18 +285,19 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 	ev->magic = 0;		/* used */
 	if (ev->flags & (INTERP_EV_FAULT | INTERP_EV_CORRUPT | INTERP_EV_BAD_KEY))
 		st->walk_errors++;
-	ip = (struct interp_proc *)hmap_find(&st->procs, hash_u64(proc->pid), pid_eq, &proc->pid);
-	if (!ip || !ip->ver || ev->lang != ip->ver->lang)
+	ip = interp_proc_find(st, proc->pid);
+	if (!ip || !ip->ver || ev->lang != ip->ops->lang)
 		return nu;
 	g = malloc(sizeof(*g));
 	out = malloc(cap * sizeof(*out));
 	if (!g || !out)
 		goto out;
-	if (ip->ver->lang == INTERP_PERL)
-		perl_groups(st, ev, st->pending_strs + (size_t)(tid % PENDING_SLOTS) * INTERP_STR_BYTES,
-			    st->pending_str_len[tid % PENDING_SLOTS], g);
+	if (ip->ops->groups)
+		ip->ops->groups(st, ip, ev, st->pending_strs +
+				(size_t)(tid % INTERP_PENDING_SLOTS) * INTERP_STR_BYTES,
+				st->pending_str_len[tid % INTERP_PENDING_SLOTS], g);
 	else
-		frame_groups(st, ip, proc, ev, g);
+		entry_groups(st, ip, proc, ev, g);
 	for (i = 0; i < nu; i++)
 		neval += is_eval_frame(ip, &uf[i]);
 	if (native_complete && !g->last_partial && g->ng != neval) {
@@ -394,7 +309,7 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 
 				snprintf(mark, sizeof(mark), "[%s frames not stitched]",
 					 ip->ver->lang_name);
-				n = put_name(out, n, cap, intern(st, FRAME_MARK, mark, NULL, 0));
+				n = put_name(out, n, cap, interp_intern(st, FRAME_MARK, mark, NULL, 0));
 				neval = -1;
 			}
 			if (n < cap)
