@@ -1,83 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What every interpreter module uses: the recorder's interpreter state,
- * reading the target's memory, the cache of code objects read from it,
- * interned frame names, the process table, and the ELF and ld.so lookups
- * detection needs.  Nothing here knows a language: languages.c lists them.
+ * What every interpreter module uses: reading the target's memory, the
+ * cache of code objects read from it, interned frame names, the process
+ * table, and the ELF and ld.so lookups detection needs.  Nothing here
+ * knows a language, nor the table of them (languages.c): the language
+ * modules call this file, never the other way.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
-#include <bpf/bpf.h>
-
 #include "interp/common.h"
-
-int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_lines)
-{
-	uint32_t i, n = interp_version_count();
-
-	memset(st, 0, sizeof(*st));
-	st->procs_fd = procs_fd;
-	st->no_lines = no_lines;
-	st->pending = calloc(INTERP_PENDING_SLOTS, sizeof(*st->pending));
-	st->pending_strs = calloc(INTERP_PENDING_SLOTS, INTERP_STR_BYTES);
-	st->pending_str_len = calloc(INTERP_PENDING_SLOTS, sizeof(*st->pending_str_len));
-	st->lang_state = calloc(interp_nlanguages, sizeof(*st->lang_state));
-	if (!st->pending || !st->pending_strs || !st->pending_str_len || !st->lang_state ||
-	    hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
-	    hmap_init(&st->codes, 1024) || hmap_init(&st->cfis, 64))
-		return -ENOMEM;
-	for (i = 0; i < interp_nlanguages; i++) {
-		if (interp_languages[i]->state_new &&
-		    !(st->lang_state[i] = interp_languages[i]->state_new()))
-			return -ENOMEM;
-	}
-	for (i = 0; i < n && i < INTERP_MAX_LAYOUTS; i++) {
-		if (layouts_fd >= 0 &&
-		    bpf_map_update_elem(layouts_fd, &i, &interp_version_at(i)->layout, BPF_ANY))
-			return -errno;
-	}
-	return 0;
-}
-
-void interp_free(struct interp_state *st)
-{
-	struct hmap_node *n;
-	size_t i;
-
-	/* A map never initialized is empty (no buckets): nothing to free. */
-	hmap_for_each(&st->codes, i, n)
-		interp_code_clear((struct interp_code *)n);
-	hmap_for_each(&st->names, i, n)
-		free(((struct interp_name *)n)->file);
-	hmap_for_each(&st->procs, i, n)
-		free(((struct interp_proc *)n)->priv);
-	for (i = 0; st->lang_state && i < interp_nlanguages; i++)
-		if (st->lang_state[i])
-			interp_languages[i]->state_free(st->lang_state[i]);
-	free(st->lang_state);
-	st->lang_state = NULL;
-	hmap_free_all(&st->procs);
-	hmap_free_all(&st->names);
-	hmap_free_all(&st->codes);
-	hmap_free_all(&st->cfis);
-	free(st->pending);
-	st->pending = NULL;
-	free(st->pending_strs);
-	st->pending_strs = NULL;
-	free(st->pending_str_len);
-	st->pending_str_len = NULL;
-}
 
 void *interp_lang_state(struct interp_state *st, const struct interp_ops *ops)
 {
 	size_t i;
 
-	for (i = 0; st->lang_state && i < interp_nlanguages; i++)
-		if (interp_languages[i] == ops)
-			return st->lang_state[i];
+	for (i = 0; i < st->nlangs; i++)
+		if (st->langs[i].ops == ops)
+			return st->langs[i].state;
 	return NULL;
 }
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Interpreter frames, user side: what the common code (common.c, detect.c,
- * stitch.c, languages.c) and the language modules (python/, ruby/, perl/)
- * share.  A language module includes this header and calls common code;
- * common code reaches a language only through its struct interp_ops, listed
- * in languages.c.  Nothing here names a language.
+ * Interpreter frames, user side: what the common code (common.c, state.c,
+ * detect.c, stitch.c, languages.c) and the language modules (python/, ruby/,
+ * perl/) share.  A language module includes this header and calls common.c;
+ * the rest reaches a language only through its struct interp_ops, listed in
+ * languages.c.  Nothing here names a language.
  */
 #ifndef STITCH_INTERP_COMMON_H
 #define STITCH_INTERP_COMMON_H

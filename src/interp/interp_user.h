@@ -59,7 +59,7 @@ const struct interp_version *interp_version_for_module(const char *base, char *l
 							size_t lang_len, char *ver_out,
 							size_t ver_len);
 
-/* ---- common.c, detect.c, stitch.c: the recorder's interpreter state ---- */
+/* ---- state.c, detect.c, stitch.c: the recorder's interpreter state ---- */
 
 /* A named interpreter frame, interned: a stack key holds its address. */
 struct interp_name {
@@ -71,6 +71,13 @@ struct interp_name {
 };
 
 struct interp_proc;
+struct interp_ops;
+
+/* A language's own caches for one recording (its ops->state_new). */
+struct interp_lang_state {
+	const struct interp_ops *ops;
+	void *state;
+};
 
 struct interp_state {
 	int procs_fd;			/* BPF interp_procs map */
@@ -85,7 +92,8 @@ struct interp_state {
 	struct hmap names;		/* interned struct interp_name */
 	struct hmap codes;		/* (pid, code object) -> decoded code */
 	struct hmap cfis;		/* binary -> its .eh_frame_hdr index */
-	void **lang_state;		/* per entry of interp_languages: its own caches */
+	struct interp_lang_state *langs;	/* languages with caches of their own */
+	size_t nlangs;
 	struct interp_event *pending;	/* slots by tid: the event waiting for its sample */
 	uint8_t *pending_strs;		/* walks with strings (perl): each slot's, INTERP_STR_BYTES */
 	uint32_t *pending_str_len;
