@@ -44,6 +44,21 @@ void interp_proc_found(struct interp_proc *ip, const struct interp_version *v,
 	ip->eval_end = eval + size;
 }
 
+void *interp_proc_take(struct interp_proc *ip, const struct interp_version *v,
+		       const struct map *m, const struct interp_version *owner, size_t size)
+{
+	uint64_t eval, eval_size;
+	void *priv;
+
+	if (!m->bin->elf || !interp_dynsym_find(m->bin->elf, v->eval_func, &eval, &eval_size) ||
+	    !eval_size)
+		return NULL;
+	priv = interp_proc_priv(ip, owner, size);
+	if (priv)
+		interp_proc_found(ip, v, m->bin, eval, eval_size);
+	return priv;
+}
+
 void *interp_proc_priv(struct interp_proc *ip, const struct interp_version *owner, size_t size)
 {
 	if (ip->priv && ip->priv_owner == owner)

@@ -74,9 +74,10 @@ struct groups {
  * lists them.  Only the language's own files know what is behind them.
  */
 struct interp_ops {
-	const char *name;		/* "python": messages and markers */
-	enum interp_lang lang;		/* what its layouts and walks say they are */
-	/* Supported versions, ended by an entry without a version string. */
+	/*
+	 * Supported versions (at least one), ended by an entry without a
+	 * version string.  They carry the language's name and enum interp_lang.
+	 */
 	const struct interp_version *versions;
 	/*
 	 * Module name prefixes of any version ("libpython"), NULL-ended: a
@@ -139,6 +140,15 @@ struct interp_proc *interp_proc_find(struct interp_state *st, uint32_t pid);
 /* Record what was found: version v's eval loop at [eval, eval + size) of bin. */
 void interp_proc_found(struct interp_proc *ip, const struct interp_version *v,
 		       struct binary *bin, uint64_t eval, uint64_t size);
+
+/*
+ * Module m holds version v's interpreter loop (v->eval_func, a dynamic
+ * symbol with a size): record it (interp_proc_found) and return ip's data
+ * of the language (interp_proc_priv(ip, owner, size)).  NULL, and ip->ver
+ * not set, if the loop is not there or on allocation failure.
+ */
+void *interp_proc_take(struct interp_proc *ip, const struct interp_version *v,
+		       const struct map *m, const struct interp_version *owner, size_t size);
 
 /*
  * ip's data of the language whose versions table is owner (size bytes,

@@ -28,7 +28,7 @@ const struct interp_ops *interp_ops_for_lang(uint32_t lang)
 	size_t i;
 
 	for (i = 0; i < interp_nlanguages; i++)
-		if (interp_languages[i]->lang == lang)
+		if (interp_languages[i]->versions[0].lang == lang)
 			return interp_languages[i];
 	return NULL;
 }
@@ -116,8 +116,8 @@ const struct interp_version *interp_module_version(const char *base,
 	}
 	for (i = 0; i < interp_nlanguages; i++)
 		for (p = interp_languages[i]->lookalikes; p && *p; p++)
-			if (looks_like(base, *p, interp_languages[i]->name, lang_out, lang_len,
-				       ver_out, ver_len))
+			if (looks_like(base, *p, interp_languages[i]->versions[0].lang_name,
+				       lang_out, lang_len, ver_out, ver_len))
 				return NULL;
 	lang_out[0] = ver_out[0] = '\0';
 	return NULL;

@@ -286,7 +286,7 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 	if (ev->flags & (INTERP_EV_FAULT | INTERP_EV_CORRUPT | INTERP_EV_BAD_KEY))
 		st->walk_errors++;
 	ip = interp_proc_find(st, proc->pid);
-	if (!ip || !ip->ver || ev->lang != ip->ops->lang)
+	if (!ip || !ip->ver || ev->lang != ip->ver->lang)
 		return nu;
 	g = malloc(sizeof(*g));
 	out = malloc(cap * sizeof(*out));

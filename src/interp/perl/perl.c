@@ -262,8 +262,6 @@ static void perl_ops_groups(struct interp_state *st, struct interp_proc *ip,
 static const char *const perl_lookalikes[] = { "libperl.so.", NULL };
 
 const struct interp_ops perl_ops = {
-	.name = "perl",
-	.lang = INTERP_PERL,
 	.versions = perl_versions,
 	.lookalikes = perl_lookalikes,
 	.from_module = perl_from_module,

@@ -24,19 +24,17 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 			       const struct map *m, char *unsupported, size_t unsupported_len)
 {
 	Elf *elf = m->bin->elf;
-	uint64_t runtime, code, unicode, bytes, eval, eval_size;
+	uint64_t runtime, code, unicode, bytes;
 	struct python_proc *pp;
 
 	if (!elf || !interp_dynsym_find(elf, "_PyRuntime", &runtime, NULL) ||
 	    !interp_dynsym_find(elf, "PyCode_Type", &code, NULL) ||
 	    !interp_dynsym_find(elf, "PyUnicode_Type", &unicode, NULL) ||
-	    !interp_dynsym_find(elf, "PyBytes_Type", &bytes, NULL) ||
-	    !interp_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size)
+	    !interp_dynsym_find(elf, "PyBytes_Type", &bytes, NULL))
 		return false;
-	pp = interp_proc_priv(ip, python_versions, sizeof(*pp));
+	pp = interp_proc_take(ip, v, m, python_versions, sizeof(*pp));
 	if (!pp)
 		return false;
-	interp_proc_found(ip, v, m->bin, eval, eval_size);
 	ip->cfg.code_type = code + m->bias;
 	pp->unicode_type = unicode + m->bias;
 	pp->bytes_type = bytes + m->bias;
@@ -295,8 +293,6 @@ static void python_name_frame(struct interp_state *st, struct interp_proc *ip,
 static const char *const python_lookalikes[] = { "python", "libpython", NULL };
 
 const struct interp_ops python_ops = {
-	.name = "python",
-	.lang = INTERP_PYTHON,
 	.versions = python_versions,
 	.lookalikes = python_lookalikes,
 	.from_module = python_from_module,

@@ -595,8 +595,6 @@ static void ruby_name_frame(struct interp_state *st, struct interp_proc *ip,
 static const char *const ruby_lookalikes[] = { "libruby-", "libruby.so.", NULL };
 
 const struct interp_ops ruby_ops = {
-	.name = "ruby",
-	.lang = INTERP_RUBY,
 	.versions = ruby_versions,
 	.lookalikes = ruby_lookalikes,
 	.attach = ruby_attach,

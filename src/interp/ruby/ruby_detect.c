@@ -42,16 +42,14 @@ bool ruby_attach(struct interp_proc *ip, const struct interp_version *v, const s
 		 const struct map *ld, const struct interp_glibc *g)
 {
 	Elf *elf = m->bin->elf;
-	uint64_t tls, eval, eval_size, id2str, cobject, symbols;
+	uint64_t tls, id2str, cobject, symbols;
 	struct ruby_proc *rp;
 
-	if (!elf || !g || !interp_dynsym_find(elf, v->tls_sym, &tls, NULL) ||
-	    !interp_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size)
+	if (!elf || !g || !interp_dynsym_find(elf, v->tls_sym, &tls, NULL))
 		return false;
-	rp = interp_proc_priv(ip, ruby_versions, sizeof(*rp));
+	rp = interp_proc_take(ip, v, m, ruby_versions, sizeof(*rp));
 	if (!rp)
 		return false;
-	interp_proc_found(ip, v, m->bin, eval, eval_size);
 	ip->cfg.tls_sym = tls;
 	ip->cfg.tls_modid = interp_tls_modid(ip->pid, ld, g, v->lib_prefix);
 	symbols = interp_dynsym_find(elf, "rb_id2str", &id2str, NULL) ?
