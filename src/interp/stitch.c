@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Splicing interpreter frames into the native stack.
+ * Splicing interpreter frames into the native stack, for any language: the
+ * language names the frames and says where groups end (struct interp_ops).
  *
- * CPython 3.11 runs several Python frames in one _PyEval_EvalFrameDefault
- * call: the walk, innermost first, is cut into groups, each ending at an
- * entry frame (the first frame of one eval call).  The i-th native eval
+ * An interpreter runs several of its frames in one call of its loop (CPython
+ * 3.11: _PyEval_EvalFrameDefault): the walk, innermost first, is cut into
+ * groups, one per loop call (by default each ending at an entry frame, the
+ * first frame of one eval call).  The i-th native eval
  * frame, counting from the innermost, is replaced by the i-th group; every
  * other native frame (builtins, C extensions, the C glue that calls back
  * into Python) stays where it is.  When both walks are complete and the
@@ -16,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 #include "interp/common.h"
 #include "profile/profile.h"
