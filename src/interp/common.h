@@ -54,8 +54,8 @@ struct interp_code {
 	char *name, *file;
 	uint8_t *linetable;
 	size_t linetable_len;
-	uint8_t *body;			/* a copy of the code's header (ruby: the iseq body) */
-	uint8_t name_kind;		/* the language's kind of name (ruby: enum rb_label_kind) */
+	uint8_t *body;			/* a copy of its header (ruby: the iseq body) */
+	uint8_t name_kind;		/* the language's (ruby: enum rb_label_kind) */
 };
 
 /* The walked frames as names, innermost first, and where each group starts. */
@@ -86,8 +86,9 @@ struct interp_ops {
 	const char *const *lookalikes;
 	/*
 	 * Module m is named like version v: find the runtime in it and fill
-	 * ip (interp_proc_found, cfg fields).  False: not here, keep looking
-	 * (*unsupported, if still empty, may say why).  NULL: taken as found.
+	 * ip (interp_proc_take or interp_proc_found, its cfg fields).  False:
+	 * not here, keep looking (*unsupported, if still empty, may say why).
+	 * NULL: taken as found.
 	 */
 	bool (*from_module)(struct interp_proc *ip, const struct interp_version *v,
 			    const struct map *m, char *unsupported, size_t unsupported_len);

@@ -3,8 +3,9 @@
  * Finding interpreters in traced processes: a mapped module named like a
  * supported interpreter (python3.11, libpython3.11.so...) whose dynamic
  * symbols give the runtime's addresses (the language's from_module and
- * attach), and a glibc whose struct pthread layout we know.  The result goes into the BPF interp_procs map, so the
- * walker runs for that process from then on.  Looked at again whenever the
+ * attach), and a glibc whose struct pthread layout we know.  The result
+ * goes into the BPF interp_procs map, so the walker runs for that process
+ * from then on.  Looked at again whenever the
  * process's mappings change (exec, dlopen).
  */
 #include <errno.h>

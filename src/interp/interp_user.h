@@ -95,7 +95,7 @@ struct interp_state {
 	struct interp_lang_state *langs;	/* languages with caches of their own */
 	size_t nlangs;
 	struct interp_event *pending;	/* slots by tid: the event waiting for its sample */
-	uint8_t *pending_strs;		/* walks with strings (perl): each slot's, INTERP_STR_BYTES */
+	uint8_t *pending_strs;		/* each slot's walk strings (perl), INTERP_STR_BYTES */
 	uint32_t *pending_str_len;
 	uint64_t unstitched;		/* stacks whose frame groups did not match */
 	uint64_t walk_errors;		/* walks that ended on a failed read or check */

@@ -30,6 +30,12 @@ struct interp_cfi {
 	struct cfi_hdr_index index;
 };
 
+/* The pending slot of thread tid. */
+static size_t slot(uint32_t tid)
+{
+	return tid % INTERP_PENDING_SLOTS;
+}
+
 void interp_stash(struct interp_state *st, const void *data, size_t size)
 {
 	const struct interp_event *ev = data;
@@ -39,16 +45,16 @@ void interp_stash(struct interp_state *st, const void *data, size_t size)
 	if (size < INTERP_EVENT_HDR_BYTES || ev->nframes > INTERP_MAX_FRAMES ||
 	    size < INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame))
 		return;
-	memcpy(&st->pending[ev->tid % INTERP_PENDING_SLOTS], data,
+	memcpy(&st->pending[slot(ev->tid)], data,
 	       INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame));
 	/* Walks with strings (perl): those its frames point into follow the frames. */
 	ops = interp_ops_for_lang(ev->lang);
 	hdr = INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame);
-	st->pending_str_len[ev->tid % INTERP_PENDING_SLOTS] = 0;
+	st->pending_str_len[slot(ev->tid)] = 0;
 	if (ops && ops->walk_strings && size > hdr && size - hdr <= INTERP_STR_BYTES) {
-		memcpy(st->pending_strs + (size_t)(ev->tid % INTERP_PENDING_SLOTS) * INTERP_STR_BYTES,
+		memcpy(st->pending_strs + slot(ev->tid) * INTERP_STR_BYTES,
 		       (const uint8_t *)data + hdr, size - hdr);
-		st->pending_str_len[ev->tid % INTERP_PENDING_SLOTS] = size - hdr;
+		st->pending_str_len[slot(ev->tid)] = size - hdr;
 	}
 }
 
@@ -262,8 +268,8 @@ static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *
 	for (i = 0; i < nu; i++) {
 		if (is_eval_frame(ip, &uf[i])) {
 			memmove(&uf[i + 1], &uf[i], (nu - i) * sizeof(*uf));
-			put_name(uf, i, cap, interp_intern(st, FRAME_MARK, "[interpreter frames lost]",
-						    NULL, 0));
+			put_name(uf, i, cap, interp_intern(st, FRAME_MARK,
+							   "[interpreter frames lost]", NULL, 0));
 			return nu + 1;
 		}
 	}
@@ -273,7 +279,7 @@ static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *
 int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
 		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost)
 {
-	struct interp_event *ev = &st->pending[tid % INTERP_PENDING_SLOTS];
+	struct interp_event *ev = &st->pending[slot(tid)];
 	struct interp_proc *ip;
 	struct groups *g;
 	struct uframe *out;
@@ -294,9 +300,8 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 	if (!g || !out)
 		goto out;
 	if (ip->ops->groups)
-		ip->ops->groups(st, ip, ev, st->pending_strs +
-				(size_t)(tid % INTERP_PENDING_SLOTS) * INTERP_STR_BYTES,
-				st->pending_str_len[tid % INTERP_PENDING_SLOTS], g);
+		ip->ops->groups(st, ip, ev, st->pending_strs + slot(tid) * INTERP_STR_BYTES,
+				st->pending_str_len[slot(tid)], g);
 	else
 		entry_groups(st, ip, proc, ev, g);
 	for (i = 0; i < nu; i++)
@@ -310,7 +315,8 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 
 				snprintf(mark, sizeof(mark), "[%s frames not stitched]",
 					 ip->ver->lang_name);
-				n = put_name(out, n, cap, interp_intern(st, FRAME_MARK, mark, NULL, 0));
+				n = put_name(out, n, cap,
+					     interp_intern(st, FRAME_MARK, mark, NULL, 0));
 				neval = -1;
 			}
 			if (n < cap)

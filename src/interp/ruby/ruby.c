@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Naming Ruby 3.1 frames from the target's memory (the VM is found by
- * ruby_detect.c): iseq labels and paths
- * (RString, or an RArray [path, realpath]), C method names through the
- * global symbol table, the class owning a frame's method (its __classpath__),
- * and exact lines from the iseq's succinct index table
- * (the naive "last entry" is wrong for any multi-line method).  Untrusted
- * input: every object's type checked, every length capped.
+ * ruby_detect.c): iseq labels and paths (RString, or an RArray [path,
+ * realpath]), C method names through the global symbol table, the class
+ * owning a frame's method (its __classpath__), and exact lines from the
+ * iseq's succinct index table (the naive "last entry" is wrong for any
+ * multi-line method).  Untrusted input: every object's type checked, every
+ * length capped.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,13 +128,14 @@ static bool rb_aref(pid_t pid, const struct interp_ruby_layout *L, uint64_t v, u
 /* An ID's name through ruby_global_symbols.ids (what rb_id2str does). */
 static char *rb_id_name(const struct interp_proc *ip, uint64_t id)
 {
+	const struct ruby_proc *rp = ruby_of(ip);
 	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
 	uint64_t serial = id > L->tlast_op_id ? id >> L->id_scope_shift : id, ids, ary, str;
 	uint32_t last;
 
-	if (!ruby_of(ip)->symbols || !serial ||
-	    interp_read(ip->pid, ruby_of(ip)->symbols + L->symbols_last_id, &last, 4) || serial > last ||
-	    !rd64(ip->pid, ruby_of(ip)->symbols + L->symbols_ids, &ids) ||
+	if (!rp->symbols || !serial ||
+	    interp_read(ip->pid, rp->symbols + L->symbols_last_id, &last, 4) || serial > last ||
+	    !rd64(ip->pid, rp->symbols + L->symbols_ids, &ids) ||
 	    !rb_aref(ip->pid, L, ids, serial / L->id_entry_unit, &ary) ||
 	    !rb_aref(ip->pid, L, ary, (serial % L->id_entry_unit) * L->id_entry_size, &str))
 		return NULL;
@@ -340,16 +341,17 @@ static int id_is(const struct interp_proc *ip, uint64_t id, const char *name)
  */
 static void find_class_ids(struct interp_proc *ip)
 {
+	struct ruby_proc *rp = ruby_of(ip);
 	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
 	uint64_t object, flags, ext, tbl, start, bound, entries, i;
 
-	if (!ruby_of(ip)->attached_ok)
-		ruby_of(ip)->attached_ok = id_is(ip, L->id_attached, "__attached__");
+	if (!rp->attached_ok)
+		rp->attached_ok = id_is(ip, L->id_attached, "__attached__");
 	/* Bounded: a process where it cannot be found keeps bare names, at little cost. */
-	if (ruby_of(ip)->classpath_id || ruby_of(ip)->id_tries >= 64)
+	if (rp->classpath_id || rp->id_tries >= 64)
 		return;
-	ruby_of(ip)->id_tries++;
-	if (!ruby_of(ip)->cobject || !rd64(ip->pid, ruby_of(ip)->cobject, &object) ||
+	rp->id_tries++;
+	if (!rp->cobject || !rd64(ip->pid, rp->cobject, &object) ||
 	    !class_flags(ip->pid, L, object, &flags) ||
 	    !rd64(ip->pid, object + L->rclass_ext, &ext) || !ext ||
 	    !rd64(ip->pid, ext + L->ext_iv_tbl, &tbl) || !tbl ||
@@ -363,7 +365,7 @@ static void find_class_ids(struct interp_proc *ip)
 
 		if (rd64(ip->pid, entries + i * L->st_entry_size + L->st_entry_key, &key) &&
 		    id_is(ip, key, "__classpath__") > 0) {
-			ruby_of(ip)->classpath_id = key;
+			rp->classpath_id = key;
 			return;
 		}
 	}
@@ -372,12 +374,13 @@ static void find_class_ids(struct interp_proc *ip)
 /* A class's permanent path ("Work::Pinger"), or NULL: anonymous, or unreadable. */
 static char *class_path(const struct interp_proc *ip, uint64_t klass)
 {
+	const struct ruby_proc *rp = ruby_of(ip);
 	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
 	uint64_t path;
 
 	char *s;
 
-	if (!class_ivar(ip->pid, L, klass, ruby_of(ip)->classpath_id, &path))
+	if (!class_ivar(ip->pid, L, klass, rp->classpath_id, &path))
 		return NULL;
 	s = rb_str(ip->pid, L, path);
 	if (s && strlen(s) >= MAX_NAME) {	/* rb_str cut it: a cut path is another class */
@@ -395,16 +398,17 @@ static char *class_path(const struct interp_proc *ip, uint64_t klass)
  */
 static char *class_prefix(struct interp_proc *ip, uint64_t klass)
 {
+	const struct ruby_proc *rp = ruby_of(ip);
 	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
 	uint64_t flags, attached, aflags;
 	char *path = NULL, *out;
 	char sep = '#';
 
 	find_class_ids(ip);
-	if (ruby_of(ip)->classpath_id && class_flags(ip->pid, L, klass, &flags)) {
+	if (rp->classpath_id && class_flags(ip->pid, L, klass, &flags)) {
 		if (!(flags & L->fl_singleton)) {
 			path = class_path(ip, klass);
-		} else if (ruby_of(ip)->attached_ok > 0 &&
+		} else if (rp->attached_ok > 0 &&
 			   class_ivar(ip->pid, L, klass, L->id_attached, &attached) &&
 			   class_flags(ip->pid, L, attached, &aflags) &&
 			   !(aflags & L->fl_singleton)) {
@@ -438,9 +442,10 @@ static const char *rb_frame_name(struct interp_state *st, struct interp_proc *ip
 				 const struct interp_code *c, const struct interp_frame *f,
 				 char *buf, size_t size)
 {
+	const struct ruby_proc *rp = ruby_of(ip);
 	struct ruby_state *rs = interp_lang_state(st, &ruby_ops);
-	struct rb_class key = { .pid = ip->pid, .klass = f->id2, .symbols = ruby_of(ip)->symbols }, *k;
-	uint64_t h = hash_u64(f->id2 ^ hash_u64(ip->pid ^ ruby_of(ip)->symbols));
+	struct rb_class key = { .pid = ip->pid, .klass = f->id2, .symbols = rp->symbols }, *k;
+	uint64_t h = hash_u64(f->id2 ^ hash_u64(ip->pid ^ rp->symbols));
 	char *prefix;
 
 	if (!f->id2 || c->name_kind == RB_LABEL_PLAIN || !rs)
@@ -449,7 +454,7 @@ static const char *rb_frame_name(struct interp_state *st, struct interp_proc *ip
 	if (!k) {
 		/* Not yet booted far enough to know the IDs: try again later. */
 		prefix = class_prefix(ip, f->id2);
-		if (!prefix && !ruby_of(ip)->classpath_id)
+		if (!prefix && !rp->classpath_id)
 			return c->name;
 		k = malloc(sizeof(*k) + (prefix ? strlen(prefix) : 0) + 1);
 		if (!k) {
@@ -576,7 +581,8 @@ static void ruby_name_frame(struct interp_state *st, struct interp_proc *ip,
 	} else {
 		const char *s = rb_frame_name(st, ip, c, f, buf, sizeof(buf));
 
-		if (f->flags & INTERP_FRAME_CFUNC)	/* a C method: no file or line of its own */
+		/* a C method: no file or line of its own */
+		if (f->flags & INTERP_FRAME_CFUNC)
 			name = interp_intern(st, FRAME_RUBY, s, NULL, 0);
 		else
 			name = interp_intern(st, FRAME_RUBY, s, c->file,
