@@ -2,7 +2,9 @@
 /*
  * Interpreter frames, user side: the table of supported versions, per-process
  * detection, naming frames from the target's memory, and splicing them into
- * the native stack.  See interp.h for the whole flow.
+ * the native stack.  See interp.h for the whole flow.  What code outside
+ * src/interp uses; the modules' shared internals are in common.h, each
+ * language's in its folder.
  */
 #ifndef STITCH_INTERP_USER_H
 #define STITCH_INTERP_USER_H
@@ -17,7 +19,7 @@
 #include "proc/procs.h"
 #include "profile/stacks.h"
 
-/* ---- interp_tables.c: what we know about each supported version ---- */
+/* ---- languages.c: what we know about each supported version ---- */
 
 struct interp_version {
 	const char *lang_name;		/* "python" */
@@ -32,8 +34,12 @@ struct interp_version {
 	struct interp_layout layout;
 };
 
-extern const struct interp_version interp_versions[];
-extern const size_t interp_nversions;
+/*
+ * All supported versions, over all languages (each lists its own in its
+ * folder), in the order of the BPF interp_layouts map.
+ */
+size_t interp_version_count(void);
+const struct interp_version *interp_version_at(size_t i);
 
 /* What the walkers need of glibc, per version. */
 struct interp_glibc {
@@ -42,7 +48,7 @@ struct interp_glibc {
 	uint32_t lm_name, lm_next, lm_tls_modid;	/* struct link_map */
 };
 
-/* NULL if we do not know this glibc. */
+/* NULL if we do not know this glibc (detect.c). */
 const struct interp_glibc *interp_glibc_layout(int major, int minor);
 
 /*
@@ -53,30 +59,7 @@ const struct interp_version *interp_version_for_module(const char *base, char *l
 							size_t lang_len, char *ver_out,
 							size_t ver_len);
 
-/* ---- interp_python.c: naming CPython frames ---- */
-
-/* Line of the instruction at code unit lasti, from a 3.11 co_linetable; -1 if none. */
-int py311_line_for(const uint8_t *table, size_t len, int firstlineno, int lasti);
-
-/* ---- interp_ruby.c: naming Ruby frames ---- */
-
-/* What a Ruby label names, for adding the class. */
-enum rb_label_kind {
-	RB_LABEL_PLAIN,		/* <main>, <class:Foo>, <top (required)>, a block outside a method */
-	RB_LABEL_METHOD,	/* a method's name: the class goes before it */
-	RB_LABEL_IN_METHOD,	/* "block in m", "block (2 levels) in m", "rescue in m" */
-};
-
-/*
- * The frame name from label, its kind and the class prefix ("Work::Pinger#",
- * "Process.", "" for none): "Work::Pinger#run", "block in Work::Pinger#run".
- * Returns out, or label when there is nothing to add or out is too small (a
- * cut name would be another name).
- */
-const char *rb_compose_name(const char *label, enum rb_label_kind kind, const char *prefix,
-			    char *out, size_t outsz);
-
-/* ---- interp_detect.c / interp_stitch.c: the recorder's interpreter state ---- */
+/* ---- state.c, detect.c, stitch.c: the recorder's interpreter state ---- */
 
 /* A named interpreter frame, interned: a stack key holds its address. */
 struct interp_name {
@@ -88,6 +71,13 @@ struct interp_name {
 };
 
 struct interp_proc;
+struct interp_ops;
+
+/* A language's own caches for one recording (its ops->state_new). */
+struct interp_lang_state {
+	const struct interp_ops *ops;
+	void *state;
+};
 
 struct interp_state {
 	int procs_fd;			/* BPF interp_procs map */
@@ -101,11 +91,11 @@ struct interp_state {
 	struct hmap procs;		/* pid -> struct interp_proc */
 	struct hmap names;		/* interned struct interp_name */
 	struct hmap codes;		/* (pid, code object) -> decoded code */
-	struct hmap lines;		/* ruby: (pid, iseq, pc) -> line */
-	struct hmap rb_classes;		/* ruby: (pid, class) -> struct rb_class */
-	struct hmap cfis;		/* binary -> its .eh_frame_hdr table */
+	struct hmap cfis;		/* binary -> its .eh_frame_hdr index */
+	struct interp_lang_state *langs;	/* languages with caches of their own */
+	size_t nlangs;
 	struct interp_event *pending;	/* slots by tid: the event waiting for its sample */
-	uint8_t *pending_strs;		/* perl: each slot's strings, INTERP_STR_BYTES */
+	uint8_t *pending_strs;		/* each slot's walk strings (perl), INTERP_STR_BYTES */
 	uint32_t *pending_str_len;
 	uint64_t unstitched;		/* stacks whose frame groups did not match */
 	uint64_t walk_errors;		/* walks that ended on a failed read or check */

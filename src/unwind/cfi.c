@@ -1456,3 +1456,52 @@ void unwind_table_free(struct unwind_table *t)
 	t->rows = NULL;
 	t->nr = 0;
 }
+
+int cfi_hdr_index_read(Elf *elf, struct cfi_hdr_index *out)
+{
+	struct elf_section sec;
+	const uint8_t *d;
+	uint32_t count;
+
+	memset(out, 0, sizeof(*out));
+	if (!elf || elf_find_section(elf, ".eh_frame_hdr", &sec) || !sec.data || sec.size < 12)
+		return -ENOENT;
+	d = sec.data;
+	/* version 1; eh_frame_ptr: pcrel|sdata4; fde_count: udata4; table: datarel|sdata4 */
+	if (d[0] != 1 || d[1] != 0x1b || d[2] != 0x03 || d[3] != 0x3b)
+		return -ENOENT;
+	memcpy(&count, d + 8, 4);
+	if (count > (sec.size - 12) / 8)
+		return -ENOENT;
+	out->table = (const int32_t *)(d + 12);
+	out->count = count;
+	out->base = sec.addr;
+	return 0;
+}
+
+/* Initial location of entry i; memcpy: the table need not be aligned in the image. */
+static uint64_t hdr_start(const struct cfi_hdr_index *ix, size_t i)
+{
+	int32_t v;
+
+	memcpy(&v, &ix->table[2 * i], 4);
+	return ix->base + (int64_t)v;
+}
+
+uint64_t cfi_hdr_func_start(const struct cfi_hdr_index *ix, uint64_t vaddr)
+{
+	size_t lo = 0, hi;
+
+	if (!ix || !ix->count)
+		return 0;
+	hi = ix->count;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (hdr_start(ix, mid) <= vaddr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hdr_start(ix, lo) <= vaddr ? hdr_start(ix, lo) : 0;
+}

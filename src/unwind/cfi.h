@@ -86,4 +86,25 @@ const struct stitch_unwind_row *unwind_table_lookup(const struct unwind_table *t
 
 void unwind_table_free(struct unwind_table *t);
 
+/*
+ * The .eh_frame_hdr binary search table: the start of every function that
+ * has an FDE, sorted.  The rows above say how to unwind at a pc, not where
+ * its function starts; this table does, without parsing any FDE.  It points
+ * into the ELF image (valid while the Elf is).
+ */
+struct cfi_hdr_index {
+	const int32_t *table;	/* (start, fde) pairs, relative to base */
+	size_t count;
+	uint64_t base;		/* vaddr of .eh_frame_hdr */
+};
+
+/*
+ * Read it; 0 on success, -ENOENT if absent or not in the usual encoding
+ * (datarel | sdata4 pairs, what every linker writes): out is then empty.
+ */
+int cfi_hdr_index_read(Elf *elf, struct cfi_hdr_index *out);
+
+/* Start of the function holding vaddr (its FDE's initial location), 0 if unknown. */
+uint64_t cfi_hdr_func_start(const struct cfi_hdr_index *ix, uint64_t vaddr);
+
 #endif /* STITCH_CFI_H */

@@ -15,16 +15,16 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "interp/interp_internal.h"
+#include "interp/perl/perl.h"
 #include "../../tools/interp-walk/perl536.h"
 
 static const struct interp_perl_layout *bpf_layout(void)
 {
 	size_t i;
 
-	for (i = 0; i < interp_nversions; i++)
-		if (interp_versions[i].lang == INTERP_PERL)
-			return &interp_versions[i].layout.pl;
+	for (i = 0; i < interp_version_count(); i++)
+		if (interp_version_at(i)->lang == INTERP_PERL)
+			return &interp_version_at(i)->layout.pl;
 	return NULL;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Perl 5.36 frames, user side: finding the runtime in /usr/bin/perl, and
- * turning a walk (interp_perl.bpf.h) into named frames grouped by the
+ * turning a walk (perl.bpf.h) into named frames grouped by the
  * Perl_runops_standard call they run in.  See docs/interpreters.md "Perl".
  *
  * The walk carries its own strings (names and files copied by the walker):
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
+#include "interp/perl/perl.h"
 #include "profile/profile.h"
 
 /*
@@ -88,8 +88,12 @@ static bool elf_byte_at(Elf *elf, uint64_t addr, uint8_t *out)
 	return false;
 }
 
-bool perl_from_module(struct interp_proc *ip, const struct interp_version *v,
-		      const struct map *m, char *unsupported, size_t unsupported_len)
+/*
+ * Find perl's runtime in module m (the executable, or libperl.so); false,
+ * and *unsupported naming it if it is a perl we cannot walk, otherwise.
+ */
+static bool perl_from_module(struct interp_proc *ip, const struct interp_version *v,
+			     const struct map *m, char *unsupported, size_t unsupported_len)
 {
 	Elf *elf = m->bin->elf;
 	uint64_t ctx, rev_addr, ver_addr, eval, eval_size, off;
@@ -117,15 +121,13 @@ bool perl_from_module(struct interp_proc *ip, const struct interp_version *v,
 	 * perl: PL_current_context in the executable's static TLS block, at a
 	 * fixed place below fs_base.  A program embedding libperl.so: in the
 	 * library's block, found through the thread's DTV once ld.so has
-	 * given the library its module id (interp_proc_update).
+	 * given the library its module id (perl_attach).
 	 */
-	ip->perl_tls_off = 0;
-	ip->perl_dtv = false;
+	ip->cfg.perl_tls_off = 0;
 	if (exe_tls_offset(elf, &off) && ctx < off) {
-		ip->perl_tls_off = off - ctx;
+		ip->cfg.perl_tls_off = off - ctx;
 	} else if (lib_tls_holds(elf, ctx)) {
-		ip->perl_dtv = true;
-		ip->tls_sym = ctx;
+		ip->cfg.tls_sym = ctx;
 	} else {
 		if (!unsupported[0])
 			snprintf(unsupported, unsupported_len,
@@ -133,10 +135,22 @@ bool perl_from_module(struct interp_proc *ip, const struct interp_version *v,
 				 v->version, m->bin->name);
 		return false;
 	}
-	ip->ver = v;
-	ip->eval_bin = m->bin;
-	ip->eval_start = eval;
-	ip->eval_end = eval + eval_size;
+	interp_proc_found(ip, v, m->bin, eval, eval_size);
+	return true;
+}
+
+/*
+ * libperl.so: its TLS module id, once ld.so has registered it (else look
+ * again at the next event).  perl_tls_off is 0 exactly then: the
+ * executable's block gives off - ctx > 0.
+ */
+static bool perl_attach(struct interp_proc *ip, const struct interp_version *v,
+			const struct map *m, const struct map *ld, const struct interp_glibc *g)
+{
+	if (!ip->cfg.perl_tls_off) {
+		ip->cfg.tls_modid = g ? interp_tls_modid(ip->pid, ld, g, v->lib_prefix) : 0;
+		ip->retry = g && ip->cfg.tls_modid == 0;
+	}
 	return true;
 }
 
@@ -237,3 +251,21 @@ void perl_groups(struct interp_state *st, const struct interp_event *ev, const u
 	if (ev->flags & (INTERP_EV_TRUNCATED | INTERP_EV_FAULT | INTERP_EV_CORRUPT))
 		g->last_partial = true;
 }
+
+static void perl_ops_groups(struct interp_state *st, struct interp_proc *ip,
+			    const struct interp_event *ev, const uint8_t *strs, size_t str_len,
+			    struct groups *g)
+{
+	perl_groups(st, ev, strs, str_len, g);
+}
+
+static const char *const perl_lookalikes[] = { "libperl.so.", NULL };
+
+const struct interp_ops perl_ops = {
+	.versions = perl_versions,
+	.lookalikes = perl_lookalikes,
+	.from_module = perl_from_module,
+	.attach = perl_attach,
+	.walk_strings = true,
+	.groups = perl_ops_groups,
+};

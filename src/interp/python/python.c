@@ -1,30 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Naming CPython 3.11 frames: code objects, their str names and the
- * co_linetable, read from the target with bounded reads and type checks.
- * Untrusted input: every length is capped, every object's type checked.
+ * CPython 3.11: finding the runtime in python3.11 or libpython3.11.so, and
+ * naming frames: code objects, their str names and the co_linetable, read
+ * from the target with bounded reads and type checks.  Untrusted input:
+ * every length is capped, every object's type checked.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
-#include "interp/interp_internal.h"
+#include "interp/python/python.h"
+#include "profile/profile.h"
 
 #define MAX_NAME_CHARS 1024
 #define MAX_LINETABLE (256 * 1024)
 
-int interp_read(pid_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n;
+/* What naming needs of a process, beside what its walker has (ip->cfg). */
+struct python_proc {
+	uint64_t unicode_type, bytes_type;	/* &PyUnicode_Type, &PyBytes_Type */
+};
 
-	if (!addr)
-		return -EFAULT;
-	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
+/* Fill ip from the module m carrying version v; false if its symbols are not there. */
+static bool python_from_module(struct interp_proc *ip, const struct interp_version *v,
+			       const struct map *m, char *unsupported, size_t unsupported_len)
+{
+	Elf *elf = m->bin->elf;
+	uint64_t runtime, code, unicode, bytes;
+	struct python_proc *pp;
+
+	if (!elf || !interp_dynsym_find(elf, "_PyRuntime", &runtime, NULL) ||
+	    !interp_dynsym_find(elf, "PyCode_Type", &code, NULL) ||
+	    !interp_dynsym_find(elf, "PyUnicode_Type", &unicode, NULL) ||
+	    !interp_dynsym_find(elf, "PyBytes_Type", &bytes, NULL))
+		return false;
+	pp = interp_proc_take(ip, v, m, python_versions, sizeof(*pp));
+	if (!pp)
+		return false;
+	ip->cfg.code_type = code + m->bias;
+	pp->unicode_type = unicode + m->bias;
+	pp->bytes_type = bytes + m->bias;
+	ip->cfg.tss_key_addr = runtime + m->bias + v->tss_key_off;
+	return true;
 }
 
 /* ---- co_linetable (Objects/locations.md, 3.11) ---- */
@@ -205,61 +220,12 @@ static uint8_t *py_bytes(pid_t pid, const struct interp_python_layout *L, uint64
 
 /* ---- code objects ---- */
 
-static bool code_eq(const struct hmap_node *n, const void *key)
-{
-	const struct interp_code *c = (const struct interp_code *)n, *k = key;
-
-	return c->pid == k->pid && c->addr == k->addr;
-}
-
-void interp_code_clear(struct interp_code *c)
-{
-	free(c->name);
-	free(c->file);
-	free(c->linetable);
-	free(c->body);
-	c->name = c->file = NULL;
-	c->linetable = c->body = NULL;
-	c->linetable_len = 0;
-	c->valid = false;
-}
-
-/*
- * The cache entry for (pid, addr); *fresh is true when it must be (re)read:
- * new, or its identity fields differ from what the walker just saw (freed
- * and reused memory).
- */
-struct interp_code *interp_code_slot(struct interp_state *st, uint32_t pid, uint64_t addr,
-				     bool *fresh, const struct interp_frame *f)
-{
-	struct interp_code key = { .pid = pid, .addr = addr }, *c;
-	uint64_t h = hash_u64(addr ^ ((uint64_t)pid << 48));
-
-	*fresh = false;
-	c = (struct interp_code *)hmap_find(&st->codes, h, code_eq, &key);
-	if (c && c->id1 == f->id1 && c->id2 == f->id2 && c->id3 == f->id3)
-		return c;
-	if (!c) {
-		c = calloc(1, sizeof(*c));
-		if (!c)
-			return NULL;
-		c->pid = pid;
-		c->addr = addr;
-		hmap_insert(&st->codes, &c->node, h);
-	}
-	interp_code_clear(c);
-	c->id1 = f->id1;
-	c->id2 = f->id2;
-	c->id3 = f->id3;
-	*fresh = true;
-	return c;
-}
-
 /* Read the code object and check it is the one the walker saw. */
 static void code_load(struct interp_code *c, const struct interp_proc *ip,
 		      const struct interp_frame *f)
 {
 	const struct interp_python_layout *L = &ip->ver->layout.py;
+	const struct python_proc *pp = ip->priv;
 	uint8_t buf[INTERP_CHUNK];
 	uint64_t ob_type, qualname, filename, linetable;
 	int32_t firstlineno, firsttraceable;
@@ -273,19 +239,24 @@ static void code_load(struct interp_code *c, const struct interp_proc *ip,
 	memcpy(&firstlineno, buf + L->code_firstlineno, 4);
 	memcpy(&firsttraceable, buf + L->code_firsttraceable, 4);
 	/* Freed and reused since the event: not the same code, say nothing. */
-	if (ob_type != ip->code_type || qualname != f->id1 || filename != f->id2 ||
+	if (ob_type != ip->cfg.code_type || qualname != f->id1 || filename != f->id2 ||
 	    (uint32_t)firstlineno != f->id3)
 		return;
-	c->name = py_str(c->pid, L, ip->unicode_type, qualname);
-	c->file = py_str(c->pid, L, ip->unicode_type, filename);
-	c->linetable = py_bytes(c->pid, L, ip->bytes_type, linetable, &c->linetable_len);
+	c->name = py_str(c->pid, L, pp->unicode_type, qualname);
+	c->file = py_str(c->pid, L, pp->unicode_type, filename);
+	c->linetable = py_bytes(c->pid, L, pp->bytes_type, linetable, &c->linetable_len);
 	c->firstlineno = firstlineno;
 	c->firsttraceable = firsttraceable;
 	c->valid = c->name != NULL;
 }
 
-struct interp_code *py_code_get(struct interp_state *st, const struct interp_proc *ip,
-				const struct interp_frame *f)
+/*
+ * The code object of frame f, read and checked on first sight, then cached
+ * by (pid, address) and revalidated against the identity fields the walker
+ * sent.  NULL on allocation failure.
+ */
+static struct interp_code *py_code_get(struct interp_state *st, const struct interp_proc *ip,
+				       const struct interp_frame *f)
 {
 	bool fresh;
 	struct interp_code *c = interp_code_slot(st, ip->pid, f->addr, &fresh, f);
@@ -294,3 +265,36 @@ struct interp_code *py_code_get(struct interp_state *st, const struct interp_pro
 		code_load(c, ip, f);
 	return c;
 }
+
+/* Frame f's name; frames not started yet (before RESUME) are hidden, as CPython does. */
+static void python_name_frame(struct interp_state *st, struct interp_proc *ip,
+			      const struct proc *proc, const struct interp_frame *f,
+			      struct groups *g)
+{
+	const struct interp_python_layout *L = &ip->ver->layout.py;
+	unsigned int owner = (f->flags >> INTERP_FRAME_OWNER_SHIFT) & 0xff;
+	struct interp_code *c = py_code_get(st, ip, f);
+	int64_t lasti;
+
+	if (!c || !c->valid) {
+		g->names[g->n++] = interp_intern(st, FRAME_MARK, "[unknown python frame]", NULL, 0);
+		return;
+	}
+	lasti = ((int64_t)f->pc - (int64_t)(f->addr + L->code_bytecode)) / (int64_t)L->codeunit;
+	if (owner == L->owner_generator || lasti >= c->firsttraceable) {
+		int line = lasti < 0 || lasti > 0x7fffffff ? -1 :
+			   py311_line_for(c->linetable, c->linetable_len, c->firstlineno,
+					  (int)lasti);
+
+		g->names[g->n++] = interp_intern(st, FRAME_PYTHON, c->name, c->file, line);
+	}
+}
+
+static const char *const python_lookalikes[] = { "python", "libpython", NULL };
+
+const struct interp_ops python_ops = {
+	.versions = python_versions,
+	.lookalikes = python_lookalikes,
+	.from_module = python_from_module,
+	.name_frame = python_name_frame,
+};

@@ -1,20 +1,72 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Naming Ruby 3.1 frames from the target's memory: iseq labels and paths
- * (RString, or an RArray [path, realpath]), C method names through the
- * global symbol table, the class owning a frame's method (its __classpath__),
- * and exact lines from the iseq's succinct index table
- * (the naive "last entry" is wrong for any multi-line method).  Untrusted
- * input: every object's type checked, every length capped.
+ * Naming Ruby 3.1 frames from the target's memory (the VM is found by
+ * ruby_detect.c): iseq labels and paths (RString, or an RArray [path,
+ * realpath]), C method names through the global symbol table, the class
+ * owning a frame's method (its __classpath__), and exact lines from the
+ * iseq's succinct index table (the naive "last entry" is wrong for any
+ * multi-line method).  Untrusted input: every object's type checked, every
+ * length capped.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
+#include "interp/ruby/ruby.h"
+#include "profile/profile.h"
 
 #define MAX_NAME 1024
 #define MAX_INSNS (1u << 22)
+
+/* A class's name prefix for its methods, cached per (pid, class). */
+struct rb_class {
+	struct hmap_node node;
+	uint32_t pid;
+	uint64_t klass;
+	uint64_t symbols;		/* the process's &ruby_global_symbols: a new
+					 * program in the same pid has another */
+	char prefix[];			/* "Work::Pinger#", "Process.", or "" */
+};
+
+/* Line of (iseq, pc), cached: finding it takes two reads of the target. */
+struct rb_line {
+	struct hmap_node node;
+	uint32_t pid;
+	int line;
+	uint64_t iseq, body, pc;
+};
+
+/* The caches of one recording (interp_lang_state). */
+struct ruby_state {
+	struct hmap lines;		/* (pid, iseq, pc) -> struct rb_line */
+	struct hmap classes;		/* (pid, class) -> struct rb_class */
+};
+
+static void ruby_state_free(void *p)
+{
+	struct ruby_state *rs = p;
+
+	hmap_free_all(&rs->lines);
+	hmap_free_all(&rs->classes);
+	free(rs);
+}
+
+static void *ruby_state_new(void)
+{
+	struct ruby_state *rs = calloc(1, sizeof(*rs));
+
+	if (rs && (hmap_init(&rs->lines, 1024) || hmap_init(&rs->classes, 64))) {
+		ruby_state_free(rs);
+		rs = NULL;
+	}
+	return rs;
+}
+
+/* The process's Ruby data: set by ruby_attach before any of its frames is named. */
+static struct ruby_proc *ruby_of(const struct interp_proc *ip)
+{
+	return ip->priv;
+}
 
 static bool rd64(pid_t pid, uint64_t addr, uint64_t *v)
 {
@@ -76,13 +128,14 @@ static bool rb_aref(pid_t pid, const struct interp_ruby_layout *L, uint64_t v, u
 /* An ID's name through ruby_global_symbols.ids (what rb_id2str does). */
 static char *rb_id_name(const struct interp_proc *ip, uint64_t id)
 {
+	const struct ruby_proc *rp = ruby_of(ip);
 	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
 	uint64_t serial = id > L->tlast_op_id ? id >> L->id_scope_shift : id, ids, ary, str;
 	uint32_t last;
 
-	if (!ip->rb_symbols || !serial ||
-	    interp_read(ip->pid, ip->rb_symbols + L->symbols_last_id, &last, 4) || serial > last ||
-	    !rd64(ip->pid, ip->rb_symbols + L->symbols_ids, &ids) ||
+	if (!rp->symbols || !serial ||
+	    interp_read(ip->pid, rp->symbols + L->symbols_last_id, &last, 4) || serial > last ||
+	    !rd64(ip->pid, rp->symbols + L->symbols_ids, &ids) ||
 	    !rb_aref(ip->pid, L, ids, serial / L->id_entry_unit, &ary) ||
 	    !rb_aref(ip->pid, L, ary, (serial % L->id_entry_unit) * L->id_entry_size, &str))
 		return NULL;
@@ -97,7 +150,7 @@ static char *rb_id_name(const struct interp_proc *ip, uint64_t id)
 static void load_cfunc(struct interp_code *c, const struct interp_proc *ip,
 		       const struct interp_frame *f)
 {
-	c->rb_kind = RB_LABEL_METHOD;
+	c->name_kind = RB_LABEL_METHOD;
 	c->name = rb_id_name(ip, f->id1);
 	c->valid = c->name != NULL;
 }
@@ -156,16 +209,21 @@ static void load_iseq(struct interp_code *c, const struct interp_proc *ip,
 	if (!c->valid)
 		return;
 	memcpy(&type, c->body + L->body_type, 4);
-	c->rb_kind = RB_LABEL_PLAIN;
+	c->name_kind = RB_LABEL_PLAIN;
 	if (type == L->iseq_method)
-		c->rb_kind = RB_LABEL_METHOD;
+		c->name_kind = RB_LABEL_METHOD;
 	else if ((type == L->iseq_block || type == L->iseq_rescue || type == L->iseq_ensure) &&
 		 in_method(c->pid, L, c->body, c->name))
-		c->rb_kind = RB_LABEL_IN_METHOD;
+		c->name_kind = RB_LABEL_IN_METHOD;
 }
 
-struct interp_code *rb_code_get(struct interp_state *st, const struct interp_proc *ip,
-				const struct interp_frame *f)
+/*
+ * The iseq, or C method entry (name only), of frame f: read and checked on
+ * first sight, then cached by (pid, address) and revalidated against the
+ * identity fields the walker sent.  NULL on allocation failure.
+ */
+static struct interp_code *rb_code_get(struct interp_state *st, const struct interp_proc *ip,
+				       const struct interp_frame *f)
 {
 	struct interp_frame key = *f;
 	struct interp_code *c;
@@ -283,16 +341,17 @@ static int id_is(const struct interp_proc *ip, uint64_t id, const char *name)
  */
 static void find_class_ids(struct interp_proc *ip)
 {
+	struct ruby_proc *rp = ruby_of(ip);
 	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
 	uint64_t object, flags, ext, tbl, start, bound, entries, i;
 
-	if (!ip->rb_attached_ok)
-		ip->rb_attached_ok = id_is(ip, L->id_attached, "__attached__");
+	if (!rp->attached_ok)
+		rp->attached_ok = id_is(ip, L->id_attached, "__attached__");
 	/* Bounded: a process where it cannot be found keeps bare names, at little cost. */
-	if (ip->rb_classpath_id || ip->rb_id_tries >= 64)
+	if (rp->classpath_id || rp->id_tries >= 64)
 		return;
-	ip->rb_id_tries++;
-	if (!ip->rb_cobject || !rd64(ip->pid, ip->rb_cobject, &object) ||
+	rp->id_tries++;
+	if (!rp->cobject || !rd64(ip->pid, rp->cobject, &object) ||
 	    !class_flags(ip->pid, L, object, &flags) ||
 	    !rd64(ip->pid, object + L->rclass_ext, &ext) || !ext ||
 	    !rd64(ip->pid, ext + L->ext_iv_tbl, &tbl) || !tbl ||
@@ -306,7 +365,7 @@ static void find_class_ids(struct interp_proc *ip)
 
 		if (rd64(ip->pid, entries + i * L->st_entry_size + L->st_entry_key, &key) &&
 		    id_is(ip, key, "__classpath__") > 0) {
-			ip->rb_classpath_id = key;
+			rp->classpath_id = key;
 			return;
 		}
 	}
@@ -315,12 +374,13 @@ static void find_class_ids(struct interp_proc *ip)
 /* A class's permanent path ("Work::Pinger"), or NULL: anonymous, or unreadable. */
 static char *class_path(const struct interp_proc *ip, uint64_t klass)
 {
+	const struct ruby_proc *rp = ruby_of(ip);
 	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
 	uint64_t path;
 
 	char *s;
 
-	if (!class_ivar(ip->pid, L, klass, ip->rb_classpath_id, &path))
+	if (!class_ivar(ip->pid, L, klass, rp->classpath_id, &path))
 		return NULL;
 	s = rb_str(ip->pid, L, path);
 	if (s && strlen(s) >= MAX_NAME) {	/* rb_str cut it: a cut path is another class */
@@ -338,16 +398,17 @@ static char *class_path(const struct interp_proc *ip, uint64_t klass)
  */
 static char *class_prefix(struct interp_proc *ip, uint64_t klass)
 {
+	const struct ruby_proc *rp = ruby_of(ip);
 	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
 	uint64_t flags, attached, aflags;
 	char *path = NULL, *out;
 	char sep = '#';
 
 	find_class_ids(ip);
-	if (ip->rb_classpath_id && class_flags(ip->pid, L, klass, &flags)) {
+	if (rp->classpath_id && class_flags(ip->pid, L, klass, &flags)) {
 		if (!(flags & L->fl_singleton)) {
 			path = class_path(ip, klass);
-		} else if (ip->rb_attached_ok > 0 &&
+		} else if (rp->attached_ok > 0 &&
 			   class_ivar(ip->pid, L, klass, L->id_attached, &attached) &&
 			   class_flags(ip->pid, L, attached, &aflags) &&
 			   !(aflags & L->fl_singleton)) {
@@ -372,21 +433,28 @@ static bool class_eq(const struct hmap_node *n, const void *key)
 	return a->pid == k->pid && a->klass == k->klass && a->symbols == k->symbols;
 }
 
-const char *rb_frame_name(struct interp_state *st, struct interp_proc *ip,
-			  const struct interp_code *c, const struct interp_frame *f, char *buf,
-			  size_t size)
+/*
+ * Name of frame f (code c, valid) as Ruby 3.4 prints it: Class#method,
+ * Klass.method, block in Class#method; the bare label when the class is
+ * unknown.  Written to buf (or c->name returned).
+ */
+static const char *rb_frame_name(struct interp_state *st, struct interp_proc *ip,
+				 const struct interp_code *c, const struct interp_frame *f,
+				 char *buf, size_t size)
 {
-	struct rb_class key = { .pid = ip->pid, .klass = f->id2, .symbols = ip->rb_symbols }, *k;
-	uint64_t h = hash_u64(f->id2 ^ hash_u64(ip->pid ^ ip->rb_symbols));
+	const struct ruby_proc *rp = ruby_of(ip);
+	struct ruby_state *rs = interp_lang_state(st, &ruby_ops);
+	struct rb_class key = { .pid = ip->pid, .klass = f->id2, .symbols = rp->symbols }, *k;
+	uint64_t h = hash_u64(f->id2 ^ hash_u64(ip->pid ^ rp->symbols));
 	char *prefix;
 
-	if (!f->id2 || c->rb_kind == RB_LABEL_PLAIN)
+	if (!f->id2 || c->name_kind == RB_LABEL_PLAIN || !rs)
 		return c->name;
-	k = (struct rb_class *)hmap_find(&st->rb_classes, h, class_eq, &key);
+	k = (struct rb_class *)hmap_find(&rs->classes, h, class_eq, &key);
 	if (!k) {
 		/* Not yet booted far enough to know the IDs: try again later. */
 		prefix = class_prefix(ip, f->id2);
-		if (!prefix && !ip->rb_classpath_id)
+		if (!prefix && !rp->classpath_id)
 			return c->name;
 		k = malloc(sizeof(*k) + (prefix ? strlen(prefix) : 0) + 1);
 		if (!k) {
@@ -396,9 +464,9 @@ const char *rb_frame_name(struct interp_state *st, struct interp_proc *ip,
 		*k = key;
 		strcpy(k->prefix, prefix ? prefix : "");
 		free(prefix);
-		hmap_insert(&st->rb_classes, &k->node, h);
+		hmap_insert(&rs->classes, &k->node, h);
 	}
-	return rb_compose_name(c->name, c->rb_kind, k->prefix, buf, size);
+	return rb_compose_name(c->name, c->name_kind, k->prefix, buf, size);
 }
 
 /*
@@ -436,7 +504,7 @@ static bool succ_rank(pid_t pid, uint64_t table, uint32_t x, uint32_t *rank)
 
 static bool line_eq(const struct hmap_node *n, const void *key)
 {
-	const struct interp_line *a = (const struct interp_line *)n, *k = key;
+	const struct rb_line *a = (const struct rb_line *)n, *k = key;
 
 	return a->pid == k->pid && a->iseq == k->iseq && a->body == k->body && a->pc == k->pc;
 }
@@ -469,16 +537,18 @@ static int compute_line(const struct interp_proc *ip, const struct interp_code *
 	return line > 0 ? line : -1;
 }
 
-int rb_frame_line(struct interp_state *st, const struct interp_proc *ip,
-		  const struct interp_code *c, const struct interp_frame *f)
+/* Line of frame f in code c (an iseq), -1 if unknown. */
+static int rb_frame_line(struct interp_state *st, const struct interp_proc *ip,
+			 const struct interp_code *c, const struct interp_frame *f)
 {
-	struct interp_line key = { .pid = ip->pid, .iseq = f->addr, .body = f->id1, .pc = f->pc }, *l;
+	struct ruby_state *rs = interp_lang_state(st, &ruby_ops);
+	struct rb_line key = { .pid = ip->pid, .iseq = f->addr, .body = f->id1, .pc = f->pc }, *l;
 	uint64_t h = hash_u64(f->pc ^ hash_u64(f->addr ^ ip->pid));
 
-	if (!c->body)
+	if (!c->body || !rs)
 		return -1;
 	/* Cached per (iseq, pc) of a code entry that passed its identity checks. */
-	l = (struct interp_line *)hmap_find(&st->lines, h, line_eq, &key);
+	l = (struct rb_line *)hmap_find(&rs->lines, h, line_eq, &key);
 	if (l)
 		return l->line;
 	l = malloc(sizeof(*l));
@@ -486,6 +556,55 @@ int rb_frame_line(struct interp_state *st, const struct interp_proc *ip,
 		return -1;
 	*l = key;
 	l->line = compute_line(ip, c, f->pc);
-	hmap_insert(&st->lines, &l->node, h);
+	hmap_insert(&rs->lines, &l->node, h);
 	return l->line;
 }
+
+/*
+ * Frame f's name; addr 0 is only a group boundary.  A C method is placed
+ * at its C function's native frame (g->func_*), when that is found.
+ */
+static void ruby_name_frame(struct interp_state *st, struct interp_proc *ip,
+			    const struct proc *proc, const struct interp_frame *f,
+			    struct groups *g)
+{
+	const struct interp_name *name;
+	struct interp_code *c;
+	const struct map *m;
+	char buf[2 * 1024 + 64];
+
+	if (!f->addr)
+		return;
+	c = rb_code_get(st, ip, f);
+	if (!c || !c->valid) {
+		name = interp_intern(st, FRAME_MARK, "[unknown ruby frame]", NULL, 0);
+	} else {
+		const char *s = rb_frame_name(st, ip, c, f, buf, sizeof(buf));
+
+		/* a C method: no file or line of its own */
+		if (f->flags & INTERP_FRAME_CFUNC)
+			name = interp_intern(st, FRAME_RUBY, s, NULL, 0);
+		else
+			name = interp_intern(st, FRAME_RUBY, s, c->file,
+					     rb_frame_line(st, ip, c, f));
+	}
+	if (!name)
+		return;
+	if ((f->flags & INTERP_FRAME_CFUNC) && name->kind == FRAME_RUBY &&
+	    (m = proc_find_map(proc, f->pc)) && m->bin) {
+		g->func_bin[g->n] = m->bin;
+		g->func_addr[g->n] = f->pc - m->bias;
+	}
+	g->names[g->n++] = name;
+}
+
+static const char *const ruby_lookalikes[] = { "libruby-", "libruby.so.", NULL };
+
+const struct interp_ops ruby_ops = {
+	.versions = ruby_versions,
+	.lookalikes = ruby_lookalikes,
+	.attach = ruby_attach,
+	.name_frame = ruby_name_frame,
+	.state_new = ruby_state_new,
+	.state_free = ruby_state_free,
+};

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Splicing interpreter frames into the native stack.
+ * Splicing interpreter frames into the native stack, for any language: the
+ * language names the frames and says where groups end (struct interp_ops).
  *
- * CPython 3.11 runs several Python frames in one _PyEval_EvalFrameDefault
- * call: the walk, innermost first, is cut into groups, each ending at an
- * entry frame (the first frame of one eval call).  The i-th native eval
+ * An interpreter runs several of its frames in one call of its loop (CPython
+ * 3.11: _PyEval_EvalFrameDefault): the walk, innermost first, is cut into
+ * groups, one per loop call (by default each ending at an entry frame, the
+ * first frame of one eval call).  The i-th native eval
  * frame, counting from the innermost, is replaced by the i-th group; every
  * other native frame (builtins, C extensions, the C glue that calls back
  * into Python) stays where it is.  When both walks are complete and the
@@ -17,80 +19,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-#include "interp/interp_internal.h"
+#include "interp/common.h"
 #include "profile/profile.h"
+#include "unwind/cfi.h"
 
-#define PENDING_SLOTS 256	/* as in interp_detect.c */
+/* A binary's .eh_frame_hdr index, to find the function a native frame is in. */
+struct interp_cfi {
+	struct hmap_node node;
+	struct binary *bin;
+	struct cfi_hdr_index index;
+};
+
+/* The pending slot of thread tid. */
+static size_t slot(uint32_t tid)
+{
+	return tid % INTERP_PENDING_SLOTS;
+}
 
 void interp_stash(struct interp_state *st, const void *data, size_t size)
 {
 	const struct interp_event *ev = data;
+	const struct interp_ops *ops;
 	size_t hdr;
 
 	if (size < INTERP_EVENT_HDR_BYTES || ev->nframes > INTERP_MAX_FRAMES ||
 	    size < INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame))
 		return;
-	memcpy(&st->pending[ev->tid % PENDING_SLOTS], data,
+	memcpy(&st->pending[slot(ev->tid)], data,
 	       INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame));
-	/* perl: the strings its frames point into follow the frames */
+	/* Walks with strings (perl): those its frames point into follow the frames. */
+	ops = interp_ops_for_lang(ev->lang);
 	hdr = INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame);
-	st->pending_str_len[ev->tid % PENDING_SLOTS] = 0;
-	if (ev->lang == INTERP_PERL && size > hdr && size - hdr <= INTERP_STR_BYTES) {
-		memcpy(st->pending_strs + (size_t)(ev->tid % PENDING_SLOTS) * INTERP_STR_BYTES,
+	st->pending_str_len[slot(ev->tid)] = 0;
+	if (ops && ops->walk_strings && size > hdr && size - hdr <= INTERP_STR_BYTES) {
+		memcpy(st->pending_strs + slot(ev->tid) * INTERP_STR_BYTES,
 		       (const uint8_t *)data + hdr, size - hdr);
-		st->pending_str_len[ev->tid % PENDING_SLOTS] = size - hdr;
+		st->pending_str_len[slot(ev->tid)] = size - hdr;
 	}
-}
-
-struct name_key {
-	uint8_t kind;
-	uint32_t line;
-	const char *name, *file;
-};
-
-static bool name_eq(const struct hmap_node *n, const void *key)
-{
-	const struct interp_name *a = (const struct interp_name *)n;
-	const struct name_key *k = key;
-
-	return a->kind == k->kind && a->line == k->line && strcmp(a->name, k->name) == 0 &&
-	       (a->file && k->file ? strcmp(a->file, k->file) == 0 : a->file == k->file);
-}
-
-static const struct interp_name *intern(struct interp_state *st, uint8_t kind, const char *name,
-					const char *file, int line)
-{
-	struct name_key k = { kind, line > 0 && !st->no_lines ? line : 0, name, file };
-	uint64_t h = hash_bytes(name, strlen(name), kind ^ ((uint64_t)k.line << 8));
-	struct interp_name *n;
-
-	if (file)
-		h = hash_bytes(file, strlen(file), h);
-	n = (struct interp_name *)hmap_find(&st->names, h, name_eq, &k);
-	if (n)
-		return n;
-	n = malloc(sizeof(*n) + strlen(name) + 1);
-	if (!n)
-		return NULL;
-	n->kind = kind;
-	n->line = k.line;
-	n->file = file ? strdup(file) : NULL;
-	strcpy(n->name, name);
-	hmap_insert(&st->names, &n->node, h);
-	return n;
-}
-
-/* For the perl decoder (interp_perl.c). */
-const struct interp_name *interp_intern(struct interp_state *st, uint8_t kind, const char *name,
-					const char *file, int line)
-{
-	return intern(st, kind, name, file, line);
-}
-
-static bool pid_eq(const struct hmap_node *n, const void *key)
-{
-	return ((const struct interp_proc *)n)->pid == *(const uint32_t *)key;
 }
 
 static bool is_eval_frame(const struct interp_proc *ip, const struct uframe *u)
@@ -113,66 +78,24 @@ static int put_name(struct uframe *out, int n, int cap, const struct interp_name
 	return n + 1;
 }
 
-/* A Ruby frame's name; addr 0 is only a group boundary. */
-static const struct interp_name *ruby_name(struct interp_state *st, struct interp_proc *ip,
-					   const struct interp_frame *f)
-{
-	struct interp_code *c;
-	char buf[2 * 1024 + 64];
-	const char *name;
-
-	if (!f->addr)
-		return NULL;
-	c = rb_code_get(st, ip, f);
-	if (!c || !c->valid)
-		return intern(st, FRAME_MARK, "[unknown ruby frame]", NULL, 0);
-	name = rb_frame_name(st, ip, c, f, buf, sizeof(buf));
-	if (f->flags & INTERP_FRAME_CFUNC)	/* a C method: no file or line of its own */
-		return intern(st, FRAME_RUBY, name, NULL, 0);
-	return intern(st, FRAME_RUBY, name, c->file, rb_frame_line(st, ip, c, f));
-}
-
-static void frame_groups(struct interp_state *st, struct interp_proc *ip,
+/*
+ * Cut the walk into groups, each ending at an entry frame (the first frame
+ * of one interpreter loop call), naming each frame with the language's
+ * name_frame.
+ */
+static void entry_groups(struct interp_state *st, struct interp_proc *ip,
 			 const struct proc *proc, const struct interp_event *ev, struct groups *g)
 {
-	const struct interp_python_layout *L = &ip->ver->layout.py;
 	int i;
 
 	g->n = g->ng = 0;
 	g->start[0] = 0;
 	for (i = 0; i < ev->nframes; i++) {
 		const struct interp_frame *f = &ev->frames[i];
-		struct interp_code *c;
-		unsigned int owner = (f->flags >> INTERP_FRAME_OWNER_SHIFT) & 0xff;
 
 		g->func_addr[g->n] = 0;
 		g->func_bin[g->n] = NULL;
-		if (ip->ver->lang == INTERP_RUBY) {
-			const struct interp_name *name = ruby_name(st, ip, f);
-			const struct map *m;
-
-			if (name && (f->flags & INTERP_FRAME_CFUNC) && name->kind == FRAME_RUBY &&
-			    (m = proc_find_map(proc, f->pc)) && m->bin) {
-				g->func_bin[g->n] = m->bin;
-				g->func_addr[g->n] = f->pc - m->bias;
-			}
-			if (name)
-				g->names[g->n++] = name;
-		} else if (!(c = py_code_get(st, ip, f)) || !c->valid) {
-			g->names[g->n++] = intern(st, FRAME_MARK, "[unknown python frame]", NULL, 0);
-		} else {
-			int64_t lasti = ((int64_t)f->pc - (int64_t)(f->addr + L->code_bytecode)) /
-					(int64_t)L->codeunit;
-
-			/* Not started yet (before RESUME): CPython hides these too. */
-			if (owner == L->owner_generator || lasti >= c->firsttraceable) {
-				int line = lasti < 0 || lasti > 0x7fffffff ? -1 :
-					   py311_line_for(c->linetable, c->linetable_len,
-							  c->firstlineno, (int)lasti);
-
-				g->names[g->n++] = intern(st, FRAME_PYTHON, c->name, c->file, line);
-			}
-		}
+		ip->ops->name_frame(st, ip, proc, f, g);
 		if (f->flags & INTERP_FRAME_ENTRY)
 			g->start[++g->ng] = g->n;
 	}
@@ -192,17 +115,14 @@ static bool cfi_eq(const struct hmap_node *n, const void *key)
 }
 
 /*
- * The binary's .eh_frame_hdr search table: the start of every function
- * with CFI, sorted.  Only the usual encoding (datarel | sdata4 pairs) is
- * read; anything else leaves the table empty, and C methods unplaced.
+ * The binary's .eh_frame_hdr index, read on first sight: a C method's C
+ * function is recognized by its start.  An unusual encoding leaves the
+ * index empty, and C methods unplaced.
  */
 static struct interp_cfi *cfi_of(struct interp_state *st, struct binary *b)
 {
 	uint64_t h = hash_u64((uintptr_t)b);
 	struct interp_cfi *c = (struct interp_cfi *)hmap_find(&st->cfis, h, cfi_eq, b);
-	struct elf_section sec;
-	const uint8_t *d;
-	uint32_t count;
 
 	if (c)
 		return c;
@@ -211,19 +131,7 @@ static struct interp_cfi *cfi_of(struct interp_state *st, struct binary *b)
 		return NULL;
 	c->bin = b;
 	hmap_insert(&st->cfis, &c->node, h);
-	if (!b->elf || elf_find_section(b->elf, ".eh_frame_hdr", &sec) || !sec.data ||
-	    sec.size < 12)
-		return c;
-	d = sec.data;
-	/* version 1; eh_frame_ptr: pcrel|sdata4; fde_count: udata4; table: datarel|sdata4 */
-	if (d[0] != 1 || d[1] != 0x1b || d[2] != 0x03 || d[3] != 0x3b)
-		return c;
-	memcpy(&count, d + 8, 4);
-	if (count > (sec.size - 12) / 8)
-		return c;
-	c->table = (const int32_t *)(d + 12);
-	c->count = count;
-	c->base = sec.addr;
+	cfi_hdr_index_read(b->elf, &c->index);
 	return c;
 }
 
@@ -231,27 +139,8 @@ static struct interp_cfi *cfi_of(struct interp_state *st, struct binary *b)
 static uint64_t fde_start(struct interp_state *st, struct binary *b, uint64_t addr)
 {
 	struct interp_cfi *c = cfi_of(st, b);
-	size_t lo = 0, hi;
 
-	if (!c || !c->count)
-		return 0;
-	hi = c->count;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		int32_t v;
-
-		memcpy(&v, &c->table[2 * mid], 4);
-		if (c->base + (int64_t)v <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	{
-		int32_t v;
-
-		memcpy(&v, &c->table[2 * lo], 4);
-		return c->base + (int64_t)v <= addr ? c->base + (int64_t)v : 0;
-	}
+	return c ? cfi_hdr_func_start(&c->index, addr) : 0;
 }
 
 static int put_uf(struct uframe *out, int n, int cap, const struct uframe *u)
@@ -308,7 +197,7 @@ static int stitch_groups(struct interp_state *st, const struct interp_proc *ip,
 	int evpos[INTERP_MAX_FRAMES + 2], neval = 0, n = 0, i, j, k;
 	int *anchor = calloc(INTERP_MAX_FRAMES, sizeof(int));
 	struct uframe *seg = malloc((nu + 1) * sizeof(*seg));
-	const struct interp_name *trunc = intern(st, FRAME_MARK, "[truncated]", NULL, 0);
+	const struct interp_name *trunc = interp_intern(st, FRAME_MARK, "[truncated]", NULL, 0);
 
 	if (!anchor || !seg) {
 		free(anchor);
@@ -371,8 +260,7 @@ static int stitch_groups(struct interp_state *st, const struct interp_proc *ip,
 static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *uf, int nu,
 		     int cap)
 {
-	struct interp_proc *ip = (struct interp_proc *)hmap_find(&st->procs, hash_u64(proc->pid),
-								 pid_eq, &proc->pid);
+	struct interp_proc *ip = interp_proc_find(st, proc->pid);
 	int i;
 
 	if (!ip || !ip->ver || nu >= cap)
@@ -380,8 +268,8 @@ static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *
 	for (i = 0; i < nu; i++) {
 		if (is_eval_frame(ip, &uf[i])) {
 			memmove(&uf[i + 1], &uf[i], (nu - i) * sizeof(*uf));
-			put_name(uf, i, cap, intern(st, FRAME_MARK, "[interpreter frames lost]",
-						    NULL, 0));
+			put_name(uf, i, cap, interp_intern(st, FRAME_MARK,
+							   "[interpreter frames lost]", NULL, 0));
 			return nu + 1;
 		}
 	}
@@ -391,7 +279,7 @@ static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *
 int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
 		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost)
 {
-	struct interp_event *ev = &st->pending[tid % PENDING_SLOTS];
+	struct interp_event *ev = &st->pending[slot(tid)];
 	struct interp_proc *ip;
 	struct groups *g;
 	struct uframe *out;
@@ -404,18 +292,18 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 	ev->magic = 0;		/* used */
 	if (ev->flags & (INTERP_EV_FAULT | INTERP_EV_CORRUPT | INTERP_EV_BAD_KEY))
 		st->walk_errors++;
-	ip = (struct interp_proc *)hmap_find(&st->procs, hash_u64(proc->pid), pid_eq, &proc->pid);
+	ip = interp_proc_find(st, proc->pid);
 	if (!ip || !ip->ver || ev->lang != ip->ver->lang)
 		return nu;
 	g = malloc(sizeof(*g));
 	out = malloc(cap * sizeof(*out));
 	if (!g || !out)
 		goto out;
-	if (ip->ver->lang == INTERP_PERL)
-		perl_groups(st, ev, st->pending_strs + (size_t)(tid % PENDING_SLOTS) * INTERP_STR_BYTES,
-			    st->pending_str_len[tid % PENDING_SLOTS], g);
+	if (ip->ops->groups)
+		ip->ops->groups(st, ip, ev, st->pending_strs + slot(tid) * INTERP_STR_BYTES,
+				st->pending_str_len[slot(tid)], g);
 	else
-		frame_groups(st, ip, proc, ev, g);
+		entry_groups(st, ip, proc, ev, g);
 	for (i = 0; i < nu; i++)
 		neval += is_eval_frame(ip, &uf[i]);
 	if (native_complete && !g->last_partial && g->ng != neval) {
@@ -427,7 +315,8 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 
 				snprintf(mark, sizeof(mark), "[%s frames not stitched]",
 					 ip->ver->lang_name);
-				n = put_name(out, n, cap, intern(st, FRAME_MARK, mark, NULL, 0));
+				n = put_name(out, n, cap,
+					     interp_intern(st, FRAME_MARK, mark, NULL, 0));
 				neval = -1;
 			}
 			if (n < cap)

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Finding interpreters in traced processes: a mapped module named like a
+ * supported interpreter (python3.11, libpython3.11.so...) whose dynamic
+ * symbols give the runtime's addresses (the language's from_module and
+ * attach), and a glibc whose struct pthread layout we know.  The result
+ * goes into the BPF interp_procs map, so the walker runs for that process
+ * from then on.  Looked at again whenever the
+ * process's mappings change (exec, dlopen).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <gelf.h>
+
+#include "interp/common.h"
+
+/*
+ * pthread_getspecific() inlined: glibc's struct pthread (== fs_base on
+ * x86-64) holds specific_1stblock, 32 entries of { seq, data }; ld.so's
+ * struct r_debug and struct link_map give a library's TLS module id.  The
+ * offsets are per glibc version (checked with libc6-dbg's DWARF).
+ */
+static const struct interp_glibc glibc_236 = {
+	.pthread_specific = 784,
+	.r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1152,
+};
+
+const struct interp_glibc *interp_glibc_layout(int major, int minor)
+{
+	if (major == 2 && minor == 36)
+		return &glibc_236;
+	return NULL;
+}
+
+/* glibc's version, from the newest GLIBC_2.N version its libc defines. */
+static bool glibc_version(Elf *elf, int *major, int *minor)
+{
+	Elf_Scn *scn = NULL;
+	bool found = false;
+
+	*major = *minor = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t off = 0;
+		unsigned int i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_GNU_verdef)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_info && i < 4096; i++) {
+			GElf_Verdef vd;
+			GElf_Verdaux va;
+			const char *s;
+			int a, b;
+
+			if (!gelf_getverdef(d, off, &vd) ||
+			    !gelf_getverdaux(d, off + vd.vd_aux, &va))
+				break;
+			s = elf_strptr(elf, sh.sh_link, va.vda_name);
+			if (s && sscanf(s, "GLIBC_%d.%d", &a, &b) == 2 &&
+			    (a > *major || (a == *major && b > *minor))) {
+				*major = a;
+				*minor = b;
+				found = true;
+			}
+			if (!vd.vd_next)
+				break;
+			off += vd.vd_next;
+		}
+	}
+	return found;
+}
+
+/* Say once per version that we cannot walk it. */
+static void warn_once(const char *what)
+{
+	static char said[32][64];
+	static int nsaid;
+	int i;
+
+	for (i = 0; i < nsaid; i++)
+		if (strcmp(said[i], what) == 0)
+			return;
+	if (nsaid < 32)
+		snprintf(said[nsaid++], sizeof(said[0]), "%s", what);
+	fprintf(stderr, "stitch: %s: its frames show as native code only\n", what);
+}
+
+void interp_proc_update(struct interp_state *st, struct proc *proc)
+{
+	const struct interp_glibc *glibc = NULL;
+	const struct map *ld = NULL, *interp_map = NULL;
+	const struct interp_version *found = NULL;
+	const struct interp_ops *found_ops = NULL;
+	struct interp_proc *ip;
+	bool have_libc = false;
+	char unsupported[64] = "";
+	size_t i;
+
+	if (!proc || st->disabled)
+		return;
+	ip = interp_proc_find(st, proc->pid);
+	if (ip && ip->gen == proc->gen && !ip->retry)
+		return;
+	if (!ip) {
+		ip = calloc(1, sizeof(*ip));
+		if (!ip)
+			return;
+		ip->pid = proc->pid;
+		hmap_insert(&st->procs, &ip->node, hash_u64(proc->pid));
+	}
+	ip->ver = NULL;
+	ip->eval_bin = NULL;
+	ip->retry = false;
+	/* Each language sets the fields its walker reads, this time's only. */
+	memset(&ip->cfg, 0, sizeof(ip->cfg));
+	ip->gen = proc->gen;
+	for (i = 0; i < proc->nr; i++) {
+		const struct map *m = &proc->maps[i];
+		const struct interp_version *v;
+		const struct interp_ops *ops;
+		char lang[16], ver[16];
+		int major, minor;
+
+		if (!m->bin)
+			continue;
+		if (!have_libc && strncmp(m->bin->name, "libc.so.", 8) == 0 && m->bin->elf &&
+		    glibc_version(m->bin->elf, &major, &minor)) {
+			have_libc = true;
+			glibc = interp_glibc_layout(major, minor);
+			if (!glibc)
+				snprintf(unsupported, sizeof(unsupported), "glibc %d.%d", major,
+					 minor);
+		}
+		if (!ld && strncmp(m->bin->name, "ld-linux", 8) == 0)
+			ld = m;
+		if (found && interp_map)
+			continue;
+		v = interp_module_version(m->bin->name, &ops, lang, sizeof(lang), ver,
+					  sizeof(ver));
+		if (v && !found) {
+			/* e.g. python3.11 linking libpython3.11.so has no runtime of its own */
+			if (ops->from_module &&
+			    !ops->from_module(ip, v, m, unsupported, sizeof(unsupported)))
+				continue;
+			found = v;
+			found_ops = ops;
+			interp_map = m;
+		} else if (!v && lang[0] && !unsupported[0]) {
+			snprintf(unsupported, sizeof(unsupported), "%s %s", lang, ver);
+		}
+	}
+	/* What needs ld.so's and glibc's mappings, which may come after the module. */
+	if (found && found_ops->attach && !found_ops->attach(ip, found, interp_map, ld, glibc))
+		found = NULL;
+	if (!found)
+		ip->ver = NULL;
+	ip->ops = found_ops;
+	if (getenv("STITCH_DEBUG"))
+		fprintf(stderr, "stitch: pid %u: %s %s, glibc %s\n", proc->pid,
+			ip->ver ? ip->ver->lang_name : "no interpreter",
+			ip->ver ? ip->ver->version : "", glibc ? "known" : "unknown");
+	if (ip->ver && glibc && !ip->retry) {
+		ip->cfg.layout = interp_version_index(ip->ver);
+		ip->cfg.lang = ip->ver->lang;
+		ip->cfg.pthread_specific = glibc->pthread_specific;
+		if (st->any_procs)
+			*st->any_procs = 1;
+		if (bpf_map_update_elem(st->procs_fd, &proc->pid, &ip->cfg, BPF_ANY) == 0)
+			return;
+		warn_once("too many interpreter processes (interp_procs is full)");
+	} else if (ip->ver && ip->retry) {
+		/* Not ready: keep ip->ver for nothing, look again at the next event. */
+	} else if (ip->ver && have_libc) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "%s %s with %s is not supported yet",
+			 ip->ver->lang_name, ip->ver->version, unsupported);
+		warn_once(what);
+	} else if (!ip->ver && unsupported[0]) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "%s is not supported yet", unsupported);
+		warn_once(what);
+	}
+	ip->ver = NULL;
+	bpf_map_delete_elem(st->procs_fd, &proc->pid);
+}

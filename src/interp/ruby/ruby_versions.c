@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Ruby versions stitch can walk, and the layouts of their structures.
+ * Adding a version with the same walk (3.2, 3.3) is one entry here.
+ */
+#include "interp/ruby/ruby.h"
+
+const struct interp_version ruby_versions[] = {
+	{
+		/*
+		 * Ruby 3.1 (Debian 12's 3.1.2): offsets checked against
+		 * rb_mjit_min_header-3.1.2.h by tools/interp-walk/offsets-ruby.c.
+		 * The VM lives in libruby; the executable is a thin main.
+		 */
+		.lang_name = "ruby", .version = "3.1", .lang = INTERP_RUBY,
+		.exe_name = NULL, .lib_prefix = "libruby-3.1.so",
+		.eval_func = "rb_vm_exec",
+		.tls_sym = "ruby_current_ec",
+		.layout = { .lang = INTERP_RUBY, .rb = {
+			.ec_vm_stack = 0,
+			.ec_vm_stack_size = 8,
+			.ec_cfp = 16,
+			.cfp_size = 64,
+			.cfp_pc = 0,
+			.cfp_iseq = 16,
+			.cfp_ep = 32,
+			.ep_me_cref_below = 16,
+			.ep_specval_below = 8,
+			.env_flag_local = 0x2,
+			.magic_mask = 0x7fff0001,
+			.magic_cfunc = 0x55550001,
+			.magic_dummy = 0x79990001,
+			.flag_cframe = 0x80,
+			.flag_finish = 0x20,
+			.iseq_body = 16,
+			.me_def = 16,
+			.def_original_id = 32,
+			.def_cfunc_func = 8,
+			.t_mask = 0x1f, .t_imemo = 0x1a,
+			.imemo_shift = 12, .imemo_mask = 0xf,
+			.imemo_ment = 6, .imemo_iseq = 7,
+			.imemo_svar = 2, .svar_cref_or_me = 8,
+			.me_owner = 32, .me_read = 40,
+			.body_iseq_size = 4,
+			.body_iseq_encoded = 8,
+			.body_pathobj = 64,
+			.body_label = 80,
+			.body_insns_info = 120,
+			.body_insns_info_size = 136,
+			.body_succ_index = 144,
+			.body_read = 184,	/* through .local_iseq */
+			.insn_info_entry_size = 12,
+			.t_string = 0x05, .t_array = 0x07,
+			.str_noembed = 1 << 13, .str_embed_len_shift = 14,
+			.str_embed_len_mask = 0x1f, .str_embed = 16, .str_len = 16, .str_ptr = 24,
+			.ary_embed_flag = 1 << 13, .ary_embed_len_shift = 15,
+			.ary_embed_len_mask = 3, .ary_embed = 16, .ary_len = 16, .ary_ptr = 32,
+			.symbols_last_id = 0, .symbols_ids = 16, .id_scope_shift = 4,
+			.tlast_op_id = 0xa9, .id_entry_unit = 512, .id_entry_size = 2,
+			.body_type = 0, .body_local_iseq = 176,
+			.iseq_method = 1, .iseq_block = 2, .iseq_rescue = 4, .iseq_ensure = 5,
+			.t_class = 0x02, .t_module = 0x03, .fl_singleton = 1 << 12,
+			.rclass_ext = 24, .ext_iv_tbl = 8,
+			.st_entries_start = 32, .st_entries_bound = 40, .st_entries = 48,
+			.st_entry_size = 24, .st_entry_key = 8, .st_entry_record = 16,
+			.id_attached = 0xc11,
+		} },
+	},
+	{ .version = NULL },	/* end */
+};

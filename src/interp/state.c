@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorder's interpreter state: made once per recording with every
+ * language's caches and every version's layout in the BPF interp_layouts
+ * map, and freed.  The one place, with detect.c and stitch.c, that goes
+ * from the state to the table of languages.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "interp/common.h"
+
+int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_lines)
+{
+	uint32_t i, n = interp_version_count();
+
+	memset(st, 0, sizeof(*st));
+	st->procs_fd = procs_fd;
+	st->no_lines = no_lines;
+	st->pending = calloc(INTERP_PENDING_SLOTS, sizeof(*st->pending));
+	st->pending_strs = calloc(INTERP_PENDING_SLOTS, INTERP_STR_BYTES);
+	st->pending_str_len = calloc(INTERP_PENDING_SLOTS, sizeof(*st->pending_str_len));
+	st->langs = calloc(interp_nlanguages, sizeof(*st->langs));
+	if (!st->pending || !st->pending_strs || !st->pending_str_len || !st->langs ||
+	    hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
+	    hmap_init(&st->codes, 1024) || hmap_init(&st->cfis, 64))
+		return -ENOMEM;
+	for (i = 0; i < interp_nlanguages; i++) {
+		const struct interp_ops *ops = interp_languages[i];
+
+		if (!ops->state_new)
+			continue;
+		st->langs[st->nlangs].state = ops->state_new();
+		if (!st->langs[st->nlangs].state)
+			return -ENOMEM;
+		st->langs[st->nlangs++].ops = ops;
+	}
+	for (i = 0; i < n && i < INTERP_MAX_LAYOUTS; i++) {
+		if (layouts_fd >= 0 &&
+		    bpf_map_update_elem(layouts_fd, &i, &interp_version_at(i)->layout, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+void interp_free(struct interp_state *st)
+{
+	struct hmap_node *n;
+	size_t i;
+
+	/* A map never initialized is empty (no buckets): nothing to free. */
+	hmap_for_each(&st->codes, i, n)
+		interp_code_clear((struct interp_code *)n);
+	hmap_for_each(&st->names, i, n)
+		free(((struct interp_name *)n)->file);
+	hmap_for_each(&st->procs, i, n)
+		free(((struct interp_proc *)n)->priv);
+	for (i = 0; i < st->nlangs; i++)
+		st->langs[i].ops->state_free(st->langs[i].state);
+	free(st->langs);
+	st->langs = NULL;
+	st->nlangs = 0;
+	hmap_free_all(&st->procs);
+	hmap_free_all(&st->names);
+	hmap_free_all(&st->codes);
+	hmap_free_all(&st->cfis);
+	free(st->pending);
+	st->pending = NULL;
+	free(st->pending_strs);
+	st->pending_strs = NULL;
+	free(st->pending_str_len);
+	st->pending_str_len = NULL;
+}
