@@ -119,7 +119,7 @@ check-docs:
 
 # No include or call cycles between files.
 check-layers: $(LIB_OBJS)
-	@./scripts/check-layers.sh $(OBJ)
+	@./scripts/check-layers.sh $(LIB_OBJS)
 
 # Out-of-process interpreter walkers (the oracle for the BPF walkers): offsets checked against
 # the interpreters' own headers, then every thread of real Python/Ruby workloads walked.

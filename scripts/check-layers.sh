@@ -8,11 +8,11 @@
 # tsort finds the loops.  The one deliberate twin, kunwind_walk.h compiled as
 # BPF and as C, is a header both sides include: not a cycle.
 #
-#   scripts/check-layers.sh [OBJDIR]     (default build/obj, from `make`)
+#   scripts/check-layers.sh [OBJECT...]   (default: the object of every
+#                                          source in src/, from `make`)
 set -u
 cd "$(dirname "$0")/.."
-obj=${1:-build/obj}
-[ -d "$obj" ] || { echo "check-layers: no $obj: run make first" >&2; exit 1; }
+obj=build/obj
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -24,8 +24,17 @@ find src -name '*.[ch]' | sort | while read -r f; do
 	done
 done >"$tmp/includes"
 
-# Call edges: object -> object that defines a symbol it uses.
-find "$obj" -name '*.o' | sort >"$tmp/objs"
+# Call edges: object -> object that defines a symbol it uses.  Only objects
+# of sources that exist: a renamed file leaves its old object behind.
+if [ $# -gt 0 ]; then
+	printf '%s\n' "$@" >"$tmp/objs"
+else
+	find src -name '*.c' ! -name '*.bpf.c' ! -name main.c | sort |
+		sed "s#^src/\(.*\)\.c\$#$obj/\1.o#" >"$tmp/objs"
+fi
+while read -r o; do
+	[ -f "$o" ] || { echo "check-layers: no $o: run make first" >&2; exit 1; }
+done <"$tmp/objs"
 while read -r o; do
 	nm --defined-only -g "$o" | awk -v o="$o" '{ print $3, o }'
 done <"$tmp/objs" | sort -u >"$tmp/defs"
