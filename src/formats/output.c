@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/flamegraph.h"
 #include "formats/output.h"
@@ -336,4 +337,71 @@ int write_text(FILE *f, struct stack_table *t, struct resolver *r, const struct 
 		rc = profile_write_text(f, &p, info->top);
 	profile_free(&p);
 	return rc;
+}
+
+int output_check_all(const char *cmd, const char *const *paths, int n, bool force)
+{
+	char why[PATH_MAX + 128];
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-") || !outfile_check(paths[i], force, why, sizeof(why)))
+			continue;
+		fprintf(stderr, "stitch %s: cannot write %s\n", cmd, why);
+		bad = -1;
+	}
+	return bad;
+}
+
+/* The recording, once more, as pprof: beside failed, else here. */
+static void rescue(const char *cmd, const char *failed, const struct profile *p,
+		   const struct output_opts *o)
+{
+	struct output_opts ro = *o;
+	char path[PATH_MAX], why[PATH_MAX + 128];
+	int i;
+
+	ro.err = why;
+	ro.errlen = sizeof(why);
+	for (i = 0; i < 2; i++) {
+		if (i == 0 && snprintf(path, sizeof(path), "%s.rescued.pb.gz", failed) >=
+		    (int)sizeof(path))
+			continue;
+		if (i == 1)
+			snprintf(path, sizeof(path), "stitch-rescued-%d.pb.gz", (int)getpid());
+		if (output_write(path, OUTPUT_PPROF, p, &ro) == 0) {
+			fprintf(stderr, "stitch %s: the recording is saved in %s (stitch report %s "
+				"-o FILE converts it)\n", cmd, path, path);
+			return;
+		}
+	}
+	fprintf(stderr, "stitch %s: could not save the recording anywhere: %s\n", cmd, why);
+}
+
+int output_write_all(const char *cmd, const char *const *paths, const int *formats, int n,
+		     const struct profile *p, const struct output_opts *o, const char *what)
+{
+	struct output_opts wo = *o;
+	char why[PATH_MAX + 128];
+	int i, failed = -1;
+
+	wo.err = why;
+	wo.errlen = sizeof(why);
+	for (i = 0; i < n; i++) {
+		why[0] = '\0';
+		if (output_write(paths[i], formats[i], p, &wo) == 0) {
+			if (strcmp(paths[i], "-"))
+				fprintf(stderr, "stitch: %s written to %s\n", what, paths[i]);
+			continue;
+		}
+		fprintf(stderr, "stitch %s: cannot write %s\n", cmd,
+			why[0] ? why : paths[i]);
+		if (failed < 0)
+			failed = i;
+	}
+	if (failed < 0)
+		return 0;
+	if (strcmp(paths[failed], "-"))
+		rescue(cmd, paths[failed], p, o);
+	return -1;
 }

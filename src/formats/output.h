@@ -45,6 +45,22 @@ struct output_opts {
 int output_write(const char *path, int format, const struct profile *p,
 		 const struct output_opts *o);
 
+/*
+ * Before any work: can every one of n outputs be written (util/outfile.h)?
+ * One line on stderr per output that cannot; 0, or -1 if any.
+ */
+int output_check_all(const char *cmd, const char *const *paths, int n, bool force);
+
+/*
+ * Write p to each of n outputs.  One that fails is one line on stderr and
+ * the others are still written; then the profile is saved once more, as
+ * pprof, next to the first failed output or else in the current directory,
+ * and the line says where.  what: "N events, M stacks", for the line naming
+ * each file written.  0, or -1 if any output failed.
+ */
+int output_write_all(const char *cmd, const char *const *paths, const int *formats, int n,
+		     const struct profile *p, const struct output_opts *o, const char *what);
+
 int profile_write_folded(FILE *f, const struct profile *p);
 int profile_write_text(FILE *f, const struct profile *p, int top);
 int profile_write_speedscope(FILE *f, const struct profile *p);

@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 
 #include "kunwind/kunwind.h"
+#include "util/bpf_keys.h"
 #include "util/clock.h"
 #include "profile/stacks.h"
 
@@ -594,32 +595,17 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks
 	size_t kbytes = KUNWIND_KEY_BYTES;
 	struct stack_key *sk = malloc(kbytes);
 	struct kagg_ustack *u = malloc(sizeof(*u));
-	struct kagg_key key, *keys = NULL;
-	size_t nkeys = 0, cap = 0, i;
+	struct kagg_key *keys = NULL;
+	size_t nkeys = 0, i;
 	int64_t total = 0;
-	void *prev = NULL;
 	uint64_t count;
 	int err = 0;
 
-	if (!sk || !u) {
+	if (sk && u)
+		keys = bpf_map_keys(counts_fd, sizeof(*keys), &nkeys);
+	if (!keys) {
 		err = -ENOMEM;
 		goto out;
-	}
-	/* Collect first: deleting while walking a hash map can restart the walk. */
-	while (bpf_map_get_next_key(counts_fd, prev, &key) == 0) {
-		if (nkeys == cap) {
-			size_t c = cap ? cap * 2 : 1024;
-			struct kagg_key *k = realloc(keys, c * sizeof(*k));
-
-			if (!k) {
-				err = -ENOMEM;
-				goto out;
-			}
-			keys = k;
-			cap = c;
-		}
-		keys[nkeys] = key;
-		prev = &keys[nkeys++];
 	}
 	for (i = 0; i < nkeys; i++) {
 		if (epoch >= 0 && keys[i].epoch != (uint32_t)epoch)

@@ -8,7 +8,7 @@
 
 #include "offcpu/offcpu.h"
 #include "offcpu/offcpu_wakes.h"
-#include "util/array.h"
+#include "util/bpf_keys.h"
 
 /* A blocked stack's key, then its waker's frames: innermost first, then who. */
 #define WAKER_MAX_FRAMES (KAGG_KSTACK_DEPTH + KUNWIND_MAX_FRAMES + 2)
@@ -51,25 +51,17 @@ int64_t offcpu_read_wakes(int wakes_fd, int64_t epoch, const struct offcpu_sink 
 {
 	struct stack_key *sk = malloc(WAKE_KEY_BYTES);
 	struct kagg_ustack *u = malloc(sizeof(*u));
-	struct offcpu_wake_key key, *keys = NULL;
-	size_t nkeys = 0, cap = 0, i;
+	struct offcpu_wake_key *keys = NULL;
+	size_t nkeys = 0, i;
 	int64_t total = 0;
-	void *prev = NULL;
 	uint64_t ns;
 	int err = 0, kb;
 
-	if (!sk || !u) {
+	if (sk && u)
+		keys = bpf_map_keys(wakes_fd, sizeof(*keys), &nkeys);
+	if (!keys) {
 		err = -ENOMEM;
 		goto out;
-	}
-	/* Collect first: deleting while walking a hash map can restart the walk. */
-	while (bpf_map_get_next_key(wakes_fd, prev, &key) == 0) {
-		if (array_reserve((void **)&keys, &cap, nkeys + 1, sizeof(*keys), 256)) {
-			err = -ENOMEM;
-			goto out;
-		}
-		keys[nkeys] = key;
-		prev = &keys[nkeys++];
 	}
 	for (i = 0; i < nkeys; i++) {
 		if (epoch >= 0 && keys[i].blocked.epoch != (uint32_t)epoch)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,6 +81,7 @@ struct record_opts {
 	uint32_t wall_cpu_idx;		/* wall: the cpu event's index */
 	bool no_runnable;		/* offcpu: --no-runnable */
 	bool wakers;			/* offcpu: --wakers */
+	bool force;			/* -o may replace a symlink */
 	double max_table_mb;
 };
 
@@ -116,11 +118,22 @@ struct recorder {
 };
 
 static volatile sig_atomic_t stop_requested;
+/* -- COMMAND, while it runs: a SIGINT or SIGTERM sent to us alone goes to it too. */
+static volatile pid_t child_to_signal;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
+	(void)uc;
 	stop_requested = 1;
+	/*
+	 * Ctrl-C in a terminal signals the whole process group, the command
+	 * included (si_code SI_KERNEL): passing it on would signal it twice.
+	 * A kill(1) of stitch alone (SI_USER, SI_QUEUE) is passed on, as
+	 * perf record -- CMD users expect.
+	 */
+	if (child_to_signal > 0 && si && si->si_code != SI_KERNEL &&
+	    (sig == SIGINT || sig == SIGTERM))
+		kill(child_to_signal, sig);
 }
 
 static void usage(FILE *f)
@@ -165,7 +178,13 @@ static void usage(FILE *f)
 "                           FILE.svg (interactive flame graph), FILE.pb.gz\n"
 "                           (pprof), FILE.speedscope.json, FILE.folded\n"
 "                           (FlameGraph folded stacks), FILE.txt or - (summary\n"
-"                           of the top stacks; the default, on stdout)\n"
+"                           of the top stacks; the default, on stdout).  Each\n"
+"                           is checked before recording starts, and written\n"
+"                           whole or not at all (a new file renamed over it);\n"
+"                           if one cannot be written, the others still are and\n"
+"                           the recording is saved once more as pprof\n"
+"      --force              let -o replace a symlink (the link itself; what it\n"
+"                           points to is never written)\n"
 "      --top N              stacks shown in the text summary (default %d)\n"
 "      --stack-bytes N      user stack bytes copied per event\n"
 "                           (default %d, max %d)\n"
@@ -265,7 +284,7 @@ static int parse_pids(struct record_opts *o, const char *arg)
 }
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
-       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE, OPT_WAKERS };
+       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE, OPT_WAKERS, OPT_FORCE };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -288,6 +307,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 		{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
 		{ "wakers", no_argument, NULL, OPT_WAKERS },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -416,6 +436,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_WAKERS:
 			o->wakers = true;
+			break;
+		case OPT_FORCE:
+			o->force = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -873,8 +896,8 @@ static int trace_tgid(struct recorder *r, uint32_t tgid)
  */
 static int spawn_command(struct recorder *r, int *go_fd, int *err_fd)
 {
+	pid_t parent = getpid(), pid;
 	int go[2], ex[2];
-	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
 		return -errno;
@@ -889,6 +912,13 @@ static int spawn_command(struct recorder *r, int *go_fd, int *err_fd)
 		close(ex[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/*
+		 * Die with the tracer: a killed stitch (kill -9) must not leave
+		 * the command running untraced.  If it died before this line,
+		 * the parent is no longer it.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		execvp(r->o->command[0], r->o->command);
@@ -900,6 +930,7 @@ static int spawn_command(struct recorder *r, int *go_fd, int *err_fd)
 	close(go[0]);
 	close(ex[1]);
 	r->child = pid;
+	child_to_signal = pid;
 	*go_fd = go[1];
 	*err_fd = ex[0];
 	return 0;
@@ -1053,8 +1084,10 @@ static bool targets_alive(struct recorder *r)
 	int i;
 
 	if (r->o->command) {
-		if (!r->child_done && waitpid(r->child, &r->child_status, WNOHANG) == r->child)
+		if (!r->child_done && waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
 			r->child_done = true;
+			child_to_signal = 0;	/* reaped: its pid may be reused */
+		}
 		return !r->child_done;
 	}
 	if (r->o->all)
@@ -1340,8 +1373,8 @@ static int write_output(struct recorder *r, double seconds, uint64_t start_unix_
 	struct output_opts oo = { .top = o->top };
 	struct resolver res;
 	struct profile p;
-	char title[512], sub[512], threads[8192];
-	int rc, i;
+	char title[512], sub[512], threads[8192], what[128], v[32];
+	int rc;
 
 	profile_init(&p);
 	if (o->wall)
@@ -1374,22 +1407,12 @@ static int write_output(struct recorder *r, double seconds, uint64_t start_unix_
 			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %" PRIu64
 				 " events", seconds, r->stacks.total);
 		oo.subtitle = sub;
-		for (i = 0; i < o->noutputs; i++) {
-			int err = output_write(o->outputs[i], o->formats[i], &p, &oo);
-
-			if (err) {
-				fprintf(stderr, "stitch record: writing %s failed: %s\n",
-					o->outputs[i], strerror(-err));
-				rc = err;
-			} else if (strcmp(o->outputs[i], "-") != 0) {
-				char v[32];
-
-				fprintf(stderr, "stitch: %s%s, %zu distinct stacks written to %s\n",
-					profile_value_str(&p, r->stacks.total, v, sizeof(v)),
-					!profile_unit_ns(&p) ? " events" : o->wall ?
-					" of threads' time" : " off-CPU", p.nsamples, o->outputs[i]);
-			}
-		}
+		profile_value_str(&p, r->stacks.total, v, sizeof(v));
+		snprintf(what, sizeof(what), "%s%s, %zu distinct stacks", v,
+			 !profile_unit_ns(&p) ? " events" : o->wall ? " of threads' time" :
+			 " off-CPU", p.nsamples);
+		oo.force = o->force;
+		rc = output_write_all("record", o->outputs, o->formats, o->noutputs, &p, &oo, what);
 	} else {
 		fprintf(stderr, "stitch record: %s\n", strerror(-rc));
 	}
@@ -1401,7 +1424,7 @@ static int write_output(struct recorder *r, double seconds, uint64_t start_unix_
 static int run(struct recorder *r)
 {
 	struct record_opts *o = r->o;
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	uint64_t st[STAT_NR];
 	int go_fd = -1, err_fd = -1, i, rc = 0, exec_err = 0;
 	double start, deadline;
@@ -1565,6 +1588,11 @@ int record_main(int argc, char **argv, const struct record_hooks *hooks)
 	rc = parse_opts(argc, argv, o);
 	if (rc)
 		goto out_opts;
+	/* A typo in -o is found now, not after a long recording. */
+	if (output_check_all(argv[0], o->outputs, o->noutputs, o->force)) {
+		rc = 1;
+		goto out_opts;
+	}
 	if (check_tracing_privileges("stitch record") != 0) {
 		rc = 1;
 		goto out_opts;

@@ -51,6 +51,7 @@ struct stalls_opts {
 	int formats[MAX_OUTPUTS];
 	int noutputs;
 	int top;
+	bool force;		/* -o may replace a symlink */
 	char **command;
 };
 
@@ -97,7 +98,9 @@ static void usage(FILE *f)
 "  -o, --output FILE        also write every stall's stacks, weighted by its\n"
 "                           on-CPU milliseconds, repeatable; the name sets the\n"
 "                           format: FILE.svg, FILE.pb.gz, FILE.speedscope.json,\n"
-"                           FILE.folded, FILE.txt or -\n"
+"                           FILE.folded, FILE.txt or -; checked before tracing,\n"
+"                           written whole or not at all\n"
+"      --force              let -o replace a symlink (the link itself)\n"
 "      --top N              stacks printed per stall (default %d)\n"
 "  -h, --help               this help\n"
 "\n"
@@ -115,7 +118,7 @@ static int fail_usage(const char *fmt, const char *arg)
 
 static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 {
-	enum { OPT_TOP = 256 };
+	enum { OPT_TOP = 256, OPT_FORCE };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "threshold", required_argument, NULL, 't' },
@@ -124,6 +127,7 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "top", required_argument, NULL, OPT_TOP },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -173,6 +177,9 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 			if (!cli_parse_long(optarg, 1, 100000, &v))
 				return fail_usage("--top: '%s' is not a positive count", optarg);
 			o->top = v;
+			break;
+		case OPT_FORCE:
+			o->force = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -393,7 +400,8 @@ static int finish(void *ctx, double seconds)
 	struct output_opts oo = { .top = 10, .subtitle = "on-CPU milliseconds of event-loop stalls" };
 	uint64_t lost = s->skel->bss->lost_stalls, untracked = s->skel->bss->untracked_threads;
 	struct profile p;
-	int rc = 0, i;
+	char what[64];
+	int rc = 0;
 
 	stalls_bpf__detach(s->skel);
 	on_poll(s);		/* every sample is in: report what is left */
@@ -422,15 +430,11 @@ static int finish(void *ctx, double seconds)
 	rc = profile_from_stacks(&p, &s->rep.weighted, &s->res, events, 1);
 	p.title = profile_str(&p, "event-loop stalls (on-CPU ms)");
 	p.duration_ns = seconds * 1e9;
-	for (i = 0; !rc && i < s->o->noutputs; i++) {
-		rc = output_write(s->o->outputs[i], s->o->formats[i], &p, &oo);
-		if (rc)
-			fprintf(stderr, "stitch stalls: writing %s failed: %s\n", s->o->outputs[i],
-				strerror(-rc));
-		else if (strcmp(s->o->outputs[i], "-"))
-			fprintf(stderr, "stitch stalls: %" PRIu64 " stall ms written to %s\n",
-				s->rep.weighted.total, s->o->outputs[i]);
-	}
+	snprintf(what, sizeof(what), "%" PRIu64 " stall ms", s->rep.weighted.total);
+	oo.force = s->o->force;
+	if (!rc)
+		rc = output_write_all("stalls", s->o->outputs, s->o->formats, s->o->noutputs, &p,
+				      &oo, what);
 	profile_free(&p);
 	return rc ? -1 : 0;
 }
@@ -476,6 +480,8 @@ int cmd_stalls(int argc, char **argv)
 	rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;
+	if (output_check_all("stalls", o.outputs, o.noutputs, o.force))
+		return 1;
 	if (o.pids && check_pids(o.pids))
 		return 1;
 	if (check_tracing_privileges("stitch stalls") != 0)

@@ -593,6 +593,45 @@ test_outputs_safe_report_diff_symbolize() {
 	expect_eq "files on the full file system" "$left" out.svg
 }
 
+# record and stalls check every -o before tracing anything; at the end, an
+# output that cannot be written (a full file system) leaves no half file, the
+# others are written, and the recording is saved once more as pprof.
+test_outputs_safe_record_stalls() {
+	local t0 rc
+	t0=$(date +%s%N)
+	expect_error 1 "cannot write /nonexistent/x.svg: its directory does not exist" -- \
+		record -a -d 3 -o ok.folded -o /nonexistent/x.svg
+	[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 1000 ] || die "the bad -o was found late"
+	no_programs_left
+	echo victim >"$TMP/rvictim"
+	chown nobody "$TMP/rvictim"
+	ln -s "$TMP/rvictim" "$TMP/rlink.svg"
+	expect_error 1 "rlink.svg: is a symlink" -- record -a -d 1 -o "$TMP/rlink.svg"
+	expect_error 1 "rlink.svg: is a symlink" -- stalls -p 1 -d 1 -o "$TMP/rlink.svg"
+	expect_eq "the symlink's target" "$(cat "$TMP/rvictim")" victim
+
+	mkdir -p "$TMP/rtiny"
+	mount -t tmpfs -o size=4k tmpfs "$TMP/rtiny" || die "cannot mount a tmpfs"
+	rc=0
+	local st
+	st=$(realpath "$STITCH")
+	(cd "$TMP" && "$st" record -F 499 -o "$TMP/rtiny/big.svg" -o "$TMP/r-ok.folded" -- \
+		"$CHAIN" deep 30 1) 2>"$TMP/rtiny.err" || rc=$?
+	cat "$TMP/rtiny.err"
+	local saved left
+	saved=$(sed -n 's/.*the recording is saved in \([^ ]*\) .*/\1/p' "$TMP/rtiny.err")
+	[ -n "$saved" ] || die "no word of where the recording was saved"
+	(cd "$TMP" && "$st" report "$saved" -o "$TMP/saved.folded")
+	left=$(ls -A "$TMP/rtiny")
+	umount "$TMP/rtiny"
+	expect_eq "exit status with a full file system" "$rc" 1
+	expect_eq "files left on the full file system" "$left" "$(basename "$saved")"
+	expect_grep "$TMP/rtiny.err" "cannot write .*big.svg: No space left on device"
+	expect_ge "the other output" "$(total "$TMP/r-ok.folded" '^chain;')" 100
+	expect_eq "the saved recording's events" "$(total "$TMP/saved.folded")" \
+		"$(total "$TMP/r-ok.folded")"
+}
+
 # Input that never ends, or counts that would wrap a total: refused, at once.
 test_report_hostile_input() {
 	mkfifo "$TMP/no-writer.folded"
@@ -632,6 +671,39 @@ interrupt_test() {
 	wait "$st" || rc=$?
 	expect_eq "exit status after SIG$sig" "$rc" 0
 	expect_ge "workload samples written" "$(total "$TMP/$sig.folded" '^chain;')" 50
+	no_programs_left
+}
+
+# -- COMMAND dies with its tracer: kill -9 of stitch leaves no untraced
+# command behind; a SIGINT or SIGTERM sent to stitch alone reaches it too.
+test_command_dies_with_stitch() {
+	local st i rc
+	"$STITCH" record -F 99 -o "$TMP/k9.folded" -- sleep 31.5 &
+	st=$!
+	wait_for_prog on_perf_event
+	pgrep -fx 'sleep 31.5' >/dev/null || die "the command is not running"
+	kill -9 "$st"
+	wait "$st" 2>/dev/null || true
+	for i in $(seq 20); do
+		pgrep -fx 'sleep 31.5' >/dev/null || break
+		sleep 0.1
+	done
+	! pgrep -fx 'sleep 31.5' >/dev/null || die "the command outlived kill -9 of stitch"
+	for sig in INT TERM; do
+		"$STITCH" record -F 99 -o "$TMP/fw.folded" -- sleep 32.5 &
+		st=$!
+		wait_for_prog on_perf_event
+		kill "-$sig" "$st"
+		rc=0
+		wait "$st" || rc=$?
+		expect_eq "exit status after SIG$sig" "$rc" 0
+		[ -s "$TMP/fw.folded" ] || [ -f "$TMP/fw.folded" ] || die "no output written"
+		for i in $(seq 20); do
+			pgrep -fx 'sleep 32.5' >/dev/null || break
+			sleep 0.1
+		done
+		! pgrep -fx 'sleep 32.5' >/dev/null || die "SIG$sig did not reach the command"
+	done
 	no_programs_left
 }
 
