@@ -41,7 +41,7 @@ FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
 ARCH_DEF := -D__TARGET_ARCH_x86
 
-.PHONY: all clean install test check-docs check-layers unit integration fuzz fuzz-smoke bench asan deps golden browser interp-walk
+.PHONY: all clean install test check-docs check-layers bpf-headers unit integration fuzz fuzz-smoke bench asan deps golden browser interp-walk
 .SECONDARY:
 SHELL := /bin/bash
 all: stitch build/lib/libstitch-stall.so build/lib/libstitch-stall.a build/lib/pkgconfig/stitch-stall.pc
@@ -111,11 +111,19 @@ fuzz-smoke: $(FUZZ_BINS)
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
-test: check-docs check-layers unit integration fuzz-smoke browser golden stall-test interp-walk
+test: check-docs check-layers bpf-headers unit integration fuzz-smoke browser golden stall-test interp-walk
 
 # Every path README.md and docs/ name exists.
 check-docs:
 	@./scripts/check-docs.sh
+
+# Every BPF header compiles on its own: it includes what it uses.
+BPF_HDRS := $(shell find src -name '*.bpf.h' | sort)
+bpf-headers: $(BUILD)/vmlinux.h
+	@for h in $(BPF_HDRS); do \
+		$(CLANG) -g -O2 -Wall -Werror -Wno-unused-function -target bpf $(ARCH_DEF) \
+			-I$(BUILD) -Isrc -fsyntax-only -x c $$h || exit 1; \
+	done; echo "bpf-headers: $(words $(BPF_HDRS)) headers compile on their own"
 
 # No include or call cycles between files.
 check-layers: $(LIB_OBJS)

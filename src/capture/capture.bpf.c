@@ -1,70 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stitch record, kernel side: on every event take the kernel stack, the
- * user registers of the *current* thread and a copy of its user stack, and
- * hand them to user space, which unwinds with CFI tables.
+ * The capture program, the kernel side of every command that records
+ * stacks (record, stalls): on every event, the kernel stack and the user
+ * registers of the *current* thread, its user stack walked here from CFI
+ * tables (kunwind.bpf.h) and counted in the kernel, or copied for user space
+ * to unwind, and its interpreter frames (interp.bpf.h).  One capture
+ * routine serves every event kind; the event's index in the user-space event
+ * list arrives as the BPF cookie of the attachment.  Off-CPU time
+ * (offcpu.bpf.h) takes its stacks through the same routine at sched_switch.
  *
- * One capture routine serves every event kind; the event's index in the
- * user-space event list arrives as the BPF cookie of the attachment.
+ * Its parts are headers that each include what they use: counters
+ * (stats.bpf.h), the ring (samples.bpf.h), whose events are kept
+ * (filter.bpf.h).  Another command hooks in through maps it owns and hands
+ * over by fd (targets.bpf.h: the traced processes, and the gate that keeps
+ * only some threads' events), never by code here knowing it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
-#include "capture/capture.h"
-#include "stalls/stalls.h"
-
 #define PF_KTHREAD 0x00200000
 
+#include "capture/capture.h"
+#include "capture/filter.bpf.h"
+#include "capture/samples.bpf.h"
+#include "capture/stats.bpf.h"
+
 /* Set by user space before load. */
-const volatile bool filter_tgids;	/* only tgids in traced_tgids */
-/*
- * -p with a few processes and no children to add: the tgids themselves,
- * compared in a loop the compiler unrolls, instead of a hash map lookup
- * (~80 ns of a ~1 us event on our VM, where every call returns through a
- * mitigation thunk).  0 entries: use traced_tgids.
- */
-const volatile __u32 fixed_tgids[STITCH_FIXED_TGIDS];
-const volatile __u32 nfixed_tgids;
 const volatile bool follow_forks;	/* add children of traced tgids */
 const volatile __u32 ustack_limit = STITCH_DEFAULT_USTACK;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 32 << 20);	/* resized by user space */
-} samples SEC(".maps");
-
-/* traced_tgids, and stall_threads for stitch stalls' gate (which owns both). */
-#include "capture/shared_maps.bpf.h"
-
-static __always_inline bool tgid_traced(__u32 tgid)
-{
-	bool found = false;
-	int i;
-
-	if (!nfixed_tgids)
-		return bpf_map_lookup_elem(&traced_tgids, &tgid) != NULL;
-	for (i = 0; i < STITCH_FIXED_TGIDS; i++)
-		found |= i < nfixed_tgids && fixed_tgids[i] == tgid;
-	return found;
-}
-
-/* ---- stitch stalls' gate ---- */
-const volatile __u64 stall_gate_ns;	/* 0: no gate, every event is kept */
-
-/* Keep only events of threads stalled right now (see stall_gate_open). */
-static __always_inline bool stall_gate_closed(__u32 tid)
-{
-	struct stall_thread *t;
-
-	if (!stall_gate_ns)
-		return false;
-	t = bpf_map_lookup_elem(&stall_threads, &tid);
-	return !t || !stall_gate_open(t, bpf_get_current_task_btf()->se.sum_exec_runtime,
-				      stall_gate_ns);
-}
-/* ---- end of the stall gate ---- */
 
 /*
  * The event is far too big for the BPF stack: build it here, one slot per
@@ -80,31 +45,10 @@ struct {
 	__type(value, struct sample_event);
 } scratch SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-static __always_inline void add_stat(__u32 which, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		*v += n;
-}
-
-static __always_inline void count(__u32 which)
-{
-	add_stat(which, 1);
-}
-
-#include "kunwind/kunwind.bpf.h"
-
-/* ---- interpreter frames (interp.bpf.h) ---- */
+#include "capture/busy.bpf.h"
 #include "interp/interp.bpf.h"
-/* ---- end interpreter frames ---- */
+#include "kunwind/kunwind.bpf.h"
+#include "offcpu/offcpu.bpf.h"
 
 /*
  * An offset into e->ustack the verifier can bound: the mask survives the
@@ -221,7 +165,7 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 		return 0;
 	if (filter_tgids && !tgid_traced(tgid))
 		return 0;
-	if (stall_gate_closed(tid))
+	if (gate_closed(tid))
 		return 0;
 	count(STAT_EVENTS);
 	task = bpf_get_current_task_btf();
@@ -316,30 +260,40 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	return 0;
 }
 
-#define CAPTURE_MAX_CPUS 4096
-
-/*
- * This CPU is inside capture(): its per-CPU walk state and slots are in use.
- * A program that can run in an interrupt which stopped one of ours (the
- * sched_waking hook of --wakers: a hard IRQ that wakes a thread while a
- * syscall tracepoint program runs) must then not walk.
- */
-__u8 capture_busy[CAPTURE_MAX_CPUS];
-
+/* capture_event, with this CPU marked busy (busy.bpf.h) while it runs. */
 static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample,
 				   struct capture_defer *defer)
 {
-	__u32 cpu = bpf_get_smp_processor_id() & (CAPTURE_MAX_CPUS - 1);
+	__u8 *busy = capture_busy_here();
 	int rc;
 
-	capture_busy[cpu] = 1;
+	*busy = 1;
 	rc = capture_event(ctx, event_idx, user_sample, defer);
-	capture_busy[cpu] = 0;
+	*busy = 0;
 	return rc;
 }
 
-/* ---- off-CPU time (offcpu/offcpu.bpf.h): sched_switch, using capture() ---- */
-#include "offcpu/offcpu.bpf.h"
+/*
+ * Off-CPU time (offcpu/offcpu.bpf.h): the thread leaving the CPU is still
+ * current here, so capture() takes its stack as for any event; its weight
+ * comes when it runs again.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct capture_defer d = {};
+
+	/* Filter first: the traced threads' switches are the only ones that cost. */
+	if (prev->pid && (!filter_tgids || tgid_traced(prev->tgid)) &&
+	    offcpu_leaving(preempt, prev_state, &d.tag)) {
+		capture(ctx, offcpu_event_idx, false, &d);
+		offcpu_left(prev->pid, d.counted, d.sent, &d.key);
+	}
+	if (next->pid && (!filter_tgids || tgid_traced(next->tgid)))
+		offcpu_in(next);
+	return 0;
+}
 
 SEC("perf_event")
 int on_perf_event(struct bpf_perf_event_data *ctx)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * In-kernel native unwinder, included once by capture.bpf.c: the table maps,
+ * In-kernel native unwinder, part of the capture program (capture.bpf.c): the table maps,
  * the bpf_loop() driver around the shared walk (kunwind_walk.h), and the
  * hooks that forget a process's mapping list when it execs or exits.
  *
@@ -10,6 +10,13 @@
 #ifndef STITCH_KUNWIND_BPF_H
 #define STITCH_KUNWIND_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "capture/capture.h"
+#include "capture/stats.bpf.h"
 #include "kunwind/kunwind.h"
 
 /* Set by user space before load: enum kunwind_mode. */

@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Off-CPU time, kernel side: included by capture.bpf.c after capture(),
- * whose walk it uses.  One sched_switch program: the thread leaving the CPU
- * gets its stack taken (it is still current there), the thread arriving gets
- * the time since it left added to that stack.  Only traced threads are
- * looked at, before any stack work.
- *
+ * Off-CPU time, kernel side, part of the capture program: the per-thread
+ * intervals (offcpu_threads), their end (offcpu_in: the time since the
+ * thread left goes to the stack it left with), and --wakers' sched_waking
+ * hook.  The capture program's sched_switch (capture.bpf.c) takes the
+ * leaving thread's stack with capture() and hands it to offcpu_left().
  * Attached only when an "offcpu" event is asked for (user space sets the
- * program's autoload).
+ * programs' autoload).
  */
 #ifndef STITCH_OFFCPU_BPF_H
 #define STITCH_OFFCPU_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "capture/busy.bpf.h"
+#include "capture/filter.bpf.h"
+#include "capture/samples.bpf.h"
+#include "capture/stats.bpf.h"
+#include "kunwind/kunwind.bpf.h"
 #include "offcpu/offcpu.h"
 
 /* Set by user space before load. */
@@ -61,33 +69,33 @@ static __always_inline __u32 offcpu_tag_of(bool preempt, unsigned int state)
 	return OFFCPU_TAG_OTHER;
 }
 
-/* prev is current here: capture() walks its stack as for any event. */
-static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool preempt,
-				       unsigned int state)
+/*
+ * A traced thread leaves the CPU in state: is its stack to be taken (the
+ * includer's sched_switch program does that, with capture()), and under
+ * which tag?  The kernel stack it takes starts in our glue (the program,
+ * bpf_trace_run4, __traceiter_sched_switch: how many varies with the kernel
+ * and the JIT), left out by name when drawn (resolve.c, tracing_glue).
+ */
+static __always_inline bool offcpu_leaving(bool preempt, unsigned int state, __u32 *tag)
 {
-	struct capture_defer d = {};
-	struct offcpu_thread t = {};
-	__u32 tid = prev->pid;
-
 	if (state & OFFCPU_TASK_DEAD)
-		return;		/* its last switch: it never runs again */
-	d.tag = offcpu_tag_of(preempt, state);
-	/*
-	 * From a tp_btf program the kernel stack starts in our glue (the
-	 * program, bpf_trace_run4, __traceiter_sched_switch: how many varies
-	 * with the kernel and the JIT), left out by name when it is drawn
-	 * (resolve.c, tracing_glue).
-	 */
-	d.kskip = 0;
-	if (d.tag == OFFCPU_TAG_RUNNABLE && !offcpu_runnable)
-		return;
-	capture(ctx, offcpu_event_idx, false, &d);
-	if (!d.counted && !d.sent)
+		return false;	/* its last switch: it never runs again */
+	*tag = offcpu_tag_of(preempt, state);
+	return *tag != OFFCPU_TAG_RUNNABLE || offcpu_runnable;
+}
+
+/* Its stack was taken: counted in the kernel under key, or sent. */
+static __always_inline void offcpu_left(__u32 tid, bool counted, bool sent,
+					const struct kagg_key *key)
+{
+	struct offcpu_thread t = {};
+
+	if (!counted && !sent)
 		return;
 	t.out_ns = bpf_ktime_get_ns();
-	t.key = d.key;
-	t.counted = d.counted;
-	t.sent = d.sent;
+	t.key = *key;
+	t.counted = counted;
+	t.sent = sent;
 	if (bpf_map_update_elem(&offcpu_threads, &tid, &t, BPF_ANY))
 		count(STAT_OFFCPU_UNTRACKED);
 	else
@@ -174,7 +182,7 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
 	if (!t || !t->counted || t->woken)
 		return 0;
-	irq = capture_busy[bpf_get_smp_processor_id() & (CAPTURE_MAX_CPUS - 1)];
+	irq = *capture_busy_here();
 	/* Its kernel stack starts in our glue too (see offcpu_out). */
 	if (!irq && cur->pid && cur->mm && (!filter_tgids || tgid_traced(ctgid)) &&
 	    kunwind_count_event(ctx, cur, ctgid, cur->pid, offcpu_event_idx, false, 0, 0, &wk)) {
@@ -190,18 +198,6 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	}
 	t->waker = w;
 	t->woken = 1;
-	return 0;
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	/* Filter first: the traced threads' switches are the only ones that cost. */
-	if (prev->pid && (!filter_tgids || tgid_traced(prev->tgid)))
-		offcpu_out(ctx, prev, preempt, prev_state);
-	if (next->pid && (!filter_tgids || tgid_traced(next->tgid)))
-		offcpu_in(next);
 	return 0;
 }
 

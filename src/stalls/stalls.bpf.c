@@ -5,9 +5,10 @@
  * waiting system call (epoll_wait, poll, ...), from the raw syscall
  * tracepoints only (no kprobes on this kernel).  A thread that enters the
  * loop syscall again after more than the threshold of CPU time ends a
- * stall: one record to user space.  capture.bpf.c's sampler reads the same
- * per-thread state to sample only threads that are stalled now
- * (stall_gate_open in stalls.h).
+ * stall: one record to user space.  The capture program samples only
+ * threads stalled right now through its gate (capture/targets.bpf.h), which
+ * this program keeps: closed while a thread waits in its loop, open from
+ * the CPU time at which it would be stalled.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -24,8 +25,27 @@ const volatile __u32 loop_nr = STALLS_LOOP_UNKNOWN;
 const volatile __u32 candidates[STALLS_MAX_LOOP_SYSCALLS];
 const volatile __u32 ncandidates;
 
-/* stall_threads, traced_tgids: owned here, shared with capture.bpf.c by fd. */
-#include "capture/shared_maps.bpf.h"
+/* traced_tgids and gate_threads: owned here, handed to the capture program by fd. */
+#include "capture/targets.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, STALLS_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* memory per thread seen, not up front */
+	__type(key, __u32);
+	__type(value, struct stall_thread);
+} stall_threads SEC(".maps");
+
+/* The capture gate of a thread: open from CPU time open_at on; 0 closes it. */
+static __always_inline void gate_set(__u32 tid, __u64 open_at)
+{
+	__u64 *g = bpf_map_lookup_elem(&gate_threads, &tid);
+
+	if (g)
+		*g = open_at;
+	else if (open_at)
+		bpf_map_update_elem(&gate_threads, &tid, &open_at, BPF_NOEXIST);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -92,6 +112,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	 * the end, would belong to no stall.
 	 */
 	t->in_wait = 1;
+	gate_set(tid, 0);
 	barrier();
 	now = bpf_ktime_get_ns();
 	if (stalled) {
@@ -133,6 +154,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	t->loop_exit_ns = bpf_ktime_get_ns();
 	barrier();
 	t->in_wait = 0;
+	gate_set(tid, t->runtime_at_exit + threshold_ns);
 	return 0;
 }
 
@@ -142,6 +164,7 @@ int BPF_PROG(on_thread_exit, struct task_struct *task)
 	__u32 tid = task->pid;
 
 	bpf_map_delete_elem(&stall_threads, &tid);
+	bpf_map_delete_elem(&gate_threads, &tid);
 	return 0;
 }
 
@@ -152,6 +175,7 @@ int BPF_PROG(on_thread_exec, struct task_struct *task, pid_t old_pid, struct lin
 	__u32 tid = task->pid;
 
 	bpf_map_delete_elem(&stall_threads, &tid);
+	bpf_map_delete_elem(&gate_threads, &tid);
 	return 0;
 }
 

@@ -251,8 +251,8 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 		return -1;
 	}
 	/* One state per thread, one target set: record reads them, we own them. */
-	rskel->rodata->stall_gate_ns = o->threshold_ns;
-	err = bpf_map__reuse_fd(rskel->maps.stall_threads, bpf_map__fd(s->skel->maps.stall_threads));
+	rskel->rodata->gate_on = true;
+	err = bpf_map__reuse_fd(rskel->maps.gate_threads, bpf_map__fd(s->skel->maps.gate_threads));
 	if (!err)
 		err = bpf_map__reuse_fd(rskel->maps.traced_tgids,
 					bpf_map__fd(s->skel->maps.traced_tgids));
@@ -297,7 +297,9 @@ static void seed_running_threads(struct stalls *s)
 
 	for (i = 0; i < n; i++)
 		candidates[i] = stalls_syscall_nr(auto_loop_syscalls[i]);
-	seeded = stalls_seed_threads(bpf_map__fd(s->skel->maps.stall_threads), s->o->pids,
+	seeded = stalls_seed_threads(bpf_map__fd(s->skel->maps.stall_threads),
+				     bpf_map__fd(s->skel->maps.gate_threads), s->o->threshold_ns,
+				     s->o->pids,
 				     s->o->loop_nr, candidates, n);
 	if (seeded)
 		fprintf(stderr, "stitch stalls: %d threads not waiting in their loop at attach: "

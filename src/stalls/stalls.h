@@ -2,9 +2,8 @@
 /*
  * stitch stalls: state shared by stalls.bpf.c (which tracks each thread's
  * on-CPU time since it last returned from its event loop's waiting system
- * call), capture.bpf.c (whose sampler only keeps samples of threads that are
- * stalled right now: the "gate") and stalls.c.  Includable from BPF C and
- * from user space.
+ * call, and keeps the capture program's gate open for threads stalled right
+ * now) and stalls.c.  Includable from BPF C and from user space.
  */
 #ifndef STITCH_STALLS_H
 #define STITCH_STALLS_H

@@ -68,8 +68,8 @@ static bool is_loop_wait(long nr, long loop_nr, const uint32_t *candidates, int 
 	return false;
 }
 
-static int seed_process(int map_fd, uint32_t pid, long loop_nr, const uint32_t *candidates,
-			int ncandidates)
+static int seed_process(int map_fd, int gate_fd, uint64_t threshold_ns, uint32_t pid,
+			long loop_nr, const uint32_t *candidates, int ncandidates)
 {
 	char path[64];
 	struct dirent *d;
@@ -95,15 +95,19 @@ static int seed_process(int map_fd, uint32_t pid, long loop_nr, const uint32_t *
 			continue;	/* gone, or never ran */
 		t.loop_exit_ns = mono_ns();
 		t.loop_nr = loop_nr < 0 ? STALLS_LOOP_UNKNOWN : (uint32_t)loop_nr;
-		if (bpf_map_update_elem(map_fd, &(uint32_t){ tid }, &t, BPF_NOEXIST) == 0)
+		if (bpf_map_update_elem(map_fd, &(uint32_t){ tid }, &t, BPF_NOEXIST) == 0) {
+			uint64_t open_at = t.runtime_at_exit + threshold_ns;
+
+			bpf_map_update_elem(gate_fd, &(uint32_t){ tid }, &open_at, BPF_NOEXIST);
 			seeded++;
+		}
 	}
 	closedir(dir);
 	return seeded;
 }
 
-int stalls_seed_threads(int map_fd, const char *pids, long loop_nr, const uint32_t *candidates,
-			int ncandidates)
+int stalls_seed_threads(int map_fd, int gate_fd, uint64_t threshold_ns, const char *pids,
+			long loop_nr, const uint32_t *candidates, int ncandidates)
 {
 	const char *p = pids;
 	int seeded = 0;
@@ -115,7 +119,8 @@ int stalls_seed_threads(int map_fd, const char *pids, long loop_nr, const uint32
 		if (end == p)
 			break;
 		if (pid && pid <= 0x7fffffff)
-			seeded += seed_process(map_fd, pid, loop_nr, candidates, ncandidates);
+			seeded += seed_process(map_fd, gate_fd, threshold_ns, pid, loop_nr,
+					       candidates, ncandidates);
 		if (*end != ',')
 			break;
 		p = end + 1;

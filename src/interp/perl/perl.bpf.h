@@ -17,6 +17,11 @@
 #ifndef STITCH_INTERP_PERL_BPF_H
 #define STITCH_INTERP_PERL_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "interp/interp_common.bpf.h"
+
 #define PERL_MAX_STACKINFOS 64
 #define PERL_MAX_CONTEXTS 100000
 

@@ -9,6 +9,11 @@
 #ifndef STITCH_INTERP_PYTHON_BPF_H
 #define STITCH_INTERP_PYTHON_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "interp/interp_common.bpf.h"
+
 /* State of one walk, for the bpf_loop() callback (verified once, not per iteration). */
 struct py_walk {
 	struct interp_event *ev;

@@ -11,6 +11,11 @@
 #ifndef STITCH_INTERP_RUBY_BPF_H
 #define STITCH_INTERP_RUBY_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "interp/interp_common.bpf.h"
+
 /* Control frames looked at per event (C blocks and dummy frames are skipped). */
 #define INTERP_RUBY_MAX_CFPS (INTERP_MAX_FRAMES + 32)
 

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Whose events the capture program keeps: the traced processes
+ * (targets.bpf.h), and the gate another command may keep for some threads.
+ * Set by user space before load.
+ */
+#ifndef STITCH_CAPTURE_FILTER_BPF_H
+#define STITCH_CAPTURE_FILTER_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "capture/capture.h"
+#include "capture/targets.bpf.h"
+
+const volatile bool filter_tgids;	/* only tgids in traced_tgids */
+/*
+ * -p with a few processes and no children to add: the tgids themselves,
+ * compared in a loop the compiler unrolls, instead of a hash map lookup
+ * (~80 ns of a ~1 us event on our VM, where every call returns through a
+ * mitigation thunk).  0 entries: use traced_tgids.
+ */
+const volatile __u32 fixed_tgids[STITCH_FIXED_TGIDS];
+const volatile __u32 nfixed_tgids;
+const volatile bool gate_on;		/* keep events only where gate_threads opens */
+
+static __always_inline bool tgid_traced(__u32 tgid)
+{
+	bool found = false;
+	int i;
+
+	if (!nfixed_tgids)
+		return bpf_map_lookup_elem(&traced_tgids, &tgid) != NULL;
+	for (i = 0; i < STITCH_FIXED_TGIDS; i++)
+		found |= i < nfixed_tgids && fixed_tgids[i] == tgid;
+	return found;
+}
+
+/* The gate (targets.bpf.h): is this thread's event to be dropped? */
+static __always_inline bool gate_closed(__u32 tid)
+{
+	__u64 *open_at;
+
+	if (!gate_on)
+		return false;
+	open_at = bpf_map_lookup_elem(&gate_threads, &tid);
+	return !open_at || !*open_at ||
+	       bpf_get_current_task_btf()->se.sum_exec_runtime < *open_at;
+}
+
+#endif /* STITCH_CAPTURE_FILTER_BPF_H */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every interpreter walker shares, kernel side: which processes are
+ * interpreters (interp_procs, set by user space), the per-version layouts,
+ * the per-CPU scratch a walk builds its interp_event in, and loads from
+ * chunks of the target's memory.  Included by each walker and by
+ * interp.bpf.h.
+ */
+#ifndef STITCH_INTERP_COMMON_BPF_H
+#define STITCH_INTERP_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "interp/interp.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);			/* tgid */
+	__type(value, struct interp_proc_cfg);
+} interp_procs SEC(".maps");
+
+/*
+ * Set by user space before it puts the first process in interp_procs: until
+ * then no event needs the lookup (a hash lookup per event, ~60 ns here).
+ */
+volatile __u32 interp_any;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, INTERP_MAX_LAYOUTS);
+	__type(key, __u32);
+	__type(value, struct interp_layout);
+} interp_layouts SEC(".maps");
+
+/* The event and the chunks read from the target: too big for the BPF stack. */
+struct interp_scratch {
+	struct interp_event ev;
+	/* perl: names and files, moved to follow the frames walked; room for one more string */
+	__u8 strs[INTERP_STR_BYTES + INTERP_STR_MAX];
+	__u32 str_used;
+	__u8 frame[INTERP_CHUNK];
+	__u8 code[INTERP_CHUNK];
+	/*
+	 * The walk's cursor lives here, not on the stack: values read from a
+	 * map are unknown to the verifier, so the bpf_loop() callback converges
+	 * at once instead of being explored iteration by iteration.
+	 */
+	__u64 cursor, end;
+	__u32 n;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct interp_scratch);
+} interp_scratch SEC(".maps");
+
+/*
+ * Loads at a layout offset inside a chunk.  The mask keeps the verifier's
+ * bound (and the alignment) whatever the offset in the map says; layouts
+ * are checked to fit in user space.
+ */
+static __always_inline __u64 chunk_u64(const __u8 *c, __u32 off)
+{
+	barrier_var(off);
+	off &= INTERP_CHUNK - 8;
+	return *(const __u64 *)(c + off);
+}
+
+static __always_inline __u32 chunk_u32(const __u8 *c, __u32 off)
+{
+	barrier_var(off);
+	off &= INTERP_CHUNK - 4;
+	return *(const __u32 *)(c + off);
+}
+
+static __always_inline __u8 chunk_u8(const __u8 *c, __u32 off)
+{
+	barrier_var(off);
+	off &= INTERP_CHUNK - 1;
+	return c[off];
+}
+
+/*
+ * A shared library's TLS variable of the current thread, read as
+ * __tls_get_addr would: dtv = tcb->dtv; block = dtv[modid].val; then the
+ * variable at block + off.  0 with *val set; 1 when this thread has no
+ * block for the library (it never touched its TLS: *val = 0); -1 on a
+ * fault.
+ */
+static __always_inline int interp_tls_var(__u64 fs_base, __u64 modid, __u64 off, __u64 *val)
+{
+	__u64 dtv = 0, block = 0;
+
+	*val = 0;
+	if (bpf_probe_read_user(&dtv, 8, (void *)(fs_base + 8)) ||
+	    bpf_probe_read_user(&block, 8, (void *)(dtv + modid * 16)))
+		return -1;
+	if (!block || block == (__u64)-1)
+		return 1;
+	return bpf_probe_read_user(val, 8, (void *)(block + off)) ? -1 : 0;
+}
+
+#endif /* STITCH_INTERP_COMMON_BPF_H */
