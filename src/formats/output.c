@@ -9,6 +9,7 @@
 #include "formats/flamegraph.h"
 #include "formats/output.h"
 #include "formats/pprof.h"
+#include "util/cli.h"
 #include "util/outfile.h"
 
 static bool ends_with(const char *s, const char *suffix)
@@ -337,6 +338,23 @@ int write_text(FILE *f, struct stack_table *t, struct resolver *r, const struct 
 		rc = profile_write_text(f, &p, info->top);
 	profile_free(&p);
 	return rc;
+}
+
+int output_add(const char *cmd, const char **paths, int *formats, int *n, int max,
+	       const char *arg)
+{
+	char most[16];
+
+	if (*n == max) {
+		snprintf(most, sizeof(most), "%d", max);
+		return cli_usage_error(cmd, "too many -o (at most %s)", most);
+	}
+	formats[*n] = output_format_for(arg);
+	if (formats[*n] < 0)
+		return cli_usage_error(cmd, "-o: cannot tell the format of '%s': use "
+				       OUTPUT_EXTENSIONS, arg);
+	paths[(*n)++] = arg;
+	return 0;
 }
 
 int output_check_all(const char *cmd, const char *const *paths, int n, bool force)

@@ -46,6 +46,13 @@ int output_write(const char *path, int format, const struct profile *p,
 		 const struct output_opts *o);
 
 /*
+ * -o ARG of command cmd: its format from the name, into paths[]/formats[]
+ * (*n of max used).  0, or 2 (a usage error, said on stderr).
+ */
+int output_add(const char *cmd, const char **paths, int *formats, int *n, int max,
+	       const char *arg);
+
+/*
  * Before any work: can every one of n outputs be written (util/outfile.h)?
  * One line on stderr per output that cannot; 0, or -1 if any.
  */

@@ -284,7 +284,8 @@ static int parse_pids(struct record_opts *o, const char *arg)
 }
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
-       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE, OPT_WAKERS, OPT_FORCE };
+       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE, OPT_WAKERS,
+       OPT_FORCE };
 
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
@@ -366,13 +367,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		}
 		case 'o':
-			if (o->noutputs == MAX_OUTPUTS)
-				return fail_usage("too many -o (at most %s)", "8");
-			o->formats[o->noutputs] = output_format_for(optarg);
-			if (o->formats[o->noutputs] < 0)
-				return fail_usage("-o: cannot tell the format of '%s': use "
-						  OUTPUT_EXTENSIONS, optarg);
-			o->outputs[o->noutputs++] = optarg;
+			if (output_add("record", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS,
+				       optarg))
+				return 2;
 			break;
 		case OPT_TOP:
 			if (!cli_parse_long(optarg, 1, 1000000, &v))
@@ -1589,7 +1586,7 @@ int record_main(int argc, char **argv, const struct record_hooks *hooks)
 	if (rc)
 		goto out_opts;
 	/* A typo in -o is found now, not after a long recording. */
-	if (output_check_all(argv[0], o->outputs, o->noutputs, o->force)) {
+	if (output_check_all("record", o->outputs, o->noutputs, o->force)) {
 		rc = 1;
 		goto out_opts;
 	}

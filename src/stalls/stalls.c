@@ -165,13 +165,9 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 			o->duration = optarg;
 			break;
 		case 'o':
-			if (o->noutputs == MAX_OUTPUTS)
-				return fail_usage("too many -o (at most %s)", "8");
-			o->formats[o->noutputs] = output_format_for(optarg);
-			if (o->formats[o->noutputs] < 0)
-				return fail_usage("-o: cannot tell the format of '%s': use "
-						  OUTPUT_EXTENSIONS, optarg);
-			o->outputs[o->noutputs++] = optarg;
+			if (output_add("stalls", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS,
+				       optarg))
+				return 2;
 			break;
 		case OPT_TOP:
 			if (!cli_parse_long(optarg, 1, 100000, &v))
