@@ -307,39 +307,6 @@ int output_write(const char *path, int format, const struct profile *p,
 	return rc;
 }
 
-/* ---- record's entry points -------------------------------------------------- */
-
-static int resolve_all(struct profile *p, struct stack_table *t, struct resolver *r,
-		       const char *const *names, int nnames)
-{
-	profile_init(p);
-	return profile_from_stacks(p, t, r, names, nnames);
-}
-
-int write_folded(FILE *f, struct stack_table *t, struct resolver *r)
-{
-	struct profile p;
-	int rc = resolve_all(&p, t, r, NULL, 0);
-
-	if (!rc)
-		rc = profile_write_folded(f, &p);
-	profile_free(&p);
-	return rc;
-}
-
-int write_text(FILE *f, struct stack_table *t, struct resolver *r, const struct output_info *info)
-{
-	struct profile p;
-	int rc = resolve_all(&p, t, r, info->event_names, info->nevents);
-
-	p.title = profile_str(&p, info->title);
-	p.duration_ns = info->seconds * 1e9;
-	if (!rc)
-		rc = profile_write_text(f, &p, info->top);
-	profile_free(&p);
-	return rc;
-}
-
 int output_add(const char *cmd, const char **paths, int *formats, int *n, int max,
 	       const char *arg)
 {

@@ -10,8 +10,6 @@
 #include <stdio.h>
 
 #include "profile/profile.h"
-#include "profile/resolve.h"
-#include "profile/stacks.h"
 
 enum output_format {
 	OUTPUT_TEXT,
@@ -71,20 +69,6 @@ int output_write_all(const char *cmd, const char *const *paths, const int *forma
 int profile_write_folded(FILE *f, const struct profile *p);
 int profile_write_text(FILE *f, const struct profile *p, int top);
 int profile_write_speedscope(FILE *f, const struct profile *p);
-
-/* The record pipeline's entry points: resolve a stack table, then write. */
-struct output_info {
-	const char *title;	/* e.g. "cpu at 99 Hz" */
-	double seconds;
-	const char *const *event_names;	/* indexed by stack_key.event_idx */
-	int nevents;
-	int top;		/* text: how many stacks to show */
-};
-int write_folded(FILE *f, struct stack_table *t, struct resolver *r);
-int write_text(FILE *f, struct stack_table *t, struct resolver *r, const struct output_info *info);
-
-/* Write str as a JSON string: escaped, < > & as \u escapes, bad UTF-8 as U+FFFD. */
-void json_string(FILE *f, const char *str);
 
 /* Copy name into buf as a folded frame: no ';', no control characters. */
 void folded_clean(char *buf, size_t len, const char *name);

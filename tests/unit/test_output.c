@@ -25,6 +25,48 @@
 #include "profile/resolve.h"
 #include "profile/stacks.h"
 
+/*
+ * Resolve a stack table and write it, as record does (profile_from_stacks,
+ * then a writer): the pipeline under test, kept here since only the tests
+ * call it in one step.
+ */
+struct output_info {
+	const char *title;	/* e.g. "cpu at 99 Hz" */
+	double seconds;
+	const char *const *event_names;	/* indexed by stack_key.event_idx */
+	int nevents;
+	int top;		/* text: how many stacks to show */
+};
+
+static int write_folded(FILE *f, struct stack_table *t, struct resolver *r)
+{
+	struct profile p;
+	int rc;
+
+	profile_init(&p);
+	rc = profile_from_stacks(&p, t, r, NULL, 0);
+	if (!rc)
+		rc = profile_write_folded(f, &p);
+	profile_free(&p);
+	return rc;
+}
+
+static int write_text(FILE *f, struct stack_table *t, struct resolver *r,
+		      const struct output_info *info)
+{
+	struct profile p;
+	int rc;
+
+	profile_init(&p);
+	rc = profile_from_stacks(&p, t, r, info->event_names, info->nevents);
+	p.title = profile_str(&p, info->title);
+	p.duration_ns = info->seconds * 1e9;
+	if (!rc)
+		rc = profile_write_text(f, &p, info->top);
+	profile_free(&p);
+	return rc;
+}
+
 #define K_STEXT 0xffffffff81000000ull
 #define K_SYSCALL 0xffffffff81000100ull	/* do_syscall_64 */
 #define K_ENTRY 0xffffffff81000200ull	/* entry_SYSCALL_64 */

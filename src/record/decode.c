@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch record: each record from the ring into a counted stack: user frames
+ * the kernel unwound or unwound here from the copied stack, against the
+ * process model as it was at the event; interpreter frames spliced in;
+ * off-CPU stacks held until their weight comes.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "offcpu/offcpu.h"
+
+#include "record/record_internal.h"
+
+/* ---- sample processing ------------------------------------------------- */
+
+struct lookup_ctx {
+	struct recorder *r;
+	struct proc *proc;
+};
+
+static const struct unwind_table *lookup_table(void *ctx, uint64_t pc, uint64_t *bias)
+{
+	struct lookup_ctx *l = ctx;
+	const struct map *m = proc_find_map(l->proc, pc);
+
+	if (!m || !m->bin)
+		return NULL;
+	*bias = m->bias;
+	return binary_table(&l->r->bins, m->bin);
+}
+
+static size_t key_bytes_for(uint16_t nk, uint16_t nu)
+{
+	return sizeof(struct stack_key) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe);
+}
+
+/* Mark how a stack ended, unless it visibly ends in an unknown frame already. */
+static int end_marker(struct uframe *uf, int nu, enum unwind_stop why)
+{
+	if (why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {
+		memset(&uf[nu], 0, sizeof(uf[nu]));
+		uf[nu].kind = why == UNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
+		nu++;
+	}
+	return nu;
+}
+
+/* User frames from the copied stack, unwound here; sets *why. */
+static int frames_from_copy(struct recorder *r, const struct sample_event *e, struct proc *proc,
+			    struct uframe *uf, enum unwind_stop *why)
+{
+	struct unwind_regs regs = { e->ip, e->sp, e->bp };
+	struct unwind_stack stack = { e->sp, e->ustack + e->ucopy_off,
+				      e->ustack_bytes - e->ucopy_off };
+	struct lookup_ctx lc = { r, proc };
+	int n, i, nu = 0;
+
+	*why = UNWIND_STOP_END;
+	n = unwind_user(&regs, &stack, lookup_table, &lc, r->uframes, MAX_UFRAMES, why);
+	for (i = 0; i < n; i++) {
+		const struct map *m = proc_find_map(proc, r->uframes[i].pc);
+
+		memset(&uf[nu], 0, sizeof(uf[nu]));
+		uf[nu].exact = r->uframes[i].exact;
+		if (m && m->bin) {
+			uf[nu].kind = UFRAME_ELF;
+			uf[nu].bin = m->bin;
+			uf[nu].addr = r->uframes[i].pc - m->bias;
+		} else {
+			uf[nu].kind = UFRAME_UNKNOWN;
+			uf[nu].addr = r->uframes[i].pc;
+		}
+		nu++;
+	}
+	return end_marker(uf, nu, *why);
+}
+
+/* User frames the kernel unwound (kunwind frame words); -1 if malformed. */
+static int frames_from_kernel(struct recorder *r, const struct sample_event *e,
+			      struct uframe *uf, enum unwind_stop *why)
+{
+	*why = e->ustop;
+	return kunwind_decode(&r->kw, (const uint64_t *)e->ustack, e->nuframes, e->ustop, uf);
+}
+
+static bool uframe_eq(const struct uframe *a, const struct uframe *b)
+{
+	return a->kind == b->kind && a->bin == b->bin && a->addr == b->addr &&
+	       a->exact == b->exact;
+}
+
+/*
+ * --unwind=check: the kernel's frames must equal the user-space unwinder's
+ * on the same stack, frame for frame.  Where the copy was cut at
+ * --stack-bytes, the kernel (which reads on) must agree on the copied part.
+ */
+static void check_frames(struct recorder *r, const struct sample_event *e,
+			 const struct uframe *kuf, int nk, const struct uframe *cuf, int nc)
+{
+	bool capped = (e->flags & STITCH_SAMPLE_USTACK_CAPPED) && nc &&
+		      cuf[nc - 1].kind == UFRAME_TRUNCATED;
+	int i, n = capped ? nc - 1 : nc;
+	bool same = capped ? nk >= n : nk == nc;
+
+	for (i = 0; same && i < n; i++)
+		same = uframe_eq(&kuf[i], &cuf[i]);
+	r->check_compared++;
+	if (capped)
+		r->check_prefix++;
+	if (same)
+		return;
+	if (r->check_mismatched++ < 5) {
+		fprintf(stderr, "stitch: check: pid %u tid %u: kernel %d frames (stop %u), "
+			"copy %d frames differ:\n", e->pid, e->tid, nk, e->ustop, nc);
+		for (i = 0; i < nk || i < nc; i++)
+			fprintf(stderr, "  %3d  kernel %s+0x%" PRIx64 "%s  copy %s+0x%" PRIx64 "%s\n", i,
+				i < nk && kuf[i].bin ? kuf[i].bin->name : "-",
+				i < nk ? kuf[i].addr : 0, i < nk && kuf[i].exact ? "!" : "",
+				i < nc && cuf[i].bin ? cuf[i].bin->name : "-",
+				i < nc ? cuf[i].addr : 0, i < nc && cuf[i].exact ? "!" : "");
+	}
+}
+
+int handle_sample(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	const struct sample_event *e = data;
+	struct stack_key *key = (struct stack_key *)r->key_buf;
+	struct uframe *uf;
+	uint64_t *kips;
+	struct proc *proc = NULL, *iproc;
+	enum unwind_stop why = UNWIND_STOP_END;
+	bool kframes, copied;
+	int nk, nu = 0, i;
+
+	r->bytes_received += size;
+	/* Interpreter frames come just before their sample: keep them for it. */
+	if (size >= sizeof(uint64_t) && *(const uint64_t *)data == INTERP_EVENT_MAGIC) {
+		interp_stash(&r->interp, data, size);
+		return 0;
+	}
+	/* An off-CPU interval ended: what the thread's sent stack weighs. */
+	if (size == sizeof(struct offcpu_weight) &&
+	    *(const uint64_t *)data == OFFCPU_WEIGHT_MAGIC) {
+		const struct offcpu_weight *w = data;
+
+		offcpu_weigh(&r->offcpu, w->tid, w->ns, &r->stacks);
+		return 0;
+	}
+	if (size < STITCH_SAMPLE_HDR_BYTES || e->kstack_bytes > sizeof(e->kstack) ||
+	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES ||
+	    e->ustack_bytes > STITCH_USTACK_ROOM + STITCH_MAX_USTACK ||
+	    e->ucopy_off > e->ustack_bytes || e->nuframes > KUNWIND_MAX_FRAMES ||
+	    e->nuframes * 8u > e->ustack_bytes) {
+		r->bad_records++;
+		return 0;
+	}
+	kframes = (e->flags & STITCH_SAMPLE_USER_REGS) && (e->flags & STITCH_SAMPLE_KFRAMES);
+	copied = (e->flags & STITCH_SAMPLE_USER_REGS) &&
+		 (!kframes || r->o->unwind_mode == KUNWIND_MODE_CHECK);
+	if (kframes && e->ucopy_off && e->ucopy_off < e->nuframes * 8u) {
+		r->bad_records++;
+		return 0;
+	}
+	/* Bring the process model up to the moment of this event. */
+	perf_tracker_drain(&r->ptrack);
+	perf_tracker_apply(&r->ptrack, &r->procs, e->time_ns);
+
+	memset(key, 0, sizeof(*key));
+	key->pid = e->pid;
+	key->tid = e->tid;
+	key->event_idx = e->event_idx;
+	memcpy(key->comm, e->comm, STITCH_COMM_LEN);
+	kips = (uint64_t *)(key + 1);
+	nk = 0;
+	/* An off-CPU stack's thread state: its innermost frame (stack_tag_frame). */
+	if (e->tag && e->tag < OFFCPU_TAG_NR)
+		kips[nk++] = e->tag;
+	for (i = 0; i < (int)(e->kstack_bytes / 8) && e->kstack[i]; i++)
+		kips[nk++] = e->kstack[i];
+	key->nkernel = nk;
+	uf = (struct uframe *)(kips + nk);
+
+	/* kunwind: the kernel could not walk this one; give it the process's tables. */
+	if (copied && !kframes && r->kw_ready)
+		kunwind_mark_dirty(&r->kw, e->pid);
+	if (copied)
+		proc = procs_get(&r->procs, e->pid);
+	/* Interpreters: look at the process (new mappings), and splice its frames below. */
+	iproc = proc ? proc : (e->flags & STITCH_SAMPLE_USER_REGS) ?
+		procs_get(&r->procs, e->pid) : NULL;
+	interp_proc_update(&r->interp, iproc);
+	if (kframes) {
+		nu = frames_from_kernel(r, e, uf, &why);
+		if (nu < 0) {
+			r->bad_records++;
+			return 0;
+		}
+		if (proc) {
+			int nc = frames_from_copy(r, e, proc, r->check_uf, &why);
+
+			check_frames(r, e, uf, nu, r->check_uf, nc);
+			why = e->ustop;
+		}
+	} else if (proc) {
+		nu = frames_from_copy(r, e, proc, uf, &why);
+	}
+	if (iproc)
+		nu = interp_stitch(&r->interp, iproc, e->tid, e->time_ns, uf, nu,
+				   MAX_UFRAMES + 1 + INTERP_MAX_FRAMES, why == UNWIND_STOP_END,
+				   e->flags & STITCH_SAMPLE_INTERP_LOST);
+	if (kframes || proc)
+		r->unwind_stops[why]++;
+	key->nuser = nu;
+	if (e->flags & STITCH_SAMPLE_WEIGHT_LATER)
+		offcpu_hold(&r->offcpu, e->tid, key, key_bytes_for(nk, nu));
+	else if (r->hooks && r->hooks->sample)
+		r->hooks->sample(r->hooks->ctx, e, key, key_bytes_for(nk, nu));
+	else
+		stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
+	return 0;
+}

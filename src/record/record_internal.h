@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stitch record's parts, as the files of src/record/ share them: the options
+ * (options.c), the recorder's state, sample decoding (decode.c), BPF setup
+ * and attaching (setup.c), statistics and losses (stats.c), writing the
+ * profile (write.c), and the run loop (record.c), which calls the others;
+ * none of them calls back into it.  Not for other commands: they drive
+ * record through record_hooks.h.
+ */
+#ifndef STITCH_RECORD_INTERNAL_H
+#define STITCH_RECORD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <bpf/libbpf.h>
+
+#include "capture/attach.h"
+#include "capture/capture.h"
+#include "capture/events.h"
+#include "interp/interp_user.h"
+#include "kunwind/kunwind.h"
+#include "offcpu/offcpu_pending.h"
+#include "proc/binary.h"
+#include "proc/perf_tracker.h"
+#include "proc/procs.h"
+#include "profile/stacks.h"
+#include "record/record_hooks.h"
+#include "unwind/unwind.h"
+
+#define MAX_EVENTS 64
+#define MAX_PIDS 1024
+#define MAX_UFRAMES 1024
+#define DEFAULT_FREQ 99
+#define DEFAULT_TOP 10
+#define MAX_OUTPUTS 8
+#define DEFAULT_TABLE_MB 64
+
+struct record_opts {
+	struct event_spec events[MAX_EVENTS];
+	const char *event_names[MAX_EVENTS];
+	int nevents;
+	uint32_t pids[MAX_PIDS];
+	int npids;
+	bool all;
+	int freq;
+	double duration;
+	const char *outputs[MAX_OUTPUTS];	/* -o, repeatable */
+	int formats[MAX_OUTPUTS];
+	int noutputs;
+	uint32_t stack_bytes;
+	size_t ringbuf_mb;
+	int top;
+	bool stats;
+	bool time_walks;		/* --stats=walks */
+	bool no_lines;
+	bool no_interp;
+	char **command;
+	int unwind_mode;		/* enum kunwind_mode */
+	bool unwind_asked;		/* --unwind given: no silent fallback */
+	bool per_event;			/* --per-event: no counting in the kernel */
+	uint64_t min_block_ns;		/* offcpu: --min-block */
+	bool wall;			/* cpu + offcpu, both weighed in nanoseconds */
+	uint32_t wall_cpu_idx;		/* wall: the cpu event's index */
+	bool no_runnable;		/* offcpu: --no-runnable */
+	bool wakers;			/* offcpu: --wakers */
+	bool force;			/* -o may replace a symlink */
+	double max_table_mb;
+};
+
+struct recorder {
+	struct record_opts *o;
+	const struct record_hooks *hooks;	/* another command driving us, or NULL */
+	struct capture_bpf *skel;
+	struct attacher att;
+	struct ring_buffer *rb;
+	struct perf_tracker ptrack;
+	struct binary_cache bins;
+	struct procs procs;
+	struct stack_table stacks;
+	size_t ringbuf_mb;		/* the ring buffer's size: ringbuf_mb_of() */
+	pid_t child;
+	int child_status;
+	bool child_done;
+	uint64_t bad_records;
+	uint64_t bytes_received;	/* ring buffer bytes, for --stats */
+	uint64_t unwind_stops[UNWIND_STOP_BAD + 1];
+	/* kunwind */
+	struct kunwind kw;
+	bool kw_ready;
+	uint64_t check_compared, check_mismatched, check_prefix;
+	double kw_setup_s;		/* -p: targets' tables loaded and lists written */
+	int64_t kagg_pending;		/* epoch to read at the next poll, or -1 */
+	double kagg_next_flip;
+	/* scratch for building one stack key */
+	uint8_t *key_buf;
+	struct unwind_frame *uframes;
+	struct uframe *check_uf;	/* --unwind=check: the copy's frames */
+	struct interp_state interp;	/* interpreter frames (interp_*.c) */
+	struct offcpu_pending offcpu;	/* off-CPU samples awaiting their weight */
+};
+
+/* options.c: 0, or the exit status of a usage error (said on stderr). */
+int parse_opts(int argc, char **argv, struct record_opts *o);
+
+/* decode.c: one record from the ring (a sample, interpreter frames, an off-CPU weight). */
+int handle_sample(void *ctx, void *data, size_t size);
+
+/* setup.c */
+int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap);
+/* Open and load the capture program (falling back to copying stacks); 0 or -1. */
+int open_bpf(struct recorder *r);
+int trace_tgid(struct recorder *r, uint32_t tgid);
+int attach_all(struct recorder *r);
+int attach_process_tracking(struct recorder *r);
+
+/* stats.c */
+void read_stats(struct recorder *r, uint64_t out[STAT_NR]);
+void report_losses(struct recorder *r, const uint64_t st[STAT_NR]);
+void report_stats(struct recorder *r, const uint64_t st[STAT_NR]);
+void report_debug_cache(void);
+
+/* write.c: the profile to every -o; 0 or -1. */
+int write_output(struct recorder *r, double seconds, uint64_t start_unix_ns);
+
+#endif /* STITCH_RECORD_INTERNAL_H */

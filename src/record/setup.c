@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/* stitch record: loading the capture program and attaching it. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "capture.skel.h"
+
+#include "record/record_internal.h"
+
+/* ---- setup and teardown ------------------------------------------------ */
+
+int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("STITCH_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG && getenv("STITCH_DEBUG_BPF"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+/*
+ * Verify only the capture programs our events attach: each is the whole
+ * capture path, ~20 ms of verifier time, most of stitch's startup CPU.
+ */
+static void load_used_programs_only(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	bool perf = false, tp = false, uprobe = false, kprobe = false, offcpu = false;
+	int i;
+
+	for (i = 0; i < o->nevents; i++) {
+		switch (o->events[i].kind) {
+		case EVENT_CPU:
+			perf = true;
+			break;
+		case EVENT_SYSCALL:
+		case EVENT_TRACEPOINT:
+			tp = true;
+			break;
+		case EVENT_UPROBE:
+		case EVENT_USDT:
+			uprobe = true;
+			break;
+		case EVENT_KPROBE:
+			kprobe = true;
+			break;
+		case EVENT_OFFCPU:
+			offcpu = true;
+			r->skel->rodata->offcpu_event_idx = i;
+			break;
+		}
+	}
+	bpf_program__set_autoload(r->skel->progs.on_perf_event, perf);
+	bpf_program__set_autoload(r->skel->progs.on_tracepoint, tp);
+	bpf_program__set_autoload(r->skel->progs.on_uprobe, uprobe);
+	bpf_program__set_autoload(r->skel->progs.on_kprobe, kprobe);
+	bpf_program__set_autoload(r->skel->progs.on_sched_switch, offcpu);
+	bpf_program__set_autoload(r->skel->progs.on_sched_waking, offcpu && o->wakers);
+	r->skel->rodata->offcpu_wakers = offcpu && o->wakers;
+	r->skel->rodata->offcpu_min_block_ns = o->min_block_ns;
+	r->skel->rodata->offcpu_runnable = !o->no_runnable;
+}
+
+/*
+ * The ring's default size: what a quarter of a second of events can fill,
+ * the reader polling every 20 ms.  Only cpu sampling of chosen processes
+ * has a known rate: -F on every CPU, each record at most its stack copy
+ * (while tables load, for interpreters, with --per-event) and a kernel
+ * stack.  Other events fire at any rate: until a new process's tables are
+ * loaded its events are copied (~2.5 KB each), and a hot syscall (~250k
+ * events/s) overflowed a 16 MiB ring in that time; -a starts by loading
+ * tables for every process.  Those get 64 MiB.  A smaller ring costs less
+ * to create and map (64 MiB: ~18 ms of the start).
+ */
+static size_t ringbuf_mb_of(const struct record_opts *o)
+{
+	uint64_t need;
+	size_t mb = 8;
+	int i;
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (o->ringbuf_mb)
+		return o->ringbuf_mb;
+	if (o->all || ncpus <= 0)
+		return 64;
+	for (i = 0; i < o->nevents; i++)
+		if (o->events[i].kind != EVENT_CPU)
+			return 64;
+	need = (uint64_t)o->freq * ncpus *
+	       (o->stack_bytes + sizeof(((struct sample_event *)0)->kstack) + 512) / 4;
+	while (mb < 64 && ((uint64_t)mb << 20) < need)
+		mb <<= 1;
+	return mb;
+}
+
+static int load_bpf(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	bool quiet = o->unwind_mode == KUNWIND_MODE_KERNEL && !o->unwind_asked;
+	const char *test_mask;
+	int err, i;
+
+	r->skel = capture_bpf__open();
+	if (r->skel)
+		r->ringbuf_mb = ringbuf_mb_of(o);
+	if (!r->skel) {
+		fprintf(stderr, "stitch record: cannot open the BPF object: %s\n", strerror(errno));
+		return -errno;
+	}
+	r->skel->rodata->kunwind_mode = o->unwind_mode;
+	r->skel->rodata->kunwind_time_walks = o->time_walks;
+	r->skel->rodata->kunwind_count_in_kernel = o->unwind_mode == KUNWIND_MODE_KERNEL &&
+						   !o->per_event;
+	/* Tests only: force stacks to share hashes (kagg_hash_mask). */
+	test_mask = getenv("STITCH_TEST_HASH_MASK");
+	if (test_mask)
+		r->skel->rodata->kagg_hash_mask = strtoull(test_mask, NULL, 0);
+	/* Copy mode needs no tables: keep the row array minimal. */
+	bpf_map__set_max_entries(r->skel->maps.kunwind_rows,
+				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :
+				 kunwind_rows_for_mb(o->max_table_mb));
+	r->skel->rodata->filter_tgids = !o->all;
+	/*
+	 * -p of a few processes: their tgids in the program itself.  Not when
+	 * another command drives us: it may add processes to traced_tgids.
+	 */
+	if (o->npids && !o->command && !r->hooks &&
+	    o->npids <= STITCH_FIXED_TGIDS) {
+		for (i = 0; i < o->npids; i++)
+			r->skel->rodata->fixed_tgids[i] = o->pids[i];
+		r->skel->rodata->nfixed_tgids = o->npids;
+	}
+	r->skel->rodata->follow_forks = o->command != NULL;
+	r->skel->rodata->ustack_limit = o->stack_bytes;
+	bpf_map__set_max_entries(r->skel->maps.samples, r->ringbuf_mb << 20);
+	bpf_map__set_max_entries(r->skel->maps.scratch, libbpf_num_possible_cpus());
+	load_used_programs_only(r);
+	if (r->hooks && r->hooks->before_load && r->hooks->before_load(r->hooks->ctx, r->skel))
+		return -1;
+	err = capture_bpf__load(r->skel);
+	if (err && quiet && err != -EPERM)
+		return err;	/* the caller falls back to copying, and says so */
+	if (err) {
+		fprintf(stderr, "stitch record: cannot load the BPF programs: %s%s\n", strerror(-err),
+			err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
+			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
+		return err;
+	}
+	if (o->unwind_mode != KUNWIND_MODE_COPY && !r->kw_ready) {
+		err = kunwind_init(&r->kw, bpf_map__fd(r->skel->maps.kunwind_rows),
+				   bpf_map__fd(r->skel->maps.kunwind_procs),
+				   kunwind_rows_for_mb(o->max_table_mb), o->max_table_mb);
+		if (err) {
+			if (!quiet)
+				fprintf(stderr, "stitch record: cannot map the unwind tables: %s\n",
+					strerror(-err));
+			return err;
+		}
+		r->kw_ready = true;
+	}
+	/* Loaded again after a fallback: start over with the new maps. */
+	interp_free(&r->interp);
+	err = interp_init(&r->interp, bpf_map__fd(r->skel->maps.interp_procs),
+			  bpf_map__fd(r->skel->maps.interp_layouts), o->no_lines);
+	r->interp.any_procs = &r->skel->bss->interp_any;
+	r->interp.disabled = o->no_interp;
+	if (err) {
+		fprintf(stderr, "stitch record: cannot set up interpreter walking: %s\n",
+			strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Load, unwinding in the kernel unless told otherwise; where the kernel
+ * cannot (no bpf_loop, verifier limits), say so and copy stacks instead.
+ */
+int open_bpf(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	int err;
+
+	err = load_bpf(r);
+	if (!err || err == -EPERM || o->unwind_mode == KUNWIND_MODE_COPY || o->unwind_asked)
+		return err ? -1 : 0;
+	kunwind_free(&r->kw);
+	r->kw_ready = false;
+	fprintf(stderr, "stitch: this kernel cannot unwind stacks in BPF (%s); copying "
+		"stacks to user space instead (--unwind=copy)\n", strerror(-err));
+	if (r->skel)
+		capture_bpf__destroy(r->skel);
+	r->skel = NULL;
+	o->unwind_mode = KUNWIND_MODE_COPY;
+	return load_bpf(r) ? -1 : 0;
+}
+
+int trace_tgid(struct recorder *r, uint32_t tgid)
+{
+	uint8_t one = 1;
+
+	return bpf_map__update_elem(r->skel->maps.traced_tgids, &tgid, sizeof(tgid), &one,
+				    sizeof(one), BPF_ANY);
+}
+
+int attach_all(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	char err[1024];
+	int i;
+
+	for (i = 0; i < o->nevents; i++) {
+		if (o->events[i].kind == EVENT_SYSCALL || o->events[i].kind == EVENT_TRACEPOINT) {
+			if (ensure_tracefs(err, sizeof(err)) != 0) {
+				fprintf(stderr, "stitch record: %s\n", err);
+				return -1;
+			}
+			break;
+		}
+	}
+	r->att.skel = r->skel;
+	r->att.freq_hz = o->freq;
+	r->att.pids = o->pids;
+	r->att.npids = o->npids;
+	for (i = 0; i < o->nevents; i++) {
+		if (attach_event(&r->att, &o->events[i], i, err, sizeof(err)) != 0) {
+			fprintf(stderr, "stitch record: %s\n", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int attach_process_tracking(struct recorder *r)
+{
+	struct bpf_link *l;
+
+	/* kunwind: forget a process's mapping list when it execs or exits. */
+	if (r->kw_ready) {
+		l = bpf_program__attach(r->skel->progs.kunwind_on_exec);
+		if (!l)
+			goto fail;
+		r->skel->links.kunwind_on_exec = l;
+		l = bpf_program__attach(r->skel->progs.kunwind_on_exit);
+		if (!l)
+			goto fail;
+		r->skel->links.kunwind_on_exit = l;
+	}
+	if (r->o->all)
+		return 0;
+	l = bpf_program__attach(r->skel->progs.on_fork);
+	if (!l)
+		goto fail;
+	r->skel->links.on_fork = l;
+	l = bpf_program__attach(r->skel->progs.on_exit);
+	if (!l)
+		goto fail;
+	r->skel->links.on_exit = l;
+	return 0;
+fail:
+	fprintf(stderr, "stitch record: cannot follow new processes: %s\n", strerror(errno));
+	return -1;
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/* stitch record: what was lost (always said) and what recording cost (--stats). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "capture.skel.h"
+#include "offcpu/offcpu.h"
+#include "symbolize/debug_cache.h"
+
+#include "record/record_internal.h"
+
+void read_stats(struct recorder *r, uint64_t out[STAT_NR])
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	uint64_t *vals;
+	uint32_t k;
+
+	memset(out, 0, STAT_NR * sizeof(out[0]));
+	if (ncpu <= 0)
+		return;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return;
+	for (k = 0; k < STAT_NR; k++) {
+		if (bpf_map__lookup_elem(r->skel->maps.stats, &k, sizeof(k), vals,
+					 ncpu * sizeof(*vals), 0) != 0)
+			continue;
+		for (c = 0; c < ncpu; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+}
+
+/*
+ * Events the kernel skipped because a BPF program was already running on
+ * that CPU (its recursion guard): lost too, and counted per program.
+ */
+static uint64_t prog_misses(struct recorder *r)
+{
+	struct bpf_program *progs[] = {
+		r->skel->progs.on_perf_event, r->skel->progs.on_tracepoint,
+		r->skel->progs.on_uprobe, r->skel->progs.on_kprobe,
+	};
+	uint64_t misses = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len) == 0)
+			misses += info.recursion_misses;
+	}
+	return misses;
+}
+
+void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
+{
+	uint64_t lost = st[STAT_RINGBUF_LOST];
+
+	if (lost)
+		fprintf(stderr, "stitch: LOST %" PRIu64 " of %" PRIu64 " events: ring buffer full "
+			"(try --ringbuf-mb %zu or a lower rate)\n",
+			lost, st[STAT_EVENTS],
+			r->ringbuf_mb * 4 > 4096 ? (size_t)4096 : r->ringbuf_mb * 4);
+	if (prog_misses(r))
+		fprintf(stderr, "stitch: LOST %" PRIu64 " events the kernel did not let us see: "
+			"another BPF program was running on that CPU\n", prog_misses(r));
+	if (st[STAT_INTERP_LOST])
+		fprintf(stderr, "stitch: %" PRIu64 " events lost their interpreter frames: ring "
+			"buffer full (marked [interpreter frames lost])\n", st[STAT_INTERP_LOST]);
+	if (st[STAT_USTACK_FAULT])
+		fprintf(stderr, "stitch: %" PRIu64 " events had an unreadable user stack "
+			"(shown without user frames)\n", st[STAT_USTACK_FAULT]);
+	if (st[STAT_KSTACK_FAULT])
+		fprintf(stderr, "stitch: %" PRIu64 " events had no kernel stack\n",
+			st[STAT_KSTACK_FAULT]);
+	if (r->ptrack.lost)
+		fprintf(stderr, "stitch: the kernel dropped %" PRIu64 " process-tracking records "
+			"(mappings may be missing: some frames may show as [unknown])\n",
+			r->ptrack.lost);
+	if (st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] + r->offcpu.lost)
+		fprintf(stderr, "stitch: LOST %" PRIu64 " off-CPU intervals (%" PRIu64 " threads "
+			"beyond %d tracked, %" PRIu64 " with full maps, %" PRIu64 " whose record "
+			"was lost)\n", st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] +
+			r->offcpu.lost, st[STAT_OFFCPU_UNTRACKED], OFFCPU_MAX_THREADS,
+			st[STAT_OFFCPU_LOST], r->offcpu.lost);
+	if (r->bad_records + r->ptrack.malformed)
+		fprintf(stderr, "stitch: %" PRIu64 " malformed records ignored\n",
+			r->bad_records + r->ptrack.malformed);
+}
+
+/* BPF run time of one of our programs (kernel.bpf_stats_enabled). */
+static void prog_cost(struct bpf_program *p, uint64_t *ns, uint64_t *cnt)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	/* bpf_obj_get_info_by_fd: libbpf 1.1 has no bpf_prog_get_info_by_fd yet. */
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) == 0) {
+		*ns += info.run_time_ns;
+		*cnt += info.run_cnt;
+	}
+}
+
+void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
+{
+	struct capture_bpf *sk = r->skel;
+	uint64_t ns = 0, cnt = 0, got = r->stacks.total, ends = 0;
+	int i;
+
+	prog_cost(sk->progs.on_perf_event, &ns, &cnt);
+	prog_cost(sk->progs.on_tracepoint, &ns, &cnt);
+	prog_cost(sk->progs.on_uprobe, &ns, &cnt);
+	prog_cost(sk->progs.on_kprobe, &ns, &cnt);
+	if (bpf_program__autoload(sk->progs.on_sched_switch)) {
+		uint64_t sns = 0, scnt = 0;
+
+		/* Every switch of the machine runs it; traced threads' ones take stacks. */
+		prog_cost(sk->progs.on_sched_switch, &sns, &scnt);
+		fprintf(stderr, "stitch stats: off-CPU: %" PRIu64 " switch-outs of traced threads "
+			"took a stack; sched_switch ran %" PRIu64 " times, %.0f ns per run\n",
+			st[STAT_OFFCPU_OUT], scnt, scnt ? (double)sns / scnt : 0.0);
+		ns += sns;
+		cnt += scnt;
+		got = st[STAT_OFFCPU_OUT];
+	}
+	for (i = 0; i <= UNWIND_STOP_BAD; i++)
+		ends += r->unwind_stops[i];
+	fprintf(stderr, "stitch stats: events %" PRIu64 ", received %" PRIu64 ", bytes/event %.0f\n",
+		st[STAT_EVENTS], got, got ? (double)r->bytes_received / got : 0.0);
+	if (cnt)
+		/* per event: every run's time over the events kept, an upper bound */
+		fprintf(stderr, "stitch stats: bpf runs %" PRIu64 ", %.0f ns/run, %.0f ns per "
+			"event\n", cnt, (double)ns / cnt,
+			st[STAT_EVENTS] ? (double)ns / st[STAT_EVENTS] : 0.0);
+	else
+		fprintf(stderr, "stitch stats: bpf run time unknown "
+			"(sysctl kernel.bpf_stats_enabled=1 to measure it)\n");
+	fprintf(stderr, "stitch stats: user stacks: %" PRIu64 " complete, %" PRIu64
+		" truncated, %" PRIu64 " left a module, %" PRIu64 " without a rule, %" PRIu64
+		" inconsistent (of %" PRIu64 ")\n",
+		r->unwind_stops[UNWIND_STOP_END], r->unwind_stops[UNWIND_STOP_TRUNCATED],
+		r->unwind_stops[UNWIND_STOP_NO_MODULE], r->unwind_stops[UNWIND_STOP_NO_RULE],
+		r->unwind_stops[UNWIND_STOP_BAD], ends);
+	fprintf(stderr, "stitch stats: interpreter stacks not stitched %" PRIu64
+		", interpreter walks that failed %" PRIu64 "\n",
+		r->interp.unstitched, r->interp.walk_errors);
+	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
+		r->procs.unreadable_maps, r->bins.table_rows);
+	if (r->kw_ready)
+		fprintf(stderr, "stitch stats: counted in the kernel %" PRIu64 ", sent as records "
+			"%" PRIu64 " (maps full %" PRIu64 ", hash collisions %" PRIu64 ")\n",
+			st[STAT_KAGG_COUNTED], st[STAT_EVENTS] - st[STAT_KAGG_COUNTED],
+			st[STAT_KAGG_FULL], st[STAT_KAGG_COLLISION]);
+	if (st[STAT_KUNWIND_WALKS])
+		fprintf(stderr, "stitch stats: kernel unwinding: %.0f ns per walk, %.1f frames "
+			"per walk (%" PRIu64 " walks, %" PRIu64 " ended as this CPU's last)\n",
+			(double)st[STAT_KUNWIND_NS] / st[STAT_KUNWIND_WALKS],
+			(double)st[STAT_KUNWIND_FRAMES] / st[STAT_KUNWIND_WALKS],
+			st[STAT_KUNWIND_WALKS], st[STAT_KUNWIND_MEMO]);
+	if (r->kw_ready && r->o->npids)
+		fprintf(stderr, "stitch stats: kernel unwinding: targets' tables loaded in %.0f ms\n",
+			r->kw_setup_s * 1e3);
+	if (r->kw_ready)
+		fprintf(stderr, "stitch stats: kernel unwinding: %zu rows (%.1f MiB of %g, at most %.1f) "
+			"for %" PRIu64 " binaries, %" PRIu64 " over budget, %" PRIu64 " dropped when "
+			"unmapped, %" PRIu64 " process lists written, %" PRIu64 " events copied "
+			"while tables were missing\n",
+			r->kw.rows_live, r->kw.rows_live * r->kw.row_stride / 1048576.0,
+			r->o->max_table_mb, r->kw.rows_used * r->kw.row_stride / 1048576.0,
+			r->kw.tables_loaded, r->kw.tables_refused, r->kw.tables_dropped,
+			r->kw.procs_written, st[STAT_KUNWIND_FALLBACK]);
+	else
+		fprintf(stderr, "stitch stats: stacks copied and unwound in user space\n");
+}
+
+/* After the output: naming the frames is what opens DWARF. */
+void report_debug_cache(void)
+{
+	const char *dir = debug_cache_dir();
+	struct debug_cache_stats st;
+
+	debug_cache_get_stats(&st);
+	fprintf(stderr, "stitch stats: compressed DWARF: %lu files from the cache, %lu "
+		"decompressed into it, %lu decompressed in memory (%s%s)\n",
+		st.used, st.written, st.uncached, dir ? "cache " : "no cache used", dir ? dir : "");
+}
