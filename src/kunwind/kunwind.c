@@ -588,6 +588,19 @@ int kunwind_count_key(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
 	return rc;
 }
 
+bool kagg_take(int fd, const void *key, int64_t epoch, uint64_t *count)
+{
+	const struct kagg_key *k = key;
+
+	if (epoch >= 0 && k->epoch != (uint32_t)epoch)
+		return false;
+	if (bpf_map_lookup_elem(fd, key, count) != 0)
+		return false;
+	if (epoch >= 0)
+		bpf_map_delete_elem(fd, key);
+	return true;
+}
+
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
 			    int ustacks_fd, int64_t epoch, struct stack_table *stacks,
 			    uint64_t *stops, uint64_t *bytes)
@@ -608,12 +621,8 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks
 		goto out;
 	}
 	for (i = 0; i < nkeys; i++) {
-		if (epoch >= 0 && keys[i].epoch != (uint32_t)epoch)
+		if (!kagg_take(counts_fd, &keys[i], epoch, &count))
 			continue;
-		if (bpf_map_lookup_elem(counts_fd, &keys[i], &count) != 0)
-			continue;
-		if (epoch >= 0)
-			bpf_map_delete_elem(counts_fd, &keys[i]);
 		if (add_count(kw, kstacks_fd, ustacks_fd, &keys[i], count, sk, u, stacks, stops,
 			      bytes))
 			total += count;

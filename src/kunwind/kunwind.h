@@ -232,6 +232,13 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks
 			    uint64_t *stops, uint64_t *bytes);
 
 /*
+ * The count of key (which begins with a struct kagg_key) in map fd, if it
+ * belongs to epoch (any, if epoch < 0); an epoch's keys are deleted once
+ * read (see kagg_key.epoch).
+ */
+bool kagg_take(int fd, const void *key, int64_t epoch, uint64_t *count);
+
+/*
  * The stack_key of a stored kagg_key into sk (room: KUNWIND_KEY_BYTES; u is
  * scratch for its user stack).  Returns the key's bytes, or -errno if its
  * stacks are gone or malformed.

@@ -64,12 +64,9 @@ int64_t offcpu_read_wakes(int wakes_fd, int64_t epoch, const struct offcpu_sink 
 		goto out;
 	}
 	for (i = 0; i < nkeys; i++) {
-		if (epoch >= 0 && keys[i].blocked.epoch != (uint32_t)epoch)
+		/* The blocked stack's key comes first, with its epoch. */
+		if (!kagg_take(wakes_fd, &keys[i], epoch, &ns))
 			continue;
-		if (bpf_map_lookup_elem(wakes_fd, &keys[i], &ns) != 0)
-			continue;
-		if (epoch >= 0)
-			bpf_map_delete_elem(wakes_fd, &keys[i]);
 		kb = kunwind_key_build(s->kw, s->kstacks_fd, s->ustacks_fd, &keys[i].blocked, sk, u,
 				       s->bytes);
 		if (kb < 0) {

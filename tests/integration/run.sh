@@ -680,7 +680,11 @@ test_command_dies_with_stitch() {
 	local st i rc
 	"$STITCH" record -F 99 -o "$TMP/k9.folded" -- sleep 31.5 &
 	st=$!
-	wait_for_prog on_perf_event
+	# Running: it execs once everything is attached.
+	for i in $(seq 100); do
+		pgrep -fx 'sleep 31.5' >/dev/null && break
+		sleep 0.05
+	done
 	pgrep -fx 'sleep 31.5' >/dev/null || die "the command is not running"
 	kill -9 "$st"
 	wait "$st" 2>/dev/null || true
@@ -692,7 +696,10 @@ test_command_dies_with_stitch() {
 	for sig in INT TERM; do
 		"$STITCH" record -F 99 -o "$TMP/fw.folded" -- sleep 32.5 &
 		st=$!
-		wait_for_prog on_perf_event
+		for i in $(seq 100); do
+			pgrep -fx 'sleep 32.5' >/dev/null && break
+			sleep 0.05
+		done
 		kill "-$sig" "$st"
 		rc=0
 		wait "$st" || rc=$?
