@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <sys/syscall.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -548,19 +549,22 @@ static char *wait_text(struct snapper *s, struct snap_thread *t, const struct sn
 				snprintf(clean, sizeof(clean), "closed or unreadable");
 			if (asprintf(&out, "%s(fd %d: %s)", name, (int)r->args[0], clean) < 0)
 				out = NULL;
+		} else if (name && t->syscall_nr == SYS_futex) {
+			if (asprintf(&out, "futex(0x%" PRIx64 ")", (uint64_t)r->args[0]) < 0)
+				out = NULL;
 		} else if (name) {
-			if (asprintf(&out, "%s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ")", name,
-				     (uint64_t)r->args[0], (uint64_t)r->args[1],
-				     (uint64_t)r->args[2]) < 0)
+			/* Other arguments are mostly pointers into its stack: noise. */
+			if (asprintf(&out, "%s()", name) < 0)
 				out = NULL;
 		} else {
-			if (asprintf(&out, "syscall %ld(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64
-				     ")", t->syscall_nr, (uint64_t)r->args[0],
-				     (uint64_t)r->args[1], (uint64_t)r->args[2]) < 0)
+			if (asprintf(&out, "syscall %ld", t->syscall_nr) < 0)
 				out = NULL;
 		}
 		return out;
 	}
+	/* Runnable: preempted, not waiting on anything but a CPU. */
+	if (t->state == 'R')
+		return NULL;
 	/* Outermost first: the innermost kernel frame is the last one. */
 	for (i = n - 1; i >= 0; i--) {
 		if (s->nf[i].kind != FRAME_KERNEL)
