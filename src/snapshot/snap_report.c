@@ -304,10 +304,12 @@ static void print_group(FILE *f, const struct snap_thread *t, const struct snap_
 	} else {
 		snap_fmt_duration(a, sizeof(a), g->min_since);
 		snap_fmt_duration(b, sizeof(b), g->max_since);
-		if (strcmp(a, b))
-			fprintf(f, " for %s-%s", a, b);
-		else
+		if (!strcmp(a, b))
 			fprintf(f, " for %s", a);
+		else if (g->min_since >= 1000000000ull)	/* both in seconds: "2.1-4.7 s" */
+			fprintf(f, " for %.1f-%s", g->min_since / 1e9, b);
+		else
+			fprintf(f, " for %s-%s", a, b);
 	}
 	fprintf(f, " (%s):\n", state_word(first->state));
 	if (first->wait)

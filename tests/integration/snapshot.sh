@@ -101,7 +101,7 @@ test_snapshot_exact_chains_states_groups() {
 	expect_eq "groups" "$(jq '[.[].group] | unique | length' "$TMP/s.json")" 7
 	expect_eq "group 0 is the mutex waiters" \
 		"$(jq '[.[] | select(.group == 0)] | length' "$TMP/s.json")" 20
-	expect_grep "$TMP/s.txt" "^20 threads \\(snapshot_thread pid $SNAP_PID, tids [0-9]+-[0-9]+\\) in S for [0-9.]+ (s|ms)"
+	expect_grep "$TMP/s.txt" "^20 threads \\(snapshot_thread pid $SNAP_PID, tids [0-9]+-[0-9]+\\) in S for [0-9.]+( ms| s)?(-[0-9.]+)? (s|ms) \\(sleeping\\):$"
 	expect_grep "$TMP/s.txt" '^    waits in read\(fd [0-9]+: pipe:\[[0-9]+\]\)$'
 	expect_grep "$TMP/s.txt" '^    waits in epoll_wait\(fd [0-9]+: anon_inode:\[eventpoll\]\)$'
 	expect_grep "$TMP/s.txt" '^        mutex_wait_b \(snapshot_threads\.c:[0-9]+\)$'

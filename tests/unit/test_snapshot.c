@@ -116,7 +116,7 @@ static void test_text_group_header(void **state)
 	snap_print_text(f, t, 2, g, ng, false);
 	fclose(f);
 	assert_non_null(strstr(buf, "2 threads (worker pids 100-137, tids 101-137) in D for "
-				    "2.1 s-4.7 s (uninterruptible):\n"));
+				    "2.1-4.7 s (uninterruptible):\n"));
 	assert_non_null(strstr(buf, "        io_schedule [k]\n        handle (server.c:87)\n"));
 	free(buf);
 	snap_groups_free(g, ng);
