@@ -318,7 +318,7 @@ static void print_group(FILE *f, const struct snap_thread *t, const struct snap_
 	if (on_cpu)
 		fprintf(f, "    %zu running on a CPU when read: kernel stack not readable, user "
 			"stack as of its last kernel entry (may be stale)\n", on_cpu);
-	if (first->note && first->stack && *first->stack)
+	if (first->note && first->stack && *first->stack && !first->on_cpu)
 		fprintf(f, "    %s\n", first->note);
 	print_stack(f, first);
 }
@@ -341,7 +341,7 @@ static void print_thread(FILE *f, const struct snap_thread *t)
 	if (t->on_cpu)
 		fprintf(f, "    running on a CPU when read: kernel stack not readable, user stack "
 			"as of its last kernel entry (may be stale)\n");
-	if (t->note && t->stack && *t->stack)
+	if (t->note && t->stack && *t->stack && !t->on_cpu)
 		fprintf(f, "    %s\n", t->note);
 	print_stack(f, t);
 }

@@ -621,6 +621,9 @@ static int thread_from_record(struct snapper *s, const struct snap_record *r, ui
 		t->note = "its user stack could not be read (exiting, or sp unmapped)";
 	else
 		nu = user_frames(s, r, ustack, uf, &t->note);
+	if (t->on_cpu && !t->note && !(r->flags & SNAP_KTHREAD))
+		t->note = "running on a CPU when read: no kernel stack, user stack as of its "
+			  "last kernel entry (may be stale)";
 	key->nuser = nu;
 
 	n = resolve_stack(&s->res, key, s->nf, RESOLVE_MAX_FRAMES);
@@ -807,6 +810,10 @@ static int run(struct snapper *s)
 	if (s->bad_records)
 		fprintf(stderr, "stitch snapshot: %" PRIu64 " malformed records from the iterator "
 			"were skipped\n", s->bad_records);
+	if (s->skel->bss->write_errors)
+		fprintf(stderr, "stitch snapshot: %llu threads could not be written by the "
+			"iterator and are missing\n",
+			(unsigned long long)s->skel->bss->write_errors);
 out:
 	for (i = 0; i < ntexts; i++)
 		if (texts[i] != stdout)
