@@ -142,19 +142,31 @@ rate() {
 }
 
 now_mono() {
-	awk '{ print $1 }' /proc/uptime >/dev/null	# (warm awk)
 	python3 -c 'import time; print("%.9f" % time.monotonic())'
 }
 
+# spinner_tid PID: the thread of snapshot_threads that is running (R).
+spinner_tid() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(awk '{ print $3 }' "$t/stat")" = R ] && { basename "$t"; return 0; }
+	done
+	die "no running thread in $1"
+}
+
+# The spinner on CPU 1, stitch on CPU 0: on this 2-CPU machine, sharing a
+# CPU with stitch's own work (about 20 ms a round) costs the spinner ~9%
+# of its rate, which is not being stopped; pinned, it keeps 97-103%.
 test_snapshot_never_stops_target() {
 	trap snap_cleanup EXIT
 	snap_start "$SNAP_THREADS" "$TMP/counter.log"
 	local t0 t1 t2 before during ratio
+	taskset -pc 1 "$(spinner_tid "$SNAP_PID")" >/dev/null
 	sleep 0.5
 	t0=$(now_mono)
 	sleep 2
 	t1=$(now_mono)
-	"$STITCH" snapshot -p "$SNAP_PID" --count 40 --interval 50ms -o "$TMP/ns.txt"
+	taskset -c 0 "$STITCH" snapshot -p "$SNAP_PID" --count 40 --interval 50ms -o "$TMP/ns.txt"
 	t2=$(now_mono)
 	sleep 0.2
 	before=$(rate "$TMP/counter.log" "$t0" "$t1")
@@ -162,7 +174,7 @@ test_snapshot_never_stops_target() {
 	ratio=$((100 * during / before))
 	echo "spinner: $before/s before, $during/s during 40 snapshots: $ratio%"
 	expect_eq "rounds" "$(grep -c '^round ' "$TMP/ns.txt")" 40
-	expect_ge "progress during snapshots, % of before" "$ratio" 90
+	expect_ge "progress during snapshots, % of before" "$ratio" 95
 	snap_no_programs_left
 }
 
