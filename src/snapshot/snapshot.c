@@ -595,8 +595,11 @@ static int thread_from_record(struct snapper *s, const struct snap_record *r, ui
 	t->state = snap_state_letter(r->state, r->exit_state);
 	t->on_cpu = r->flags & SNAP_ON_CPU;
 	t->cpu_ns = r->cpu_ns;
-	if (!t->on_cpu && r->clock_now > r->exec_start)
-		t->since_ns = r->clock_now - r->exec_start;
+	if (!t->on_cpu && r->task_clock_task > r->exec_start) {
+		t->since_ns = r->task_clock_task - r->exec_start;
+		if (r->clock_now > r->task_clock)	/* its CPU's clock is that old */
+			t->since_ns += r->clock_now - r->task_clock;
+	}
 
 	memset(key, 0, sizeof(*key));
 	key->pid = r->pid;

@@ -40,7 +40,9 @@ struct snap_record {
 	__u32 cpu;			/* the CPU it last ran on */
 	__u64 cpu_ns;			/* se.sum_exec_runtime */
 	__u64 exec_start;		/* se.exec_start: when it last left (or last ticked on) a CPU */
-	__u64 clock_now;		/* this CPU's rq clock_task: the same clock */
+	__u64 task_clock_task;		/* its CPU's rq->clock_task: exec_start's clock */
+	__u64 task_clock;		/* its CPU's rq->clock, updated with clock_task */
+	__u64 clock_now;		/* the iterating CPU's rq->clock: "now" */
 	__u64 syscall_nr;		/* pt_regs orig_ax */
 	__u64 args[4];			/* di, si, dx, r10 */
 	__u64 ip, sp, bp;
