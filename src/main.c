@@ -23,6 +23,8 @@ static void usage(FILE *f)
 "  diff      a differential flame graph of two profiles\n"
 "  stalls    report event-loop stalls of an unmodified program: threads that\n"
 "            run too long between two waits, with the stacks sampled meanwhile\n"
+"  snapshot  every thread's kernel + native stack right now, grouped, without\n"
+"            stopping anything (a wchan/pstack for the whole machine)\n"
 "  symbolize name the addresses in libstitch-stall reports, or fold them into\n"
 "            stacks weighted by stall time\n"
 "  help      this text; 'stitch COMMAND --help' for a command's options\n"
@@ -32,6 +34,7 @@ static void usage(FILE *f)
 "  sudo stitch record -F 499 -d 5 -o cpu.svg -- ./myprog args\n"
 "  stitch report cpu.pb.gz --focus 'ngx_http_' -o nginx.svg\n"
 "  sudo stitch stalls -p 1234 --threshold 50ms -d 30\n"
+"  sudo stitch snapshot -p $(pidof server)\n"
 "  stitch symbolize < server-stderr.log\n");
 }
 
@@ -49,6 +52,8 @@ int main(int argc, char **argv)
 		return cmd_diff(argc - 1, argv + 1);
 	if (strcmp(argv[1], "stalls") == 0)
 		return cmd_stalls(argc - 1, argv + 1);
+	if (strcmp(argv[1], "snapshot") == 0)
+		return cmd_snapshot(argc - 1, argv + 1);
 	if (strcmp(argv[1], "symbolize") == 0)
 		return cmd_symbolize(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||

@@ -761,6 +761,8 @@ test_unprivileged_says_what_is_missing() {
 
 # stitch symbolize and stitch stalls (issue 6).
 . tests/integration/stalls.sh
+# stitch snapshot (issue 16).
+. tests/integration/snapshot.sh
 # Interpreter frames (CPython 3.11, Ruby 3.1).
 . tests/integration/interp_tests.sh
 # Interpreter frames (Perl).

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch snapshot, kernel side: a sleepable task iterator that writes one
+ * struct snap_record per thread of the targets, without stopping any: the
+ * scheduler's account (state, CPU time, when it last ran), the registers it
+ * saved on entering the kernel, its kernel stack and a copy of its user
+ * stack from sp up.  Sleepable so that bpf_copy_from_user_task may fault in
+ * another task's pages; user space unwinds the copy.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "snapshot/snapshot.h"
+
+#define PF_KTHREAD 0x00200000
+#define PAGE_SIZE 4096
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Every thread (-a), or only those whose tgid is in targets. */
+const volatile bool all_tasks;
+const volatile bool skip_kthreads;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+/*
+ * One record per CPU at a time (sleepable programs run with migration
+ * disabled).  A plain array indexed by CPU, sized by user space: a per-CPU
+ * array's values are limited to 32 KiB and a record with its page of slack
+ * is more.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8[sizeof(struct snap_record) + SNAP_MAX_KSTACK * 8 + SNAP_MAX_USTACK +
+			    PAGE_SIZE]);
+} scratch SEC(".maps");
+
+/*
+ * Records the seq_file refused for another reason than a full buffer
+ * (-EOVERFLOW: the iterator runs this task again after user space reads).
+ */
+__u64 write_errors;
+
+struct vma_end_ctx {
+	__u64 end;
+};
+
+static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct vma_end_ctx *c = data;
+
+	c->end = BPF_CORE_READ(vma, vm_end);
+	return 0;
+}
+
+/*
+ * Copy the user stack from sp up, a page at a time: a page that faults
+ * (the end of the mapping, or memory the thread just unmapped) ends the
+ * copy with what came before it instead of losing everything.
+ */
+static __always_inline __u32 copy_ustack(struct task_struct *task, __u8 *dst, __u64 sp,
+					 __u64 end, __u32 *flags)
+{
+	__u64 off = 0, addr, sz;
+	int i;
+
+	for (i = 0; i < SNAP_MAX_USTACK / PAGE_SIZE + 1; i++) {
+		addr = sp + off;
+		sz = PAGE_SIZE - (addr & (PAGE_SIZE - 1));
+		if (addr >= end)
+			break;
+		if (sz > end - addr)
+			sz = end - addr;
+		if (off + sz > SNAP_MAX_USTACK) {
+			sz = SNAP_MAX_USTACK - off;
+			*flags |= SNAP_USTACK_CUT;
+		}
+		/* Spelled out for the verifier: dst has a page of slack past the cap. */
+		barrier_var(sz);
+		if (off >= SNAP_MAX_USTACK || sz == 0 || sz > PAGE_SIZE)
+			break;
+		if (bpf_copy_from_user_task(dst + off, sz, (void *)addr, task, 0))
+			break;
+		off += sz;
+		if (*flags & SNAP_USTACK_CUT)
+			break;
+	}
+	return off;
+}
+
+SEC("iter.s/task")
+int snapshot_tasks(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *task = ctx->task;
+	struct snap_record *r;
+	struct pt_regs *regs;
+	struct rq *rq;
+	__u32 cpu = bpf_get_smp_processor_id(), pid, kbytes = 0, ubytes = 0, len;
+	__u8 *buf;
+	long n;
+
+	if (!task)
+		return 0;
+	pid = task->tgid;
+	if (!all_tasks && !bpf_map_lookup_elem(&targets, &pid))
+		return 0;
+	if (skip_kthreads && (task->flags & PF_KTHREAD))
+		return 0;
+	buf = bpf_map_lookup_elem(&scratch, &cpu);
+	if (!buf)
+		return 0;
+	r = (struct snap_record *)buf;
+	__builtin_memset(r, 0, sizeof(*r));
+	r->magic = SNAP_MAGIC;
+	r->pid = pid;
+	r->tid = task->pid;
+	r->state = task->__state;
+	r->exit_state = task->exit_state;
+	r->cpu = task->thread_info.cpu;
+	r->cpu_ns = task->se.sum_exec_runtime;
+	r->exec_start = task->se.exec_start;
+	/*
+	 * se.exec_start is in its CPU's rq->clock_task, which leaves out
+	 * steal and IRQ time, so two CPUs' clock_task drift apart (by 85-115
+	 * ms after 90 minutes of this VM: measured as sleepers that seemed to
+	 * have slept that much less).  Take "now" on the task's own CPU's
+	 * clock_task, corrected by how long ago that CPU last updated it
+	 * (an idle CPU stops updating), in rq->clock, which all CPUs share.
+	 */
+	rq = BPF_CORE_READ(task, se.cfs_rq, rq);
+	if (rq) {
+		r->task_clock_task = BPF_CORE_READ(rq, clock_task);
+		r->task_clock = BPF_CORE_READ(rq, clock);
+	}
+	rq = BPF_CORE_READ(bpf_get_current_task_btf(), se.cfs_rq, rq);
+	if (rq)
+		r->clock_now = BPF_CORE_READ(rq, clock);
+	if (task->on_cpu)
+		r->flags |= SNAP_ON_CPU;
+	if (task == bpf_get_current_task_btf())
+		r->flags |= SNAP_SELF;
+	__builtin_memcpy(r->comm, task->comm, SNAP_COMM_LEN);
+
+	n = bpf_get_task_stack(task, buf + sizeof(*r), SNAP_MAX_KSTACK * 8, 0);
+	if (n > 0)
+		kbytes = n > SNAP_MAX_KSTACK * 8 ? SNAP_MAX_KSTACK * 8 : n & ~7;
+	r->nkernel = kbytes / 8;
+
+	if (task->flags & PF_KTHREAD) {
+		r->flags |= SNAP_KTHREAD;
+	} else if (!task->mm) {
+		r->flags |= SNAP_NO_MM;
+	} else {
+		struct vma_end_ctx vc = { 0 };
+
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		if (regs) {
+			r->flags |= SNAP_USER_REGS;
+			r->ip = BPF_CORE_READ(regs, ip);
+			r->sp = BPF_CORE_READ(regs, sp);
+			r->bp = BPF_CORE_READ(regs, bp);
+			r->syscall_nr = BPF_CORE_READ(regs, orig_ax);
+			r->args[0] = BPF_CORE_READ(regs, di);
+			r->args[1] = BPF_CORE_READ(regs, si);
+			r->args[2] = BPF_CORE_READ(regs, dx);
+			r->args[3] = BPF_CORE_READ(regs, r10);
+			/* The stack's mapping end caps the copy; unknown: faults do. */
+			if (bpf_find_vma(task, r->sp, vma_end_cb, &vc, 0) || !vc.end)
+				vc.end = r->sp + SNAP_MAX_USTACK;
+			if (kbytes <= SNAP_MAX_KSTACK * 8)
+				ubytes = copy_ustack(task, buf + sizeof(*r) + kbytes, r->sp, vc.end,
+						     &r->flags);
+		}
+	}
+	r->ustack_bytes = ubytes;
+	len = sizeof(*r) + kbytes + ubytes;
+	if (len > sizeof(*r) + SNAP_MAX_KSTACK * 8 + SNAP_MAX_USTACK)
+		return 0;
+	r->bytes = len;
+	n = bpf_seq_write(seq, buf, len);
+	if (n && n != -75 /* EOVERFLOW */)
+		__sync_fetch_and_add(&write_errors, 1);
+	return 0;
+}

@@ -1,0 +1,869 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch snapshot: what every thread of the targets is doing right now,
+ * without stopping any of them.  snapshot.bpf.c's task iterator reads each
+ * thread's state, kernel stack, saved user registers and a copy of its user
+ * stack; here the copy is unwound with record's --unwind=copy machinery
+ * (process model, CFI tables, resolver), threads with the same frames are
+ * grouped, and the result printed or written in record's formats.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/syscall.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "commands.h"
+#include "formats/output.h"
+#include "proc/procs.h"
+#include "profile/resolve.h"
+#include "profile/stacks.h"
+#include "unwind/unwind.h"
+#include "util/cli.h"
+#include "util/clock.h"
+#include "util/privileges.h"
+#include "snapshot/snap_report.h"
+#include "snapshot/snapshot.h"
+#include "snapshot.skel.h"
+
+#define MAX_OUTPUTS 8
+#define MAX_TARGETS 4096
+#define MAX_UFRAMES 1024
+#define MAX_FRAMES (SNAP_MAX_KSTACK + MAX_UFRAMES + 2)
+
+struct snap_opts {
+	uint32_t *pids;
+	size_t npids;
+	const char *comm;
+	bool all, no_kthreads, no_group;
+	long count;
+	uint64_t interval_ns;
+	const char *outputs[MAX_OUTPUTS];
+	int formats[MAX_OUTPUTS];	/* output_format_for, or -1 for .json */
+	int noutputs;
+};
+
+struct snapper {
+	struct snap_opts *o;
+	struct snapshot_bpf *skel;
+	struct bpf_link *link;
+	struct binary_cache bins;	/* kept across rounds: tables and symbols warm */
+	struct procs procs;		/* rebuilt each round: mappings change */
+	struct resolver res;
+	struct stack_table stacks;	/* every thread of every round, for -o profiles */
+	uint8_t *buf;
+	size_t len, cap;
+	struct unwind_frame uframes[MAX_UFRAMES];
+	struct named_frame nf[RESOLVE_MAX_FRAMES];
+	uint8_t *key_buf;
+	FILE *json;
+	bool json_first;
+	uint64_t threads_seen, bad_records;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: stitch snapshot (-p PID[,PID...] | -a [--no-kthreads] | --comm NAME)\n"
+"                       [--count N [--interval TIME]] [--no-group] [-o FILE]...\n"
+"\n"
+"Show what every thread of the targets is doing right now, without stopping\n"
+"any of them (no ptrace, no signals): its state, how long since it last ran,\n"
+"its CPU time, the system call it waits in (with the file or socket of its fd),\n"
+"and its whole stack, kernel frames then native user frames (unwound from the\n"
+"registers it saved on entering the kernel, no frame pointers needed).\n"
+"Threads with the same state and frames are shown once, as a group, largest\n"
+"group first.  A thread running on a CPU at that instant is marked: its\n"
+"kernel stack cannot be read and its user stack is as of its last kernel entry.\n"
+"Script frames (Python, Ruby, Perl) are not shown yet: their native\n"
+"interpreter frames are.\n"
+"\n"
+"Options:\n"
+"  -p, --pid PID[,PID...]   every thread of these processes\n"
+"  -a, --all                every thread of the machine, kernel threads too\n"
+"      --no-kthreads        with -a: leave kernel threads out\n"
+"      --comm NAME          every process whose name (comm) is NAME\n"
+"  -n, --count N            take N snapshots (default 1) ...\n"
+"  -i, --interval TIME      ... this long apart: 100ms (default 1s), 2s, 500us\n"
+"      --no-group           list each thread on its own\n"
+"  -o, --output FILE        write here, repeatable; the name sets the format:\n"
+"                           - or FILE.txt (text, the default), FILE.json (one\n"
+"                           object per thread and round), FILE.folded,\n"
+"                           FILE.svg, FILE.pb.gz, FILE.speedscope.json (one\n"
+"                           sample per thread and round)\n"
+"  -h, --help               this help\n"
+"\n"
+"Examples:\n"
+"  sudo stitch snapshot -p $(pidof server)\n"
+"  sudo stitch snapshot --comm uwsgi -o threads.json\n"
+"  sudo stitch snapshot -p 1234 --count 20 --interval 100ms -o stuck.svg\n"
+"Needs root (or CAP_BPF + CAP_PERFMON).\n");
+}
+
+static int fail_usage(const char *fmt, const char *arg)
+{
+	return cli_usage_error("snapshot", fmt, arg);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* "100ms", "2s", "500us", "1.5" (seconds) -> ns; 0 if not a time. */
+static uint64_t parse_time(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end), scale;
+
+	if (end == s || !(v > 0))
+		return 0;
+	if (!*end || !strcmp(end, "s"))
+		scale = 1e9;
+	else if (!strcmp(end, "ms"))
+		scale = 1e6;
+	else if (!strcmp(end, "us"))
+		scale = 1e3;
+	else
+		return 0;
+	return v * scale > 3600e9 ? 0 : (uint64_t)(v * scale);
+}
+
+static int parse_pids(struct snap_opts *o, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL, path[64];
+	int rc = 0;
+
+	if (!copy)
+		return 1;
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		long pid;
+		uint32_t *p;
+
+		if (!cli_parse_long(tok, 1, 0x7fffffff, &pid)) {
+			rc = fail_usage("-p: '%s' is not a process id", tok);
+			break;
+		}
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
+		if (access(path, F_OK) != 0) {
+			fprintf(stderr, "stitch snapshot: no process with pid %ld (is it still "
+				"running? 'pidof NAME' or --comm NAME finds it by name)\n", pid);
+			rc = 1;
+			break;
+		}
+		p = realloc(o->pids, (o->npids + 1) * sizeof(*p));
+		if (!p) {
+			rc = 1;
+			break;
+		}
+		o->pids = p;
+		o->pids[o->npids++] = pid;
+	}
+	free(copy);
+	return rc;
+}
+
+static int parse_opts(int argc, char **argv, struct snap_opts *o)
+{
+	enum { OPT_NO_KTHREADS = 256, OPT_COMM, OPT_NO_GROUP };
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "no-kthreads", no_argument, NULL, OPT_NO_KTHREADS },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "count", required_argument, NULL, 'n' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "no-group", no_argument, NULL, OPT_NO_GROUP },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, rc;
+
+	o->count = 1;
+	o->interval_ns = 1000000000ull;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:an:i:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			rc = parse_pids(o, optarg);
+			if (rc)
+				return rc;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case OPT_NO_KTHREADS:
+			o->no_kthreads = true;
+			break;
+		case OPT_COMM:
+			if (!*optarg || strlen(optarg) > 15)
+				return fail_usage("--comm: '%s' is not a process name (1 to 15 "
+						  "characters, as /proc/PID/comm shows)", optarg);
+			o->comm = optarg;
+			break;
+		case 'n':
+			if (!cli_parse_long(optarg, 1, 100000, &o->count))
+				return fail_usage("--count: '%s' is not a number from 1 to 100000",
+						  optarg);
+			break;
+		case 'i':
+			o->interval_ns = parse_time(optarg);
+			if (!o->interval_ns)
+				return fail_usage("--interval: '%s' is not a time like 100ms, 2s "
+						  "or 500us", optarg);
+			break;
+		case OPT_NO_GROUP:
+			o->no_group = true;
+			break;
+		case 'o':
+			if (o->noutputs == MAX_OUTPUTS)
+				return fail_usage("%s", "at most 8 -o outputs");
+			o->outputs[o->noutputs] = optarg;
+			if (ends_with(optarg, ".json") && !ends_with(optarg, ".speedscope.json"))
+				o->formats[o->noutputs] = -1;
+			else if ((o->formats[o->noutputs] = output_format_for(optarg)) < 0)
+				return fail_usage("-o: '%s': name it FILE.json, " OUTPUT_EXTENSIONS,
+						  optarg);
+			o->noutputs++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'stitch snapshot --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return fail_usage("unexpected argument '%s'", argv[optind]);
+	if ((o->npids > 0) + o->all + !!o->comm != 1)
+		return fail_usage("%s", "say what to show with exactly one of: -p PID, -a, "
+				  "--comm NAME");
+	if (o->no_kthreads && !o->all)
+		return fail_usage("%s", "--no-kthreads goes with -a (-p and --comm never "
+				  "show kernel threads unless named)");
+	return 0;
+}
+
+/* --comm: every process of that name now. */
+static int pids_of_comm(struct snap_opts *o)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[300], comm[64];
+
+	if (!d) {
+		fprintf(stderr, "stitch snapshot: cannot read /proc: %s\n", strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		long pid;
+		FILE *f;
+
+		if (!cli_parse_long(de->d_name, 1, 0x7fffffff, &pid) || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			if (!strcmp(comm, o->comm) && o->npids < MAX_TARGETS) {
+				uint32_t *p = realloc(o->pids, (o->npids + 1) * sizeof(*p));
+
+				if (p) {
+					o->pids = p;
+					o->pids[o->npids++] = pid;
+				}
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	if (!o->npids) {
+		fprintf(stderr, "stitch snapshot: no process named '%s' (names are at most 15 "
+			"characters: see 'ps -e -o comm')\n", o->comm);
+		return -1;
+	}
+	return 0;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("STITCH_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG && getenv("STITCH_DEBUG_BPF"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static int load_bpf(struct snapper *s)
+{
+	struct snap_opts *o = s->o;
+	size_t i;
+	uint8_t one = 1;
+	int err;
+
+	libbpf_set_print(libbpf_quiet);
+	s->skel = snapshot_bpf__open();
+	if (!s->skel) {
+		fprintf(stderr, "stitch snapshot: cannot open the BPF object: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	s->skel->rodata->all_tasks = o->all;
+	s->skel->rodata->skip_kthreads = o->no_kthreads;
+	err = libbpf_num_possible_cpus();
+	if (err <= 0 || bpf_map__set_max_entries(s->skel->maps.scratch, err)) {
+		fprintf(stderr, "stitch snapshot: cannot size the per-CPU buffer\n");
+		return -1;
+	}
+	err = snapshot_bpf__load(s->skel);
+	if (err) {
+		fprintf(stderr, "stitch snapshot: the kernel refused the task iterator (%s); it "
+			"needs BPF task iterators that may sleep (Linux 5.18 or later with BTF); "
+			"STITCH_DEBUG=1 shows the verifier's reason\n", strerror(-err));
+		return -1;
+	}
+	for (i = 0; i < o->npids; i++) {
+		if (bpf_map__update_elem(s->skel->maps.targets, &o->pids[i], sizeof(uint32_t),
+					 &one, 1, BPF_ANY)) {
+			fprintf(stderr, "stitch snapshot: cannot add pid %u: %s\n", o->pids[i],
+				strerror(errno));
+			return -1;
+		}
+	}
+	s->link = bpf_program__attach_iter(s->skel->progs.snapshot_tasks, NULL);
+	if (!s->link) {
+		fprintf(stderr, "stitch snapshot: cannot create the task iterator: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* One pass of the iterator: every record into s->buf. */
+static int read_iter(struct snapper *s)
+{
+	int fd = bpf_iter_create(bpf_link__fd(s->link));
+	ssize_t n;
+
+	if (fd < 0) {
+		fprintf(stderr, "stitch snapshot: cannot start the task iterator: %s\n",
+			strerror(-fd));
+		return -1;
+	}
+	s->len = 0;
+	for (;;) {
+		if (s->cap - s->len < 65536) {
+			size_t cap = s->cap ? s->cap * 2 : 1 << 20;
+			uint8_t *b = realloc(s->buf, cap);
+
+			if (!b) {
+				close(fd);
+				return -1;
+			}
+			s->buf = b;
+			s->cap = cap;
+		}
+		n = read(fd, s->buf + s->len, s->cap - s->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "stitch snapshot: reading the task iterator failed: %s\n",
+				strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		s->len += n;
+	}
+	close(fd);
+	return 0;
+}
+
+/* ---- one thread -------------------------------------------------------- */
+
+struct lookup_ctx {
+	struct snapper *s;
+	struct proc *proc;
+};
+
+static const struct unwind_table *lookup_table(void *ctx, uint64_t pc, uint64_t *bias)
+{
+	struct lookup_ctx *l = ctx;
+	const struct map *m = proc_find_map(l->proc, pc);
+
+	if (!m || !m->bin)
+		return NULL;
+	*bias = m->bias;
+	return binary_table(&l->s->bins, m->bin);
+}
+
+/* User frames unwound from the copy, as record's --unwind=copy keeps them. */
+static int user_frames(struct snapper *s, const struct snap_record *r, const uint8_t *ustack,
+		       struct uframe *uf, const char **note)
+{
+	struct unwind_regs regs = { r->ip, r->sp, r->bp };
+	struct unwind_stack stack = { r->sp, ustack, r->ustack_bytes };
+	struct proc *proc = procs_get(&s->procs, r->pid);
+	struct lookup_ctx lc = { s, proc };
+	enum unwind_stop why = UNWIND_STOP_END;
+	int n, i, nu = 0;
+
+	if (!proc || !proc->nr) {
+		*note = "its process's mappings could not be read (it exited?)";
+		return 0;
+	}
+	n = unwind_user(&regs, &stack, lookup_table, &lc, s->uframes, MAX_UFRAMES, &why);
+	for (i = 0; i < n; i++) {
+		const struct map *m = proc_find_map(proc, s->uframes[i].pc);
+
+		memset(&uf[nu], 0, sizeof(uf[nu]));
+		uf[nu].exact = s->uframes[i].exact;
+		if (m && m->bin) {
+			uf[nu].kind = UFRAME_ELF;
+			uf[nu].bin = m->bin;
+			uf[nu].addr = s->uframes[i].pc - m->bias;
+		} else {
+			uf[nu].kind = UFRAME_UNKNOWN;
+			uf[nu].addr = s->uframes[i].pc;
+		}
+		nu++;
+	}
+	/* Say how it ended, unless it visibly ends in an unknown frame. */
+	if (why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {
+		memset(&uf[nu], 0, sizeof(uf[nu]));
+		uf[nu].kind = why == UNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
+		nu++;
+	}
+	return nu;
+}
+
+static const char *kind_mark(uint8_t kind)
+{
+	switch (kind) {
+	case FRAME_KERNEL:
+		return " [k]";
+	case FRAME_INLINED:
+		return " [inlined]";
+	default:
+		return "";
+	}
+}
+
+static const char *base(const char *path)
+{
+	const char *p = strrchr(path, '/');
+
+	return p ? p + 1 : path;
+}
+
+/* The named frames, innermost first, one line each, as the text output shows them. */
+static char *frame_text(struct snapper *s, int n)
+{
+	char *text = NULL, name[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int i;
+
+	if (!f)
+		return NULL;
+	for (i = n - 1; i >= 0; i--) {
+		const struct named_frame *nf = &s->nf[i];
+
+		snap_clean(name, sizeof(name), nf->name, SIZE_MAX);
+		fprintf(f, "%s%s", name, kind_mark(nf->kind));
+		if (nf->kind == FRAME_KERNEL && nf->file)
+			fprintf(f, " %s", nf->file);
+		else if (nf->kind != FRAME_KERNEL && nf->file && nf->line)
+			fprintf(f, " (%s:%u)", base(nf->file), nf->line);
+		else if (nf->kind != FRAME_KERNEL && nf->file)
+			fprintf(f, " (%s)", base(nf->file));
+		fputc('\n', f);
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* Kernel frames that only say "it sleeps": wchan skips the same ones. */
+static bool sched_frame(const char *name)
+{
+	static const char *const prefixes[] = {
+		"__schedule", "schedule", "io_schedule", "__switch_to", "preempt_schedule",
+		"__cond_resched", "_cond_resched", "__x64_sys_", "do_syscall_64",
+		"entry_SYSCALL", "x64_sys_call",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/*
+ * What it waits on: the system call and its arguments (an fd as the file
+ * or socket it names), or the innermost kernel frame that is not the
+ * scheduler's.  n frames in s->nf, outermost first.
+ */
+static char *wait_text(struct snapper *s, struct snap_thread *t, const struct snap_record *r,
+		       int n)
+{
+	const char *name = NULL;
+	char *out = NULL, target[PATH_MAX], clean[160], path[64];
+	int i;
+
+	for (i = 0; i < n && !t->in_syscall; i++)
+		if (s->nf[i].kind == FRAME_KERNEL && s->nf[i].name &&
+		    (!strcmp(s->nf[i].name, "do_syscall_64") ||
+		     !strncmp(s->nf[i].name, "entry_SYSCALL_64", 16)))
+			t->in_syscall = true;
+	if (t->in_syscall) {
+		t->syscall_nr = (long)r->syscall_nr;
+		name = snap_syscall_name(t->syscall_nr);
+		if (name && snap_syscall_takes_fd(t->syscall_nr)) {
+			ssize_t len;
+
+			snprintf(path, sizeof(path), "/proc/%u/fd/%d", r->pid, (int)r->args[0]);
+			len = readlink(path, target, sizeof(target));
+			if (len > 0)
+				snap_clean(clean, sizeof(clean), target, len);
+			else
+				snprintf(clean, sizeof(clean), "closed or unreadable");
+			if (asprintf(&out, "%s(fd %d: %s)", name, (int)r->args[0], clean) < 0)
+				out = NULL;
+		} else if (name && t->syscall_nr == SYS_futex) {
+			if (asprintf(&out, "futex(0x%" PRIx64 ")", (uint64_t)r->args[0]) < 0)
+				out = NULL;
+		} else if (name) {
+			/* Other arguments are mostly pointers into its stack: noise. */
+			if (asprintf(&out, "%s()", name) < 0)
+				out = NULL;
+		} else {
+			if (asprintf(&out, "syscall %ld", t->syscall_nr) < 0)
+				out = NULL;
+		}
+		return out;
+	}
+	/* Runnable: preempted, not waiting on anything but a CPU. */
+	if (t->state == 'R')
+		return NULL;
+	/* Outermost first: the innermost kernel frame is the last one. */
+	for (i = n - 1; i >= 0; i--) {
+		if (s->nf[i].kind != FRAME_KERNEL)
+			break;
+		if (s->nf[i].name && !sched_frame(s->nf[i].name)) {
+			snap_clean(clean, sizeof(clean), s->nf[i].name, SIZE_MAX);
+			return strdup(clean);
+		}
+	}
+	return NULL;
+}
+
+static int thread_from_record(struct snapper *s, const struct snap_record *r, uint32_t round,
+			      struct snap_thread *t)
+{
+	const uint64_t *kips = (const uint64_t *)(r + 1);
+	const uint8_t *ustack = (const uint8_t *)(kips + r->nkernel);
+	struct stack_key *key = (struct stack_key *)s->key_buf;
+	uint64_t *kk = (uint64_t *)(key + 1);
+	struct uframe *uf;
+	int nk = 0, nu = 0, n;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = r->pid;
+	t->tid = r->tid;
+	t->round = round;
+	snap_clean(t->comm, sizeof(t->comm), r->comm, SNAP_COMM_LEN);
+	t->state = snap_state_letter(r->state, r->exit_state);
+	t->on_cpu = r->flags & SNAP_ON_CPU;
+	t->cpu_ns = r->cpu_ns;
+	if (!t->on_cpu && r->task_clock_task > r->exec_start) {
+		t->since_ns = r->task_clock_task - r->exec_start;
+		if (r->clock_now > r->task_clock)	/* its CPU's clock is that old */
+			t->since_ns += r->clock_now - r->task_clock;
+	}
+
+	memset(key, 0, sizeof(*key));
+	key->pid = r->pid;
+	key->tid = r->tid;
+	memcpy(key->comm, r->comm, sizeof(key->comm));
+	while (nk < (int)r->nkernel && kips[nk]) {
+		kk[nk] = kips[nk];
+		nk++;
+	}
+	key->nkernel = nk;
+	uf = (struct uframe *)(kk + nk);
+	if (r->flags & SNAP_KTHREAD)
+		t->note = "kernel thread: no user stack";
+	else if (r->exit_state)
+		t->note = t->state == 'Z' ? "zombie: exited, waiting for its parent to reap it" :
+			  "exited: no stack left";
+	else if (r->flags & SNAP_NO_MM)
+		t->note = "exiting: its memory is gone, no user stack";
+	else if (!(r->flags & SNAP_USER_REGS))
+		t->note = "its user registers could not be read";
+	else if (!r->ustack_bytes)
+		t->note = "its user stack could not be read (exiting, or sp unmapped)";
+	else
+		nu = user_frames(s, r, ustack, uf, &t->note);
+	if (t->on_cpu && !t->note && !(r->flags & SNAP_KTHREAD))
+		t->note = "running on a CPU when read: no kernel stack, user stack as of its "
+			  "last kernel entry (may be stale)";
+	key->nuser = nu;
+
+	n = resolve_stack(&s->res, key, s->nf, RESOLVE_MAX_FRAMES);
+	t->nframes = n;
+	t->stack = frame_text(s, n);
+	t->wait = wait_text(s, t, r, n);
+	if (!t->stack)
+		return -1;
+	if (s->o->noutputs)
+		stacks_add(&s->stacks, key,
+			   sizeof(*key) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe));
+	return 0;
+}
+
+static void free_threads(struct snap_thread *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(t[i].stack);
+		free(t[i].wait);
+	}
+	free(t);
+}
+
+/* ---- rounds ------------------------------------------------------------ */
+
+static void text_out(struct snapper *s, FILE *f, struct snap_thread *t, size_t n,
+		     struct snap_group *g, int ng, uint32_t round, double read_ms, double total_ms)
+{
+	if (s->o->count > 1)
+		fprintf(f, "%sround %u of %ld:\n", round ? "\n" : "", round + 1, s->o->count);
+	fprintf(f, "stitch snapshot: %zu threads in %d group%s (read in %.1f ms, unwound and "
+		"named in %.1f ms; no thread was stopped)\n", n, ng, ng == 1 ? "" : "s", read_ms,
+		total_ms - read_ms);
+	snap_print_text(f, t, n, g, ng, s->o->no_group);
+}
+
+static int one_round(struct snapper *s, uint32_t round, FILE **texts, int ntexts)
+{
+	struct snap_thread *t = NULL;
+	struct snap_group *g = NULL;
+	size_t n = 0, cap = 0, off = 0;
+	double t0 = mono_s(), t1;
+	int ng = 0, i, rc = 0;
+
+	if (read_iter(s))
+		return -1;
+	t1 = mono_s();
+	procs_free(&s->procs);
+	if (procs_init(&s->procs, &s->bins))
+		return -1;
+	while (off + sizeof(struct snap_record) <= s->len) {
+		const struct snap_record *r = (const struct snap_record *)(s->buf + off);
+
+		if (r->magic != SNAP_MAGIC || r->bytes < sizeof(*r) || r->bytes > s->len - off ||
+		    r->nkernel > SNAP_MAX_KSTACK || r->ustack_bytes > SNAP_MAX_USTACK ||
+		    sizeof(*r) + r->nkernel * 8ull + r->ustack_bytes != r->bytes) {
+			s->bad_records++;
+			break;
+		}
+		off += r->bytes;
+		/* Our own threads are busy reading this: not worth showing. */
+		if (r->pid == (uint32_t)getpid() && !s->o->npids)
+			continue;
+		if (n == cap) {
+			struct snap_thread *nt;
+
+			cap = cap ? cap * 2 : 256;
+			nt = realloc(t, cap * sizeof(*t));
+			if (!nt) {
+				rc = -1;
+				goto out;
+			}
+			t = nt;
+		}
+		if (thread_from_record(s, r, round, &t[n])) {
+			free(t[n].stack);
+			free(t[n].wait);
+			rc = -1;
+			goto out;
+		}
+		n++;
+	}
+	s->threads_seen += n;
+	ng = snap_group_threads(t, n, &g);
+	if (ng < 0) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < ntexts; i++)
+		text_out(s, texts[i], t, n, g, ng, round, (t1 - t0) * 1e3, (mono_s() - t0) * 1e3);
+	if (s->json) {
+		size_t k;
+
+		for (k = 0; k < n; k++) {
+			fprintf(s->json, "%s\n", s->json_first ? "[" : ",");
+			snap_print_json(s->json, &t[k]);
+			s->json_first = false;
+		}
+	}
+	if (!n && !round)
+		fprintf(stderr, "stitch snapshot: no thread of the targets was found (they may "
+			"have exited)\n");
+out:
+	snap_groups_free(g, ng > 0 ? ng : 0);
+	free_threads(t, n);
+	return rc;
+}
+
+static int write_profiles(struct snapper *s)
+{
+	static const char *const events[] = { "snapshot" };
+	struct output_opts oo = { .top = 20, .subtitle = "stitch snapshot: one sample per "
+				  "thread and round" };
+	struct profile p;
+	int i, rc;
+
+	profile_init(&p);
+	rc = profile_from_stacks(&p, &s->stacks, &s->res, events, 1);
+	p.title = profile_str(&p, "threads (one sample per thread and round)");
+	for (i = 0; !rc && i < s->o->noutputs; i++) {
+		if (s->o->formats[i] < 0 || s->o->formats[i] == OUTPUT_TEXT)
+			continue;
+		rc = output_write(s->o->outputs[i], s->o->formats[i], &p, &oo);
+		if (rc)
+			fprintf(stderr, "stitch snapshot: writing %s failed: %s\n", s->o->outputs[i],
+				strerror(-rc));
+	}
+	profile_free(&p);
+	return rc ? -1 : 0;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ull, ns % 1000000000ull };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int run(struct snapper *s)
+{
+	struct snap_opts *o = s->o;
+	FILE *texts[MAX_OUTPUTS];
+	int ntexts = 0, i, rc = 0;
+	uint32_t round;
+	bool profiles = false;
+
+	for (i = 0; i < o->noutputs; i++) {
+		const char *path = o->outputs[i];
+		FILE *f;
+
+		if (o->formats[i] >= 0 && o->formats[i] != OUTPUT_TEXT) {
+			profiles = true;
+			continue;
+		}
+		f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+		if (!f) {
+			fprintf(stderr, "stitch snapshot: cannot write %s: %s\n", path,
+				strerror(errno));
+			rc = -1;
+			goto out;
+		}
+		if (o->formats[i] < 0)
+			s->json = f;
+		else
+			texts[ntexts++] = f;
+	}
+	if (!o->noutputs)
+		texts[ntexts++] = stdout;
+	s->json_first = true;
+	for (round = 0; round < o->count && !rc; round++) {
+		uint64_t start = mono_ns();
+
+		rc = one_round(s, round, texts, ntexts);
+		if (round + 1 < o->count && mono_ns() - start < o->interval_ns)
+			sleep_ns(o->interval_ns - (mono_ns() - start));
+	}
+	if (s->json)
+		fprintf(s->json, "%s]\n", s->json_first ? "[" : "");
+	if (!rc && profiles)
+		rc = write_profiles(s);
+	if (s->bad_records)
+		fprintf(stderr, "stitch snapshot: %" PRIu64 " malformed records from the iterator "
+			"were skipped\n", s->bad_records);
+	if (s->skel->bss->write_errors)
+		fprintf(stderr, "stitch snapshot: %llu threads could not be written by the "
+			"iterator and are missing\n",
+			(unsigned long long)s->skel->bss->write_errors);
+out:
+	for (i = 0; i < ntexts; i++)
+		if (texts[i] != stdout)
+			fclose(texts[i]);
+	if (s->json && s->json != stdout)
+		fclose(s->json);
+	else if (s->json)
+		fflush(stdout);
+	return rc;
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+	struct snap_opts o = { 0 };
+	struct snapper s = { .o = &o };
+	int rc;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		goto out_opts;
+	if (o.comm && pids_of_comm(&o)) {
+		rc = 1;
+		goto out_opts;
+	}
+	if (check_tracing_privileges("stitch snapshot") != 0) {
+		rc = 1;
+		goto out_opts;
+	}
+	s.key_buf = malloc(sizeof(struct stack_key) + MAX_FRAMES * sizeof(struct uframe));
+	if (!s.key_buf || binary_cache_init(&s.bins) || procs_init(&s.procs, &s.bins) ||
+	    resolver_init(&s.res, NULL) || stacks_init(&s.stacks)) {
+		fprintf(stderr, "stitch snapshot: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	resolver_name_kernel_lazily(&s.res, "/proc/kallsyms");
+	rc = load_bpf(&s) || run(&s) ? 1 : 0;
+out:
+	bpf_link__destroy(s.link);
+	snapshot_bpf__destroy(s.skel);
+	stacks_free(&s.stacks);
+	resolver_free(&s.res);
+	procs_free(&s.procs);
+	binary_cache_free(&s.bins);
+	free(s.key_buf);
+	free(s.buf);
+out_opts:
+	free(o.pids);
+	return rc;
+}
