@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+#include "formats/json.h"
 #include "formats/output.h"
 #include "snapshot/snap_report.h"
 
