@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/hashmap.h"
 
@@ -130,6 +131,23 @@ const char *profile_module_build_id(const struct profile *p, uint32_t path);
 
 /* Merge samples with identical stacks and labels; sort by count (desc). */
 int profile_merge_samples(struct profile *p);
+
+/*
+ * How a frame is marked where stacks are printed one frame a line (stalls,
+ * snapshot): " [k]" kernel, " [inlined]", else "".
+ */
+static inline const char *frame_line_mark(uint8_t kind)
+{
+	return kind == FRAME_KERNEL ? " [k]" : kind == FRAME_INLINED ? " [inlined]" : "";
+}
+
+/* The last component of a path: a frame line's file name. */
+static inline const char *path_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
 
 /* Folded frame name: name + _[k] / _[i] suffix, ';' and control chars replaced. */
 size_t profile_frame_label(const struct profile *p, const struct prof_frame *f, char *buf,

@@ -529,3 +529,15 @@ out:
 	free(ids);
 	return rc;
 }
+
+void resolve_frame_line(FILE *f, const struct named_frame *nf, const char *name,
+			const char *sep)
+{
+	fprintf(f, "%s%s", name, frame_line_mark(nf->kind));
+	if (nf->kind == FRAME_KERNEL && nf->file)
+		fprintf(f, "%s%s", sep, nf->file);
+	else if (nf->kind != FRAME_KERNEL && nf->file && nf->line)
+		fprintf(f, "%s(%s:%u)", sep, path_base(nf->file), nf->line);
+	else if (nf->kind != FRAME_KERNEL && nf->file)	/* line unknown */
+		fprintf(f, "%s(%s)", sep, path_base(nf->file));
+}

@@ -9,6 +9,7 @@
 #define STITCH_RESOLVE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util/hashmap.h"
 #include "profile/profile.h"
@@ -54,6 +55,14 @@ void resolver_name_kernel_lazily(struct resolver *r, const char *path);
 void resolver_free(struct resolver *r);
 /* Frames of k, outermost first; returns how many were written (<= max). */
 int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max);
+
+/*
+ * One frame as a line of a printed stack (stalls, snapshot), without the
+ * newline: name, its mark (frame_line_mark), then after sep the kernel
+ * module, or (file:line) / (file) for user and interpreter frames.
+ */
+void resolve_frame_line(FILE *f, const struct named_frame *nf, const char *name,
+			const char *sep);
 
 #define RESOLVE_MAX_FRAMES 4096
 

@@ -10,41 +10,15 @@
 #include <string.h>
 
 #include "offcpu/offcpu.h"
+#include "profile/copy_unwind.h"
 
 #include "record/record_internal.h"
 
 /* ---- sample processing ------------------------------------------------- */
 
-struct lookup_ctx {
-	struct recorder *r;
-	struct proc *proc;
-};
-
-static const struct unwind_table *lookup_table(void *ctx, uint64_t pc, uint64_t *bias)
-{
-	struct lookup_ctx *l = ctx;
-	const struct map *m = proc_find_map(l->proc, pc);
-
-	if (!m || !m->bin)
-		return NULL;
-	*bias = m->bias;
-	return binary_table(&l->r->bins, m->bin);
-}
-
 static size_t key_bytes_for(uint16_t nk, uint16_t nu)
 {
 	return sizeof(struct stack_key) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe);
-}
-
-/* Mark how a stack ended, unless it visibly ends in an unknown frame already. */
-static int end_marker(struct uframe *uf, int nu, enum unwind_stop why)
-{
-	if (why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {
-		memset(&uf[nu], 0, sizeof(uf[nu]));
-		uf[nu].kind = why == UNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
-		nu++;
-	}
-	return nu;
 }
 
 /* User frames from the copied stack, unwound here; sets *why. */
@@ -54,27 +28,8 @@ static int frames_from_copy(struct recorder *r, const struct sample_event *e, st
 	struct unwind_regs regs = { e->ip, e->sp, e->bp };
 	struct unwind_stack stack = { e->sp, e->ustack + e->ucopy_off,
 				      e->ustack_bytes - e->ucopy_off };
-	struct lookup_ctx lc = { r, proc };
-	int n, i, nu = 0;
 
-	*why = UNWIND_STOP_END;
-	n = unwind_user(&regs, &stack, lookup_table, &lc, r->uframes, MAX_UFRAMES, why);
-	for (i = 0; i < n; i++) {
-		const struct map *m = proc_find_map(proc, r->uframes[i].pc);
-
-		memset(&uf[nu], 0, sizeof(uf[nu]));
-		uf[nu].exact = r->uframes[i].exact;
-		if (m && m->bin) {
-			uf[nu].kind = UFRAME_ELF;
-			uf[nu].bin = m->bin;
-			uf[nu].addr = r->uframes[i].pc - m->bias;
-		} else {
-			uf[nu].kind = UFRAME_UNKNOWN;
-			uf[nu].addr = r->uframes[i].pc;
-		}
-		nu++;
-	}
-	return end_marker(uf, nu, *why);
+	return copy_unwind(&r->bins, proc, &regs, &stack, r->uframes, MAX_UFRAMES, uf, why);
 }
 
 /* User frames the kernel unwound (kunwind frame words); -1 if malformed. */

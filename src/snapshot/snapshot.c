@@ -24,6 +24,7 @@
 
 #include "commands.h"
 #include "formats/output.h"
+#include "profile/copy_unwind.h"
 #include "proc/procs.h"
 #include "profile/resolve.h"
 #include "profile/stacks.h"
@@ -397,22 +398,6 @@ static int read_iter(struct snapper *s)
 
 /* ---- one thread -------------------------------------------------------- */
 
-struct lookup_ctx {
-	struct snapper *s;
-	struct proc *proc;
-};
-
-static const struct unwind_table *lookup_table(void *ctx, uint64_t pc, uint64_t *bias)
-{
-	struct lookup_ctx *l = ctx;
-	const struct map *m = proc_find_map(l->proc, pc);
-
-	if (!m || !m->bin)
-		return NULL;
-	*bias = m->bias;
-	return binary_table(&l->s->bins, m->bin);
-}
-
 /* User frames unwound from the copy, as record's --unwind=copy keeps them. */
 static int user_frames(struct snapper *s, const struct snap_record *r, const uint8_t *ustack,
 		       struct uframe *uf, const char **note)
@@ -420,56 +405,13 @@ static int user_frames(struct snapper *s, const struct snap_record *r, const uin
 	struct unwind_regs regs = { r->ip, r->sp, r->bp };
 	struct unwind_stack stack = { r->sp, ustack, r->ustack_bytes };
 	struct proc *proc = procs_get(&s->procs, r->pid);
-	struct lookup_ctx lc = { s, proc };
-	enum unwind_stop why = UNWIND_STOP_END;
-	int n, i, nu = 0;
+	enum unwind_stop why;
 
 	if (!proc || !proc->nr) {
 		*note = "its process's mappings could not be read (it exited?)";
 		return 0;
 	}
-	n = unwind_user(&regs, &stack, lookup_table, &lc, s->uframes, MAX_UFRAMES, &why);
-	for (i = 0; i < n; i++) {
-		const struct map *m = proc_find_map(proc, s->uframes[i].pc);
-
-		memset(&uf[nu], 0, sizeof(uf[nu]));
-		uf[nu].exact = s->uframes[i].exact;
-		if (m && m->bin) {
-			uf[nu].kind = UFRAME_ELF;
-			uf[nu].bin = m->bin;
-			uf[nu].addr = s->uframes[i].pc - m->bias;
-		} else {
-			uf[nu].kind = UFRAME_UNKNOWN;
-			uf[nu].addr = s->uframes[i].pc;
-		}
-		nu++;
-	}
-	/* Say how it ended, unless it visibly ends in an unknown frame. */
-	if (why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {
-		memset(&uf[nu], 0, sizeof(uf[nu]));
-		uf[nu].kind = why == UNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
-		nu++;
-	}
-	return nu;
-}
-
-static const char *kind_mark(uint8_t kind)
-{
-	switch (kind) {
-	case FRAME_KERNEL:
-		return " [k]";
-	case FRAME_INLINED:
-		return " [inlined]";
-	default:
-		return "";
-	}
-}
-
-static const char *base(const char *path)
-{
-	const char *p = strrchr(path, '/');
-
-	return p ? p + 1 : path;
+	return copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf, &why);
 }
 
 /* The named frames, innermost first, one line each, as the text output shows them. */
@@ -486,13 +428,7 @@ static char *frame_text(struct snapper *s, int n)
 		const struct named_frame *nf = &s->nf[i];
 
 		snap_clean(name, sizeof(name), nf->name, SIZE_MAX);
-		fprintf(f, "%s%s", name, kind_mark(nf->kind));
-		if (nf->kind == FRAME_KERNEL && nf->file)
-			fprintf(f, " %s", nf->file);
-		else if (nf->kind != FRAME_KERNEL && nf->file && nf->line)
-			fprintf(f, " (%s:%u)", base(nf->file), nf->line);
-		else if (nf->kind != FRAME_KERNEL && nf->file)
-			fprintf(f, " (%s)", base(nf->file));
+		resolve_frame_line(f, nf, name, " ");
 		fputc('\n', f);
 	}
 	if (fclose(f)) {

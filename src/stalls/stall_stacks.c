@@ -127,25 +127,6 @@ uint64_t stalls_report_unclaimed(struct stalls_report *sr)
 	return total + sr->orphan_samples;
 }
 
-static const char *kind_mark(uint8_t kind)
-{
-	switch (kind) {
-	case FRAME_KERNEL:
-		return " [k]";
-	case FRAME_INLINED:
-		return " [inlined]";
-	default:
-		return "";
-	}
-}
-
-static const char *base(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* One stack as printed: frames innermost first, one per line. */
 struct shown {
 	char *text;
@@ -165,13 +146,8 @@ static char *render_stack(struct stalls_report *sr, const struct stack *s)
 	for (i = n - 1; i >= 0; i--) {
 		const struct named_frame *nf = &sr->nf[i];
 
-		fprintf(f, "        %s%s", nf->name, kind_mark(nf->kind));
-		if (nf->kind == FRAME_KERNEL && nf->file)
-			fprintf(f, "  %s", nf->file);
-		else if (nf->kind != FRAME_KERNEL && nf->file && nf->line)
-			fprintf(f, "  (%s:%u)", base(nf->file), nf->line);
-		else if (nf->kind != FRAME_KERNEL && nf->file)	/* line unknown */
-			fprintf(f, "  (%s)", base(nf->file));
+		fputs("        ", f);
+		resolve_frame_line(f, nf, nf->name, "  ");
 		fputc('\n', f);
 	}
 	if (fclose(f)) {

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A copied user stack unwound in user space, against the process model, into
+ * the stack frames the profile counts (binary + ELF vaddr): record's
+ * --unwind=copy and fallback path, and snapshot's every thread.
+ */
+#ifndef STITCH_PROFILE_COPY_UNWIND_H
+#define STITCH_PROFILE_COPY_UNWIND_H
+
+#include "proc/binary.h"
+#include "proc/procs.h"
+#include "profile/stacks.h"
+#include "unwind/unwind.h"
+
+/*
+ * Unwind stack from regs with the tables of proc's binaries (bins), using
+ * scratch[max] for the raw frames; write them to uf (room: max + 1), ending
+ * in a [truncated] or [unknown] marker where the walk stopped early (unless
+ * it visibly ends in an unknown frame).  Returns the frames written; *why
+ * says how the walk ended.
+ */
+int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwind_regs *regs,
+		const struct unwind_stack *stack, struct unwind_frame *scratch, int max,
+		struct uframe *uf, enum unwind_stop *why);
+
+#endif /* STITCH_PROFILE_COPY_UNWIND_H */
