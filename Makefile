@@ -138,11 +138,24 @@ interp-walk:
 browser: stitch
 	@./tests/browser/flamegraph_test.sh
 
-# libFuzzer targets over the parsers of untrusted input (ELF, CFI, ...).
-$(BUILD)/fuzz/%: fuzz/%.c $(LIB_SRCS) $(HDRS) $(SKELS)
+# libFuzzer targets over the parsers of untrusted input (ELF, CFI, pprof, ...).
+# The sources are compiled once, instrumented, into one library every target
+# links (was: all of them again for each target, most of make test's fuzz time).
+FOBJ := $(BUILD)/fuzzobj
+FLIB_OBJS := $(patsubst src/%.c,$(FOBJ)/%.o,$(LIB_SRCS))
+FUZZ_CFLAGS := -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Isrc
+
+$(FOBJ)/%.o: src/%.c $(HDRS) $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+$(BUILD)/libstitch-fuzz.a: $(FLIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libstitch-fuzz.a $(HDRS)
 	@mkdir -p $(BUILD)/fuzz
-	$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Isrc \
-		-fsanitize=fuzzer,address,undefined $< $(LIB_SRCS) $(LDLIBS) -o $@
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< $(BUILD)/libstitch-fuzz.a \
+		$(LDLIBS) -o $@
 fuzz: $(FUZZ_BINS)
 
 bench: stitch
