@@ -91,7 +91,7 @@ static void warn_once(const char *what)
 	fprintf(stderr, "stitch: %s: its frames show as native code only\n", what);
 }
 
-void interp_proc_update(struct interp_state *st, struct proc *proc)
+bool interp_proc_update(struct interp_state *st, struct proc *proc)
 {
 	const struct interp_glibc *glibc = NULL;
 	const struct map *ld = NULL, *interp_map = NULL;
@@ -103,14 +103,14 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 	size_t i;
 
 	if (!proc || st->disabled)
-		return;
+		return false;
 	ip = interp_proc_find(st, proc->pid);
 	if (ip && ip->gen == proc->gen && !ip->retry)
-		return;
+		return ip->ver != NULL;
 	if (!ip) {
 		ip = calloc(1, sizeof(*ip));
 		if (!ip)
-			return;
+			return false;
 		ip->pid = proc->pid;
 		hmap_insert(&st->procs, &ip->node, hash_u64(proc->pid));
 	}
@@ -172,7 +172,7 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 		if (st->any_procs)
 			*st->any_procs = 1;
 		if (bpf_map_update_elem(st->procs_fd, &proc->pid, &ip->cfg, BPF_ANY) == 0)
-			return;
+			return true;
 		warn_once("too many interpreter processes (interp_procs is full)");
 	} else if (ip->ver && ip->retry) {
 		/* Not ready: keep ip->ver for nothing, look again at the next event. */
@@ -190,4 +190,5 @@ void interp_proc_update(struct interp_state *st, struct proc *proc)
 	}
 	ip->ver = NULL;
 	bpf_map_delete_elem(st->procs_fd, &proc->pid);
+	return false;
 }

@@ -85,23 +85,62 @@ static __always_inline __u8 chunk_u8(const __u8 *c, __u32 off)
 }
 
 /*
- * A shared library's TLS variable of the current thread, read as
+ * How a walker reads the target's memory.  The capture program walks the
+ * thread its event fired on, in that thread's own address space:
+ * bpf_probe_read_user, task unused.  The snapshot iterator walks other
+ * tasks from a sleepable program (it defines INTERP_WALK_OTHER_TASKS before
+ * including the walkers): bpf_copy_from_user_task, which may also fault
+ * in a page the target has swapped out.  0 or a negative error, as the
+ * helpers; the _str variants return the bytes copied with the NUL.
+ */
+#ifdef INTERP_WALK_OTHER_TASKS
+extern int bpf_copy_from_user_task_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,
+				       struct task_struct *tsk, __u64 flags) __ksym __weak;
+
+static __always_inline long interp_read(struct task_struct *task, void *dst, __u32 size,
+					__u64 addr)
+{
+	return bpf_copy_from_user_task(dst, size, (void *)addr, task, 0);
+}
+
+static __always_inline long interp_read_str(struct task_struct *task, void *dst, __u32 size,
+					    __u64 addr)
+{
+	return bpf_copy_from_user_task_str(dst, size, (void *)addr, task, 0);
+}
+#else
+static __always_inline long interp_read(struct task_struct *task, void *dst, __u32 size,
+					__u64 addr)
+{
+	return bpf_probe_read_user(dst, size, (void *)addr);
+}
+
+static __always_inline long interp_read_str(struct task_struct *task, void *dst, __u32 size,
+					    __u64 addr)
+{
+	return bpf_probe_read_user_str(dst, size, (void *)addr);
+}
+#endif
+
+/*
+ * A shared library's TLS variable of the walked thread, read as
  * __tls_get_addr would: dtv = tcb->dtv; block = dtv[modid].val; then the
  * variable at block + off.  0 with *val set; 1 when this thread has no
  * block for the library (it never touched its TLS: *val = 0); -1 on a
  * fault.
  */
-static __always_inline int interp_tls_var(__u64 fs_base, __u64 modid, __u64 off, __u64 *val)
+static __always_inline int interp_tls_var(struct task_struct *task, __u64 fs_base, __u64 modid,
+					  __u64 off, __u64 *val)
 {
 	__u64 dtv = 0, block = 0;
 
 	*val = 0;
-	if (bpf_probe_read_user(&dtv, 8, (void *)(fs_base + 8)) ||
-	    bpf_probe_read_user(&block, 8, (void *)(dtv + modid * 16)))
+	if (interp_read(task, &dtv, 8, fs_base + 8) ||
+	    interp_read(task, &block, 8, dtv + modid * 16))
 		return -1;
 	if (!block || block == (__u64)-1)
 		return 1;
-	return bpf_probe_read_user(val, 8, (void *)(block + off)) ? -1 : 0;
+	return interp_read(task, val, 8, block + off) ? -1 : 0;
 }
 
 #endif /* STITCH_INTERP_COMMON_BPF_H */

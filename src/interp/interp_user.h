@@ -104,8 +104,11 @@ struct interp_state {
 int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_lines);
 void interp_free(struct interp_state *st);
 
-/* Look at a process's mappings again if they changed; set or clear its BPF config. */
-void interp_proc_update(struct interp_state *st, struct proc *proc);
+/*
+ * Look at a process's mappings again if they changed; set or clear its BPF
+ * config.  True when the BPF side walks its threads' interpreter frames.
+ */
+bool interp_proc_update(struct interp_state *st, struct proc *proc);
 
 /* Keep an interp_event until its sample arrives. */
 void interp_stash(struct interp_state *st, const void *data, size_t size);

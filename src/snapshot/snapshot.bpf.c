@@ -4,8 +4,11 @@
  * struct snap_record per thread of the targets, without stopping any: the
  * scheduler's account (state, CPU time, when it last ran), the registers it
  * saved on entering the kernel, its kernel stack and a copy of its user
- * stack from sp up.  Sleepable so that bpf_copy_from_user_task may fault in
- * another task's pages; user space unwinds the copy.
+ * stack from sp up, and in a process user space marked as an interpreter,
+ * the thread's interpreter frames, walked by record's walkers reading the
+ * thread's memory.  Sleepable so that bpf_copy_from_user_task may fault in
+ * another task's pages; user space unwinds the copy and stitches the
+ * interpreter frames in.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -13,6 +16,10 @@
 #include <bpf/bpf_core_read.h>
 
 #include "snapshot/snapshot.h"
+
+/* The walkers read the iterated task, not the current one (interp_read()). */
+#define INTERP_WALK_OTHER_TASKS
+#include "interp/interp_walk.bpf.h"
 
 #define PF_KTHREAD 0x00200000
 #define PAGE_SIZE 4096
@@ -68,7 +75,7 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
  * copy with what came before it instead of losing everything.
  */
 static __always_inline __u32 copy_ustack(struct task_struct *task, __u8 *dst, __u64 sp,
-					 __u64 end, __u32 *flags)
+					 __u64 end, __u32 cap, __u32 *flags)
 {
 	__u64 off = 0, addr, sz;
 	int i;
@@ -80,13 +87,13 @@ static __always_inline __u32 copy_ustack(struct task_struct *task, __u8 *dst, __
 			break;
 		if (sz > end - addr)
 			sz = end - addr;
-		if (off + sz > SNAP_MAX_USTACK) {
-			sz = SNAP_MAX_USTACK - off;
+		if (off + sz > cap) {
+			sz = cap - off;
 			*flags |= SNAP_USTACK_CUT;
 		}
 		/* Spelled out for the verifier: dst has a page of slack past the cap. */
 		barrier_var(sz);
-		if (off >= SNAP_MAX_USTACK || sz == 0 || sz > PAGE_SIZE)
+		if (off >= cap || cap > SNAP_MAX_USTACK || sz == 0 || sz > PAGE_SIZE)
 			break;
 		if (bpf_copy_from_user_task(dst + off, sz, (void *)addr, task, 0))
 			break;
@@ -102,10 +109,12 @@ int snapshot_tasks(struct bpf_iter__task *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
+	struct interp_scratch *is = NULL;
 	struct snap_record *r;
 	struct pt_regs *regs;
 	struct rq *rq;
-	__u32 cpu = bpf_get_smp_processor_id(), pid, kbytes = 0, ubytes = 0, len;
+	__u32 cpu = bpf_get_smp_processor_id(), pid, kbytes = 0, ubytes = 0, len, cap;
+	__u64 ibytes = 0;
 	__u8 *buf;
 	long n;
 
@@ -177,17 +186,32 @@ int snapshot_tasks(struct bpf_iter__task *ctx)
 			/* The stack's mapping end caps the copy; unknown: faults do. */
 			if (bpf_find_vma(task, r->sp, vma_end_cb, &vc, 0) || !vc.end)
 				vc.end = r->sp + SNAP_MAX_USTACK;
+			if (interp_any)
+				is = interp_walk(task, pid, r->tid, 0, &ibytes);
+			/* Padded (perl's strings): the next record stays 8-byte aligned. */
+			ibytes = (ibytes + 7) & ~7ULL;
+			if (!is || ibytes > sizeof(*is))
+				ibytes = 0;
+			/* What the object's 32 KiB leave; the header and kernel stack fit. */
+			cap = SNAP_OBJECT_BYTES - sizeof(*r) - SNAP_MAX_KSTACK * 8 - ibytes;
+			if (cap > SNAP_MAX_USTACK)
+				cap = SNAP_MAX_USTACK;
 			if (kbytes <= SNAP_MAX_KSTACK * 8)
 				ubytes = copy_ustack(task, buf + sizeof(*r) + kbytes, r->sp, vc.end,
-						     &r->flags);
+						     cap, &r->flags);
 		}
 	}
+	/* Whole words (an sp is 8-aligned anyway): records stay 8-byte aligned. */
+	ubytes &= ~7U;
 	r->ustack_bytes = ubytes;
+	r->interp_bytes = ibytes;
 	len = sizeof(*r) + kbytes + ubytes;
 	if (len > sizeof(*r) + SNAP_MAX_KSTACK * 8 + SNAP_MAX_USTACK)
 		return 0;
-	r->bytes = len;
+	r->bytes = len + ibytes;
 	n = bpf_seq_write(seq, buf, len);
+	if (!n && is && ibytes)
+		n = bpf_seq_write(seq, &is->ev, ibytes);
 	if (n && n != -75 /* EOVERFLOW */)
 		__sync_fetch_and_add(&write_errors, 1);
 	return 0;

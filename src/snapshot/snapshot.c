@@ -24,6 +24,7 @@
 
 #include "commands.h"
 #include "formats/output.h"
+#include "interp/interp_user.h"
 #include "profile/copy_unwind.h"
 #include "proc/procs.h"
 #include "profile/resolve.h"
@@ -39,13 +40,18 @@
 #define MAX_OUTPUTS 8
 #define MAX_TARGETS 4096
 #define MAX_UFRAMES 1024
-#define MAX_FRAMES (SNAP_MAX_KSTACK + MAX_UFRAMES + 2)
+/* Room for the user frames: native, a marker, and interpreter frames stitched in. */
+#define MAX_USER_FRAMES (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES)
+#define MAX_FRAMES (SNAP_MAX_KSTACK + MAX_USER_FRAMES + 1)
+
+/* Records follow each other in the iterator's stream, each 8-byte aligned. */
+_Static_assert(sizeof(struct snap_record) % 8 == 0, "snap_record keeps records aligned");
 
 struct snap_opts {
 	uint32_t *pids;
 	size_t npids;
 	const char *comm;
-	bool all, no_kthreads, no_group;
+	bool all, no_kthreads, no_group, no_interp;
 	long count;
 	uint64_t interval_ns;
 	const char *outputs[MAX_OUTPUTS];
@@ -60,6 +66,9 @@ struct snapper {
 	struct binary_cache bins;	/* kept across rounds: tables and symbols warm */
 	struct procs procs;		/* rebuilt each round: mappings change */
 	struct resolver res;
+	struct interp_state interp;	/* interpreters found, and their frames named */
+	uint32_t *walked;		/* processes whose interpreter frames the iterator walks */
+	size_t nwalked;
 	struct stack_table stacks;	/* every thread of every round, for -o profiles */
 	uint8_t *buf;
 	size_t len, cap;
@@ -80,13 +89,13 @@ static void usage(FILE *f)
 "Show what every thread of the targets is doing right now, without stopping\n"
 "any of them (no ptrace, no signals): its state, how long since it last ran,\n"
 "its CPU time, the system call it waits in (with the file or socket of its fd),\n"
-"and its whole stack, kernel frames then native user frames (unwound from the\n"
-"registers it saved on entering the kernel, no frame pointers needed).\n"
+"and its whole stack: kernel frames, native user frames (unwound from the\n"
+"registers it saved on entering the kernel, no frame pointers needed) and\n"
+"Python, Ruby and Perl frames with their lines, read from the thread's own\n"
+"interpreter state, in place of the interpreter loop's native frames.\n"
 "Threads with the same state and frames are shown once, as a group, largest\n"
 "group first.  A thread running on a CPU at that instant is marked: its\n"
 "kernel stack cannot be read and its user stack is as of its last kernel entry.\n"
-"Script frames (Python, Ruby, Perl) are not shown yet: their native\n"
-"interpreter frames are.\n"
 "\n"
 "Options:\n"
 "  -p, --pid PID[,PID...]   every thread of these processes\n"
@@ -96,6 +105,7 @@ static void usage(FILE *f)
 "  -n, --count N            take N snapshots (default 1) ...\n"
 "  -i, --interval TIME      ... this long apart: 100ms (default 1s), 2s, 500us\n"
 "      --no-group           list each thread on its own\n"
+"      --no-interp          no script frames: the interpreters' native frames\n"
 "  -o, --output FILE        write here, repeatable; the name sets the format:\n"
 "                           - or FILE.txt (text, the default), FILE.json (one\n"
 "                           object per thread and round), FILE.folded,\n"
@@ -177,7 +187,7 @@ static int parse_pids(struct snap_opts *o, const char *list)
 
 static int parse_opts(int argc, char **argv, struct snap_opts *o)
 {
-	enum { OPT_NO_KTHREADS = 256, OPT_COMM, OPT_NO_GROUP };
+	enum { OPT_NO_KTHREADS = 256, OPT_COMM, OPT_NO_GROUP, OPT_NO_INTERP };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
@@ -186,6 +196,7 @@ static int parse_opts(int argc, char **argv, struct snap_opts *o)
 		{ "count", required_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "no-group", no_argument, NULL, OPT_NO_GROUP },
+		{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -227,6 +238,9 @@ static int parse_opts(int argc, char **argv, struct snap_opts *o)
 			break;
 		case OPT_NO_GROUP:
 			o->no_group = true;
+			break;
+		case OPT_NO_INTERP:
+			o->no_interp = true;
 			break;
 		case 'o':
 			if (o->noutputs == MAX_OUTPUTS)
@@ -346,6 +360,15 @@ static int load_bpf(struct snapper *s)
 			return -1;
 		}
 	}
+	err = interp_init(&s->interp, bpf_map__fd(s->skel->maps.interp_procs),
+			  bpf_map__fd(s->skel->maps.interp_layouts), false);
+	if (err) {
+		fprintf(stderr, "stitch snapshot: cannot set up interpreter walking: %s\n",
+			strerror(-err));
+		return -1;
+	}
+	s->interp.any_procs = &s->skel->bss->interp_any;
+	s->interp.disabled = o->no_interp;
 	s->link = bpf_program__attach_iter(s->skel->progs.snapshot_tasks, NULL);
 	if (!s->link) {
 		fprintf(stderr, "stitch snapshot: cannot create the task iterator: %s\n",
@@ -398,7 +421,10 @@ static int read_iter(struct snapper *s)
 
 /* ---- one thread -------------------------------------------------------- */
 
-/* User frames unwound from the copy, as record's --unwind=copy keeps them. */
+/*
+ * User frames unwound from the copy, as record's --unwind=copy keeps them,
+ * with the interpreter frames the iterator walked stitched in.
+ */
 static int user_frames(struct snapper *s, const struct snap_record *r, const uint8_t *ustack,
 		       struct uframe *uf, const char **note)
 {
@@ -406,12 +432,18 @@ static int user_frames(struct snapper *s, const struct snap_record *r, const uin
 	struct unwind_stack stack = { r->sp, ustack, r->ustack_bytes };
 	struct proc *proc = procs_get(&s->procs, r->pid);
 	enum unwind_stop why;
+	int nu;
 
 	if (!proc || !proc->nr) {
 		*note = "its process's mappings could not be read (it exited?)";
 		return 0;
 	}
-	return copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf, &why);
+	nu = copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf, &why);
+	if (!r->interp_bytes)
+		return nu;
+	interp_stash(&s->interp, ustack + r->ustack_bytes, r->interp_bytes);
+	return interp_stitch(&s->interp, proc, r->tid, 0, uf, nu, MAX_USER_FRAMES,
+			     why == UNWIND_STOP_END, false);
 }
 
 /* The named frames, innermost first, one line each, as the text output shows them. */
@@ -595,10 +627,55 @@ static void text_out(struct snapper *s, FILE *f, struct snap_thread *t, size_t n
 {
 	if (s->o->count > 1)
 		fprintf(f, "%sround %u of %ld:\n", round ? "\n" : "", round + 1, s->o->count);
-	fprintf(f, "stitch snapshot: %zu threads in %d group%s (read in %.1f ms, unwound and "
-		"named in %.1f ms; no thread was stopped)\n", n, ng, ng == 1 ? "" : "s", read_ms,
-		total_ms - read_ms);
+	fprintf(f, "stitch snapshot: %zu thread%s in %d group%s (read in %.1f ms, unwound and "
+		"named in %.1f ms; no thread was stopped)\n", n, n == 1 ? "" : "s", ng,
+		ng == 1 ? "" : "s", read_ms, total_ms - read_ms);
 	snap_print_text(f, t, n, g, ng, s->o->no_group);
+}
+
+static bool walked(const struct snapper *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nwalked; i++)
+		if (s->walked[i] == pid)
+			return true;
+	return false;
+}
+
+/*
+ * Look at every process of the records just read for an interpreter (once
+ * each: record's detection, which also tells the iterator where its threads
+ * keep their interpreter state).  The count of processes newly walked, or
+ * -1 when out of memory.
+ */
+static int find_interpreters(struct snapper *s)
+{
+	uint32_t last = 0;
+	size_t off = 0;
+	int found = 0;
+
+	while (off + sizeof(struct snap_record) <= s->len) {
+		const struct snap_record *r = (const struct snap_record *)(s->buf + off);
+		uint32_t *w;
+
+		if (r->magic != SNAP_MAGIC || r->bytes < sizeof(*r) || r->bytes > s->len - off ||
+		    r->bytes % 8)
+			break;
+		off += r->bytes;
+		if (r->pid == last || (r->flags & SNAP_KTHREAD) || walked(s, r->pid))
+			continue;
+		last = r->pid;
+		if (!interp_proc_update(&s->interp, procs_get(&s->procs, r->pid)))
+			continue;
+		w = realloc(s->walked, (s->nwalked + 1) * sizeof(*w));
+		if (!w)
+			return -1;
+		s->walked = w;
+		s->walked[s->nwalked++] = r->pid;
+		found++;
+	}
+	return found;
 }
 
 static int one_round(struct snapper *s, uint32_t round, FILE **texts, int ntexts)
@@ -611,16 +688,20 @@ static int one_round(struct snapper *s, uint32_t round, FILE **texts, int ntexts
 
 	if (read_iter(s))
 		return -1;
-	t1 = mono_s();
 	procs_free(&s->procs);
 	if (procs_init(&s->procs, &s->bins))
 		return -1;
+	/* New interpreters: read again, now with their threads' script frames. */
+	if (find_interpreters(s) > 0 && read_iter(s))
+		return -1;
+	t1 = mono_s();
 	while (off + sizeof(struct snap_record) <= s->len) {
 		const struct snap_record *r = (const struct snap_record *)(s->buf + off);
 
 		if (r->magic != SNAP_MAGIC || r->bytes < sizeof(*r) || r->bytes > s->len - off ||
-		    r->nkernel > SNAP_MAX_KSTACK || r->ustack_bytes > SNAP_MAX_USTACK ||
-		    sizeof(*r) + r->nkernel * 8ull + r->ustack_bytes != r->bytes) {
+		    r->bytes % 8 || r->nkernel > SNAP_MAX_KSTACK || r->ustack_bytes > SNAP_MAX_USTACK ||
+		    r->interp_bytes > SNAP_OBJECT_BYTES ||
+		    sizeof(*r) + r->nkernel * 8ull + r->ustack_bytes + r->interp_bytes != r->bytes) {
 			s->bad_records++;
 			break;
 		}
@@ -792,7 +873,9 @@ int cmd_snapshot(int argc, char **argv)
 	rc = load_bpf(&s) || run(&s) ? 1 : 0;
 out:
 	bpf_link__destroy(s.link);
+	interp_free(&s.interp);
 	snapshot_bpf__destroy(s.skel);
+	free(s.walked);
 	stacks_free(&s.stacks);
 	resolver_free(&s.res);
 	procs_free(&s.procs);

@@ -17,8 +17,11 @@
 /*
  * A bpf_iter seq_file buffer is 8 pages (32 KiB) and one object's output
  * must fit in it whole, or the read fails with E2BIG: the user stack copy
- * gets what is left after the header and kernel stack, 7 pages.
+ * gets what is left after the header and kernel stack, 7 pages; in an
+ * interpreter's thread, less the walked interpreter frames that follow
+ * (at most ~9 KiB, perl with its strings).
  */
+#define SNAP_OBJECT_BYTES (8 * 4096)
 #define SNAP_MAX_USTACK (7 * 4096)
 
 enum snap_flags {
@@ -48,8 +51,13 @@ struct snap_record {
 	__u64 ip, sp, bp;
 	__u32 nkernel;			/* kernel addresses that follow, innermost first */
 	__u32 ustack_bytes;		/* user stack bytes after them, from sp up */
+	__u32 interp_bytes;		/* then its interpreter frames: a struct interp_event */
+	__u32 pad;
 	char comm[SNAP_COMM_LEN];
-	/* followed by __u64 kernel[nkernel], then __u8 ustack[ustack_bytes] */
+	/*
+	 * followed by __u64 kernel[nkernel], __u8 ustack[ustack_bytes], then
+	 * interp_bytes of struct interp_event (interp.h) with its time_ns 0
+	 */
 };
 
 #endif /* STITCH_SNAPSHOT_H */

@@ -189,8 +189,13 @@ test_perl_unsupported_version_says_so() {
 	cat "$TMP/pl38.err"
 	show "$TMP/pl38.folded"
 	expect_eq "lines naming the version" "$(grep -c 'perl 5\.38 is not supported yet' "$TMP/pl38.err")" 1
-	expect_ge "native stacks still shown" \
-		"$(total "$TMP/pl38.folded" 'Perl_runops_standard;.*Perl_pp_getppid;getppid;entry_SYSCALL')" 1000
+	# How many calls a second the loop makes depends on the machine's load
+	# (488 in 1 s once under a parallel build, ~1500 idle): a share, not a count.
+	local all native
+	all=$(total "$TMP/pl38.folded" '.')
+	native=$(total "$TMP/pl38.folded" 'Perl_runops_standard;.*Perl_pp_getppid;getppid;entry_SYSCALL')
+	expect_ge "events" "$all" 100
+	expect_ge "% of events with their native stack" "$((100 * native / all))" 95
 	expect_eq "Perl frames" "$(total "$TMP/pl38.folded" "$PLFRAME")" 0
 }
 

@@ -246,3 +246,99 @@ test_snapshot_all_and_errors() {
 	expect_error 2 "--interval: 'soon' is not a time" -- snapshot -a --count 2 --interval soon
 	snap_no_programs_left
 }
+
+# script_chains JSON: as snap_chains, but the frames of the *_snapshot
+# scripts keep their line: "lock_wait@14".
+script_chains() {
+	jq -r '.[] | (.pid | tostring) + "|" + .state + "|" + ([.frames[] |
+		if test(" \\([a-z]+_snapshot\\.[a-z]+:[0-9]+\\)$")
+		then sub(" \\([a-z]+_snapshot\\.[a-z]+:(?<l>[0-9]+)\\)$"; "@\(.l)")
+		else (split(" ")[0]) + (if test(" \\[k\\]") then "[k]" else "" end) end] |
+		join(";"))' "$1"
+}
+
+# script_mark FILE NAME: the line of "# MARK: NAME" in FILE.
+script_mark() {
+	local l
+	l=$(grep -n "MARK: $2\$" "$1" | cut -d: -f1)
+	is_number "$l" "MARK $2 in $1"
+	echo "$l"
+}
+
+# expect_chains JSON PID WHAT COUNT REGEX: COUNT threads of PID match REGEX
+# (after "PID|"), and they form one group.
+expect_chains() {
+	local j=$1 pid=$2 what=$3 n=$4 re=$5 tids
+	expect_eq "$what: threads with the exact chain" \
+		"$(script_chains "$j" | grep -cE -- "^$pid\\|$re" || true)" "$n"
+	tids=$(script_chains "$j" | awk -F'|' -v p="$pid" '$1 == p' | grep -nE -- "^$pid\\|$re" |
+		cut -d: -f1 | paste -sd, -)
+	expect_eq "$what: groups" "$(jq --arg p "$pid" --arg rows "$tids" '
+		[.[] | select(.pid == ($p | tonumber))] as $t |
+		[$rows | split(",")[] | tonumber | $t[. - 1].group] | unique | length' "$j")" 1
+}
+
+# Python, Ruby and Perl twins of snapshot_threads, in one snapshot: every
+# thread's script frames with their lines, stitched where the interpreter's
+# loop ran them, in state S, identical threads one group.
+test_snapshot_script_frames() {
+	trap snap_cleanup EXIT
+	local wl=tests/workloads/interp py rb pl f
+	snap_start /usr/bin/python3.11 "$wl/py_snapshot.py"
+	py=$SNAP_PID
+	snap_start /usr/bin/ruby3.1 "$wl/rb_snapshot.rb"
+	rb=$SNAP_PID
+	snap_start /usr/bin/perl "$wl/pl_snapshot.pl"
+	pl=$SNAP_PID
+	"$STITCH" snapshot -p "$py,$rb,$pl" -o "$TMP/sf.json" -o "$TMP/sf.txt"
+	script_chains "$TMP/sf.json" | sort | uniq -c | sort -nr | cut -c1-400
+	expect_eq "threads" "$(jq length "$TMP/sf.json")" 30
+	expect_eq "groups" "$(jq '[.[].group] | unique | length' "$TMP/sf.json")" 12
+
+	f=$wl/py_snapshot.py
+	# Native frames by the names every python3.11 has (its dynamic symbols):
+	# with its debug file, more of them are named, and inlined ones shown.
+	local py_end='(.*;)?Thread\.run;Thread\._bootstrap_inner;Thread\._bootstrap;.*;start_thread;clone3$'
+	expect_chains "$TMP/sf.json" "$py" "python Lock.acquire" 4 \
+		"S\\|.*;PyThread_acquire_lock_timed;.*;PyObject_Vectorcall;lock_wait@$(script_mark "$f" lock_wait);lock_worker@$(script_mark "$f" lock_worker);$py_end"
+	expect_chains "$TMP/sf.json" "$py" "python time.sleep" 3 \
+		"S\\|.*;clock_nanosleep;.*;PyObject_Vectorcall;sleep_wait@$(script_mark "$f" sleep_wait);sleep_worker@$(script_mark "$f" sleep_worker);$py_end"
+	expect_chains "$TMP/sf.json" "$py" "python os.read" 2 \
+		"S\\|.*;_Py_read;.*;PyObject_Vectorcall;Reader\\.wait@$(script_mark "$f" pipe_wait);Reader\\.run@$(script_mark "$f" pipe_worker);$py_end"
+	expect_chains "$TMP/sf.json" "$py" "python main" 1 \
+		"S\\|.*;clock_nanosleep;(.*;)?main@$(script_mark "$f" main_wait);<module>@$(script_mark "$f" module);.*;Py_BytesMain;__libc_start_call_main;__libc_start_main;_start$"
+	expect_grep "$TMP/sf.txt" '^        lock_wait \(py_snapshot\.py:[0-9]+\)$'
+
+	# Ruby's thread start function reserves 1 MiB of its stack (measured
+	# with gdb: that frame is 0x1001c0 bytes), far past the 28 KiB copied:
+	# its threads end in [truncated] there, every frame before it right.
+	f=$wl/rb_snapshot.rb
+	local rb_end='rb_vm_invoke_proc;([^;]*;){0,4}(start_thread;clone3|\[truncated\])$'
+	expect_chains "$TMP/sf.json" "$rb" "ruby Mutex#synchronize" 4 \
+		"S\\|.*;rb_mutex_synchronize;.*;Thread::Mutex#synchronize;lock_wait@$(script_mark "$f" lock_wait);lock_worker@$(script_mark "$f" lock_worker);block \\(2 levels\\) in <main>@$(script_mark "$f" lock_threads);$rb_end"
+	expect_chains "$TMP/sf.json" "$rb" "ruby sleep" 3 \
+		"S\\|.*;Kernel#sleep;.*;block in sleep_wait@$(script_mark "$f" sleep_wait);.*;Kernel#loop;sleep_wait@$(script_mark "$f" sleep_wait);sleep_worker@$(script_mark "$f" sleep_worker);block \\(2 levels\\) in <main>@$(script_mark "$f" sleep_threads);$rb_end"
+	expect_chains "$TMP/sf.json" "$rb" "ruby IO#sysread" 2 \
+		"S\\|.*;IO#sysread;.*;Reader#wait@$(script_mark "$f" pipe_wait);Reader#run@$(script_mark "$f" pipe_worker);block \\(2 levels\\) in <main>@$(script_mark "$f" pipe_threads);$rb_end"
+	expect_chains "$TMP/sf.json" "$rb" "ruby main" 1 \
+		"S\\|.*;Kernel#sleep;.*;block in <main>@$(script_mark "$f" main_wait);.*;Kernel#loop;<main>@$(script_mark "$f" main_wait);.*;ruby_run_node;.*;_start$"
+
+	f=$wl/pl_snapshot.pl
+	local pl_end='Perl_call_sv;.*;start_thread;clone3$'
+	expect_chains "$TMP/sf.json" "$pl" "perl lock" 4 \
+		"S\\|.*;Perl_pp_lock;main::lock_wait@$(script_mark "$f" lock_wait);main::lock_worker@$(script_mark "$f" lock_worker);\\(eval\\)@$(script_mark "$f" lock_threads);$pl_end"
+	expect_chains "$TMP/sf.json" "$pl" "perl sleep" 3 \
+		"S\\|.*;Perl_pp_sleep;main::sleep_wait@$(script_mark "$f" sleep_wait);main::sleep_worker@$(script_mark "$f" sleep_worker);\\(eval\\)@$(script_mark "$f" sleep_threads);$pl_end"
+	expect_chains "$TMP/sf.json" "$pl" "perl sysread" 2 \
+		"S\\|.*;Perl_pp_sysread;Reader::wait_byte@$(script_mark "$f" pipe_wait);Reader::run@$(script_mark "$f" pipe_worker);\\(eval\\)@$(script_mark "$f" pipe_threads);$pl_end"
+	expect_chains "$TMP/sf.json" "$pl" "perl main" 1 \
+		"S\\|.*;Perl_pp_sleep;<main>@$(script_mark "$f" main_wait);perl_run;main;__libc_start_call_main;__libc_start_main;_start$"
+
+	# --no-interp: the interpreters' own frames, no script frame.
+	"$STITCH" snapshot -p "$py,$rb,$pl" --no-interp -o "$TMP/sn.json"
+	expect_eq "script frames with --no-interp" \
+		"$(jq '[.[].frames[] | select(test("\\.(py|rb|pl):[0-9]+\\)$"))] | length' "$TMP/sn.json")" 0
+	expect_eq "python threads unwound to their start with --no-interp" \
+		"$(jq --arg p "$py" '[.[] | select(.pid == ($p | tonumber)) | select(.frames[-1] | test("^(clone3|_start)( |$)"))] | length' "$TMP/sn.json")" 10
+	snap_no_programs_left
+}

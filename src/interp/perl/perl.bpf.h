@@ -57,11 +57,12 @@ struct {
 	__type(value, struct perl_walk);
 } perl_walk SEC(".maps");
 
-static __always_inline int perl_rd(void *dst, __u32 size, __u64 addr)
+static __always_inline int perl_rd(struct task_struct *task, void *dst, __u32 size,
+				   __u64 addr)
 {
 	if (!addr || addr >= 0x0000800000000000ULL)
 		return -1;
-	return bpf_probe_read_user(dst, size, (void *)addr);
+	return interp_read(task, dst, size, addr);
 }
 
 static __always_inline __u16 chunk_u16(const __u8 *c, __u32 off)
@@ -72,22 +73,23 @@ static __always_inline __u16 chunk_u16(const __u8 *c, __u32 off)
 }
 
 /* Read size bytes (the end of the last field needed) into a chunk. */
-static __always_inline int perl_rd_chunk(__u8 *chunk, __u32 size, __u64 addr)
+static __always_inline int perl_rd_chunk(struct task_struct *task, __u8 *chunk, __u32 size,
+					 __u64 addr)
 {
 	if (size == 0 || size > INTERP_CHUNK - 8)
 		return -1;
 	barrier_var(size);
-	return perl_rd(chunk, size & (INTERP_CHUNK - 1), addr);
+	return perl_rd(task, chunk, size & (INTERP_CHUNK - 1), addr);
 }
 
-static __always_inline int perl_rd64(__u64 addr, __u64 *v)
+static __always_inline int perl_rd64(struct task_struct *task, __u64 addr, __u64 *v)
 {
-	return perl_rd(v, sizeof(*v), addr);
+	return perl_rd(task, v, sizeof(*v), addr);
 }
 
-static __always_inline int perl_rd32(__u64 addr, __u32 *v)
+static __always_inline int perl_rd32(struct task_struct *task, __u64 addr, __u32 *v)
 {
-	return perl_rd(v, sizeof(*v), addr);
+	return perl_rd(task, v, sizeof(*v), addr);
 }
 
 /*
@@ -95,7 +97,8 @@ static __always_inline int perl_rd32(__u64 addr, __u32 *v)
  * else a NUL-terminated C string.  0 and *out set, or -1: unreadable, too
  * long (a cut name would be another name) or out of room.
  */
-static __always_inline int perl_str(struct perl_walk *w, struct interp_scratch *s, int kind,
+static __always_inline int perl_str(struct task_struct *task, struct perl_walk *w,
+				    struct interp_scratch *s, int kind,
 				    __u64 ptr, bool hek, __u64 *out)
 {
 	__u32 used = w->str_used, len;
@@ -113,16 +116,16 @@ static __always_inline int perl_str(struct perl_walk *w, struct interp_scratch *
 		return -1;
 	used &= INTERP_STR_BYTES - 1;
 	if (hek) {
-		if (perl_rd(&hlen, sizeof(hlen), ptr + w->L.hek_len) || hlen < 0 ||
+		if (perl_rd(task, &hlen, sizeof(hlen), ptr + w->L.hek_len) || hlen < 0 ||
 		    hlen >= INTERP_STR_MAX)
 			return -1;
 		len = hlen & (INTERP_STR_MAX - 1);
-		if (len && perl_rd(s->strs + used, len, ptr + w->L.hek_key))
+		if (len && perl_rd(task, s->strs + used, len, ptr + w->L.hek_key))
 			return -1;
 	} else {
 		if (!ptr || ptr >= 0x0000800000000000ULL)
 			return -1;
-		r = bpf_probe_read_user_str(s->strs + used, INTERP_STR_MAX, (void *)ptr);
+		r = interp_read_str(task, s->strs + used, INTERP_STR_MAX, ptr);
 		if (r <= 0 || r >= INTERP_STR_MAX)
 			return -1;
 		len = (r - 1) & (INTERP_STR_MAX - 1);
@@ -135,25 +138,26 @@ static __always_inline int perl_str(struct perl_walk *w, struct interp_scratch *
 }
 
 /* A stash's name HEK (HvNAME), or 0. */
-static __always_inline __u64 perl_stash_hek(const struct interp_perl_layout *L, __u64 hv)
+static __always_inline __u64 perl_stash_hek(struct task_struct *task,
+					    const struct interp_perl_layout *L, __u64 hv)
 {
 	__u64 any = 0, name = 0;
 	__u32 flags = 0;
 	__s32 count = 0;
 
-	if (perl_rd32(hv + L->sv_flags, &flags) || (flags & L->svtypemask) != L->svt_pvhv ||
-	    !(flags & L->svf_ook) || perl_rd64(hv + L->sv_any, &any) ||
-	    perl_rd64(any + L->xhv_aux_name, &name) ||
-	    perl_rd(&count, sizeof(count), any + L->xhv_aux_name_count))
+	if (perl_rd32(task, hv + L->sv_flags, &flags) || (flags & L->svtypemask) != L->svt_pvhv ||
+	    !(flags & L->svf_ook) || perl_rd64(task, hv + L->sv_any, &any) ||
+	    perl_rd64(task, any + L->xhv_aux_name, &name) ||
+	    perl_rd(task, &count, sizeof(count), any + L->xhv_aux_name_count))
 		return 0;
-	if (count && perl_rd64(name, &name))
+	if (count && perl_rd64(task, name, &name))
 		return 0;
 	return name;
 }
 
 /* The file and line of a COP into f; -1 if it is not a readable statement. */
-static __always_inline int perl_cop(struct perl_walk *w, struct interp_scratch *s,
-				    struct interp_frame *f, __u64 cop)
+static __always_inline int perl_cop(struct task_struct *task, struct perl_walk *w,
+				    struct interp_scratch *s, struct interp_frame *f, __u64 cop)
 {
 	__u16 type = 0;
 	__u32 line = 0;
@@ -165,7 +169,7 @@ static __always_inline int perl_cop(struct perl_walk *w, struct interp_scratch *
 		f->id3 = w->last_cop_line;
 		return 0;
 	}
-	if (perl_rd_chunk(s->code, w->L.cop_file + 8, cop))
+	if (perl_rd_chunk(task, s->code, w->L.cop_file + 8, cop))
 		return -1;
 	type = chunk_u16(s->code, w->L.op_type_word) & w->L.op_type_mask;
 	if (cop != w->my_perl + w->L.interp_compiling && type != w->L.op_nextstate &&
@@ -173,7 +177,7 @@ static __always_inline int perl_cop(struct perl_walk *w, struct interp_scratch *
 		return -1;
 	line = chunk_u32(s->code, w->L.cop_line);
 	file = chunk_u64(s->code, w->L.cop_file);
-	if (perl_str(w, s, PERL_STR_FILE, file, false, &f->id2))
+	if (perl_str(task, w, s, PERL_STR_FILE, file, false, &f->id2))
 		return -1;
 	f->pc = cop;
 	f->id3 = line;
@@ -184,8 +188,9 @@ static __always_inline int perl_cop(struct perl_walk *w, struct interp_scratch *
 }
 
 /* Name a sub/format context's CV into f; -1 if any check fails. */
-static __always_inline int perl_cv(struct perl_walk *w, struct interp_scratch *s,
-				   struct interp_frame *f, __u64 cv, bool format, __u64 *start)
+static __always_inline int perl_cv(struct task_struct *task, struct perl_walk *w,
+				   struct interp_scratch *s, struct interp_frame *f, __u64 cv,
+				   bool format, __u64 *start)
 {
 	const struct interp_perl_layout *L = &w->L;
 	__u64 any = 0, gv = 0, gvany = 0, hek = 0, stash = 0, name = 0, pkg = 0;
@@ -198,9 +203,10 @@ static __always_inline int perl_cv(struct perl_walk *w, struct interp_scratch *s
 		*start = w->last_cv_start;
 		return 0;
 	}
-	if (perl_rd32(cv + L->sv_flags, &flags) ||
+	if (perl_rd32(task, cv + L->sv_flags, &flags) ||
 	    (flags & L->svtypemask) != (format ? L->svt_pvfm : L->svt_pvcv) ||
-	    perl_rd64(cv + L->sv_any, &any) || perl_rd_chunk(s->code, L->xcv_flags + 4, any))
+	    perl_rd64(task, cv + L->sv_any, &any) ||
+	    perl_rd_chunk(task, s->code, L->xcv_flags + 4, any))
 		return -1;
 	cvflags = chunk_u32(s->code, L->xcv_flags);
 	gv = chunk_u64(s->code, L->xcv_gv_or_hek);
@@ -210,20 +216,21 @@ static __always_inline int perl_cv(struct perl_walk *w, struct interp_scratch *s
 		stash = chunk_u64(s->code, L->xcv_stash);
 	} else {
 		/* isGV_with_GP: a real glob, not a string that was once one */
-		if (perl_rd32(gv + L->sv_flags, &gvflags) ||
+		if (perl_rd32(task, gv + L->sv_flags, &gvflags) ||
 		    (gvflags & L->svtypemask) != L->svt_pvgv ||
 		    (gvflags & (L->svp_pok | L->svpgv_gp)) != L->svpgv_gp ||
-		    perl_rd64(gv + L->sv_any, &gvany) || perl_rd64(gvany + L->xgv_namehek, &hek) ||
-		    perl_rd64(gvany + L->xgv_stash, &stash))
+		    perl_rd64(task, gv + L->sv_any, &gvany) ||
+		    perl_rd64(task, gvany + L->xgv_namehek, &hek) ||
+		    perl_rd64(task, gvany + L->xgv_stash, &stash))
 			return -1;
 	}
-	if (perl_str(w, s, PERL_STR_NAME, hek, true, &name))
+	if (perl_str(task, w, s, PERL_STR_NAME, hek, true, &name))
 		return -1;
 	if ((cvflags & L->cvf_named) && (cvflags & L->cvf_lexical)) {
 		f->flags |= PERL_FRAME_NO_PKG;
 	} else {
-		hek = perl_stash_hek(L, stash);
-		if (!hek || perl_str(w, s, PERL_STR_PKG, hek, true, &pkg))
+		hek = perl_stash_hek(task, L, stash);
+		if (!hek || perl_str(task, w, s, PERL_STR_PKG, hek, true, &pkg))
 			return -1;
 	}
 	f->addr = cv;
@@ -243,17 +250,18 @@ static __always_inline void perl_stop(struct perl_walk *w, struct interp_event *
 }
 
 /* Load the stackinfo w->si; false when the walk ends. */
-static __always_inline bool perl_load_si(struct perl_walk *w, struct interp_event *ev)
+static __always_inline bool perl_load_si(struct task_struct *task, struct perl_walk *w,
+					 struct interp_event *ev)
 {
 	const struct interp_perl_layout *L = &w->L;
 	__s32 cxix = 0, cxsubix = 0;
 	__u8 type = 0;
 
-	if (w->nsi >= PERL_MAX_STACKINFOS || perl_rd64(w->si + L->si_cxstack, &w->cxstack) ||
-	    perl_rd64(w->si + L->si_prev, &w->prev) ||
-	    perl_rd(&cxix, sizeof(cxix), w->si + L->si_cxix) ||
-	    perl_rd(&cxsubix, sizeof(cxsubix), w->si + L->si_cxsubix) ||
-	    perl_rd(&w->si_type, sizeof(w->si_type), w->si + L->si_type)) {
+	if (w->nsi >= PERL_MAX_STACKINFOS || perl_rd64(task, w->si + L->si_cxstack, &w->cxstack) ||
+	    perl_rd64(task, w->si + L->si_prev, &w->prev) ||
+	    perl_rd(task, &cxix, sizeof(cxix), w->si + L->si_cxix) ||
+	    perl_rd(task, &cxsubix, sizeof(cxsubix), w->si + L->si_cxsubix) ||
+	    perl_rd(task, &w->si_type, sizeof(w->si_type), w->si + L->si_type)) {
 		perl_stop(w, ev, INTERP_EV_FAULT);
 		return false;
 	}
@@ -267,7 +275,8 @@ static __always_inline bool perl_load_si(struct perl_walk *w, struct interp_even
 	 * the callee's line.  Only the innermost stackinfo can be caught so.
 	 */
 	if (w->nsi == 0 && cxix >= 0 && cxix != cxsubix) {
-		if (perl_rd(&type, 1, w->cxstack + (__u64)cxix * L->cx_size + L->cx_type_byte)) {
+		if (perl_rd(task, &type, 1,
+			    w->cxstack + (__u64)cxix * L->cx_size + L->cx_type_byte)) {
 			perl_stop(w, ev, INTERP_EV_FAULT);
 			return false;
 		}
@@ -283,9 +292,18 @@ static __always_inline bool perl_load_si(struct perl_walk *w, struct interp_even
 	return true;
 }
 
+/*
+ * The walk's state is in the perl_walk map (too big for the stack); only
+ * the task, which no map may hold, goes through the bpf_loop() context.
+ */
+struct perl_step_ctx {
+	struct task_struct *task;
+};
+
 /* One step: a frame, or the end of a stackinfo.  1 stops bpf_loop. */
-static long perl_step(__u64 i, void *unused)
+static long perl_step(__u64 i, void *ctx)
 {
+	struct task_struct *task = ((struct perl_step_ctx *)ctx)->task;
 	const struct interp_perl_layout *L;
 	struct interp_scratch *s;
 	struct interp_event *ev;
@@ -319,7 +337,7 @@ static long perl_step(__u64 i, void *unused)
 			if (w->last_from_c)
 				return 1;
 			f->flags = PERL_FRAME_MAIN;
-			if (perl_cop(w, s, f, w->pending)) {
+			if (perl_cop(task, w, s, f, w->pending)) {
 				ev->flags |= INTERP_EV_CORRUPT;
 				return 1;
 			}
@@ -329,12 +347,12 @@ static long perl_step(__u64 i, void *unused)
 		f->flags = PERL_FRAME_SI_END | (__u32)(w->si_type & 0xff) << PERL_FRAME_SI_SHIFT;
 		w->n++;
 		w->si = w->prev;
-		return perl_load_si(w, ev) ? 0 : 1;
+		return perl_load_si(task, w, ev) ? 0 : 1;
 	}
 
 	cx = w->cxstack + (__u64)w->ix * L->cx_size;
 	/* the fields used all lie within the first cx_sub_cv + 8 bytes */
-	if (perl_rd_chunk(s->frame, L->cx_sub_cv + 8, cx)) {
+	if (perl_rd_chunk(task, s->frame, L->cx_sub_cv + 8, cx)) {
 		perl_stop(w, ev, INTERP_EV_FAULT);
 		return 1;
 	}
@@ -354,7 +372,7 @@ static long perl_step(__u64 i, void *unused)
 		f->flags |= PERL_FRAME_EVAL;
 		if (!(u16 >> L->old_op_type_shift))
 			f->flags |= PERL_FRAME_OLDOP0;
-	} else if (perl_cv(w, s, f, cv, ctype == L->cxt_format, &start)) {
+	} else if (perl_cv(task, w, s, f, cv, ctype == L->cxt_format, &start)) {
 		perl_stop(w, ev, INTERP_EV_CORRUPT);
 		return 1;
 	}
@@ -362,7 +380,7 @@ static long perl_step(__u64 i, void *unused)
 	 * the caller's; the sub is at its first statement. */
 	if (w->first && w->pending == oldcop && ctype != L->cxt_eval)
 		w->pending = start;
-	if (perl_cop(w, s, f, w->pending)) {
+	if (perl_cop(task, w, s, f, w->pending)) {
 		perl_stop(w, ev, INTERP_EV_CORRUPT);
 		return 1;
 	}
@@ -376,10 +394,12 @@ static long perl_step(__u64 i, void *unused)
 	return 0;
 }
 
-static __always_inline void interp_perl_walk(struct interp_event *ev, struct interp_scratch *s,
+static __always_inline void interp_perl_walk(struct task_struct *task, struct interp_event *ev,
+					     struct interp_scratch *s,
 					     const struct interp_proc_cfg *cfg,
 					     const struct interp_perl_layout *L, __u64 fs_base)
 {
+	struct perl_step_ctx ctx = { .task = task };
 	struct perl_walk *w;
 	__u32 zero = 0, phase = 0;
 
@@ -391,11 +411,12 @@ static __always_inline void interp_perl_walk(struct interp_event *ev, struct int
 	w->first = 1;
 	if (cfg->tls_modid) {
 		/* libperl.so: PL_current_context in the library's TLS block */
-		if (interp_tls_var(fs_base, cfg->tls_modid, cfg->tls_sym, &w->my_perl) < 0) {
+		if (interp_tls_var(task, fs_base, cfg->tls_modid, cfg->tls_sym,
+				   &w->my_perl) < 0) {
 			ev->flags |= INTERP_EV_FAULT;
 			return;
 		}
-	} else if (perl_rd64(fs_base - cfg->perl_tls_off, &w->my_perl)) {
+	} else if (perl_rd64(task, fs_base - cfg->perl_tls_off, &w->my_perl)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
@@ -406,20 +427,20 @@ static __always_inline void interp_perl_walk(struct interp_event *ev, struct int
 	 * thread's interpreter with it in this thread's TLS; its state is not
 	 * this thread's stack.
 	 */
-	if (perl_rd32(w->my_perl + L->interp_phase, &phase) || phase == L->phase_destruct) {
+	if (perl_rd32(task, w->my_perl + L->interp_phase, &phase) || phase == L->phase_destruct) {
 		ev->flags |= INTERP_EV_TRUNCATED;
 		return;
 	}
-	if (perl_rd64(w->my_perl + L->interp_curstackinfo, &w->si) ||
-	    perl_rd64(w->my_perl + L->interp_curcop, &w->pending)) {
+	if (perl_rd64(task, w->my_perl + L->interp_curstackinfo, &w->si) ||
+	    perl_rd64(task, w->my_perl + L->interp_curcop, &w->pending)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
 	if (!w->si)			/* not running yet, or being torn down */
 		return;
-	if (!perl_load_si(w, ev))
+	if (!perl_load_si(task, w, ev))
 		return;
-	bpf_loop(INTERP_MAX_FRAMES + PERL_MAX_STACKINFOS + 2, perl_step, NULL, 0);
+	bpf_loop(INTERP_MAX_FRAMES + PERL_MAX_STACKINFOS + 2, perl_step, &ctx, 0);
 	if (!w->done)
 		ev->flags |= INTERP_EV_TRUNCATED;
 	ev->nframes = w->n > INTERP_MAX_FRAMES ? INTERP_MAX_FRAMES : w->n;

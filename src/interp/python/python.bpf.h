@@ -16,6 +16,7 @@
 
 /* State of one walk, for the bpf_loop() callback (verified once, not per iteration). */
 struct py_walk {
+	struct task_struct *task;
 	struct interp_event *ev;
 	struct interp_scratch *s;
 	const struct interp_proc_cfg *cfg;
@@ -44,12 +45,12 @@ static long interp_python_step(__u64 i, void *ctx)
 	frame_read &= INTERP_CHUNK - 1;
 	barrier_var(code_read);
 	code_read &= INTERP_CHUNK - 1;
-	if (bpf_probe_read_user(s->frame, frame_read, (void *)s->cursor)) {
+	if (interp_read(w->task, s->frame, frame_read, s->cursor)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
 	code = chunk_u64(s->frame, L->frame_code);
-	if (!code || bpf_probe_read_user(s->code, code_read, (void *)code)) {
+	if (!code || interp_read(w->task, s->code, code_read, code)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
@@ -70,15 +71,16 @@ static long interp_python_step(__u64 i, void *ctx)
 	return 0;
 }
 
-static __always_inline void interp_python_walk(struct interp_event *ev, struct interp_scratch *s,
+static __always_inline void interp_python_walk(struct task_struct *task, struct interp_event *ev,
+					       struct interp_scratch *s,
 					       const struct interp_proc_cfg *cfg,
 					       const struct interp_python_layout *L, __u64 fs_base)
 {
-	struct py_walk w = { .ev = ev, .s = s, .cfg = cfg, .L = L };
+	struct py_walk w = { .task = task, .ev = ev, .s = s, .cfg = cfg, .L = L };
 	__u64 tstate = 0, cframe = 0;
 	__u32 key = 0;
 
-	if (bpf_probe_read_user(&key, sizeof(key), (void *)cfg->tss_key_addr)) {
+	if (interp_read(task, &key, sizeof(key), cfg->tss_key_addr)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
@@ -87,8 +89,8 @@ static __always_inline void interp_python_walk(struct interp_event *ev, struct i
 		ev->flags |= INTERP_EV_BAD_KEY;
 		return;
 	}
-	if (bpf_probe_read_user(&tstate, sizeof(tstate),
-				(void *)(fs_base + cfg->pthread_specific + key * 16 + 8))) {
+	if (interp_read(task, &tstate, sizeof(tstate),
+			fs_base + cfg->pthread_specific + key * 16 + 8)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
@@ -96,10 +98,9 @@ static __always_inline void interp_python_walk(struct interp_event *ev, struct i
 		return;
 	s->n = 0;
 	s->cursor = 0;
-	if (bpf_probe_read_user(&cframe, sizeof(cframe), (void *)(tstate + L->tstate_cframe)) ||
+	if (interp_read(task, &cframe, sizeof(cframe), tstate + L->tstate_cframe) ||
 	    !cframe ||
-	    bpf_probe_read_user(&s->cursor, sizeof(s->cursor),
-				(void *)(cframe + L->cframe_current_frame))) {
+	    interp_read(task, &s->cursor, sizeof(s->cursor), cframe + L->cframe_current_frame)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}

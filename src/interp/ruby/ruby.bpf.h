@@ -41,7 +41,7 @@ struct rb_env {
  * fails or it is not a method entry.  Special consts (false 0, nil 8,
  * fixnums, symbols) are never objects: not read.
  */
-static __always_inline bool rb_read_ment(struct interp_scratch *s,
+static __always_inline bool rb_read_ment(struct task_struct *task, struct interp_scratch *s,
 					 const struct interp_ruby_layout *L, __u64 v)
 {
 	__u32 sz = L->me_read;
@@ -50,7 +50,7 @@ static __always_inline bool rb_read_ment(struct interp_scratch *s,
 		return false;
 	barrier_var(sz);
 	sz &= INTERP_CHUNK - 1;
-	if (!sz || bpf_probe_read_user(s->code, sz, (void *)v))
+	if (!sz || interp_read(task, s->code, sz, v))
 		return false;
 	return rb_imemo_is(L, chunk_u64(s->code, 0), L->imemo_ment);
 }
@@ -64,7 +64,7 @@ static __always_inline bool rb_read_ment(struct interp_scratch *s,
  * bodies), or after a failed read or too many environments: the frame then
  * keeps its bare label, never another method's class.
  */
-static __always_inline __u64 rb_frame_owner(struct interp_scratch *s,
+static __always_inline __u64 rb_frame_owner(struct task_struct *task, struct interp_scratch *s,
 					    const struct interp_ruby_layout *L, struct rb_env *env)
 {
 	__u64 v;
@@ -72,18 +72,18 @@ static __always_inline __u64 rb_frame_owner(struct interp_scratch *s,
 
 	for (i = 0; i < RB_ENV_HOPS; i++) {
 		v = env->me_cref;
-		if (rb_read_ment(s, L, v))
+		if (rb_read_ment(task, s, L, v))
 			return chunk_u64(s->code, L->me_owner);
 		if (env->flags & L->env_flag_local) {
 			/* ep[-2] was read above if it is an object: an svar? */
 			if (v >= 4096 && !(v & 7) &&
 			    rb_imemo_is(L, chunk_u64(s->code, 0), L->imemo_svar) &&
-			    rb_read_ment(s, L, chunk_u64(s->code, L->svar_cref_or_me)))
+			    rb_read_ment(task, s, L, chunk_u64(s->code, L->svar_cref_or_me)))
 				return chunk_u64(s->code, L->me_owner);
 			return 0;
 		}
 		v = env->specval & ~3ULL;
-		if (!v || bpf_probe_read_user(env, sizeof(*env), (void *)(v - L->ep_me_cref_below)))
+		if (!v || interp_read(task, env, sizeof(*env), v - L->ep_me_cref_below))
 			return 0;
 	}
 	return 0;
@@ -91,6 +91,7 @@ static __always_inline __u64 rb_frame_owner(struct interp_scratch *s,
 
 /* State of one walk, for the bpf_loop() callback. */
 struct rb_walk {
+	struct task_struct *task;
 	struct interp_event *ev;
 	struct interp_scratch *s;
 	const struct interp_ruby_layout *L;
@@ -99,6 +100,7 @@ struct rb_walk {
 static long interp_ruby_step(__u64 i, void *ctx)
 {
 	struct rb_walk *w = ctx;
+	struct task_struct *task = w->task;
 	struct interp_event *ev = w->ev;
 	struct interp_scratch *s = w->s;
 	const struct interp_ruby_layout *L = w->L;
@@ -119,7 +121,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 		ev->flags |= INTERP_EV_TRUNCATED;
 		return 1;
 	}
-	if (bpf_probe_read_user(s->frame, cfp_size, (void *)s->cursor)) {
+	if (interp_read(task, s->frame, cfp_size, s->cursor)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
@@ -128,7 +130,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	iseq = chunk_u64(s->frame, L->cfp_iseq);
 	ep = chunk_u64(s->frame, L->cfp_ep);
 	/* ep may point into the heap (an environment captured by a block). */
-	if (bpf_probe_read_user(&env, sizeof(env), (void *)(ep - L->ep_me_cref_below))) {
+	if (interp_read(task, &env, sizeof(env), ep - L->ep_me_cref_below)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
@@ -157,7 +159,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	}
 	if (flags & L->flag_cframe) {
 		me = env.me_cref;
-		if (!rb_read_ment(s, L, me)) {
+		if (!rb_read_ment(task, s, L, me)) {
 			ev->flags |= INTERP_EV_CORRUPT;
 			return 1;
 		}
@@ -168,8 +170,8 @@ static long interp_ruby_step(__u64 i, void *ctx)
 		f->addr = me;
 		f->id2 = chunk_u64(s->code, L->me_owner);
 		def = chunk_u64(s->code, L->me_def);
-		if (bpf_probe_read_user(&f->id1, 8, (void *)(def + L->def_original_id)) ||
-		    bpf_probe_read_user(&f->pc, 8, (void *)(def + L->def_cfunc_func))) {
+		if (interp_read(task, &f->id1, 8, def + L->def_original_id) ||
+		    interp_read(task, &f->pc, 8, def + L->def_cfunc_func)) {
 			ev->flags |= INTERP_EV_FAULT;
 			return 1;
 		}
@@ -178,7 +180,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 		s->n++;
 		return 0;
 	}
-	if (bpf_probe_read_user(obj, sizeof(obj), (void *)iseq)) {
+	if (interp_read(task, obj, sizeof(obj), iseq)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
@@ -189,34 +191,35 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	f->addr = iseq;
 	f->pc = pc;
 	f->id1 = obj[2];	/* iseq->body (iseq_body is 16: checked in user space) */
-	f->id2 = rb_frame_owner(s, L, &env);
+	f->id2 = rb_frame_owner(task, s, L, &env);
 	f->id3 = 0;
 	f->flags = (flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0;
 	s->n++;
 	return 0;
 }
 
-static __always_inline void interp_ruby_walk(struct interp_event *ev, struct interp_scratch *s,
+static __always_inline void interp_ruby_walk(struct task_struct *task, struct interp_event *ev,
+					     struct interp_scratch *s,
 					     const struct interp_proc_cfg *cfg,
 					     const struct interp_ruby_layout *L, __u64 fs_base)
 {
-	struct rb_walk w = { .ev = ev, .s = s, .L = L };
+	struct rb_walk w = { .task = task, .ev = ev, .s = s, .L = L };
 	__u64 ec = 0, stack = 0, size = 0;
 	int err;
 
 	s->n = 0;
 	s->cursor = s->end = 0;
 	/* ruby_current_ec, libruby's TLS variable */
-	err = interp_tls_var(fs_base, cfg->tls_modid, cfg->tls_sym, &ec);
+	err = interp_tls_var(task, fs_base, cfg->tls_modid, cfg->tls_sym, &ec);
 	if (err < 0) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
 	if (!ec)		/* no block: this thread never touched libruby's TLS */
 		return;
-	if (bpf_probe_read_user(&stack, 8, (void *)(ec + L->ec_vm_stack)) ||
-	    bpf_probe_read_user(&size, 8, (void *)(ec + L->ec_vm_stack_size)) ||
-	    bpf_probe_read_user(&s->cursor, 8, (void *)(ec + L->ec_cfp))) {
+	if (interp_read(task, &stack, 8, ec + L->ec_vm_stack) ||
+	    interp_read(task, &size, 8, ec + L->ec_vm_stack_size) ||
+	    interp_read(task, &s->cursor, 8, ec + L->ec_cfp)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
