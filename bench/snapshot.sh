@@ -5,9 +5,11 @@
 #     "quiet"), one stitch invocation of 3 rounds (the first cold: no unwind
 #     table or symbol loaded yet; the next warm), then eu-stack -p on each;
 #  2. stopping: a spinner's counter rate while nothing, stitch (40 rounds),
-#     eu-stack (20 runs) and gdb (3 runs) look at its process.
+#     eu-stack (20 runs) and gdb (3 runs) look at its process;
+#  3. script frames: 10 each of the Python, Ruby and Perl snapshot workloads
+#     (300 threads), one stitch invocation of 3 rounds, then eu-stack.
 #
-#   bench/snapshot.sh          (make first; needs eu-stack and gdb)
+#   bench/snapshot.sh          (make first; needs eu-stack (elfutils) and gdb)
 set -eu
 cd "$(dirname "$0")/.."
 out=build/bench
@@ -63,3 +65,25 @@ for w in "stitch x40:$t1:$t2" "eu-stack x20:$t2:$t3" "gdb x3:$t3:$t4"; do
 		printf "%-13s spinner at %5.1f%% of its rate alone over %.2f s (%.0f ms not run)\n",
 			n, 100 * r / b, z - a, (1 - r / b) * (z - a) * 1e3 }'
 done
+
+# 3. Interpreters: their threads' frames walked in the iterator, named from
+# their memory (code objects, iseqs) the first time, from caches after.
+kill "${pids[@]}" 2>/dev/null || true
+pids=()
+wl=tests/workloads/interp
+for i in $(seq 10); do
+	/usr/bin/python3.11 "$wl/py_snapshot.py" >/dev/null &
+	pids+=("$!")
+	/usr/bin/ruby3.1 "$wl/rb_snapshot.rb" >/dev/null &
+	pids+=("$!")
+	/usr/bin/perl "$wl/pl_snapshot.pl" >/dev/null &
+	pids+=("$!")
+done
+sleep 3
+list=$(IFS=,; echo "${pids[*]}")
+./stitch snapshot -p "$list" --count 3 --interval 10ms -o "$out/interp.txt"
+grep '^stitch snapshot:' "$out/interp.txt"
+a=$(mono)
+for p in "${pids[@]}"; do eu-stack -p "$p" >/dev/null 2>&1; done
+b=$(mono)
+awk -v a="$a" -v b="$b" 'BEGIN { printf "eu-stack -p on each of the 30 (native frames only): %.0f ms\n", (b - a) * 1e3 }'
