@@ -34,6 +34,7 @@
 #include "util/clock.h"
 #include "util/privileges.h"
 #include "snapshot/snap_report.h"
+#include "snapshot/stack_rest.h"
 #include "snapshot/snapshot.h"
 #include "snapshot.skel.h"
 
@@ -439,6 +440,21 @@ static int user_frames(struct snapper *s, const struct snap_record *r, const uin
 		return 0;
 	}
 	nu = copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf, &why);
+	/* Ran off the copy: a thread that has not run since has the rest unchanged. */
+	if (why == UNWIND_STOP_TRUNCATED && (r->flags & SNAP_USTACK_CUT) &&
+	    !(r->flags & SNAP_ON_CPU)) {
+		size_t len;
+		uint8_t *whole = stack_rest_read(r->pid, r->tid, r->cpu_ns, r->sp, ustack,
+						 r->ustack_bytes, &len);
+
+		if (whole) {
+			stack.data = whole;
+			stack.len = len;
+			nu = copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf,
+					 &why);
+			free(whole);
+		}
+	}
 	if (!r->interp_bytes)
 		return nu;
 	interp_stash(&s->interp, ustack + r->ustack_bytes, r->interp_bytes);

@@ -3,8 +3,10 @@
  * Tests for stitch snapshot's report: /proc's state letters from raw task
  * states, untrusted text escaped and bounded, grouping by state and frames
  * (sorted by count, then time since last ran), and JSON that a parser reads
- * back whatever the comm or frames hold.
+ * back whatever the comm or frames hold; the rest of a stack read only
+ * from a thread that has not run since.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "snapshot/snap_report.h"
+#include "snapshot/stack_rest.h"
 
 static void test_state_letters(void **state)
 {
@@ -147,6 +153,70 @@ static void test_json_escapes(void **state)
 	free(t.wait);
 }
 
+/* A child that wrote a known pattern over 64 KiB of memory, then sleeps. */
+static uint8_t pattern[64 * 1024];
+
+static uint64_t cpu_ns_of(pid_t pid)
+{
+	char path[64];
+	uint64_t ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%" SCNu64, &ns), 1);
+	fclose(f);
+	return ns;
+}
+
+static void test_stack_rest_only_if_not_run(void **state)
+{
+	const uint8_t copied[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	int ready[2], status;
+	uint8_t *whole;
+	size_t len = 0, i;
+	uint64_t cpu;
+	pid_t child;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(ready), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		for (i = 0; i < sizeof(pattern); i++)
+			pattern[i] = (uint8_t)(i * 7);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	usleep(50000);		/* asleep in pause() */
+	cpu = cpu_ns_of(child);
+	/* sp 8 bytes below the pattern: the copy, then the child's memory (same address here). */
+	whole = stack_rest_read(child, child, cpu, (uint64_t)(uintptr_t)pattern - 8, copied,
+				sizeof(copied), &len);
+	assert_non_null(whole);
+	assert_true(len >= sizeof(copied) + sizeof(pattern));
+	assert_memory_equal(whole, copied, sizeof(copied));
+	for (i = 0; i < sizeof(pattern); i++)
+		if (whole[sizeof(copied) + i] != (uint8_t)(i * 7))
+			fail_msg("byte %zu of the rest differs", i);
+	free(whole);
+	/* It ran since (another CPU time): the rest is not trusted. */
+	assert_null(stack_rest_read(child, child, cpu - 1, (uint64_t)(uintptr_t)pattern - 8,
+				    copied, sizeof(copied), &len));
+	/* Gone: nothing to read. */
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	assert_null(stack_rest_read(child, child, cpu, (uint64_t)(uintptr_t)pattern - 8, copied,
+				    sizeof(copied), &len));
+	close(ready[0]);
+	close(ready[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test(test_text_group_header),
 		cmocka_unit_test(test_json_escapes),
+		cmocka_unit_test(test_stack_rest_only_if_not_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
