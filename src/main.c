@@ -23,6 +23,8 @@ static void usage(FILE *f)
 "  diff      a differential flame graph of two profiles\n"
 "  stalls    report event-loop stalls of an unmodified program: threads that\n"
 "            run too long between two waits, with the stacks sampled meanwhile\n"
+"  latency   time every call of a system call or function; for the slow\n"
+"            ones, where their time went (on CPU, blocked), with stacks\n"
 "  snapshot  every thread's kernel + native stack right now, grouped, without\n"
 "            stopping anything (a wchan/pstack for the whole machine)\n"
 "  symbolize name the addresses in libstitch-stall reports, or fold them into\n"
@@ -35,6 +37,7 @@ static void usage(FILE *f)
 "  stitch report cpu.pb.gz --focus 'ngx_http_' -o nginx.svg\n"
 "  sudo stitch stalls -p 1234 --threshold 50ms -d 30\n"
 "  sudo stitch snapshot -p $(pidof server)\n"
+"  sudo stitch latency -e syscall:pread64 -p 1234 --threshold 1ms -o slow.svg\n"
 "  stitch symbolize < server-stderr.log\n");
 }
 
@@ -54,6 +57,8 @@ int main(int argc, char **argv)
 		return cmd_stalls(argc - 1, argv + 1);
 	if (strcmp(argv[1], "snapshot") == 0)
 		return cmd_snapshot(argc - 1, argv + 1);
+	if (strcmp(argv[1], "latency") == 0)
+		return cmd_latency(argc - 1, argv + 1);
 	if (strcmp(argv[1], "symbolize") == 0)
 		return cmd_symbolize(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||

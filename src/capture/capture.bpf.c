@@ -165,7 +165,7 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 		return 0;
 	if (filter_tgids && !tgid_traced(tgid))
 		return 0;
-	if (gate_closed(tid))
+	if (gate_closed(tid, defer != NULL))
 		return 0;
 	count(STAT_EVENTS);
 	task = bpf_get_current_task_btf();

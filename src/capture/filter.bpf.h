@@ -23,6 +23,14 @@ const volatile bool filter_tgids;	/* only tgids in traced_tgids */
 const volatile __u32 fixed_tgids[STITCH_FIXED_TGIDS];
 const volatile __u32 nfixed_tgids;
 const volatile bool gate_on;		/* keep events only where gate_threads opens */
+/*
+ * How a gate's value reads.  stalls: the CPU time (se.sum_exec_runtime)
+ * from which a thread's events are kept.  latency (gate_wall): the time
+ * (bpf_ktime_get_ns) from which samples of a thread in a call are kept,
+ * while its switch-outs are kept all through the call: whether the call
+ * will end slow is not known yet, and the stack can only be taken now.
+ */
+const volatile bool gate_wall;
 
 static __always_inline bool tgid_traced(__u32 tgid)
 {
@@ -36,16 +44,19 @@ static __always_inline bool tgid_traced(__u32 tgid)
 	return found;
 }
 
-/* The gate (targets.bpf.h): is this thread's event to be dropped? */
-static __always_inline bool gate_closed(__u32 tid)
+/* The gate (targets.bpf.h): is this thread's event (a switch-out?) to be dropped? */
+static __always_inline bool gate_closed(__u32 tid, bool switch_out)
 {
 	__u64 *open_at;
 
 	if (!gate_on)
 		return false;
 	open_at = bpf_map_lookup_elem(&gate_threads, &tid);
-	return !open_at || !*open_at ||
-	       bpf_get_current_task_btf()->se.sum_exec_runtime < *open_at;
+	if (!open_at || !*open_at)
+		return true;
+	if (gate_wall)
+		return !switch_out && bpf_ktime_get_ns() < *open_at;
+	return bpf_get_current_task_btf()->se.sum_exec_runtime < *open_at;
 }
 
 #endif /* STITCH_CAPTURE_FILTER_BPF_H */

@@ -10,6 +10,7 @@ struct held {
 	struct hmap_node node;
 	uint32_t tid;
 	uint32_t key_bytes;
+	uint64_t time_ns;
 	struct stack_key key;	/* variable length: must be last */
 };
 
@@ -26,6 +27,8 @@ static struct held *held_of(struct offcpu_pending *t, uint32_t tid)
 int offcpu_pending_init(struct offcpu_pending *t)
 {
 	t->lost = 0;
+	t->sink = NULL;
+	t->sink_ctx = NULL;
 	return hmap_init(&t->by_tid, 64);
 }
 
@@ -34,8 +37,8 @@ void offcpu_pending_free(struct offcpu_pending *t)
 	hmap_free_all(&t->by_tid);
 }
 
-int offcpu_hold(struct offcpu_pending *t, uint32_t tid, const struct stack_key *key,
-		uint32_t key_bytes)
+int offcpu_hold(struct offcpu_pending *t, uint32_t tid, uint64_t time_ns,
+		const struct stack_key *key, uint32_t key_bytes)
 {
 	struct held *h = held_of(t, tid);
 
@@ -50,6 +53,7 @@ int offcpu_hold(struct offcpu_pending *t, uint32_t tid, const struct stack_key *
 		return -ENOMEM;
 	h->tid = tid;
 	h->key_bytes = key_bytes;
+	h->time_ns = time_ns;
 	memcpy(&h->key, key, key_bytes);
 	hmap_insert(&t->by_tid, &h->node, hash_u64(tid));
 	return 0;
@@ -64,7 +68,9 @@ int offcpu_weigh(struct offcpu_pending *t, uint32_t tid, uint64_t ns, struct sta
 		t->lost++;
 		return 0;
 	}
-	if (ns)
+	if (ns && t->sink)
+		t->sink(t->sink_ctx, tid, h->time_ns, &h->key, h->key_bytes, ns);
+	else if (ns)
 		rc = stacks_add_n(stacks, &h->key, h->key_bytes, ns);
 	hmap_remove(&t->by_tid, &h->node);
 	free(h);

@@ -12,19 +12,25 @@
 #include "profile/stacks.h"
 #include "util/hashmap.h"
 
+/* Where weighed stacks go instead of a stack table (another command's hook). */
+typedef void (*offcpu_sink_fn)(void *ctx, uint32_t tid, uint64_t time_ns,
+			       const struct stack_key *key, uint32_t key_bytes, uint64_t ns);
+
 struct offcpu_pending {
 	struct hmap by_tid;
 	uint64_t lost;		/* intervals whose sample or weight record was lost */
+	offcpu_sink_fn sink;	/* NULL: offcpu_weigh counts into its stack table */
+	void *sink_ctx;
 };
 
 int offcpu_pending_init(struct offcpu_pending *t);
 void offcpu_pending_free(struct offcpu_pending *t);
 
-/* Hold tid's stack until its weight comes (replacing one held before). */
-int offcpu_hold(struct offcpu_pending *t, uint32_t tid, const struct stack_key *key,
-		uint32_t key_bytes);
+/* Hold tid's stack, taken at time_ns, until its weight comes (replacing one held before). */
+int offcpu_hold(struct offcpu_pending *t, uint32_t tid, uint64_t time_ns,
+		const struct stack_key *key, uint32_t key_bytes);
 
-/* tid's interval weighs ns: count its held stack that much (0: drop it). */
+/* tid's interval weighs ns: count its held stack that much (0: drop it), or give it to the sink. */
 int offcpu_weigh(struct offcpu_pending *t, uint32_t tid, uint64_t ns, struct stack_table *stacks);
 
 #endif /* STITCH_OFFCPU_PENDING_H */

@@ -170,7 +170,7 @@ int handle_sample(void *ctx, void *data, size_t size)
 		r->unwind_stops[why]++;
 	key->nuser = nu;
 	if (e->flags & STITCH_SAMPLE_WEIGHT_LATER)
-		offcpu_hold(&r->offcpu, e->tid, key, key_bytes_for(nk, nu));
+		offcpu_hold(&r->offcpu, e->tid, e->time_ns, key, key_bytes_for(nk, nu));
 	else if (r->hooks && r->hooks->sample)
 		r->hooks->sample(r->hooks->ctx, e, key, key_bytes_for(nk, nu));
 	else

@@ -416,6 +416,10 @@ int record_main(int argc, char **argv, const struct record_hooks *hooks)
 		rc = 1;
 		goto out;
 	}
+	if (hooks && hooks->weighed) {
+		r.offcpu.sink = hooks->weighed;
+		r.offcpu.sink_ctx = hooks->ctx;
+	}
 	rc = run(&r);
 out:
 	if (r.rb)

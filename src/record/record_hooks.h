@@ -23,6 +23,12 @@ struct record_hooks {
 	/* One unwound sample, instead of counting it in record's stack table. */
 	void (*sample)(void *ctx, const struct sample_event *e, const struct stack_key *key,
 		       uint32_t key_bytes);
+	/*
+	 * An off-CPU stack taken at time_ns and the ns its interval weighs,
+	 * instead of counting it (needs --per-event: the kernel counts none).
+	 */
+	void (*weighed)(void *ctx, uint32_t tid, uint64_t time_ns, const struct stack_key *key,
+			uint32_t key_bytes, uint64_t ns);
 	/* Once per turn of the event loop, after the samples of the turn. */
 	void (*poll)(void *ctx);
 	/* Recording ended, every sample delivered: write output instead of record. */

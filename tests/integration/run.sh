@@ -769,6 +769,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/interp_perl_tests.sh
 # Off-CPU time (-e offcpu).
 . tests/integration/offcpu.sh
+# stitch latency (issue 15).
+. tests/integration/latency.sh
 
 ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 TESTS=${*:-$ALL_TESTS}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Stacks waiting for their call to end, and slow calls' breakdowns: see lat_calls.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latency/lat_calls.h"
+
+struct pending {
+	uint64_t time_ns, ns;
+	bool on_cpu;
+	uint32_t key_bytes;
+	struct stack_key *key;
+};
+
+struct thread_stacks {
+	struct hmap_node node;
+	uint32_t tid;
+	struct pending *v;
+	size_t n, cap;
+};
+
+static bool tid_eq(const struct hmap_node *n, const void *tid)
+{
+	return ((const struct thread_stacks *)n)->tid == *(const uint32_t *)tid;
+}
+
+static struct thread_stacks *thread_of(struct lat_calls *lc, uint32_t tid, bool create)
+{
+	struct thread_stacks *t;
+
+	t = (struct thread_stacks *)hmap_find(&lc->threads, hash_u64(tid), tid_eq, &tid);
+	if (t || !create)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	hmap_insert(&lc->threads, &t->node, hash_u64(tid));
+	return t;
+}
+
+int lat_calls_init(struct lat_calls *lc, const char *root, uint64_t period_ns, int top)
+{
+	memset(lc, 0, sizeof(*lc));
+	lc->root = root;
+	lc->period_ns = period_ns;
+	lc->top = top;
+	lc->slowest = calloc(top > 0 ? top : 1, sizeof(*lc->slowest));
+	if (!lc->slowest || hmap_init(&lc->threads, 64) || stacks_init(&lc->breakdown))
+		return -ENOMEM;
+	return 0;
+}
+
+void lat_calls_free(struct lat_calls *lc)
+{
+	struct hmap_node *n;
+	size_t i, k;
+	int j;
+
+	hmap_for_each(&lc->threads, i, n) {
+		struct thread_stacks *t = (struct thread_stacks *)n;
+
+		for (k = 0; k < t->n; k++)
+			free(t->v[k].key);
+		free(t->v);
+	}
+	hmap_free_all(&lc->threads);
+	for (j = 0; j < lc->nslowest; j++)
+		stacks_free(&lc->slowest[j].stacks);
+	free(lc->slowest);
+	stacks_free(&lc->breakdown);
+}
+
+int lat_calls_stack(struct lat_calls *lc, uint32_t tid, uint64_t time_ns,
+		    const struct stack_key *key, uint32_t key_bytes, uint64_t ns, bool on_cpu)
+{
+	struct thread_stacks *t = thread_of(lc, tid, true);
+	struct pending *p;
+
+	if (!t)
+		return -ENOMEM;
+	if (t->n == LAT_MAX_PENDING) {
+		/* The oldest belong to calls that ended fast long ago, most likely. */
+		free(t->v[0].key);
+		memmove(&t->v[0], &t->v[1], (t->n - 1) * sizeof(*t->v));
+		t->n--;
+		lc->dropped++;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		struct pending *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	p = &t->v[t->n];
+	p->key = malloc(key_bytes);
+	if (!p->key)
+		return -ENOMEM;
+	memcpy(p->key, key, key_bytes);
+	p->key_bytes = key_bytes;
+	p->time_ns = time_ns;
+	p->ns = ns;
+	p->on_cpu = on_cpu;
+	t->n++;
+	lc->taken++;
+	return 0;
+}
+
+/*
+ * The stack as the breakdown shows it: the call as its root (in comm's
+ * place, the first frame), then [on-cpu] or [off-cpu], then its frames; or,
+ * without a stack, the marker alone under that.  Threads merge: no tid.
+ */
+static int add_annotated(struct stack_table *st, const char *root, const struct stack_key *key,
+			 const char *side, const char *marker, uint64_t ns)
+{
+	size_t front = key ? sizeof(*key) + key->nkernel * sizeof(uint64_t) +
+				 key->nuser * sizeof(struct uframe) : sizeof(struct stack_key);
+	struct stack_key *k = calloc(1, front + 2 * sizeof(struct uframe));
+	struct uframe *u;
+	int rc, nu;
+
+	if (!k)
+		return -ENOMEM;
+	if (key)
+		memcpy(k, key, front);
+	k->pid = k->tid = 0;
+	k->nwaker = 0;
+	memset(k->comm, 0, sizeof(k->comm));
+	strncpy(k->comm, root, sizeof(k->comm) - 1);
+	u = (struct uframe *)((uint8_t *)k + front);
+	nu = 0;
+	if (marker) {
+		u[nu].kind = UFRAME_NAME;
+		u[nu++].addr = (uint64_t)(uintptr_t)stacks_name(marker);
+	}
+	u[nu].kind = UFRAME_NAME;	/* outermost: right under the root */
+	u[nu++].addr = (uint64_t)(uintptr_t)stacks_name(side);
+	k->nuser += nu;
+	rc = stacks_add_n(st, k, front + nu * sizeof(struct uframe), ns);
+	free(k);
+	return rc;
+}
+
+/* Move slow call s into the --top list if it is among the slowest; else free its stacks. */
+static void keep_if_slowest(struct lat_calls *lc, struct lat_slow *s)
+{
+	int i = lc->nslowest;
+
+	if (lc->top <= 0 || (i == lc->top && s->call.dur_ns <= lc->slowest[i - 1].call.dur_ns)) {
+		stacks_free(&s->stacks);
+		return;
+	}
+	if (i == lc->top)
+		stacks_free(&lc->slowest[--i].stacks);
+	else
+		lc->nslowest++;
+	while (i > 0 && lc->slowest[i - 1].call.dur_ns < s->call.dur_ns) {
+		lc->slowest[i] = lc->slowest[i - 1];
+		i--;
+	}
+	lc->slowest[i] = *s;
+}
+
+int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c)
+{
+	struct thread_stacks *t = thread_of(lc, c->tid, false);
+	uint64_t end = c->start_ns + c->dur_ns, on = 0, off = 0, on_exact, off_exact;
+	uint64_t given = 0, cum = 0;
+	struct lat_slow s = { .call = *c };
+	size_t i, kept = 0, k;
+	int rc = 0;
+
+	on_exact = c->on_cpu_ns < c->dur_ns ? c->on_cpu_ns : c->dur_ns;
+	off_exact = c->dur_ns - on_exact;
+	s.call.on_cpu_ns = on_exact;
+	s.off_cpu_ns = off_exact;
+	if (stacks_init(&s.stacks))
+		return -ENOMEM;
+	for (i = 0; t && i < t->n; i++) {
+		const struct pending *p = &t->v[i];
+
+		if (p->time_ns >= c->start_ns && p->time_ns <= end) {
+			if (p->on_cpu)
+				on += p->ns;
+			else
+				off += p->ns;
+		}
+	}
+	/*
+	 * Off-CPU stacks weigh what they were off; samples share the call's
+	 * exact CPU time in proportion (more samples than its CPU time is
+	 * sampling noise), rounded so the shares add up.
+	 */
+	for (i = 0; t && i < t->n; i++) {
+		struct pending *p = &t->v[i];
+		uint64_t w;
+
+		if (p->time_ns > end) {
+			t->v[kept++] = *p;	/* a later call's */
+			continue;
+		}
+		if (p->time_ns >= c->start_ns && !rc) {
+			w = p->ns;
+			if (p->on_cpu && on > on_exact) {
+				cum += p->ns;
+				w = (uint64_t)((double)cum * on_exact / on) - given;
+				given += w;
+			}
+			if (w)
+				rc = add_annotated(&s.stacks, lc->root, p->key,
+						   p->on_cpu ? "[on-cpu]" : "[off-cpu]", NULL, w);
+			lc->claimed++;
+		}
+		free(p->key);
+	}
+	if (t)
+		t->n = kept;
+	if (!rc && on < on_exact)
+		rc = add_annotated(&s.stacks, lc->root, NULL, "[on-cpu]",
+				   "[not sampled: before the threshold, or between samples]",
+				   on_exact - on);
+	if (!rc && off < off_exact)
+		rc = add_annotated(&s.stacks, lc->root, NULL, "[off-cpu]", "[no stack taken]",
+				   off_exact - off);
+	if (!rc && stacks_sort(&s.stacks))
+		rc = -ENOMEM;
+	for (k = 0; !rc && k < s.stacks.nsorted; k++) {
+		const struct stack *st = s.stacks.sorted[k];
+
+		rc = stacks_add_n(&lc->breakdown, &st->key, st->key_bytes, st->count);
+	}
+	lc->slow++;
+	lc->slow_ns += c->dur_ns;
+	lc->on_cpu_ns += on_exact;
+	lc->off_cpu_ns += off_exact;
+	keep_if_slowest(lc, &s);
+	return rc;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stitch latency, user side: the stacks taken while a thread was in a call
+ * (cpu samples once the call was threshold old, every switch-out with the
+ * time it stayed off) wait per thread until the call ends.  A slow call
+ * claims those inside it; those of calls that ended under the threshold
+ * are dropped when a later call of the thread ends, or by age.  Each slow
+ * call's time is split among its stacks: on-CPU (samples, weighed by the
+ * sampling period) and off-CPU (switch-outs, weighed by the time off), and
+ * what the stacks do not cover (on-CPU time before the threshold, between
+ * samples; off-CPU intervals whose stack was lost) under a marker.
+ */
+#ifndef STITCH_LATENCY_CALLS_H
+#define STITCH_LATENCY_CALLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "latency/latency.h"
+#include "profile/stacks.h"
+#include "util/hashmap.h"
+
+/* Stacks kept per thread waiting for their call to end; older ones are dropped first. */
+#define LAT_MAX_PENDING 4096
+
+/* One slow call with its own stacks (kept for the slowest --top N). */
+struct lat_slow {
+	struct lat_call call;
+	uint64_t off_cpu_ns;		/* dur - on_cpu */
+	struct stack_table stacks;	/* its breakdown, weighed in ns */
+};
+
+struct lat_calls {
+	const char *root;		/* the flame graph's root frame: the call */
+	uint64_t period_ns;		/* weight of one cpu sample */
+	struct hmap threads;		/* tid -> stacks waiting */
+	struct stack_table breakdown;	/* every slow call's stacks, weighed in ns */
+	struct lat_slow *slowest;	/* the top slowest calls, slowest first */
+	int top, nslowest;
+	uint64_t slow, slow_ns, on_cpu_ns, off_cpu_ns;
+	uint64_t dropped;		/* stacks dropped: a thread had too many waiting */
+	uint64_t taken, claimed;	/* stacks given, and those a slow call claimed */
+};
+
+int lat_calls_init(struct lat_calls *lc, const char *root, uint64_t period_ns, int top);
+void lat_calls_free(struct lat_calls *lc);
+
+/* A stack of thread tid taken at time_ns, weighing ns, on CPU or off. */
+int lat_calls_stack(struct lat_calls *lc, uint32_t tid, uint64_t time_ns,
+		    const struct stack_key *key, uint32_t key_bytes, uint64_t ns, bool on_cpu);
+
+/* A slow call ended: every stack taken in it must have been given already. */
+int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c);
+
+#endif /* STITCH_LATENCY_CALLS_H */

@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stitch latency: "X is slow, where did each slow call's time go?".  Every
+ * call of the root is timed in the kernel (latency.bpf.c) into a
+ * histogram; record's pipeline, driven through its hooks, takes stacks of
+ * threads inside a call (cpu samples once the call is threshold old, and
+ * every switch-out with its time off CPU: -e wall, gated by latency.bpf.c);
+ * when a call ends at or over the threshold, the stacks taken in it are its
+ * breakdown (lat_calls.c), printed and written (lat_report.c, -o).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "commands.h"
+#include "capture/capture.h"
+#include "formats/output.h"
+#include "latency/lat_calls.h"
+#include "latency/lat_report.h"
+#include "profile/resolve.h"
+#include "record/record_hooks.h"
+#include "util/cli.h"
+#include "util/clock.h"
+#include "util/outfile.h"
+#include "util/privileges.h"
+#include "capture.skel.h"
+#include "latency.skel.h"
+
+#define DEFAULT_FREQ 999
+#define DEFAULT_TOP 5
+#define MAX_OUTPUTS 8
+#define MAX_RECORD_ARGS 32
+#define OUTPUT_JSON (-1)
+
+enum root_kind { ROOT_SYSCALL, ROOT_FUNCTION };
+
+struct lat_opts {
+	const char *root_spec;
+	enum root_kind kind;
+	char root_name[128];		/* the syscall, or the function */
+	char binary[4096];		/* ROOT_FUNCTION: the file */
+	uint64_t threshold_ns;
+	long freq;
+	const char *freq_arg, *duration, *pids;
+	bool all, force;
+	int top;
+	const char *outputs[MAX_OUTPUTS];
+	int formats[MAX_OUTPUTS];
+	int noutputs;
+	char **command;
+};
+
+struct latency {
+	struct lat_opts *o;
+	struct latency_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *links[2];
+	struct lat_call *pending;	/* read last turn, claimed next turn */
+	size_t npending, cap;
+	uint64_t unqueued;
+	struct lat_calls calls;
+	struct resolver res;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: stitch latency -e ROOT (-p PID[,PID...] | -a | -- COMMAND [ARGS...])\n"
+"                      [--threshold TIME] [-F HZ] [-d SECONDS] [--top N] [-o FILE]...\n"
+"\n"
+"Time every call of ROOT, a system call or a user function, per thread: a\n"
+"histogram with p50/p90/p99/max.  For the calls at or over the threshold,\n"
+"where their wall time went: blocked (the stack at each switch-out, weighed\n"
+"by the time off CPU) or on CPU (stacks sampled at -F once the call is\n"
+"threshold old), with kernel, native and script frames.  A call that ends\n"
+"under the threshold without blocking costs only its entry and exit probes.\n"
+"\n"
+"Roots:\n"
+"  syscall:NAME             a system call, e.g. syscall:pread64, syscall:fsync\n"
+"  uprobe:BINARY:FUNCTION   a function of a binary or library (entry and return)\n"
+"  Not yet: kernel functions (kprobe:, fentry:; this kernel offers neither),\n"
+"  USDT and tracepoint begin/end pairs.\n"
+"\n"
+"Options:\n"
+"  -e, --event ROOT         what to time (required)\n"
+"  -p, --pid PID[,PID...]   calls of these processes' threads\n"
+"  -a, --all                calls of every process\n"
+"  -- COMMAND [ARGS...]     run COMMAND and time its calls (and its children's)\n"
+"  -t, --threshold TIME     a slow call: 1ms (default), 500us, 0.2s\n"
+"  -F, --freq HZ            cpu samples per second in slow calls (default %d)\n"
+"  -d, --duration SECONDS   stop after this long (default: Ctrl-C, or when\n"
+"                           COMMAND exits)\n"
+"      --top N              the N slowest calls, each with its breakdown (default %d)\n"
+"  -o, --output FILE        write here, repeatable; the name sets the format:\n"
+"                           FILE.json (the numbers, for scripts), - or FILE.txt\n"
+"                           (the summary), FILE.svg, FILE.pb.gz, FILE.folded,\n"
+"                           FILE.speedscope.json (the slow calls' breakdown, in\n"
+"                           ns: root = the call, then [on-cpu] or [off-cpu])\n"
+"      --force              let -o replace a symlink (the link itself)\n"
+"  -h, --help               this help\n"
+"\n"
+"Examples:\n"
+"  sudo stitch latency -e syscall:pread64 -p $(pidof db) -t 1ms -d 30 -o slow.svg\n"
+"  sudo stitch latency -e uprobe:/usr/sbin/nginx:ngx_http_process_request -t 5ms -a\n"
+"Needs root (or CAP_BPF + CAP_PERFMON).\n",
+		DEFAULT_FREQ, DEFAULT_TOP);
+}
+
+static int fail_usage(const char *fmt, const char *arg)
+{
+	return cli_usage_error("latency", fmt, arg);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The root: syscall:NAME, or uprobe:BINARY:FUNCTION (the last ':' splits). */
+static int parse_root(struct lat_opts *o, const char *spec)
+{
+	char path[256];
+	const char *colon;
+
+	o->root_spec = spec;
+	if (!strncmp(spec, "syscall:", 8)) {
+		const char *name = spec + 8;
+
+		if (!*name || strlen(name) >= sizeof(o->root_name) || strspn(name,
+		    "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name))
+			return fail_usage("-e: '%s' is not a system call name", spec);
+		snprintf(path, sizeof(path), "/sys/kernel/tracing/events/syscalls/sys_enter_%s",
+			 name);
+		if (access(path, F_OK) != 0) {
+			snprintf(path, sizeof(path),
+				 "/sys/kernel/debug/tracing/events/syscalls/sys_enter_%s", name);
+			if (access(path, F_OK) != 0)
+				return fail_usage("-e: this kernel has no system call '%s' (see "
+						  "/sys/kernel/tracing/events/syscalls)", name);
+		}
+		o->kind = ROOT_SYSCALL;
+		strcpy(o->root_name, name);
+		return 0;
+	}
+	if (!strncmp(spec, "uprobe:", 7)) {
+		colon = strrchr(spec + 7, ':');
+		if (!colon || colon == spec + 7 || !colon[1] ||
+		    (size_t)(colon - (spec + 7)) >= sizeof(o->binary) ||
+		    strlen(colon + 1) >= sizeof(o->root_name))
+			return fail_usage("-e: '%s' is not uprobe:BINARY:FUNCTION", spec);
+		memcpy(o->binary, spec + 7, colon - (spec + 7));
+		o->binary[colon - (spec + 7)] = '\0';
+		if (access(o->binary, R_OK) != 0)
+			return fail_usage("-e: cannot read the binary '%s'", o->binary);
+		o->kind = ROOT_FUNCTION;
+		strcpy(o->root_name, colon + 1);
+		return 0;
+	}
+	if (!strncmp(spec, "kprobe:", 7) || !strncmp(spec, "fentry:", 7) ||
+	    !strncmp(spec, "kfunc:", 6))
+		return fail_usage("-e: '%s': kernel functions as roots are not supported yet "
+				  "(and this kernel offers neither kprobes nor fentry); time a "
+				  "system call instead", spec);
+	return fail_usage("-e: '%s' is not a root: syscall:NAME or uprobe:BINARY:FUNCTION", spec);
+}
+
+static int parse_opts(int argc, char **argv, struct lat_opts *o)
+{
+	enum { OPT_TOP = 256, OPT_FORCE };
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long v;
+	int c, rc;
+
+	o->threshold_ns = 1000000;
+	o->freq = DEFAULT_FREQ;
+	o->top = DEFAULT_TOP;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:p:at:F:d:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (o->root_spec)
+				return fail_usage("%s", "one root at a time (-e once)");
+			rc = parse_root(o, optarg);
+			if (rc)
+				return rc;
+			break;
+		case 'p':
+			o->pids = optarg;	/* record checks them */
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 't':
+			o->threshold_ns = cli_parse_time(optarg);
+			if (!o->threshold_ns)
+				return fail_usage("--threshold: '%s' is not a time between 1us and "
+						  "1h (like 1ms, 500us, 0.2s)", optarg);
+			break;
+		case 'F':
+			if (!cli_parse_long(optarg, 1, 100000, &o->freq))
+				return fail_usage("-F: '%s' is not a frequency from 1 to 100000 Hz",
+						  optarg);
+			o->freq_arg = optarg;
+			break;
+		case 'd':
+			o->duration = optarg;	/* record checks it */
+			break;
+		case 'o':
+			if (o->noutputs == MAX_OUTPUTS)
+				return fail_usage("%s", "at most 8 -o outputs");
+			if (ends_with(optarg, ".json") && !ends_with(optarg, ".speedscope.json")) {
+				o->outputs[o->noutputs] = optarg;
+				o->formats[o->noutputs++] = OUTPUT_JSON;
+			} else if (output_add("latency", o->outputs, o->formats, &o->noutputs,
+					      MAX_OUTPUTS, optarg)) {
+				return 2;
+			}
+			break;
+		case OPT_TOP:
+			if (!cli_parse_long(optarg, 0, 1000, &v))
+				return fail_usage("--top: '%s' is not a count from 0 to 1000", optarg);
+			o->top = v;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'stitch latency --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	if (!o->root_spec)
+		return fail_usage("%s", "say what to time with -e: syscall:NAME or "
+				  "uprobe:BINARY:FUNCTION");
+	if ((o->pids != NULL) + o->all + (o->command != NULL) != 1)
+		return fail_usage("%s", "say whose calls with exactly one of: -p PID, -a, or "
+				  "-- COMMAND");
+	return 0;
+}
+
+/* ---- hooks into record's pipeline -------------------------------------- */
+
+static int before_load(void *ctx, struct capture_bpf *rskel)
+{
+	struct latency *l = ctx;
+	int err;
+
+	l->skel = latency_bpf__open();
+	if (!l->skel) {
+		fprintf(stderr, "stitch latency: cannot open the BPF object: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	l->skel->rodata->threshold_ns = l->o->threshold_ns;
+	l->skel->rodata->filter_tgids = !l->o->all;
+	err = latency_bpf__load(l->skel);
+	if (err) {
+		fprintf(stderr, "stitch latency: cannot load the BPF programs: %s%s\n",
+			strerror(-err), err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
+			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
+		return -1;
+	}
+	/* The gate is ours: threads in a call, samples once it is threshold old. */
+	rskel->rodata->gate_on = true;
+	rskel->rodata->gate_wall = true;
+	err = bpf_map__reuse_fd(rskel->maps.gate_threads, bpf_map__fd(l->skel->maps.gate_threads));
+	if (!err)
+		err = bpf_map__reuse_fd(rskel->maps.traced_tgids,
+					bpf_map__fd(l->skel->maps.traced_tgids));
+	if (err) {
+		fprintf(stderr, "stitch latency: cannot share maps with the sampler: %s\n",
+			strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+static int on_slow_call(void *ctx, void *data, size_t size)
+{
+	struct latency *l = ctx;
+
+	if (size < sizeof(struct lat_call))
+		return 0;
+	if (l->npending == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct lat_call *v = realloc(l->pending, cap * sizeof(*v));
+
+		if (!v) {
+			l->unqueued++;
+			return 0;
+		}
+		l->pending = v;
+		l->cap = cap;
+	}
+	memcpy(&l->pending[l->npending++], data, sizeof(struct lat_call));
+	return 0;
+}
+
+static int attach_root(struct latency *l)
+{
+	struct lat_opts *o = l->o;
+	char enter[160], leave[160];
+
+	if (o->kind == ROOT_SYSCALL) {
+		snprintf(enter, sizeof(enter), "sys_enter_%s", o->root_name);
+		snprintf(leave, sizeof(leave), "sys_exit_%s", o->root_name);
+		l->links[0] = bpf_program__attach_tracepoint(l->skel->progs.lat_sys_enter,
+							     "syscalls", enter);
+		l->links[1] = l->links[0] ?
+			bpf_program__attach_tracepoint(l->skel->progs.lat_sys_exit, "syscalls",
+						       leave) : NULL;
+	} else {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = o->root_name);
+
+		l->links[0] = bpf_program__attach_uprobe_opts(l->skel->progs.lat_func_enter, -1,
+							      o->binary, 0, &uo);
+		uo.retprobe = true;
+		l->links[1] = l->links[0] ?
+			bpf_program__attach_uprobe_opts(l->skel->progs.lat_func_exit, -1,
+							o->binary, 0, &uo) : NULL;
+	}
+	if (!l->links[0] || !l->links[1]) {
+		fprintf(stderr, "stitch latency: cannot attach to %s: %s%s\n", o->root_spec,
+			strerror(errno), o->kind == ROOT_FUNCTION ?
+			" (is the function in the binary's symbol table?)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int attached(void *ctx)
+{
+	struct latency *l = ctx;
+	char t[32];
+
+	if (attach_root(l))
+		return -1;
+	/* Threads that die in a call; record's samplers are running already. */
+	if (latency_bpf__attach(l->skel)) {
+		fprintf(stderr, "stitch latency: cannot watch thread exits: %s\n", strerror(errno));
+		return -1;
+	}
+	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.slow_calls), on_slow_call, l, NULL);
+	if (!l->rb) {
+		fprintf(stderr, "stitch latency: cannot open the ring buffer: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	lat_format_ns(t, sizeof(t), l->o->threshold_ns);
+	fprintf(stderr, "stitch latency: timing %s; slow: %s or more\n", l->o->root_spec, t);
+	return 0;
+}
+
+static void on_sample(void *ctx, const struct sample_event *e, const struct stack_key *key,
+		      uint32_t key_bytes)
+{
+	struct latency *l = ctx;
+
+	lat_calls_stack(&l->calls, e->tid, e->time_ns, key, key_bytes, l->calls.period_ns, true);
+}
+
+static void on_weighed(void *ctx, uint32_t tid, uint64_t time_ns, const struct stack_key *key,
+		       uint32_t key_bytes, uint64_t ns)
+{
+	struct latency *l = ctx;
+
+	lat_calls_stack(&l->calls, tid, time_ns, key, key_bytes, ns, false);
+}
+
+/*
+ * Slow calls read in the previous turn are claimed now: every stack taken
+ * in them was in record's ring before the call's record was written, and
+ * record's ring has been read again since.
+ */
+static void on_poll(void *ctx)
+{
+	struct latency *l = ctx;
+	size_t i;
+
+	for (i = 0; i < l->npending; i++)
+		lat_calls_slow(&l->calls, &l->pending[i]);
+	l->npending = 0;
+	ring_buffer__consume(l->rb);
+}
+
+static void read_histogram(struct latency *l, struct lat_hist *h, uint64_t *stats)
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	uint64_t *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v));
+	uint32_t i;
+
+	memset(h, 0, sizeof(*h));
+	if (!v || ncpu <= 0) {
+		free(v);
+		return;
+	}
+	for (i = 0; i < LAT_BUCKETS; i++) {
+		if (bpf_map__lookup_elem(l->skel->maps.histogram, &i, sizeof(i), v,
+					 ncpu * sizeof(*v), 0))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			h->counts[i] += v[c];
+		h->total += h->counts[i];
+	}
+	for (i = 0; i <= LAT_STAT_NR; i++) {
+		uint64_t sum = 0, max = 0;
+
+		if (bpf_map__lookup_elem(l->skel->maps.lat_stats, &i, sizeof(i), v,
+					 ncpu * sizeof(*v), 0))
+			continue;
+		for (c = 0; c < ncpu; c++) {
+			sum += v[c];
+			max = v[c] > max ? v[c] : max;
+		}
+		if (i == LAT_STAT_NR)
+			h->max_ns = max;
+		else
+			stats[i] = sum;
+	}
+	free(v);
+}
+
+/* Calls not ended when tracing stopped: how many, and the oldest's age. */
+static void open_calls(struct latency *l, struct lat_summary *s)
+{
+	uint32_t key, next, *prev = NULL;
+	uint64_t now = mono_ns();
+	struct lat_open v;
+
+	while (!bpf_map__get_next_key(l->skel->maps.open_calls, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(l->skel->maps.open_calls, &key, sizeof(key), &v,
+					 sizeof(v), 0))
+			continue;
+		s->open_at_end++;
+		if (now > v.start_ns && now - v.start_ns > s->longest_open_ns)
+			s->longest_open_ns = now - v.start_ns;
+	}
+}
+
+static int write_outputs(struct latency *l, struct lat_summary *s, double seconds)
+{
+	static const char *const events[] = { "latency" };
+	struct lat_opts *o = l->o;
+	struct output_opts oo = { .top = 20, .force = o->force };
+	const char *paths[MAX_OUTPUTS];
+	int formats[MAX_OUTPUTS], n = 0, i, rc = 0;
+	char what[64], sub[256];
+	struct profile p;
+
+	for (i = 0; i < o->noutputs; i++) {
+		struct outfile of;
+		char err[PATH_MAX + 128];
+
+		if (o->formats[i] != OUTPUT_JSON && o->formats[i] != OUTPUT_TEXT) {
+			paths[n] = o->outputs[i];
+			formats[n++] = o->formats[i];
+			continue;
+		}
+		if (!strcmp(o->outputs[i], "-")) {
+			lat_report_text(stdout, s);
+			continue;
+		}
+		if (outfile_open(&of, o->outputs[i], o->force, err, sizeof(err))) {
+			fprintf(stderr, "stitch latency: cannot write %s\n", err);
+			rc = -1;
+			continue;
+		}
+		if (o->formats[i] == OUTPUT_JSON)
+			lat_report_json(of.f, s);
+		else
+			lat_report_text(of.f, s);
+		if (outfile_commit(&of, err, sizeof(err))) {
+			fprintf(stderr, "stitch latency: writing %s\n", err);
+			rc = -1;
+		}
+	}
+	if (!n)
+		return rc;
+	profile_init(&p);
+	if (profile_from_stacks(&p, &l->calls.breakdown, &l->res, events, 1)) {
+		profile_free(&p);
+		return -1;
+	}
+	snprintf(sub, sizeof(sub), "%s calls at or over the threshold: where their time went",
+		 l->o->root_name);
+	p.title = profile_str(&p, sub);
+	p.value_type = profile_str(&p, "wall");
+	p.value_unit = profile_str(&p, "nanoseconds");
+	p.duration_ns = seconds * 1e9;
+	oo.subtitle = "root: the call; then [on-cpu] or [off-cpu]";
+	snprintf(what, sizeof(what), "%" PRIu64 " slow calls", l->calls.slow);
+	if (output_write_all("latency", paths, formats, n, &p, &oo, what))
+		rc = -1;
+	profile_free(&p);
+	return rc;
+}
+
+static int finish(void *ctx, double seconds)
+{
+	struct latency *l = ctx;
+	struct lat_summary s = { 0 };
+	struct lat_hist *h = calloc(1, sizeof(*h));
+	bool text_to_stdout = true;
+	int i, rc;
+
+	if (!h)
+		return -1;
+	for (i = 0; l->links[0] && i < 2; i++) {
+		bpf_link__destroy(l->links[i]);
+		l->links[i] = NULL;
+	}
+	on_poll(l);		/* every stack and call is in: claim what is left */
+	on_poll(l);
+	read_histogram(l, h, s.stats);
+	s.root = l->o->root_spec;
+	s.threshold_ns = l->o->threshold_ns;
+	s.seconds = seconds;
+	s.hist = h;
+	s.calls = &l->calls;
+	s.res = &l->res;
+	s.top_stacks = 8;
+	open_calls(l, &s);
+	for (i = 0; i < l->o->noutputs; i++)
+		if (l->o->formats[i] == OUTPUT_TEXT)
+			text_to_stdout = false;
+	if (text_to_stdout)
+		lat_report_text(stdout, &s);
+	if (s.stats[LAT_STAT_SLOW_LOST] || l->unqueued)
+		fprintf(stderr, "stitch latency: LOST %" PRIu64 " slow calls (ring full or out of "
+			"memory): counted, not broken down\n",
+			s.stats[LAT_STAT_SLOW_LOST] + l->unqueued);
+	if (s.stats[LAT_STAT_UNTRACKED])
+		fprintf(stderr, "stitch latency: %" PRIu64 " calls not timed (more than %d threads "
+			"in calls at once)\n", s.stats[LAT_STAT_UNTRACKED], LAT_MAX_THREADS);
+	if (l->calls.dropped)
+		fprintf(stderr, "stitch latency: %" PRIu64 " stacks dropped (a thread had more than "
+			"%d waiting for its call to end)\n", l->calls.dropped, LAT_MAX_PENDING);
+	rc = write_outputs(l, &s, seconds);
+	free(h);
+	return rc;
+}
+
+/* record's options: cpu samples and off-CPU time (-e wall) of the same targets. */
+static int record_args(const struct lat_opts *o, char **av, int max)
+{
+	int n = 0, i;
+
+	av[n++] = "stitch latency";
+	av[n++] = "-e";
+	av[n++] = "wall";
+	av[n++] = "-F";
+	av[n++] = o->freq_arg ? (char *)o->freq_arg : "999";
+	/* Each stack is matched to its call by thread and time: no counting in the kernel. */
+	av[n++] = "--per-event";
+	if (o->duration) {
+		av[n++] = "-d";
+		av[n++] = (char *)o->duration;
+	}
+	if (o->pids) {
+		av[n++] = "-p";
+		av[n++] = (char *)o->pids;
+	}
+	if (o->all)
+		av[n++] = "-a";
+	if (o->command) {
+		av[n++] = "--";
+		for (i = 0; o->command[i]; i++) {
+			if (n == max - 1)
+				return -1;
+			av[n++] = o->command[i];
+		}
+	}
+	av[n] = NULL;
+	return n;
+}
+
+int cmd_latency(int argc, char **argv)
+{
+	struct lat_opts o = { 0 };
+	struct latency l = { .o = &o };
+	struct record_hooks hooks;
+	char **av;
+	int rc, n;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (output_check_all("latency", o.outputs, o.noutputs, o.force))
+		return 1;
+	if (check_tracing_privileges("stitch latency") != 0)
+		return 1;
+	av = calloc(MAX_RECORD_ARGS + argc, sizeof(*av));
+	if (!av)
+		return 1;
+	n = record_args(&o, av, MAX_RECORD_ARGS + argc);
+	if (n < 0 || resolver_init(&l.res, NULL) ||
+	    lat_calls_init(&l.calls, o.root_name, 1000000000ull / o.freq, o.top)) {
+		fprintf(stderr, "stitch latency: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	resolver_name_kernel_lazily(&l.res, "/proc/kallsyms");
+	hooks = (struct record_hooks){
+		.ctx = &l,
+		.before_load = before_load,
+		.attached = attached,
+		.sample = on_sample,
+		.weighed = on_weighed,
+		.poll = on_poll,
+		.finish = finish,
+	};
+	rc = record_main(n, av, &hooks);
+out:
+	lat_calls_free(&l.calls);
+	resolver_free(&l.res);
+	ring_buffer__free(l.rb);
+	for (n = 0; n < 2; n++)
+		bpf_link__destroy(l.links[n]);
+	latency_bpf__destroy(l.skel);
+	free(l.pending);
+	free(av);
+	return rc;
+}

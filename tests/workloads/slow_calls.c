@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Workload for stitch latency's tests: calls of which a known share is
+ * slow, for a known reason.  Waits for SIGUSR1 after printing "ready" (so
+ * that a tracer attached with -p sees every call), makes N calls, then
+ * prints what it measured itself: the count, the slow ones' total and its
+ * own p99, with clock_gettime (the vDSO: no system call of its own).
+ *
+ *   slow_calls pipe N   read(2) of one byte from a pipe; every 20th byte
+ *                       the writer thread sends 5 ms late (blocked in the
+ *                       kernel's pipe read)
+ *   slow_calls lock N   lookup_record(): a pread(2) of a file; every 20th
+ *                       call also takes a mutex another thread holds for
+ *                       5 ms (blocked in futex_wait)
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EVERY 20
+#define DELAY_NS 5000000L
+
+static int fds[2], file_fd, ncalls;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t turn;
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_ns(long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/* pipe: one byte per call, every EVERY-th one late. */
+static void *writer(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < ncalls; i++) {
+		if (i % EVERY == EVERY - 1)
+			sleep_ns(DELAY_NS);
+		if (write(fds[1], "x", 1) != 1)
+			exit(1);
+	}
+	return NULL;
+}
+
+/* lock: holds the mutex 5 ms each time the reader is about to need it. */
+static void *holder(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < ncalls / EVERY; i++) {
+		pthread_mutex_lock(&lock);
+		pthread_barrier_wait(&turn);
+		sleep_ns(DELAY_NS);
+		pthread_mutex_unlock(&lock);
+		pthread_barrier_wait(&turn);
+	}
+	return NULL;
+}
+
+__attribute__((noinline)) static void wait_for_lock(void)
+{
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+}
+
+/* The root of the lock mode: a lookup that sometimes waits for the lock. */
+__attribute__((noinline)) int lookup_record(int i, char *buf)
+{
+	int n = pread(file_fd, buf, 512, (i % 8) * 512);
+
+	if (i % EVERY == EVERY - 1)
+		wait_for_lock();
+	return n;
+}
+
+__attribute__((noinline)) static int read_byte(char *c)
+{
+	return read(fds[0], c, 1);
+}
+
+static int cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	long long *d, t0, slow_ns = 0;
+	int i, lockmode, nslow = 0, sig;
+	pthread_t th;
+	sigset_t set;
+	char buf[512];
+
+	if (argc != 3 || (strcmp(argv[1], "pipe") && strcmp(argv[1], "lock")))
+		return 2;
+	lockmode = !strcmp(argv[1], "lock");
+	ncalls = atoi(argv[2]);
+	d = calloc(ncalls, sizeof(*d));
+	if (!d || pipe(fds))
+		return 1;
+	file_fd = open("/proc/self/exe", O_RDONLY);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	pthread_barrier_init(&turn, NULL, 2);
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	sigwait(&set, &sig);
+	pthread_create(&th, NULL, lockmode ? holder : writer, NULL);
+	for (i = 0; i < ncalls; i++) {
+		/* lock: the holder takes the mutex before the call that needs it */
+		if (lockmode && i % EVERY == EVERY - 1)
+			pthread_barrier_wait(&turn);
+		t0 = now_ns();
+		if (lockmode)
+			lookup_record(i, buf);
+		else if (read_byte(buf) != 1)
+			return 1;
+		d[i] = now_ns() - t0;
+		if (lockmode && i % EVERY == EVERY - 1)
+			pthread_barrier_wait(&turn);
+		if (d[i] >= 1000000) {
+			nslow++;
+			slow_ns += d[i];
+		}
+	}
+	pthread_join(th, NULL);
+	qsort(d, ncalls, sizeof(*d), cmp);
+	printf("calls %d slow %d slow_ns %lld p99_ns %lld\n", ncalls, nslow, slow_ns,
+	       d[(ncalls * 99 + 99) / 100 - 1]);
+	return 0;
+}
