@@ -257,10 +257,20 @@ test_kernel_unwind_library_loaded_late() {
 }
 
 # Once stitch (pid $1) has its tracepoint program loaded and the flood has
-# begun, stop its reader for 0.5 s, then let it finish.
+# begun, stop its reader for 0.5 s, then let it finish.  With "tables", the
+# freeze waits until the workload's process list is in the kernel (its stacks
+# are counted there from then on): events copied before that go through the
+# ring, and a slow machine (the sanitizer build in CI: 6,500 copied events,
+# 8 MiB full) could be frozen while it still copies.
 freeze_reader_during_flood() {
 	local st=$1 i
 	wait_for_prog on_tracepoint
+	if [ "${2:-}" = tables ]; then
+		for i in $(seq 100); do
+			bpftool map dump name kunwind_procs 2>/dev/null | grep -q '"key"' && break
+			sleep 0.05
+		done
+	fi
 	sleep 0.3
 	kill -STOP "$st"
 	sleep 0.5
@@ -284,7 +294,7 @@ test_kernel_counts_hot_syscall_without_loss() {
 	# the output with its full stack.
 	"$STITCH" record --stats --ringbuf-mb 8 -e syscall:getppid -o "$TMP/hot.folded" \
 		-- "$CHAIN" syscall 1.5 2>"$TMP/hot.err" &
-	freeze_reader_during_flood $!
+	freeze_reader_during_flood $! tables
 	cat "$TMP/hot.err"
 	show "$TMP/hot.folded"
 	local events counted
@@ -651,7 +661,16 @@ test_report_hostile_input() {
 # ---- clean exit, errors ------------------------------------------------------
 
 # No program of ours may stay loaded once stitch has exited.
+# The kernel frees a closed program after an RCU grace period, not at
+# close(): up to 2 s for them to go before calling it a leak (seen: on_fork
+# still listed right after a SIGTERMed stitch was reaped, gone 0.1 s later).
 no_programs_left() {
+	local i
+	for i in $(seq 40); do
+		bpftool prog show 2>/dev/null |
+			grep -qE 'name (on_perf_event|on_tracepoint|on_uprobe|on_fork|on_exit)' || return 0
+		sleep 0.05
+	done
 	if bpftool prog show 2>/dev/null | grep -qE 'name (on_perf_event|on_tracepoint|on_uprobe|on_fork|on_exit)'; then
 		bpftool prog show | grep -E 'on_'
 		die "BPF programs still loaded after stitch exited"
