@@ -393,9 +393,14 @@ test_stalls_catches_spin_and_populate_only() {
 	expect_grep "$TMP/st.svg" 'spin_for_stall'
 }
 
+# 5,000 tasks of 0.1 ms CPU each, threshold 50 ms.  Not lower: the task's CPU
+# time is the kernel's, and on this VM (no IRQ time accounting, steal not
+# always reported) a vCPU the host held ~20 ms was once charged to the
+# running task as CPU time (seen at 20 ms in CI, never reproduced alone).
 test_stalls_short_tasks_never_stall() {
-	"$STITCH" stalls --threshold 20ms -- "$STALL_EPOLL" 5000 0 0 >"$TMP/ss.out" 2>"$TMP/ss.err"
+	"$STITCH" stalls --threshold 50ms -- "$STALL_EPOLL" 5000 0 0 >"$TMP/ss.out" 2>"$TMP/ss.err"
 	cat "$TMP/ss.err"
+	head -30 "$TMP/ss.out"
 	expect_eq "stalls" "$(stall_lines "$TMP/ss.out" | wc -l)" 0
 	expect_grep "$TMP/ss.err" '^stitch stalls: 0 stalls, 0 ms on CPU'
 	if grep 'outside any stall' "$TMP/ss.err"; then die "samples taken outside stalls"; fi
