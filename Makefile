@@ -40,6 +40,9 @@ FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
 ARCH_DEF := -D__TARGET_ARCH_x86
+# libbpf's usdt.bpf.h includes <linux/errno.h>, whose <asm/errno.h> lives in
+# the multiarch directory that clang -target bpf does not search.
+BPF_INC := -I$(BUILD) -Isrc -I/usr/include/$(shell gcc -dumpmachine)
 
 .PHONY: all clean install test check-docs check-layers bpf-headers unit integration fuzz fuzz-smoke bench asan deps golden browser interp-walk
 .SECONDARY:
@@ -54,7 +57,7 @@ $(BUILD)/vmlinux.h:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.bpf.o: %.bpf.c $(HDRS) $(BUILD)/vmlinux.h
-	$(CLANG) -g -O2 -Wall -Werror -target bpf $(ARCH_DEF) -I$(BUILD) -Isrc -c $< -o $@
+	$(CLANG) -g -O2 -Wall -Werror -target bpf $(ARCH_DEF) $(BPF_INC) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
@@ -122,7 +125,7 @@ BPF_HDRS := $(shell find src -name '*.bpf.h' | sort)
 bpf-headers: $(BUILD)/vmlinux.h
 	@for h in $(BPF_HDRS); do \
 		$(CLANG) -g -O2 -Wall -Werror -Wno-unused-function -target bpf $(ARCH_DEF) \
-			-I$(BUILD) -Isrc -fsyntax-only -x c $$h || exit 1; \
+			$(BPF_INC) -fsyntax-only -x c $$h || exit 1; \
 	done; echo "bpf-headers: $(words $(BPF_HDRS)) headers compile on their own"
 
 # No include or call cycles between files.

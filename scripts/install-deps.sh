@@ -20,8 +20,8 @@ packages=(
 	# debug symbols for libc: the tests name libc-internal frames through
 	# /usr/lib/debug/.build-id, the path users with -dbg packages take
 	libc6-dbg
-	# peers for benchmarks
-	linux-perf bpftrace
+	# peers for benchmarks (libbpf-tools: offcputime, funclatency)
+	linux-perf bpftrace libbpf-tools
 	# protoc: the pprof tests decode our output with the real tool
 	protobuf-compiler
 	# the SVG flame graph test runs in a real (headless) browser

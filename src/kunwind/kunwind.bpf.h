@@ -302,6 +302,40 @@ static __always_inline void ku_set_exact(void *ctx, __u32 idx)
 int ku_search_map(const struct kunwind_proc *p, __u64 addr);
 int ku_search_row(__u32 first, __u32 nr, __u32 vaddr);
 
+/* Return instances looked at for one hijacked return address (nested uretprobes). */
+#define KU_URET_MAX 16
+
+/*
+ * The return address a uretprobe replaced at stack address slot: the
+ * current thread's return instances, newest first, each with the slot it
+ * hijacked (ri->stack, the sp at the probed function's entry) and what was
+ * there.  A tail call's instance ("chained") has the same slot and already
+ * holds the real address.  Walks run on the current thread only.
+ */
+static __always_inline int ku_uret_orig(void *ctx, __u64 slot, __u64 *ra)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct return_instance *ri = BPF_CORE_READ(t, utask, return_instances);
+	int i;
+
+	for (i = 0; i < KU_URET_MAX && ri; i++) {
+		if (BPF_CORE_READ(ri, stack) == slot) {
+			*ra = BPF_CORE_READ(ri, orig_ret_vaddr);
+			return 1;
+		}
+		ri = BPF_CORE_READ(ri, next);
+	}
+	return 0;
+}
+
+/* The process's uretprobe trampoline (uprobe_get_trampoline_vaddr), or 0. */
+static __always_inline __u64 ku_uret_tramp(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return BPF_CORE_READ(t, mm, uprobes_state.xol_area, vaddr);
+}
+
 #include "kunwind/kunwind_walk.h"
 
 /*
@@ -515,6 +549,8 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 	w->s.last_pc = 0;
 	w->s.bp_live = 0;
 	w->s.bp_used = 0;
+	w->s.uret_tramp = ku_uret_tramp();
+	w->s.uret_fixed = 0;
 	w->stop = KUNWIND_STOP_TRUNCATED;
 	w->win_len = 0;
 	w->refills = 0;
@@ -534,7 +570,12 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 		w->stop = m->stop;
 		w->hash = m->hash;
 	} else {
-		if (w->recording) {
+		/*
+		 * A walk that took a return address from a uretprobe's return
+		 * instance is not remembered: the same trampoline word in the
+		 * same slot can stand for another caller next time.
+		 */
+		if (w->recording && !w->s.uret_fixed) {
 			m->n = w->s.n;
 			m->stop = w->stop;
 			m->hash = w->hash;

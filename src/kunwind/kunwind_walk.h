@@ -18,6 +18,9 @@
  *       set KFRAME_EXACT on frame word idx
  *   __u32 *ku_rcache_slot(void *ctx, __u32 h);
  *       entry h (< KU_RCACHE) of the row cache (ku_find_row_cached), or NULL
+ *   int ku_uret_orig(void *ctx, __u64 slot, __u64 *ra);
+ *       the return address a uretprobe replaced at stack address slot with
+ *       the trampoline (s->uret_tramp): 1 and *ra set, or 0 if not known
  *
  * With KU_SEARCH_OUT_OF_LINE defined, the includer also provides the two
  * binary searches as functions of their own (the BPF side makes them global
@@ -271,6 +274,14 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 	}
 	if (err)
 		return err;
+	/*
+	 * A uretprobe (stitch latency's roots and --children, or anyone's)
+	 * put the kernel's trampoline where this return address was; the
+	 * thread's return instances say what it was.  Unknown, the trampoline
+	 * stays and the next frame stops the walk, as it would without this.
+	 */
+	if (s->uret_tramp && ra == s->uret_tramp && ku_uret_orig(ctx, cfa - 8, &ra))
+		s->uret_fixed = 1;
 	if (ra == 0)
 		return KUNWIND_STOP_BAD;
 	s->ip = ra;

@@ -66,10 +66,13 @@ void lat_calls_free(struct lat_calls *lc)
 		free(t->v);
 	}
 	hmap_free_all(&lc->threads);
-	for (j = 0; j < lc->nslowest; j++)
+	for (j = 0; j < lc->nslowest; j++) {
 		stacks_free(&lc->slowest[j].stacks);
+		lat_tree_free(&lc->slowest[j].tree);
+	}
 	free(lc->slowest);
 	stacks_free(&lc->breakdown);
+	lat_tree_free(&lc->tree);
 }
 
 int lat_calls_stack(struct lat_calls *lc, uint32_t tid, uint64_t time_ns,
@@ -153,12 +156,15 @@ static void keep_if_slowest(struct lat_calls *lc, struct lat_slow *s)
 
 	if (lc->top <= 0 || (i == lc->top && s->call.dur_ns <= lc->slowest[i - 1].call.dur_ns)) {
 		stacks_free(&s->stacks);
+		lat_tree_free(&s->tree);
 		return;
 	}
-	if (i == lc->top)
+	if (i == lc->top) {
 		stacks_free(&lc->slowest[--i].stacks);
-	else
+		lat_tree_free(&lc->slowest[i].tree);
+	} else {
 		lc->nslowest++;
+	}
 	while (i > 0 && lc->slowest[i - 1].call.dur_ns < s->call.dur_ns) {
 		lc->slowest[i] = lc->slowest[i - 1];
 		i--;
@@ -166,7 +172,7 @@ static void keep_if_slowest(struct lat_calls *lc, struct lat_slow *s)
 	lc->slowest[i] = *s;
 }
 
-int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c)
+int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_t *ev)
 {
 	struct thread_stacks *t = thread_of(lc, c->tid, false);
 	uint64_t end = c->start_ns + c->dur_ns, on = 0, off = 0, on_exact, off_exact;
@@ -176,7 +182,7 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c)
 	int rc = 0;
 
 	on_exact = c->on_cpu_ns < c->dur_ns ? c->on_cpu_ns : c->dur_ns;
-	off_exact = c->dur_ns - on_exact;
+	off_exact = lc->keyed ? 0 : c->dur_ns - on_exact;
 	s.call.on_cpu_ns = on_exact;
 	s.off_cpu_ns = off_exact;
 	if (stacks_init(&s.stacks))
@@ -220,11 +226,11 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c)
 	}
 	if (t)
 		t->n = kept;
-	if (!rc && on < on_exact)
+	if (!rc && !lc->keyed && on < on_exact)
 		rc = add_annotated(&s.stacks, lc->root, NULL, "[on-cpu]",
 				   "[not sampled: before the threshold, or between samples]",
 				   on_exact - on);
-	if (!rc && off < off_exact)
+	if (!rc && !lc->keyed && off < off_exact)
 		rc = add_annotated(&s.stacks, lc->root, NULL, "[off-cpu]", "[no stack taken]",
 				   off_exact - off);
 	if (!rc && stacks_sort(&s.stacks))
@@ -233,6 +239,12 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c)
 		const struct stack *st = s.stacks.sorted[k];
 
 		rc = stacks_add_n(&lc->breakdown, &st->key, st->key_bytes, st->count);
+	}
+	if (!rc && lc->children) {
+		rc = lat_tree_add(&s.tree, ev, ev ? c->nchild : 0, c->dur_ns, c->child_lost);
+		if (!rc)
+			rc = lat_tree_add(&lc->tree, ev, ev ? c->nchild : 0, c->dur_ns,
+					  c->child_lost);
 	}
 	lc->slow++;
 	lc->slow_ns += c->dur_ns;

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "latency/lat_children.h"
 #include "latency/latency.h"
 #include "profile/stacks.h"
 #include "util/hashmap.h"
@@ -28,6 +29,7 @@ struct lat_slow {
 	struct lat_call call;
 	uint64_t off_cpu_ns;		/* dur - on_cpu */
 	struct stack_table stacks;	/* its breakdown, weighed in ns */
+	struct lat_child_tree tree;	/* --children: its nested calls */
 };
 
 struct lat_calls {
@@ -40,6 +42,9 @@ struct lat_calls {
 	uint64_t slow, slow_ns, on_cpu_ns, off_cpu_ns;
 	uint64_t dropped;		/* stacks dropped: a thread had too many waiting */
 	uint64_t taken, claimed;	/* stacks given, and those a slow call claimed */
+	struct lat_child_tree tree;	/* --children: every slow call's nested calls */
+	bool children;			/* --children given: build the trees */
+	bool keyed;			/* calls matched by key: no thread, no breakdown */
 };
 
 int lat_calls_init(struct lat_calls *lc, const char *root, uint64_t period_ns, int top);
@@ -49,7 +54,10 @@ void lat_calls_free(struct lat_calls *lc);
 int lat_calls_stack(struct lat_calls *lc, uint32_t tid, uint64_t time_ns,
 		    const struct stack_key *key, uint32_t key_bytes, uint64_t ns, bool on_cpu);
 
-/* A slow call ended: every stack taken in it must have been given already. */
-int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c);
+/*
+ * A slow call ended: every stack taken in it must have been given already.
+ * ev: its c->nchild child events (--children), or NULL.
+ */
+int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_t *ev);
 
 #endif /* STITCH_LATENCY_CALLS_H */

@@ -42,13 +42,15 @@ static bool is_user(const struct named_frame *nf)
 }
 
 /*
- * "in A <- B <- ... <- X <- Y <- Z": the two innermost kernel frames past
- * the thread state and the scheduler's, then the three innermost user
- * frames (the call site).
+ * "in A <- B <- ... <- X <- ... <- Y": the two innermost kernel frames past
+ * the thread state and the scheduler's, then the innermost user frame and
+ * the first one outside its module (the call into the library: a lock
+ * wait reads "futex_wait <- ... <- wait_for_lock", not three of libc's own
+ * frames); within one module, its three innermost frames.
  */
 static void one_line(FILE *f, const struct named_frame *nf, int first, int n)
 {
-	int i = n - 1, shown = 0, user;
+	int i = n - 1, shown = 0, user, out;
 
 	while (i > first && nf[i].name &&
 	       ((nf[i].name[0] == '[' && !nf[i].module) || scheduler_frame(nf[i].name)))
@@ -60,6 +62,16 @@ static void one_line(FILE *f, const struct named_frame *nf, int first, int n)
 		fprintf(f, "%s%s", shown ? " <- " : "", nf[i].name ? nf[i].name : "?");
 	if (i > user)
 		fputs(" <- ...", f);
+	if (user < first)
+		return;
+	for (out = user - 1; out >= first && is_user(&nf[out]) &&
+	     !strcmp(nf[out].module, nf[user].module); out--)
+		;
+	if (out >= first && is_user(&nf[out])) {
+		fprintf(f, "%s%s%s%s", shown ? " <- " : "", nf[user].name ? nf[user].name : "?",
+			out < user - 1 ? " <- ... <- " : " <- ", nf[out].name ? nf[out].name : "?");
+		return;
+	}
 	for (i = user; i >= first && i > user - 3; i--, shown++)
 		fprintf(f, "%s%s", shown ? " <- " : "", nf[i].name ? nf[i].name : "?");
 }
@@ -109,11 +121,82 @@ static void print_stacks(FILE *f, const struct lat_summary *s, struct stack_tabl
 	free(nf);
 }
 
+/* "; fd=3 buf=0x7ffd... count=1, returned 1": what the root's call carried. */
+static void print_args(FILE *f, const struct lat_root *r, const struct lat_call *c)
+{
+	char buf[16];
+	int i;
+
+	fputs(";", f);
+	if (r->nkeys) {
+		for (i = 0; i < r->nkeys; i++)
+			fprintf(f, " %s=%llu", r->key_begin[i].name, (unsigned long long)c->key.k[i]);
+		fputs(",", f);
+	}
+	for (i = 0; i < LAT_NARGS && (i < r->nargs || !r->nargs); i++) {
+		const char *name = lat_root_arg_name(r, i, buf, sizeof(buf));
+
+		if (r->nargs && r->args[i].is_signed)
+			fprintf(f, " %s=%lld", name, (long long)c->args[i]);
+		else if (c->args[i] < 4096)
+			fprintf(f, " %s=%llu", name, (unsigned long long)c->args[i]);
+		else
+			fprintf(f, " %s=0x%llx", name, (unsigned long long)c->args[i]);
+	}
+	if (lat_root_has_ret(r))
+		fprintf(f, ", returned %lld", (long long)c->ret);
+}
+
+static void print_breakdown(FILE *f, const struct lat_summary *s)
+{
+	struct lat_calls *lc = s->calls;
+	char a[32], b[32], c[32];
+
+	lat_format_ns(a, sizeof(a), lc->slow_ns);
+	lat_format_ns(b, sizeof(b), lc->off_cpu_ns);
+	lat_format_ns(c, sizeof(c), lc->on_cpu_ns);
+	fprintf(f, "\n%" PRIu64 " slow calls, %s in all: %s off-CPU (%.1f%%), %s on CPU "
+		"(%.1f%%); where it went:\n", lc->slow, a, b, 100.0 * lc->off_cpu_ns / lc->slow_ns,
+		c, 100.0 * lc->on_cpu_ns / lc->slow_ns);
+	print_stacks(f, s, &lc->breakdown, lc->slow_ns, s->top_stacks, true);
+	if (s->children && s->children->n) {
+		fprintf(f, "\nNested calls in the %" PRIu64 " slow calls (--children), in all:\n",
+			lc->slow);
+		lat_tree_print(f, &lc->tree, s->children, s->r->name, "    ");
+	}
+}
+
+static void print_slowest(FILE *f, const struct lat_summary *s)
+{
+	struct lat_calls *lc = s->calls;
+	char a[32], b[32], c[32];
+	int i;
+
+	fprintf(f, "\nThe %d slowest:\n", lc->nslowest);
+	for (i = 0; i < lc->nslowest; i++) {
+		struct lat_slow *sl = &lc->slowest[i];
+
+		lat_format_ns(a, sizeof(a), sl->call.dur_ns);
+		lat_format_ns(b, sizeof(b), sl->off_cpu_ns);
+		lat_format_ns(c, sizeof(c), sl->call.on_cpu_ns);
+		if (s->r->nkeys)
+			fprintf(f, "  %s: begun by tid %u", a, sl->call.tid);
+		else
+			fprintf(f, "  %s: tid %u, %s off-CPU, %s on CPU", a, sl->call.tid, b, c);
+		print_args(f, s->r, &sl->call);
+		fputc('\n', f);
+		if (!s->r->nkeys)
+			print_stacks(f, s, &sl->stacks, sl->call.dur_ns, 3, false);
+		if (s->children && s->children->n)
+			lat_tree_print(f, &sl->tree, s->children, s->r->name, "      ");
+	}
+}
+
 void lat_report_text(FILE *f, const struct lat_summary *s)
 {
 	const struct lat_hist *h = s->hist;
 	struct lat_calls *lc = s->calls;
-	char a[32], b[32], c[32];
+	char a[32];
 	int i;
 
 	lat_format_ns(a, sizeof(a), s->threshold_ns);
@@ -138,28 +221,47 @@ void lat_report_text(FILE *f, const struct lat_summary *s)
 	}
 	if (!lc->slow)
 		return;
-	lat_format_ns(a, sizeof(a), lc->slow_ns);
-	lat_format_ns(b, sizeof(b), lc->off_cpu_ns);
-	lat_format_ns(c, sizeof(c), lc->on_cpu_ns);
-	fprintf(f, "\n%" PRIu64 " slow calls, %s in all: %s off-CPU (%.1f%%), %s on CPU "
-		"(%.1f%%); where it went:\n", lc->slow, a, b, 100.0 * lc->off_cpu_ns / lc->slow_ns,
-		c, 100.0 * lc->on_cpu_ns / lc->slow_ns);
-	print_stacks(f, s, &lc->breakdown, lc->slow_ns, s->top_stacks, true);
+	if (s->r->nkeys) {
+		lat_format_ns(a, sizeof(a), lc->slow_ns);
+		fprintf(f, "\n%" PRIu64 " slow calls, %s in all; matched by key, so no thread waits in "
+			"them: no breakdown\n", lc->slow, a);
+	} else {
+		print_breakdown(f, s);
+	}
 	if (!lc->nslowest)
 		return;
-	fprintf(f, "\nThe %d slowest:\n", lc->nslowest);
-	for (i = 0; i < lc->nslowest; i++) {
-		struct lat_slow *sl = &lc->slowest[i];
+	print_slowest(f, s);
+}
 
-		lat_format_ns(a, sizeof(a), sl->call.dur_ns);
-		lat_format_ns(b, sizeof(b), sl->off_cpu_ns);
-		lat_format_ns(c, sizeof(c), sl->call.on_cpu_ns);
-		fprintf(f, "  %s: tid %u, %s off-CPU, %s on CPU; args 0x%llx 0x%llx 0x%llx, "
-			"returned %lld\n", a, sl->call.tid, b, c,
-			(unsigned long long)sl->call.args[0], (unsigned long long)sl->call.args[1],
-			(unsigned long long)sl->call.args[2], (long long)sl->call.ret);
-		print_stacks(f, s, &sl->stacks, sl->call.dur_ns, 3, false);
+/* {"fd": 3, "buf": 140723, "count": 1}: named where the root's format names them. */
+static void json_args(FILE *f, const struct lat_root *r, const struct lat_call *c)
+{
+	char buf[16];
+	int i;
+
+	fputc('{', f);
+	for (i = 0; i < LAT_NARGS && (i < r->nargs || !r->nargs); i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_string(f, lat_root_arg_name(r, i, buf, sizeof(buf)));
+		if (r->nargs && r->args[i].is_signed)
+			fprintf(f, ": %lld", (long long)c->args[i]);
+		else
+			fprintf(f, ": %llu", (unsigned long long)c->args[i]);
 	}
+	fputc('}', f);
+}
+
+static void json_key(FILE *f, const struct lat_root *r, const struct lat_call *c)
+{
+	int i;
+
+	fputs(", \"key\": {", f);
+	for (i = 0; i < r->nkeys; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_string(f, r->key_begin[i].name);
+		fprintf(f, ": %llu", (unsigned long long)c->key.k[i]);
+	}
+	fputc('}', f);
 }
 
 void lat_report_json(FILE *f, const struct lat_summary *s)
@@ -171,6 +273,9 @@ void lat_report_json(FILE *f, const struct lat_summary *s)
 
 	fputs("{\"root\": ", f);
 	json_string(f, s->root);
+	fprintf(f, ", \"matched_by\": \"%s\"", s->r->nkeys ? "key" : "thread");
+	if (s->children && s->children->n)
+		fprintf(f, ", \"children_lost\": %" PRIu64, s->stats[LAT_STAT_CHILD_LOST]);
 	fprintf(f, ", \"calls\": %" PRIu64 ", \"slow\": %" PRIu64 ", \"threshold_ns\": %" PRIu64,
 		h->total, s->stats[LAT_STAT_SLOW], s->threshold_ns);
 	for (i = 0; i < 3; i++)
@@ -197,12 +302,24 @@ void lat_report_json(FILE *f, const struct lat_summary *s)
 
 		fprintf(f, "%s\n  {\"pid\": %u, \"tid\": %u, \"start_ns\": %llu, "
 			"\"duration_ns\": %llu, \"on_cpu_ns\": %llu, \"off_cpu_ns\": %" PRIu64
-			", \"args\": {\"arg0\": %llu, \"arg1\": %llu, \"arg2\": %llu}, "
-			"\"ret\": %lld}", i ? "," : "", sl->call.pid, sl->call.tid,
+			", \"args\": ", i ? "," : "", sl->call.pid, sl->call.tid,
 			(unsigned long long)sl->call.start_ns, (unsigned long long)sl->call.dur_ns,
-			(unsigned long long)sl->call.on_cpu_ns, sl->off_cpu_ns,
-			(unsigned long long)sl->call.args[0], (unsigned long long)sl->call.args[1],
-			(unsigned long long)sl->call.args[2], (long long)sl->call.ret);
+			(unsigned long long)sl->call.on_cpu_ns, sl->off_cpu_ns);
+		json_args(f, s->r, &sl->call);
+		if (lat_root_has_ret(s->r))
+			fprintf(f, ", \"ret\": %lld", (long long)sl->call.ret);
+		if (s->r->nkeys)
+			json_key(f, s->r, &sl->call);
+		if (s->children && s->children->n) {
+			fputs(", \"children\": ", f);
+			lat_tree_json(f, &sl->tree, s->children, s->r->name);
+		}
+		fputc('}', f);
 	}
-	fputs("]}\n", f);
+	fputs("]", f);
+	if (s->children && s->children->n) {
+		fputs(",\n \"children\": ", f);
+		lat_tree_json(f, &lc->tree, s->children, s->r->name);
+	}
+	fputs("}\n", f);
 }

@@ -10,11 +10,15 @@
 #include <stdio.h>
 
 #include "latency/lat_calls.h"
+#include "latency/lat_children.h"
 #include "latency/lat_hist.h"
+#include "latency/lat_root.h"
 #include "profile/resolve.h"
 
 struct lat_summary {
-	const char *root;
+	const char *root;		/* -e as given */
+	const struct lat_root *r;
+	const struct lat_children *children;	/* --children, or none */
 	uint64_t threshold_ns;
 	double seconds;
 	const struct lat_hist *hist;

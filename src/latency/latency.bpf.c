@@ -1,22 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stitch latency, kernel side: every call of the root (a system call from
- * its enter/exit tracepoints, or a user function from a uprobe and its
- * uretprobe) is timed per thread and counted in a histogram; a call at or
- * over the threshold is sent to user space at its end, with its CPU time.
+ * stitch latency, kernel side: every call of the root is timed and counted
+ * in a histogram; a call at or over the threshold is sent to user space at
+ * its end, with its CPU time.  A root is a system call (its enter/exit
+ * tracepoints), a user or kernel function (uprobe/kprobe and the return
+ * probe), or a begin/end pair of USDT probes or tracepoints.  Calls are
+ * matched by thread, with our own nesting count (a begin inside an open
+ * call of the thread is nested, its end is not the call's), or, for a
+ * tracepoint pair whose end happens elsewhere (an I/O completing in an
+ * interrupt), by key fields of the two events.
+ *
  * While a thread is in a call, the capture program's gate (owned here,
  * capture/targets.bpf.h) lets its switch-outs through, and its cpu samples
  * once the call is threshold old: a call that ends under the threshold
- * without blocking costs only its two probes.
+ * without blocking costs only its two probes.  With --children, named
+ * functions' entries and exits inside a call are written to the thread's
+ * child buffer, sent with the call only if it is slow.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
 
 #include "latency/latency.h"
 
 const volatile __u64 threshold_ns = 1000000;
 const volatile bool filter_tgids = true;
+const volatile bool children_on;
+/*
+ * Tracepoint pairs: the begin's fields kept as the call's arguments, the
+ * end's field kept as its return value, and the key fields (nkeys > 0:
+ * matched by key, not by thread), as offsets and sizes in the records.
+ */
+const volatile __u32 arg_off[LAT_NARGS], arg_size[LAT_NARGS];
+const volatile __u32 ret_off, ret_size;
+const volatile __u32 nkeys;
+const volatile __u32 key_begin_off[LAT_NKEYS], key_end_off[LAT_NKEYS];
+const volatile __u32 key_begin_size[LAT_NKEYS], key_end_size[LAT_NKEYS];
 
 /* traced_tgids and gate_threads: owned here, handed to the capture program by fd. */
 #include "capture/targets.bpf.h"
@@ -27,6 +47,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lat_open);
 } open_calls SEC(".maps");
+
+/* Keyed pairs: calls begun and not ended yet, by key. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct lat_key);
+	__type(value, struct lat_open);
+} open_keyed SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -44,8 +73,25 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);
+	__uint(max_entries, 1 << 22);
 } slow_calls SEC(".maps");
+
+/* --children: per thread seen in a call (memory per thread, not up front). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct lat_child_buf);
+} child_bufs SEC(".maps");
+
+/* A zeroed buffer to create a thread's first child buffer from. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lat_child_buf);
+} child_zero SEC(".maps");
 
 static __always_inline void stat_add(__u32 i, __u64 n)
 {
@@ -55,21 +101,48 @@ static __always_inline void stat_add(__u32 i, __u64 n)
 		*v += n;
 }
 
-static __always_inline void call_enter(__u64 a0, __u64 a1, __u64 a2)
+/* A call began on this thread: child events start over. */
+static __always_inline void children_reset(__u32 tid)
+{
+	struct lat_child_buf *b;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&child_bufs, &tid);
+	if (!b) {
+		b = bpf_map_lookup_elem(&child_zero, &zero);
+		if (!b || bpf_map_update_elem(&child_bufs, &tid, b, BPF_NOEXIST))
+			return;
+		b = bpf_map_lookup_elem(&child_bufs, &tid);
+		if (!b)
+			return;
+	}
+	b->call.nchild = 0;
+	b->call.child_lost = 0;
+}
+
+static __always_inline bool tgid_wanted(__u32 tgid)
+{
+	return !filter_tgids || bpf_map_lookup_elem(&traced_tgids, &tgid);
+}
+
+/* Returns whether a call was opened (not nested, not lost). */
+static __always_inline bool call_enter(__u64 a0, __u64 a1, __u64 a2)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now;
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct lat_open *o, v = {};
 
-	if (filter_tgids && !bpf_map_lookup_elem(&traced_tgids, &tgid))
-		return;
+	if (!tgid_wanted(tgid))
+		return false;
 	o = bpf_map_lookup_elem(&open_calls, &tid);
 	if (o) {
-		/* A recursive call of a function root: the outermost one is timed. */
+		/* A recursive call of a function root, or a nested pair: the outermost is timed. */
 		o->depth++;
 		stat_add(LAT_STAT_NESTED, 1);
-		return;
+		return false;
 	}
+	if (children_on)
+		children_reset(tid);
 	now = bpf_ktime_get_ns();
 	v.start_ns = now;
 	v.start_cpu_ns = bpf_get_current_task_btf()->se.sum_exec_runtime;
@@ -78,20 +151,71 @@ static __always_inline void call_enter(__u64 a0, __u64 a1, __u64 a2)
 	v.args[2] = a2;
 	if (bpf_map_update_elem(&open_calls, &tid, &v, BPF_NOEXIST)) {
 		stat_add(LAT_STAT_UNTRACKED, 1);
-		return;
+		return false;
 	}
 	/* The gate opens last: a sample inside this program finds the call. */
 	now += threshold_ns;
 	if (bpf_map_update_elem(&gate_threads, &tid, &now, BPF_ANY))
 		stat_add(LAT_STAT_UNTRACKED, 1);
+	return true;
+}
+
+/* Counts a call that took dur ns; returns whether it is slow. */
+static __always_inline bool count_call(__u64 dur)
+{
+	__u32 b = lat_bucket(dur), max_idx = LAT_STAT_NR;
+	__u64 *n, *max;
+
+	n = bpf_map_lookup_elem(&histogram, &b);
+	if (n)
+		*n += 1;
+	stat_add(LAT_STAT_CALLS, 1);
+	max = bpf_map_lookup_elem(&lat_stats, &max_idx);
+	if (max && dur > *max)
+		*max = dur;
+	if (dur < threshold_ns)
+		return false;
+	stat_add(LAT_STAT_SLOW, 1);
+	return true;
+}
+
+static __always_inline void fill_call(struct lat_call *c, const struct lat_open *o, __u64 dur,
+				      __s64 ret, __u32 pid, __u32 tid, __u64 on_cpu)
+{
+	c->start_ns = o->start_ns;
+	c->dur_ns = dur;
+	c->on_cpu_ns = on_cpu;
+	c->args[0] = o->args[0];
+	c->args[1] = o->args[1];
+	c->args[2] = o->args[2];
+	c->ret = ret;
+	c->pid = pid;
+	c->tid = tid;
+}
+
+/* A slow call with its child events: the thread's buffer, sent as it is. */
+static __always_inline bool send_with_children(const struct lat_open *o, __u64 dur, __s64 ret,
+					       __u32 pid, __u32 tid, __u64 on_cpu)
+{
+	struct lat_child_buf *b = bpf_map_lookup_elem(&child_bufs, &tid);
+	__u32 n;
+
+	if (!b)
+		return false;
+	fill_call(&b->call, o, dur, ret, pid, tid, on_cpu);
+	n = b->call.nchild;
+	if (n > LAT_MAX_CHILD_EVENTS)
+		n = LAT_MAX_CHILD_EVENTS;
+	return bpf_ringbuf_output(&slow_calls, b, sizeof(b->call) + n * sizeof(__u64), 0) == 0;
 }
 
 static __always_inline void call_exit(__s64 ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), b, max_idx = LAT_STAT_NR;
+	__u64 id = bpf_get_current_pid_tgid(), now, dur, on_cpu;
+	__u32 tid = (__u32)id, pid = id >> 32;
 	struct lat_open *o = bpf_map_lookup_elem(&open_calls, &tid);
-	__u64 now, dur, *n, *max;
 	struct lat_call *c;
+	bool sent;
 
 	if (!o)
 		return;
@@ -103,35 +227,26 @@ static __always_inline void call_exit(__s64 ret)
 	bpf_map_delete_elem(&gate_threads, &tid);
 	now = bpf_ktime_get_ns();
 	dur = now - o->start_ns;
-	b = lat_bucket(dur);
-	n = bpf_map_lookup_elem(&histogram, &b);
-	if (n)
-		*n += 1;
-	stat_add(LAT_STAT_CALLS, 1);
-	max = bpf_map_lookup_elem(&lat_stats, &max_idx);
-	if (max && dur > *max)
-		*max = dur;
-	if (dur >= threshold_ns) {
-		stat_add(LAT_STAT_SLOW, 1);
-		c = bpf_ringbuf_reserve(&slow_calls, sizeof(*c), 0);
-		if (c) {
-			c->start_ns = o->start_ns;
-			c->dur_ns = dur;
-			c->on_cpu_ns = bpf_get_current_task_btf()->se.sum_exec_runtime -
-				       o->start_cpu_ns;
-			c->args[0] = o->args[0];
-			c->args[1] = o->args[1];
-			c->args[2] = o->args[2];
-			c->ret = ret;
-			c->pid = bpf_get_current_pid_tgid() >> 32;
-			c->tid = tid;
-			bpf_ringbuf_submit(c, 0);
+	if (count_call(dur)) {
+		on_cpu = bpf_get_current_task_btf()->se.sum_exec_runtime - o->start_cpu_ns;
+		if (children_on) {
+			sent = send_with_children(o, dur, ret, pid, tid, on_cpu);
 		} else {
-			stat_add(LAT_STAT_SLOW_LOST, 1);
+			c = bpf_ringbuf_reserve(&slow_calls, sizeof(*c), 0);
+			sent = c != NULL;
+			if (c) {
+				__builtin_memset(c, 0, sizeof(*c));
+				fill_call(c, o, dur, ret, pid, tid, on_cpu);
+				bpf_ringbuf_submit(c, 0);
+			}
 		}
+		if (!sent)
+			stat_add(LAT_STAT_SLOW_LOST, 1);
 	}
 	bpf_map_delete_elem(&open_calls, &tid);
 }
+
+/* ---- system calls ------------------------------------------------------ */
 
 /* syscalls:sys_enter_NAME / sys_exit_NAME, as their format files lay them out. */
 struct syscall_enter_ctx {
@@ -148,10 +263,24 @@ struct syscall_exit_ctx {
 	__s64 ret;
 };
 
+/*
+ * The system call's first sys_nargs (<= 3) arguments.  Not read as
+ * ctx->args[i]: a program reading past a tracepoint's record may not attach
+ * to it (EACCES), and getppid's record ends before args[0].
+ */
+const volatile __u32 sys_nargs;
+
 SEC("tracepoint")
 int lat_sys_enter(struct syscall_enter_ctx *ctx)
 {
-	call_enter(ctx->args[0], ctx->args[1], ctx->args[2]);
+	__u64 a[LAT_NARGS] = {};
+	__u32 n = sys_nargs;
+
+	if (n > LAT_NARGS)
+		n = LAT_NARGS;
+	if (n)
+		bpf_probe_read_kernel(a, n * sizeof(a[0]), ctx->args);
+	call_enter(a[0], a[1], a[2]);
 	return 0;
 }
 
@@ -161,6 +290,8 @@ int lat_sys_exit(struct syscall_exit_ctx *ctx)
 	call_exit(ctx->ret);
 	return 0;
 }
+
+/* ---- user and kernel functions (uprobe or kprobe, and the return probe) --- */
 
 SEC("uprobe")
 int lat_func_enter(struct pt_regs *ctx)
@@ -176,6 +307,157 @@ int lat_func_exit(struct pt_regs *ctx)
 	return 0;
 }
 
+/* ---- USDT pairs ------------------------------------------------------------ */
+
+SEC("usdt")
+int lat_usdt_begin(struct pt_regs *ctx)
+{
+	long a[LAT_NARGS] = {};
+	int i;
+
+	for (i = 0; i < LAT_NARGS; i++)
+		bpf_usdt_arg(ctx, i, &a[i]);
+	call_enter(a[0], a[1], a[2]);
+	return 0;
+}
+
+SEC("usdt")
+int lat_usdt_end(struct pt_regs *ctx)
+{
+	long ret = 0;
+
+	bpf_usdt_arg(ctx, 0, &ret);
+	call_exit(ret);
+	return 0;
+}
+
+/* ---- tracepoint pairs ----------------------------------------------------- */
+
+/* A field of a tracepoint record, zero-extended (size 0: absent). */
+static __always_inline __u64 tp_field(void *ctx, __u32 off, __u32 size)
+{
+	__u64 v = 0;
+
+	if (size == 0 || size > 8 || off > 4096)
+		return 0;
+	bpf_probe_read_kernel(&v, size & 15, (char *)ctx + off);
+	return v;
+}
+
+static __always_inline void keyed_begin(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct lat_open v = {};
+	struct lat_key k = {};
+	int i;
+
+	if (!tgid_wanted(id >> 32))
+		return;
+	for (i = 0; i < LAT_NKEYS; i++)
+		if (i < nkeys)
+			k.k[i] = tp_field(ctx, key_begin_off[i], key_begin_size[i]);
+	for (i = 0; i < LAT_NARGS; i++)
+		v.args[i] = tp_field(ctx, arg_off[i], arg_size[i]);
+	v.start_ns = bpf_ktime_get_ns();
+	v.pid = id >> 32;
+	v.tid = (__u32)id;
+	/* A key begun again before its end: the newer begin is the call. */
+	if (bpf_map_update_elem(&open_keyed, &k, &v, BPF_ANY))
+		stat_add(LAT_STAT_UNTRACKED, 1);
+}
+
+static __always_inline void keyed_end(void *ctx)
+{
+	struct lat_open *o;
+	struct lat_key k = {};
+	struct lat_call *c;
+	__u64 dur;
+	int i;
+
+	for (i = 0; i < LAT_NKEYS; i++)
+		if (i < nkeys)
+			k.k[i] = tp_field(ctx, key_end_off[i], key_end_size[i]);
+	o = bpf_map_lookup_elem(&open_keyed, &k);
+	if (!o)
+		return;
+	dur = bpf_ktime_get_ns() - o->start_ns;
+	if (count_call(dur)) {
+		c = bpf_ringbuf_reserve(&slow_calls, sizeof(*c), 0);
+		if (c) {
+			__builtin_memset(c, 0, sizeof(*c));
+			fill_call(c, o, dur, (__s64)tp_field(ctx, ret_off, ret_size), o->pid, o->tid,
+				  0);
+			c->key = k;
+			bpf_ringbuf_submit(c, 0);
+		} else {
+			stat_add(LAT_STAT_SLOW_LOST, 1);
+		}
+	}
+	bpf_map_delete_elem(&open_keyed, &k);
+}
+
+SEC("tracepoint")
+int lat_tp_begin(void *ctx)
+{
+	if (nkeys) {
+		keyed_begin(ctx);
+		return 0;
+	}
+	call_enter(tp_field(ctx, arg_off[0], arg_size[0]), tp_field(ctx, arg_off[1], arg_size[1]),
+		   tp_field(ctx, arg_off[2], arg_size[2]));
+	return 0;
+}
+
+SEC("tracepoint")
+int lat_tp_end(void *ctx)
+{
+	if (nkeys)
+		keyed_end(ctx);
+	else
+		call_exit((__s64)tp_field(ctx, ret_off, ret_size));
+	return 0;
+}
+
+/* ---- --children: named functions inside a call ---------------------------- */
+
+static __always_inline void child_event(void *ctx, __u64 exit)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), n;
+	__u64 idx = bpf_get_attach_cookie(ctx);
+	struct lat_child_buf *b;
+	struct lat_open *o;
+
+	o = bpf_map_lookup_elem(&open_calls, &tid);
+	if (!o)
+		return;
+	b = bpf_map_lookup_elem(&child_bufs, &tid);
+	if (!b)
+		return;
+	n = b->call.nchild;
+	if (n >= LAT_MAX_CHILD_EVENTS) {
+		b->call.child_lost++;
+		stat_add(LAT_STAT_CHILD_LOST, 1);
+		return;
+	}
+	b->ev[n] = (bpf_ktime_get_ns() - o->start_ns) << LAT_CHILD_TIME_SHIFT |
+		   (idx & (LAT_MAX_CHILDREN - 1)) << LAT_CHILD_IDX_SHIFT | exit;
+	b->call.nchild = n + 1;
+}
+
+SEC("uprobe")
+int lat_child_enter(struct pt_regs *ctx)
+{
+	child_event(ctx, 0);
+	return 0;
+}
+
+SEC("uretprobe")
+int lat_child_exit(struct pt_regs *ctx)
+{
+	child_event(ctx, LAT_CHILD_EXIT);
+	return 0;
+}
+
 /* A thread that dies in a call (exit_group inside it, a kill): forget it. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(lat_thread_exit, struct task_struct *task)
@@ -184,6 +466,8 @@ int BPF_PROG(lat_thread_exit, struct task_struct *task)
 
 	bpf_map_delete_elem(&open_calls, &tid);
 	bpf_map_delete_elem(&gate_threads, &tid);
+	if (children_on)
+		bpf_map_delete_elem(&child_bufs, &tid);
 	return 0;
 }
 

@@ -24,10 +24,14 @@
 #include "capture/capture.h"
 #include "formats/output.h"
 #include "latency/lat_calls.h"
+#include "latency/lat_children.h"
 #include "latency/lat_report.h"
+#include "latency/lat_root.h"
 #include "profile/resolve.h"
 #include "record/record_hooks.h"
+#include "util/array.h"
 #include "util/cli.h"
+#include "util/bpf_keys.h"
 #include "util/clock.h"
 #include "util/outfile.h"
 #include "util/privileges.h"
@@ -40,13 +44,9 @@
 #define MAX_RECORD_ARGS 32
 #define OUTPUT_JSON (-1)
 
-enum root_kind { ROOT_SYSCALL, ROOT_FUNCTION };
-
 struct lat_opts {
-	const char *root_spec;
-	enum root_kind kind;
-	char root_name[128];		/* the syscall, or the function */
-	char binary[4096];		/* ROOT_FUNCTION: the file */
+	struct lat_root root;
+	const char *root_spec, *keys, *children;
 	uint64_t threshold_ns;
 	long freq;
 	const char *freq_arg, *duration, *pids;
@@ -58,12 +58,19 @@ struct lat_opts {
 	char **command;
 };
 
+/* A slow call read from the ring, with its child events (--children). */
+struct pending_call {
+	struct lat_call call;
+	uint64_t *ev;
+};
+
 struct latency {
 	struct lat_opts *o;
 	struct latency_bpf *skel;
 	struct ring_buffer *rb;
 	struct bpf_link *links[2];
-	struct lat_call *pending;	/* read last turn, claimed next turn */
+	struct lat_children children;
+	struct pending_call *pending;	/* read last turn, claimed next turn */
 	size_t npending, cap;
 	uint64_t unqueued;
 	struct lat_calls calls;
@@ -76,18 +83,23 @@ static void usage(FILE *f)
 "Usage: stitch latency -e ROOT (-p PID[,PID...] | -a | -- COMMAND [ARGS...])\n"
 "                      [--threshold TIME] [-F HZ] [-d SECONDS] [--top N] [-o FILE]...\n"
 "\n"
-"Time every call of ROOT, a system call or a user function, per thread: a\n"
-"histogram with p50/p90/p99/max.  For the calls at or over the threshold,\n"
-"where their wall time went: blocked (the stack at each switch-out, weighed\n"
-"by the time off CPU) or on CPU (stacks sampled at -F once the call is\n"
-"threshold old), with kernel, native and script frames.  A call that ends\n"
-"under the threshold without blocking costs only its entry and exit probes.\n"
+"Time every call of ROOT per thread: a histogram with p50/p90/p99/max.  For\n"
+"the calls at or over the threshold, where their wall time went: blocked (the\n"
+"stack at each switch-out, weighed by the time off CPU) or on CPU (stacks\n"
+"sampled at -F once the call is threshold old), with kernel, native and\n"
+"script frames.  A call that ends under the threshold without blocking costs\n"
+"only its begin and end probes.\n"
 "\n"
-"Roots:\n"
-"  syscall:NAME             a system call, e.g. syscall:pread64, syscall:fsync\n"
-"  uprobe:BINARY:FUNCTION   a function of a binary or library (entry and return)\n"
-"  Not yet: kernel functions (kprobe:, fentry:; this kernel offers neither),\n"
-"  USDT and tracepoint begin/end pairs.\n"
+"Roots (a call begins and ends on one thread, nested begins count as inside it):\n"
+"  syscall:NAME                       a system call: syscall:pread64, syscall:fsync\n"
+"  uprobe:BINARY:FUNCTION             a function of a binary or library\n"
+"  kprobe:FUNCTION                    a kernel function (needs kprobes, which some\n"
+"                                     kernels lack: then time the system call)\n"
+"  usdt:BINARY:PROVIDER:BEGIN,END     two USDT probes of a binary\n"
+"  tracepoint:CATEGORY:BEGIN,END      two tracepoints; with --key, matched by\n"
+"                                     fields instead of by thread (an I/O that\n"
+"                                     completes in an interrupt): timed, not\n"
+"                                     broken down (no thread waits in it)\n"
 "\n"
 "Options:\n"
 "  -e, --event ROOT         what to time (required)\n"
@@ -99,6 +111,13 @@ static void usage(FILE *f)
 "  -d, --duration SECONDS   stop after this long (default: Ctrl-C, or when\n"
 "                           COMMAND exits)\n"
 "      --top N              the N slowest calls, each with its breakdown (default %d)\n"
+"      --children F[,F...]  time these functions exactly inside slow calls, as a\n"
+"                           nested tree per call: FUNCTION (in the root's binary;\n"
+"                           a kernel function for syscall and tracepoint roots)\n"
+"                           or BINARY:FUNCTION; at most 64, 1024 entries and\n"
+"                           returns per call\n"
+"      --key F[,F]          tracepoint pairs: match begin and end by these fields\n"
+"                           (FIELD, or BEGINFIELD=ENDFIELD when the names differ)\n"
 "  -o, --output FILE        write here, repeatable; the name sets the format:\n"
 "                           FILE.json (the numbers, for scripts), - or FILE.txt\n"
 "                           (the summary), FILE.svg, FILE.pb.gz, FILE.folded,\n"
@@ -110,6 +129,9 @@ static void usage(FILE *f)
 "Examples:\n"
 "  sudo stitch latency -e syscall:pread64 -p $(pidof db) -t 1ms -d 30 -o slow.svg\n"
 "  sudo stitch latency -e uprobe:/usr/sbin/nginx:ngx_http_process_request -t 5ms -a\n"
+"  sudo stitch latency -e uprobe:./server:handle --children parse,lookup -p $(pidof server)\n"
+"  sudo stitch latency -e tracepoint:block:block_rq_issue,block_rq_complete \\\n"
+"       --key dev,sector -a -d 10\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
 		DEFAULT_FREQ, DEFAULT_TOP);
 }
@@ -126,57 +148,9 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* The root: syscall:NAME, or uprobe:BINARY:FUNCTION (the last ':' splits). */
-static int parse_root(struct lat_opts *o, const char *spec)
-{
-	char path[256];
-	const char *colon;
-
-	o->root_spec = spec;
-	if (!strncmp(spec, "syscall:", 8)) {
-		const char *name = spec + 8;
-
-		if (!*name || strlen(name) >= sizeof(o->root_name) || strspn(name,
-		    "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name))
-			return fail_usage("-e: '%s' is not a system call name", spec);
-		snprintf(path, sizeof(path), "/sys/kernel/tracing/events/syscalls/sys_enter_%s",
-			 name);
-		if (access(path, F_OK) != 0) {
-			snprintf(path, sizeof(path),
-				 "/sys/kernel/debug/tracing/events/syscalls/sys_enter_%s", name);
-			if (access(path, F_OK) != 0)
-				return fail_usage("-e: this kernel has no system call '%s' (see "
-						  "/sys/kernel/tracing/events/syscalls)", name);
-		}
-		o->kind = ROOT_SYSCALL;
-		strcpy(o->root_name, name);
-		return 0;
-	}
-	if (!strncmp(spec, "uprobe:", 7)) {
-		colon = strrchr(spec + 7, ':');
-		if (!colon || colon == spec + 7 || !colon[1] ||
-		    (size_t)(colon - (spec + 7)) >= sizeof(o->binary) ||
-		    strlen(colon + 1) >= sizeof(o->root_name))
-			return fail_usage("-e: '%s' is not uprobe:BINARY:FUNCTION", spec);
-		memcpy(o->binary, spec + 7, colon - (spec + 7));
-		o->binary[colon - (spec + 7)] = '\0';
-		if (access(o->binary, R_OK) != 0)
-			return fail_usage("-e: cannot read the binary '%s'", o->binary);
-		o->kind = ROOT_FUNCTION;
-		strcpy(o->root_name, colon + 1);
-		return 0;
-	}
-	if (!strncmp(spec, "kprobe:", 7) || !strncmp(spec, "fentry:", 7) ||
-	    !strncmp(spec, "kfunc:", 6))
-		return fail_usage("-e: '%s': kernel functions as roots are not supported yet "
-				  "(and this kernel offers neither kprobes nor fentry); time a "
-				  "system call instead", spec);
-	return fail_usage("-e: '%s' is not a root: syscall:NAME or uprobe:BINARY:FUNCTION", spec);
-}
-
 static int parse_opts(int argc, char **argv, struct lat_opts *o)
 {
-	enum { OPT_TOP = 256, OPT_FORCE };
+	enum { OPT_TOP = 256, OPT_FORCE, OPT_CHILDREN, OPT_KEY };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -186,12 +160,14 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "top", required_argument, NULL, OPT_TOP },
+		{ "children", required_argument, NULL, OPT_CHILDREN },
+		{ "key", required_argument, NULL, OPT_KEY },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long v;
-	int c, rc;
+	int c;
 
 	o->threshold_ns = 1000000;
 	o->freq = DEFAULT_FREQ;
@@ -202,9 +178,7 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o)
 		case 'e':
 			if (o->root_spec)
 				return fail_usage("%s", "one root at a time (-e once)");
-			rc = parse_root(o, optarg);
-			if (rc)
-				return rc;
+			o->root_spec = optarg;
 			break;
 		case 'p':
 			o->pids = optarg;	/* record checks them */
@@ -243,6 +217,12 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o)
 				return fail_usage("--top: '%s' is not a count from 0 to 1000", optarg);
 			o->top = v;
 			break;
+		case OPT_CHILDREN:
+			o->children = optarg;
+			break;
+		case OPT_KEY:
+			o->keys = optarg;
+			break;
 		case OPT_FORCE:
 			o->force = true;
 			break;
@@ -257,12 +237,12 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o)
 	if (optind < argc)
 		o->command = &argv[optind];
 	if (!o->root_spec)
-		return fail_usage("%s", "say what to time with -e: syscall:NAME or "
-				  "uprobe:BINARY:FUNCTION");
+		return fail_usage("%s", "say what to time with -e: syscall:NAME, "
+				  "uprobe:BINARY:FUNCTION, ... (--help lists them)");
 	if ((o->pids != NULL) + o->all + (o->command != NULL) != 1)
 		return fail_usage("%s", "say whose calls with exactly one of: -p PID, -a, or "
 				  "-- COMMAND");
-	return 0;
+	return lat_root_parse(&o->root, o->root_spec, o->keys);
 }
 
 /* ---- hooks into record's pipeline -------------------------------------- */
@@ -280,6 +260,13 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 	}
 	l->skel->rodata->threshold_ns = l->o->threshold_ns;
 	l->skel->rodata->filter_tgids = !l->o->all;
+	l->skel->rodata->children_on = l->children.n > 0;
+	lat_root_configure(&l->o->root, l->skel);
+	bpf_program__set_autoload(l->skel->progs.lat_child_enter, l->children.n > 0);
+	bpf_program__set_autoload(l->skel->progs.lat_child_exit, l->children.n > 0);
+	/* The child buffers are made only with --children: 1 entry, not 65,536. */
+	if (!l->children.n)
+		bpf_map__set_max_entries(l->skel->maps.child_bufs, 1);
 	err = latency_bpf__load(l->skel);
 	if (err) {
 		fprintf(stderr, "stitch latency: cannot load the BPF programs: %s%s\n",
@@ -304,54 +291,34 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 
 static int on_slow_call(void *ctx, void *data, size_t size)
 {
+	const struct lat_call *c = data;
 	struct latency *l = ctx;
+	struct pending_call *p;
+	size_t nev;
 
 	if (size < sizeof(struct lat_call))
 		return 0;
-	if (l->npending == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct lat_call *v = realloc(l->pending, cap * sizeof(*v));
-
-		if (!v) {
+	nev = (size - sizeof(*c)) / sizeof(uint64_t);
+	if (nev > c->nchild)
+		nev = c->nchild;
+	if (array_reserve((void **)&l->pending, &l->cap, l->npending + 1, sizeof(*l->pending),
+			  64)) {
+		l->unqueued++;
+		return 0;
+	}
+	p = &l->pending[l->npending];
+	p->call = *c;
+	p->call.nchild = nev;
+	p->ev = NULL;
+	if (nev) {
+		p->ev = malloc(nev * sizeof(uint64_t));
+		if (!p->ev) {
 			l->unqueued++;
 			return 0;
 		}
-		l->pending = v;
-		l->cap = cap;
+		memcpy(p->ev, c + 1, nev * sizeof(uint64_t));
 	}
-	memcpy(&l->pending[l->npending++], data, sizeof(struct lat_call));
-	return 0;
-}
-
-static int attach_root(struct latency *l)
-{
-	struct lat_opts *o = l->o;
-	char enter[160], leave[160];
-
-	if (o->kind == ROOT_SYSCALL) {
-		snprintf(enter, sizeof(enter), "sys_enter_%s", o->root_name);
-		snprintf(leave, sizeof(leave), "sys_exit_%s", o->root_name);
-		l->links[0] = bpf_program__attach_tracepoint(l->skel->progs.lat_sys_enter,
-							     "syscalls", enter);
-		l->links[1] = l->links[0] ?
-			bpf_program__attach_tracepoint(l->skel->progs.lat_sys_exit, "syscalls",
-						       leave) : NULL;
-	} else {
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = o->root_name);
-
-		l->links[0] = bpf_program__attach_uprobe_opts(l->skel->progs.lat_func_enter, -1,
-							      o->binary, 0, &uo);
-		uo.retprobe = true;
-		l->links[1] = l->links[0] ?
-			bpf_program__attach_uprobe_opts(l->skel->progs.lat_func_exit, -1,
-							o->binary, 0, &uo) : NULL;
-	}
-	if (!l->links[0] || !l->links[1]) {
-		fprintf(stderr, "stitch latency: cannot attach to %s: %s%s\n", o->root_spec,
-			strerror(errno), o->kind == ROOT_FUNCTION ?
-			" (is the function in the binary's symbol table?)" : "");
-		return -1;
-	}
+	l->npending++;
 	return 0;
 }
 
@@ -360,7 +327,8 @@ static int attached(void *ctx)
 	struct latency *l = ctx;
 	char t[32];
 
-	if (attach_root(l))
+	if (lat_root_attach(&l->o->root, l->skel, l->links) ||
+	    lat_children_attach(&l->children, l->skel))
 		return -1;
 	/* Threads that die in a call; record's samplers are running already. */
 	if (latency_bpf__attach(l->skel)) {
@@ -404,8 +372,10 @@ static void on_poll(void *ctx)
 	struct latency *l = ctx;
 	size_t i;
 
-	for (i = 0; i < l->npending; i++)
-		lat_calls_slow(&l->calls, &l->pending[i]);
+	for (i = 0; i < l->npending; i++) {
+		lat_calls_slow(&l->calls, &l->pending[i].call, l->pending[i].ev);
+		free(l->pending[i].ev);
+	}
 	l->npending = 0;
 	ring_buffer__consume(l->rb);
 }
@@ -447,23 +417,28 @@ static void read_histogram(struct latency *l, struct lat_hist *h, uint64_t *stat
 	free(v);
 }
 
-/* Calls not ended when tracing stopped: how many, and the oldest's age. */
-static void open_calls(struct latency *l, struct lat_summary *s)
+/* Calls not ended when tracing stopped (in map m, keys of key_size): how many, the oldest's age. */
+static void open_in(struct bpf_map *m, size_t key_size, struct lat_summary *s)
 {
-	uint32_t key, next, *prev = NULL;
 	uint64_t now = mono_ns();
 	struct lat_open v;
+	size_t n, i;
+	char *keys = bpf_map_keys(bpf_map__fd(m), key_size, &n);
 
-	while (!bpf_map__get_next_key(l->skel->maps.open_calls, prev, &next, sizeof(next))) {
-		key = next;
-		prev = &key;
-		if (bpf_map__lookup_elem(l->skel->maps.open_calls, &key, sizeof(key), &v,
-					 sizeof(v), 0))
+	for (i = 0; i < n; i++) {
+		if (bpf_map__lookup_elem(m, keys + i * key_size, key_size, &v, sizeof(v), 0))
 			continue;
 		s->open_at_end++;
 		if (now > v.start_ns && now - v.start_ns > s->longest_open_ns)
 			s->longest_open_ns = now - v.start_ns;
 	}
+	free(keys);
+}
+
+static void open_calls(struct latency *l, struct lat_summary *s)
+{
+	open_in(l->skel->maps.open_calls, sizeof(uint32_t), s);
+	open_in(l->skel->maps.open_keyed, sizeof(struct lat_key), s);
 }
 
 static int write_outputs(struct latency *l, struct lat_summary *s, double seconds)
@@ -475,6 +450,8 @@ static int write_outputs(struct latency *l, struct lat_summary *s, double second
 	int formats[MAX_OUTPUTS], n = 0, i, rc = 0;
 	char what[64], sub[256];
 	struct profile p;
+	uint32_t root;
+	size_t k;
 
 	for (i = 0; i < o->noutputs; i++) {
 		struct outfile of;
@@ -510,8 +487,12 @@ static int write_outputs(struct latency *l, struct lat_summary *s, double second
 		profile_free(&p);
 		return -1;
 	}
+	/* The root frame came through comm's 16 bytes: the whole name now. */
+	root = profile_str(&p, l->o->root.name);
+	for (k = 0; k < p.nsamples; k++)
+		p.samples[k].comm = root;
 	snprintf(sub, sizeof(sub), "%s calls at or over the threshold: where their time went",
-		 l->o->root_name);
+		 l->o->root.name);
 	p.title = profile_str(&p, sub);
 	p.value_type = profile_str(&p, "wall");
 	p.value_unit = profile_str(&p, "nanoseconds");
@@ -534,14 +515,17 @@ static int finish(void *ctx, double seconds)
 
 	if (!h)
 		return -1;
-	for (i = 0; l->links[0] && i < 2; i++) {
+	for (i = 0; i < 2; i++) {
 		bpf_link__destroy(l->links[i]);
 		l->links[i] = NULL;
 	}
+	lat_children_detach(&l->children);
 	on_poll(l);		/* every stack and call is in: claim what is left */
 	on_poll(l);
 	read_histogram(l, h, s.stats);
 	s.root = l->o->root_spec;
+	s.r = &l->o->root;
+	s.children = &l->children;
 	s.threshold_ns = l->o->threshold_ns;
 	s.seconds = seconds;
 	s.hist = h;
@@ -559,8 +543,9 @@ static int finish(void *ctx, double seconds)
 			"memory): counted, not broken down\n",
 			s.stats[LAT_STAT_SLOW_LOST] + l->unqueued);
 	if (s.stats[LAT_STAT_UNTRACKED])
-		fprintf(stderr, "stitch latency: %" PRIu64 " calls not timed (more than %d threads "
-			"in calls at once)\n", s.stats[LAT_STAT_UNTRACKED], LAT_MAX_THREADS);
+		fprintf(stderr, "stitch latency: %" PRIu64 " calls not timed (more than %d %s in "
+			"calls at once)\n", s.stats[LAT_STAT_UNTRACKED], LAT_MAX_THREADS,
+			l->o->root.nkeys ? "keys" : "threads");
 	if (l->calls.dropped)
 		fprintf(stderr, "stitch latency: %" PRIu64 " stacks dropped (a thread had more than "
 			"%d waiting for its call to end)\n", l->calls.dropped, LAT_MAX_PENDING);
@@ -621,13 +606,20 @@ int cmd_latency(int argc, char **argv)
 	av = calloc(MAX_RECORD_ARGS + argc, sizeof(*av));
 	if (!av)
 		return 1;
+	if (o.children) {
+		rc = lat_children_parse(&l.children, o.children, &o.root);
+		if (rc)
+			goto out;
+	}
 	n = record_args(&o, av, MAX_RECORD_ARGS + argc);
 	if (n < 0 || resolver_init(&l.res, NULL) ||
-	    lat_calls_init(&l.calls, o.root_name, 1000000000ull / o.freq, o.top)) {
+	    lat_calls_init(&l.calls, o.root.name, 1000000000ull / o.freq, o.top)) {
 		fprintf(stderr, "stitch latency: out of memory\n");
 		rc = 1;
 		goto out;
 	}
+	l.calls.children = l.children.n > 0;
+	l.calls.keyed = o.root.nkeys > 0;
 	resolver_name_kernel_lazily(&l.res, "/proc/kallsyms");
 	hooks = (struct record_hooks){
 		.ctx = &l,
@@ -645,7 +637,10 @@ out:
 	ring_buffer__free(l.rb);
 	for (n = 0; n < 2; n++)
 		bpf_link__destroy(l.links[n]);
+	lat_children_free(&l.children);
 	latency_bpf__destroy(l.skel);
+	for (n = 0; n < (int)l.npending; n++)
+		free(l.pending[n].ev);
 	free(l.pending);
 	free(av);
 	return rc;

@@ -20,6 +20,18 @@
 #define LAT_SUB (1 << LAT_SUB_BITS)
 #define LAT_BUCKETS (64 * LAT_SUB)
 #define LAT_NARGS 3
+/* Tracepoint pairs matched by a field instead of by thread: up to two fields. */
+#define LAT_NKEYS 2
+/*
+ * --children: nested functions timed inside a call, at most this many
+ * entries and exits per call (more are counted as lost), each one word:
+ * ns since the call began << 8 | child index << 1 | 1 for an exit.
+ */
+#define LAT_MAX_CHILDREN 64
+#define LAT_MAX_CHILD_EVENTS 1024
+#define LAT_CHILD_EXIT 1ULL
+#define LAT_CHILD_IDX_SHIFT 1
+#define LAT_CHILD_TIME_SHIFT 8
 
 /* Per CPU, summed by user space. */
 enum lat_stat {
@@ -28,7 +40,13 @@ enum lat_stat {
 	LAT_STAT_SLOW_LOST,	/* slow calls whose record found the ring full */
 	LAT_STAT_UNTRACKED,	/* entries not timed: more threads in calls than the map holds */
 	LAT_STAT_NESTED,	/* entries inside a call of the same root (recursion): not timed */
+	LAT_STAT_CHILD_LOST,	/* --children entries and exits past LAT_MAX_CHILD_EVENTS */
 	LAT_STAT_NR,
+};
+
+/* How calls are matched: by thread, or by the key fields of a tracepoint pair. */
+struct lat_key {
+	__u64 k[LAT_NKEYS];
 };
 
 /* A thread inside a call (open_calls, by tid). */
@@ -36,16 +54,31 @@ struct lat_open {
 	__u64 start_ns;		/* bpf_ktime_get_ns at entry */
 	__u64 start_cpu_ns;	/* its se.sum_exec_runtime at entry */
 	__u64 args[LAT_NARGS];
-	__u32 depth;		/* entries of the same root inside it (recursion) */
+	__u32 depth;		/* entries of the same root inside it (recursion, nested pairs) */
+	__u32 pid;		/* keyed pairs: the thread that began the call */
+	__u32 tid;
 	__u32 pad;
 };
 
-/* A call at or over the threshold, at its end (ring slow_calls). */
+/*
+ * A call at or over the threshold, at its end (ring slow_calls); with
+ * --children, its nchild child events follow it.  A keyed call's pid and
+ * tid are the thread that began it; its on_cpu_ns is not known (0).
+ */
 struct lat_call {
 	__u64 start_ns, dur_ns, on_cpu_ns;
 	__u64 args[LAT_NARGS];
 	__s64 ret;
 	__u32 pid, tid;
+	__u32 nchild;		/* child events that follow */
+	__u32 child_lost;	/* child events past LAT_MAX_CHILD_EVENTS */
+	struct lat_key key;	/* keyed pairs: the key */
+};
+
+/* Per thread with --children: the record of the call it is in, and its child events. */
+struct lat_child_buf {
+	struct lat_call call;
+	__u64 ev[LAT_MAX_CHILD_EVENTS];
 };
 
 /* The bucket of a duration in ns (the same arithmetic on both sides). */

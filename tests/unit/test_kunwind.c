@@ -40,6 +40,9 @@ struct replay {
 	const uint8_t *rows;
 	size_t nrows, stride;
 	uint64_t frames[KUNWIND_MAX_FRAMES];
+	/* uretprobes' return instances: the slot each replaced, and what it held */
+	uint64_t uret_slot[4], uret_orig[4];
+	int nuret;
 };
 
 static int ku_read_word(void *ctx, __u64 addr, __u64 *val)
@@ -79,6 +82,20 @@ static void ku_emit(void *ctx, __u32 idx, __u64 word)
 static void ku_set_exact(void *ctx, __u32 idx)
 {
 	((struct replay *)ctx)->frames[idx] |= KFRAME_EXACT;
+}
+
+static int ku_uret_orig(void *ctx, __u64 slot, __u64 *ra)
+{
+	struct replay *r = ctx;
+	int i;
+
+	for (i = 0; i < r->nuret; i++) {
+		if (r->uret_slot[i] == slot) {
+			*ra = r->uret_orig[i];
+			return 1;
+		}
+	}
+	return 0;
 }
 
 #include "kunwind/kunwind_walk.h"
@@ -414,6 +431,67 @@ static void test_synthetic_rules(void **state)
 	/* A pc in no mapping at all: the kernel hands the stack to user space. */
 	*at(STACK_BASE) = 0x300000;
 	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, true, NULL);
+	synth_free(&s);
+}
+
+/*
+ * Return addresses a uretprobe replaced with its trampoline: the walk takes
+ * the real ones from the thread's return instances and gives the frames of
+ * the walk without probes; an instance it cannot find leaves the trampoline,
+ * which stops the walk there.
+ */
+static void test_synthetic_uretprobe(void **state)
+{
+	uint64_t want[KUNWIND_MAX_FRAMES], tramp = 0x7fffff000000ull;
+	struct synth s;
+	struct ku_state st = { 0 };
+	int n, err;
+
+	synth_init(&s);
+	*at(STACK_BASE + 0) = 0x402010;
+	*at(STACK_BASE + 8) = STACK_BASE + 0x40;
+	*at(STACK_BASE + 16) = 0x403010;
+	*at(STACK_BASE + 0x40) = STACK_BASE + 0x300;
+	*at(STACK_BASE + 0x48) = BIN_B + 0x10;
+	*at(STACK_BASE + 0x50) = 0x40400c;
+	*at(STACK_BASE + 0x60) = 0x405010;
+	st = (struct ku_state){ .ip = 0x401004, .sp = STACK_BASE, .bp = 0x1234,
+				.stack_lo = STACK_BASE, .max = KUNWIND_MAX_FRAMES, .exact = 1 };
+	st.stack_hi = STACK_BASE + sizeof(words);
+	err = walk_on(s.r, s.p, &st);
+	assert_int_equal(err, KUNWIND_STOP_END);
+	n = st.n;
+	assert_int_equal(n, 6);
+	memcpy(want, s.r->frames, n * sizeof(want[0]));
+
+	/* Two of them hijacked, both known. */
+	*at(STACK_BASE + 16) = tramp;
+	*at(STACK_BASE + 0x48) = tramp;
+	s.r->uret_slot[0] = STACK_BASE + 0x48;
+	s.r->uret_orig[0] = BIN_B + 0x10;
+	s.r->uret_slot[1] = STACK_BASE + 16;
+	s.r->uret_orig[1] = 0x403010;
+	s.r->nuret = 2;
+	memset(s.r->frames, 0, sizeof(s.r->frames));
+	st = (struct ku_state){ .ip = 0x401004, .sp = STACK_BASE, .bp = 0x1234,
+				.stack_lo = STACK_BASE, .max = KUNWIND_MAX_FRAMES, .exact = 1,
+				.uret_tramp = tramp };
+	st.stack_hi = STACK_BASE + sizeof(words);
+	err = walk_on(s.r, s.p, &st);
+	assert_int_equal(err, KUNWIND_STOP_END);
+	assert_int_equal(st.n, n);
+	assert_true(st.uret_fixed);
+	assert_memory_equal(s.r->frames, want, n * sizeof(want[0]));
+
+	/* One instance unknown: the trampoline is the last frame, in no mapping. */
+	s.r->nuret = 1;
+	st = (struct ku_state){ .ip = 0x401004, .sp = STACK_BASE, .bp = 0x1234,
+				.stack_lo = STACK_BASE, .max = KUNWIND_MAX_FRAMES, .exact = 1,
+				.uret_tramp = tramp };
+	st.stack_hi = STACK_BASE + sizeof(words);
+	err = walk_on(s.r, s.p, &st);
+	assert_int_equal(err, KUNWIND_STOP_FALLBACK);
+	assert_int_equal(st.n, 2);
 	synth_free(&s);
 }
 
@@ -765,6 +843,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_synthetic_rules),
 		cmocka_unit_test(test_synthetic_signal),
+		cmocka_unit_test(test_synthetic_uretprobe),
 		cmocka_unit_test(test_find_map),
 		cmocka_unit_test(test_real_chain),
 		cmocka_unit_test(test_real_deep),

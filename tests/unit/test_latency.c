@@ -14,7 +14,9 @@
 #include <cmocka.h>
 
 #include "latency/lat_calls.h"
+#include "latency/lat_children.h"
 #include "latency/lat_hist.h"
+#include "latency/lat_root.h"
 
 static void test_buckets_hold_their_values(void **state)
 {
@@ -96,7 +98,7 @@ static void test_slow_call_claims_its_stacks(void **state)
 		assert_int_equal(lat_calls_stack(&lc, 7, 2000 + i, k2, b2, 1000000, true), 0);
 	assert_int_equal(lat_calls_stack(&lc, 7, 5000, k3, b3, 15000000, false), 0);
 	assert_int_equal(lat_calls_stack(&lc, 7, 40000000, k1, b1, 1000000, false), 0);
-	assert_int_equal(lat_calls_slow(&lc, &c), 0);
+	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
 	assert_int_equal(lc.slow, 1);
 	assert_int_equal(lc.taken, 6);
 	assert_int_equal(lc.claimed, 4);
@@ -111,7 +113,7 @@ static void test_slow_call_claims_its_stacks(void **state)
 	c.start_ns = 39000000;
 	c.dur_ns = 2000000;
 	c.on_cpu_ns = 0;
-	assert_int_equal(lat_calls_slow(&lc, &c), 0);
+	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
 	assert_int_equal(lc.claimed, 5);
 	assert_int_equal(lc.breakdown.total, 32000000);
 	/* More samples than CPU time: they share the exact CPU time. */
@@ -120,7 +122,7 @@ static void test_slow_call_claims_its_stacks(void **state)
 	c.start_ns = 50000000;
 	c.dur_ns = 3000000;
 	c.on_cpu_ns = 3000000;
-	assert_int_equal(lat_calls_slow(&lc, &c), 0);
+	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
 	assert_int_equal(lc.breakdown.total, 35000000);
 	/* The two slowest kept, slowest first. */
 	assert_int_equal(lc.nslowest, 2);
@@ -132,12 +134,134 @@ static void test_slow_call_claims_its_stacks(void **state)
 	lat_calls_free(&lc);
 }
 
+/* One child event: at ns since the call began, child func, an entry or a return. */
+static uint64_t ev(uint64_t ns, uint32_t func, bool exit)
+{
+	return ns << LAT_CHILD_TIME_SHIFT | (uint64_t)func << LAT_CHILD_IDX_SHIFT |
+	       (exit ? LAT_CHILD_EXIT : 0);
+}
+
+static const struct lat_child_node *node(const struct lat_child_tree *t, uint32_t parent,
+					 uint32_t func)
+{
+	uint32_t i;
+
+	for (i = t->v[parent].first; i; i = t->v[i].next)
+		if (t->v[i].func == func)
+			return &t->v[i];
+	return NULL;
+}
+
+/*
+ * Nesting comes from the order of entries and returns alone: a(b, b, c(b))
+ * then a return of c whose entry came before the call, a return that skips
+ * one (longjmp out of b), and one still open at the call's end.
+ */
+static void test_children_nest_by_order(void **state)
+{
+	struct lat_child_tree t = { 0 };
+	const struct lat_child_node *a, *b, *c, *cb;
+	uint64_t e1[] = {
+		ev(5, 2, true),					/* c returns: entered before */
+		ev(10, 0, false),				/* a */
+		ev(20, 1, false), ev(30, 1, true),		/*   b 10 */
+		ev(40, 1, false), ev(45, 1, true),		/*   b 5 */
+		ev(50, 2, false),				/*   c */
+		ev(60, 1, false), ev(80, 1, true),		/*     b 20 */
+		ev(90, 2, true),				/*   c: 40 */
+		ev(100, 0, true),				/* a: 90 */
+		ev(110, 0, false), ev(120, 1, false),		/* a, b */
+		ev(150, 0, true),				/* a returns, b never did: 40 */
+		ev(160, 2, false),				/* c open at the end */
+	};
+	uint64_t e2[] = { ev(0, 0, false), ev(50, 0, true) };
+
+	(void)state;
+	assert_int_equal(lat_tree_add(&t, e1, sizeof(e1) / sizeof(e1[0]), 200, 0), 0);
+	a = node(&t, 0, 0);
+	assert_non_null(a);
+	assert_int_equal(a->count, 2);
+	assert_int_equal(a->total_ns, 90 + 40);
+	b = node(&t, a - t.v, 1);
+	assert_non_null(b);
+	assert_int_equal(b->count, 3);		/* 10 + 5, and the one a's return closed */
+	assert_int_equal(b->total_ns, 10 + 5 + 30);
+	c = node(&t, a - t.v, 2);
+	assert_non_null(c);
+	assert_int_equal(c->count, 1);
+	assert_int_equal(c->total_ns, 40);
+	cb = node(&t, c - t.v, 1);
+	assert_non_null(cb);
+	assert_int_equal(cb->total_ns, 20);
+	assert_int_equal(node(&t, 0, 2)->total_ns, 40);	/* open at the end: closed there */
+	assert_int_equal(t.unmatched, 3);	/* c's early return, b skipped, c left open */
+	assert_int_equal(t.v[0].count, 1);
+	assert_int_equal(t.v[0].total_ns, 200);
+	/* A second call adds up in the same nodes. */
+	assert_int_equal(lat_tree_add(&t, e2, 2, 60, 4), 0);
+	assert_int_equal(node(&t, 0, 0)->count, 3);
+	assert_int_equal(node(&t, 0, 0)->total_ns, 180);
+	assert_int_equal(t.v[0].count, 2);
+	assert_int_equal(t.lost, 4);
+	/* Times past the call's end are cut there. */
+	lat_tree_free(&t);
+	assert_int_equal(lat_tree_add(&t, (uint64_t[]){ ev(10, 3, false), ev(999, 3, true) }, 2,
+				      100, 0), 0);
+	assert_int_equal(node(&t, 0, 3)->total_ns, 90);
+	lat_tree_free(&t);
+}
+
+/* Tracepoint formats: the fields after the common ones, with offsets and sizes. */
+static void test_tracepoint_fields(void **state)
+{
+	static const char format[] =
+		"name: block_rq_issue\n"
+		"ID: 1181\n"
+		"format:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+		"\n"
+		"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:char rwbs[8];\toffset:28;\tsize:8;\tsigned:0;\n"
+		"\tfield:__data_loc char[] cmd;\toffset:52;\tsize:4;\tsigned:0;\n"
+		"\tfield:int error;\toffset:56;\tsize:4;\tsigned:1;\n"
+		"\tfield:nonsense\n"
+		"\n"
+		"print fmt: \"%d,%d\", REC->dev, REC->sector\n";
+	struct lat_field fl[8];
+	FILE *f;
+	int n;
+
+	(void)state;
+	f = fmemopen((void *)format, sizeof(format) - 1, "r");
+	assert_non_null(f);
+	n = lat_tp_fields_read(f, fl, 8);
+	fclose(f);
+	assert_int_equal(n, 3);
+	assert_string_equal(fl[0].name, "dev");
+	assert_int_equal(fl[0].off, 8);
+	assert_int_equal(fl[0].size, 4);
+	assert_false(fl[0].is_signed);
+	assert_string_equal(fl[1].name, "sector");
+	assert_int_equal(fl[1].off, 16);
+	assert_int_equal(fl[1].size, 8);
+	assert_string_equal(fl[2].name, "error");
+	assert_true(fl[2].is_signed);
+	/* at most max */
+	f = fmemopen((void *)format, sizeof(format) - 1, "r");
+	assert_int_equal(lat_tp_fields_read(f, fl, 1), 1);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buckets_hold_their_values),
 		cmocka_unit_test(test_quantiles),
 		cmocka_unit_test(test_slow_call_claims_its_stacks),
+		cmocka_unit_test(test_children_nest_by_order),
+		cmocka_unit_test(test_tracepoint_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

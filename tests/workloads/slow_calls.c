@@ -9,13 +9,17 @@
  *   slow_calls pipe N   read(2) of one byte from a pipe; every 20th byte
  *                       the writer thread sends 5 ms late (blocked in the
  *                       kernel's pipe read)
- *   slow_calls lock N   lookup_record(): a pread(2) of a file; every 20th
- *                       call also takes a mutex another thread holds for
- *                       5 ms (blocked in futex_wait)
+ *   slow_calls lock N   lookup_record(): read_block(), a pread(2) of a file;
+ *                       every 20th call also takes a mutex another thread
+ *                       holds for 5 ms (wait_for_lock: blocked in futex_wait)
+ *
+ * Every call is also between two USDT probes, slowcalls:call__begin(i) and
+ * slowcalls:call__end(i), for a root made of a probe pair.
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/sdt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,10 +86,15 @@ __attribute__((noinline)) static void wait_for_lock(void)
 	pthread_mutex_unlock(&lock);
 }
 
+__attribute__((noinline)) static int read_block(int i, char *buf)
+{
+	return pread(file_fd, buf, 512, (i % 8) * 512);
+}
+
 /* The root of the lock mode: a lookup that sometimes waits for the lock. */
 __attribute__((noinline)) int lookup_record(int i, char *buf)
 {
-	int n = pread(file_fd, buf, 512, (i % 8) * 512);
+	int n = read_block(i, buf);
 
 	if (i % EVERY == EVERY - 1)
 		wait_for_lock();
@@ -133,10 +142,12 @@ int main(int argc, char **argv)
 		if (lockmode && i % EVERY == EVERY - 1)
 			pthread_barrier_wait(&turn);
 		t0 = now_ns();
+		STAP_PROBE1(slowcalls, call__begin, i);
 		if (lockmode)
 			lookup_record(i, buf);
 		else if (read_byte(buf) != 1)
 			return 1;
+		STAP_PROBE1(slowcalls, call__end, i);
 		d[i] = now_ns() - t0;
 		if (lockmode && i % EVERY == EVERY - 1)
 			pthread_barrier_wait(&turn);
