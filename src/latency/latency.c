@@ -554,40 +554,6 @@ static int finish(void *ctx, double seconds)
 	return rc;
 }
 
-/* record's options: cpu samples and off-CPU time (-e wall) of the same targets. */
-static int record_args(const struct lat_opts *o, char **av, int max)
-{
-	int n = 0, i;
-
-	av[n++] = "stitch latency";
-	av[n++] = "-e";
-	av[n++] = "wall";
-	av[n++] = "-F";
-	av[n++] = o->freq_arg ? (char *)o->freq_arg : "999";
-	/* Each stack is matched to its call by thread and time: no counting in the kernel. */
-	av[n++] = "--per-event";
-	if (o->duration) {
-		av[n++] = "-d";
-		av[n++] = (char *)o->duration;
-	}
-	if (o->pids) {
-		av[n++] = "-p";
-		av[n++] = (char *)o->pids;
-	}
-	if (o->all)
-		av[n++] = "-a";
-	if (o->command) {
-		av[n++] = "--";
-		for (i = 0; o->command[i]; i++) {
-			if (n == max - 1)
-				return -1;
-			av[n++] = o->command[i];
-		}
-	}
-	av[n] = NULL;
-	return n;
-}
-
 int cmd_latency(int argc, char **argv)
 {
 	struct lat_opts o = { 0 };
@@ -611,7 +577,11 @@ int cmd_latency(int argc, char **argv)
 		if (rc)
 			goto out;
 	}
-	n = record_args(&o, av, MAX_RECORD_ARGS + argc);
+	/* cpu samples and off-CPU time (-e wall) of the same targets */
+	n = record_request_args(&(struct record_request){
+		.name = "stitch latency", .event = "wall", .freq = o.freq_arg,
+		.duration = o.duration, .pids = o.pids, .all = o.all, .command = o.command,
+	}, av, MAX_RECORD_ARGS + argc);
 	if (n < 0 || resolver_init(&l.res, NULL) ||
 	    lat_calls_init(&l.calls, o.root.name, 1000000000ull / o.freq, o.top)) {
 		fprintf(stderr, "stitch latency: out of memory\n");

@@ -443,3 +443,35 @@ out_opts:
 	free(o);
 	return rc;
 }
+
+int record_request_args(const struct record_request *r, char **av, int max)
+{
+	char *fixed[] = { (char *)r->name, "-e", (char *)r->event, "-F",
+			  (char *)(r->freq ? r->freq : "999"), "--per-event" };
+	int n = 0, i;
+
+	if (max < 12)
+		return -1;
+	for (i = 0; i < (int)(sizeof(fixed) / sizeof(fixed[0])); i++)
+		av[n++] = fixed[i];
+	if (r->duration) {
+		av[n++] = "-d";
+		av[n++] = (char *)r->duration;
+	}
+	if (r->pids) {
+		av[n++] = "-p";
+		av[n++] = (char *)r->pids;
+	}
+	if (r->all)
+		av[n++] = "-a";
+	if (r->command) {
+		av[n++] = "--";
+		for (i = 0; r->command[i]; i++) {
+			if (n == max - 1)
+				return -1;
+			av[n++] = r->command[i];
+		}
+	}
+	av[n] = NULL;
+	return n;
+}

@@ -8,6 +8,7 @@
 #ifndef STITCH_RECORD_HOOKS_H
 #define STITCH_RECORD_HOOKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct capture_bpf;
@@ -37,5 +38,22 @@ struct record_hooks {
 
 /* stitch record's main, with hooks (NULL: plain record).  argv[0] names the command. */
 int record_main(int argc, char **argv, const struct record_hooks *hooks);
+
+/*
+ * What another command asks record to trace, said as record's options:
+ * every event is sent (--per-event), as the command matches each stack to a
+ * thread and a time of its own (a stall, a call).
+ */
+struct record_request {
+	const char *name;		/* argv[0]: "stitch stalls" */
+	const char *event;		/* -e: "cpu", "wall" */
+	const char *freq;		/* -F; NULL: 999 */
+	const char *duration, *pids;	/* -d, -p; NULL: none */
+	bool all;			/* -a */
+	char **command;			/* -- COMMAND, NULL-terminated; NULL: none */
+};
+
+/* record's argv for r in av (max entries with the NULL); argc, or -1 if it does not fit. */
+int record_request_args(const struct record_request *r, char **av, int max);
 
 #endif /* STITCH_RECORD_HOOKS_H */

@@ -437,36 +437,6 @@ static int finish(void *ctx, double seconds)
 	return rc ? -1 : 0;
 }
 
-/* record's options for what we watch: cpu samples of the same targets. */
-static int record_args(const struct stalls_opts *o, char **av, int max)
-{
-	int n = 0, i;
-
-	av[n++] = "stitch stalls";
-	av[n++] = "-e";
-	av[n++] = "cpu";
-	av[n++] = "-F";
-	av[n++] = o->freq ? (char *)o->freq : "999";
-	/* Each sample is matched to its stall by thread and time: no counting in the kernel. */
-	av[n++] = "--per-event";
-	if (o->duration) {
-		av[n++] = "-d";
-		av[n++] = (char *)o->duration;
-	}
-	if (o->pids) {
-		av[n++] = "-p";
-		av[n++] = (char *)o->pids;
-	}
-	av[n++] = "--";
-	for (i = 0; o->command && o->command[i]; i++) {
-		if (n == max - 1)
-			return -1;
-		av[n++] = o->command[i];
-	}
-	av[n] = NULL;
-	return n;
-}
-
 int cmd_stalls(int argc, char **argv)
 {
 	struct stalls_opts o = { 0 };
@@ -487,7 +457,11 @@ int cmd_stalls(int argc, char **argv)
 	av = calloc(MAX_RECORD_ARGS + argc, sizeof(*av));
 	if (!av)
 		return 1;
-	n = record_args(&o, av, MAX_RECORD_ARGS + argc);
+	/* cpu samples of the same targets */
+	n = record_request_args(&(struct record_request){
+		.name = "stitch stalls", .event = "cpu", .freq = o.freq, .duration = o.duration,
+		.pids = o.pids, .command = o.command,
+	}, av, MAX_RECORD_ARGS + argc);
 	if (resolver_init(&s.res, NULL) ||
 	    stalls_report_init(&s.rep, stdout, o.top, &s.res)) {
 		fprintf(stderr, "stitch stalls: out of memory\n");

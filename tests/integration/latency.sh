@@ -85,8 +85,11 @@ test_latency_function_lock_breakdown() {
 	# walk looks through into the thread's return instances.
 	expect_ge "% of the slow calls' time waiting for the mutex in lookup_record" \
 		"$(share_of_slow "$TMP/ll.folded" '^lookup_record;\[off-cpu\];_start;__libc_start_main;__libc_start_call_main;main;lookup_record;wait_for_lock;pthread_mutex_lock;.*;futex_wait_\[k\];')" 90
-	expect_eq "stacks taken outside slow calls" \
-		"$(jq '.stacks_taken - .stacks_in_slow_calls' "$TMP/ll.json")" 0
+	# A fast call takes no stack unless it leaves the CPU: then its switch-out
+	# is taken, as whether the call will end slow is not known yet (one of
+	# 1,900 fast calls was preempted in a CI-like run; most runs, none).
+	expect_ge "stacks taken outside slow calls: at most 1% of the calls" \
+		"$((20 - $(jq '.stacks_taken - .stacks_in_slow_calls' "$TMP/ll.json")))" 0
 	expect_ge "stacks taken" "$(jq .stacks_taken "$TMP/ll.json")" 100
 	# The tree: every slow call read a block and waited once, the wait was
 	# pthread_mutex_lock, and it is the slow calls' time less what they spent
