@@ -20,8 +20,8 @@ packages=(
 	# debug symbols for libc: the tests name libc-internal frames through
 	# /usr/lib/debug/.build-id, the path users with -dbg packages take
 	libc6-dbg
-	# peers for benchmarks (libbpf-tools: offcputime, funclatency)
-	linux-perf bpftrace libbpf-tools
+	# peers for benchmarks (libbpf-tools: offcputime, funclatency; elfutils: eu-stack)
+	linux-perf bpftrace libbpf-tools elfutils gdb
 	# protoc: the pprof tests decode our output with the real tool
 	protobuf-compiler
 	# the SVG flame graph test runs in a real (headless) browser
