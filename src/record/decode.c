@@ -13,6 +13,7 @@
 #include "profile/copy_unwind.h"
 
 #include "record/record_internal.h"
+#include "util/clock.h"
 
 /* ---- sample processing ------------------------------------------------- */
 
@@ -175,5 +176,26 @@ int handle_sample(void *ctx, void *data, size_t size)
 		r->hooks->sample(r->hooks->ctx, e, key, key_bytes_for(nk, nu));
 	else
 		stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
+	return 0;
+}
+
+int handle_sample_in_turn(void *ctx, void *data, size_t size)
+{
+	const struct sample_event *e = data;
+	struct recorder *r = ctx;
+	int rc = handle_sample(ctx, data, size);
+	uint64_t now;
+
+	if (size >= STITCH_SAMPLE_HDR_BYTES && *(const uint64_t *)data != INTERP_EVENT_MAGIC &&
+	    *(const uint64_t *)data != OFFCPU_WEIGHT_MAGIC)
+		r->turn_last_ns = e->time_ns;
+	/* A clock read every 256 records: ~1 ns a record. */
+	if (rc || ++r->turn_records % 256)
+		return rc;
+	now = mono_ns();
+	if (!r->turn_start)
+		r->turn_start = now;
+	else if (now - r->turn_start >= RECORD_TURN_NS)
+		return RECORD_TURN_OVER;
 	return 0;
 }

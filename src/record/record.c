@@ -267,7 +267,8 @@ static int run(struct recorder *r)
 		rc = 1;
 		goto out;
 	}
-	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.samples), handle_sample, r, NULL);
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.samples), handle_sample_in_turn, r,
+				 NULL);
 	if (!r->rb) {
 		fprintf(stderr, "stitch record: cannot open the ring buffer: %s\n", strerror(errno));
 		rc = 1;
@@ -309,11 +310,25 @@ static int run(struct recorder *r)
 		 * they still exist, and an interpreter that just started is
 		 * recognized (and walked) after a few events, not thousands.
 		 */
-		int n = ring_buffer__poll(r->rb, 20);
-		uint64_t read_ns = mono_ns();
+		int n;
+		uint64_t read_ns;
 
+		r->turn_start = 0;
+		r->turn_records = 0;
+		n = ring_buffer__poll(r->rb, 20);
+		read_ns = mono_ns();
 		if (n >= 0)
 			n = ring_buffer__consume(r->rb);
+		/*
+		 * A full turn: the rest waits for the next one, after the work
+		 * below, and the process model moves on only to the last record
+		 * read (those still in the ring must see it as it was).
+		 */
+		if (n == RECORD_TURN_OVER) {
+			n = 0;
+			if (r->turn_last_ns < read_ns)
+				read_ns = r->turn_last_ns;
+		}
 		watch_interpreters(r, read_ns);
 		kunwind_update(r);
 		kernel_counts_tick(r, mono_s());
@@ -334,7 +349,10 @@ static int run(struct recorder *r)
 	/* Detach first so the last events are all in the ring, then drain. */
 	attach_destroy(&r->att);
 	capture_bpf__detach(r->skel);
-	ring_buffer__consume(r->rb);
+	do {
+		r->turn_start = 0;
+		r->turn_records = 0;
+	} while (ring_buffer__consume(r->rb) == RECORD_TURN_OVER);
 	perf_tracker_drain(&r->ptrack);
 	perf_tracker_apply(&r->ptrack, &r->procs, UINT64_MAX);
 	/* Processes that exited as the recording ended let go of their tables too. */

@@ -10,6 +10,7 @@
 #ifndef STITCH_RECORD_INTERNAL_H
 #define STITCH_RECORD_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,6 +83,16 @@ struct recorder {
 	struct procs procs;
 	struct stack_table stacks;
 	size_t ringbuf_mb;		/* the ring buffer's size: ringbuf_mb_of() */
+	/*
+	 * Reading stops for a turn of the run loop once it has read for
+	 * RECORD_TURN_NS (turn_start: its first record, 0 before), so that a
+	 * flood of records cannot starve the loop's other work: under 360k
+	 * copied deep stacks a second, tables of a new process never got
+	 * loaded and every event was copied until the end.
+	 */
+	uint64_t turn_start;
+	uint64_t turn_last_ns;		/* the last sample's time read in the turn */
+	uint32_t turn_records;
 	pid_t child;
 	int child_status;
 	bool child_done;
@@ -108,6 +119,14 @@ int parse_opts(int argc, char **argv, struct record_opts *o);
 
 /* decode.c: one record from the ring (a sample, interpreter frames, an off-CPU weight). */
 int handle_sample(void *ctx, void *data, size_t size);
+
+/*
+ * handle_sample(), then RECORD_TURN_OVER once the turn has read long enough:
+ * libbpf stops reading the ring there (the record is consumed) and returns it.
+ */
+#define RECORD_TURN_NS 20000000ull
+#define RECORD_TURN_OVER (-ECANCELED)
+int handle_sample_in_turn(void *ctx, void *data, size_t size);
 
 /* setup.c */
 int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap);

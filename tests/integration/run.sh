@@ -41,6 +41,8 @@ gcc -O2 -g -Wall -Wextra -Werror -o "$W/perl_embed" tests/workloads/interp/perl_
 	-l:libperl.so.5.36 || exit 1
 PERL_EMBED=$(realpath "$W/perl_embed")
 LIBLATE=$(realpath "$W/liblate.so")
+gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$W/recurse" tests/workloads/recurse.c || exit 1
+RECURSE=$(realpath "$W/recurse")
 
 # The chain every workload mode runs, as a folded regex.
 MAIN_ABC=';main;a;b;c(;|$| )'
@@ -309,6 +311,28 @@ test_kernel_counts_hot_syscall_without_loss() {
 	local bytes
 	bytes=$(sed -n 's/^stitch stats: .*bytes\/event \([0-9]*\)$/\1/p' "$TMP/hot.err")
 	expect_ge "bytes per event at most 64" "$((64 - ${bytes:-99999}))" 0
+}
+
+# A flood of deep stacks (40 frames that change at every call, 2.8 KB
+# copied each) while the tables of the new process are not loaded yet:
+# the reader must still get to loading them.  It once never did (each turn
+# read the ring until empty, which a flood never is), and every event was
+# copied until the end.
+test_kernel_counts_deep_flood_after_tables_load() {
+	"$STITCH" record --stats -e syscall:getppid -o "$TMP/df.folded" -- \
+		"$RECURSE" 40 1.5 syscall 2>"$TMP/df.err"
+	cat "$TMP/df.err"
+	local events counted
+	events=$(sed -n 's/^stitch stats: events \([0-9]*\), received.*/\1/p' "$TMP/df.err")
+	counted=$(sed -n 's/^stitch stats: counted in the kernel \([0-9]*\),.*/\1/p' "$TMP/df.err")
+	! grep -q LOST "$TMP/df.err" || die "events were lost"
+	expect_ge "events" "${events:-0}" 100000
+	expect_ge "% counted in the kernel" "$(( ${counted:-0} * 100 / ${events:-1} ))" 90
+	local levels
+	# 40 levels (the 41st, depth 0, tail-calls leaf); no {40}: mawk has no intervals
+	levels=$(printf 'rec_[ab];%.0s' $(seq 40))
+	expect_ge "% through 40 levels of rec_a/rec_b to the leaf's getppid" \
+		"$(share "$TMP/df.folded" '^recurse;' "$LIBC_START;main;${levels}leaf;getppid;")" 99
 }
 
 test_kernel_unwind_across_exec() {

@@ -5,12 +5,15 @@
  * each level passes the loop counter down plus its depth and uses both
  * after its call returns, so every frame keeps callee-saved registers and
  * locals on the stack that differ from one iteration to the next (a
- * remembered walk that checks the words it read never matches), and
- * alternates between two functions by a bit of the counter, so the return
- * addresses change too.  A 100 Hz SIGALRM handler runs its own short
- * recursion, so some samples stand on a signal frame.
+ * remembered walk that checks the words it read never matches); every 8th
+ * level picks one of two functions by a bit of the iteration, so the return
+ * addresses change too, among 32 paths at depth 40 (a program's few code
+ * paths, not one new stack per sample).  A 100 Hz SIGALRM handler runs its
+ * own short recursion, so some samples stand on a signal frame.
  *
- *   recurse DEPTH SECONDS [wait]    ("wait": start when a byte arrives on stdin)
+ *   recurse DEPTH SECONDS [wait|syscall]
+ *     wait: start when a byte arrives on stdin
+ *     syscall: the leaf also calls getppid() (for -e syscall:getppid)
  */
 #include <signal.h>
 #include <stdint.h>
@@ -25,6 +28,8 @@
 
 static volatile uint64_t sink;
 static volatile sig_atomic_t stop;
+static uint64_t iter;
+static int with_syscall;
 
 NOINLINE static uint64_t leaf(uint64_t n)
 {
@@ -33,7 +38,15 @@ NOINLINE static uint64_t leaf(uint64_t n)
 
 	for (i = 0; i < 400; i++)
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	if (with_syscall)
+		x += getppid();
 	return x;
+}
+
+/* rec_b instead of rec_a at every 8th level, by a bit of the iteration: 32 paths at 40. */
+static inline int take_b(int depth)
+{
+	return depth % 8 == 0 && ((iter >> (depth / 8)) & 1);
 }
 
 NOINLINE uint64_t rec_b(int depth, uint64_t n);
@@ -45,7 +58,7 @@ NOINLINE uint64_t rec_a(int depth, uint64_t n)
 
 	if (depth == 0)
 		return leaf(n);
-	r = ((n >> (depth & 7)) & 1) ? rec_b(depth - 1, n + depth) : rec_a(depth - 1, n + depth);
+	r = take_b(depth) ? rec_b(depth - 1, n + depth) : rec_a(depth - 1, n + depth);
 	return r ^ (n * (uint64_t)depth);
 }
 
@@ -55,8 +68,7 @@ NOINLINE uint64_t rec_b(int depth, uint64_t n)
 
 	if (depth == 0)
 		return leaf(~n);
-	r = ((n >> (depth & 7)) & 1) ? rec_a(depth - 1, n * 3 + depth) :
-				       rec_b(depth - 1, n * 3 + depth);
+	r = take_b(depth) ? rec_a(depth - 1, n * 3 + depth) : rec_b(depth - 1, n * 3 + depth);
 	return r + (n ^ (uint64_t)depth);
 }
 
@@ -88,11 +100,13 @@ int main(int argc, char **argv)
 	secs = atof(argv[2]);
 	if (argc > 3 && !strcmp(argv[3], "wait") && read(0, &go, 1) != 1)
 		return 1;
+	with_syscall = argc > 3 && !strcmp(argv[3], "syscall");
 	signal(SIGALRM, on_alarm);
 	signal(SIGTERM, on_term);
 	setitimer(ITIMER_REAL, &it, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; !stop; i++) {
+		iter = i;
 		sink += rec_a(depth, i);
 		if ((i & 63) == 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t);
