@@ -658,13 +658,22 @@ struct {
 	__uint(value_size, KAGG_KSTACK_DEPTH * sizeof(__u64));
 } kagg_kstacks SEC(".maps");
 
+/* User stacks by hash, up to KAGG_SHORT_FRAMES frames (kunwind.h), and longer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct kagg_ustack_short);
+} kagg_ustacks SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, struct kagg_ustack);
-} kagg_ustacks SEC(".maps");
+} kagg_ustacks_long SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -699,7 +708,8 @@ struct {
 } kagg_scratch SEC(".maps");
 
 struct kagg_cmp {
-	const struct kagg_ustack *a, *b;
+	const struct kagg_ustack *a;
+	const __u64 *b;		/* a stored stack's words: a short or a long one */
 	__u32 n;
 	int differ;
 };
@@ -707,25 +717,78 @@ struct kagg_cmp {
 /*
  * Compares KAGG_CMP_CHUNK words per call: the loop's call per iteration,
  * not the comparison, is what costs.  Words past n are not compared (they
- * are whatever an earlier, longer stack left there).
+ * are whatever an earlier, longer stack left there).  One callback per
+ * size of stored stack: the mask bounds the read in that map's value.
  */
 #define KAGG_CMP_CHUNK 32
 
-static long kagg_cmp_cb(__u64 i, void *ctx)
-{
-	struct kagg_cmp *c = ctx;
-	__u32 base = i * KAGG_CMP_CHUNK, j, k;
+#define KAGG_CMP_CB(name, nwords)						\
+static long name(__u64 i, void *ctx)						\
+{										\
+	struct kagg_cmp *c = ctx;						\
+	__u32 base = i * KAGG_CMP_CHUNK, j, k;					\
+										\
+	for (j = 0; j < KAGG_CMP_CHUNK; j++) {					\
+		if (base + j >= c->n)						\
+			return 1;						\
+		k = (base + j) & ((nwords) - 1);				\
+		if (c->a->words[k] != c->b[k]) {				\
+			c->differ = 1;						\
+			return 1;						\
+		}								\
+	}									\
+	return 0;								\
+}
 
-	for (j = 0; j < KAGG_CMP_CHUNK; j++) {
-		k = (base + j) & (KUNWIND_MAX_FRAMES - 1);
-		if (base + j >= c->n)
+KAGG_CMP_CB(kagg_cmp_short_cb, KAGG_SHORT_FRAMES)
+KAGG_CMP_CB(kagg_cmp_long_cb, KUNWIND_MAX_FRAMES)
+
+/*
+ * Store stack u (n words) under hash once; an equal hash must be an equal
+ * stack.  0 stored (or found equal), 1 a collision, -1 the map is full.
+ */
+static __always_inline int kagg_store(struct kagg_ustack *u, __u64 hash, __u32 n, __u32 stop)
+{
+	struct kagg_cmp c = { .a = u, .n = n };
+	struct kagg_ustack_short *s = 0;
+	struct kagg_ustack *l = 0;
+	bool is_short = !(hash & KAGG_LONG_BIT);
+	__u32 on, ostop;
+	long err;
+
+	/* Look first: most stacks are stored already, and a lookup takes no lock. */
+	if (is_short)
+		s = bpf_map_lookup_elem(&kagg_ustacks, &hash);
+	else
+		l = bpf_map_lookup_elem(&kagg_ustacks_long, &hash);
+	if (!s && !l) {
+		/* The short map's value is u's prefix: only what n needs is copied. */
+		err = is_short ? bpf_map_update_elem(&kagg_ustacks, &hash, u, BPF_NOEXIST) :
+				 bpf_map_update_elem(&kagg_ustacks_long, &hash, u, BPF_NOEXIST);
+		if (!err)
+			return 0;
+		if (err != -EEXIST)
+			return -1;
+		/* Another CPU stored it since: compare with that one. */
+		if (is_short)
+			s = bpf_map_lookup_elem(&kagg_ustacks, &hash);
+		else
+			l = bpf_map_lookup_elem(&kagg_ustacks_long, &hash);
+		if (!s && !l)
 			return 1;
-		if (c->a->words[k] != c->b->words[k]) {
-			c->differ = 1;
-			return 1;
-		}
 	}
-	return 0;
+	on = s ? s->n : l ? l->n : 0;
+	ostop = s ? s->stop : l ? l->stop : 0;
+	if (on != n || ostop != stop)
+		return 1;
+	if (s) {
+		c.b = s->words;
+		bpf_loop((n + KAGG_CMP_CHUNK - 1) / KAGG_CMP_CHUNK, kagg_cmp_short_cb, &c, 0);
+	} else if (l) {
+		c.b = l->words;
+		bpf_loop((n + KAGG_CMP_CHUNK - 1) / KAGG_CMP_CHUNK, kagg_cmp_long_cb, &c, 0);
+	}
+	return c.differ ? 1 : 0;
 }
 
 /*
@@ -747,14 +810,14 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 {
 	struct kunwind_start start;
 	struct kunwind_result res;
-	struct kagg_cmp c = {};
 	struct kagg_scratch_val *sv;
-	struct kagg_ustack *u, *old;
+	struct kagg_ustack *u;
 	struct kagg_key key = {};
 	struct pt_regs *regs;
 	__u32 zero = 0, n, was_stored;
 	__u64 one = 1, *cnt, t0, hash;
 	__u32 stop;
+	int kept;
 	long err;
 
 	sv = bpf_map_lookup_elem(&kagg_scratch, &zero);
@@ -780,7 +843,8 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 	ku_walk_stats(t0, res.n, res.remembered);
 	n = res.n;
 	stop = res.stop;
-	hash = res.hash & kagg_hash_mask;
+	hash = (res.hash & kagg_hash_mask & ~KAGG_LONG_BIT) |
+	       (res.n > KAGG_SHORT_FRAMES ? KAGG_LONG_BIT : 0);
 	if (stop == KUNWIND_STOP_FALLBACK || n > KUNWIND_MAX_FRAMES)
 		return false;
 	/* The same words, count and stop as the stack stored last time: stored. */
@@ -788,34 +852,13 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 		goto stored;
 	u->n = n;
 	u->stop = stop;
-	c.a = u;
-	c.n = n;
-
-	/*
-	 * Store the stack once; an equal hash must be an equal stack.  Look
-	 * first: most stacks are stored already, and a lookup takes no lock.
-	 */
-	old = bpf_map_lookup_elem(&kagg_ustacks, &hash);
-	if (!old) {
-		err = bpf_map_update_elem(&kagg_ustacks, &hash, u, BPF_NOEXIST);
-		/* -EEXIST: another CPU stored it since; compare with that one. */
-		if (err == -EEXIST)
-			old = bpf_map_lookup_elem(&kagg_ustacks, &hash);
-		else if (err) {
-			count(STAT_KAGG_FULL);
-			return false;
-		}
-		if (err && !old)
-			goto collision;
+	kept = kagg_store(u, hash, n, stop);
+	if (kept < 0) {
+		count(STAT_KAGG_FULL);
+		return false;
 	}
-	if (old) {
-		if (old->n != n || old->stop != stop)
-			goto collision;
-		c.b = old;
-		bpf_loop((n + KAGG_CMP_CHUNK - 1) / KAGG_CMP_CHUNK, kagg_cmp_cb, &c, 0);
-		if (c.differ)
-			goto collision;
-	}
+	if (kept > 0)
+		goto collision;
 stored:
 	sv->hash = hash;
 	sv->stored = 1;

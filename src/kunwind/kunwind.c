@@ -521,14 +521,24 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 	return n;
 }
 
-int kunwind_key_build(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+int kagg_ustack_get(const struct kagg_fds *fds, uint64_t hash, struct kagg_ustack *u)
+{
+	/* The hash says which map; the short map's value is a kagg_ustack's prefix. */
+	if (!(hash & KAGG_LONG_BIT))
+		return bpf_map_lookup_elem(fds->ustacks, &hash, u) == 0 &&
+		       u->n <= KAGG_SHORT_FRAMES ? 0 : -ENOENT;
+	return bpf_map_lookup_elem(fds->ustacks_long, &hash, u) == 0 &&
+	       u->n <= KUNWIND_MAX_FRAMES ? 0 : -ENOENT;
+}
+
+int kunwind_key_build(const struct kunwind *kw, const struct kagg_fds *fds,
 		      const struct kagg_key *key, struct stack_key *sk, struct kagg_ustack *u,
 		      uint64_t *bytes)
 {
 	uint64_t kips[KAGG_KSTACK_DEPTH];
 	int nk = 0, nu;
 
-	if (bpf_map_lookup_elem(ustacks_fd, &key->uhash, u) != 0)
+	if (kagg_ustack_get(fds, key->uhash, u) != 0)
 		return -ENOENT;
 	*bytes += sizeof(*key) + sizeof(uint64_t) + 8 + u->n * 8ull;
 	memset(sk, 0, sizeof(*sk));
@@ -540,7 +550,7 @@ int kunwind_key_build(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
 	if (key->tag)
 		((uint64_t *)(sk + 1))[nk++] = key->tag;
 	if (key->kstack_id >= 0 &&
-	    bpf_map_lookup_elem(kstacks_fd, &key->kstack_id, kips) == 0) {
+	    bpf_map_lookup_elem(fds->kstacks, &key->kstack_id, kips) == 0) {
 		int i;
 
 		*bytes += sizeof(kips);
@@ -557,12 +567,12 @@ int kunwind_key_build(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
 }
 
 /* One count key into stacks; false if its stacks are gone or malformed. */
-static bool add_count(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+static bool add_count(const struct kunwind *kw, const struct kagg_fds *fds,
 		      const struct kagg_key *key, uint64_t count, struct stack_key *sk,
 		      struct kagg_ustack *u, struct stack_table *stacks, uint64_t *stops,
 		      uint64_t *bytes)
 {
-	int kb = kunwind_key_build(kw, kstacks_fd, ustacks_fd, key, sk, u, bytes);
+	int kb = kunwind_key_build(kw, fds, key, sk, u, bytes);
 
 	if (kb < 0)
 		return false;
@@ -572,7 +582,7 @@ static bool add_count(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
 	return true;
 }
 
-int kunwind_count_key(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+int kunwind_count_key(const struct kunwind *kw, const struct kagg_fds *fds,
 		      const struct kagg_key *key, uint64_t count, struct stack_table *stacks,
 		      uint64_t *stops, uint64_t *bytes)
 {
@@ -581,8 +591,7 @@ int kunwind_count_key(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
 	int rc = -ENOMEM;
 
 	if (sk && u)
-		rc = add_count(kw, kstacks_fd, ustacks_fd, key, count, sk, u, stacks, stops,
-			       bytes) ? 0 : -ENOENT;
+		rc = add_count(kw, fds, key, count, sk, u, stacks, stops, bytes) ? 0 : -ENOENT;
 	free(sk);
 	free(u);
 	return rc;
@@ -601,9 +610,9 @@ bool kagg_take(int fd, const void *key, int64_t epoch, uint64_t *count)
 	return true;
 }
 
-int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
-			    int ustacks_fd, int64_t epoch, struct stack_table *stacks,
-			    uint64_t *stops, uint64_t *bytes)
+int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struct kagg_fds *fds,
+			    int64_t epoch, struct stack_table *stacks, uint64_t *stops,
+			    uint64_t *bytes)
 {
 	size_t kbytes = KUNWIND_KEY_BYTES;
 	struct stack_key *sk = malloc(kbytes);
@@ -623,8 +632,7 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks
 	for (i = 0; i < nkeys; i++) {
 		if (!kagg_take(counts_fd, &keys[i], epoch, &count))
 			continue;
-		if (add_count(kw, kstacks_fd, ustacks_fd, &keys[i], count, sk, u, stacks, stops,
-			      bytes))
+		if (add_count(kw, fds, &keys[i], count, sk, u, stacks, stops, bytes))
 			total += count;
 		else
 			err = -EINVAL;

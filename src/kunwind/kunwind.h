@@ -139,6 +139,30 @@ struct kagg_ustack {
 	__u64 words[KUNWIND_MAX_FRAMES];
 };
 
+/*
+ * Stacks of up to KAGG_SHORT_FRAMES frames (nearly all) are stored in
+ * kagg_ustacks as this prefix of a kagg_ustack, longer ones in
+ * kagg_ustacks_long: storing a new stack copies its map's whole value, and
+ * with 8 KiB values (and their 8 KiB allocations) each first-seen stack cost
+ * ~10 us, ~1 us of every event of a short profile whose stacks change.
+ */
+#define KAGG_SHORT_FRAMES 128
+/* Set in the hash of a long stack: the hash says which map holds it. */
+#define KAGG_LONG_BIT (1ULL << 63)
+
+struct kagg_ustack_short {
+	__u32 n;
+	__u32 stop;
+	__u64 words[KAGG_SHORT_FRAMES];
+};
+
+/* The kernel's maps of counted stacks, as user space reads them. */
+struct kagg_fds {
+	int kstacks;		/* kagg_kstacks */
+	int ustacks;		/* kagg_ustacks: up to KAGG_SHORT_FRAMES frames */
+	int ustacks_long;	/* kagg_ustacks_long: longer */
+};
+
 /* --unwind */
 enum kunwind_mode {
 	KUNWIND_MODE_COPY = 0,	/* copy stack bytes, unwind in user space */
@@ -234,9 +258,12 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
  * stops[] (indexed by stop reason, 1..5) and *bytes (read from the
  * kernel) are accumulated.  Returns the number of events counted, or -errno.
  */
-int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, int kstacks_fd,
-			    int ustacks_fd, int64_t epoch, struct stack_table *stacks,
-			    uint64_t *stops, uint64_t *bytes);
+int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struct kagg_fds *fds,
+			    int64_t epoch, struct stack_table *stacks, uint64_t *stops,
+			    uint64_t *bytes);
+
+/* The user stack stored under hash into u: 0, or -ENOENT. */
+int kagg_ustack_get(const struct kagg_fds *fds, uint64_t hash, struct kagg_ustack *u);
 
 /*
  * The count of key (which begins with a struct kagg_key) in map fd, if it
@@ -250,7 +277,7 @@ bool kagg_take(int fd, const void *key, int64_t epoch, uint64_t *count);
  * scratch for its user stack).  Returns the key's bytes, or -errno if its
  * stacks are gone or malformed.
  */
-int kunwind_key_build(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+int kunwind_key_build(const struct kunwind *kw, const struct kagg_fds *fds,
 		      const struct kagg_key *key, struct stack_key *sk, struct kagg_ustack *u,
 		      uint64_t *bytes);
 
@@ -258,7 +285,7 @@ int kunwind_key_build(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
  * One key, not from the counts map, counted count times: an off-CPU thread
  * still blocked when recording ends.  0, or -ENOENT if its stack is gone.
  */
-int kunwind_count_key(const struct kunwind *kw, int kstacks_fd, int ustacks_fd,
+int kunwind_count_key(const struct kunwind *kw, const struct kagg_fds *fds,
 		      const struct kagg_key *key, uint64_t count, struct stack_table *stacks,
 		      uint64_t *stops, uint64_t *bytes);
 

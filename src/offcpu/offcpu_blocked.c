@@ -20,7 +20,7 @@ void offcpu_count_blocked(int threads_fd, uint64_t min_block_ns, const struct of
 		if (ns < min_block_ns)
 			ns = 0;
 		if (t.counted && ns)
-			kunwind_count_key(s->kw, s->kstacks_fd, s->ustacks_fd, &t.key, ns, s->stacks,
+			kunwind_count_key(s->kw, &s->fds, &t.key, ns, s->stacks,
 					  s->stops, s->bytes);
 		else if (t.sent)
 			offcpu_weigh(s->pending, tid, ns, s->stacks);

@@ -16,7 +16,7 @@
 /* Where an interval's time goes: a stack stored in the kernel, or one held. */
 struct offcpu_sink {
 	const struct kunwind *kw;
-	int kstacks_fd, ustacks_fd;	/* kagg_kstacks, kagg_ustacks */
+	struct kagg_fds fds;		/* where counted stacks are stored */
 	struct stack_table *stacks;
 	uint64_t *stops, *bytes;	/* kunwind_count_key's accounting */
 	struct offcpu_pending *pending;

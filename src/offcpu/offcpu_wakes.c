@@ -23,14 +23,14 @@ static size_t add_waker(const struct offcpu_sink *s, const struct offcpu_waker *
 	char who[64];
 	int n = 0, i, nu;
 
-	if (w->kstack_id >= 0 && bpf_map_lookup_elem(s->kstacks_fd, &w->kstack_id, kips) == 0) {
+	if (w->kstack_id >= 0 && bpf_map_lookup_elem(s->fds.kstacks, &w->kstack_id, kips) == 0) {
 		for (i = 0; i < KAGG_KSTACK_DEPTH && kips[i]; i++) {
 			memset(&f[n], 0, sizeof(f[n]));
 			f[n].kind = UFRAME_KERNEL;
 			f[n++].addr = kips[i];
 		}
 	}
-	if (w->uhash && bpf_map_lookup_elem(s->ustacks_fd, &w->uhash, u) == 0) {
+	if (w->uhash && kagg_ustack_get(&s->fds, w->uhash, u) == 0) {
 		nu = kunwind_decode(s->kw, (const uint64_t *)u->words, u->n, u->stop, f + n);
 		if (nu > 0)
 			n += nu;
@@ -67,8 +67,7 @@ int64_t offcpu_read_wakes(int wakes_fd, int64_t epoch, const struct offcpu_sink 
 		/* The blocked stack's key comes first, with its epoch. */
 		if (!kagg_take(wakes_fd, &keys[i], epoch, &ns))
 			continue;
-		kb = kunwind_key_build(s->kw, s->kstacks_fd, s->ustacks_fd, &keys[i].blocked, sk, u,
-				       s->bytes);
+		kb = kunwind_key_build(s->kw, &s->fds, &keys[i].blocked, sk, u, s->bytes);
 		if (kb < 0) {
 			err = kb;
 			continue;

@@ -110,13 +110,21 @@ static void kunwind_update(struct recorder *r)
 }
 
 /* Events counted in the kernel, of one epoch (deleted from the map) or all (-1). */
+static struct kagg_fds kagg_fds_of(struct recorder *r)
+{
+	return (struct kagg_fds){
+		.kstacks = bpf_map__fd(r->skel->maps.kagg_kstacks),
+		.ustacks = bpf_map__fd(r->skel->maps.kagg_ustacks),
+		.ustacks_long = bpf_map__fd(r->skel->maps.kagg_ustacks_long),
+	};
+}
+
 /* Where off-CPU time read from the kernel goes. */
 static void offcpu_sink_of(struct recorder *r, struct offcpu_sink *s)
 {
 	*s = (struct offcpu_sink){
 		.kw = &r->kw,
-		.kstacks_fd = bpf_map__fd(r->skel->maps.kagg_kstacks),
-		.ustacks_fd = bpf_map__fd(r->skel->maps.kagg_ustacks),
+		.fds = kagg_fds_of(r),
 		.stacks = &r->stacks,
 		.stops = r->unwind_stops,
 		.bytes = &r->bytes_received,
@@ -126,14 +134,13 @@ static void offcpu_sink_of(struct recorder *r, struct offcpu_sink *s)
 
 static void kernel_counts_read(struct recorder *r, int64_t epoch)
 {
+	struct kagg_fds fds = kagg_fds_of(r);
 	int64_t n;
 
 	if (!r->kw_ready || !r->skel->rodata->kunwind_count_in_kernel)
 		return;
-	n = kunwind_read_counts(&r->kw, bpf_map__fd(r->skel->maps.kagg_counts),
-				bpf_map__fd(r->skel->maps.kagg_kstacks),
-				bpf_map__fd(r->skel->maps.kagg_ustacks), epoch, &r->stacks,
-				r->unwind_stops, &r->bytes_received);
+	n = kunwind_read_counts(&r->kw, bpf_map__fd(r->skel->maps.kagg_counts), &fds, epoch,
+				&r->stacks, r->unwind_stops, &r->bytes_received);
 	if (n < 0)
 		fprintf(stderr, "stitch: reading the kernel's counts failed: %s\n",
 			strerror((int)-n));

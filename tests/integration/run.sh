@@ -184,6 +184,29 @@ test_kernel_counts_apart_stacks_that_share_a_hash() {
 	expect_ge "% of samples complete in burn_a or burn_b" "$((a + b))" 95
 }
 
+# Short stacks (up to 128 frames) and long ones are stored in two maps, and
+# the hash says which: with every hash masked to nothing, a short and a long
+# stack must still each be counted as themselves, and every other stack sent.
+test_kernel_counts_long_and_short_stacks_apart() {
+	taskset -c 0 "$CHAIN" deep 200 2 &
+	local deep=$! two
+	taskset -c 1 "$CHAIN" two 2 &
+	two=$!
+	STITCH_TEST_HASH_MASK=0 "$STITCH" record --stats -F 499 -d 1.5 -p "$deep,$two" \
+		-o "$TMP/ls.folded" 2>"$TMP/ls.err"
+	wait "$deep" "$two"
+	grep 'counted in the kernel' "$TMP/ls.err"
+	local n counted
+	counted=$(sed -n 's/^stitch stats: counted in the kernel \([0-9]*\),.*/\1/p' "$TMP/ls.err")
+	expect_ge "events counted in the kernel (one short and one long stack own their hash)" \
+		"${counted:-0}" 100
+	n=$(awk '/^chain;_start;/ { c = gsub(/;recurse/, ";recurse"); if (c > m) m = c } END { print m + 0 }' "$TMP/ls.folded")
+	expect_ge "recurse frames in a complete long stack" "$n" 200
+	expect_ge "% of long stacks complete" "$(share "$TMP/ls.folded" ';recurse;' "$COMPLETE")" 95
+	expect_ge "% of short stacks complete in burn_a or burn_b" \
+		"$(share "$TMP/ls.folded" ';burn_[ab];' "$COMPLETE;main;a;b;c;burn_[ab];burn ")" 95
+}
+
 test_kernel_remembered_walk_tells_twins_apart() {
 	# A CPU reuses its last walk's frames when the next one stands where it
 	# stood after the leaf's step and every stack word it read is unchanged
