@@ -19,9 +19,13 @@
 
 #define CAPTURE_GATE_MAX_THREADS 65536
 
-/* The traced processes (tgids); record adds children of traced ones. */
+/*
+ * The traced processes (tgids); record adds children of traced ones.
+ * Memory per process traced, not 5 MiB up front at every start.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u8);

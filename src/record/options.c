@@ -69,7 +69,8 @@ static void usage(FILE *f)
 "                           from CFI tables in BPF maps, no stack copy), copy\n"
 "                           (copy --stack-bytes of stack per event, unwind in\n"
 "                           user space), check (both, compared frame for frame)\n"
-"      --max-table-mb N     memory for in-kernel unwind tables (default %d)\n"
+"      --max-table-mb N     memory for in-kernel unwind tables (default %d; %d\n"
+"                           with -a)\n"
 "      --per-event          send every event to user space; by default events\n"
 "                           the kernel unwinds are counted in the kernel\n"
 "                           (except those of interpreters, which are named)\n"
@@ -106,7 +107,8 @@ static void usage(FILE *f)
 "$STITCH_CACHE_DIR/debug (default ~/.cache/stitch/debug); STITCH_CACHE_DIR=\n"
 "turns that off.\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
-		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK, DEFAULT_TABLE_MB);
+		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK, DEFAULT_TABLE_MB,
+		DEFAULT_TABLE_MB_ALL);
 }
 
 static int fail_usage(const char *fmt, const char *arg)
@@ -196,7 +198,6 @@ int parse_opts(int argc, char **argv, struct record_opts *o)
 	o->ringbuf_mb = 0;	/* ringbuf_mb_of(): sized by what goes through it */
 	o->top = DEFAULT_TOP;
 	o->unwind_mode = KUNWIND_MODE_KERNEL;
-	o->max_table_mb = DEFAULT_TABLE_MB;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:p:aF:d:o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -322,6 +323,8 @@ int parse_opts(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		o->command = &argv[optind];
+	if (!o->max_table_mb)
+		o->max_table_mb = o->all ? DEFAULT_TABLE_MB_ALL : DEFAULT_TABLE_MB;
 	if (!o->nevents) {
 		event_parse("cpu", &o->events[0], err, sizeof(err));
 		o->event_names[0] = o->events[0].text;

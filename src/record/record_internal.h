@@ -38,7 +38,15 @@
 #define DEFAULT_FREQ 99
 #define DEFAULT_TOP 10
 #define MAX_OUTPUTS 8
-#define DEFAULT_TABLE_MB 64
+/*
+ * Unwind tables' memory: allocated whole when the programs load (~0.2 ms a
+ * MiB of kernel time here: 64 MiB was ~13 of a 1 s profile's ~70 ms).  A
+ * few processes' binaries take well under 16 (a C program and libc:
+ * 0.5 MiB; python3.11: ~3); the whole machine's, more.  Beyond it, the
+ * tables that do not fit are copied and unwound in user space.
+ */
+#define DEFAULT_TABLE_MB 16
+#define DEFAULT_TABLE_MB_ALL 64
 
 struct record_opts {
 	struct event_spec events[MAX_EVENTS];
@@ -69,7 +77,7 @@ struct record_opts {
 	bool no_runnable;		/* offcpu: --no-runnable */
 	bool wakers;			/* offcpu: --wakers */
 	bool force;			/* -o may replace a symlink */
-	double max_table_mb;
+	double max_table_mb;		/* 0: the default for the targets */
 };
 
 struct recorder {
