@@ -151,6 +151,8 @@ struct interp_perl_layout {
 	__u32 svf_ook, svp_pok, svpgv_gp;
 	__u32 cvf_named, cvf_lexical;
 	__u32 op_nextstate, op_dbstate;
+	/* stitch latency's perl:NAME roots: the sub pp_entersub is about to call */
+	__u32 interp_stack_sp, sv_u, gp_cv, svf_rok, cvf_isxsub;
 };
 
 /*

@@ -127,6 +127,8 @@ static void print_args(FILE *f, const struct lat_root *r, const struct lat_call 
 	char buf[16];
 	int i;
 
+	if (!lat_root_has_args(r))
+		return;
 	fputs(";", f);
 	if (r->nkeys) {
 		for (i = 0; i < r->nkeys; i++)
@@ -240,7 +242,7 @@ static void json_args(FILE *f, const struct lat_root *r, const struct lat_call *
 	int i;
 
 	fputc('{', f);
-	for (i = 0; i < LAT_NARGS && (i < r->nargs || !r->nargs); i++) {
+	for (i = 0; lat_root_has_args(r) && i < LAT_NARGS && (i < r->nargs || !r->nargs); i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		json_string(f, lat_root_arg_name(r, i, buf, sizeof(buf)));
 		if (r->nargs && r->args[i].is_signed)

@@ -11,10 +11,12 @@
 #include <bpf/libbpf.h>
 
 #include "capture/attach.h"
+#include "interp/perl/perl.h"
 #include "latency/lat_root.h"
 #include "proc/usdt.h"
 #include "util/cli.h"
 #include "util/elf_util.h"
+#include "interp/interp.h"	/* the skeleton's perl_L */
 #include "latency.skel.h"
 
 #define TRACEFS_EVENTS "/sys/kernel/tracing/events"
@@ -337,7 +339,151 @@ static int parse_tp_pair(struct lat_root *r, const char *rest, const char *keys)
 	return 0;
 }
 
-int lat_root_parse(struct lat_root *r, const char *spec, const char *keys)
+/* PATH's file, searched in $PATH when it has no '/'. */
+static bool find_in_path(const char *cmd, char *out, size_t len)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(cmd, '/')) {
+		snprintf(out, len, "%s", cmd);
+		return access(out, X_OK) == 0;
+	}
+	for (p = path && *path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		snprintf(out, len, "%.*s/%s", (int)(end - p), p, cmd);
+		if (access(out, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A script's interpreter from its "#!" line ("#!/usr/bin/env perl": perl, searched). */
+static bool shebang_of(const char *file, char *out, size_t len)
+{
+	char line[256], *p, *arg;
+	FILE *f = fopen(file, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(line, sizeof(line), f) && !strncmp(line, "#!", 2);
+	fclose(f);
+	if (!ok)
+		return false;
+	p = line + 2 + strspn(line + 2, " \t");
+	p[strcspn(p, " \t\n")] = '\0';
+	if (!*p)
+		return false;
+	if (!strcmp(p, "/usr/bin/env") || !strcmp(p, "/bin/env")) {
+		arg = p + strlen(p) + 1;
+		if (arg >= line + sizeof(line))
+			return false;
+		arg += strspn(arg, " \t");
+		arg[strcspn(arg, " \t\n")] = '\0';
+		return *arg && find_in_path(arg, out, len);
+	}
+	snprintf(out, len, "%s", p);
+	return true;
+}
+
+/* The perl layout of the ELF file at path, or NULL (why says why). */
+static const struct interp_perl_layout *perl_at(const char *path, char *why, size_t why_len)
+{
+	const struct interp_perl_layout *L = NULL;
+	int fd;
+	Elf *elf;
+
+	elf_util_init();
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, why_len, "cannot open it: %s", strerror(errno));
+		return NULL;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		L = perl_layout_of_file(elf, why, why_len);
+	else
+		snprintf(why, why_len, "not an ELF file");
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return L;
+}
+
+/*
+ * Where a perl: root's subs run: -p, the process's executable or the
+ * libperl.so it maps; -- COMMAND, the command (or its script's "#!"
+ * interpreter); -a, /usr/bin/perl.
+ */
+static bool find_perl(struct lat_root *r, pid_t pid, char *const *command, char *why,
+		      size_t why_len)
+{
+	char maps[64], line[PATH_MAX + 128], cand[PATH_MAX];
+	FILE *f;
+
+	if (pid > 0) {
+		snprintf(cand, sizeof(cand), "/proc/%d/exe", (int)pid);
+		r->perl = perl_at(cand, why, why_len);
+		snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+		f = r->perl ? NULL : fopen(maps, "re");
+		while (f && !r->perl && fgets(line, sizeof(line), f)) {
+			char *path = strchr(line, '/');
+
+			if (!path || !strstr(path, "libperl.so"))
+				continue;
+			path[strcspn(path, "\n")] = '\0';
+			snprintf(cand, sizeof(cand), "/proc/%d/root%s", (int)pid, path);
+			r->perl = perl_at(cand, why, why_len);
+		}
+		if (f)
+			fclose(f);
+	} else if (command && command[0]) {
+		if (!find_in_path(command[0], cand, sizeof(cand))) {
+			snprintf(why, why_len, "%s: not found", command[0]);
+			return false;
+		}
+		r->perl = perl_at(cand, why, why_len);
+		if (!r->perl && shebang_of(cand, cand, sizeof(cand)))
+			r->perl = perl_at(cand, why, why_len);
+	} else {
+		snprintf(cand, sizeof(cand), "/usr/bin/perl");
+		r->perl = perl_at(cand, why, why_len);
+	}
+	if (r->perl)
+		snprintf(r->binary, sizeof(r->binary), "%s", cand);
+	return r->perl != NULL;
+}
+
+/*
+ * perl:NAME: every call of a Perl sub of that name (in any package), from
+ * perl's own sub-call path: uprobes on Perl_pp_entersub (the sub about to
+ * be called is on top of the argument stack; its context is the next one),
+ * Perl_pp_leavesub and Perl_pp_leavesublv (which every return goes through,
+ * `return` included) and Perl_dounwind (die, last out of a sub: the
+ * contexts above an index popped at once).  A call is its context: where
+ * it is, not a nesting count, tells its end.
+ */
+static int parse_perl(struct lat_root *r, const char *name, pid_t pid, char *const *command)
+{
+	char why[256] = "";
+
+	if (!*name || strlen(name) >= LAT_NAME_MAX || strstr(name, "::") ||
+	    strspn(name, ident_chars) != strlen(name))
+		return usage_error("-e: '%s' is not perl:NAME (a sub's name, without its package)",
+				   r->spec);
+	if (!find_perl(r, pid, command, why, sizeof(why))) {
+		fprintf(stderr, "stitch latency: -e %s: no perl we can follow in this target (%s); "
+			"perl 5.36 as /usr/bin/perl or libperl.so.5.36 is\n", r->spec, why);
+		return 2;
+	}
+	snprintf(r->function, sizeof(r->function), "%s", name);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->kind = ROOT_PERL;
+	return 0;
+}
+
+int lat_root_parse(struct lat_root *r, const char *spec, const char *keys, pid_t pid,
+		   char *const *command)
 {
 	memset(r, 0, sizeof(*r));
 	r->spec = spec;
@@ -357,6 +503,8 @@ int lat_root_parse(struct lat_root *r, const char *spec, const char *keys)
 		return parse_usdt_pair(r, spec + 5);
 	if (!strncmp(spec, "tracepoint:", 11))
 		return parse_tp_pair(r, spec + 11, keys);
+	if (!strncmp(spec, "perl:", 5))
+		return parse_perl(r, spec + 5, pid, command);
 	if (!strncmp(spec, "python:", 7) || !strncmp(spec, "ruby:", 5)) {
 		/*
 		 * Measured here: CPython 3.11 fires function__entry only under
@@ -369,12 +517,12 @@ int lat_root_parse(struct lat_root *r, const char *spec, const char *keys)
 			"while a tracer or profiler hook is set), so its functions cannot be timed "
 			"as roots; time the system call or C function they wait in "
 			"(syscall:NAME, uprobe:BINARY:FUNCTION): the breakdown still names the "
-			"script's functions and lines\n", spec);
+			"script's functions and lines (Perl subs can be roots: perl:NAME)\n", spec);
 		return 2;
 	}
 	return usage_error("-e: '%s' is not a root: syscall:NAME, uprobe:BINARY:FUNCTION, "
-			   "kprobe:FUNCTION, usdt:BINARY:PROVIDER:BEGIN,END or "
-			   "tracepoint:CATEGORY:BEGIN,END", spec);
+			   "kprobe:FUNCTION, usdt:BINARY:PROVIDER:BEGIN,END, "
+			   "tracepoint:CATEGORY:BEGIN,END or perl:NAME", spec);
 }
 
 void lat_root_configure(const struct lat_root *r, struct latency_bpf *skel)
@@ -383,7 +531,17 @@ void lat_root_configure(const struct lat_root *r, struct latency_bpf *skel)
 	struct bpf_program *funcs[] = { skel->progs.lat_func_enter, skel->progs.lat_func_exit };
 	struct bpf_program *usdts[] = { skel->progs.lat_usdt_begin, skel->progs.lat_usdt_end };
 	struct bpf_program *tps[] = { skel->progs.lat_tp_begin, skel->progs.lat_tp_end };
+	struct bpf_program *perls[] = { skel->progs.lat_perl_enter, skel->progs.lat_perl_leave,
+					skel->progs.lat_perl_unwind, skel->progs.lat_perl_die };
 	int i;
+
+	for (i = 0; i < 4; i++)
+		bpf_program__set_autoload(perls[i], r->kind == ROOT_PERL);
+	if (r->kind == ROOT_PERL) {
+		skel->rodata->perl_L = *r->perl;
+		memcpy((char *)skel->rodata->perl_sub, r->function, strlen(r->function));
+		skel->rodata->perl_sub_len = strlen(r->function);
+	}
 
 	for (i = 0; i < 2; i++) {
 		bpf_program__set_autoload(syscalls[i], r->kind == ROOT_SYSCALL);
@@ -449,6 +607,29 @@ int lat_root_attach(const struct lat_root *r, struct latency_bpf *skel, struct b
 							       r->binary, r->provider, r->end,
 							       NULL) : NULL;
 		break;
+	case ROOT_PERL: {
+		static const char *const fns[] = { "Perl_pp_entersub", "Perl_pp_leavesub",
+						   "Perl_pp_leavesublv", "Perl_dounwind",
+						   "Perl_die_unwind" };
+		struct bpf_program *progs[] = { skel->progs.lat_perl_enter,
+						skel->progs.lat_perl_leave,
+						skel->progs.lat_perl_leave,
+						skel->progs.lat_perl_unwind,
+						skel->progs.lat_perl_die };
+		int i;
+
+		for (i = 0; i < 5; i++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = fns[i]);
+
+			links[i] = bpf_program__attach_uprobe_opts(progs[i], -1, r->binary, 0, &uo);
+			if (!links[i]) {
+				fprintf(stderr, "stitch latency: cannot attach to %s in %s: %s\n",
+					fns[i], r->binary, strerror(errno));
+				return -1;
+			}
+		}
+		return 0;
+	}
 	case ROOT_TP_PAIR:
 		links[0] = bpf_program__attach_tracepoint(skel->progs.lat_tp_begin, r->provider,
 							  r->begin);
@@ -470,6 +651,11 @@ const char *lat_root_arg_name(const struct lat_root *r, int i, char *buf, size_t
 		return r->args[i].name;
 	snprintf(buf, len, "arg%d", i);
 	return buf;
+}
+
+bool lat_root_has_args(const struct lat_root *r)
+{
+	return r->kind != ROOT_PERL;
 }
 
 bool lat_root_has_ret(const struct lat_root *r)

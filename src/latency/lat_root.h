@@ -12,11 +12,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "latency/latency.h"
 
 struct latency_bpf;
 struct bpf_link;
+struct interp_perl_layout;
 
 enum lat_root_kind {
 	ROOT_SYSCALL,		/* syscall:NAME */
@@ -24,6 +26,7 @@ enum lat_root_kind {
 	ROOT_KFUNCTION,		/* kprobe:FUNCTION */
 	ROOT_USDT_PAIR,		/* usdt:BINARY:PROVIDER:BEGIN,END */
 	ROOT_TP_PAIR,		/* tracepoint:CATEGORY:BEGIN,END */
+	ROOT_PERL,		/* perl:NAME, a Perl sub: perl's own sub-call path */
 };
 
 /* A field of a tracepoint's record, from its format file. */
@@ -48,27 +51,35 @@ struct lat_root {
 	/* Keyed pairs (--key): the fields matched, in the begin and in the end. */
 	struct lat_field key_begin[LAT_NKEYS], key_end[LAT_NKEYS];
 	int nkeys;
+	/* perl:NAME: the interpreter's layout (binary is the perl or libperl.so) */
+	const struct interp_perl_layout *perl;
 };
 
+/* Links a root attaches (perl: sub entry, two returns, unwinding, die). */
+#define LAT_ROOT_LINKS 5
+
 /*
- * Parse -e SPEC into r; keys is --key (NULL: by thread).  On error, prints
- * one line and returns 2 (usage) or 1.
+ * Parse -e SPEC into r; keys is --key (NULL: by thread).  pid (the first -p
+ * target, or 0) and command (-- COMMAND, or NULL) say where a perl: root's
+ * interpreter is.  On error, prints one line and returns 2 (usage) or 1.
  */
-int lat_root_parse(struct lat_root *r, const char *spec, const char *keys);
+int lat_root_parse(struct lat_root *r, const char *spec, const char *keys, pid_t pid,
+		   char *const *command);
 
 /* Before load: the root's read-only data and which programs load. */
 void lat_root_configure(const struct lat_root *r, struct latency_bpf *skel);
 
 /*
- * Attach the root's programs; links[0..1] get its two links.  On error,
- * prints one line and returns -1.
+ * Attach the root's programs; links[0..LAT_ROOT_LINKS) get its links (NULL
+ * where unused).  On error, prints one line and returns -1.
  */
 int lat_root_attach(const struct lat_root *r, struct latency_bpf *skel, struct bpf_link **links);
 
 /* A call's argument i as JSON wants it named ("fd", or "arg0"). */
 const char *lat_root_arg_name(const struct lat_root *r, int i, char *buf, size_t len);
 
-/* Whether the root has a return value worth showing. */
+/* Whether the root has arguments and a return value worth showing. */
+bool lat_root_has_args(const struct lat_root *r);
 bool lat_root_has_ret(const struct lat_root *r);
 
 /*

@@ -22,6 +22,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
 
+#include "interp/interp.h"
 #include "latency/latency.h"
 
 const volatile __u64 threshold_ns = 1000000;
@@ -125,8 +126,12 @@ static __always_inline bool tgid_wanted(__u32 tgid)
 	return !filter_tgids || bpf_map_lookup_elem(&traced_tgids, &tgid);
 }
 
-/* Returns whether a call was opened (not nested, not lost). */
-static __always_inline bool call_enter(__u64 a0, __u64 a1, __u64 a2)
+/*
+ * Returns whether a call was opened (not nested, not lost); perl_si and
+ * perl_ix: where a perl root's call is (0 otherwise).
+ */
+static __always_inline bool call_enter_at(__u64 a0, __u64 a1, __u64 a2, __u64 perl_si,
+					  __s32 perl_ix)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now;
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -149,6 +154,8 @@ static __always_inline bool call_enter(__u64 a0, __u64 a1, __u64 a2)
 	v.args[0] = a0;
 	v.args[1] = a1;
 	v.args[2] = a2;
+	v.perl_si = perl_si;
+	v.perl_ix = perl_ix;
 	if (bpf_map_update_elem(&open_calls, &tid, &v, BPF_NOEXIST)) {
 		stat_add(LAT_STAT_UNTRACKED, 1);
 		return false;
@@ -158,6 +165,11 @@ static __always_inline bool call_enter(__u64 a0, __u64 a1, __u64 a2)
 	if (bpf_map_update_elem(&gate_threads, &tid, &now, BPF_ANY))
 		stat_add(LAT_STAT_UNTRACKED, 1);
 	return true;
+}
+
+static __always_inline bool call_enter(__u64 a0, __u64 a1, __u64 a2)
+{
+	return call_enter_at(a0, a1, a2, 0, 0);
 }
 
 /* Counts a call that took dur ns; returns whether it is slow. */
@@ -209,7 +221,8 @@ static __always_inline bool send_with_children(const struct lat_open *o, __u64 d
 	return bpf_ringbuf_output(&slow_calls, b, sizeof(b->call) + n * sizeof(__u64), 0) == 0;
 }
 
-static __always_inline void call_exit(__s64 ret)
+/* The thread's call ends at end_ns (0: now). */
+static __always_inline void call_exit_at(__s64 ret, __u64 end_ns)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now, dur, on_cpu;
 	__u32 tid = (__u32)id, pid = id >> 32;
@@ -225,8 +238,8 @@ static __always_inline void call_exit(__s64 ret)
 	}
 	/* Close the gate before taking the end time: nothing after it is the call's. */
 	bpf_map_delete_elem(&gate_threads, &tid);
-	now = bpf_ktime_get_ns();
-	dur = now - o->start_ns;
+	now = end_ns ? end_ns : bpf_ktime_get_ns();
+	dur = now > o->start_ns ? now - o->start_ns : 0;
 	if (count_call(dur)) {
 		on_cpu = bpf_get_current_task_btf()->se.sum_exec_runtime - o->start_cpu_ns;
 		if (children_on) {
@@ -244,6 +257,11 @@ static __always_inline void call_exit(__s64 ret)
 			stat_add(LAT_STAT_SLOW_LOST, 1);
 	}
 	bpf_map_delete_elem(&open_calls, &tid);
+}
+
+static __always_inline void call_exit(__s64 ret)
+{
+	call_exit_at(ret, 0);
 }
 
 /* ---- system calls ------------------------------------------------------ */
@@ -415,6 +433,182 @@ int lat_tp_end(void *ctx)
 		keyed_end(ctx);
 	else
 		call_exit((__s64)tp_field(ctx, ret_off, ret_size));
+	return 0;
+}
+
+/* ---- Perl subs (perl:NAME), on perl's own sub-call path ------------------- */
+
+/*
+ * The perl's layout and the sub's name, from user space (lat_root.c).  A
+ * call is the sub's context: pushed at index perl_ix of stackinfo perl_si
+ * just after Perl_pp_entersub, popped by Perl_pp_leavesub/leavesublv (every
+ * return, `return` included) or by Perl_dounwind (die, last out of a sub).
+ * Where the context is, not a count of entries and returns, tells the end.
+ */
+const volatile struct interp_perl_layout perl_L;
+const volatile char perl_sub[LAT_NAME_MAX];
+const volatile __u32 perl_sub_len;
+
+static __always_inline __u64 pl_u64(__u64 addr)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_user(&v, sizeof(v), (const void *)addr);
+	return v;
+}
+
+static __always_inline __u32 pl_u32(__u64 addr)
+{
+	__u32 v = 0;
+
+	bpf_probe_read_user(&v, sizeof(v), (const void *)addr);
+	return v;
+}
+
+/* The thread's current stackinfo and its innermost context's index; -1 if unreadable. */
+static __always_inline int pl_where(__u64 my_perl, __u64 *si, __s32 *ix)
+{
+	*si = pl_u64(my_perl + perl_L.interp_curstackinfo);
+	if (!*si)
+		return -1;
+	*ix = (__s32)pl_u32(*si + perl_L.si_cxix);
+	return 0;
+}
+
+/* The CV pp_entersub is about to call: the top of the argument stack (CV, GV, or \&CV). */
+static __always_inline __u64 pl_callee(__u64 my_perl)
+{
+	__u64 sp = pl_u64(my_perl + perl_L.interp_stack_sp), sv, gp;
+	__u32 flags;
+
+	sv = sp ? pl_u64(sp) : 0;
+	if (!sv)
+		return 0;
+	flags = pl_u32(sv + perl_L.sv_flags);
+	if (flags & perl_L.svf_rok) {
+		sv = pl_u64(sv + perl_L.sv_u);
+		if (!sv)
+			return 0;
+		flags = pl_u32(sv + perl_L.sv_flags);
+	}
+	if ((flags & perl_L.svtypemask) == perl_L.svt_pvcv)
+		return sv;
+	if ((flags & perl_L.svtypemask) != perl_L.svt_pvgv || !(flags & perl_L.svpgv_gp))
+		return 0;
+	gp = pl_u64(sv + perl_L.sv_u);
+	return gp ? pl_u64(gp + perl_L.gp_cv) : 0;
+}
+
+/* Is cv a Perl sub (not XS: it pushes no context) named perl_sub? */
+static __always_inline bool pl_is_root(__u64 cv)
+{
+	__u64 any = pl_u64(cv + perl_L.sv_any), gv_or_hek, gany, hek;
+	char name[LAT_NAME_MAX];
+	__u32 cvflags, len;
+	int i;
+
+	if (!any)
+		return false;
+	cvflags = pl_u32(any + perl_L.xcv_flags);
+	gv_or_hek = pl_u64(any + perl_L.xcv_gv_or_hek);
+	if ((cvflags & perl_L.cvf_isxsub) || !gv_or_hek)
+		return false;
+	if (cvflags & perl_L.cvf_named) {
+		hek = gv_or_hek;
+	} else {
+		gany = pl_u64(gv_or_hek + perl_L.sv_any);
+		hek = gany ? pl_u64(gany + perl_L.xgv_namehek) : 0;
+	}
+	if (!hek)
+		return false;
+	len = pl_u32(hek + perl_L.hek_len);
+	if (len != perl_sub_len || !len || len >= LAT_NAME_MAX)
+		return false;
+	if (bpf_probe_read_user(name, len & (LAT_NAME_MAX - 1),
+				(const void *)(hek + perl_L.hek_key)))
+		return false;
+	for (i = 0; i < LAT_NAME_MAX && i < len; i++)
+		if (name[i] != perl_sub[i])
+			return false;
+	return true;
+}
+
+/*
+ * The thread's call, popped already if the context index is below it:
+ * ended by a die, whose start (Perl_die_unwind) was its end: the unwinding
+ * itself (dounwind) is inlined into die_unwind here, so no probe sees it.
+ * True if the call is still open.
+ */
+static __always_inline bool pl_still_open(struct lat_open *o, __u64 si, __s32 ix)
+{
+	if (si != o->perl_si || ix >= o->perl_ix)
+		return true;
+	call_exit_at(0, o->die_ns);
+	return false;
+}
+
+/* Perl_pp_entersub(my_perl): a sub is about to be called. */
+SEC("uprobe")
+int lat_perl_enter(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), my_perl = PT_REGS_PARM1(ctx), si, cv;
+	__u32 tid = (__u32)id;
+	struct lat_open *o;
+	__s32 ix;
+
+	if (!tgid_wanted(id >> 32) || pl_where(my_perl, &si, &ix))
+		return 0;
+	o = bpf_map_lookup_elem(&open_calls, &tid);
+	/* A call inside the root's: where the root's context is says when it ends. */
+	if (o && pl_still_open(o, si, ix))
+		return 0;
+	cv = pl_callee(my_perl);
+	if (cv && pl_is_root(cv))
+		call_enter_at(0, 0, 0, si, ix + 1);
+	return 0;
+}
+
+/* Perl_pp_leavesub(my_perl), Perl_pp_leavesublv: the innermost context returns. */
+SEC("uprobe")
+int lat_perl_leave(struct pt_regs *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct lat_open *o = bpf_map_lookup_elem(&open_calls, &tid);
+	__u64 si;
+	__s32 ix;
+
+	if (!o || !o->perl_si || pl_where(PT_REGS_PARM1(ctx), &si, &ix))
+		return 0;
+	if (pl_still_open(o, si, ix) && si == o->perl_si && ix == o->perl_ix)
+		call_exit(0);
+	return 0;
+}
+
+/* Perl_die_unwind(my_perl, msv): an exception starts unwinding; its time is kept. */
+SEC("uprobe")
+int lat_perl_die(struct pt_regs *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct lat_open *o = bpf_map_lookup_elem(&open_calls, &tid);
+
+	if (o && o->perl_si)
+		o->die_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* Perl_dounwind(my_perl, cxix): every context above cxix is popped now. */
+SEC("uprobe")
+int lat_perl_unwind(struct pt_regs *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct lat_open *o = bpf_map_lookup_elem(&open_calls, &tid);
+	__s32 cxix = (__s32)PT_REGS_PARM2(ctx), ix;
+	__u64 si;
+
+	if (!o || !o->perl_si || pl_where(PT_REGS_PARM1(ctx), &si, &ix))
+		return 0;
+	if (si == o->perl_si && o->perl_ix > cxix)
+		call_exit(0);
 	return 0;
 }
 

@@ -36,6 +36,7 @@
 #include "util/outfile.h"
 #include "util/privileges.h"
 #include "capture.skel.h"
+#include "interp/interp.h"	/* the skeleton's perl_L */
 #include "latency.skel.h"
 
 #define DEFAULT_FREQ 999
@@ -68,7 +69,7 @@ struct latency {
 	struct lat_opts *o;
 	struct latency_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link *links[2];
+	struct bpf_link *links[LAT_ROOT_LINKS];
 	struct lat_children children;
 	struct pending_call *pending;	/* read last turn, claimed next turn */
 	size_t npending, cap;
@@ -96,6 +97,10 @@ static void usage(FILE *f)
 "  kprobe:FUNCTION                    a kernel function (needs kprobes, which some\n"
 "                                     kernels lack: then time the system call)\n"
 "  usdt:BINARY:PROVIDER:BEGIN,END     two USDT probes of a binary\n"
+"  perl:NAME                          a Perl sub of that name (any package), on\n"
+"                                     perl's own sub-call path (uprobes on\n"
+"                                     Perl_pp_entersub and the returns: each sub\n"
+"                                     call of the process then traps, ~2 us)\n"
 "  tracepoint:CATEGORY:BEGIN,END      two tracepoints; with --key, matched by\n"
 "                                     fields instead of by thread (an I/O that\n"
 "                                     completes in an interrupt): timed, not\n"
@@ -242,7 +247,8 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o)
 	if ((o->pids != NULL) + o->all + (o->command != NULL) != 1)
 		return fail_usage("%s", "say whose calls with exactly one of: -p PID, -a, or "
 				  "-- COMMAND");
-	return lat_root_parse(&o->root, o->root_spec, o->keys);
+	return lat_root_parse(&o->root, o->root_spec, o->keys,
+			      o->pids ? (pid_t)strtol(o->pids, NULL, 10) : 0, o->command);
 }
 
 /* ---- hooks into record's pipeline -------------------------------------- */
@@ -515,7 +521,7 @@ static int finish(void *ctx, double seconds)
 
 	if (!h)
 		return -1;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < LAT_ROOT_LINKS; i++) {
 		bpf_link__destroy(l->links[i]);
 		l->links[i] = NULL;
 	}
@@ -605,7 +611,7 @@ out:
 	lat_calls_free(&l.calls);
 	resolver_free(&l.res);
 	ring_buffer__free(l.rb);
-	for (n = 0; n < 2; n++)
+	for (n = 0; n < LAT_ROOT_LINKS; n++)
 		bpf_link__destroy(l.links[n]);
 	lat_children_free(&l.children);
 	latency_bpf__destroy(l.skel);

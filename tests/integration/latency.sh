@@ -158,6 +158,10 @@ test_latency_errors() {
 	expect_error 2 "fentry roots are not supported; use kprobe:FUNCTION" -- latency -e fentry:vfs_read -a
 	expect_error 2 "CPython 3.11, Ruby 3.1: only while a tracer or profiler hook is set" -- \
 		latency -e python:handle -a
+	expect_error 2 "is not perl:NAME \\(a sub's name, without its package\\)" -- \
+		latency -e perl:Foo::bar -a
+	expect_error 2 "no perl we can follow in this target \\(not a perl" -- \
+		latency -e perl:handle -- /bin/true
 	expect_error 2 "is not uprobe:BINARY:FUNCTION" -- latency -e uprobe:/bin/true -a
 	expect_error 2 "is not usdt:BINARY:PROVIDER:BEGIN,END" -- latency -e "usdt:$SLOW_CALLS:slowcalls:call__begin" -a
 	expect_error 2 "has no USDT probe slowcalls:call__nope" -- \
@@ -174,6 +178,38 @@ test_latency_errors() {
 	expect_error 2 "--threshold: 'soon' is not a time" -- latency -e syscall:read -a -t soon
 	expect_error 1 "cannot attach to uprobe:$SLOW_CALLS:no_such_function" -- \
 		latency -e "uprobe:$SLOW_CALLS:no_such_function" -a -d 1
+	no_programs_left
+}
+
+# A Perl sub as the root (perl:handle, on perl's own sub-call path): every
+# call counted, whether it returns at its end, returns early, or dies out
+# to its caller's eval, and subs it calls, recursion and dies caught inside
+# it do not end it; the slow ones' time is in the pipe read under
+# read_byte, with the script's lines.
+test_latency_perl_sub_root() {
+	local pl re out=$TMP/lpl pid st i
+	pl=$(realpath tests/workloads/interp/pl_slow_calls.pl)
+	re=$(printf '%s' "$pl" | sed 's/[.]/\\./g')
+	/usr/bin/perl "$pl" 1000 >"$out.wl" &
+	pid=$!
+	for i in $(seq 100); do grep -q ready "$out.wl" && break; sleep 0.05; done
+	"$STITCH" latency -e perl:handle -p "$pid" -o "$out.json" -o "$out.folded" -o "$out.txt" \
+		2>"$out.err" &
+	st=$!
+	for i in $(seq 400); do grep -q 'stitch latency: timing' "$out.err" && break; sleep 0.05; done
+	kill -USR1 "$pid"
+	wait "$pid" || die "the workload failed"
+	wait "$st" || { cat "$out.err"; die "stitch latency failed"; }
+	cat "$out.wl" "$out.err"
+	head -3 "$out.txt"
+	expect_eq "calls counted" "$(jq .calls "$out.json")" 1000
+	expect_eq "slow calls (the workload's count)" "$(jq .slow "$out.json")" "$(wl "$out" slow)"
+	within_pct "p99" "$(jq '.p99_ns / 1e9' "$out.json")" "$(awk "BEGIN { print $(wl "$out" p99_ns) / 1e9 }")" 10
+	within_pct "slow calls' time" "$(jq '.slow_ns / 1e9' "$out.json")" \
+		"$(awk "BEGIN { print $(wl "$out" slow_ns) / 1e9 }")" 5
+	expect_eq "calls open at the end" "$(jq .open_at_end "$out.json")" 0
+	expect_ge "% of the slow calls' time blocked reading the pipe in read_byte" \
+		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\($re:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\($re:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;anon_pipe_read_\\[k\\];")" 90
 	no_programs_left
 }
 

@@ -34,6 +34,7 @@ int main(void)
 	C(major, PERL_VERSION);
 	C(interp_curstackinfo, OFF(struct interpreter, Icurstackinfo));
 	C(interp_curcop, OFF(struct interpreter, Icurcop));
+	C(interp_stack_sp, OFF(struct interpreter, Istack_sp));
 	C(interp_compiling, OFF(struct interpreter, Icompiling));
 	C(interp_phase, OFF(struct interpreter, Iphase));
 	C(phase_destruct, PERL_PHASE_DESTRUCT);
@@ -56,6 +57,8 @@ int main(void)
 	C(cx_sub_cv, OFF(PERL_CONTEXT, blk_format.cv));
 	C(sv_any, OFF(SV, sv_any));
 	C(sv_flags, OFF(SV, sv_flags));
+	C(sv_u, OFF(SV, sv_u));
+	C(gp_cv, OFF(GP, gp_cv));
 	C(xcv_stash, OFF(XPVCV, xcv_stash));
 	C(xcv_start, OFF(XPVCV, xcv_start_u.xcv_start));
 	C(xcv_gv_or_hek, OFF(XPVCV, xcv_gv_u.xcv_gv));
@@ -92,6 +95,7 @@ int main(void)
 	C(svf_ook, SVf_OOK);
 	C(svp_pok, SVp_POK);
 	C(svpgv_gp, SVpgv_GP);
+	C(svf_rok, SVf_ROK);
 	C(cvf_isxsub, CVf_ISXSUB);
 	C(cvf_anon, CVf_ANON);
 	C(cvf_named, CVf_NAMED);

@@ -15,6 +15,7 @@ struct perl_layout {
 	unsigned revision, major;
 	/* struct interpreter (my_perl, MULTIPLICITY): PL_curstackinfo, PL_curcop, &PL_compiling */
 	unsigned interp_curstackinfo, interp_curcop, interp_compiling;
+	unsigned interp_stack_sp;	/* stitch latency's perl roots: the sub about to be called */
 	/* PL_phase (U32 in 5.36) and PERL_PHASE_DESTRUCT: an interpreter being torn down
 	 * (a joined thread's, run from the joining thread's TLS) is not walked */
 	unsigned interp_phase, phase_destruct;
@@ -24,7 +25,8 @@ struct perl_layout {
 	 * retop and old_cxsubix; sub and format share cv */
 	unsigned cx_size, cx_type_byte, cx_u16, cx_oldcop, cx_retop, cx_old_cxsubix, cx_sub_cv;
 	/* SV head */
-	unsigned sv_any, sv_flags;
+	unsigned sv_any, sv_flags, sv_u;
+	unsigned gp_cv;
 	/* XPVCV (body of a CV) */
 	unsigned xcv_stash, xcv_start, xcv_gv_or_hek, xcv_file, xcv_flags;
 	/* XPVGV (body of a GV): name HEK and stash */
@@ -40,7 +42,7 @@ struct perl_layout {
 	unsigned cxp_evalblock, cxp_try, cxp_real, old_op_type_shift;
 	int perlsi_main;
 	unsigned svtypemask, svt_pvgv, svt_pvhv, svt_pvcv, svt_pvfm;
-	unsigned svf_ook, svp_pok, svpgv_gp;
+	unsigned svf_ook, svp_pok, svpgv_gp, svf_rok;
 	unsigned cvf_isxsub, cvf_anon, cvf_named, cvf_lexical;
 	unsigned op_nextstate, op_dbstate;
 };

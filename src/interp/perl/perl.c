@@ -88,6 +88,56 @@ static bool elf_byte_at(Elf *elf, uint64_t addr, uint8_t *out)
 	return false;
 }
 
+/* The version table of the perl in elf, by its own PL_revision/PL_version; NULL if none. */
+static const struct interp_version *perl_version_of(Elf *elf, unsigned int *rev_out,
+						    unsigned int *ver_out)
+{
+	uint64_t rev_addr, ver_addr;
+	unsigned int want_rev, want_ver;
+	uint8_t rev, ver;
+	size_t i;
+
+	*rev_out = *ver_out = 0;
+	if (!elf || !interp_dynsym_find(elf, "PL_revision", &rev_addr, NULL) ||
+	    !interp_dynsym_find(elf, "PL_version", &ver_addr, NULL) ||
+	    !elf_byte_at(elf, rev_addr, &rev) || !elf_byte_at(elf, ver_addr, &ver))
+		return NULL;
+	*rev_out = rev;
+	*ver_out = ver;
+	for (i = 0; perl_versions[i].version; i++)
+		if (sscanf(perl_versions[i].version, "%u.%u", &want_rev, &want_ver) == 2 &&
+		    rev == want_rev && ver == want_ver)
+			return &perl_versions[i];
+	return NULL;
+}
+
+const struct interp_perl_layout *perl_layout_of_file(Elf *elf, char *why, size_t why_len)
+{
+	const struct interp_version *v;
+	unsigned int rev, ver;
+	uint64_t addr;
+
+	v = perl_version_of(elf, &rev, &ver);
+	if (!v) {
+		if (rev)
+			snprintf(why, why_len, "perl %u.%u, whose layout we do not know (5.36)", rev,
+				 ver);
+		else
+			snprintf(why, why_len, "not a perl (no PL_revision/PL_version)");
+		return NULL;
+	}
+	if (!interp_dynsym_find(elf, "Perl_pp_entersub", &addr, NULL) ||
+	    !interp_dynsym_find(elf, "Perl_pp_leavesub", &addr, NULL) ||
+	    !interp_dynsym_find(elf, "Perl_pp_leavesublv", &addr, NULL) ||
+	    !interp_dynsym_find(elf, "Perl_dounwind", &addr, NULL) ||
+	    !interp_dynsym_find(elf, "Perl_die_unwind", &addr, NULL)) {
+		snprintf(why, why_len, "perl %s without Perl_pp_entersub, Perl_pp_leavesub(lv), "
+			 "Perl_dounwind or Perl_die_unwind in its dynamic symbols", v->version);
+		return NULL;
+	}
+	return &v->layout.pl;
+}
+
 /*
  * Find perl's runtime in module m (the executable, or libperl.so); false,
  * and *unsupported naming it if it is a perl we cannot walk, otherwise.

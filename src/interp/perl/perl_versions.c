@@ -38,6 +38,8 @@ const struct interp_version perl_versions[] = {
 			.svf_ook = 0x02000000, .svp_pok = 0x00004000, .svpgv_gp = 0x00008000,
 			.cvf_named = 0x8000, .cvf_lexical = 0x10000,
 			.op_nextstate = 195, .op_dbstate = 196,
+			.interp_stack_sp = 0, .sv_u = 16, .gp_cv = 16, .svf_rok = 0x00000800,
+			.cvf_isxsub = 0x0008,
 		} },
 	},
 	{ .version = NULL },	/* end */
