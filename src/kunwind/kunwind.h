@@ -19,6 +19,10 @@
 #ifndef STITCH_KUNWIND_H
 #define STITCH_KUNWIND_H
 
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
 #include "unwind/unwind_table.h"
 
 /* Mappings per process the BPF side can search (binary search, 9 steps). */

@@ -123,7 +123,8 @@ static int add_annotated(struct stack_table *st, const char *root, const struct 
 {
 	size_t front = key ? sizeof(*key) + key->nkernel * sizeof(uint64_t) +
 				 key->nuser * sizeof(struct uframe) : sizeof(struct stack_key);
-	struct stack_key *k = calloc(1, front + 2 * sizeof(struct uframe));
+	size_t waker = key ? key->nwaker * sizeof(struct uframe) : 0;
+	struct stack_key *k = calloc(1, front + 2 * sizeof(struct uframe) + waker);
 	struct uframe *u;
 	int rc, nu;
 
@@ -132,7 +133,6 @@ static int add_annotated(struct stack_table *st, const char *root, const struct 
 	if (key)
 		memcpy(k, key, front);
 	k->pid = k->tid = 0;
-	k->nwaker = 0;
 	memset(k->comm, 0, sizeof(k->comm));
 	strncpy(k->comm, root, sizeof(k->comm) - 1);
 	u = (struct uframe *)((uint8_t *)k + front);
@@ -144,7 +144,10 @@ static int add_annotated(struct stack_table *st, const char *root, const struct 
 	u[nu].kind = UFRAME_NAME;	/* outermost: right under the root */
 	u[nu++].addr = (uint64_t)(uintptr_t)stacks_name(side);
 	k->nuser += nu;
-	rc = stacks_add_n(st, k, front + nu * sizeof(struct uframe), ns);
+	/* --wakers: who woke the thread stays after the user frames */
+	if (waker)
+		memcpy(u + nu, (const uint8_t *)key + front, waker);
+	rc = stacks_add_n(st, k, front + nu * sizeof(struct uframe) + waker, ns);
 	free(k);
 	return rc;
 }

@@ -51,7 +51,7 @@ struct lat_opts {
 	uint64_t threshold_ns;
 	long freq;
 	const char *freq_arg, *duration, *pids;
-	bool all, force;
+	bool all, force, wakers;
 	int top;
 	const char *outputs[MAX_OUTPUTS];
 	int formats[MAX_OUTPUTS];
@@ -121,6 +121,8 @@ static void usage(FILE *f)
 "                           a kernel function for syscall and tracepoint roots)\n"
 "                           or BINARY:FUNCTION; at most 64, 1024 entries and\n"
 "                           returns per call\n"
+"      --wakers             join each blocked stack of a slow call to the stack of\n"
+"                           who woke the thread, drawn above it past '--'\n"
 "      --key F[,F]          tracepoint pairs: match begin and end by these fields\n"
 "                           (FIELD, or BEGINFIELD=ENDFIELD when the names differ)\n"
 "  -o, --output FILE        write here, repeatable; the name sets the format:\n"
@@ -155,7 +157,7 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int parse_opts(int argc, char **argv, struct lat_opts *o)
 {
-	enum { OPT_TOP = 256, OPT_FORCE, OPT_CHILDREN, OPT_KEY };
+	enum { OPT_TOP = 256, OPT_FORCE, OPT_CHILDREN, OPT_KEY, OPT_WAKERS };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -167,6 +169,7 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "children", required_argument, NULL, OPT_CHILDREN },
 		{ "key", required_argument, NULL, OPT_KEY },
+		{ "wakers", no_argument, NULL, OPT_WAKERS },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -227,6 +230,9 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o)
 			break;
 		case OPT_KEY:
 			o->keys = optarg;
+			break;
+		case OPT_WAKERS:
+			o->wakers = true;
 			break;
 		case OPT_FORCE:
 			o->force = true;
@@ -587,6 +593,7 @@ int cmd_latency(int argc, char **argv)
 	n = record_request_args(&(struct record_request){
 		.name = "stitch latency", .event = "wall", .freq = o.freq_arg,
 		.duration = o.duration, .pids = o.pids, .all = o.all, .command = o.command,
+		.wakers = o.wakers,
 	}, av, MAX_RECORD_ARGS + argc);
 	if (n < 0 || resolver_init(&l.res, NULL) ||
 	    lat_calls_init(&l.calls, o.root.name, 1000000000ull / o.freq, o.top)) {

@@ -160,7 +160,7 @@ static __always_inline void offcpu_in(struct task_struct *next)
 
 /*
  * --wakers: p is being woken.  If it is a traced thread whose blocked stack
- * is stored, remember who woke it: the current thread (its kernel stack,
+ * is stored (or was sent: then as an offcpu_woken record), remember who woke it: the current thread (its kernel stack,
  * and its user stack if it is traced too).  In an interrupt that stopped
  * one of our programs (capture_busy), the kernel stack only: the per-CPU
  * walk state is that program's.  Other interrupts look like the thread they
@@ -180,7 +180,7 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	if (filter_tgids && !tgid_traced(p->tgid))
 		return 0;
 	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
-	if (!t || !t->counted || t->woken)
+	if (!t || !(t->counted || t->sent) || t->woken)
 		return 0;
 	irq = *capture_busy_here();
 	/* Its kernel stack starts in our glue too (see offcpu_out). */
@@ -196,8 +196,18 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 		w.tid = cur->pid;
 		__builtin_memcpy(w.comm, cur->comm, sizeof(w.comm));
 	}
-	t->waker = w;
 	t->woken = 1;
+	if (t->counted) {
+		t->waker = w;
+		return 0;
+	}
+	/* A sent stack (an interpreter's, or per event): its waker follows it to user space. */
+	{
+		struct offcpu_woken r = { .magic = OFFCPU_WOKEN_MAGIC, .tid = tid, .waker = w };
+
+		if (bpf_ringbuf_output(&samples, &r, sizeof(r), BPF_RB_NO_WAKEUP))
+			count(STAT_OFFCPU_LOST);
+	}
 	return 0;
 }
 

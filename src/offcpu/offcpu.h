@@ -77,6 +77,20 @@ struct offcpu_thread {
 	struct offcpu_waker waker;
 };
 
+/*
+ * "stitchow": who woke a thread whose stack was sent (not counted): an
+ * offcpu_woken record in the samples ring, between the thread's sample and
+ * the offcpu_weight record of the same interval.
+ */
+#define OFFCPU_WOKEN_MAGIC 0x776f686374697473ULL
+
+struct offcpu_woken {
+	__u64 magic;
+	__u32 tid;		/* the thread woken */
+	__u32 pad;
+	struct offcpu_waker waker;
+};
+
 /* "stitchof": an offcpu_weight record in the samples ring. */
 #define OFFCPU_WEIGHT_MAGIC 0x666f686374697473ULL
 

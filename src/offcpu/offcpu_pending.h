@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "kunwind/kunwind.h"
+#include "offcpu/offcpu.h"
 #include "profile/stacks.h"
 #include "util/hashmap.h"
 
@@ -21,6 +23,11 @@ struct offcpu_pending {
 	uint64_t lost;		/* intervals whose sample or weight record was lost */
 	offcpu_sink_fn sink;	/* NULL: offcpu_weigh counts into its stack table */
 	void *sink_ctx;
+	/* --wakers: where a waker's stacks are stored (set by the recorder), and scratch */
+	const struct kunwind *kw;
+	struct kagg_fds fds;
+	struct stack_key *wake_key;
+	struct kagg_ustack *wake_u;
 };
 
 int offcpu_pending_init(struct offcpu_pending *t);
@@ -30,7 +37,13 @@ void offcpu_pending_free(struct offcpu_pending *t);
 int offcpu_hold(struct offcpu_pending *t, uint32_t tid, uint64_t time_ns,
 		const struct stack_key *key, uint32_t key_bytes);
 
-/* tid's interval weighs ns: count its held stack that much (0: drop it), or give it to the sink. */
+/* --wakers: who woke tid, whose stack is held; joined to it when it is weighed. */
+void offcpu_woken(struct offcpu_pending *t, uint32_t tid, const struct offcpu_waker *w);
+
+/*
+ * tid's interval weighs ns: count its held stack that much (0: drop it), or
+ * give it to the sink; with its waker's section if it was woken.
+ */
 int offcpu_weigh(struct offcpu_pending *t, uint32_t tid, uint64_t ns, struct stack_table *stacks);
 
 #endif /* STITCH_OFFCPU_PENDING_H */

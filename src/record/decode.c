@@ -97,6 +97,14 @@ int handle_sample(void *ctx, void *data, size_t size)
 		interp_stash(&r->interp, data, size);
 		return 0;
 	}
+	/* --wakers: who woke a thread whose stack was sent. */
+	if (size == sizeof(struct offcpu_woken) &&
+	    *(const uint64_t *)data == OFFCPU_WOKEN_MAGIC) {
+		const struct offcpu_woken *w = data;
+
+		offcpu_woken(&r->offcpu, w->tid, &w->waker);
+		return 0;
+	}
 	/* An off-CPU interval ended: what the thread's sent stack weighs. */
 	if (size == sizeof(struct offcpu_weight) &&
 	    *(const uint64_t *)data == OFFCPU_WEIGHT_MAGIC) {
@@ -187,7 +195,8 @@ int handle_sample_in_turn(void *ctx, void *data, size_t size)
 	uint64_t now;
 
 	if (size >= STITCH_SAMPLE_HDR_BYTES && *(const uint64_t *)data != INTERP_EVENT_MAGIC &&
-	    *(const uint64_t *)data != OFFCPU_WEIGHT_MAGIC)
+	    *(const uint64_t *)data != OFFCPU_WEIGHT_MAGIC &&
+	    *(const uint64_t *)data != OFFCPU_WOKEN_MAGIC)
 		r->turn_last_ns = e->time_ns;
 	/* A clock read every 256 records: ~1 ns a record. */
 	if (rc || ++r->turn_records % 256)

@@ -475,7 +475,7 @@ int record_request_args(const struct record_request *r, char **av, int max)
 			  (char *)(r->freq ? r->freq : "999"), "--per-event" };
 	int n = 0, i;
 
-	if (max < 12)
+	if (max < 13)
 		return -1;
 	for (i = 0; i < (int)(sizeof(fixed) / sizeof(fixed[0])); i++)
 		av[n++] = fixed[i];
@@ -489,6 +489,8 @@ int record_request_args(const struct record_request *r, char **av, int max)
 	}
 	if (r->all)
 		av[n++] = "-a";
+	if (r->wakers)
+		av[n++] = "--wakers";
 	if (r->command) {
 		av[n++] = "--";
 		for (i = 0; r->command[i]; i++) {

@@ -50,6 +50,7 @@ struct record_request {
 	const char *freq;		/* -F; NULL: 999 */
 	const char *duration, *pids;	/* -d, -p; NULL: none */
 	bool all;			/* -a */
+	bool wakers;			/* --wakers */
 	char **command;			/* -- COMMAND, NULL-terminated; NULL: none */
 };
 

@@ -163,6 +163,13 @@ static int load_bpf(struct recorder *r)
 		}
 		r->kw_ready = true;
 	}
+	/* --wakers of stacks sent as samples: the waker's stacks are stored in the kernel. */
+	r->offcpu.kw = r->kw_ready ? &r->kw : NULL;
+	r->offcpu.fds = (struct kagg_fds){
+		.kstacks = bpf_map__fd(r->skel->maps.kagg_kstacks),
+		.ustacks = bpf_map__fd(r->skel->maps.kagg_ustacks),
+		.ustacks_long = bpf_map__fd(r->skel->maps.kagg_ustacks_long),
+	};
 	/* Loaded again after a fallback: start over with the new maps. */
 	interp_free(&r->interp);
 	err = interp_init(&r->interp, bpf_map__fd(r->skel->maps.interp_procs),

@@ -63,6 +63,16 @@ test_latency_syscall_pipe_breakdown() {
 	no_programs_left
 }
 
+# --wakers: each blocked stack of a slow call joined to the stack of who
+# woke the thread (the writer thread's write), drawn above it past '--'.
+test_latency_wakers() {
+	lat_run pipe 1000 "$TMP/lw" -- -e syscall:read --wakers -o "$TMP/lw.folded"
+	expect_eq "slow calls" "$(wl "$TMP/lw" slow)" 50
+	expect_ge "% of the slow calls' time blocked in read_byte and woken by the writer's write" \
+		"$(share_of_slow "$TMP/lw.folded" '^read;\[off-cpu\];.*;main;read_byte;read;.*;anon_pipe_read_\[k\];.*\[S sleeping\];--;try_to_wake_up_\[k\];.*;anon_pipe_write_\[k\];.*;write;writer;start_thread;clone3;\[woken by slow_calls tid [0-9]+\] ')" 90
+	no_programs_left
+}
+
 # A C function root (uprobe + uretprobe): every 20th lookup waits for a
 # mutex another thread holds.  The fast ones, which never block and end
 # under the threshold, cost no stack: every stack taken is a slow call's.

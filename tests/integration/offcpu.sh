@@ -157,3 +157,18 @@ test_offcpu_wakers_producer_above_consumer() {
 		"$(grep -c 'sleep_phase.*\[S sleeping\];--;.*hrtimer_wakeup_\[k\];.*\[woken by an interrupt\] ' "$TMP/wt.folded")" 1
 	expect_error 2 "--wakers goes with -e offcpu" -- record --wakers -a -d 1
 }
+
+# Interpreter threads' stacks are sent to user space, not counted in the
+# kernel: their wakers follow them there.  Python's pipe reader, woken by the
+# feeder thread's write.
+test_offcpu_wakers_of_interpreter_threads() {
+	local py re
+	py=$(realpath tests/workloads/interp/py_waits.py)
+	re=$(printf '%s' "$py" | sed 's/[.]/\\./g')
+	"$STITCH" record -e offcpu --wakers -o "$TMP/pw.folded" -- /usr/bin/python3.11 "$py" 1 \
+		>"$TMP/pw.out"
+	cat "$TMP/pw.out"
+	expect_ge "% of the python reader's blocked time woken by a write to its pipe" \
+		"$(share "$TMP/pw.folded" "reader \\($re:[0-9]+\\);.*;anon_pipe_read_\\[k\\];" \
+		   ';--;try_to_wake_up_\[k\];.*;anon_pipe_write_\[k\];.*\[woken by python3\.11 tid [0-9]+\] ')" 90
+}
