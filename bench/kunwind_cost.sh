@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What one event costs in the kernel, in-kernel unwinding against copying
-# the stack, at several stack depths.  One `chain deep N` process (-O2, no
-# frame pointers) pinned to each CPU, both traced with -p at HZ, so that
-# every run of the sampling program is an event of ours.  For each depth
-# and --unwind mode, RUNS runs, alternating; medians of
+# the stack.  The headline row is a stack that changes at every sample
+# (tests/workloads/recurse.c: 40-deep recursion passing a counter down, 32
+# code paths, a 100 Hz signal handler); beside it, the best case, `chain
+# deep N` (a loop that never leaves one stack), at several depths.  One
+# process (-O2, no frame pointers) pinned to each CPU, both traced with -p
+# at HZ, so that every run of the sampling program is an event of ours.  For
+# each workload and --unwind mode, RUNS runs, alternating; medians of
 #   BPF ns/event  on_perf_event's run_time_ns / run_cnt (bpf_stats) over
 #                 0.5 s windows once recording is steady (after 1.5 s: tables
 #                 loaded, stacks stored); the median window of each run.  The
@@ -32,7 +35,9 @@ trap 'rm -rf "$T"' EXIT
 command -v bpftool >/dev/null || { echo "bench: needs bpftool" >&2; exit 1; }
 mkdir -p build/workloads
 gcc -O2 -fomit-frame-pointer -g -pthread -o build/workloads/chain tests/workloads/chain.c || exit 1
+gcc -O2 -fomit-frame-pointer -g -o build/workloads/recurse tests/workloads/recurse.c || exit 1
 CHAIN=$(realpath build/workloads/chain)
+RECURSE=$(realpath build/workloads/recurse)
 NCPU=$(nproc)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
@@ -44,10 +49,20 @@ prog_stats() {	# prog id -> "run_time_ns run_cnt"
 	bpftool prog show id "$1" | sed -n 's/.*run_time_ns \([0-9]*\) run_cnt \([0-9]*\).*/\1 \2/p'
 }
 
-steady() {	# MODE DEPTH -> "median_ns_per_event bytes_per_event"
+# The command of a row: "recurse" (the headline) or a chain deep depth.
+row_cmd() {	# ROW SECONDS
+	if [ "$1" = recurse ]; then
+		echo "$RECURSE 40 $2"
+	else
+		echo "$CHAIN deep $1 $2"
+	fi
+}
+
+steady() {	# MODE ROW -> "median_ns_per_event bytes_per_event"
 	local pids="" i id prev cur bytes
 	for i in $(seq 0 $((NCPU - 1))); do
-		taskset -c "$i" "$CHAIN" deep "$2" 6 &
+		# shellcheck disable=SC2046 # the command's words
+		taskset -c "$i" $(row_cmd "$2" 6) >/dev/null &
 		pids="$pids${pids:+,}$!"
 	done
 	sleep 0.2
@@ -73,13 +88,14 @@ steady() {	# MODE DEPTH -> "median_ns_per_event bytes_per_event"
 	echo "$(cat "$T/win") ${bytes:--}"
 }
 
-walk() {	# DEPTH -> "walk_ns frames"
+walk() {	# ROW -> "walk_ns frames"
+	# shellcheck disable=SC2046 # the command's words
 	taskset -c 0 "$STITCH" record --stats=walks -F "$HZ" -o "$T/out.folded" -- \
-		"$CHAIN" deep "$1" 2 2>"$T/err"
+		$(row_cmd "$1" 2) 2>"$T/err" >/dev/null
 	sed -n 's/.*kernel unwinding: \([0-9]*\) ns per walk, \([0-9.]*\) frames.*/\1 \2/p' "$T/err"
 }
 
-for d in $DEPTHS; do
+for d in recurse $DEPTHS; do
 	for i in $(seq "$RUNS"); do
 		steady copy "$d" >>"$T/copy.$d"
 		steady kernel "$d" >>"$T/kernel.$d"
@@ -88,12 +104,14 @@ for d in $DEPTHS; do
 done
 col() { awk -v c="$2" '$c != "-" { print $c }' "$1" | median; }
 
-echo "bench: chain deep DEPTH on each of $NCPU CPUs at $HZ Hz, medians of $RUNS runs, $(uname -r)"
-printf '| %5s | %6s | %8s | %22s | %24s | %17s |\n' depth frames "walk ns" "BPF ns/event (kernel)" "BPF ns/event (copy)" "bytes/event k/c"
-printf '|%s|\n' "-------|--------|----------|------------------------|--------------------------|-------------------"
-for d in $DEPTHS; do
+echo "bench: on each of $NCPU CPUs at $HZ Hz, medians of $RUNS runs, $(uname -r)"
+echo "  recurse: 40 levels, a stack that changes at every sample (headline);"
+echo "  N: chain deep N, one stack that never changes (best case)"
+printf '| %7s | %6s | %8s | %22s | %24s | %17s |\n' workload frames "walk ns" "BPF ns/event (kernel)" "BPF ns/event (copy)" "bytes/event k/c"
+printf '|%s|\n' "---------|--------|----------|------------------------|--------------------------|-------------------"
+for d in recurse $DEPTHS; do
 	read -r wns frames <"$T/walk.$d"
-	printf '| %5s | %6s | %8s | %22s | %24s | %17s |\n' "$d" "${frames:--}" "${wns:--}" \
+	printf '| %7s | %6s | %8s | %22s | %24s | %17s |\n' "$d" "${frames:--}" "${wns:--}" \
 		"$(col "$T/kernel.$d" 1)" "$(col "$T/copy.$d" 1)" \
 		"$(col "$T/kernel.$d" 2) / $(col "$T/copy.$d" 2)"
 done

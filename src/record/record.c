@@ -310,6 +310,7 @@ static int run(struct recorder *r)
 			o->all ? "the whole system" : "the target");
 	}
 
+	r->target_cpu_start = targets_cpu_ns(r);
 	while (!stop_requested) {
 		/*
 		 * The BPF side wakes us only when the ring fills up; consume
@@ -353,6 +354,7 @@ static int run(struct recorder *r)
 			break;
 	}
 
+	r->target_cpu_end = targets_cpu_ns(r);
 	/* Detach first so the last events are all in the ring, then drain. */
 	attach_destroy(&r->att);
 	capture_bpf__detach(r->skel);

@@ -98,6 +98,7 @@ struct recorder {
 	 * copied deep stacks a second, tables of a new process never got
 	 * loaded and every event was copied until the end.
 	 */
+	uint64_t target_cpu_start, target_cpu_end;	/* targets_cpu_ns() at start and end */
 	uint64_t turn_start;
 	uint64_t turn_last_ns;		/* the last sample's time read in the turn */
 	uint32_t turn_records;
@@ -148,6 +149,8 @@ int attach_process_tracking(struct recorder *r);
 void read_stats(struct recorder *r, uint64_t out[STAT_NR]);
 void report_losses(struct recorder *r, const uint64_t st[STAT_NR]);
 void report_stats(struct recorder *r, const uint64_t st[STAT_NR]);
+/* CPU time the targets have used so far (-a: the machine's busy time), in ns. */
+uint64_t targets_cpu_ns(struct recorder *r);
 void report_debug_cache(void);
 
 /* write.c: the profile to every -o; 0 or -1. */

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* stitch record: what was lost (always said) and what recording cost (--stats). */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -108,6 +111,68 @@ static void prog_cost(struct bpf_program *p, uint64_t *ns, uint64_t *cnt)
 	}
 }
 
+/* utime + stime (+ cutime + cstime with children) of /proc/PID/stat, in ns; 0 if gone. */
+static uint64_t proc_cpu_ns(pid_t pid, bool children)
+{
+	unsigned long long ut, st, cut, cst;
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* past "pid (comm)": the comm may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+			 &ut, &st, &cut, &cst) != 4)
+		return 0;
+	return (ut + st + (children ? cut + cst : 0)) * (1000000000ull / sysconf(_SC_CLK_TCK));
+}
+
+/* The machine's busy CPU time (all but idle and iowait), from /proc/stat, in ns. */
+static uint64_t machine_cpu_ns(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "re");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n != 8)
+		return 0;
+	return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * (1000000000ull / sysconf(_SC_CLK_TCK));
+}
+
+uint64_t targets_cpu_ns(struct recorder *r)
+{
+	struct rusage ru;
+	uint64_t ns = 0;
+	int i;
+
+	if (r->o->all)
+		return machine_cpu_ns();
+	if (r->o->command) {
+		/* Reaped: its time (and its children's) is ours to read; else still in /proc. */
+		if (r->child_done && getrusage(RUSAGE_CHILDREN, &ru) == 0)
+			return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+			       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+		return r->child > 0 ? proc_cpu_ns(r->child, true) : 0;
+	}
+	for (i = 0; i < r->o->npids; i++)
+		ns += proc_cpu_ns(r->o->pids[i], false);
+	return ns;
+}
+
 void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 {
 	struct capture_bpf *sk = r->skel;
@@ -134,12 +199,24 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		ends += r->unwind_stops[i];
 	fprintf(stderr, "stitch stats: events %" PRIu64 ", received %" PRIu64 ", bytes/event %.0f\n",
 		st[STAT_EVENTS], got, got ? (double)r->bytes_received / got : 0.0);
-	if (cnt)
+	if (cnt) {
+		uint64_t cpu = r->target_cpu_end > r->target_cpu_start ?
+			       r->target_cpu_end - r->target_cpu_start : 0;
+
 		/* per event: every run's time over the events kept, an upper bound */
 		fprintf(stderr, "stitch stats: bpf runs %" PRIu64 ", %.0f ns/run, %.0f ns per "
 			"event\n", cnt, (double)ns / cnt,
 			st[STAT_EVENTS] ? (double)ns / st[STAT_EVENTS] : 0.0);
-	else
+		/*
+		 * What the target pays: our programs run in its threads' context
+		 * (and, filtered out early, in others').  Its CPU time is the
+		 * kernel's, in clock ticks: short or idle targets read coarsely.
+		 */
+		if (cpu)
+			fprintf(stderr, "stitch stats: bpf time %.1f ms, %.3f%% of the %s CPU time "
+				"(%.2f s)\n", ns / 1e6, 100.0 * ns / cpu,
+				r->o->all ? "machine's busy" : "traced processes'", cpu / 1e9);
+	} else
 		fprintf(stderr, "stitch stats: bpf run time unknown "
 			"(sysctl kernel.bpf_stats_enabled=1 to measure it)\n");
 	fprintf(stderr, "stitch stats: user stacks: %" PRIu64 " complete, %" PRIu64
