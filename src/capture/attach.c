@@ -217,25 +217,6 @@ static int resolve_binary(struct attacher *a, const char *spec, char *out, size_
 	return -ENOENT;
 }
 
-static Elf *open_elf(const char *path, int *fd)
-{
-	Elf *elf;
-
-	elf_util_init();
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return NULL;
-	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(*fd);
-		errno = ENOEXEC;
-		return NULL;
-	}
-	return elf;
-}
-
 static int attach_uprobe_at(struct attacher *a, const char *path, uint64_t offset,
 			    uint64_t ref_ctr, uint32_t idx, const char *what, char *err, size_t errlen)
 {
@@ -279,7 +260,7 @@ static int attach_uprobe(struct attacher *a, const struct event_spec *ev, uint32
 			 "the target has loaded)", ev->text, ev->a);
 		return -ENOENT;
 	}
-	elf = open_elf(path, &fd);
+	elf = elf_open_file(path, &fd);
 	if (!elf) {
 		snprintf(err, errlen, "%s: cannot read %s as ELF: %s", ev->text, path, strerror(errno));
 		return -ENOEXEC;
@@ -335,7 +316,7 @@ static int attach_usdt(struct attacher *a, const struct event_spec *ev, uint32_t
 		snprintf(err, errlen, "%s: cannot find '%s'", ev->text, ev->a);
 		return -ENOENT;
 	}
-	elf = open_elf(path, &fd);
+	elf = elf_open_file(path, &fd);
 	if (!elf) {
 		snprintf(err, errlen, "%s: cannot read %s as ELF: %s", ev->text, path, strerror(errno));
 		return -ENOEXEC;

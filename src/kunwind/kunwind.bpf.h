@@ -328,12 +328,17 @@ static __always_inline int ku_uret_orig(void *ctx, __u64 slot, __u64 *ra)
 	return 0;
 }
 
-/* The process's uretprobe trampoline (uprobe_get_trampoline_vaddr), or 0. */
+/*
+ * The process's uretprobe trampoline (uprobe_get_trampoline_vaddr), or 0.
+ * Every walk asks: plain loads through the trusted task pointer, not three
+ * probe-read calls (~20 ns each) as BPF_CORE_READ would make them.
+ */
 static __always_inline __u64 ku_uret_tramp(void)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct mm_struct *mm = bpf_get_current_task_btf()->mm;
+	struct xol_area *area = mm ? mm->uprobes_state.xol_area : 0;
 
-	return BPF_CORE_READ(t, mm, uprobes_state.xol_area, vaddr);
+	return area ? area->vaddr : 0;
 }
 
 #include "kunwind/kunwind_walk.h"

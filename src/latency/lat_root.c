@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* stitch latency's roots: parsing -e, the BPF side's settings, attaching: see lat_root.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,19 +202,10 @@ static int has_usdt(const char *path, const char *provider, const char *name)
 {
 	struct usdt_site site;
 	int fd, n;
-	Elf *elf;
+	Elf *elf = elf_open_file(path, &fd);
 
-	elf_util_init();
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!elf)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -ENOEXEC;
-	}
 	n = usdt_find(elf, provider, name, &site, 1);
 	elf_end(elf);
 	close(fd);
@@ -389,23 +379,16 @@ static bool shebang_of(const char *file, char *out, size_t len)
 /* The perl layout of the ELF file at path, or NULL (why says why). */
 static const struct interp_perl_layout *perl_at(const char *path, char *why, size_t why_len)
 {
-	const struct interp_perl_layout *L = NULL;
+	const struct interp_perl_layout *L;
 	int fd;
-	Elf *elf;
+	Elf *elf = elf_open_file(path, &fd);
 
-	elf_util_init();
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, why_len, "cannot open it: %s", strerror(errno));
+	if (!elf) {
+		snprintf(why, why_len, "%s", errno == ENOEXEC ? "not an ELF file" : strerror(errno));
 		return NULL;
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF)
-		L = perl_layout_of_file(elf, why, why_len);
-	else
-		snprintf(why, why_len, "not an ELF file");
-	if (elf)
-		elf_end(elf);
+	L = perl_layout_of_file(elf, why, why_len);
+	elf_end(elf);
 	close(fd);
 	return L;
 }

@@ -131,6 +131,7 @@ int handle_sample(void *ctx, void *data, size_t size)
 	/* Bring the process model up to the moment of this event. */
 	perf_tracker_drain(&r->ptrack);
 	perf_tracker_apply(&r->ptrack, &r->procs, e->time_ns);
+	r->turn_last_ns = e->time_ns;
 
 	memset(key, 0, sizeof(*key));
 	key->pid = e->pid;
@@ -189,15 +190,10 @@ int handle_sample(void *ctx, void *data, size_t size)
 
 int handle_sample_in_turn(void *ctx, void *data, size_t size)
 {
-	const struct sample_event *e = data;
 	struct recorder *r = ctx;
 	int rc = handle_sample(ctx, data, size);
 	uint64_t now;
 
-	if (size >= STITCH_SAMPLE_HDR_BYTES && *(const uint64_t *)data != INTERP_EVENT_MAGIC &&
-	    *(const uint64_t *)data != OFFCPU_WEIGHT_MAGIC &&
-	    *(const uint64_t *)data != OFFCPU_WOKEN_MAGIC)
-		r->turn_last_ns = e->time_ns;
 	/* A clock read every 256 records: ~1 ns a record. */
 	if (rc || ++r->turn_records % 256)
 		return rc;

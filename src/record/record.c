@@ -109,16 +109,6 @@ static void kunwind_update(struct recorder *r)
 		kunwind_refresh(&r->kw, &r->bins, &r->procs, model_behind, r);
 }
 
-/* Events counted in the kernel, of one epoch (deleted from the map) or all (-1). */
-static struct kagg_fds kagg_fds_of(struct recorder *r)
-{
-	return (struct kagg_fds){
-		.kstacks = bpf_map__fd(r->skel->maps.kagg_kstacks),
-		.ustacks = bpf_map__fd(r->skel->maps.kagg_ustacks),
-		.ustacks_long = bpf_map__fd(r->skel->maps.kagg_ustacks_long),
-	};
-}
-
 /* Where off-CPU time read from the kernel goes. */
 static void offcpu_sink_of(struct recorder *r, struct offcpu_sink *s)
 {
@@ -132,6 +122,7 @@ static void offcpu_sink_of(struct recorder *r, struct offcpu_sink *s)
 	};
 }
 
+/* Events counted in the kernel, of one epoch (deleted from the map) or all (-1). */
 static void kernel_counts_read(struct recorder *r, int64_t epoch)
 {
 	struct kagg_fds fds = kagg_fds_of(r);

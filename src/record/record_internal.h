@@ -91,6 +91,7 @@ struct recorder {
 	struct procs procs;
 	struct stack_table stacks;
 	size_t ringbuf_mb;		/* the ring buffer's size: ringbuf_mb_of() */
+	uint64_t target_cpu_start, target_cpu_end;	/* targets_cpu_ns() at start and end */
 	/*
 	 * Reading stops for a turn of the run loop once it has read for
 	 * RECORD_TURN_NS (turn_start: its first record, 0 before), so that a
@@ -98,7 +99,6 @@ struct recorder {
 	 * copied deep stacks a second, tables of a new process never got
 	 * loaded and every event was copied until the end.
 	 */
-	uint64_t target_cpu_start, target_cpu_end;	/* targets_cpu_ns() at start and end */
 	uint64_t turn_start;
 	uint64_t turn_last_ns;		/* the last sample's time read in the turn */
 	uint32_t turn_records;
@@ -138,6 +138,8 @@ int handle_sample(void *ctx, void *data, size_t size);
 int handle_sample_in_turn(void *ctx, void *data, size_t size);
 
 /* setup.c */
+/* Where the kernel stores counted stacks, for user space to read. */
+struct kagg_fds kagg_fds_of(struct recorder *r);
 int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap);
 /* Open and load the capture program (falling back to copying stacks); 0 or -1. */
 int open_bpf(struct recorder *r);

@@ -14,6 +14,15 @@
 
 /* ---- setup and teardown ------------------------------------------------ */
 
+struct kagg_fds kagg_fds_of(struct recorder *r)
+{
+	return (struct kagg_fds){
+		.kstacks = bpf_map__fd(r->skel->maps.kagg_kstacks),
+		.ustacks = bpf_map__fd(r->skel->maps.kagg_ustacks),
+		.ustacks_long = bpf_map__fd(r->skel->maps.kagg_ustacks_long),
+	};
+}
+
 int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (level == LIBBPF_WARN && getenv("STITCH_DEBUG"))
@@ -165,11 +174,7 @@ static int load_bpf(struct recorder *r)
 	}
 	/* --wakers of stacks sent as samples: the waker's stacks are stored in the kernel. */
 	r->offcpu.kw = r->kw_ready ? &r->kw : NULL;
-	r->offcpu.fds = (struct kagg_fds){
-		.kstacks = bpf_map__fd(r->skel->maps.kagg_kstacks),
-		.ustacks = bpf_map__fd(r->skel->maps.kagg_ustacks),
-		.ustacks_long = bpf_map__fd(r->skel->maps.kagg_ustacks_long),
-	};
+	r->offcpu.fds = kagg_fds_of(r);
 	/* Loaded again after a fallback: start over with the new maps. */
 	interp_free(&r->interp);
 	err = interp_init(&r->interp, bpf_map__fd(r->skel->maps.interp_procs),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/elf_util.h"
 
@@ -12,6 +14,25 @@ void elf_util_init(void)
 		elf_version(EV_CURRENT);
 		done = true;
 	}
+}
+
+Elf *elf_open_file(const char *path, int *fd)
+{
+	Elf *elf;
+
+	elf_util_init();
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	return elf;
 }
 
 int elf_find_section(Elf *elf, const char *name, struct elf_section *out)

@@ -42,4 +42,11 @@ void build_id_hex(const uint8_t *id, size_t len, char *buf);
 /* Call once before any libelf use (idempotent, thread-safe enough for us). */
 void elf_util_init(void);
 
+/*
+ * The ELF file at path, mapped (*fd is its descriptor: close it after
+ * elf_end); NULL with errno set if it cannot be opened or is not ELF
+ * (ENOEXEC).
+ */
+Elf *elf_open_file(const char *path, int *fd);
+
 #endif /* STITCH_ELF_UTIL_H */

@@ -88,25 +88,44 @@ static bool elf_byte_at(Elf *elf, uint64_t addr, uint8_t *out)
 	return false;
 }
 
-/* The version table of the perl in elf, by its own PL_revision/PL_version; NULL if none. */
-static const struct interp_version *perl_version_of(Elf *elf, unsigned int *rev_out,
-						    unsigned int *ver_out)
+/*
+ * The perl version of elf (PL_revision, PL_version), read from the file
+ * (const data): the table is chosen by the target's own version, not its
+ * file name, and the process may be gone already.
+ */
+static bool perl_file_version(Elf *elf, unsigned int *rev, unsigned int *ver)
 {
 	uint64_t rev_addr, ver_addr;
-	unsigned int want_rev, want_ver;
-	uint8_t rev, ver;
-	size_t i;
+	uint8_t r, v;
 
-	*rev_out = *ver_out = 0;
+	*rev = *ver = 0;
 	if (!elf || !interp_dynsym_find(elf, "PL_revision", &rev_addr, NULL) ||
 	    !interp_dynsym_find(elf, "PL_version", &ver_addr, NULL) ||
-	    !elf_byte_at(elf, rev_addr, &rev) || !elf_byte_at(elf, ver_addr, &ver))
+	    !elf_byte_at(elf, rev_addr, &r) || !elf_byte_at(elf, ver_addr, &v))
+		return false;
+	*rev = r;
+	*ver = v;
+	return true;
+}
+
+static bool version_is(const struct interp_version *v, unsigned int rev, unsigned int ver)
+{
+	unsigned int want_rev, want_ver;
+
+	return sscanf(v->version, "%u.%u", &want_rev, &want_ver) == 2 && rev == want_rev &&
+	       ver == want_ver;
+}
+
+/* The version table of the perl in elf; NULL if none. */
+static const struct interp_version *perl_version_of(Elf *elf, unsigned int *rev,
+						    unsigned int *ver)
+{
+	size_t i;
+
+	if (!perl_file_version(elf, rev, ver))
 		return NULL;
-	*rev_out = rev;
-	*ver_out = ver;
 	for (i = 0; perl_versions[i].version; i++)
-		if (sscanf(perl_versions[i].version, "%u.%u", &want_rev, &want_ver) == 2 &&
-		    rev == want_rev && ver == want_ver)
+		if (version_is(&perl_versions[i], *rev, *ver))
 			return &perl_versions[i];
 	return NULL;
 }
@@ -146,23 +165,14 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 			     const struct map *m, char *unsupported, size_t unsupported_len)
 {
 	Elf *elf = m->bin->elf;
-	uint64_t ctx, rev_addr, ver_addr, eval, eval_size, off;
-	unsigned int want_rev, want_ver;
-	uint8_t rev, ver;
+	uint64_t ctx, eval, eval_size, off;
+	unsigned int rev, ver;
 
 	if (!elf || !interp_dynsym_find(elf, "PL_current_context", &ctx, NULL) ||
-	    !interp_dynsym_find(elf, "PL_revision", &rev_addr, NULL) ||
-	    !interp_dynsym_find(elf, "PL_version", &ver_addr, NULL) ||
-	    !interp_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size)
+	    !interp_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size ||
+	    !perl_file_version(elf, &rev, &ver))
 		return false;
-	/*
-	 * The table is chosen by the target's own version, not its file name;
-	 * read from the file (const data): the process may be gone already.
-	 */
-	if (!elf_byte_at(elf, rev_addr, &rev) || !elf_byte_at(elf, ver_addr, &ver) ||
-	    sscanf(v->version, "%u.%u", &want_rev, &want_ver) != 2)
-		return false;
-	if (rev != want_rev || ver != want_ver) {
+	if (!version_is(v, rev, ver)) {
 		if (!unsupported[0])
 			snprintf(unsupported, unsupported_len, "perl %u.%u", rev, ver);
 		return false;
