@@ -10,6 +10,13 @@ import threading
 import time
 
 
+def report(kind, waited):
+    # One write(2) per line: print() from several threads writes the text
+    # and the newline separately, and a CI run read "waited sleep 1.99waited
+    # pipe 1.99" when two threads finished together.
+    os.write(1, b"waited %s %.6f\n" % (kind.encode(), waited))
+
+
 def timed(fn):
     a, c = time.monotonic(), time.thread_time()
     fn()
@@ -20,14 +27,14 @@ def sleeper(total):
     end, waited = time.monotonic() + total, 0.0
     while time.monotonic() < end:
         waited += timed(lambda: time.sleep(0.01))  # SLEEP_LINE
-    print("waited sleep %.6f" % waited)
+    report("sleep", waited)
 
 
 def reader(fd, total):
     end, waited = time.monotonic() + total, 0.0
     while time.monotonic() < end:
         waited += timed(lambda: os.read(fd, 1))  # READ_LINE
-    print("waited pipe %.6f" % waited)
+    report("pipe", waited)
 
 
 def locker(lock, total):
@@ -36,7 +43,7 @@ def locker(lock, total):
         waited += timed(lock.acquire)  # LOCK_LINE
         lock.release()
         time.sleep(0.0001)
-    print("waited lock %.6f" % waited)
+    report("lock", waited)
 
 
 def feeder(fd, total):
