@@ -43,11 +43,8 @@ old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
-
-prog_stats() {	# prog id -> "run_time_ns run_cnt"
-	bpftool prog show id "$1" | sed -n 's/.*run_time_ns \([0-9]*\) run_cnt \([0-9]*\).*/\1 \2/p'
-}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 # The command of a row: "recurse" (the headline) or a chain deep depth.
 row_cmd() {	# ROW SECONDS
@@ -59,7 +56,7 @@ row_cmd() {	# ROW SECONDS
 }
 
 steady() {	# MODE ROW -> "median_ns_per_event bytes_per_event"
-	local pids="" i id prev cur bytes
+	local pids="" i bytes
 	for i in $(seq 0 $((NCPU - 1))); do
 		# shellcheck disable=SC2046 # the command's words
 		taskset -c "$i" $(row_cmd "$2" 6) >/dev/null &
@@ -70,18 +67,7 @@ steady() {	# MODE ROW -> "median_ns_per_event bytes_per_event"
 		2>"$T/err" &
 	local st=$!
 	sleep 1.5
-	id=$(bpftool prog show | awk '/perf_event +name on_perf_event/ { sub(":", "", $1); print $1 }' | tail -1)
-	if [ -n "$id" ]; then
-		prev=$(prog_stats "$id")
-		for i in 1 2 3 4 5 6; do
-			sleep 0.5
-			cur=$(prog_stats "$id")
-			echo "$prev $cur" | awk '$4 > $2 { printf "%.0f\n", ($3 - $1) / ($4 - $2) }'
-			prev=$cur
-		done | median >"$T/win"
-	else
-		echo - >"$T/win"
-	fi
+	bpf_ns_per_run on_perf_event 6 0.5 >"$T/win"
 	wait "$st"
 	wait
 	bytes=$(sed -n 's/.*bytes\/event \([0-9]*\)$/\1/p' "$T/err")

@@ -46,7 +46,8 @@ old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 # "id name run_time_ns run_cnt" of every loaded program.
 prog_stats() {

@@ -33,15 +33,8 @@ old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
-
-# The sched_switch program's "run_time_ns run_cnt", by name, while it is loaded.
-switch_prog_stats() {
-	local id
-	id=$(bpftool prog show | awk -v n="$1" '$0 ~ "name " n " " { sub(":", "", $1); print $1 }' | tail -1)
-	[ -n "$id" ] && bpftool prog show id "$id" |
-		sed -n 's/.*run_time_ns \([0-9]*\) run_cnt \([0-9]*\).*/\1 \2/p'
-}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 # run TRACER -> "switches_per_s bpf_ns_per_run tracer_cpu_s"
 run() {
@@ -66,9 +59,9 @@ run() {
 		prog= ;;
 	esac
 	sleep 1
-	a=$( [ -n "$prog" ] && switch_prog_stats "$prog" )
+	a=$( [ -n "$prog" ] && prog_stats_by_name "$prog" )
 	sleep 2
-	b=$( [ -n "$prog" ] && switch_prog_stats "$prog" )
+	b=$( [ -n "$prog" ] && prog_stats_by_name "$prog" )
 	wait "$t"
 	wait "$w"
 	rate=$(awk -v d=$((DUR + 2)) '/^switches/ { printf "%.0f", $2 / d }' "$T/storm.out")

@@ -157,9 +157,9 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	struct pt_regs *regs;
 	__u32 cpu;
 	long kbytes;
-	__u64 size, wake, stack_top;
-	int ubase;
-	bool user_ok;
+	__u64 size, wake, stack_top, now = 0, ikey = INTERP_KEY_NONE;
+	int ubase, walked = 0;
+	bool user_ok, interp;
 
 	if (tid == 0)		/* the idle task: nothing to attribute */
 		return 0;
@@ -170,16 +170,24 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	count(STAT_EVENTS);
 	task = bpf_get_current_task_btf();
 	user_ok = user_regs_usable(task);
+	interp = user_ok && interp_any && bpf_map_lookup_elem(&interp_procs, &tgid);
 	/*
-	 * kunwind: counted in the kernel, nothing to send.  Not for an
-	 * interpreter's events: their interpreter frames differ where the
-	 * native stacks are the same, and user space must name them.
+	 * An interpreter's event: its frames are part of its key, as a hash of
+	 * the walk (interp.bpf.h), the walk sent once for user space to name.
+	 * Off-CPU switch-outs of interpreter threads are still sent whole.
 	 */
-	if (kunwind_count_in_kernel && user_ok &&
-	    !(interp_any && bpf_map_lookup_elem(&interp_procs, &tgid)) &&
+	if (interp && kunwind_count_in_kernel && !defer) {
+		now = bpf_ktime_get_ns();
+		ikey = interp_count_key(tgid, tid, now);
+		walked = 1;
+	}
+	/* kunwind: counted in the kernel, nothing to send. */
+	if (kunwind_count_in_kernel && user_ok && (!interp || (walked && ikey != INTERP_KEY_SEND)) &&
 	    kunwind_count_event(ctx, task, tgid, tid, event_idx, user_sample,
 				defer ? defer->tag : 0, defer ? defer->kskip : 0,
-				defer ? &defer->key : NULL)) {
+				defer ? &defer->key : NULL,
+				ikey == INTERP_KEY_NONE ? INTERP_IHASH_NONE :
+				ikey == INTERP_KEY_LOST ? INTERP_IHASH_LOST : ikey)) {
 		if (defer)
 			defer->counted = true;
 		count(STAT_KAGG_COUNTED);
@@ -191,7 +199,8 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	e = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!e)
 		return 0;
-	e->time_ns = bpf_ktime_get_ns();
+	/* A walk sent as a definition already carries this time: its sample must match. */
+	e->time_ns = walked ? now : bpf_ktime_get_ns();
 	e->pid = tgid;
 	e->tid = tid;
 	e->event_idx = event_idx;
@@ -238,9 +247,8 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	}
 
 	/* Interpreter frames go first: user space pairs them with this sample. */
-	if (user_ok)
-		if (interp_capture(tgid, tid, e->time_ns))
-			e->flags |= STITCH_SAMPLE_INTERP_LOST;
+	if (interp && interp_capture(tgid, tid, e->time_ns, walked))
+		e->flags |= STITCH_SAMPLE_INTERP_LOST;
 
 	size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes;
 	if (size > sizeof(*e))

@@ -77,6 +77,8 @@ enum stitch_stat {
 	STAT_KAGG_COLLISION,	/* kunwind: not counted, hash collision: sent instead */
 	STAT_KAGG_COUNTED,	/* kunwind: counted in the kernel */
 	STAT_INTERP_LOST,	/* interpreter frames dropped: ring buffer full */
+	STAT_INTERP_DEFINED,	/* interpreter stacks sent once, counted in the kernel after */
+	STAT_INTERP_NOT_KEPT,	/* interpreter stacks not counted (hash collision, map full) */
 	STAT_OFFCPU_OUT,	/* off-CPU: switch-outs of traced threads, stack taken */
 	STAT_OFFCPU_UNTRACKED,	/* off-CPU: thread map full, the interval is lost */
 	STAT_OFFCPU_LOST,	/* off-CPU: intervals whose time found no stack to add to */

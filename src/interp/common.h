@@ -69,6 +69,33 @@ struct groups {
 	bool last_partial;		/* the outermost group was cut short */
 };
 
+/* ---- stitch.c: splicing named frames into native stacks ---- */
+
+/* The interpreter loop whose native frames a process's interpreter frames replace. */
+struct interp_loop {
+	struct binary *bin;
+	uint64_t start, end;		/* ELF vaddr range of the loop function in bin */
+	const char *lang_name;		/* for markers */
+};
+
+void interp_loop_of(const struct interp_proc *ip, struct interp_loop *loop);
+
+/* Walk ev (strs: its strings, perl) of process ip named as groups (ip->ver set). */
+void interp_groups_of(struct interp_state *st, struct interp_proc *ip, const struct proc *proc,
+		      const struct interp_event *ev, const uint8_t *strs, size_t str_len,
+		      struct groups *g);
+
+/*
+ * Splice g over the loop's native frames in uf[0..nu) (innermost first, room
+ * for cap); see stitch.c.  Returns the new count.
+ */
+int interp_splice(struct interp_state *st, const struct interp_loop *loop, const struct groups *g,
+		  struct uframe *uf, int nu, int cap, bool native_complete);
+
+/* "[interpreter frames lost]" above the innermost loop frame; returns the new count. */
+int interp_mark_lost(struct interp_state *st, const struct interp_loop *loop, struct uframe *uf,
+		     int nu, int cap);
+
 /*
  * One interpreter.  Each language module defines one of these; languages.c
  * lists them.  Only the language's own files know what is behind them.

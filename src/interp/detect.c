@@ -169,6 +169,7 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 		ip->cfg.layout = interp_version_index(ip->ver);
 		ip->cfg.lang = ip->ver->lang;
 		ip->cfg.pthread_specific = glibc->pthread_specific;
+		ip->cfg.gen = ++st->cfg_gen;
 		if (st->any_procs)
 			*st->any_procs = 1;
 		if (bpf_map_update_elem(st->procs_fd, &proc->pid, &ip->cfg, BPF_ANY) == 0)

@@ -201,7 +201,12 @@ struct interp_proc_cfg {
 	__u64 code_type;		/* python: &PyCode_Type, checked on every frame */
 	/* glibc: pthread_getspecific(key) = *(fs_base + specific + key*16 + 8) */
 	__u32 pthread_specific;
-	__u32 pad;
+	/*
+	 * Set anew each time user space writes a process's config: mixed into
+	 * the hash of its walks (interp_count_key), so a walk known for an
+	 * exited process is never taken as known for a new one with its pid.
+	 */
+	__u32 gen;
 	/* ruby: the TLS variable holding the ec: *(dtv[tls_modid].val + tls_sym) */
 	__u64 tls_modid;
 	__u64 tls_sym;
@@ -243,8 +248,17 @@ struct interp_event {
 	__u16 lang;
 	__u16 nframes;
 	__u32 flags;
+	/*
+	 * Not 0: the walk is a definition, sent once (interp.bpf.h): events
+	 * counted in the kernel with this ihash in their key have these frames.
+	 */
+	__u64 ihash;
 	struct interp_frame frames[INTERP_MAX_FRAMES];	/* innermost first */
 };
+
+/* kagg_key.ihash of an interpreter process's event that is not a definition's */
+#define INTERP_IHASH_NONE	0	/* no interpreter frames (a thread that runs none) */
+#define INTERP_IHASH_LOST	1	/* the definition did not fit in the ring: marked lost */
 
 #define INTERP_EVENT_HDR_BYTES ((unsigned long)&((struct interp_event *)0)->frames)
 

@@ -49,6 +49,9 @@ struct interp_scratch {
 	 */
 	__u64 cursor, end;
 	__u32 n;
+	/* The capture program's last walk here (interp.bpf.h): its bytes, and whether it went out. */
+	__u32 sent;
+	__u64 size;
 };
 
 struct {

@@ -72,6 +72,7 @@ struct interp_name {
 
 struct interp_proc;
 struct interp_ops;
+struct groups;
 
 /* A language's own caches for one recording (its ops->state_new). */
 struct interp_lang_state {
@@ -97,6 +98,10 @@ struct interp_state {
 	struct interp_event *pending;	/* slots by tid: the event waiting for its sample */
 	uint8_t *pending_strs;		/* each slot's walk strings (perl), INTERP_STR_BYTES */
 	uint32_t *pending_str_len;
+	struct hmap defs;		/* (pid, ihash) -> walk counted in the kernel, named (counted.c) */
+	struct groups *def_g;		/* scratch: a definition's groups */
+	uint64_t defined;		/* definitions named */
+	uint32_t cfg_gen;		/* the last interp_proc_cfg.gen written */
 	uint64_t unstitched;		/* stacks whose frame groups did not match */
 	uint64_t walk_errors;		/* walks that ended on a failed read or check */
 };
@@ -123,6 +128,22 @@ void interp_stash(struct interp_state *st, const void *data, size_t size);
  */
 int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
 		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost);
+
+/*
+ * A walk sent once as a definition (interp_event.ihash set, see interp.bpf.h):
+ * name it now, for the keys counted in the kernel under its hash.  proc: its
+ * process, as it was at the walk.
+ */
+void interp_define(struct interp_state *st, struct proc *proc, const void *data, size_t size);
+
+/*
+ * The interpreter frames of a key counted in the kernel with ihash, spliced
+ * into uf[0..nu) as interp_stitch does (INTERP_IHASH_LOST: the marker).
+ * Returns the new count, or -EAGAIN when its definition has not been read
+ * yet (it is still in the ring).
+ */
+int interp_counted_frames(struct interp_state *st, uint32_t pid, uint64_t ihash,
+			  struct uframe *uf, int nu, int cap, bool native_complete);
 
 /* Read target memory; 0 or -errno.  Exposed for tests. */
 int interp_read(pid_t pid, uint64_t addr, void *buf, size_t len);

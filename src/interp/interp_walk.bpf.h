@@ -46,6 +46,7 @@ static __always_inline struct interp_scratch *interp_walk(struct task_struct *ta
 	s->ev.lang = cfg->lang;
 	s->ev.nframes = 0;
 	s->ev.flags = 0;
+	s->ev.ihash = 0;
 	s->str_used = 0;
 	fs_base = BPF_CORE_READ(task, thread.fsbase);
 	if (cfg->lang == INTERP_PYTHON)

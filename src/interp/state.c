@@ -24,7 +24,9 @@ int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_l
 	st->pending_strs = calloc(INTERP_PENDING_SLOTS, INTERP_STR_BYTES);
 	st->pending_str_len = calloc(INTERP_PENDING_SLOTS, sizeof(*st->pending_str_len));
 	st->langs = calloc(interp_nlanguages, sizeof(*st->langs));
+	st->def_g = malloc(sizeof(*st->def_g));
 	if (!st->pending || !st->pending_strs || !st->pending_str_len || !st->langs ||
+	    !st->def_g || hmap_init(&st->defs, 256) ||
 	    hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
 	    hmap_init(&st->codes, 1024) || hmap_init(&st->cfis, 64))
 		return -ENOMEM;
@@ -67,6 +69,9 @@ void interp_free(struct interp_state *st)
 	hmap_free_all(&st->names);
 	hmap_free_all(&st->codes);
 	hmap_free_all(&st->cfis);
+	hmap_free_all(&st->defs);	/* each definition is one allocation */
+	free(st->def_g);
+	st->def_g = NULL;
 	free(st->pending);
 	st->pending = NULL;
 	free(st->pending_strs);

@@ -58,14 +58,22 @@ void interp_stash(struct interp_state *st, const void *data, size_t size)
 	}
 }
 
-static bool is_eval_frame(const struct interp_proc *ip, const struct uframe *u)
+void interp_loop_of(const struct interp_proc *ip, struct interp_loop *loop)
+{
+	loop->bin = ip->eval_bin;
+	loop->start = ip->eval_start;
+	loop->end = ip->eval_end;
+	loop->lang_name = ip->ver ? ip->ver->lang_name : "interpreter";
+}
+
+static bool is_eval_frame(const struct interp_loop *ip, const struct uframe *u)
 {
 	uint64_t a;
 
-	if (u->kind != UFRAME_ELF || u->bin != ip->eval_bin)
+	if (u->kind != UFRAME_ELF || u->bin != ip->bin)
 		return false;
 	a = u->exact ? u->addr : u->addr - 1;	/* a return address is past the call */
-	return a >= ip->eval_start && a < ip->eval_end;
+	return a >= ip->start && a < ip->end;
 }
 
 static int put_name(struct uframe *out, int n, int cap, const struct interp_name *name)
@@ -190,7 +198,7 @@ static int emit_group(struct interp_state *st, const struct groups *g, int k,
 }
 
 /* Splice the groups over the eval frames; builds the stack outermost first, then flips it. */
-static int stitch_groups(struct interp_state *st, const struct interp_proc *ip,
+static int stitch_groups(struct interp_state *st, const struct interp_loop *ip,
 			 const struct groups *g, const struct uframe *uf, int nu,
 			 struct uframe *out, int cap, bool native_complete)
 {
@@ -256,17 +264,15 @@ static int stitch_groups(struct interp_state *st, const struct interp_proc *ip,
 	return n;
 }
 
-/* The walk's record was dropped: say so above the innermost interpreter loop frame. */
-static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *uf, int nu,
-		     int cap)
+int interp_mark_lost(struct interp_state *st, const struct interp_loop *loop, struct uframe *uf,
+		     int nu, int cap)
 {
-	struct interp_proc *ip = interp_proc_find(st, proc->pid);
 	int i;
 
-	if (!ip || !ip->ver || nu >= cap)
+	if (nu >= cap)
 		return nu;
 	for (i = 0; i < nu; i++) {
-		if (is_eval_frame(ip, &uf[i])) {
+		if (is_eval_frame(loop, &uf[i])) {
 			memmove(&uf[i + 1], &uf[i], (nu - i) * sizeof(*uf));
 			put_name(uf, i, cap, interp_intern(st, FRAME_MARK,
 							   "[interpreter frames lost]", NULL, 0));
@@ -276,45 +282,37 @@ static int mark_lost(struct interp_state *st, struct proc *proc, struct uframe *
 	return nu;
 }
 
-int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
-		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost)
+void interp_groups_of(struct interp_state *st, struct interp_proc *ip, const struct proc *proc,
+		      const struct interp_event *ev, const uint8_t *strs, size_t str_len,
+		      struct groups *g)
 {
-	struct interp_event *ev = &st->pending[slot(tid)];
-	struct interp_proc *ip;
-	struct groups *g;
-	struct uframe *out;
-	int i, n = 0, neval = 0;
-
-	if (proc && lost)
-		return mark_lost(st, proc, uf, nu, cap);
-	if (!proc || ev->magic != INTERP_EVENT_MAGIC || ev->tid != tid || ev->time_ns != time_ns)
-		return nu;
-	ev->magic = 0;		/* used */
 	if (ev->flags & (INTERP_EV_FAULT | INTERP_EV_CORRUPT | INTERP_EV_BAD_KEY))
 		st->walk_errors++;
-	ip = interp_proc_find(st, proc->pid);
-	if (!ip || !ip->ver || ev->lang != ip->ver->lang)
-		return nu;
-	g = malloc(sizeof(*g));
-	out = malloc(cap * sizeof(*out));
-	if (!g || !out)
-		goto out;
 	if (ip->ops->groups)
-		ip->ops->groups(st, ip, ev, st->pending_strs + slot(tid) * INTERP_STR_BYTES,
-				st->pending_str_len[slot(tid)], g);
+		ip->ops->groups(st, ip, ev, strs, str_len, g);
 	else
 		entry_groups(st, ip, proc, ev, g);
+}
+
+int interp_splice(struct interp_state *st, const struct interp_loop *loop, const struct groups *g,
+		  struct uframe *uf, int nu, int cap, bool native_complete)
+{
+	struct uframe *out = malloc(cap * sizeof(*out));
+	int i, n = 0, neval = 0;
+
+	if (!out)
+		return nu;
 	for (i = 0; i < nu; i++)
-		neval += is_eval_frame(ip, &uf[i]);
+		neval += is_eval_frame(loop, &uf[i]);
 	if (native_complete && !g->last_partial && g->ng != neval) {
 		/* Both walks complete, counts differ: keep native, say so. */
 		st->unstitched++;
 		for (i = 0; i < nu; i++) {
-			if (is_eval_frame(ip, &uf[i]) && neval >= 0) {
+			if (is_eval_frame(loop, &uf[i]) && neval >= 0) {
 				char mark[64];
 
 				snprintf(mark, sizeof(mark), "[%s frames not stitched]",
-					 ip->ver->lang_name);
+					 loop->lang_name);
 				n = put_name(out, n, cap,
 					     interp_intern(st, FRAME_MARK, mark, NULL, 0));
 				neval = -1;
@@ -323,12 +321,38 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 				out[n++] = uf[i];
 		}
 	} else {
-		n = stitch_groups(st, ip, g, uf, nu, out, cap, native_complete);
+		n = stitch_groups(st, loop, g, uf, nu, out, cap, native_complete);
 	}
 	memcpy(uf, out, n * sizeof(*uf));
-	nu = n;
-out:
-	free(g);
 	free(out);
+	return n;
+}
+
+int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
+		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost)
+{
+	struct interp_event *ev = &st->pending[slot(tid)];
+	struct interp_loop loop;
+	struct interp_proc *ip;
+	struct groups *g;
+
+	ip = proc ? interp_proc_find(st, proc->pid) : NULL;
+	if (ip && ip->ver)
+		interp_loop_of(ip, &loop);
+	if (ip && ip->ver && lost)
+		return interp_mark_lost(st, &loop, uf, nu, cap);
+	if (!proc || lost || ev->magic != INTERP_EVENT_MAGIC || ev->tid != tid ||
+	    ev->time_ns != time_ns)
+		return nu;
+	ev->magic = 0;		/* used */
+	if (!ip || !ip->ver || ev->lang != ip->ver->lang)
+		return nu;
+	g = malloc(sizeof(*g));
+	if (!g)
+		return nu;
+	interp_groups_of(st, ip, proc, ev, st->pending_strs + slot(tid) * INTERP_STR_BYTES,
+			 st->pending_str_len[slot(tid)], g);
+	nu = interp_splice(st, &loop, g, uf, nu, cap, native_complete);
+	free(g);
 	return nu;
 }

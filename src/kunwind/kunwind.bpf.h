@@ -807,11 +807,13 @@ static __always_inline int kagg_store(struct kagg_ustack *u, __u64 hash, __u32 n
  * takes kernel frames only from kernel-mode registers), so counting it need
  * not ask for one: bpf_get_stackid() would spend ~200 ns to find nothing
  * and return -EFAULT.  kskip: innermost kernel frames to leave out (ours).
- * tag, defer: an off-CPU switch-out, weighed later (kagg_add).
+ * tag, defer: an off-CPU switch-out, weighed later (kagg_add).  ihash: the
+ * interpreter frames' part of the key (interp.bpf.h), 0 for none.
  */
 static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *task, __u32 tgid,
 						__u32 tid, __u32 event_idx, bool user_sample,
-						__u32 tag, __u32 kskip, struct kagg_key *defer)
+						__u32 tag, __u32 kskip, struct kagg_key *defer,
+						__u64 ihash)
 {
 	struct kunwind_start start;
 	struct kunwind_result res;
@@ -879,6 +881,7 @@ stored:
 	key.tid = tid;
 	key.event_idx = event_idx;
 	key.uhash = hash;
+	key.ihash = ihash;
 	key.epoch = kagg_epoch;
 	key.tag = tag;
 	/* Two loads through the trusted task pointer instead of a helper's strscpy. */

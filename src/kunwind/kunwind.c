@@ -562,24 +562,34 @@ int kunwind_key_build(const struct kunwind *kw, const struct kagg_fds *fds,
 			    (struct uframe *)((uint64_t *)(sk + 1) + nk));
 	if (nu < 0)
 		return -EINVAL;
+	if (key->ihash && kw->splice.frames) {
+		nu = kw->splice.frames(kw->splice.ctx, key,
+				       (struct uframe *)((uint64_t *)(sk + 1) + nk), nu,
+				       KUNWIND_KEY_UFRAMES, u->stop == KUNWIND_STOP_END);
+		if (nu < 0)
+			return nu;
+	}
 	sk->nuser = nu;
 	return sizeof(*sk) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe);
 }
 
-/* One count key into stacks; false if its stacks are gone or malformed. */
-static bool add_count(const struct kunwind *kw, const struct kagg_fds *fds,
-		      const struct kagg_key *key, uint64_t count, struct stack_key *sk,
-		      struct kagg_ustack *u, struct stack_table *stacks, uint64_t *stops,
-		      uint64_t *bytes)
+/*
+ * One count key into stacks: 0, -EAGAIN if a splice cannot name it yet, or
+ * another -errno if its stacks are gone or malformed.
+ */
+static int add_count(const struct kunwind *kw, const struct kagg_fds *fds,
+		     const struct kagg_key *key, uint64_t count, struct stack_key *sk,
+		     struct kagg_ustack *u, struct stack_table *stacks, uint64_t *stops,
+		     uint64_t *bytes)
 {
 	int kb = kunwind_key_build(kw, fds, key, sk, u, bytes);
 
 	if (kb < 0)
-		return false;
+		return kb;
 	/* Outcomes count walks: an off-CPU key's count is time, one walk. */
 	stops[u->stop] += key->tag ? 1 : count;
 	stacks_add_n(stacks, sk, kb, count);
-	return true;
+	return 0;
 }
 
 int kunwind_count_key(const struct kunwind *kw, const struct kagg_fds *fds,
@@ -591,7 +601,7 @@ int kunwind_count_key(const struct kunwind *kw, const struct kagg_fds *fds,
 	int rc = -ENOMEM;
 
 	if (sk && u)
-		rc = add_count(kw, fds, key, count, sk, u, stacks, stops, bytes) ? 0 : -ENOENT;
+		rc = add_count(kw, fds, key, count, sk, u, stacks, stops, bytes) ? -ENOENT : 0;
 	free(sk);
 	free(u);
 	return rc;
@@ -630,9 +640,29 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struc
 		goto out;
 	}
 	for (i = 0; i < nkeys; i++) {
-		if (!kagg_take(counts_fd, &keys[i], epoch, &count))
+		int rc;
+
+		if (epoch >= 0 && keys[i].epoch != (uint32_t)epoch)
 			continue;
-		if (add_count(kw, fds, &keys[i], count, sk, u, stacks, stops, bytes))
+		if (bpf_map_lookup_elem(counts_fd, &keys[i], &count) != 0)
+			continue;
+		rc = add_count(kw, fds, &keys[i], count, sk, u, stacks, stops, bytes);
+		/*
+		 * Its interpreter frames' definition is still in the ring: the
+		 * key stays for the last read, after the ring is drained, which
+		 * counts it marked lost if the definition never came.
+		 */
+		if (rc == -EAGAIN && epoch >= 0)
+			continue;
+		if (rc == -EAGAIN) {
+			struct kagg_key lost = keys[i];
+
+			lost.ihash = KAGG_IHASH_LOST;
+			rc = add_count(kw, fds, &lost, count, sk, u, stacks, stops, bytes);
+		}
+		if (epoch >= 0)
+			bpf_map_delete_elem(counts_fd, &keys[i]);
+		if (rc == 0)
 			total += count;
 		else
 			err = -EINVAL;

@@ -127,6 +127,11 @@ struct kagg_key {
 	__u32 pid, tid, event_idx;
 	__s32 kstack_id;	/* in kagg_kstacks; < 0: none */
 	__u64 uhash;		/* in kagg_ustacks */
+	/*
+	 * An interpreter's frames (interp.bpf.h): the hash of a walk sent once
+	 * as a definition, or INTERP_IHASH_NONE (0) / INTERP_IHASH_LOST.
+	 */
+	__u64 ihash;
 	char comm[16];
 	/*
 	 * kagg_epoch when counted: user space moves the epoch on, lets the
@@ -196,7 +201,22 @@ struct kunwind_live {		/* a process list in the kernel */
 	uint32_t nslots;
 };
 
+/*
+ * Frames another layer splices into the user frames of a key counted in the
+ * kernel: an interpreter's, named by the key's ihash.  frames() returns the
+ * new count (at most cap), or -EAGAIN when it cannot yet (the key is read
+ * again later).  complete: the native unwind reached the end of the stack.
+ */
+struct uframe;
+
+struct kagg_splice {
+	int (*frames)(void *ctx, const struct kagg_key *key, struct uframe *uf, int nu, int cap,
+		      bool complete);
+	void *ctx;
+};
+
 struct kunwind {
+	struct kagg_splice splice;	/* keys with an ihash; frames NULL: none */
 	int rows_fd, procs_fd;
 	uint8_t *rows_mem;		/* kunwind_rows, mmapped */
 	size_t rows_cap, rows_used;	/* in rows */
@@ -293,10 +313,16 @@ int kunwind_count_key(const struct kunwind *kw, const struct kagg_fds *fds,
 		      const struct kagg_key *key, uint64_t count, struct stack_table *stacks,
 		      uint64_t *stops, uint64_t *bytes);
 
+/* INTERP_IHASH_LOST (interp.h): the key's interpreter frames are lost. */
+#define KAGG_IHASH_LOST 1
+/* Frames a splice may add to a counted key's user frames (an interpreter's, and markers). */
+#define KAGG_SPLICE_FRAMES 132
+/* User frames of a stack_key built from a kagg_key, at most. */
+#define KUNWIND_KEY_UFRAMES (KUNWIND_MAX_FRAMES + 1 + KAGG_SPLICE_FRAMES)
 /* Room for one stack_key built from a kagg_key: a tag, kernel and user frames. */
 #define KUNWIND_KEY_BYTES (sizeof(struct stack_key) + \
 			   (1 + KAGG_KSTACK_DEPTH) * sizeof(uint64_t) + \
-			   (KUNWIND_MAX_FRAMES + 1) * sizeof(struct uframe))
+			   KUNWIND_KEY_UFRAMES * sizeof(struct uframe))
 
 /*
  * Build a kunwind_proc from a process's mappings, giving binaries slots and

@@ -79,6 +79,22 @@ static void check_frames(struct recorder *r, const struct sample_event *e,
 	}
 }
 
+/*
+ * A walk sent once for the events counted in the kernel under its hash:
+ * named now, against the process as it was at the walk.
+ */
+static void define_interp(struct recorder *r, const struct interp_event *ev, size_t size)
+{
+	struct proc *proc;
+
+	perf_tracker_drain(&r->ptrack);
+	perf_tracker_apply(&r->ptrack, &r->procs, ev->time_ns);
+	r->turn_last_ns = ev->time_ns;
+	proc = procs_get(&r->procs, ev->pid);
+	interp_proc_update(&r->interp, proc);
+	interp_define(&r->interp, proc, ev, size);
+}
+
 int handle_sample(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
@@ -95,6 +111,8 @@ int handle_sample(void *ctx, void *data, size_t size)
 	/* Interpreter frames come just before their sample: keep them for it. */
 	if (size >= sizeof(uint64_t) && *(const uint64_t *)data == INTERP_EVENT_MAGIC) {
 		interp_stash(&r->interp, data, size);
+		if (size >= INTERP_EVENT_HDR_BYTES && ((const struct interp_event *)data)->ihash)
+			define_interp(r, data, size);
 		return 0;
 	}
 	/* --wakers: who woke a thread whose stack was sent. */

@@ -107,6 +107,19 @@ static size_t ringbuf_mb_of(const struct record_opts *o)
 	return mb;
 }
 
+_Static_assert(KAGG_IHASH_LOST == INTERP_IHASH_LOST, "one meaning of a lost walk");
+_Static_assert(KAGG_SPLICE_FRAMES >= INTERP_MAX_FRAMES + 2,
+	       "a counted key has room for a walk's frames and their markers");
+
+/* kagg_splice for the kernel's counted keys: their interpreter frames. */
+static int splice_interp(void *ctx, const struct kagg_key *key, struct uframe *uf, int nu,
+			 int cap, bool complete)
+{
+	struct recorder *r = ctx;
+
+	return interp_counted_frames(&r->interp, key->pid, key->ihash, uf, nu, cap, complete);
+}
+
 static int load_bpf(struct recorder *r)
 {
 	struct record_opts *o = r->o;
@@ -127,8 +140,10 @@ static int load_bpf(struct recorder *r)
 						   !o->per_event;
 	/* Tests only: force stacks to share hashes (kagg_hash_mask). */
 	test_mask = getenv("STITCH_TEST_HASH_MASK");
-	if (test_mask)
+	if (test_mask) {
 		r->skel->rodata->kagg_hash_mask = strtoull(test_mask, NULL, 0);
+		r->skel->rodata->interp_hash_mask = strtoull(test_mask, NULL, 0);
+	}
 	/* Copy mode needs no tables: keep the row array minimal. */
 	bpf_map__set_max_entries(r->skel->maps.kunwind_rows,
 				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :
@@ -186,6 +201,8 @@ static int load_bpf(struct recorder *r)
 			strerror(-err));
 		return -1;
 	}
+	/* Keys counted in the kernel with interpreter frames: named from their definitions. */
+	r->kw.splice = (struct kagg_splice){ .frames = splice_interp, .ctx = r };
 	return 0;
 }
 

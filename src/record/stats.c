@@ -235,6 +235,11 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 			"%" PRIu64 " (maps full %" PRIu64 ", hash collisions %" PRIu64 ")\n",
 			st[STAT_KAGG_COUNTED], st[STAT_EVENTS] - st[STAT_KAGG_COUNTED],
 			st[STAT_KAGG_FULL], st[STAT_KAGG_COLLISION]);
+	if (st[STAT_INTERP_DEFINED] || st[STAT_INTERP_NOT_KEPT])
+		fprintf(stderr, "stitch stats: interpreter stacks counted in the kernel: %" PRIu64
+			" distinct walks sent once (%" PRIu64 " named), %" PRIu64 " walks sent "
+			"with their samples (hash collisions, map full)\n",
+			st[STAT_INTERP_DEFINED], r->interp.defined, st[STAT_INTERP_NOT_KEPT]);
 	if (st[STAT_KUNWIND_WALKS])
 		fprintf(stderr, "stitch stats: kernel unwinding: %.0f ns per walk, %.1f frames "
 			"per walk (%" PRIu64 " walks, %" PRIu64 " ended as this CPU's last)\n",

@@ -66,10 +66,37 @@ check_threads() {
 		"$(share "$out" '^python' "$PYFRAME")" 95
 }
 
+# Interpreter events are counted in the kernel: each distinct walk (here
+# two: thread A's leaf and key_fn chains) goes to user space once, and the
+# ~900k events of a 3 s run cost a few dozen bytes each.
 test_python_threads_syscall_debian() {
 	need "$PY_DEBIAN"
-	"$STITCH" record -e syscall:getppid -o "$TMP/pyd.folded" -- "$PY_DEBIAN" "$PYW" threads 3
+	"$STITCH" record --stats -e syscall:getppid -o "$TMP/pyd.folded" -- \
+		"$PY_DEBIAN" "$PYW" threads 3 2>"$TMP/pyd.err"
+	grep -E 'events|counted' "$TMP/pyd.err"
 	check_threads "$TMP/pyd.folded"
+	local events counted walks bytes
+	events=$(stats_events "$TMP/pyd.err")
+	counted=$(stats_counted "$TMP/pyd.err")
+	walks=$(sed -n 's/.*kernel: \([0-9]*\) distinct walks sent once.*/\1/p' "$TMP/pyd.err")
+	bytes=$(sed -n 's/^stitch stats: .*bytes\/event \([0-9]*\)$/\1/p' "$TMP/pyd.err")
+	expect_ge "% of events counted in the kernel" "$((counted * 100 / events))" 95
+	expect_ge "distinct walks sent: at least A's two chains" "${walks:-0}" 2
+	expect_ge "distinct walks sent: at most 20" "$((20 - ${walks:-99}))" 0
+	expect_ge "bytes per event under 100" "$((99 - ${bytes:-99999}))" 0
+}
+
+# Every interpreter walk (and native stack) hashed to one value: the first
+# walk sent owns it; every other one must go with its sample, never be
+# counted under the first one's frames.
+test_python_walks_that_share_a_hash() {
+	need "$PY_DEBIAN"
+	STITCH_TEST_HASH_MASK=0 "$STITCH" record --stats -e syscall:getppid \
+		-o "$TMP/pyh.folded" -- "$PY_DEBIAN" "$PYW" threads 3 2>"$TMP/pyh.err"
+	grep 'interpreter stacks counted' "$TMP/pyh.err"
+	expect_ge "walks sent with their samples (collisions)" \
+		"$(sed -n 's/.* \([0-9]*\) walks sent with their samples.*/\1/p' "$TMP/pyh.err")" 1000
+	check_threads "$TMP/pyh.folded"
 }
 
 test_python_threads_syscall_pyenv_shared_libpython() {

@@ -101,19 +101,24 @@ test_offcpu_pid_and_all() {
 # The Python twin: each blocked stack with its script frames and lines
 # (time.sleep, os.read, Lock.acquire), within 5% of what the threads measured.
 test_offcpu_python_lines() {
-	local py re
+	local py re call sleep read lock
 	py=$(realpath tests/workloads/interp/py_waits.py)
 	re=$(printf '%s' "$py" | sed 's/[.]/\\./g')
+	# The lines marked in the workload.
+	call=$(grep -n '# CALL_LINE$' "$py" | cut -d: -f1)
+	sleep=$(grep -n '# SLEEP_LINE$' "$py" | cut -d: -f1)
+	read=$(grep -n '# READ_LINE$' "$py" | cut -d: -f1)
+	lock=$(grep -n '# LOCK_LINE$' "$py" | cut -d: -f1)
 	"$STITCH" record -e offcpu -o "$TMP/py.folded" -- /usr/bin/python3.11 "$py" 2 >"$TMP/py.out"
 	cat "$TMP/py.out"
 	within_pct "python time.sleep" "$(offcpu_total "$TMP/py.folded" \
-		"sleeper \\($re:22\\);timed \\($re:15\\);sleeper\\.<locals>\\.<lambda> \\($re:22\\);.*;do_nanosleep_\\[k\\];")" \
+		"sleeper \\($re:$sleep\\);timed \\($re:$call\\);sleeper\\.<locals>\\.<lambda> \\($re:$sleep\\);.*;do_nanosleep_\\[k\\];")" \
 		"$(waited "$TMP/py.out" sleep)" 5
 	within_pct "python os.read of a pipe" "$(offcpu_total "$TMP/py.folded" \
-		"reader \\($re:29\\);timed \\($re:15\\);reader\\.<locals>\\.<lambda> \\($re:29\\);.*;anon_pipe_read_\\[k\\];")" \
+		"reader \\($re:$read\\);timed \\($re:$call\\);reader\\.<locals>\\.<lambda> \\($re:$read\\);.*;anon_pipe_read_\\[k\\];")" \
 		"$(waited "$TMP/py.out" pipe)" 5
 	within_pct "python Lock.acquire" "$(offcpu_total "$TMP/py.folded" \
-		"locker \\($re:36\\);timed \\($re:15\\);.*;futex_wait_\\[k\\];")" \
+		"locker \\($re:$lock\\);timed \\($re:$call\\);.*;futex_wait_\\[k\\];")" \
 		"$(waited "$TMP/py.out" lock)" 5
 }
 

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What an event with interpreter frames costs in the kernel: Python 3.11,
+# Ruby 3.1 and Perl 5.36, each ~20 interpreter frames deep over a leaf that
+# computes (bench/workloads/deep.*: the leaf's line changes between samples,
+# the chain does not).  One process pinned to each CPU, all traced with -p
+# at HZ, so that every run of the sampling program is an event of ours.
+# For each language and mode, RUNS runs, alternating; medians of
+#   BPF ns/event  on_perf_event's run_time_ns / run_cnt (bpf_stats) over
+#                 0.5 s windows once recording is steady (after 1.5 s)
+#   bytes/event   bytes from the kernel per event (--stats): ring records and
+#                 the counted keys and stacks read from maps
+# in three modes:
+#   counted       the default: native and interpreter frames counted in the
+#                 kernel, each distinct walk sent once (src/interp/interp.bpf.h)
+#   sent          --per-event: every event and its walk sent to user space
+#   native        --no-interp: the same process without interpreter frames
+#
+#   bench/interp_cost.sh     (HZ=999 RUNS=3; as root)
+set -u
+cd "$(dirname "$0")/.."
+
+HZ=${HZ:-999}
+RUNS=${RUNS:-3}
+STITCH=${STITCH:-./stitch}
+T=$(mktemp -d /tmp/stitch-icost.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
+[ -x "$STITCH" ] || { echo "bench: build stitch first (make)" >&2; exit 1; }
+command -v bpftool >/dev/null || { echo "bench: needs bpftool" >&2; exit 1; }
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+NCPU=$(nproc)
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -qw kernel.bpf_stats_enabled=1
+trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
+
+lang_cmd() {	# LANG SECONDS
+	case $1 in
+	python) echo "/usr/bin/python3.11 bench/workloads/deep.py $2" ;;
+	ruby) echo "/usr/bin/ruby bench/workloads/deep.rb $2" ;;
+	perl) echo "/usr/bin/perl bench/workloads/deep.pl $2" ;;
+	esac
+}
+
+mode_opts() {	# MODE
+	case $1 in
+	counted) echo "" ;;
+	sent) echo "--per-event" ;;
+	native) echo "--no-interp" ;;
+	esac
+}
+
+# Interpreter frames of the heaviest stack of a folded file (name (file:line)).
+interp_frames() {
+	awk '{ print $NF, $0 }' "$1" | sort -n | tail -1 | cut -d' ' -f2- | tr ';' '\n' |
+		grep -c ' (.*:[0-9]*)$'
+}
+
+steady() {	# LANG MODE -> "median_ns_per_event bytes_per_event"
+	local pids="" i bytes
+	for i in $(seq 0 $((NCPU - 1))); do
+		# shellcheck disable=SC2046 # the command's words
+		taskset -c "$i" $(lang_cmd "$1" 7) >/dev/null &
+		pids="$pids${pids:+,}$!"
+	done
+	sleep 0.5
+	# shellcheck disable=SC2046 # no option is an empty word
+	"$STITCH" record --stats $(mode_opts "$2") -F "$HZ" -d 5 -p "$pids" \
+		-o "$T/$1.$2.folded" 2>"$T/err" &
+	local st=$!
+	sleep 1.5
+	bpf_ns_per_run on_perf_event 6 0.5 >"$T/win"
+	wait "$st"
+	wait
+	bytes=$(sed -n 's/.*bytes\/event \([0-9]*\)$/\1/p' "$T/err")
+	echo "$(cat "$T/win") ${bytes:--}"
+}
+
+LANGS=${LANGS:-python ruby perl}
+for l in $LANGS; do
+	command -v "$(lang_cmd "$l" 0 | cut -d' ' -f1)" >/dev/null || continue
+	for i in $(seq "$RUNS"); do
+		for m in counted sent native; do
+			steady "$l" "$m" >>"$T/$l.$m"
+		done
+	done
+done
+col() { awk -v c="$2" '$c != "-" { print $c }' "$1" | median; }
+
+echo "bench: on each of $NCPU CPUs at $HZ Hz, medians of $RUNS runs, $(uname -r)"
+printf '| %6s | %6s | %16s | %16s | %16s | %18s |\n' lang frames "counted ns/event" \
+	"sent ns/event" "native ns/event" "bytes/event c/s"
+printf '|%s|\n' "--------|--------|------------------|------------------|------------------|--------------------"
+for l in $LANGS; do
+	[ -f "$T/$l.counted" ] || continue
+	printf '| %6s | %6s | %16s | %16s | %16s | %18s |\n' "$l" \
+		"$(interp_frames "$T/$l.counted.folded")" \
+		"$(col "$T/$l.counted" 1)" "$(col "$T/$l.sent" 1)" "$(col "$T/$l.native" 1)" \
+		"$(col "$T/$l.counted" 2) / $(col "$T/$l.sent" 2)"
+done
