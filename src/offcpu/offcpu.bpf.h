@@ -185,8 +185,8 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	irq = *capture_busy_here();
 	/* Its kernel stack starts in our glue too (see offcpu_out). */
 	if (!irq && cur->pid && cur->mm && (!filter_tgids || tgid_traced(ctgid)) &&
-	    kunwind_count_event(ctx, cur, ctgid, cur->pid, offcpu_event_idx, false, 0, 0, &wk,
-				INTERP_IHASH_NONE)) {
+	    /* the waker's native frames only: 0, no interpreter walk */
+	    kunwind_count_event(ctx, cur, ctgid, cur->pid, offcpu_event_idx, false, 0, 0, &wk, 0)) {
 		w.kstack_id = wk.kstack_id;
 		w.uhash = wk.uhash;
 	} else {

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests for interpreter stacks counted in the kernel (src/interp/counted.c):
+ * a key counted under a definition's hash is spliced exactly as the same
+ * walk sent with its sample would be (checked on marked and on random Perl
+ * walks, whose names are packed and unpacked); a hash with no definition
+ * yet asks to be read again; none and lost are what they say.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "interp/common.h"
+#include "interp/perl/perl.h"
+
+#define PID 42
+#define EVAL_START 0x1000
+#define EVAL_END 0x2000
+#define CAP (INTERP_MAX_FRAMES + 16)
+
+static struct interp_state st;
+static struct binary *eval_bin, *other_bin;	/* identities only */
+static struct proc proc = { .pid = PID };
+
+static int setup(void **state)
+{
+	struct interp_proc *ip;
+	size_t i;
+
+	(void)state;
+	if (interp_init(&st, -1, -1, false))
+		return -1;
+	eval_bin = calloc(1, 64);
+	other_bin = calloc(1, 64);
+	ip = calloc(1, sizeof(*ip));
+	if (!eval_bin || !other_bin || !ip)
+		return -1;
+	ip->pid = PID;
+	for (i = 0; i < interp_version_count(); i++)
+		if (interp_version_at(i)->lang == INTERP_PERL)
+			ip->ver = interp_version_at(i);
+	ip->ops = &perl_ops;
+	ip->eval_bin = eval_bin;
+	ip->eval_start = EVAL_START;
+	ip->eval_end = EVAL_END;
+	hmap_insert(&st.procs, &ip->node, hash_u64(PID));
+	return ip->ver ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	interp_free(&st);
+	free(eval_bin);
+	free(other_bin);
+	return 0;
+}
+
+/* A walk as the kernel sends it: header, frames, then their strings. */
+struct record {
+	union {
+		struct interp_event ev;
+		uint8_t bytes[sizeof(struct interp_event) + INTERP_STR_BYTES];
+	};
+	uint8_t strs[INTERP_STR_BYTES];
+	size_t used;
+};
+
+static uint64_t str(struct record *r, const char *s)
+{
+	size_t len = strlen(s), off = r->used;
+
+	memcpy(r->strs + off, s, len);
+	r->used += len;
+	return PERL_STR(off, len);
+}
+
+static void frame(struct record *r, const char *pkg, const char *sub, uint32_t flags, int line)
+{
+	struct interp_frame *f = &r->ev.frames[r->ev.nframes++];
+
+	memset(f, 0, sizeof(*f));
+	f->flags = flags;
+	f->id1 = (sub ? str(r, sub) : 0) | (pkg ? str(r, pkg) : 0) << 32;
+	f->id2 = str(r, "t.pl");
+	f->id3 = line;
+}
+
+/* The record's bytes: its strings moved to follow the frames, as sent. */
+static size_t pack(struct record *r, uint64_t ihash, uint64_t time_ns)
+{
+	size_t hdr = INTERP_EVENT_HDR_BYTES + r->ev.nframes * sizeof(struct interp_frame);
+
+	r->ev.magic = INTERP_EVENT_MAGIC;
+	r->ev.time_ns = time_ns;
+	r->ev.pid = r->ev.tid = PID;
+	r->ev.lang = INTERP_PERL;
+	r->ev.ihash = ihash;
+	memcpy(r->bytes + hdr, r->strs, r->used);
+	return hdr + r->used;
+}
+
+/* A native stack, innermost first: a C function, n loop frames apart, main. */
+static int natives(struct uframe *uf, int loops)
+{
+	int n = 0, i;
+
+	memset(uf, 0, CAP * sizeof(*uf));
+	uf[n++] = (struct uframe){ .bin = other_bin, .addr = 0x500, .kind = UFRAME_ELF };
+	for (i = 0; i < loops; i++) {
+		uf[n++] = (struct uframe){ .bin = eval_bin, .addr = EVAL_START + 0x10 + i,
+					   .kind = UFRAME_ELF };
+		uf[n++] = (struct uframe){ .bin = other_bin, .addr = 0x600 + i,
+					   .kind = UFRAME_ELF };
+	}
+	uf[n++] = (struct uframe){ .bin = other_bin, .addr = 0x700, .kind = UFRAME_ELF };
+	return n;
+}
+
+/* Splice r both ways, sent (stash + stitch) and counted (define + hash): the same frames. */
+static int both_ways(struct record *r, uint64_t ihash, int loops, bool complete,
+		     struct uframe *counted)
+{
+	static uint64_t time_ns = 1;
+	struct uframe sent[CAP];
+	size_t size = pack(r, ihash, ++time_ns);
+	int ns, nc;
+
+	interp_stash(&st, r->bytes, size);
+	ns = interp_stitch(&st, &proc, PID, time_ns, sent, natives(sent, loops), CAP, complete,
+			   false);
+	interp_define(&st, &proc, r->bytes, size);
+	nc = interp_counted_frames(&st, PID, ihash, counted, natives(counted, loops), CAP,
+				   complete);
+	assert_int_equal(nc, ns);
+	assert_memory_equal(counted, sent, ns * sizeof(*sent));
+	return nc;
+}
+
+static const char *name_at(const struct uframe *u)
+{
+	return u->kind == UFRAME_INTERP ? ((const struct interp_name *)(uintptr_t)u->addr)->name :
+	       "native";
+}
+
+static void test_counted_as_sent(void **state)
+{
+	struct record *r = calloc(1, sizeof(*r));
+	struct uframe uf[CAP];
+	int n;
+
+	(void)state;
+	frame(r, "Work", "leaf", 0, 10);
+	frame(r, "Work", "run", 0, 20);
+	frame(r, NULL, NULL, PERL_FRAME_MAIN, 30);
+	n = both_ways(r, 0x1234, 1, true, uf);
+	/* The loop frame between two natives replaced by the three Perl frames. */
+	assert_int_equal(n, 6);
+	assert_string_equal(name_at(&uf[0]), "native");
+	assert_string_equal(name_at(&uf[1]), "Work::leaf");
+	assert_string_equal(name_at(&uf[2]), "Work::run");
+	assert_string_equal(name_at(&uf[3]), "<main>");
+	assert_string_equal(name_at(&uf[4]), "native");
+	assert_string_equal(name_at(&uf[5]), "native");
+	/* Read again: the definition stays. */
+	n = interp_counted_frames(&st, PID, 0x1234, uf, natives(uf, 1), CAP, true);
+	assert_int_equal(n, 6);
+	free(r);
+}
+
+static void test_no_definition_none_lost(void **state)
+{
+	struct uframe uf[CAP];
+	int nu;
+
+	(void)state;
+	nu = natives(uf, 1);
+	assert_int_equal(interp_counted_frames(&st, PID, 0x999999, uf, nu, CAP, true), -EAGAIN);
+	/* Another process's definition is not this one's. */
+	assert_int_equal(interp_counted_frames(&st, PID + 1, 0x1234, uf, nu, CAP, true), -EAGAIN);
+	assert_int_equal(interp_counted_frames(&st, PID, INTERP_IHASH_NONE, uf, nu, CAP, true), nu);
+	assert_int_equal(interp_counted_frames(&st, PID, INTERP_IHASH_LOST, uf, nu, CAP, true),
+			 nu + 1);
+	assert_string_equal(name_at(&uf[1]), "[interpreter frames lost]");
+}
+
+/* Random walks (names, flags, strings out of bounds), packed and unpacked: as sent. */
+static void test_random_walks_counted_as_sent(void **state)
+{
+	struct record *r = malloc(sizeof(*r));
+	struct uframe uf[CAP];
+	unsigned int seed = 11;
+	int i, j;
+
+	(void)state;
+	for (i = 0; i < 2000; i++) {
+		memset(r, 0, sizeof(*r));
+		r->used = rand_r(&seed) % 64;
+		for (j = 0; j < (int)r->used; j++)
+			r->strs[j] = 'a' + rand_r(&seed) % 26;
+		r->ev.nframes = rand_r(&seed) % (INTERP_MAX_FRAMES + 1);
+		r->ev.flags = rand_r(&seed) % 16;
+		for (j = 0; j < r->ev.nframes; j++) {
+			struct interp_frame *f = &r->ev.frames[j];
+
+			f->flags = rand_r(&seed) % 0x100 | (rand_r(&seed) % 4) << PERL_FRAME_SI_SHIFT;
+			f->id1 = PERL_STR(rand_r(&seed) % 80, rand_r(&seed) % 20) |
+				 (uint64_t)PERL_STR(rand_r(&seed) % 80, rand_r(&seed) % 20) << 32;
+			f->id2 = PERL_STR(rand_r(&seed) % 80, rand_r(&seed) % 20);
+			f->id3 = rand_r(&seed) % 1000;
+		}
+		both_ways(r, 0x10000 + i, rand_r(&seed) % 6, rand_r(&seed) % 2, uf);
+	}
+	assert_true(st.defined >= 2000);
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counted_as_sent),
+		cmocka_unit_test(test_no_definition_none_lost),
+		cmocka_unit_test(test_random_walks_counted_as_sent),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
