@@ -18,6 +18,7 @@
 
 #include "interp/common.h"
 #include "interp/perl/perl.h"
+#include "perl_walks.h"
 
 #define PID 42
 #define EVAL_START 0x1000
@@ -62,38 +63,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A walk as the kernel sends it: header, frames, then their strings. */
-struct record {
-	union {
-		struct interp_event ev;
-		uint8_t bytes[sizeof(struct interp_event) + INTERP_STR_BYTES];
-	};
-	uint8_t strs[INTERP_STR_BYTES];
-	size_t used;
-};
-
-static uint64_t str(struct record *r, const char *s)
-{
-	size_t len = strlen(s), off = r->used;
-
-	memcpy(r->strs + off, s, len);
-	r->used += len;
-	return PERL_STR(off, len);
-}
-
-static void frame(struct record *r, const char *pkg, const char *sub, uint32_t flags, int line)
-{
-	struct interp_frame *f = &r->ev.frames[r->ev.nframes++];
-
-	memset(f, 0, sizeof(*f));
-	f->flags = flags;
-	f->id1 = (sub ? str(r, sub) : 0) | (pkg ? str(r, pkg) : 0) << 32;
-	f->id2 = str(r, "t.pl");
-	f->id3 = line;
-}
 
 /* The record's bytes: its strings moved to follow the frames, as sent. */
-static size_t pack(struct record *r, uint64_t ihash, uint64_t time_ns)
+static size_t pack(struct perl_walk *r, uint64_t ihash, uint64_t time_ns)
 {
 	size_t hdr = INTERP_EVENT_HDR_BYTES + r->ev.nframes * sizeof(struct interp_frame);
 
@@ -124,7 +96,7 @@ static int natives(struct uframe *uf, int loops)
 }
 
 /* Splice r both ways, sent (stash + stitch) and counted (define + hash): the same frames. */
-static int both_ways(struct record *r, uint64_t ihash, int loops, bool complete,
+static int both_ways(struct perl_walk *r, uint64_t ihash, int loops, bool complete,
 		     struct uframe *counted)
 {
 	static uint64_t time_ns = 1;
@@ -151,14 +123,14 @@ static const char *name_at(const struct uframe *u)
 
 static void test_counted_as_sent(void **state)
 {
-	struct record *r = calloc(1, sizeof(*r));
+	struct perl_walk *r = calloc(1, sizeof(*r));
 	struct uframe uf[CAP];
 	int n;
 
 	(void)state;
-	frame(r, "Work", "leaf", 0, 10);
-	frame(r, "Work", "run", 0, 20);
-	frame(r, NULL, NULL, PERL_FRAME_MAIN, 30);
+	perl_walk_frame(r, "Work", "leaf", 0, 10);
+	perl_walk_frame(r, "Work", "run", 0, 20);
+	perl_walk_frame(r, NULL, NULL, PERL_FRAME_MAIN, 30);
 	n = both_ways(r, 0x1234, 1, true, uf);
 	/* The loop frame between two natives replaced by the three Perl frames. */
 	assert_int_equal(n, 6);
@@ -193,7 +165,7 @@ static void test_no_definition_none_lost(void **state)
 /* Random walks (names, flags, strings out of bounds), packed and unpacked: as sent. */
 static void test_random_walks_counted_as_sent(void **state)
 {
-	struct record *r = malloc(sizeof(*r));
+	struct perl_walk *r = malloc(sizeof(*r));
 	struct uframe uf[CAP];
 	unsigned int seed = 11;
 	int i, j;

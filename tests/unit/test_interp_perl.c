@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "interp/perl/perl.h"
+#include "perl_walks.h"
 #include "../../tools/interp-walk/perl536.h"
 
 static const struct interp_perl_layout *bpf_layout(void)
@@ -88,34 +89,6 @@ static void test_module_names(void **state)
 	assert_string_equal(v, "5.40");
 }
 
-/* A walk under construction: frames and their strings. */
-struct walk {
-	struct interp_event ev;
-	uint8_t strs[INTERP_STR_BYTES];
-	size_t used;
-};
-
-static uint64_t str(struct walk *w, const char *s)
-{
-	size_t len = strlen(s), off = w->used;
-
-	memcpy(w->strs + off, s, len);
-	w->used += len;
-	return PERL_STR(off, len);
-}
-
-static void frame(struct walk *w, const char *pkg, const char *sub, uint32_t flags, int line)
-{
-	struct interp_frame *f = &w->ev.frames[w->ev.nframes++];
-
-	memset(f, 0, sizeof(*f));
-	f->flags = flags;
-	if (flags & PERL_FRAME_SI_END)
-		return;
-	f->id1 = (sub ? str(w, sub) : 0) | (pkg ? str(w, pkg) : 0) << 32;
-	f->id2 = str(w, "t.pl");
-	f->id3 = line;
-}
 
 #define FROM_C PERL_FRAME_FROM_C
 #define CALLSV_EVAL (PERL_FRAME_EVAL | PERL_FRAME_FROM_C | PERL_FRAME_OLDOP0)
@@ -154,15 +127,15 @@ static void expect_group(const struct groups *g, int k, const char *want)
 
 static void test_sort_block_calls_a_sub(void **state)
 {
-	struct walk *w = calloc(1, sizeof(*w));
+	struct perl_walk *w = calloc(1, sizeof(*w));
 	struct groups g;
 
 	(void)state;
-	frame(w, "Work", "key_of", 0, 36);
-	frame(w, NULL, NULL, PERL_FRAME_SI_END | 3 << PERL_FRAME_SI_SHIFT, 0);
-	frame(w, "Work", "sorted", 0, 37);
-	frame(w, "Work", "run", FROM_C, 45);
-	frame(w, NULL, NULL, CALLSV_EVAL, 82);
+	perl_walk_frame(w, "Work", "key_of", 0, 36);
+	perl_walk_frame(w, NULL, NULL, PERL_FRAME_SI_END | 3 << PERL_FRAME_SI_SHIFT, 0);
+	perl_walk_frame(w, "Work", "sorted", 0, 37);
+	perl_walk_frame(w, "Work", "run", FROM_C, 45);
+	perl_walk_frame(w, NULL, NULL, CALLSV_EVAL, 82);
 	perl_groups(&st, &w->ev, w->strs, w->used, &g);
 	assert_int_equal(g.ng, 2);
 	expect_group(&g, 0, "Work::key_of (t.pl:36)");
@@ -173,19 +146,19 @@ static void test_sort_block_calls_a_sub(void **state)
 
 static void test_destroy_and_signal_handler(void **state)
 {
-	struct walk *w = calloc(1, sizeof(*w));
+	struct perl_walk *w = calloc(1, sizeof(*w));
 	struct groups g;
 
 	(void)state;
 	/* DESTROY under call_sv(G_EVAL), in its stackinfo: the group ends once */
-	frame(w, "Guard", "DESTROY", FROM_C, 24);
-	frame(w, NULL, NULL, CALLSV_EVAL, 39);
-	frame(w, NULL, NULL, PERL_FRAME_SI_END | 6 << PERL_FRAME_SI_SHIFT, 0);
+	perl_walk_frame(w, "Guard", "DESTROY", FROM_C, 24);
+	perl_walk_frame(w, NULL, NULL, CALLSV_EVAL, 39);
+	perl_walk_frame(w, NULL, NULL, PERL_FRAME_SI_END | 6 << PERL_FRAME_SI_SHIFT, 0);
 	/* a string eval and an eval block run in their caller's runops */
-	frame(w, "main", "spin", 0, 78);
-	frame(w, NULL, NULL, PERL_FRAME_EVAL, 1);
-	frame(w, NULL, "scoped", PERL_FRAME_NO_PKG, 79);
-	frame(w, NULL, NULL, PERL_FRAME_MAIN, 94);
+	perl_walk_frame(w, "main", "spin", 0, 78);
+	perl_walk_frame(w, NULL, NULL, PERL_FRAME_EVAL, 1);
+	perl_walk_frame(w, NULL, "scoped", PERL_FRAME_NO_PKG, 79);
+	perl_walk_frame(w, NULL, NULL, PERL_FRAME_MAIN, 94);
 	perl_groups(&st, &w->ev, w->strs, w->used, &g);
 	assert_int_equal(g.ng, 2);
 	expect_group(&g, 0, "Guard::DESTROY (t.pl:24),(eval) (t.pl:39)");
@@ -195,16 +168,16 @@ static void test_destroy_and_signal_handler(void **state)
 
 static void test_xs_callback_and_bare_sort_block(void **state)
 {
-	struct walk *w = calloc(1, sizeof(*w));
+	struct perl_walk *w = calloc(1, sizeof(*w));
 	struct groups g;
 
 	(void)state;
 	/* a sample in a sort block: its stackinfo has no frame, its runops is empty */
-	frame(w, NULL, NULL, PERL_FRAME_SI_END | 3 << PERL_FRAME_SI_SHIFT, 0);
+	perl_walk_frame(w, NULL, NULL, PERL_FRAME_SI_END | 3 << PERL_FRAME_SI_SHIFT, 0);
 	/* List::Util::first's block: MULTICALL, entered from C with no eval */
-	frame(w, "L", "__ANON__", FROM_C, 69);
-	frame(w, "L", "start", FROM_C, 69);
-	frame(w, NULL, NULL, CALLSV_EVAL, 87);
+	perl_walk_frame(w, "L", "__ANON__", FROM_C, 69);
+	perl_walk_frame(w, "L", "start", FROM_C, 69);
+	perl_walk_frame(w, NULL, NULL, CALLSV_EVAL, 87);
 	perl_groups(&st, &w->ev, w->strs, w->used, &g);
 	assert_int_equal(g.ng, 3);
 	expect_group(&g, 0, "");
@@ -215,7 +188,7 @@ static void test_xs_callback_and_bare_sort_block(void **state)
 
 static void test_marked_walks(void **state)
 {
-	struct walk *w = calloc(1, sizeof(*w));
+	struct perl_walk *w = calloc(1, sizeof(*w));
 	struct groups g;
 
 	(void)state;
@@ -227,17 +200,17 @@ static void test_marked_walks(void **state)
 	assert_true(g.last_partial);
 	/* a string beyond the area ends the walk there, marked */
 	memset(w, 0, sizeof(*w));
-	frame(w, "A", "ok", 0, 1);
-	frame(w, "A", "bad", 0, 2);
+	perl_walk_frame(w, "A", "ok", 0, 1);
+	perl_walk_frame(w, "A", "bad", 0, 2);
 	w->ev.frames[1].id2 = PERL_STR(w->used - 2, 200);
-	frame(w, "A", "never", 0, 3);
+	perl_walk_frame(w, "A", "never", 0, 3);
 	perl_groups(&st, &w->ev, w->strs, w->used, &g);
 	assert_int_equal(g.n, 1);
 	assert_true(g.last_partial);
 	expect_group(&g, 0, "A::ok (t.pl:1)");
 	/* ';' and control bytes never reach folded output */
 	memset(w, 0, sizeof(*w));
-	frame(w, "A;B", "x\ny", 0, 5);
+	perl_walk_frame(w, "A;B", "x\ny", 0, 5);
 	perl_groups(&st, &w->ev, w->strs, w->used, &g);
 	expect_group(&g, 0, "A?B::x?y (t.pl:5)");
 	free(w);
@@ -245,7 +218,7 @@ static void test_marked_walks(void **state)
 
 static void test_random_walks(void **state)
 {
-	struct walk *w = calloc(1, sizeof(*w));
+	struct perl_walk *w = calloc(1, sizeof(*w));
 	unsigned int seed = 7;
 	struct groups g;
 	int i, j;
