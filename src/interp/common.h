@@ -71,6 +71,10 @@ struct groups {
 
 /* ---- stitch.c: splicing named frames into native stacks ---- */
 
+/* Bytes of a walk record's header and frames (its strings follow), or 0 if size cannot hold them. */
+size_t interp_event_frames_bytes(const void *data, size_t size);
+
+
 /* The interpreter loop whose native frames a process's interpreter frames replace. */
 struct interp_loop {
 	struct binary *bin;

@@ -116,15 +116,12 @@ void interp_define(struct interp_state *st, struct proc *proc, const void *data,
 	const struct interp_ops *ops;
 	struct interp_proc *ip;
 	struct interp_def *d;
-	size_t hdr;
+	size_t hdr = interp_event_frames_bytes(data, size);
 
-	if (size < INTERP_EVENT_HDR_BYTES || ev->nframes > INTERP_MAX_FRAMES ||
-	    size < INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame) ||
-	    ev->ihash <= INTERP_IHASH_LOST || !proc || proc->pid != ev->pid ||
+	if (!hdr || ev->ihash <= INTERP_IHASH_LOST || !proc || proc->pid != ev->pid ||
 	    def_find(st, ev->pid, ev->ihash) || !st->def_g)
 		return;
 	ip = interp_proc_find(st, ev->pid);
-	hdr = INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame);
 	ops = interp_ops_for_lang(ev->lang);
 	if (ip && ip->ver && ev->lang == ip->ver->lang) {
 		interp_groups_of(st, ip, proc, ev, (const uint8_t *)data + hdr,

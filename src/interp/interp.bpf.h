@@ -141,7 +141,6 @@ static __always_inline void interp_hash_walk(struct interp_hash_walk *w, struct 
  */
 __noinline __u64 interp_count_key(__u32 tgid, __u32 tid, __u64 time_ns)
 {
-	const struct interp_proc_cfg *cfg = bpf_map_lookup_elem(&interp_procs, &tgid);
 	struct interp_hash_walk w = {};
 	struct interp_scratch *s;
 	__u64 size = 0, h1, *known;
@@ -154,13 +153,13 @@ __noinline __u64 interp_count_key(__u32 tgid, __u32 tid, __u64 time_ns)
 		s->sent = 0;
 	}
 	s = interp_walk(bpf_get_current_task_btf(), tgid, tid, time_ns, &size);
-	if (!s || !cfg)
+	if (!s)
 		return INTERP_KEY_NONE;
 	s->size = size;
 	if (size < INTERP_EVENT_HDR_BYTES || size > sizeof(*s))
 		return INTERP_KEY_SEND;
 	/* Where the walk is from (process, config) and how it ended, then its frames. */
-	interp_hash_mix(&w, (__u64)tgid << 32 | cfg->gen);
+	interp_hash_mix(&w, (__u64)tgid << 32 | s->gen);
 	interp_hash_mix(&w, (__u64)s->ev.lang | (__u64)s->ev.nframes << 16 |
 			    (__u64)s->ev.flags << 32);
 	interp_hash_walk(&w, s, size);

@@ -48,6 +48,7 @@ static __always_inline struct interp_scratch *interp_walk(struct task_struct *ta
 	s->ev.flags = 0;
 	s->ev.ihash = 0;
 	s->str_used = 0;
+	s->gen = cfg->gen;
 	fs_base = BPF_CORE_READ(task, thread.fsbase);
 	if (cfg->lang == INTERP_PYTHON)
 		interp_python_walk(task, &s->ev, s, cfg, &layout->py, fs_base);

@@ -36,20 +36,28 @@ static size_t slot(uint32_t tid)
 	return tid % INTERP_PENDING_SLOTS;
 }
 
+size_t interp_event_frames_bytes(const void *data, size_t size)
+{
+	const struct interp_event *ev = data;
+	size_t hdr;
+
+	if (size < INTERP_EVENT_HDR_BYTES || ev->nframes > INTERP_MAX_FRAMES)
+		return 0;
+	hdr = INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame);
+	return size < hdr ? 0 : hdr;
+}
+
 void interp_stash(struct interp_state *st, const void *data, size_t size)
 {
 	const struct interp_event *ev = data;
 	const struct interp_ops *ops;
-	size_t hdr;
+	size_t hdr = interp_event_frames_bytes(data, size);
 
-	if (size < INTERP_EVENT_HDR_BYTES || ev->nframes > INTERP_MAX_FRAMES ||
-	    size < INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame))
+	if (!hdr)
 		return;
-	memcpy(&st->pending[slot(ev->tid)], data,
-	       INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame));
+	memcpy(&st->pending[slot(ev->tid)], data, hdr);
 	/* Walks with strings (perl): those its frames point into follow the frames. */
 	ops = interp_ops_for_lang(ev->lang);
-	hdr = INTERP_EVENT_HDR_BYTES + ev->nframes * sizeof(struct interp_frame);
 	st->pending_str_len[slot(ev->tid)] = 0;
 	if (ops && ops->walk_strings && size > hdr && size - hdr <= INTERP_STR_BYTES) {
 		memcpy(st->pending_strs + slot(ev->tid) * INTERP_STR_BYTES,

@@ -79,6 +79,14 @@ static void check_frames(struct recorder *r, const struct sample_event *e,
 	}
 }
 
+/* Bring the process model up to the moment of a record (the turn's last). */
+static void model_at(struct recorder *r, uint64_t time_ns)
+{
+	perf_tracker_drain(&r->ptrack);
+	perf_tracker_apply(&r->ptrack, &r->procs, time_ns);
+	r->turn_last_ns = time_ns;
+}
+
 /*
  * A walk sent once for the events counted in the kernel under its hash:
  * named now, against the process as it was at the walk.
@@ -87,9 +95,7 @@ static void define_interp(struct recorder *r, const struct interp_event *ev, siz
 {
 	struct proc *proc;
 
-	perf_tracker_drain(&r->ptrack);
-	perf_tracker_apply(&r->ptrack, &r->procs, ev->time_ns);
-	r->turn_last_ns = ev->time_ns;
+	model_at(r, ev->time_ns);
 	proc = procs_get(&r->procs, ev->pid);
 	interp_proc_update(&r->interp, proc);
 	interp_define(&r->interp, proc, ev, size);
@@ -146,10 +152,7 @@ int handle_sample(void *ctx, void *data, size_t size)
 		r->bad_records++;
 		return 0;
 	}
-	/* Bring the process model up to the moment of this event. */
-	perf_tracker_drain(&r->ptrack);
-	perf_tracker_apply(&r->ptrack, &r->procs, e->time_ns);
-	r->turn_last_ns = e->time_ns;
+	model_at(r, e->time_ns);
 
 	memset(key, 0, sizeof(*key));
 	key->pid = e->pid;
