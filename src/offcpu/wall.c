@@ -40,8 +40,10 @@ const char *wall_weigh(struct stack_table *st, uint32_t cpu_idx, uint64_t period
 		const uint64_t *kern = stack_kernel(&s->key);
 		bool cpu = s->key.event_idx == cpu_idx;
 
-		if (cpu)
-			s->count = s->count > UINT64_MAX / period ? UINT64_MAX : s->count * period;
+		if (cpu && s->count > PROFILE_MAX_COUNT / period)
+			s->count = PROFILE_MAX_COUNT;
+		else if (cpu)
+			s->count *= period;
 		st->total = count_add(st->total, s->count);
 		for (i = 0; i < n && v[i].tid != s->key.tid; i++)
 			;

@@ -85,14 +85,17 @@ struct profile {
  * The largest count one sample may carry: 2^53, what a JSON number
  * (speedscope) and a double (the flame graph's widths) hold exactly, and
  * far above a real profile's (2^53 ns of one stack is 104 days).  Readers
- * refuse larger counts; sums of counts saturate (count_add) instead of
- * wrapping, so a total never reads as a small number.
+ * refuse larger counts; sums of counts saturate at it (count_add) instead
+ * of wrapping, so a total never reads as a small number, and what one
+ * writer merged (two 2^53 lines of one stack) every reader takes back.
  */
 #define PROFILE_MAX_COUNT (1ULL << 53)
 
 static inline uint64_t count_add(uint64_t a, uint64_t b)
 {
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+	if (a >= PROFILE_MAX_COUNT || b >= PROFILE_MAX_COUNT - a)
+		return PROFILE_MAX_COUNT;
+	return a + b;
 }
 
 void profile_init(struct profile *p);

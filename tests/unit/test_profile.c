@@ -159,9 +159,19 @@ static void test_folded_count_range(void **state)
 	read_folded(&p, "app;main 9007199254740992\n");
 	assert_int_equal(p.total, PROFILE_MAX_COUNT);
 	profile_free(&p);
-	assert_int_equal(count_add(UINT64_MAX - 1, 5), UINT64_MAX);
-	assert_int_equal(count_add(UINT64_MAX, UINT64_MAX), UINT64_MAX);
+	assert_int_equal(count_add(UINT64_MAX - 1, 5), PROFILE_MAX_COUNT);
+	assert_int_equal(count_add(UINT64_MAX, UINT64_MAX), PROFILE_MAX_COUNT);
+	assert_int_equal(count_add(PROFILE_MAX_COUNT - 1, 1), PROFILE_MAX_COUNT);
+	assert_int_equal(count_add(PROFILE_MAX_COUNT - 2, 1), PROFILE_MAX_COUNT - 1);
 	assert_int_equal(count_add(2, 3), 5);
+	/*
+	 * Two lines of one stack at 2^53 merge into one sample at 2^53: what
+	 * the folded writer prints then reads back (found by fuzz_folded).
+	 */
+	read_folded(&p, "app;main 9007199254740992\napp;main 9007199254740992\n");
+	assert_int_equal(p.nsamples, 1);
+	assert_int_equal(p.samples[0].count, PROFILE_MAX_COUNT);
+	profile_free(&p);
 }
 
 /* A NUL byte or a name over 4 KiB: cut, marked "...", counted; never silent. */
