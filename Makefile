@@ -109,9 +109,16 @@ fuzz-smoke: $(FUZZ_BINS)
 		mkdir -p $(BUILD)/fuzz/corpus-$$name; \
 		echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -print_final_stats=1 \
-			$(BUILD)/fuzz/corpus-$$name fuzz/corpus/$$name 2>&1 | \
-			grep -E 'stat::number_of_executed_units|ERROR|SUMMARY' ; \
-		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+			-artifact_prefix=$(BUILD)/fuzz/$$name- \
+			$(BUILD)/fuzz/corpus-$$name fuzz/corpus/$$name >$(BUILD)/fuzz/$$name.log 2>&1; \
+		rc=$$?; grep -E 'stat::number_of_executed_units' $(BUILD)/fuzz/$$name.log; \
+		if [ $$rc -ne 0 ]; then \
+			grep -v -E '^#[0-9]|Uses: [0-9]' $(BUILD)/fuzz/$$name.log | tail -60; \
+			for a in $(BUILD)/fuzz/$$name-*; do \
+				[ -f "$$a" ] && echo "fuzz: input $$a:" && od -c "$$a" | head -20; \
+			done; \
+			exit 1; \
+		fi; \
 	done
 
 test: check-docs check-layers bpf-headers unit integration fuzz-smoke browser golden stall-test interp-walk
