@@ -34,6 +34,22 @@ struct {
 	__type(value, struct interp_layout);
 } interp_layouts SEC(".maps");
 
+/*
+ * A window: what a walker can expect to lie side by side (CPython 3.11's
+ * frames in a thread's data stack, Ruby's control frames and their
+ * environments) is read in one read of up to INTERP_WINDOW - 8 bytes
+ * instead of one read each (~90 ns a read here).  The buffer has a chunk's
+ * room past the window, so that chunk loads at a masked offset into it
+ * stay inside.
+ */
+#define INTERP_WINDOW 4096
+
+struct interp_window {
+	__u64 base;		/* it holds [base, base + len) of the walked thread's memory */
+	__u32 len;		/* 0: nothing yet */
+	__u8 buf[INTERP_WINDOW + INTERP_CHUNK];
+};
+
 /* The event and the chunks read from the target: too big for the BPF stack. */
 struct interp_scratch {
 	struct interp_event ev;
@@ -42,6 +58,8 @@ struct interp_scratch {
 	__u32 str_used;
 	__u8 frame[INTERP_CHUNK];
 	__u8 code[INTERP_CHUNK];
+	/* python: frames; ruby: control frames, environments */
+	struct interp_window win[2];
 	/*
 	 * The walk's cursor lives here, not on the stack: values read from a
 	 * map are unknown to the verifier, so the bpf_loop() callback converges
@@ -125,6 +143,64 @@ static __always_inline long interp_read_str(struct task_struct *task, void *dst,
 	return bpf_probe_read_user_str(dst, size, (void *)addr);
 }
 #endif
+
+/*
+ * The len bytes at addr (len < INTERP_CHUNK), from window w if it holds
+ * them; else w is read anew as [lo, hi) (which holds them, and spans less
+ * than INTERP_WINDOW bytes).  If that read fails (a page in it not mapped
+ * or not present: the range reached past the frames' mapping), the window
+ * is cut to start at addr's page, then to the bytes alone.  NULL if even
+ * those cannot be read.  A walk starts with its windows' len = 0: a window
+ * is never used across walks, threads or processes.
+ */
+static __always_inline const __u8 *interp_window(struct task_struct *task,
+						 struct interp_window *w, __u64 addr, __u32 len,
+						 __u64 lo, __u64 hi)
+{
+	__u64 off = addr - w->base, size;
+
+	if (w->len && addr >= w->base && off + len <= w->len)
+		goto hit;
+	if (lo > addr || hi < addr + len || hi - lo >= INTERP_WINDOW)
+		lo = addr, hi = addr + len;
+	size = hi - lo;
+	barrier_var(size);
+	size &= INTERP_WINDOW - 1;
+	if (size && !interp_read(task, w->buf, size, lo))
+		goto got;
+	if (lo < (addr & ~4095ULL)) {
+		lo = addr & ~4095ULL;
+		size = hi - lo;
+		barrier_var(size);
+		size &= INTERP_WINDOW - 1;
+		if (size && !interp_read(task, w->buf, size, lo))
+			goto got;
+	}
+	lo = addr;
+	size = len;
+	barrier_var(size);
+	size &= INTERP_CHUNK - 1;
+	if (!size || interp_read(task, w->buf, size, lo)) {
+		w->len = 0;
+		return NULL;
+	}
+got:
+	w->base = lo;
+	w->len = size;
+	off = addr - lo;
+hit:
+	barrier_var(off);
+	off &= INTERP_WINDOW - 1;
+	return w->buf + off;
+}
+
+/* A window ending with the len bytes at addr: for what grows down from there. */
+static __always_inline const __u8 *interp_window_below(struct task_struct *task,
+						       struct interp_window *w, __u64 addr,
+						       __u32 len)
+{
+	return interp_window(task, w, addr, len, addr + len - (INTERP_WINDOW - 8), addr + len);
+}
 
 /*
  * A shared library's TLS variable of the walked thread, read as

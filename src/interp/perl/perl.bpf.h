@@ -311,7 +311,8 @@ static long perl_step(__u64 i, void *ctx)
 	struct perl_walk *w;
 	__u64 cx, cv = 0, retop = 0, oldcop = 0, start = 0;
 	__s32 next = 0;
-	__u32 zero = 0;
+	__u32 zero = 0, size;
+	const __u8 *c;
 	__u16 u16 = 0;
 	__u8 ctype = 0;
 
@@ -351,17 +352,23 @@ static long perl_step(__u64 i, void *ctx)
 	}
 
 	cx = w->cxstack + (__u64)w->ix * L->cx_size;
-	/* the fields used all lie within the first cx_sub_cv + 8 bytes */
-	if (perl_rd_chunk(task, s->frame, L->cx_sub_cv + 8, cx)) {
+	/*
+	 * The fields used all lie within the first cx_sub_cv + 8 bytes.  A
+	 * stackinfo's contexts are one array walked downwards: a window
+	 * ending at this one holds its callers' too.
+	 */
+	size = L->cx_sub_cv + 8;
+	if (size > INTERP_CHUNK - 8 || !cx || cx >= 0x0000800000000000ULL ||
+	    !(c = interp_window_below(task, &s->win[0], cx, size))) {
 		perl_stop(w, ev, INTERP_EV_FAULT);
 		return 1;
 	}
-	ctype = chunk_u8(s->frame, L->cx_type_byte);
-	u16 = chunk_u16(s->frame, L->cx_u16);
-	retop = chunk_u64(s->frame, L->cx_retop);
-	oldcop = chunk_u64(s->frame, L->cx_oldcop);
-	next = (__s32)chunk_u32(s->frame, L->cx_old_cxsubix);
-	cv = chunk_u64(s->frame, L->cx_sub_cv);
+	ctype = chunk_u8(c, L->cx_type_byte);
+	u16 = chunk_u16(c, L->cx_u16);
+	retop = chunk_u64(c, L->cx_retop);
+	oldcop = chunk_u64(c, L->cx_oldcop);
+	next = (__s32)chunk_u32(c, L->cx_old_cxsubix);
+	cv = chunk_u64(c, L->cx_sub_cv);
 	ctype &= L->cxtypemask;
 	if ((ctype != L->cxt_sub && ctype != L->cxt_format && ctype != L->cxt_eval) ||
 	    next >= w->ix) {
@@ -438,6 +445,7 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 	}
 	if (!w->si)			/* not running yet, or being torn down */
 		return;
+	s->win[0].len = 0;
 	if (!perl_load_si(task, w, ev))
 		return;
 	bpf_loop(INTERP_MAX_FRAMES + PERL_MAX_STACKINFOS + 2, perl_step, &ctx, 0);

@@ -31,6 +31,7 @@ static long interp_python_step(__u64 i, void *ctx)
 	const struct interp_python_layout *L = w->L;
 	__u32 frame_read = L->frame_read, code_read = L->code_read;
 	struct interp_frame *f;
+	const __u8 *fr;
 	__u64 code;
 
 	if (!s->cursor)
@@ -45,11 +46,17 @@ static long interp_python_step(__u64 i, void *ctx)
 	frame_read &= INTERP_CHUNK - 1;
 	barrier_var(code_read);
 	code_read &= INTERP_CHUNK - 1;
-	if (interp_read(w->task, s->frame, frame_read, s->cursor)) {
+	/*
+	 * A thread's frames lie below one another in its data stack (callers
+	 * at lower addresses): one window read ending at this frame holds
+	 * ~20 of them.  Generators' frames live in their objects: a window each.
+	 */
+	fr = interp_window_below(w->task, &s->win[0], s->cursor, frame_read);
+	if (!fr) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
-	code = chunk_u64(s->frame, L->frame_code);
+	code = chunk_u64(fr, L->frame_code);
 	if (!code || interp_read(w->task, s->code, code_read, code)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
@@ -60,14 +67,14 @@ static long interp_python_step(__u64 i, void *ctx)
 	}
 	f = &ev->frames[s->n & (INTERP_MAX_FRAMES - 1)];
 	f->addr = code;
-	f->pc = chunk_u64(s->frame, L->frame_instr);
+	f->pc = chunk_u64(fr, L->frame_instr);
 	f->id1 = chunk_u64(s->code, L->code_qualname);
 	f->id2 = chunk_u64(s->code, L->code_filename);
 	f->id3 = chunk_u32(s->code, L->code_firstlineno);
-	f->flags = (chunk_u8(s->frame, L->frame_is_entry) ? INTERP_FRAME_ENTRY : 0) |
-		   (__u32)chunk_u8(s->frame, L->frame_owner) << INTERP_FRAME_OWNER_SHIFT;
+	f->flags = (chunk_u8(fr, L->frame_is_entry) ? INTERP_FRAME_ENTRY : 0) |
+		   (__u32)chunk_u8(fr, L->frame_owner) << INTERP_FRAME_OWNER_SHIFT;
 	s->n++;
-	s->cursor = chunk_u64(s->frame, L->frame_previous);
+	s->cursor = chunk_u64(fr, L->frame_previous);
 	return 0;
 }
 
@@ -98,6 +105,7 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 		return;
 	s->n = 0;
 	s->cursor = 0;
+	s->win[0].len = 0;
 	if (interp_read(task, &cframe, sizeof(cframe), tstate + L->tstate_cframe) ||
 	    !cframe ||
 	    interp_read(task, &s->cursor, sizeof(s->cursor), cframe + L->cframe_current_frame)) {

@@ -106,8 +106,9 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	const struct interp_ruby_layout *L = w->L;
 	__u32 cfp_size = L->cfp_size;
 	struct interp_frame *f;
-	__u64 pc, iseq, ep, flags, me, def, obj[3];
+	__u64 pc, iseq, ep, flags, me, def, obj[3], hi;
 	struct rb_env env;
+	const __u8 *fr, *envp;
 
 	if (cfp_size == 0 || cfp_size >= INTERP_CHUNK) {
 		ev->flags |= INTERP_EV_CORRUPT;
@@ -121,19 +122,28 @@ static long interp_ruby_step(__u64 i, void *ctx)
 		ev->flags |= INTERP_EV_TRUNCATED;
 		return 1;
 	}
-	if (interp_read(task, s->frame, cfp_size, s->cursor)) {
+	/* Control frames are an array up to the stack's end: a window holds ~70 of them. */
+	hi = s->end - s->cursor < INTERP_WINDOW - 8 ? s->end : s->cursor + INTERP_WINDOW - 8;
+	fr = interp_window(task, &s->win[0], s->cursor, cfp_size, s->cursor, hi);
+	if (!fr) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
 	s->cursor += cfp_size;
-	pc = chunk_u64(s->frame, L->cfp_pc);
-	iseq = chunk_u64(s->frame, L->cfp_iseq);
-	ep = chunk_u64(s->frame, L->cfp_ep);
-	/* ep may point into the heap (an environment captured by a block). */
-	if (interp_read(task, &env, sizeof(env), ep - L->ep_me_cref_below)) {
+	pc = chunk_u64(fr, L->cfp_pc);
+	iseq = chunk_u64(fr, L->cfp_iseq);
+	ep = chunk_u64(fr, L->cfp_ep);
+	/*
+	 * A method's environment is in the VM stack below its callee's (a
+	 * window of them); ep may also point into the heap (an environment
+	 * captured by a block).
+	 */
+	envp = interp_window_below(task, &s->win[1], ep - L->ep_me_cref_below, sizeof(env));
+	if (!envp) {
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
+	__builtin_memcpy(&env, envp, sizeof(env));
 	flags = env.flags;
 	if ((flags & 0xffff & L->magic_mask) != 1) {
 		ev->flags |= INTERP_EV_CORRUPT;
@@ -209,6 +219,7 @@ static __always_inline void interp_ruby_walk(struct task_struct *task, struct in
 
 	s->n = 0;
 	s->cursor = s->end = 0;
+	s->win[0].len = s->win[1].len = 0;
 	/* ruby_current_ec, libruby's TLS variable */
 	err = interp_tls_var(task, fs_base, cfg->tls_modid, cfg->tls_sym, &ec);
 	if (err < 0) {
