@@ -150,8 +150,8 @@ static __always_inline long interp_read_str(struct task_struct *task, void *dst,
  * than INTERP_WINDOW bytes).  If that read fails (a page in it not mapped
  * or not present: the range reached past the frames' mapping), the window
  * is cut to start at addr's page, then to the bytes alone.  NULL if even
- * those cannot be read.  A walk starts with its windows' len = 0: a window
- * is never used across walks, threads or processes.
+ * those cannot be read.  interp_walk() empties the windows before every
+ * walk: a window is never used across walks, threads or processes.
  */
 static __always_inline const __u8 *interp_window(struct task_struct *task,
 						 struct interp_window *w, __u64 addr, __u32 len,

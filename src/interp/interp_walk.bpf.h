@@ -49,6 +49,9 @@ static __always_inline struct interp_scratch *interp_walk(struct task_struct *ta
 	s->ev.ihash = 0;
 	s->str_used = 0;
 	s->gen = cfg->gen;
+	/* Never a window another walk read (test_python_forked_twins_never_mix). */
+	s->win[0].len = 0;
+	s->win[1].len = 0;
 	fs_base = BPF_CORE_READ(task, thread.fsbase);
 	if (cfg->lang == INTERP_PYTHON)
 		interp_python_walk(task, &s->ev, s, cfg, &layout->py, fs_base);

@@ -222,6 +222,26 @@ test_python_generator_comprehension_signal_handler() {
 	expect_eq "stacks not stitched" "$(total "$TMP/pyr.folded" 'not stitched')" 0
 }
 
+# Two forked children on one CPU, their frames at the same addresses: one's
+# walk must never be read from what the other's left in the per-CPU scratch
+# (the frame window is emptied at every walk; without that, twin_y's stacks
+# show x_* frames).
+test_python_forked_twins_never_mix() {
+	need "$PY_DEBIAN"
+	"$STITCH" record -e syscall:getppid -o "$TMP/pytw.folded" -- \
+		taskset -c 1 "$PY_DEBIAN" "$PYW" twins 2
+	show "$TMP/pytw.folded"
+	local x y
+	x="^twin_x;.*$(f twin twin);$(f x_outer x_outer);$(f x_mid x_mid);$(f x_leaf x_leaf);PyObject_Vectorcall;$NAT$SYSCALL"
+	y="^twin_y;.*$(f twin twin);$(f y_outer y_outer);$(f y_mid y_mid);$(f y_leaf y_leaf);PyObject_Vectorcall;$NAT$SYSCALL"
+	expect_ge "twin_x's chain" "$(total "$TMP/pytw.folded" "$x")" 50000
+	expect_ge "twin_y's chain" "$(total "$TMP/pytw.folded" "$y")" 50000
+	expect_eq "% of twin_x's stacks with Python frames that are its chain" \
+		"$(share "$TMP/pytw.folded" "^twin_x;.*$PYFRAME" "$x")" 100
+	expect_eq "% of twin_y's stacks with Python frames that are its chain" \
+		"$(share "$TMP/pytw.folded" "^twin_y;.*$PYFRAME" "$y")" 100
+}
+
 # ---- Ruby 3.1 ----------------------------------------------------------------
 
 RBW=$(realpath tests/workloads/interp/rb_stitch.rb)

@@ -445,7 +445,6 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 	}
 	if (!w->si)			/* not running yet, or being torn down */
 		return;
-	s->win[0].len = 0;
 	if (!perl_load_si(task, w, ev))
 		return;
 	bpf_loop(INTERP_MAX_FRAMES + PERL_MAX_STACKINFOS + 2, perl_step, &ctx, 0);

@@ -105,7 +105,6 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 		return;
 	s->n = 0;
 	s->cursor = 0;
-	s->win[0].len = 0;
 	if (interp_read(task, &cframe, sizeof(cframe), tstate + L->tstate_cframe) ||
 	    !cframe ||
 	    interp_read(task, &s->cursor, sizeof(s->cursor), cframe + L->cframe_current_frame)) {

@@ -219,7 +219,6 @@ static __always_inline void interp_ruby_walk(struct task_struct *task, struct in
 
 	s->n = 0;
 	s->cursor = s->end = 0;
-	s->win[0].len = s->win[1].len = 0;
 	/* ruby_current_ec, libruby's TLS variable */
 	err = interp_tls_var(task, fs_base, cfg->tls_modid, cfg->tls_sym, &ec);
 	if (err < 0) {

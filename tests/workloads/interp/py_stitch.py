@@ -11,6 +11,9 @@
 #   py_stitch.py reenter SECONDS  the main thread calls os.getppid() in a generator, in a
 #                                 list comprehension, and in a SIGALRM handler that CPython
 #                                 runs from inside the comprehension.
+#   py_stitch.py twins SECONDS    two forked children, named twin_x and twin_y, call
+#                                 os.getppid() through chains of the same shape (x_* and
+#                                 y_*): their frames lie at the same addresses in each.
 import os
 import signal
 import sys
@@ -93,11 +96,56 @@ def reenter(end):
     signal.setitimer(signal.ITIMER_REAL, 0)
 
 
+def x_leaf():
+    os.getppid()  # MARK: x_leaf
+
+
+def x_mid():
+    x_leaf()  # MARK: x_mid
+
+
+def x_outer(end):
+    while time.time() < end:
+        x_mid()  # MARK: x_outer
+
+
+def y_leaf():
+    os.getppid()  # MARK: y_leaf
+
+
+def y_mid():
+    y_leaf()  # MARK: y_mid
+
+
+def y_outer(end):
+    while time.time() < end:
+        y_mid()  # MARK: y_outer
+
+
+def twin(name, fn, end):
+    pid = os.fork()
+    if pid:
+        return pid
+    with open("/proc/self/comm", "w") as comm:
+        comm.write(name)
+    fn(end)  # MARK: twin
+    os._exit(0)
+
+
+def twins(end):
+    pids = [twin("twin_x", x_outer, end), twin("twin_y", y_outer, end)]
+    for pid in pids:
+        os.waitpid(pid, 0)
+
+
 def main():
     mode, seconds = sys.argv[1], float(sys.argv[2])
     end = time.time() + seconds
     if mode == "reenter":
         reenter(end)  # MARK: r_main
+        return
+    if mode == "twins":
+        twins(end)  # MARK: twins
         return
     a, b = {"threads": (thread_a, b_write), "cpu": (cpu_a, b_sleep),
             "deep": (deep, b_sleep)}[mode]
