@@ -24,18 +24,12 @@ cd "$(dirname "$0")/.."
 HZ=${HZ:-999}
 RUNS=${RUNS:-3}
 STITCH=${STITCH:-./stitch}
-T=$(mktemp -d /tmp/stitch-icost.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-
-[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
-[ -x "$STITCH" ] || { echo "bench: build stitch first (make)" >&2; exit 1; }
-command -v bpftool >/dev/null || { echo "bench: needs bpftool" >&2; exit 1; }
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
+bench_start icost
+
+command -v bpftool >/dev/null || { echo "bench: needs bpftool" >&2; exit 1; }
 NCPU=$(nproc)
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -qw kernel.bpf_stats_enabled=1
-trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
 
 lang_cmd() {	# LANG SECONDS
 	case $1 in

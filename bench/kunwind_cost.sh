@@ -27,11 +27,10 @@ HZ=${HZ:-999}
 RUNS=${RUNS:-3}
 DEPTHS=${DEPTHS:-1 36 100}
 STITCH=${STITCH:-./stitch}
-T=$(mktemp -d /tmp/stitch-kcost.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_start kcost
 
-[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
-[ -x "$STITCH" ] || { echo "bench: build stitch first (make)" >&2; exit 1; }
 command -v bpftool >/dev/null || { echo "bench: needs bpftool" >&2; exit 1; }
 mkdir -p build/workloads
 gcc -O2 -fomit-frame-pointer -g -pthread -o build/workloads/chain tests/workloads/chain.c || exit 1
@@ -39,12 +38,6 @@ gcc -O2 -fomit-frame-pointer -g -o build/workloads/recurse tests/workloads/recur
 CHAIN=$(realpath build/workloads/chain)
 RECURSE=$(realpath build/workloads/recurse)
 NCPU=$(nproc)
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -qw kernel.bpf_stats_enabled=1
-trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
-
-# shellcheck source=bench/lib.sh
-. bench/lib.sh
 
 # The command of a row: "recurse" (the headline) or a chain deep depth.
 row_cmd() {	# ROW SECONDS

@@ -29,10 +29,10 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 DUR=${SECONDS_RUN:-3}
 STITCH=${STITCH:-./stitch}
-T=$(mktemp -d /tmp/stitch-latbench.XXXXXX)
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_start latbench
 
-[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
-[ -x "$STITCH" ] || { echo "bench: build stitch first (make)" >&2; exit 1; }
 for tool in bpftrace bpftool jq; do
 	command -v $tool >/dev/null || { echo "bench: $tool missing (scripts/install-deps.sh)" >&2; exit 1; }
 done
@@ -42,12 +42,6 @@ mkdir -p build/workloads
 gcc -O2 -fomit-frame-pointer -g -pthread -o build/workloads/chain tests/workloads/chain.c || exit 1
 CHAIN=$(realpath build/workloads/chain)
 LIBC=$(ldd "$CHAIN" | awk '$1 ~ /^libc[.]so/ { print $3 }')
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -qw kernel.bpf_stats_enabled=1
-trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
-
-# shellcheck source=bench/lib.sh
-. bench/lib.sh
 
 # "id name run_time_ns run_cnt" of every loaded program.
 prog_stats() {

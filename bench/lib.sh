@@ -26,3 +26,15 @@ bpf_ns_per_run() {	# NAME N SECS
 		prev=$cur
 	done | median
 }
+
+# The start every bench shares: as root, with a built $STITCH, a temporary
+# directory $T removed at exit, and bpf_stats on (run_time_ns; set back at
+# exit).
+bench_start() {	# NAME
+	[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
+	[ -x "$STITCH" ] || { echo "bench: build stitch first (make)" >&2; exit 1; }
+	T=$(mktemp -d "/tmp/stitch-$1.XXXXXX")
+	BENCH_OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+	trap 'sysctl -qw kernel.bpf_stats_enabled=$BENCH_OLD_STATS; rm -rf "$T"' EXIT
+}

@@ -20,21 +20,15 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 DUR=${SECONDS_RUN:-4}
 STITCH=${STITCH:-./stitch}
-T=$(mktemp -d /tmp/stitch-offcpu.XXXXXX)
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_start offcpu
 
-[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
-[ -x "$STITCH" ] || { echo "bench: build stitch first (make)" >&2; exit 1; }
 OFFCPUTIME=$(command -v offcputime || echo /usr/sbin/offcputime)
 [ -x "$OFFCPUTIME" ] || { echo "bench: needs libbpf-tools (apt-get install libbpf-tools)" >&2; exit 1; }
 mkdir -p build/workloads
 gcc -O2 -fomit-frame-pointer -g -pthread -o build/workloads/waits tests/workloads/waits.c || exit 1
 WAITS=$(realpath build/workloads/waits)
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -qw kernel.bpf_stats_enabled=1
-trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
-
-# shellcheck source=bench/lib.sh
-. bench/lib.sh
 
 # run TRACER -> "switches_per_s bpf_ns_per_run tracer_cpu_s"
 run() {

@@ -33,21 +33,15 @@ SHORT=${SHORT:-1}
 LONG=${LONG:-5}
 SLOW_RUNS=${SLOW_RUNS:-10}
 STITCH=${STITCH:-./stitch}
-T=$(mktemp -d /tmp/stitch-vsperf.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_start vsperf
 
-[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
-[ -x "$STITCH" ] || { echo "bench: build stitch first (make)" >&2; exit 1; }
 command -v perf >/dev/null || { echo "bench: needs perf (apt-get install linux-perf)" >&2; exit 1; }
 mkdir -p build/workloads
 gcc -O2 -fomit-frame-pointer -g -o build/workloads/recurse tests/workloads/recurse.c || exit 1
 RECURSE=$(realpath build/workloads/recurse)
 NCPU=$(nproc)
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -qw kernel.bpf_stats_enabled=1
-trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$T"' EXIT
-# shellcheck source=bench/lib.sh
-. bench/lib.sh
 
 # ms of task-clock in a `perf stat -x,` output file.
 task_ms() { awk -F, '$3 ~ /^task-clock/ { printf "%.1f\n", $1 }' "$1"; }
