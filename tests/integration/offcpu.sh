@@ -139,7 +139,14 @@ test_offcpu_wall_half_and_half() {
 		"$(awk '$1 == "oncpu" { print $2 }' "$TMP/wall.out")" 5
 	within_pct "sleeping" "$(offcpu_total "$TMP/wall.folded" ';main;wall_\[i\];sleep_phase[.a-z0-9]*;.*\[S sleeping\] ')" \
 		"$(waited "$TMP/wall.out" sleep)" 5
-	expect_grep "$TMP/wall.txt" '^waits +pid [0-9]+ +tid [0-9]+ +(9[5-9][0-9]|10[0-4][0-9])\.[0-9] ms on CPU, +(9[5-9][0-9]|10[0-4][0-9])\.[0-9] ms blocked'
+	# The summary's thread line: about 1 s each way.  Within 10%: the
+	# checks above hold each half to 5% of what the workload measured, but
+	# a guest's stolen time moves both against the clock (a CI run read
+	# outside 950-1049 ms once).
+	local line
+	line=$(grep -E '^waits +pid [0-9]+ +tid [0-9]+ +[0-9.]+ ms on CPU, +[0-9.]+ ms blocked' "$TMP/wall.txt")
+	echo "$line" | awk '{ c = $6; b = $10; exit !(c >= 900 && c < 1100 && b >= 900 && b < 1100) }' ||
+		die "thread line not ~1 s on CPU and ~1 s blocked: '$line'"
 	expect_grep "$TMP/wall.txt" '^stitch: [0-9.]+ s of wall'
 }
 
