@@ -66,8 +66,13 @@ test_latency_syscall_pipe_breakdown() {
 # --wakers: each blocked stack of a slow call joined to the stack of who
 # woke the thread (the writer thread's write), drawn above it past '--'.
 test_latency_wakers() {
-	lat_run pipe 1000 "$TMP/lw" -- -e syscall:read --wakers -o "$TMP/lw.folded"
-	expect_eq "slow calls" "$(wl "$TMP/lw" slow)" 50
+	lat_run pipe 1000 "$TMP/lw" -- -e syscall:read --wakers -o "$TMP/lw.folded" \
+		-o "$TMP/lw.json"
+	# The workload's own count: 50 by design, one more when a fast read is
+	# held up (a CI run of the sanitizer build measured 51, and so did stitch).
+	expect_eq "calls at or over 1 ms (the workload's count)" "$(jq .slow "$TMP/lw.json")" \
+		"$(wl "$TMP/lw" slow)"
+	expect_ge "slow calls (50 by design)" "$(wl "$TMP/lw" slow)" 50
 	expect_ge "% of the slow calls' time blocked in read_byte and woken by the writer's write" \
 		"$(share_of_slow "$TMP/lw.folded" '^read;\[off-cpu\];.*;main;read_byte;read;.*;anon_pipe_read_\[k\];.*\[S sleeping\];--;try_to_wake_up_\[k\];.*;anon_pipe_write_\[k\];.*;write;writer;start_thread;clone3;\[woken by slow_calls tid [0-9]+\] ')" 90
 	no_programs_left
