@@ -51,6 +51,56 @@ struct {
 #include "offcpu/offcpu.bpf.h"
 
 /*
+ * The interpreter walkers are half of what the verifier checks: loading
+ * on_perf_event took ~34 ms with them, ~18 ms without, most of a short
+ * profile's CPU.  So each entry point below only hands its event by tail
+ * call to a worker program that captures it: the native worker, loaded with
+ * interp_lazy set, whose walker code is unreachable and never verified, or
+ * for an interpreter process's event, the walkers' worker: the same object
+ * loaded again without interp_lazy, sharing every map, once user space
+ * recognizes the first interpreter (record/walkers.c).  Until then, or if
+ * it cannot be loaded, such events keep native frames.  When an
+ * interpreter is traced from the start, one worker without interp_lazy
+ * takes every event.  (The walk cannot tail-call from inside the worker:
+ * a program that tail-calls loses its private stacks, and the walk's
+ * frames need more than the 512 bytes the verifier then allows.)
+ */
+const volatile bool interp_lazy;
+
+/* One pair of workers per entry point: a tail call needs the caller's program type and hook. */
+#define CAPTURE_WORKERS(name)				\
+	struct {					\
+		__uint(type, BPF_MAP_TYPE_PROG_ARRAY);	\
+		__uint(max_entries, 2);			\
+		__type(key, __u32);			\
+		__type(value, __u32);			\
+	} name SEC(".maps")
+
+CAPTURE_WORKERS(perf_event_workers);
+CAPTURE_WORKERS(tracepoint_workers);
+CAPTURE_WORKERS(uprobe_workers);
+CAPTURE_WORKERS(kprobe_workers);
+CAPTURE_WORKERS(sched_switch_workers);
+
+/*
+ * Hand the event to its worker.  Not from inside capture(): no counter nor
+ * map has changed yet, so a failed tail call (no worker) drops the event
+ * as if it had never come.  sched_switch runs at every switch of the
+ * machine: only a traced thread's is looked up.
+ */
+static __always_inline int dispatch(void *ctx, void *workers)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (interp_lazy && interp_any && (!filter_tgids || tgid_traced(tgid)) &&
+	    bpf_map_lookup_elem(&interp_procs, &tgid))
+		bpf_tail_call(ctx, workers, CAPTURE_WORKER_WALKERS);
+	bpf_tail_call(ctx, workers, CAPTURE_WORKER_NATIVE);
+	count(STAT_NO_WORKER);
+	return 0;
+}
+
+/*
  * An offset into e->ustack the verifier can bound: the mask survives the
  * optimizer (barrier_var), and ustack has a page of slack past the mask.
  */
@@ -167,10 +217,12 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 		return 0;
 	if (gate_closed(tid, defer != NULL))
 		return 0;
-	count(STAT_EVENTS);
 	task = bpf_get_current_task_btf();
 	user_ok = user_regs_usable(task);
-	interp = user_ok && interp_any && bpf_map_lookup_elem(&interp_procs, &tgid);
+	/* The native worker has no walkers (dispatch()). */
+	interp = !interp_lazy && user_ok && interp_any &&
+		 bpf_map_lookup_elem(&interp_procs, &tgid);
+	count(STAT_EVENTS);
 	/*
 	 * An interpreter's event: its frames are part of its key, as a hash of
 	 * the walk (interp.bpf.h), the walk sent once for user space to name.
@@ -281,14 +333,46 @@ static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample,
 	return rc;
 }
 
+/* The entry points, attached: each hands its event to a worker (dispatch()). */
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch)
+{
+	return dispatch(ctx, &sched_switch_workers);
+}
+
+SEC("perf_event")
+int on_perf_event(struct bpf_perf_event_data *ctx)
+{
+	return dispatch(ctx, &perf_event_workers);
+}
+
+SEC("tracepoint")
+int on_tracepoint(void *ctx)
+{
+	return dispatch(ctx, &tracepoint_workers);
+}
+
+SEC("uprobe")
+int on_uprobe(struct pt_regs *ctx)
+{
+	return dispatch(ctx, &uprobe_workers);
+}
+
+SEC("kprobe")
+int on_kprobe(struct pt_regs *ctx)
+{
+	return dispatch(ctx, &kprobe_workers);
+}
+
 /*
- * Off-CPU time (offcpu/offcpu.bpf.h): the thread leaving the CPU is still
- * current here, so capture() takes its stack as for any event; its weight
- * comes when it runs again.
+ * The workers.  Off-CPU time (offcpu/offcpu.bpf.h): the thread leaving the
+ * CPU is still current here, so capture() takes its stack as for any event;
+ * its weight comes when it runs again.
  */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+int BPF_PROG(capture_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
 {
 	struct capture_defer d = {};
 
@@ -304,7 +388,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct *prev, struct tas
 }
 
 SEC("perf_event")
-int on_perf_event(struct bpf_perf_event_data *ctx)
+int capture_perf_event(struct bpf_perf_event_data *ctx)
 {
 	/* Whole-word read: the verifier refuses narrower loads of the regs. */
 	__u64 cs = *(volatile __u64 *)&ctx->regs.cs;
@@ -314,19 +398,19 @@ int on_perf_event(struct bpf_perf_event_data *ctx)
 }
 
 SEC("tracepoint")
-int on_tracepoint(void *ctx)
+int capture_tracepoint(void *ctx)
 {
 	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
 }
 
 SEC("uprobe")
-int on_uprobe(struct pt_regs *ctx)
+int capture_uprobe(struct pt_regs *ctx)
 {
 	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
 }
 
 SEC("kprobe")
-int on_kprobe(struct pt_regs *ctx)
+int capture_kprobe(struct pt_regs *ctx)
 {
 	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
 }

@@ -82,7 +82,12 @@ enum stitch_stat {
 	STAT_OFFCPU_OUT,	/* off-CPU: switch-outs of traced threads, stack taken */
 	STAT_OFFCPU_UNTRACKED,	/* off-CPU: thread map full, the interval is lost */
 	STAT_OFFCPU_LOST,	/* off-CPU: intervals whose time found no stack to add to */
+	STAT_NO_WORKER,		/* an entry point found no worker to take its event (a bug) */
 	STAT_NR,
 };
+
+/* The workers an entry point of capture.bpf.c hands its event to (dispatch()). */
+#define CAPTURE_WORKER_NATIVE	0	/* no interpreter walkers, or the only worker */
+#define CAPTURE_WORKER_WALKERS	1	/* with them, loaded on demand (record/walkers.c) */
 
 #endif /* STITCH_RECORD_H */

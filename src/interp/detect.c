@@ -91,6 +91,16 @@ static void warn_once(const char *what)
 	fprintf(stderr, "stitch: %s: its frames show as native code only\n", what);
 }
 
+/* The BPF walkers are loaded: at once, or on demand the first time (load_walkers). */
+static bool walkers_ready(struct interp_state *st)
+{
+	if (st->load_walkers) {
+		st->walkers_err = st->load_walkers(st->walkers_ctx);
+		st->load_walkers = NULL;
+	}
+	return st->walkers_err == 0;
+}
+
 bool interp_proc_update(struct interp_state *st, struct proc *proc)
 {
 	const struct interp_glibc *glibc = NULL;
@@ -166,6 +176,8 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 			ip->ver ? ip->ver->lang_name : "no interpreter",
 			ip->ver ? ip->ver->version : "", glibc ? "known" : "unknown");
 	if (ip->ver && glibc && !ip->retry) {
+		if (!walkers_ready(st))
+			goto off;	/* load_walkers said why */
 		ip->cfg.layout = interp_version_index(ip->ver);
 		ip->cfg.lang = ip->ver->lang;
 		ip->cfg.pthread_specific = glibc->pthread_specific;
@@ -189,6 +201,7 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 		snprintf(what, sizeof(what), "%s is not supported yet", unsupported);
 		warn_once(what);
 	}
+off:
 	ip->ver = NULL;
 	bpf_map_delete_elem(st->procs_fd, &proc->pid);
 	return false;

@@ -27,6 +27,7 @@
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* memory per walk seen, not 1.3 MB up front */
 	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, __u64);

@@ -16,6 +16,7 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* written by user space only */
 	__uint(max_entries, 8192);
 	__type(key, __u32);			/* tgid */
 	__type(value, struct interp_proc_cfg);

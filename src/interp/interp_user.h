@@ -87,6 +87,14 @@ struct interp_state {
 	 * goes into interp_procs, so that until then events skip the lookup.
 	 */
 	volatile uint32_t *any_procs;
+	/*
+	 * Where the walkers are loaded on demand (record: the capture program
+	 * without them, walkers.c), called once before the first process goes
+	 * into interp_procs; 0 or -errno.  NULL: they are loaded.
+	 */
+	int (*load_walkers)(void *ctx);
+	void *walkers_ctx;
+	int walkers_err;		/* load_walkers' result, once called */
 	bool no_lines;
 	bool disabled;			/* --no-interp */
 	struct hmap procs;		/* pid -> struct interp_proc */

@@ -445,6 +445,7 @@ out:
 	attach_destroy(&r.att);
 	if (r.skel)
 		capture_bpf__destroy(r.skel);
+	walkers_free(&r);
 	perf_tracker_close(&r.ptrack);
 	stacks_free(&r.stacks);
 	offcpu_pending_free(&r.offcpu);

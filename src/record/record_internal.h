@@ -84,6 +84,8 @@ struct recorder {
 	struct record_opts *o;
 	const struct record_hooks *hooks;	/* another command driving us, or NULL */
 	struct capture_bpf *skel;
+	struct capture_bpf *walkers;	/* the interpreter walkers' copy, once loaded (walkers.c) */
+	double walkers_load_s;		/* how long loading it took */
 	struct attacher att;
 	struct ring_buffer *rb;
 	struct perf_tracker ptrack;
@@ -146,6 +148,19 @@ int open_bpf(struct recorder *r);
 int trace_tgid(struct recorder *r, uint32_t tgid);
 int attach_all(struct recorder *r);
 int attach_process_tracking(struct recorder *r);
+
+/*
+ * walkers.c: whether the interpreter walkers go in with the capture program
+ * (an interpreter is traced from the start), else loaded by walkers_load()
+ * (0 or -errno, said on stderr) when the first one is recognized.
+ */
+bool walkers_wanted_at_start(const struct record_opts *o);
+/* Hand c's entry points' events to w's workers in slot (CAPTURE_WORKER_*); 0 or -errno. */
+int workers_set(struct capture_bpf *c, struct capture_bpf *w, uint32_t slot);
+int walkers_load(void *recorder);
+void walkers_free(struct recorder *r);
+/* --stats: where the walkers came from. */
+void walkers_report(struct recorder *r);
 
 /* stats.c */
 void read_stats(struct recorder *r, uint64_t out[STAT_NR]);

@@ -33,6 +33,27 @@ int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 }
 
 /*
+ * Maps a run does not use get one entry: creating them is part of every
+ * start (a 1 s profile of a native program: ~10 ms of its ~70 ms of CPU).
+ * Kernel stacks are preallocated, ~1 KiB each: 16 MiB for the default
+ * 16,384.  A cpu profile of chosen processes needs few (a sample that
+ * interrupted user code has none), and a full map only sends the event to
+ * user space instead of counting it here.
+ */
+static void size_maps_for_use(struct recorder *r, bool cpu_only, bool offcpu)
+{
+	if (cpu_only && !r->o->all)
+		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks, 4096);
+	if (!offcpu) {
+		bpf_map__set_max_entries(r->skel->maps.offcpu_threads, 1);
+		bpf_map__set_max_entries(r->skel->maps.offcpu_wakes, 1);
+	}
+	/* Another command's gate replaces it (record_hooks.h before_load). */
+	if (!r->hooks)
+		bpf_map__set_max_entries(r->skel->maps.gate_threads, 1);
+}
+
+/*
  * Verify only the capture programs our events attach: each is the whole
  * capture path, ~20 ms of verifier time, most of stitch's startup CPU.
  */
@@ -65,11 +86,17 @@ static void load_used_programs_only(struct recorder *r)
 		}
 	}
 	bpf_program__set_autoload(r->skel->progs.on_perf_event, perf);
+	bpf_program__set_autoload(r->skel->progs.capture_perf_event, perf);
 	bpf_program__set_autoload(r->skel->progs.on_tracepoint, tp);
+	bpf_program__set_autoload(r->skel->progs.capture_tracepoint, tp);
 	bpf_program__set_autoload(r->skel->progs.on_uprobe, uprobe);
+	bpf_program__set_autoload(r->skel->progs.capture_uprobe, uprobe);
 	bpf_program__set_autoload(r->skel->progs.on_kprobe, kprobe);
+	bpf_program__set_autoload(r->skel->progs.capture_kprobe, kprobe);
 	bpf_program__set_autoload(r->skel->progs.on_sched_switch, offcpu);
+	bpf_program__set_autoload(r->skel->progs.capture_sched_switch, offcpu);
 	bpf_program__set_autoload(r->skel->progs.on_sched_waking, offcpu && o->wakers);
+	size_maps_for_use(r, perf && !tp && !uprobe && !kprobe && !offcpu, offcpu);
 	r->skel->rodata->offcpu_wakers = offcpu && o->wakers;
 	r->skel->rodata->offcpu_min_block_ns = o->min_block_ns;
 	r->skel->rodata->offcpu_runnable = !o->no_runnable;
@@ -84,7 +111,11 @@ static void load_used_programs_only(struct recorder *r)
  * loaded its events are copied (~2.5 KB each), and a hot syscall (~250k
  * events/s) overflowed a 16 MiB ring in that time; -a starts by loading
  * tables for every process.  Those get 64 MiB.  A smaller ring costs less
- * to create and map (64 MiB: ~18 ms of the start).
+ * to create and map (64 MiB: ~18 ms of the start; 32 MiB against 8: ~6 ms
+ * of a 1 s profile's ~70).  Counted in the kernel, a cpu sample is copied
+ * only until its binaries' tables are loaded: those of -p targets are
+ * before the first event, a COMMAND's within ~100 ms of its start, so a
+ * sixteenth of a second of copies is room enough.
  */
 static size_t ringbuf_mb_of(const struct record_opts *o)
 {
@@ -102,6 +133,8 @@ static size_t ringbuf_mb_of(const struct record_opts *o)
 			return 64;
 	need = (uint64_t)o->freq * ncpus *
 	       (o->stack_bytes + sizeof(((struct sample_event *)0)->kstack) + 512) / 4;
+	if (o->unwind_mode == KUNWIND_MODE_KERNEL && !o->per_event)
+		need /= 4;
 	while (mb < 64 && ((uint64_t)mb << 20) < need)
 		mb <<= 1;
 	return mb;
@@ -160,6 +193,7 @@ static int load_bpf(struct recorder *r)
 		r->skel->rodata->nfixed_tgids = o->npids;
 	}
 	r->skel->rodata->follow_forks = o->command != NULL;
+	r->skel->rodata->interp_lazy = !walkers_wanted_at_start(o);
 	r->skel->rodata->ustack_limit = o->stack_bytes;
 	bpf_map__set_max_entries(r->skel->maps.samples, r->ringbuf_mb << 20);
 	bpf_map__set_max_entries(r->skel->maps.scratch, libbpf_num_possible_cpus());
@@ -173,6 +207,12 @@ static int load_bpf(struct recorder *r)
 		fprintf(stderr, "stitch record: cannot load the BPF programs: %s%s\n", strerror(-err),
 			err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
 			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
+		return err;
+	}
+	err = workers_set(r->skel, r->skel, CAPTURE_WORKER_NATIVE);
+	if (err) {
+		fprintf(stderr, "stitch record: cannot hand events to the capture programs: %s\n",
+			strerror(-err));
 		return err;
 	}
 	if (o->unwind_mode != KUNWIND_MODE_COPY && !r->kw_ready) {
@@ -196,6 +236,10 @@ static int load_bpf(struct recorder *r)
 			  bpf_map__fd(r->skel->maps.interp_layouts), o->no_lines);
 	r->interp.any_procs = &r->skel->bss->interp_any;
 	r->interp.disabled = o->no_interp;
+	if (r->skel->rodata->interp_lazy) {
+		r->interp.load_walkers = walkers_load;
+		r->interp.walkers_ctx = r;
+	}
 	if (err) {
 		fprintf(stderr, "stitch record: cannot set up interpreter walking: %s\n",
 			strerror(-err));
@@ -222,6 +266,7 @@ int open_bpf(struct recorder *r)
 	r->kw_ready = false;
 	fprintf(stderr, "stitch: this kernel cannot unwind stacks in BPF (%s); copying "
 		"stacks to user space instead (--unwind=copy)\n", strerror(-err));
+	walkers_free(r);
 	if (r->skel)
 		capture_bpf__destroy(r->skel);
 	r->skel = NULL;

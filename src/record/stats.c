@@ -70,6 +70,9 @@ void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 			"(try --ringbuf-mb %zu or a lower rate)\n",
 			lost, st[STAT_EVENTS],
 			r->ringbuf_mb * 4 > 4096 ? (size_t)4096 : r->ringbuf_mb * 4);
+	if (st[STAT_NO_WORKER])
+		fprintf(stderr, "stitch: LOST %" PRIu64 " events: no capture program took them "
+			"(a bug: please report it)\n", st[STAT_NO_WORKER]);
 	if (prog_misses(r))
 		fprintf(stderr, "stitch: LOST %" PRIu64 " events the kernel did not let us see: "
 			"another BPF program was running on that CPU\n", prog_misses(r));
@@ -228,6 +231,7 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 	fprintf(stderr, "stitch stats: interpreter stacks not stitched %" PRIu64
 		", interpreter walks that failed %" PRIu64 "\n",
 		r->interp.unstitched, r->interp.walk_errors);
+	walkers_report(r);
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
 	if (r->kw_ready)

@@ -74,8 +74,10 @@ test_python_threads_syscall_debian() {
 	need "$PY_DEBIAN"
 	"$STITCH" record --stats -e syscall:getppid -o "$TMP/pyd.folded" -- \
 		"$PY_DEBIAN" "$PYW" threads 3 2>"$TMP/pyd.err"
-	grep -E 'events|counted' "$TMP/pyd.err"
+	grep -E 'events|counted|walkers' "$TMP/pyd.err"
 	check_threads "$TMP/pyd.folded"
+	# python3.11 is the command: known before anything is loaded.
+	expect_grep "$TMP/pyd.err" 'interpreter walkers: loaded with the capture program'
 	local events counted walks bytes
 	events=$(stats_events "$TMP/pyd.err")
 	counted=$(stats_counted "$TMP/pyd.err")
@@ -121,6 +123,27 @@ test_python_tracepoint_pid_target() {
 	# (the ASan build on a busy machine), and then the loss is marked.
 	expect_eq "% with Python frames or the loss marked" \
 		"$(share "$TMP/pyt.folded" '^python' "$PYFRAME|\\[interpreter frames lost\\]")" 100
+}
+
+# A process that becomes Python after recording started (-p of a shell
+# that execs it): the capture program was loaded without the interpreter
+# walkers (none was traced at the start), and they are loaded when Python
+# is recognized.  Its stacks are as exact as when they are there from the
+# start; a native process never loads them.
+test_python_walkers_loaded_on_demand() {
+	need "$PY_DEBIAN"
+	sh -c "sleep 0.5; exec $PY_DEBIAN $PYW threads 3" &
+	local pid=$!
+	"$STITCH" record --stats -e syscall:getppid -p "$pid" -d 3.5 -o "$TMP/pyl.folded" \
+		2>"$TMP/pyl.err"
+	wait "$pid"
+	grep walkers "$TMP/pyl.err"
+	expect_grep "$TMP/pyl.err" 'interpreter walkers: loaded when the first interpreter was recognized'
+	check_threads "$TMP/pyl.folded"
+	"$STITCH" record --stats -F 99 -d 0.5 -o "$TMP/native.folded" -- "$CHAIN" spin 1 \
+		2>"$TMP/native.err"
+	grep walkers "$TMP/native.err"
+	expect_grep "$TMP/native.err" 'interpreter walkers: not loaded \(no interpreter seen\)'
 }
 
 test_python_uprobe_whole_system() {
