@@ -30,7 +30,8 @@ MAIN_SRC := src/main.c
 LIB_SRCS := $(filter-out $(BPF_SRCS) $(MAIN_SRC),$(shell find src -name '*.c' | sort))
 LIB_OBJS := $(patsubst src/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 ALIB_OBJS := $(patsubst src/%.c,$(AOBJ)/%.o,$(LIB_SRCS))
-HDRS := $(shell find src -name '*.h' | sort)
+# languages.def: the table of interpreters, read by the preprocessor (src/interp/languages.def).
+HDRS := $(shell find src -name '*.h' -o -name '*.def' | sort)
 vpath %.bpf.c $(sort $(dir $(BPF_SRCS)))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

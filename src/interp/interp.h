@@ -30,11 +30,12 @@
 /* Layouts the BPF side can hold (interp_layouts map). */
 #define INTERP_MAX_LAYOUTS 16
 
+/* The language of a walk: INTERP_<ID>, one per line of languages.def, in its order. */
 enum interp_lang {
 	INTERP_NONE,
-	INTERP_PYTHON,
-	INTERP_RUBY,
-	INTERP_PERL,
+#define INTERP_LANG(ID, ...) INTERP_##ID,
+#include "interp/languages.def"
+#undef INTERP_LANG
 };
 
 /*
