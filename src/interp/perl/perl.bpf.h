@@ -416,14 +416,14 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 	__builtin_memset(w, 0, sizeof(*w));
 	w->L = *L;
 	w->first = 1;
-	if (cfg->tls_modid) {
+	if (cfg->pl.tls_modid) {
 		/* libperl.so: PL_current_context in the library's TLS block */
-		if (interp_tls_var(task, fs_base, cfg->tls_modid, cfg->tls_sym,
+		if (interp_tls_var(task, fs_base, cfg->pl.tls_modid, cfg->pl.tls_sym,
 				   &w->my_perl) < 0) {
 			ev->flags |= INTERP_EV_FAULT;
 			return;
 		}
-	} else if (perl_rd64(task, fs_base - cfg->perl_tls_off, &w->my_perl)) {
+	} else if (perl_rd64(task, fs_base - cfg->pl.tls_off, &w->my_perl)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}

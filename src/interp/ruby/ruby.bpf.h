@@ -186,7 +186,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 			return 1;
 		}
 		f->id3 = 0;
-		f->flags = INTERP_FRAME_CFUNC | ((flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0);
+		f->flags = RUBY_FRAME_CFUNC | ((flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0);
 		s->n++;
 		return 0;
 	}
@@ -220,7 +220,7 @@ static __always_inline void interp_ruby_walk(struct task_struct *task, struct in
 	s->n = 0;
 	s->cursor = s->end = 0;
 	/* ruby_current_ec, libruby's TLS variable */
-	err = interp_tls_var(task, fs_base, cfg->tls_modid, cfg->tls_sym, &ec);
+	err = interp_tls_var(task, fs_base, cfg->rb.tls_modid, cfg->rb.tls_sym, &ec);
 	if (err < 0) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
