@@ -33,9 +33,10 @@ ALIB_OBJS := $(patsubst src/%.c,$(AOBJ)/%.o,$(LIB_SRCS))
 # languages.def: the table of interpreters, read by the preprocessor (src/interp/languages.def).
 # The preprocessor cannot #include from a macro: each interpreter's headers
 # named by its line there are listed in headers made here (interp_layouts.h:
-# every src/interp/NAME/NAME_layout.h, for interp.h).
+# every src/interp/NAME/NAME_layout.h, for interp.h; interp_walkers.bpf.h:
+# every walker src/interp/NAME/NAME.bpf.h, for interp_walk.bpf.h).
 INTERP_DEF := src/interp/languages.def
-INTERP_GEN := $(BUILD)/interp_layouts.h
+INTERP_GEN := $(BUILD)/interp_layouts.h $(BUILD)/interp_walkers.bpf.h
 HDRS := $(shell find src -name '*.h' -o -name '*.def' | sort) $(INTERP_GEN)
 vpath %.bpf.c $(sort $(dir $(BPF_SRCS)))
 
@@ -70,6 +71,10 @@ interp_includes = { echo '/* Made by the Makefile from $(INTERP_DEF): do not edi
 $(BUILD)/interp_layouts.h: $(INTERP_DEF)
 	@mkdir -p $(BUILD)
 	$(call interp_includes,_layout.h) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/interp_walkers.bpf.h: $(INTERP_DEF)
+	@mkdir -p $(BUILD)
+	$(call interp_includes,.bpf.h) >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.bpf.o: %.bpf.c $(HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) -g -O2 -Wall -Werror -target bpf $(ARCH_DEF) $(BPF_INC) -c $< -o $@

@@ -454,22 +454,4 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 	s->str_used = w->str_used;
 }
 
-/*
- * Move the strings right after the frames walked (strs follows ev in the
- * scratch value, so this copies downwards) and give the bytes to send.
- */
-static __always_inline bool interp_perl_pack(struct interp_scratch *s, __u64 *size)
-{
-	__u32 n = s->ev.nframes, len = s->str_used;
-
-	if (n > INTERP_MAX_FRAMES || len >= INTERP_STR_BYTES)
-		return false;
-	len &= INTERP_STR_BYTES - 1;
-	if (len && bpf_probe_read_kernel((__u8 *)s->ev.frames + n * sizeof(struct interp_frame),
-					 len, s->strs))
-		return false;
-	*size = INTERP_EVENT_HDR_BYTES + n * sizeof(struct interp_frame) + len;
-	return true;
-}
-
 #endif /* STITCH_INTERP_PERL_BPF_H */
