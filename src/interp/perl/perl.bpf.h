@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Perl 5.36-style walker (included by interp.bpf.h); the chain is the one
- * tools/interp-walk proves, see docs/interpreters.md "Perl 5.36".
+ * Perl 5.36-style walker (interp_walk.bpf.h calls it); the chain is the
+ * one tools/interp-walk proves, see docs/interpreters.md "Perl 5.36".
  *
  * The interpreter is the triggering thread's own (PL_current_context, static
  * TLS of /usr/bin/perl), so no other thread can change it under the walk.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * CPython 3.11-style walker (included by interp.bpf.h).  The thread state
- * comes from the triggering thread's own pthread key slot, never from
+ * CPython 3.11-style walker (interp_walk.bpf.h calls it).  The thread
+ * state comes from the triggering thread's own pthread key slot, never from
  * _PyRuntime's GIL holder; the frames are the _PyInterpreterFrame list from
  * tstate->cframe->current_frame.  Every code object is type-checked; a read
  * that fails or a check that does not hold ends the walk, marked.

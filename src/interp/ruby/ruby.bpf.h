@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Ruby 3.1-style walker (included by interp.bpf.h).  The execution context
- * is libruby's TLS variable ruby_current_ec of the triggering thread, read
- * through its DTV as __tls_get_addr would; never the GVL holder.  Control
- * frames go from ec->cfp outwards to the end of the VM stack.  iseq and
- * method entry objects are type-checked; a failed read or check ends the
- * walk, marked.  Each frame also carries the class owning its method
- * (rb_frame_owner); names and lines are read by user space (interp_ruby.c).
+ * Ruby 3.1-style walker (interp_walk.bpf.h calls it).  The execution
+ * context is libruby's TLS variable ruby_current_ec of the triggering
+ * thread, read through its DTV as __tls_get_addr would; never the GVL
+ * holder.  Control frames go from ec->cfp outwards to the end of the VM
+ * stack.  iseq and method entry objects are type-checked; a failed read or
+ * check ends the walk, marked.  Each frame also carries the class owning
+ * its method (rb_frame_owner); names and lines are read by user space
+ * (ruby.c).
  */
 #ifndef STITCH_INTERP_RUBY_BPF_H
 #define STITCH_INTERP_RUBY_BPF_H

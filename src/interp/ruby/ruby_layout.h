@@ -59,7 +59,7 @@ struct interp_ruby_layout {
 	__u32 ary_embed_flag, ary_embed_len_shift, ary_embed_len_mask, ary_embed, ary_len, ary_ptr;
 	__u32 symbols_last_id, symbols_ids, id_scope_shift, tlast_op_id, id_entry_unit,
 	      id_entry_size;
-	/* Class#method names (interp_ruby.c) */
+	/* Class#method names (ruby.c) */
 	__u32 body_type, body_local_iseq;	/* rb_iseq_constant_body .type, .local_iseq */
 	__u32 iseq_method, iseq_block, iseq_rescue, iseq_ensure;	/* enum iseq_type */
 	__u32 t_class, t_module, fl_singleton;
