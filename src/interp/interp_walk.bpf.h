@@ -90,7 +90,7 @@ static __always_inline struct interp_scratch *interp_walk(struct task_struct *ta
 		sizeof(struct interp_frame);
 	if (*size > sizeof(s->ev))
 		*size = sizeof(s->ev);
-	/* perl: the strings its frames point into follow the frames walked */
+	/* The strings its frames point into (perl's) follow the frames walked. */
 	if (s->str_used && !interp_pack_strings(s, size))
 		return NULL;
 	return s;
