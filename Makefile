@@ -30,7 +30,14 @@ MAIN_SRC := src/main.c
 LIB_SRCS := $(filter-out $(BPF_SRCS) $(MAIN_SRC),$(shell find src -name '*.c' | sort))
 LIB_OBJS := $(patsubst src/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 ALIB_OBJS := $(patsubst src/%.c,$(AOBJ)/%.o,$(LIB_SRCS))
-HDRS := $(shell find src -name '*.h' | sort)
+# languages.def: the table of interpreters, read by the preprocessor (src/interp/languages.def).
+# The preprocessor cannot #include from a macro: each interpreter's headers
+# named by its line there are listed in headers made here (interp_layouts.h:
+# every src/interp/NAME/NAME_layout.h, for interp.h; interp_walkers.bpf.h:
+# every walker src/interp/NAME/NAME.bpf.h, for interp_walk.bpf.h).
+INTERP_DEF := src/interp/languages.def
+INTERP_GEN := $(BUILD)/interp_layouts.h $(BUILD)/interp_walkers.bpf.h
+HDRS := $(shell find src -name '*.h' -o -name '*.def' | sort) $(INTERP_GEN)
 vpath %.bpf.c $(sort $(dir $(BPF_SRCS)))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -55,6 +62,19 @@ deps:
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(BUILD)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+# NAME of every INTERP_LANG(ID, NAME, ...) line, as #include "interp/NAME/NAME$(1)".
+interp_includes = { echo '/* Made by the Makefile from $(INTERP_DEF): do not edit. */'; \
+	sed -n 's|^INTERP_LANG( *[A-Z0-9_]*, *\([a-z0-9_]*\).*|\#include "interp/\1/\1$(1)"|p' \
+		$(INTERP_DEF); }
+
+$(BUILD)/interp_layouts.h: $(INTERP_DEF)
+	@mkdir -p $(BUILD)
+	$(call interp_includes,_layout.h) >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/interp_walkers.bpf.h: $(INTERP_DEF)
+	@mkdir -p $(BUILD)
+	$(call interp_includes,.bpf.h) >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.bpf.o: %.bpf.c $(HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) -g -O2 -Wall -Werror -target bpf $(ARCH_DEF) $(BPF_INC) -c $< -o $@
@@ -129,7 +149,7 @@ check-docs:
 
 # Every BPF header compiles on its own: it includes what it uses.
 BPF_HDRS := $(shell find src -name '*.bpf.h' | sort)
-bpf-headers: $(BUILD)/vmlinux.h
+bpf-headers: $(BUILD)/vmlinux.h $(INTERP_GEN)
 	@for h in $(BPF_HDRS); do \
 		$(CLANG) -g -O2 -Wall -Werror -Wno-unused-function -target bpf $(ARCH_DEF) \
 			$(BPF_INC) -fsyntax-only -x c $$h || exit 1; \

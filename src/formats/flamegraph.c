@@ -31,6 +31,7 @@
 
 #define KIND_PROC FRAME_KIND_NR		/* the root and the comm boxes */
 #define NKINDS (FRAME_KIND_NR + 1)
+_Static_assert(NKINDS <= 32, "struct fg's kinds has a bit per kind");
 
 #define FRAME_H 16			/* px per level */
 #define PAD 10				/* px left and right of the boxes */
@@ -553,9 +554,13 @@ static const struct palette {
 	[FRAME_USER] = { 200, 60, 40, 55, 60, 40, "native" },		/* red */
 	[FRAME_KERNEL] = { 220, 150, 0, 35, 50, 40, "kernel" },		/* orange */
 	[FRAME_INLINED] = { 50, 185, 180, 50, 45, 50, "inlined" },	/* aqua */
-	[FRAME_PERL] = { 140, 100, 205, 40, 40, 45, "perl" },		/* purple */
-	[FRAME_RUBY] = { 215, 60, 130, 35, 40, 40, "ruby" },		/* pink */
-	[FRAME_PYTHON] = { 55, 120, 210, 40, 45, 40, "python" },	/* blue */
+	/* each interpreter's own, from its line in interp/languages.def */
+#define FG_RGB(r, g, b) r, g, b
+#define INTERP_LANG(ID, name, member, rgb, spread, ...) \
+	[FRAME_##ID] = { FG_RGB rgb, FG_RGB spread, #name },
+#include "interp/languages.def"
+#undef INTERP_LANG
+#undef FG_RGB
 	[FRAME_MARK] = { 150, 150, 150, 35, 35, 35, "marker" },		/* grey */
 	[KIND_PROC] = { 200, 195, 140, 30, 30, 30, "process" },		/* khaki */
 };
@@ -695,15 +700,18 @@ static void emit_boxes(FILE *f, const struct fg *g)
 
 static void emit_legend(FILE *f, const struct fg *g, unsigned int y)
 {
-	static const uint8_t order[] = { FRAME_USER, FRAME_INLINED, FRAME_KERNEL, FRAME_PERL,
-					 FRAME_RUBY, FRAME_PYTHON, FRAME_MARK, KIND_PROC };
+	static const uint8_t order[] = { FRAME_USER, FRAME_INLINED, FRAME_KERNEL,
+#define INTERP_LANG(ID, ...) FRAME_##ID,
+#include "interp/languages.def"
+#undef INTERP_LANG
+					 FRAME_MARK, KIND_PROC };
 	static const struct { const char *name; const uint8_t *rgb; } diff[] = {
 		{ "grew", diff_red },
 		{ "no change", diff_same },
 		{ "shrank", diff_blue },
 	};
-	const char *names[16];
-	uint8_t cols[16][3];
+	const char *names[sizeof(order)];	/* more than the diff's three */
+	uint8_t cols[sizeof(order)][3];
 	unsigned int n = 0, i;
 	double wsum = 0, x;
 

@@ -57,13 +57,12 @@ enum {
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 #define KERNEL_MODULE "[kernel]"	/* what resolve.c calls the kernel image */
 
-#define NINTERP 3
-/* Mapping names of the interpreters, in frame kind order from FRAME_PERL. */
-static const char *const interp_mapping[NINTERP] = { "[perl]", "[ruby]", "[python]" };
-
-static inline bool is_interp(uint8_t kind)
-{
-	return kind >= FRAME_PERL && kind <= FRAME_PYTHON;
-}
+/* Mapping names of the interpreters, "[<name>]", in frame kind order from FRAME_INTERP. */
+#define NINTERP (FRAME_KIND_NR - FRAME_INTERP)
+static const char *const interp_mapping[NINTERP] = {
+#define INTERP_LANG(ID, name, ...) "[" #name "]",
+#include "interp/languages.def"
+#undef INTERP_LANG
+};
 
 #endif /* STITCH_PPROF_PROTO_H */

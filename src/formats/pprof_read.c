@@ -494,7 +494,7 @@ static uint8_t mapping_kind(const struct reader *r, uint64_t filename)
 			return FRAME_KERNEL;
 		for (i = 0; i < NINTERP; i++)
 			if (span_is(r, s, interp_mapping[i]))
-				return FRAME_PERL + i;
+				return FRAME_INTERP + i;
 	}
 	return FRAME_USER;
 }

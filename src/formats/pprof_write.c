@@ -42,7 +42,7 @@ struct writer {
 	struct pb_buf out;	/* top-level bytes waiting for deflate */
 	struct pb_buf msg, sub;	/* scratch for nested messages */
 	/* strings beyond the profile's own, appended to the table */
-	const char *extra[16];
+	const char *extra[16 + NINTERP];	/* writer_strings' and the interpreters' */
 	uint32_t nextra;
 	uint32_t s_samples, s_count, s_cpu, s_ns, s_pid, s_tid, s_comm, s_event;
 	uint32_t s_kernel, s_interp[NINTERP];
@@ -111,8 +111,8 @@ static uint32_t frame_mapping(const struct writer *w, const struct prof_frame *f
 		return w->kernel_map;
 	if (f->kind == FRAME_MARK)
 		return 0;
-	if (is_interp(f->kind))
-		return w->interp_map[f->kind - FRAME_PERL];
+	if (frame_kind_is_interp(f->kind))
+		return w->interp_map[f->kind - FRAME_INTERP];
 	return f->module < w->p->nstr ? w->module_map[f->module] : 0;
 }
 
@@ -161,9 +161,9 @@ static int writer_mappings(struct writer *w)
 		if (f->kind == FRAME_KERNEL) {
 			slot = &w->kernel_map;
 			name = w->s_kernel;
-		} else if (is_interp(f->kind)) {
-			slot = &w->interp_map[f->kind - FRAME_PERL];
-			name = w->s_interp[f->kind - FRAME_PERL];
+		} else if (frame_kind_is_interp(f->kind)) {
+			slot = &w->interp_map[f->kind - FRAME_INTERP];
+			name = w->s_interp[f->kind - FRAME_INTERP];
 		} else if (native_kind(f->kind) && f->module && f->module < p->nstr) {
 			slot = &w->module_map[f->module];
 			name = f->module;

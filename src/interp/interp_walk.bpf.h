@@ -13,9 +13,32 @@
 #include <bpf/bpf_core_read.h>
 
 #include "interp/interp_common.bpf.h"
-#include "interp/perl/perl.bpf.h"
-#include "interp/python/python.bpf.h"
-#include "interp/ruby/ruby.bpf.h"
+/*
+ * Each language's walker, src/interp/<name>/<name>.bpf.h, one per line of
+ * languages.def (the Makefile writes the list: a macro cannot #include).
+ * It defines interp_<name>_walk(), called below with the language's part
+ * of the layout and the process's config.
+ */
+#include "interp_walkers.bpf.h"
+
+/*
+ * Move the strings a walker copied (s->str_used bytes) right after the
+ * frames walked (strs follows ev in the scratch value, so this copies
+ * downwards) and give the bytes to send.
+ */
+static __always_inline bool interp_pack_strings(struct interp_scratch *s, __u64 *size)
+{
+	__u32 n = s->ev.nframes, len = s->str_used;
+
+	if (n > INTERP_MAX_FRAMES || len >= INTERP_STR_BYTES)
+		return false;
+	len &= INTERP_STR_BYTES - 1;
+	if (len && bpf_probe_read_kernel((__u8 *)s->ev.frames + n * sizeof(struct interp_frame),
+					 len, s->strs))
+		return false;
+	*size = INTERP_EVENT_HDR_BYTES + n * sizeof(struct interp_frame) + len;
+	return true;
+}
 
 /*
  * Walk thread tid of process tgid (task: that thread) if user space put
@@ -53,13 +76,13 @@ static __always_inline struct interp_scratch *interp_walk(struct task_struct *ta
 	s->win[0].len = 0;
 	s->win[1].len = 0;
 	fs_base = BPF_CORE_READ(task, thread.fsbase);
-	if (cfg->lang == INTERP_PYTHON)
-		interp_python_walk(task, &s->ev, s, cfg, &layout->py, fs_base);
-	else if (cfg->lang == INTERP_RUBY)
-		interp_ruby_walk(task, &s->ev, s, cfg, &layout->rb, fs_base);
-	else if (cfg->lang == INTERP_PERL)
-		interp_perl_walk(task, &s->ev, s, cfg, &layout->pl, fs_base);
+	/* One "if (lang) walk; else" per line of languages.def, the last else: */
+#define INTERP_LANG(ID, name, member, ...)						\
+	if (cfg->lang == INTERP_##ID)							\
+		interp_##name##_walk(task, &s->ev, s, cfg, &layout->member, fs_base);	\
 	else
+#include "interp/languages.def"
+#undef INTERP_LANG
 		return NULL;
 	if (!s->ev.nframes && !s->ev.flags)
 		return NULL;
@@ -67,8 +90,8 @@ static __always_inline struct interp_scratch *interp_walk(struct task_struct *ta
 		sizeof(struct interp_frame);
 	if (*size > sizeof(s->ev))
 		*size = sizeof(s->ev);
-	/* perl: the strings its frames point into follow the frames walked */
-	if (cfg->lang == INTERP_PERL && !interp_perl_pack(s, size))
+	/* The strings its frames point into (perl's) follow the frames walked. */
+	if (s->str_used && !interp_pack_strings(s, size))
 		return NULL;
 	return s;
 }

@@ -1,24 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The interpreters stitch knows, one line each, and lookups over them.
- * Each language's folder owns its detection, its versions and layouts
- * (<lang>_versions.c), its walker and its naming, behind the one struct
- * interp_ops it exports; adding an interpreter is a folder and a line here.
- * The order is the order of the BPF interp_layouts map (versions of the
- * first language first) and of the checks on a module's name.
+ * The interpreters stitch knows, and lookups over them.  Each language's
+ * folder owns its detection, its versions and layouts (<lang>_versions.c),
+ * its walker and its naming, behind the one struct interp_ops it exports;
+ * adding an interpreter is a folder and a line in languages.def, from which
+ * this table is made.  Its order is the file's (versions of the first
+ * language first in the BPF interp_layouts map).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "interp/common.h"
-#include "interp/perl/perl.h"
-#include "interp/python/python.h"
-#include "interp/ruby/ruby.h"
+
+#define INTERP_LANG(ID, name, ...) extern const struct interp_ops name##_ops;
+#include "interp/languages.def"
+#undef INTERP_LANG
 
 const struct interp_ops *const interp_languages[] = {
-	&python_ops,
-	&ruby_ops,
-	&perl_ops,
+#define INTERP_LANG(ID, name, ...) &name##_ops,
+#include "interp/languages.def"
+#undef INTERP_LANG
 };
 
 const size_t interp_nlanguages = sizeof(interp_languages) / sizeof(interp_languages[0]);

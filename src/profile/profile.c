@@ -301,7 +301,7 @@ size_t profile_frame_label(const struct profile *p, const struct prof_frame *f, 
 		buf[n++] = suffix[i];
 	buf[n] = '\0';
 	/* Interpreter frames: "name (file:line)", or "name (file)" without lines. */
-	if (f->kind >= FRAME_PERL && f->kind <= FRAME_PYTHON && f->file && n + 1 < len) {
+	if (frame_kind_is_interp(f->kind) && f->file && n + 1 < len) {
 		char where[64];
 		const char *file = profile_s(p, f->file);
 		int w = f->line ? snprintf(where, sizeof(where), ":%u)", f->line) :

@@ -22,11 +22,19 @@ enum frame_kind {
 	FRAME_INLINED,		/* native, inlined into the frame just outside it */
 	FRAME_KERNEL,
 	FRAME_MARK,		/* [truncated] / [unknown] markers */
-	FRAME_PERL,		/* interpreter frames (issue: interpreters) */
-	FRAME_RUBY,
-	FRAME_PYTHON,
+	/* Interpreter frames: FRAME_<ID>, one kind per line of interp/languages.def. */
+#define INTERP_LANG(ID, ...) FRAME_##ID,
+#include "interp/languages.def"
+#undef INTERP_LANG
 	FRAME_KIND_NR,
+	FRAME_INTERP = FRAME_MARK + 1,	/* the first language's: kind - FRAME_INTERP is its line */
 };
+
+/* An interpreter's frame, of the language on line kind - FRAME_INTERP of languages.def. */
+static inline bool frame_kind_is_interp(uint8_t kind)
+{
+	return kind >= FRAME_INTERP && kind < FRAME_KIND_NR;
+}
 
 struct prof_frame {
 	uint32_t name;		/* string index */

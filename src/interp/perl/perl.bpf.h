@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Perl 5.36-style walker (included by interp.bpf.h); the chain is the one
- * tools/interp-walk proves, see docs/interpreters.md "Perl 5.36".
+ * Perl 5.36-style walker (interp_walk.bpf.h calls it); the chain is the
+ * one tools/interp-walk proves, see docs/interpreters.md "Perl 5.36".
  *
  * The interpreter is the triggering thread's own (PL_current_context, static
  * TLS of /usr/bin/perl), so no other thread can change it under the walk.
@@ -416,14 +416,14 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 	__builtin_memset(w, 0, sizeof(*w));
 	w->L = *L;
 	w->first = 1;
-	if (cfg->tls_modid) {
+	if (cfg->pl.tls_modid) {
 		/* libperl.so: PL_current_context in the library's TLS block */
-		if (interp_tls_var(task, fs_base, cfg->tls_modid, cfg->tls_sym,
+		if (interp_tls_var(task, fs_base, cfg->pl.tls_modid, cfg->pl.tls_sym,
 				   &w->my_perl) < 0) {
 			ev->flags |= INTERP_EV_FAULT;
 			return;
 		}
-	} else if (perl_rd64(task, fs_base - cfg->perl_tls_off, &w->my_perl)) {
+	} else if (perl_rd64(task, fs_base - cfg->pl.tls_off, &w->my_perl)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
@@ -452,24 +452,6 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 		ev->flags |= INTERP_EV_TRUNCATED;
 	ev->nframes = w->n > INTERP_MAX_FRAMES ? INTERP_MAX_FRAMES : w->n;
 	s->str_used = w->str_used;
-}
-
-/*
- * Move the strings right after the frames walked (strs follows ev in the
- * scratch value, so this copies downwards) and give the bytes to send.
- */
-static __always_inline bool interp_perl_pack(struct interp_scratch *s, __u64 *size)
-{
-	__u32 n = s->ev.nframes, len = s->str_used;
-
-	if (n > INTERP_MAX_FRAMES || len >= INTERP_STR_BYTES)
-		return false;
-	len &= INTERP_STR_BYTES - 1;
-	if (len && bpf_probe_read_kernel((__u8 *)s->ev.frames + n * sizeof(struct interp_frame),
-					 len, s->strs))
-		return false;
-	*size = INTERP_EVENT_HDR_BYTES + n * sizeof(struct interp_frame) + len;
-	return true;
 }
 
 #endif /* STITCH_INTERP_PERL_BPF_H */

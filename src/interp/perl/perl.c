@@ -183,11 +183,11 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 	 * library's block, found through the thread's DTV once ld.so has
 	 * given the library its module id (perl_attach).
 	 */
-	ip->cfg.perl_tls_off = 0;
+	ip->cfg.pl.tls_off = 0;
 	if (exe_tls_offset(elf, &off) && ctx < off) {
-		ip->cfg.perl_tls_off = off - ctx;
+		ip->cfg.pl.tls_off = off - ctx;
 	} else if (lib_tls_holds(elf, ctx)) {
-		ip->cfg.tls_sym = ctx;
+		ip->cfg.pl.tls_sym = ctx;
 	} else {
 		if (!unsupported[0])
 			snprintf(unsupported, unsupported_len,
@@ -201,15 +201,15 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 
 /*
  * libperl.so: its TLS module id, once ld.so has registered it (else look
- * again at the next event).  perl_tls_off is 0 exactly then: the
+ * again at the next event).  cfg.pl.tls_off is 0 exactly then: the
  * executable's block gives off - ctx > 0.
  */
 static bool perl_attach(struct interp_proc *ip, const struct interp_version *v,
 			const struct map *m, const struct map *ld, const struct interp_glibc *g)
 {
-	if (!ip->cfg.perl_tls_off) {
-		ip->cfg.tls_modid = g ? interp_tls_modid(ip->pid, ld, g, v->lib_prefix) : 0;
-		ip->retry = g && ip->cfg.tls_modid == 0;
+	if (!ip->cfg.pl.tls_off) {
+		ip->cfg.pl.tls_modid = g ? interp_tls_modid(ip->pid, ld, g, v->lib_prefix) : 0;
+		ip->retry = g && ip->cfg.pl.tls_modid == 0;
 	}
 	return true;
 }

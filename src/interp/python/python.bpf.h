@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * CPython 3.11-style walker (included by interp.bpf.h).  The thread state
- * comes from the triggering thread's own pthread key slot, never from
+ * CPython 3.11-style walker (interp_walk.bpf.h calls it).  The thread
+ * state comes from the triggering thread's own pthread key slot, never from
  * _PyRuntime's GIL holder; the frames are the _PyInterpreterFrame list from
  * tstate->cframe->current_frame.  Every code object is type-checked; a read
  * that fails or a check that does not hold ends the walk, marked.
@@ -61,7 +61,7 @@ static long interp_python_step(__u64 i, void *ctx)
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
-	if (chunk_u64(s->code, L->ob_type) != w->cfg->code_type) {
+	if (chunk_u64(s->code, L->ob_type) != w->cfg->py.code_type) {
 		ev->flags |= INTERP_EV_CORRUPT;
 		return 1;
 	}
@@ -72,7 +72,7 @@ static long interp_python_step(__u64 i, void *ctx)
 	f->id2 = chunk_u64(s->code, L->code_filename);
 	f->id3 = chunk_u32(s->code, L->code_firstlineno);
 	f->flags = (chunk_u8(fr, L->frame_is_entry) ? INTERP_FRAME_ENTRY : 0) |
-		   (__u32)chunk_u8(fr, L->frame_owner) << INTERP_FRAME_OWNER_SHIFT;
+		   (__u32)chunk_u8(fr, L->frame_owner) << PYTHON_FRAME_OWNER_SHIFT;
 	s->n++;
 	s->cursor = chunk_u64(fr, L->frame_previous);
 	return 0;
@@ -87,7 +87,7 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 	__u64 tstate = 0, cframe = 0;
 	__u32 key = 0;
 
-	if (interp_read(task, &key, sizeof(key), cfg->tss_key_addr)) {
+	if (interp_read(task, &key, sizeof(key), cfg->py.tss_key_addr)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}

@@ -35,10 +35,10 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 	pp = interp_proc_take(ip, v, m, python_versions, sizeof(*pp));
 	if (!pp)
 		return false;
-	ip->cfg.code_type = code + m->bias;
+	ip->cfg.py.code_type = code + m->bias;
 	pp->unicode_type = unicode + m->bias;
 	pp->bytes_type = bytes + m->bias;
-	ip->cfg.tss_key_addr = runtime + m->bias + v->tss_key_off;
+	ip->cfg.py.tss_key_addr = runtime + m->bias + v->tss_key_off;
 	return true;
 }
 
@@ -239,7 +239,7 @@ static void code_load(struct interp_code *c, const struct interp_proc *ip,
 	memcpy(&firstlineno, buf + L->code_firstlineno, 4);
 	memcpy(&firsttraceable, buf + L->code_firsttraceable, 4);
 	/* Freed and reused since the event: not the same code, say nothing. */
-	if (ob_type != ip->cfg.code_type || qualname != f->id1 || filename != f->id2 ||
+	if (ob_type != ip->cfg.py.code_type || qualname != f->id1 || filename != f->id2 ||
 	    (uint32_t)firstlineno != f->id3)
 		return;
 	c->name = py_str(c->pid, L, pp->unicode_type, qualname);
@@ -272,7 +272,7 @@ static void python_name_frame(struct interp_state *st, struct interp_proc *ip,
 			      struct groups *g)
 {
 	const struct interp_python_layout *L = &ip->ver->layout.py;
-	unsigned int owner = (f->flags >> INTERP_FRAME_OWNER_SHIFT) & 0xff;
+	unsigned int owner = (f->flags >> PYTHON_FRAME_OWNER_SHIFT) & 0xff;
 	struct interp_code *c = py_code_get(st, ip, f);
 	int64_t lasti;
 

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Ruby 3.1-style walker (included by interp.bpf.h).  The execution context
- * is libruby's TLS variable ruby_current_ec of the triggering thread, read
- * through its DTV as __tls_get_addr would; never the GVL holder.  Control
- * frames go from ec->cfp outwards to the end of the VM stack.  iseq and
- * method entry objects are type-checked; a failed read or check ends the
- * walk, marked.  Each frame also carries the class owning its method
- * (rb_frame_owner); names and lines are read by user space (interp_ruby.c).
+ * Ruby 3.1-style walker (interp_walk.bpf.h calls it).  The execution
+ * context is libruby's TLS variable ruby_current_ec of the triggering
+ * thread, read through its DTV as __tls_get_addr would; never the GVL
+ * holder.  Control frames go from ec->cfp outwards to the end of the VM
+ * stack.  iseq and method entry objects are type-checked; a failed read or
+ * check ends the walk, marked.  Each frame also carries the class owning
+ * its method (rb_frame_owner); names and lines are read by user space
+ * (ruby.c).
  */
 #ifndef STITCH_INTERP_RUBY_BPF_H
 #define STITCH_INTERP_RUBY_BPF_H
@@ -186,7 +187,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 			return 1;
 		}
 		f->id3 = 0;
-		f->flags = INTERP_FRAME_CFUNC | ((flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0);
+		f->flags = RUBY_FRAME_CFUNC | ((flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0);
 		s->n++;
 		return 0;
 	}
@@ -220,7 +221,7 @@ static __always_inline void interp_ruby_walk(struct task_struct *task, struct in
 	s->n = 0;
 	s->cursor = s->end = 0;
 	/* ruby_current_ec, libruby's TLS variable */
-	err = interp_tls_var(task, fs_base, cfg->tls_modid, cfg->tls_sym, &ec);
+	err = interp_tls_var(task, fs_base, cfg->rb.tls_modid, cfg->rb.tls_sym, &ec);
 	if (err < 0) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;

@@ -234,12 +234,12 @@ static struct interp_code *rb_code_get(struct interp_state *st, const struct int
 	 * define_method share one iseq between classes.  A C method's is (the
 	 * owner comes with the entry the cache is keyed by).
 	 */
-	if (!(f->flags & INTERP_FRAME_CFUNC))
+	if (!(f->flags & RUBY_FRAME_CFUNC))
 		key.id2 = 0;
 	c = interp_code_slot(st, ip->pid, f->addr, &fresh, &key);
 
 	if (c && fresh) {
-		if (f->flags & INTERP_FRAME_CFUNC)
+		if (f->flags & RUBY_FRAME_CFUNC)
 			load_cfunc(c, ip, f);
 		else
 			load_iseq(c, ip, f);
@@ -582,7 +582,7 @@ static void ruby_name_frame(struct interp_state *st, struct interp_proc *ip,
 		const char *s = rb_frame_name(st, ip, c, f, buf, sizeof(buf));
 
 		/* a C method: no file or line of its own */
-		if (f->flags & INTERP_FRAME_CFUNC)
+		if (f->flags & RUBY_FRAME_CFUNC)
 			name = interp_intern(st, FRAME_RUBY, s, NULL, 0);
 		else
 			name = interp_intern(st, FRAME_RUBY, s, c->file,
@@ -590,7 +590,7 @@ static void ruby_name_frame(struct interp_state *st, struct interp_proc *ip,
 	}
 	if (!name)
 		return;
-	if ((f->flags & INTERP_FRAME_CFUNC) && name->kind == FRAME_RUBY &&
+	if ((f->flags & RUBY_FRAME_CFUNC) && name->kind == FRAME_RUBY &&
 	    (m = proc_find_map(proc, f->pc)) && m->bin) {
 		g->func_bin[g->n] = m->bin;
 		g->func_addr[g->n] = f->pc - m->bias;

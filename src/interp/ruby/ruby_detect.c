@@ -50,8 +50,8 @@ bool ruby_attach(struct interp_proc *ip, const struct interp_version *v, const s
 	rp = interp_proc_take(ip, v, m, ruby_versions, sizeof(*rp));
 	if (!rp)
 		return false;
-	ip->cfg.tls_sym = tls;
-	ip->cfg.tls_modid = interp_tls_modid(ip->pid, ld, g, v->lib_prefix);
+	ip->cfg.rb.tls_sym = tls;
+	ip->cfg.rb.tls_modid = interp_tls_modid(ip->pid, ld, g, v->lib_prefix);
 	symbols = interp_dynsym_find(elf, "rb_id2str", &id2str, NULL) ?
 		  rb_find_symbols(ip->pid, id2str + m->bias) : 0;
 	/* Another program (or none yet): the IDs found for class names are not its own. */
@@ -63,6 +63,6 @@ bool ruby_attach(struct interp_proc *ip, const struct interp_version *v, const s
 	rp->symbols = symbols;
 	rp->cobject = interp_dynsym_find(elf, "rb_cObject", &cobject, NULL) ? cobject + m->bias : 0;
 	/* Loaded but not registered with ld.so yet: look again at the next event. */
-	ip->retry = ip->cfg.tls_modid == 0;
+	ip->retry = ip->cfg.rb.tls_modid == 0;
 	return true;
 }

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Perl: what its walker (perl.bpf.h) and its user side (perl.c,
+ * perl_versions.c) share, BPF C and user space.  interp.h takes the layout
+ * and the config into struct interp_layout and struct interp_proc_cfg
+ * (member pl), as it does for every line of languages.def; stitch
+ * latency's perl:NAME roots read the layout too (latency.bpf.c).
+ */
+#ifndef STITCH_INTERP_PERL_LAYOUT_H
+#define STITCH_INTERP_PERL_LAYOUT_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+/*
+ * Perl 5.36-style layout (threaded perl, docs/interpreters.md "Perl"): the
+ * thread's interpreter from static TLS, stackinfos, the si_cxsubix chain of
+ * sub/format/eval contexts, CV -> GV/HEK -> stash names, COP lines.
+ */
+struct interp_perl_layout {
+	__u32 interp_curstackinfo, interp_curcop, interp_compiling;
+	__u32 interp_phase, phase_destruct;
+	__u32 si_cxstack, si_prev, si_cxix, si_cxsubix, si_type;
+	__u32 cx_size, cx_type_byte, cx_u16, cx_oldcop, cx_retop, cx_old_cxsubix, cx_sub_cv;
+	__u32 sv_any, sv_flags;
+	__u32 xcv_stash, xcv_start, xcv_gv_or_hek, xcv_flags;
+	__u32 xgv_namehek, xgv_stash;
+	__u32 xhv_aux_name, xhv_aux_name_count;
+	__u32 hek_len, hek_key;
+	__u32 op_type_word, op_type_mask, cop_line, cop_file;
+	__u32 cxtypemask, cxt_sub, cxt_format, cxt_eval, old_op_type_shift;
+	__s32 perlsi_main;
+	__u32 svtypemask, svt_pvgv, svt_pvhv, svt_pvcv, svt_pvfm;
+	__u32 svf_ook, svp_pok, svpgv_gp;
+	__u32 cvf_named, cvf_lexical;
+	__u32 op_nextstate, op_dbstate;
+	/* stitch latency's perl:NAME roots: the sub pp_entersub is about to call */
+	__u32 interp_stack_sp, sv_u, gp_cv, svf_rok, cvf_isxsub;
+};
+
+/*
+ * Where a process keeps its interpreter (interp_proc_cfg.pl): my_perl =
+ * *(fs_base - tls_off) in perl's own static TLS block, or, embedded
+ * through libperl.so (tls_off 0), the library's TLS variable
+ * *(dtv[tls_modid].val + tls_sym).
+ */
+struct interp_perl_cfg {
+	__u64 tls_modid;
+	__u64 tls_sym;
+	__u64 tls_off;
+};
+
+/* interp_frame.flags for perl (their own meaning: read for perl events only) */
+#define PERL_FRAME_FROM_C	(1u << 1)	/* retop NULL: entered from C (call_sv...) */
+#define PERL_FRAME_EVAL		(1u << 2)	/* an eval context: "(eval)" */
+#define PERL_FRAME_OLDOP0	(1u << 3)	/* eval pushed by call_sv(G_EVAL) itself */
+#define PERL_FRAME_MAIN		(1u << 4)	/* the main program: "<main>" */
+#define PERL_FRAME_SI_END	(1u << 5)	/* no frame: end of a nested stackinfo */
+#define PERL_FRAME_NO_PKG	(1u << 6)	/* a lexical sub: name without package */
+#define PERL_FRAME_SI_SHIFT	8		/* SI_END: the stackinfo type, bits 8..15 */
+/*
+ * Perl frame fields: addr = CV (0 for eval/main), pc = COP, id1 = sub name
+ * string | package string << 32, id2 = file string, id3 = line.  Perl
+ * frames carry their names: the walker copies the HEK bytes and file
+ * strings into the event's string area (INTERP_STR_BYTES), and a frame
+ * refers to a string as (offset | length << 16).
+ */
+#define PERL_STR(off, len)	((__u64)(off) | (__u64)(len) << 16)
+#define PERL_STR_OFF(s)		((__u32)(s) & 0xffff)
+#define PERL_STR_LEN(s)		((__u32)((s) >> 16) & 0xffff)
+
+#endif /* STITCH_INTERP_PERL_LAYOUT_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPython: what its walker (python.bpf.h) and its user side (python.c,
+ * python_versions.c) share, BPF C and user space.  interp.h takes the
+ * layout and the config into struct interp_layout and struct
+ * interp_proc_cfg (member py), as it does for every line of languages.def.
+ */
+#ifndef STITCH_INTERP_PYTHON_LAYOUT_H
+#define STITCH_INTERP_PYTHON_LAYOUT_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+/*
+ * CPython 3.11-style layout: thread state from a pthread key (TSD), frames
+ * as a linked list of _PyInterpreterFrame, code objects with a type check.
+ * All offsets in bytes.
+ */
+struct interp_python_layout {
+	__u32 tstate_cframe;		/* PyThreadState.cframe */
+	__u32 cframe_current_frame;	/* _PyCFrame.current_frame */
+	__u32 frame_code;		/* _PyInterpreterFrame.f_code */
+	__u32 frame_previous;		/* .previous */
+	__u32 frame_instr;		/* .prev_instr */
+	__u32 frame_is_entry;		/* .is_entry (u8) */
+	__u32 frame_owner;		/* .owner (u8) */
+	__u32 code_firstlineno;		/* PyCodeObject.co_firstlineno (int) */
+	__u32 code_filename;		/* .co_filename */
+	__u32 code_qualname;		/* .co_qualname */
+	__u32 code_linetable;		/* .co_linetable */
+	__u32 code_firsttraceable;	/* ._co_firsttraceable (int, code units) */
+	__u32 code_bytecode;		/* .co_code_adaptive: bytecode inline here */
+	__u32 ob_type;			/* PyObject.ob_type */
+	__u32 var_size;			/* PyVarObject.ob_size */
+	__u32 bytes_data;		/* PyBytesObject.ob_sval */
+	__u32 unicode_length;		/* PyASCIIObject.length */
+	__u32 unicode_state;		/* PyASCIIObject.state */
+	__u32 ascii_data;		/* sizeof(PyASCIIObject) */
+	__u32 compact_data;		/* sizeof(PyCompactUnicodeObject) */
+	__u32 codeunit;			/* sizeof(_Py_CODEUNIT) */
+	__u32 frame_read;		/* bytes of a frame the walker reads (<= INTERP_CHUNK) */
+	__u32 code_read;		/* bytes of a code object the walker reads */
+	__u8 owner_generator;		/* FRAME_OWNED_BY_GENERATOR */
+	__u8 pad[3];
+};
+
+/* Where a process keeps what the walker starts from (interp_proc_cfg.py). */
+struct interp_python_cfg {
+	__u64 tss_key_addr;		/* &_PyRuntime.gilstate.autoTSSkey._key */
+	__u64 code_type;		/* &PyCode_Type, checked on every frame */
+};
+
+/*
+ * Python frame fields: addr = code object, pc = prev_instr, id1 =
+ * co_qualname pointer, id2 = co_filename pointer, id3 = co_firstlineno
+ * (the identity checks); flags: the frame's owner in bits 8..15.
+ */
+#define PYTHON_FRAME_OWNER_SHIFT 8
+
+#endif /* STITCH_INTERP_PYTHON_LAYOUT_H */
