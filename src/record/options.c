@@ -116,9 +116,10 @@ static int fail_usage(const char *fmt, const char *arg)
 	return cli_usage_error("record", fmt, arg);
 }
 
-/* A pid or tid: traced as its whole thread group. */
-static int add_pid(struct record_opts *o, long v)
+/* A pid or tid of -p, traced as its whole thread group: a cli_pid_fn. */
+static int add_pid(void *ctx, long v)
 {
+	struct record_opts *o = ctx;
 	char path[64], line[256];
 	long tgid = v;
 	FILE *f;
@@ -135,29 +136,6 @@ static int add_pid(struct record_opts *o, long v)
 		return -E2BIG;
 	o->pids[o->npids++] = (uint32_t)tgid;
 	return 0;
-}
-
-static int parse_pids(struct record_opts *o, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int rc = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		long v;
-
-		if (!cli_parse_long(tok, 1, 0x7fffffff, &v)) {
-			rc = fail_usage("-p: '%s' is not a process id", tok);
-			break;
-		}
-		if (add_pid(o, v) != 0) {
-			fprintf(stderr, "stitch record: no process with pid %ld\n", v);
-			rc = 1;
-		}
-	}
-	free(copy);
-	return rc;
 }
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
@@ -222,7 +200,7 @@ int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		}
 		case 'p':
-			rc = parse_pids(o, optarg);
+			rc = cli_parse_pids("record", optarg, NULL, add_pid, o);
 			if (rc)
 				return rc;
 			break;

@@ -44,6 +44,8 @@
 /* Room for the user frames: native, a marker, and interpreter frames stitched in. */
 #define MAX_USER_FRAMES (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES)
 #define MAX_FRAMES (SNAP_MAX_KSTACK + MAX_USER_FRAMES + 1)
+/* After "no process with pid N": how to find the process meant. */
+#define NO_PID_HINT " (is it still running? 'pidof NAME' or --comm NAME finds it by name)"
 
 /* Records follow each other in the iterator's stream, each 8-byte aligned. */
 _Static_assert(sizeof(struct snap_record) % 8 == 0, "snap_record keeps records aligned");
@@ -152,38 +154,17 @@ static uint64_t parse_time(const char *s)
 	return v * scale > 3600e9 ? 0 : (uint64_t)(v * scale);
 }
 
-static int parse_pids(struct snap_opts *o, const char *list)
+/* Keeps a pid of the targets: a cli_pid_fn. */
+static int add_pid(void *ctx, long pid)
 {
-	char *copy = strdup(list), *tok, *save = NULL, path[64];
-	int rc = 0;
+	struct snap_opts *o = ctx;
+	uint32_t *p = realloc(o->pids, (o->npids + 1) * sizeof(*p));
 
-	if (!copy)
-		return 1;
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		long pid;
-		uint32_t *p;
-
-		if (!cli_parse_long(tok, 1, 0x7fffffff, &pid)) {
-			rc = fail_usage("-p: '%s' is not a process id", tok);
-			break;
-		}
-		snprintf(path, sizeof(path), "/proc/%ld", pid);
-		if (access(path, F_OK) != 0) {
-			fprintf(stderr, "stitch snapshot: no process with pid %ld (is it still "
-				"running? 'pidof NAME' or --comm NAME finds it by name)\n", pid);
-			rc = 1;
-			break;
-		}
-		p = realloc(o->pids, (o->npids + 1) * sizeof(*p));
-		if (!p) {
-			rc = 1;
-			break;
-		}
-		o->pids = p;
-		o->pids[o->npids++] = pid;
-	}
-	free(copy);
-	return rc;
+	if (!p)
+		return -ENOMEM;
+	o->pids = p;
+	o->pids[o->npids++] = pid;
+	return 0;
 }
 
 static int parse_opts(int argc, char **argv, struct snap_opts *o)
@@ -210,7 +191,7 @@ static int parse_opts(int argc, char **argv, struct snap_opts *o)
 	while ((c = getopt_long(argc, argv, "+p:an:i:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			rc = parse_pids(o, optarg);
+			rc = cli_parse_pids("snapshot", optarg, NO_PID_HINT, add_pid, o);
 			if (rc)
 				return rc;
 			break;
@@ -296,14 +277,8 @@ static int pids_of_comm(struct snap_opts *o)
 			continue;
 		if (fgets(comm, sizeof(comm), f)) {
 			comm[strcspn(comm, "\n")] = '\0';
-			if (!strcmp(comm, o->comm) && o->npids < MAX_TARGETS) {
-				uint32_t *p = realloc(o->pids, (o->npids + 1) * sizeof(*p));
-
-				if (p) {
-					o->pids = p;
-					o->pids[o->npids++] = pid;
-				}
-			}
+			if (!strcmp(comm, o->comm) && o->npids < MAX_TARGETS)
+				add_pid(o, pid);
 		}
 		fclose(f);
 	}

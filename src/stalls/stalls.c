@@ -193,33 +193,6 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 	return 0;
 }
 
-/* Each of -p's pids exists (record checks them again, in its own words). */
-static int check_pids(const char *list)
-{
-	char *copy = strdup(list), *tok, *save = NULL, path[64];
-	int rc = 0;
-
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		long pid;
-
-		if (!cli_parse_long(tok, 1, 0x7fffffff, &pid)) {
-			fprintf(stderr, "stitch stalls: -p: '%s' is not a process id\n", tok);
-			rc = -1;
-			break;
-		}
-		snprintf(path, sizeof(path), "/proc/%ld", pid);
-		if (access(path, F_OK) != 0) {
-			fprintf(stderr, "stitch stalls: no process with pid %ld\n", pid);
-			rc = -1;
-			break;
-		}
-	}
-	free(copy);
-	return rc;
-}
-
 /* ---- hooks into record's pipeline -------------------------------------- */
 
 static int before_load(void *ctx, struct capture_bpf *rskel)
@@ -450,7 +423,8 @@ int cmd_stalls(int argc, char **argv)
 		return rc;
 	if (output_check_all("stalls", o.outputs, o.noutputs, o.force))
 		return 1;
-	if (o.pids && check_pids(o.pids))
+	/* Each of -p's pids exists (record checks them again, in its own words). */
+	if (o.pids && cli_check_pids("stalls", o.pids))
 		return 1;
 	if (check_tracing_privileges("stitch stalls") != 0)
 		return 1;

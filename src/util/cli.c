@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/cli.h"
 
@@ -46,4 +47,57 @@ bool cli_parse_long(const char *s, long min, long max, long *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* Whether /proc shows a process (or a thread) of that id. */
+static bool pid_seen(long pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%ld", pid);
+	return access(path, F_OK) == 0;
+}
+
+/* tok of a -p list is no pid: a usage error, or with plain one line and 1. */
+static int not_a_pid(const char *cmd, const char *tok, bool plain)
+{
+	if (!plain)
+		return cli_usage_error(cmd, "-p: '%s' is not a process id", tok);
+	fprintf(stderr, "stitch %s: -p: '%s' is not a process id\n", cmd, tok);
+	return 1;
+}
+
+/* cli_parse_pids and cli_check_pids: they differ only in how a bad token is said. */
+static int each_pid(const char *cmd, const char *list, const char *hint, cli_pid_fn take,
+		    void *ctx, bool plain)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return 1;
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		long pid;
+
+		if (!cli_parse_long(tok, 1, 0x7fffffff, &pid)) {
+			rc = not_a_pid(cmd, tok, plain);
+		} else if (!pid_seen(pid) || (take && take(ctx, pid))) {
+			fprintf(stderr, "stitch %s: no process with pid %ld%s\n", cmd, pid,
+				hint ? hint : "");
+			rc = 1;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+int cli_parse_pids(const char *cmd, const char *list, const char *hint, cli_pid_fn take,
+		   void *ctx)
+{
+	return each_pid(cmd, list, hint, take, ctx, false);
+}
+
+int cli_check_pids(const char *cmd, const char *list)
+{
+	return each_pid(cmd, list, NULL, NULL, NULL, true);
 }
