@@ -135,25 +135,6 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* "100ms", "2s", "500us", "1.5" (seconds) -> ns; 0 if not a time. */
-static uint64_t parse_time(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end), scale;
-
-	if (end == s || !(v > 0))
-		return 0;
-	if (!*end || !strcmp(end, "s"))
-		scale = 1e9;
-	else if (!strcmp(end, "ms"))
-		scale = 1e6;
-	else if (!strcmp(end, "us"))
-		scale = 1e3;
-	else
-		return 0;
-	return v * scale > 3600e9 ? 0 : (uint64_t)(v * scale);
-}
-
 /* Keeps a pid of the targets: a cli_pid_fn. */
 static int add_pid(void *ctx, long pid)
 {
@@ -213,7 +194,8 @@ static int parse_opts(int argc, char **argv, struct snap_opts *o)
 						  optarg);
 			break;
 		case 'i':
-			o->interval_ns = parse_time(optarg);
+			/* Intervals are seconds long: a number alone is seconds, and no floor. */
+			o->interval_ns = cli_parse_time_in(optarg, 1000000000, 0);
 			if (!o->interval_ns)
 				return fail_usage("--interval: '%s' is not a time like 100ms, 2s "
 						  "or 500us", optarg);

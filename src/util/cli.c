@@ -18,12 +18,19 @@ int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 
 uint64_t cli_parse_time(const char *s)
 {
+	return cli_parse_time_in(s, 1000000, 1000);
+}
+
+uint64_t cli_parse_time_in(const char *s, uint64_t unit_ns, uint64_t min_ns)
+{
 	char *end;
 	double v = strtod(s, &end), scale;
 
 	if (end == s || !(v > 0))
 		return 0;
-	if (!*end || !strcmp(end, "ms"))
+	if (!*end)
+		scale = unit_ns;
+	else if (!strcmp(end, "ms"))
 		scale = 1e6;
 	else if (!strcmp(end, "us"))
 		scale = 1e3;
@@ -31,7 +38,7 @@ uint64_t cli_parse_time(const char *s)
 		scale = 1e9;
 	else
 		return 0;
-	if (v * scale < 1e3 || v * scale > 3600e9)
+	if (v * scale < min_ns || v * scale > 3600e9)
 		return 0;
 	return (uint64_t)(v * scale);
 }

@@ -21,6 +21,12 @@ bool cli_parse_long(const char *s, long min, long max, long *out);
 /* A time from 1us to 1h: "50ms", "500us", "0.2s", "50" (ms) -> ns; 0 if not. */
 uint64_t cli_parse_time(const char *s);
 
+/*
+ * A time of at least min_ns and at most 1h: "50ms", "500us", "0.2s", or a
+ * number alone in unit_ns -> ns; 0 if not.
+ */
+uint64_t cli_parse_time_in(const char *s, uint64_t unit_ns, uint64_t min_ns);
+
 /* Takes one pid of a -p list, its process seen: 0, or non-zero to refuse it. */
 typedef int (*cli_pid_fn)(void *ctx, long pid);
 
