@@ -307,8 +307,12 @@ int output_write(const char *path, int format, const struct profile *p,
 	return rc;
 }
 
-int output_add(const char *cmd, const char **paths, int *formats, int *n, int max,
-	       const char *arg)
+/*
+ * arg as the next of max outputs, in format (-1: none; unknown says so, of
+ * arg).  0, or 2: a usage error, said on stderr.
+ */
+static int add_named(const char *cmd, const char **paths, int *formats, int *n, int max,
+		     const char *arg, int format, const char *unknown)
 {
 	char most[16];
 
@@ -316,12 +320,32 @@ int output_add(const char *cmd, const char **paths, int *formats, int *n, int ma
 		snprintf(most, sizeof(most), "%d", max);
 		return cli_usage_error(cmd, "too many -o (at most %s)", most);
 	}
-	formats[*n] = output_format_for(arg);
-	if (formats[*n] < 0)
-		return cli_usage_error(cmd, "-o: cannot tell the format of '%s': use "
-				       OUTPUT_EXTENSIONS, arg);
+	if (format < 0)
+		return cli_usage_error(cmd, unknown, arg);
+	formats[*n] = format;
 	paths[(*n)++] = arg;
 	return 0;
+}
+
+int output_add(const char *cmd, const char **paths, int *formats, int *n, int max,
+	       const char *arg)
+{
+	return add_named(cmd, paths, formats, n, max, arg, output_format_for(arg),
+			 "-o: cannot tell the format of '%s': use " OUTPUT_EXTENSIONS);
+}
+
+/* FILE.json, and not FILE.speedscope.json, which is a profile. */
+static bool is_json(const char *path)
+{
+	return ends_with(path, ".json") && !ends_with(path, ".speedscope.json");
+}
+
+int output_add_json(const char *cmd, const char **paths, int *formats, int *n, int max,
+		    const char *arg)
+{
+	return add_named(cmd, paths, formats, n, max, arg,
+			 is_json(arg) ? OUTPUT_JSON : output_format_for(arg),
+			 "-o: '%s': name it FILE.json, " OUTPUT_EXTENSIONS);
 }
 
 int output_check_all(const char *cmd, const char *const *paths, int n, bool force)

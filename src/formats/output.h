@@ -17,6 +17,7 @@ enum output_format {
 	OUTPUT_SVG,
 	OUTPUT_PPROF,
 	OUTPUT_SPEEDSCOPE,
+	OUTPUT_JSON,		/* a command's own numbers (output_add_json), not a profile */
 };
 
 #define OUTPUT_EXTENSIONS "FILE.folded, FILE.txt, FILE.svg, FILE.pb.gz, FILE.speedscope.json or -"
@@ -49,6 +50,13 @@ int output_write(const char *path, int format, const struct profile *p,
  */
 int output_add(const char *cmd, const char **paths, int *formats, int *n, int max,
 	       const char *arg);
+
+/*
+ * output_add for a command that also writes its own numbers: FILE.json (not
+ * FILE.speedscope.json) is OUTPUT_JSON, which the command writes itself.
+ */
+int output_add_json(const char *cmd, const char **paths, int *formats, int *n, int max,
+		    const char *arg);
 
 /*
  * Before any work: can every one of n outputs be written (util/outfile.h)?

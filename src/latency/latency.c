@@ -43,7 +43,6 @@
 #define DEFAULT_TOP 5
 #define MAX_OUTPUTS 8
 #define MAX_RECORD_ARGS 32
-#define OUTPUT_JSON (-1)
 
 struct lat_opts {
 	struct lat_root root;
@@ -148,13 +147,6 @@ static int fail_usage(const char *fmt, const char *arg)
 	return cli_usage_error("latency", fmt, arg);
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static int parse_opts(int argc, char **argv, struct lat_opts *o)
 {
 	enum { OPT_TOP = 256, OPT_FORCE, OPT_CHILDREN, OPT_KEY, OPT_WAKERS };
@@ -210,15 +202,9 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o)
 			o->duration = optarg;	/* record checks it */
 			break;
 		case 'o':
-			if (o->noutputs == MAX_OUTPUTS)
-				return fail_usage("%s", "at most 8 -o outputs");
-			if (ends_with(optarg, ".json") && !ends_with(optarg, ".speedscope.json")) {
-				o->outputs[o->noutputs] = optarg;
-				o->formats[o->noutputs++] = OUTPUT_JSON;
-			} else if (output_add("latency", o->outputs, o->formats, &o->noutputs,
-					      MAX_OUTPUTS, optarg)) {
+			if (output_add_json("latency", o->outputs, o->formats, &o->noutputs,
+					    MAX_OUTPUTS, optarg))
 				return 2;
-			}
 			break;
 		case OPT_TOP:
 			if (!cli_parse_long(optarg, 0, 1000, &v))

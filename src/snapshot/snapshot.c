@@ -58,7 +58,7 @@ struct snap_opts {
 	long count;
 	uint64_t interval_ns;
 	const char *outputs[MAX_OUTPUTS];
-	int formats[MAX_OUTPUTS];	/* output_format_for, or -1 for .json */
+	int formats[MAX_OUTPUTS];	/* output_add_json's */
 	int noutputs;
 };
 
@@ -126,13 +126,6 @@ static void usage(FILE *f)
 static int fail_usage(const char *fmt, const char *arg)
 {
 	return cli_usage_error("snapshot", fmt, arg);
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
 /* Keeps a pid of the targets: a cli_pid_fn. */
@@ -207,15 +200,9 @@ static int parse_opts(int argc, char **argv, struct snap_opts *o)
 			o->no_interp = true;
 			break;
 		case 'o':
-			if (o->noutputs == MAX_OUTPUTS)
-				return fail_usage("%s", "at most 8 -o outputs");
-			o->outputs[o->noutputs] = optarg;
-			if (ends_with(optarg, ".json") && !ends_with(optarg, ".speedscope.json"))
-				o->formats[o->noutputs] = -1;
-			else if ((o->formats[o->noutputs] = output_format_for(optarg)) < 0)
-				return fail_usage("-o: '%s': name it FILE.json, " OUTPUT_EXTENSIONS,
-						  optarg);
-			o->noutputs++;
+			if (output_add_json("snapshot", o->outputs, o->formats, &o->noutputs,
+					    MAX_OUTPUTS, optarg))
+				return 2;
 			break;
 		case 'h':
 			usage(stdout);
@@ -739,7 +726,7 @@ static int write_profiles(struct snapper *s)
 	rc = profile_from_stacks(&p, &s->stacks, &s->res, events, 1);
 	p.title = profile_str(&p, "threads (one sample per thread and round)");
 	for (i = 0; !rc && i < s->o->noutputs; i++) {
-		if (s->o->formats[i] < 0 || s->o->formats[i] == OUTPUT_TEXT)
+		if (s->o->formats[i] == OUTPUT_JSON || s->o->formats[i] == OUTPUT_TEXT)
 			continue;
 		rc = output_write(s->o->outputs[i], s->o->formats[i], &p, &oo);
 		if (rc)
@@ -770,7 +757,7 @@ static int run(struct snapper *s)
 		const char *path = o->outputs[i];
 		FILE *f;
 
-		if (o->formats[i] >= 0 && o->formats[i] != OUTPUT_TEXT) {
+		if (o->formats[i] != OUTPUT_JSON && o->formats[i] != OUTPUT_TEXT) {
 			profiles = true;
 			continue;
 		}
@@ -781,7 +768,7 @@ static int run(struct snapper *s)
 			rc = -1;
 			goto out;
 		}
-		if (o->formats[i] < 0)
+		if (o->formats[i] == OUTPUT_JSON)
 			s->json = f;
 		else
 			texts[ntexts++] = f;
