@@ -147,98 +147,104 @@ static int fail_usage(const char *fmt, const char *arg)
 	return cli_usage_error("latency", fmt, arg);
 }
 
+enum { OPT_TOP = 256, OPT_FORCE, OPT_CHILDREN, OPT_KEY, OPT_WAKERS };
+
+static const struct option longopts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "threshold", required_argument, NULL, 't' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "children", required_argument, NULL, OPT_CHILDREN },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct cli_cmd latency_cmd = { "latency", usage, "+e:p:at:F:d:o:h", longopts };
+
+/* One option of stitch latency: a cli_opt_fn. */
+static int take_opt(void *ctx, int c, const char *arg)
+{
+	struct lat_opts *o = ctx;
+	long v;
+
+	switch (c) {
+	case 'e':
+		if (o->root_spec)
+			return fail_usage("%s", "one root at a time (-e once)");
+		o->root_spec = arg;
+		break;
+	case 'p':
+		o->pids = arg;		/* record checks them */
+		break;
+	case 'a':
+		o->all = true;
+		break;
+	case 't':
+		o->threshold_ns = cli_parse_time(arg);
+		if (!o->threshold_ns)
+			return fail_usage("--threshold: '%s' is not a time between 1us and 1h "
+					  "(like 1ms, 500us, 0.2s)", arg);
+		break;
+	case 'F':
+		if (!cli_parse_long(arg, 1, 100000, &o->freq))
+			return fail_usage("-F: '%s' is not a frequency from 1 to 100000 Hz", arg);
+		o->freq_arg = arg;
+		break;
+	case 'd':
+		o->duration = arg;	/* record checks it */
+		break;
+	case 'o':
+		if (output_add_json("latency", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS,
+				    arg))
+			return 2;
+		break;
+	case OPT_TOP:
+		if (!cli_parse_long(arg, 0, 1000, &v))
+			return fail_usage("--top: '%s' is not a count from 0 to 1000", arg);
+		o->top = v;
+		break;
+	case OPT_CHILDREN:
+		o->children = arg;
+		break;
+	case OPT_KEY:
+		o->keys = arg;
+		break;
+	case OPT_WAKERS:
+		o->wakers = true;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct lat_opts *o)
 {
-	enum { OPT_TOP = 256, OPT_FORCE, OPT_CHILDREN, OPT_KEY, OPT_WAKERS };
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "children", required_argument, NULL, OPT_CHILDREN },
-		{ "key", required_argument, NULL, OPT_KEY },
-		{ "wakers", no_argument, NULL, OPT_WAKERS },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long v;
-	int c;
+	int rc;
 
 	o->threshold_ns = 1000000;
 	o->freq = DEFAULT_FREQ;
 	o->top = DEFAULT_TOP;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:p:at:F:d:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (o->root_spec)
-				return fail_usage("%s", "one root at a time (-e once)");
-			o->root_spec = optarg;
-			break;
-		case 'p':
-			o->pids = optarg;	/* record checks them */
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case 't':
-			o->threshold_ns = cli_parse_time(optarg);
-			if (!o->threshold_ns)
-				return fail_usage("--threshold: '%s' is not a time between 1us and "
-						  "1h (like 1ms, 500us, 0.2s)", optarg);
-			break;
-		case 'F':
-			if (!cli_parse_long(optarg, 1, 100000, &o->freq))
-				return fail_usage("-F: '%s' is not a frequency from 1 to 100000 Hz",
-						  optarg);
-			o->freq_arg = optarg;
-			break;
-		case 'd':
-			o->duration = optarg;	/* record checks it */
-			break;
-		case 'o':
-			if (output_add_json("latency", o->outputs, o->formats, &o->noutputs,
-					    MAX_OUTPUTS, optarg))
-				return 2;
-			break;
-		case OPT_TOP:
-			if (!cli_parse_long(optarg, 0, 1000, &v))
-				return fail_usage("--top: '%s' is not a count from 0 to 1000", optarg);
-			o->top = v;
-			break;
-		case OPT_CHILDREN:
-			o->children = optarg;
-			break;
-		case OPT_KEY:
-			o->keys = optarg;
-			break;
-		case OPT_WAKERS:
-			o->wakers = true;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			fprintf(stderr, "Try 'stitch latency --help'.\n");
-			return 2;
-		}
-	}
+	rc = cli_parse(&latency_cmd, argc, argv, take_opt, o);
+	if (rc)
+		return rc;
 	if (optind < argc)
 		o->command = &argv[optind];
 	if (!o->root_spec)
 		return fail_usage("%s", "say what to time with -e: syscall:NAME, "
 				  "uprobe:BINARY:FUNCTION, ... (--help lists them)");
-	if ((o->pids != NULL) + o->all + (o->command != NULL) != 1)
-		return fail_usage("%s", "say whose calls with exactly one of: -p PID, -a, or "
-				  "-- COMMAND");
+	rc = cli_one_target("latency", (o->pids != NULL) + o->all + (o->command != NULL),
+			    "whose calls", "-p PID, -a, or -- COMMAND");
+	if (rc)
+		return rc;
 	return lat_root_parse(&o->root, o->root_spec, o->keys,
 			      o->pids ? (pid_t)strtol(o->pids, NULL, 10) : 0, o->command);
 }

@@ -138,188 +138,181 @@ static int add_pid(void *ctx, long v)
 	return 0;
 }
 
+/* -e NAME; wall is two events: on-CPU samples and off-CPU time, in one unit. */
+static int add_event(struct record_opts *o, const char *name)
+{
+	static const char *const wall_events[] = { "cpu", "offcpu" };
+	bool wall = strcmp(name, "wall") == 0;
+	char err[512];
+	int k;
+
+	if (o->nevents + (wall ? 2 : 1) > MAX_EVENTS)
+		return fail_usage("too many events (at most %s)", "64");
+	for (k = 0; k < (wall ? 2 : 1); k++) {
+		struct event_spec *ev = &o->events[o->nevents];
+
+		if (event_parse(wall ? wall_events[k] : name, ev, err, sizeof(err)) != 0) {
+			event_free(ev);
+			return fail_usage("%s", err);
+		}
+		o->event_names[o->nevents++] = ev->text;
+	}
+	return 0;
+}
+
+/* --unwind MODE: kernel, copy or check. */
+static int set_unwind(struct record_opts *o, const char *mode)
+{
+	if (strcmp(mode, "kernel") == 0)
+		o->unwind_mode = KUNWIND_MODE_KERNEL;
+	else if (strcmp(mode, "copy") == 0)
+		o->unwind_mode = KUNWIND_MODE_COPY;
+	else if (strcmp(mode, "check") == 0)
+		o->unwind_mode = KUNWIND_MODE_CHECK;
+	else
+		return fail_usage("--unwind: '%s' is not kernel, copy or check", mode);
+	o->unwind_asked = true;
+	return 0;
+}
+
+/* A number in [min, max], decimals allowed, nothing after it: -d, --max-table-mb. */
+static bool parse_number(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= min) || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
        OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE, OPT_WAKERS,
        OPT_FORCE };
 
-int parse_opts(int argc, char **argv, struct record_opts *o)
+static const struct option longopts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
+	{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF_MB },
+	{ "stats", optional_argument, NULL, OPT_STATS },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "max-table-mb", required_argument, NULL, OPT_MAX_TABLE_MB },
+	{ "per-event", no_argument, NULL, OPT_PER_EVENT },
+	{ "no-lines", no_argument, NULL, OPT_NO_LINES },
+	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
+	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+	{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct cli_cmd record_cmd = { "record", usage, "+e:p:aF:d:o:h", longopts };
+
+/* One option of stitch record: a cli_opt_fn. */
+static int take_opt(void *ctx, int c, const char *arg)
 {
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
-		{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF_MB },
-		{ "stats", optional_argument, NULL, OPT_STATS },
-		{ "unwind", required_argument, NULL, OPT_UNWIND },
-		{ "max-table-mb", required_argument, NULL, OPT_MAX_TABLE_MB },
-		{ "per-event", no_argument, NULL, OPT_PER_EVENT },
-		{ "no-lines", no_argument, NULL, OPT_NO_LINES },
-		{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
-		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
-		{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
-		{ "wakers", no_argument, NULL, OPT_WAKERS },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char err[512];
+	struct record_opts *o = ctx;
 	long v;
-	int c, rc, i;
 
-	o->freq = DEFAULT_FREQ;
-	o->stack_bytes = STITCH_DEFAULT_USTACK;
-	o->ringbuf_mb = 0;	/* ringbuf_mb_of(): sized by what goes through it */
-	o->top = DEFAULT_TOP;
-	o->unwind_mode = KUNWIND_MODE_KERNEL;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:p:aF:d:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e': {
-			/* wall: on-CPU samples and off-CPU time, in one unit. */
-			bool wall = strcmp(optarg, "wall") == 0;
-			const char *const wall_events[] = { "cpu", "offcpu" };
-			int k;
-
-			if (o->nevents + (wall ? 2 : 1) > MAX_EVENTS)
-				return fail_usage("too many events (at most %s)", "64");
-			for (k = 0; k < (wall ? 2 : 1); k++) {
-				struct event_spec *ev = &o->events[o->nevents];
-
-				if (event_parse(wall ? wall_events[k] : optarg, ev, err,
-						sizeof(err)) != 0) {
-					event_free(ev);
-					return fail_usage("%s", err);
-				}
-				o->event_names[o->nevents++] = ev->text;
-			}
-			break;
-		}
-		case 'p':
-			rc = cli_parse_pids("record", optarg, NULL, add_pid, o);
-			if (rc)
-				return rc;
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case 'F':
-			if (!cli_parse_long(optarg, 1, 100000, &v))
-				return fail_usage("-F: '%s' is not a frequency in Hz (1..100000)", optarg);
-			o->freq = v;
-			break;
-		case 'd': {
-			char *end;
-
-			o->duration = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->duration > 0) || o->duration > 1e7)
-				return fail_usage("-d: '%s' is not a positive number of seconds", optarg);
-			break;
-		}
-		case 'o':
-			if (output_add("record", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS,
-				       optarg))
-				return 2;
-			break;
-		case OPT_TOP:
-			if (!cli_parse_long(optarg, 1, 1000000, &v))
-				return fail_usage("--top: '%s' is not a positive count", optarg);
-			o->top = v;
-			break;
-		case OPT_STACK_BYTES:
-			if (!cli_parse_long(optarg, 0, STITCH_MAX_USTACK, &v))
-				return fail_usage("--stack-bytes: '%s' must be 0..65536", optarg);
-			o->stack_bytes = v;
-			break;
-		case OPT_RINGBUF_MB:
-			if (!cli_parse_long(optarg, 1, 4096, &v) || (v & (v - 1)))
-				return fail_usage("--ringbuf-mb: '%s' must be a power of two, 1..4096", optarg);
-			o->ringbuf_mb = v;
-			break;
-		case OPT_STATS:
-			o->stats = true;
-			if (optarg && strcmp(optarg, "walks") != 0)
-				return fail_usage("--stats: '%s' is not 'walks'", optarg);
-			o->time_walks = optarg != NULL;
-			break;
-		case OPT_UNWIND:
-			if (strcmp(optarg, "kernel") == 0)
-				o->unwind_mode = KUNWIND_MODE_KERNEL;
-			else if (strcmp(optarg, "copy") == 0)
-				o->unwind_mode = KUNWIND_MODE_COPY;
-			else if (strcmp(optarg, "check") == 0)
-				o->unwind_mode = KUNWIND_MODE_CHECK;
-			else
-				return fail_usage("--unwind: '%s' is not kernel, copy or check", optarg);
-			o->unwind_asked = true;
-			break;
-		case OPT_PER_EVENT:
-			o->per_event = true;
-			break;
-		case OPT_MAX_TABLE_MB: {
-			char *end;
-
-			o->max_table_mb = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->max_table_mb >= 0.01) ||
-			    o->max_table_mb > 65536)
-				return fail_usage("--max-table-mb: '%s' must be a number of MiB, "
-						  "0.01..65536", optarg);
-			break;
-		}
-		case OPT_NO_LINES:
-			o->no_lines = true;
-			break;
-		case OPT_NO_INTERP:
-			o->no_interp = true;
-			break;
-		case OPT_MIN_BLOCK:
-			o->min_block_ns = strcmp(optarg, "0") ? cli_parse_time(optarg) : 0;
-			if (!o->min_block_ns && strcmp(optarg, "0"))
-				return fail_usage("--min-block: '%s' is not a time (like 1ms, 500us, "
-						  "0.2s; 0 keeps every interval)", optarg);
-			break;
-		case OPT_NO_RUNNABLE:
-			o->no_runnable = true;
-			break;
-		case OPT_WAKERS:
-			o->wakers = true;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			fprintf(stderr, "Try 'stitch record --help'.\n");
+	switch (c) {
+	case 'e':
+		return add_event(o, arg);
+	case 'p':
+		return cli_parse_pids("record", arg, NULL, add_pid, o);
+	case 'a':
+		o->all = true;
+		break;
+	case 'F':
+		if (!cli_parse_long(arg, 1, 100000, &v))
+			return fail_usage("-F: '%s' is not a frequency in Hz (1..100000)", arg);
+		o->freq = v;
+		break;
+	case 'd':
+		if (!parse_number(arg, 0, 1e7, &o->duration) || o->duration == 0)
+			return fail_usage("-d: '%s' is not a positive number of seconds", arg);
+		break;
+	case 'o':
+		if (output_add("record", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS, arg))
 			return 2;
-		}
+		break;
+	case OPT_TOP:
+		if (!cli_parse_long(arg, 1, 1000000, &v))
+			return fail_usage("--top: '%s' is not a positive count", arg);
+		o->top = v;
+		break;
+	case OPT_STACK_BYTES:
+		if (!cli_parse_long(arg, 0, STITCH_MAX_USTACK, &v))
+			return fail_usage("--stack-bytes: '%s' must be 0..65536", arg);
+		o->stack_bytes = v;
+		break;
+	case OPT_RINGBUF_MB:
+		if (!cli_parse_long(arg, 1, 4096, &v) || (v & (v - 1)))
+			return fail_usage("--ringbuf-mb: '%s' must be a power of two, 1..4096",
+					  arg);
+		o->ringbuf_mb = v;
+		break;
+	case OPT_STATS:
+		o->stats = true;
+		if (arg && strcmp(arg, "walks") != 0)
+			return fail_usage("--stats: '%s' is not 'walks'", arg);
+		o->time_walks = arg != NULL;
+		break;
+	case OPT_UNWIND:
+		return set_unwind(o, arg);
+	case OPT_PER_EVENT:
+		o->per_event = true;
+		break;
+	case OPT_MAX_TABLE_MB:
+		if (!parse_number(arg, 0.01, 65536, &o->max_table_mb))
+			return fail_usage("--max-table-mb: '%s' must be a number of MiB, "
+					  "0.01..65536", arg);
+		break;
+	case OPT_NO_LINES:
+		o->no_lines = true;
+		break;
+	case OPT_NO_INTERP:
+		o->no_interp = true;
+		break;
+	case OPT_MIN_BLOCK:
+		o->min_block_ns = strcmp(arg, "0") ? cli_parse_time(arg) : 0;
+		if (!o->min_block_ns && strcmp(arg, "0"))
+			return fail_usage("--min-block: '%s' is not a time (like 1ms, 500us, 0.2s; "
+					  "0 keeps every interval)", arg);
+		break;
+	case OPT_NO_RUNNABLE:
+		o->no_runnable = true;
+		break;
+	case OPT_WAKERS:
+		o->wakers = true;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
 	}
-	if (optind < argc)
-		o->command = &argv[optind];
-	if (!o->max_table_mb)
-		o->max_table_mb = o->all ? DEFAULT_TABLE_MB_ALL : DEFAULT_TABLE_MB;
-	if (!o->nevents) {
-		event_parse("cpu", &o->events[0], err, sizeof(err));
-		o->event_names[0] = o->events[0].text;
-		o->nevents = 1;
-	}
-	if (!o->noutputs) {
-		o->outputs[0] = "-";
-		o->formats[0] = OUTPUT_TEXT;
-		o->noutputs = 1;
-	}
-		if (o->wakers) {
+	return 0;
+}
+
+/* What the options say together: the events' units, --wakers' event, one target. */
+static int check_opts(struct record_opts *o)
+{
+	int i;
+
+	if (o->wakers) {
 		for (i = 0; i < o->nevents && o->events[i].kind != EVENT_OFFCPU; i++)
 			;
 		if (i == o->nevents)
 			return fail_usage("%s", "--wakers goes with -e offcpu (or -e wall)");
 	}
-/* cpu with offcpu is wall time: both in nanoseconds; anything else is not time. */
+	/* cpu with offcpu is wall time: both in nanoseconds; anything else is not time. */
 	for (i = 0; i < o->nevents; i++) {
 		if (o->events[i].kind != EVENT_OFFCPU || o->nevents == 1)
 			continue;
@@ -329,8 +322,32 @@ int parse_opts(int argc, char **argv, struct record_opts *o)
 			return fail_usage("%s", "-e offcpu weighs stacks in time, other events in "
 					  "counts: record it alone, or with cpu (-e wall)");
 	}
-	if ((o->all ? 1 : 0) + (o->npids ? 1 : 0) + (o->command ? 1 : 0) != 1)
-		return fail_usage("%s", "say what to trace with exactly one of: -p PID, -a (whole "
-				  "system), or -- COMMAND");
-	return 0;
+	return cli_one_target("record", o->all + (o->npids > 0) + (o->command != NULL),
+			      "what to trace", "-p PID, -a (whole system), or -- COMMAND");
+}
+
+int parse_opts(int argc, char **argv, struct record_opts *o)
+{
+	int rc;
+
+	o->freq = DEFAULT_FREQ;
+	o->stack_bytes = STITCH_DEFAULT_USTACK;
+	o->ringbuf_mb = 0;	/* ringbuf_mb_of(): sized by what goes through it */
+	o->top = DEFAULT_TOP;
+	o->unwind_mode = KUNWIND_MODE_KERNEL;
+	rc = cli_parse(&record_cmd, argc, argv, take_opt, o);
+	if (rc)
+		return rc;
+	if (optind < argc)
+		o->command = &argv[optind];
+	if (!o->max_table_mb)
+		o->max_table_mb = o->all ? DEFAULT_TABLE_MB_ALL : DEFAULT_TABLE_MB;
+	if (!o->nevents)
+		add_event(o, "cpu");
+	if (!o->noutputs) {
+		o->outputs[0] = "-";
+		o->formats[0] = OUTPUT_TEXT;
+		o->noutputs = 1;
+	}
+	return check_opts(o);
 }

@@ -19,6 +19,7 @@
 #include "util/outfile.h"
 
 struct report_opts {
+	const char *cmd;	/* report or diff, for messages */
 	const char *output;
 	int format;
 	int top;
@@ -43,22 +44,9 @@ static const struct option report_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void report_usage(FILE *f, const char *cmd)
+/* The options report and diff share, after each one's own lines. */
+static void options_usage(FILE *f)
 {
-	if (strcmp(cmd, "diff") == 0)
-		fprintf(f,
-"Usage: stitch diff BEFORE AFTER -o OUT.svg [FILTERS]\n"
-"\n"
-"Draw AFTER as a flame graph coloured by how each frame changed since BEFORE\n"
-"(shares of each profile's total: red grew, blue shrank).  BEFORE and AFTER are\n"
-"pprof (.pb.gz) or folded files.\n");
-	else
-		fprintf(f,
-"Usage: stitch report FILE [-o OUT] [FILTERS]\n"
-"\n"
-"Convert and filter a profile: FILE is pprof (.pb.gz) or folded stacks.  The\n"
-"name of OUT sets the format: FILE.svg, FILE.pb.gz, FILE.speedscope.json,\n"
-"FILE.folded, FILE.txt or - (a summary on stdout; the default).\n");
 	fprintf(f,
 "\n"
 "Filters:\n"
@@ -76,6 +64,31 @@ static void report_usage(FILE *f, const char *cmd)
 "REGEX is a POSIX extended regular expression matched against frame names.\n");
 }
 
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: stitch report FILE [-o OUT] [FILTERS]\n"
+"\n"
+"Convert and filter a profile: FILE is pprof (.pb.gz) or folded stacks.  The\n"
+"name of OUT sets the format: FILE.svg, FILE.pb.gz, FILE.speedscope.json,\n"
+"FILE.folded, FILE.txt or - (a summary on stdout; the default).\n");
+	options_usage(f);
+}
+
+static void diff_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: stitch diff BEFORE AFTER -o OUT.svg [FILTERS]\n"
+"\n"
+"Draw AFTER as a flame graph coloured by how each frame changed since BEFORE\n"
+"(shares of each profile's total: red grew, blue shrank).  BEFORE and AFTER are\n"
+"pprof (.pb.gz) or folded files.\n");
+	options_usage(f);
+}
+
+static const struct cli_cmd report_cmd = { "report", report_usage, "o:h", report_longopts };
+static const struct cli_cmd diff_cmd = { "diff", diff_usage, "o:h", report_longopts };
+
 static int parse_id(const char *s, int64_t *out)
 {
 	long v;
@@ -86,73 +99,76 @@ static int parse_id(const char *s, int64_t *out)
 	return 0;
 }
 
+/* One option of stitch report or diff: a cli_opt_fn. */
+static int take_opt(void *ctx, int c, const char *arg)
+{
+	struct report_opts *o = ctx;
+	char err[512];
+	int64_t v;
+
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_PID:
+	case OPT_TID:
+		if (parse_id(arg, c == OPT_PID ? &o->filter.pid : &o->filter.tid)) {
+			fprintf(stderr, "stitch %s: --%s: '%s' is not an id\n", o->cmd,
+				c == OPT_PID ? "pid" : "tid", arg);
+			return 2;
+		}
+		break;
+	case OPT_COMM:
+		o->filter.comm = arg;
+		break;
+	case OPT_FOCUS:
+	case OPT_HIDE:
+		if (filter_set_regex(&o->filter, c == OPT_FOCUS, arg, err, sizeof(err))) {
+			fprintf(stderr, "stitch %s: %s\n", o->cmd, err);
+			return 2;
+		}
+		break;
+	case OPT_INVERTED:
+		o->inverted = true;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	case OPT_TOP:
+		if (parse_id(arg, &v) || v == 0) {
+			fprintf(stderr, "stitch %s: --top: '%s' is not a positive count\n", o->cmd,
+				arg);
+			return 2;
+		}
+		o->top = (int)v;
+		break;
+	}
+	return 0;
+}
+
 /* Parse options; the positional arguments are left at argv[optind..]. */
-static int parse_report_opts(int argc, char **argv, const char *cmd, struct report_opts *o)
+static int parse_report_opts(int argc, char **argv, const struct cli_cmd *cmd,
+			     struct report_opts *o)
 {
 	char err[512];
-	int c;
+	int rc;
 
+	o->cmd = cmd->name;
 	o->output = "-";
 	o->top = 10;
 	filter_init(&o->filter);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", report_longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_PID:
-		case OPT_TID:
-			if (parse_id(optarg, c == OPT_PID ? &o->filter.pid : &o->filter.tid)) {
-				fprintf(stderr, "stitch %s: --%s: '%s' is not an id\n", cmd,
-					c == OPT_PID ? "pid" : "tid", optarg);
-				return 2;
-			}
-			break;
-		case OPT_COMM:
-			o->filter.comm = optarg;
-			break;
-		case OPT_FOCUS:
-		case OPT_HIDE:
-			if (filter_set_regex(&o->filter, c == OPT_FOCUS, optarg, err, sizeof(err))) {
-				fprintf(stderr, "stitch %s: %s\n", cmd, err);
-				return 2;
-			}
-			break;
-		case OPT_INVERTED:
-			o->inverted = true;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case OPT_TOP: {
-			int64_t v;
-
-			if (parse_id(optarg, &v) || v == 0) {
-				fprintf(stderr, "stitch %s: --top: '%s' is not a positive count\n", cmd,
-					optarg);
-				return 2;
-			}
-			o->top = (int)v;
-			break;
-		}
-		case 'h':
-			report_usage(stdout, cmd);
-			exit(0);
-		default:
-			fprintf(stderr, "Try 'stitch %s --help'.\n", cmd);
-			return 2;
-		}
-	}
+	rc = cli_parse(cmd, argc, argv, take_opt, o);
+	if (rc)
+		return rc;
 	o->format = output_format_for(o->output);
 	if (o->format < 0) {
-		fprintf(stderr, "stitch %s: -o: cannot tell the format of '%s': use %s\n", cmd,
+		fprintf(stderr, "stitch %s: -o: cannot tell the format of '%s': use %s\n", o->cmd,
 			o->output, OUTPUT_EXTENSIONS);
 		return 2;
 	}
 	/* Found now, not after reading the inputs. */
 	if (strcmp(o->output, "-") && outfile_check(o->output, o->force, err, sizeof(err))) {
-		fprintf(stderr, "stitch %s: cannot write %s\n", cmd, err);
+		fprintf(stderr, "stitch %s: cannot write %s\n", o->cmd, err);
 		return 1;
 	}
 	/* An icicle for graphs; reversed stacks for every other format. */
@@ -219,7 +235,7 @@ int cmd_report(int argc, char **argv)
 	struct profile p;
 	int rc;
 
-	rc = parse_report_opts(argc, argv, "report", &o);
+	rc = parse_report_opts(argc, argv, &report_cmd, &o);
 	if (rc)
 		goto out;
 	if (argc - optind != 1) {
@@ -243,7 +259,7 @@ int cmd_diff(int argc, char **argv)
 	struct profile before, after;
 	int rc;
 
-	rc = parse_report_opts(argc, argv, "diff", &o);
+	rc = parse_report_opts(argc, argv, &diff_cmd, &o);
 	if (rc)
 		goto out;
 	if (argc - optind != 2) {

@@ -141,82 +141,85 @@ static int add_pid(void *ctx, long pid)
 	return 0;
 }
 
+enum { OPT_NO_KTHREADS = 256, OPT_COMM, OPT_NO_GROUP, OPT_NO_INTERP };
+
+static const struct option longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "no-kthreads", no_argument, NULL, OPT_NO_KTHREADS },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "count", required_argument, NULL, 'n' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "no-group", no_argument, NULL, OPT_NO_GROUP },
+	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static const struct cli_cmd snapshot_cmd = { "snapshot", usage, "+p:an:i:o:h", longopts };
+
+/* One option of stitch snapshot: a cli_opt_fn. */
+static int take_opt(void *ctx, int c, const char *arg)
+{
+	struct snap_opts *o = ctx;
+
+	switch (c) {
+	case 'p':
+		return cli_parse_pids("snapshot", arg, NO_PID_HINT, add_pid, o);
+	case 'a':
+		o->all = true;
+		break;
+	case OPT_NO_KTHREADS:
+		o->no_kthreads = true;
+		break;
+	case OPT_COMM:
+		if (!*arg || strlen(arg) > 15)
+			return fail_usage("--comm: '%s' is not a process name (1 to 15 characters, "
+					  "as /proc/PID/comm shows)", arg);
+		o->comm = arg;
+		break;
+	case 'n':
+		if (!cli_parse_long(arg, 1, 100000, &o->count))
+			return fail_usage("--count: '%s' is not a number from 1 to 100000", arg);
+		break;
+	case 'i':
+		/* Intervals are seconds long: a number alone is seconds, and no floor. */
+		o->interval_ns = cli_parse_time_in(arg, 1000000000, 0);
+		if (!o->interval_ns)
+			return fail_usage("--interval: '%s' is not a time like 100ms, 2s or 500us",
+					  arg);
+		break;
+	case OPT_NO_GROUP:
+		o->no_group = true;
+		break;
+	case OPT_NO_INTERP:
+		o->no_interp = true;
+		break;
+	case 'o':
+		if (output_add_json("snapshot", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS,
+				    arg))
+			return 2;
+		break;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct snap_opts *o)
 {
-	enum { OPT_NO_KTHREADS = 256, OPT_COMM, OPT_NO_GROUP, OPT_NO_INTERP };
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "no-kthreads", no_argument, NULL, OPT_NO_KTHREADS },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "count", required_argument, NULL, 'n' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "no-group", no_argument, NULL, OPT_NO_GROUP },
-		{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c, rc;
+	int rc;
 
 	o->count = 1;
 	o->interval_ns = 1000000000ull;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:an:i:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			rc = cli_parse_pids("snapshot", optarg, NO_PID_HINT, add_pid, o);
-			if (rc)
-				return rc;
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case OPT_NO_KTHREADS:
-			o->no_kthreads = true;
-			break;
-		case OPT_COMM:
-			if (!*optarg || strlen(optarg) > 15)
-				return fail_usage("--comm: '%s' is not a process name (1 to 15 "
-						  "characters, as /proc/PID/comm shows)", optarg);
-			o->comm = optarg;
-			break;
-		case 'n':
-			if (!cli_parse_long(optarg, 1, 100000, &o->count))
-				return fail_usage("--count: '%s' is not a number from 1 to 100000",
-						  optarg);
-			break;
-		case 'i':
-			/* Intervals are seconds long: a number alone is seconds, and no floor. */
-			o->interval_ns = cli_parse_time_in(optarg, 1000000000, 0);
-			if (!o->interval_ns)
-				return fail_usage("--interval: '%s' is not a time like 100ms, 2s "
-						  "or 500us", optarg);
-			break;
-		case OPT_NO_GROUP:
-			o->no_group = true;
-			break;
-		case OPT_NO_INTERP:
-			o->no_interp = true;
-			break;
-		case 'o':
-			if (output_add_json("snapshot", o->outputs, o->formats, &o->noutputs,
-					    MAX_OUTPUTS, optarg))
-				return 2;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			fprintf(stderr, "Try 'stitch snapshot --help'.\n");
-			return 2;
-		}
-	}
+	rc = cli_parse(&snapshot_cmd, argc, argv, take_opt, o);
+	if (rc)
+		return rc;
 	if (optind < argc)
 		return fail_usage("unexpected argument '%s'", argv[optind]);
-	if ((o->npids > 0) + o->all + !!o->comm != 1)
-		return fail_usage("%s", "say what to show with exactly one of: -p PID, -a, "
-				  "--comm NAME");
+	rc = cli_one_target("snapshot", (o->npids > 0) + o->all + (o->comm != NULL),
+			    "what to show", "-p PID, -a, --comm NAME");
+	if (rc)
+		return rc;
 	if (o->no_kthreads && !o->all)
 		return fail_usage("%s", "--no-kthreads goes with -a (-p and --comm never "
 				  "show kernel threads unless named)");

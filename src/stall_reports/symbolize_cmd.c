@@ -102,72 +102,84 @@ static int fail_usage(const char *fmt, const char *arg)
 	return cli_usage_error("symbolize", fmt, arg);
 }
 
+static const struct option longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "binary-root", required_argument, NULL, 'r' },
+	{ "kallsyms", required_argument, NULL, 'k' },
+	{ "folded", no_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct cli_cmd symbolize_cmd = { "symbolize", usage, "p:r:k:fo:h", longopts };
+
+/* --pid PID: the binaries as that process sees them. */
+static int set_pid_root(struct symbolize_opts *o, const char *arg)
+{
+	long pid;
+
+	if (!cli_parse_long(arg, 1, 0x7fffffff, &pid))
+		return fail_usage("--pid: '%s' is not a process id", arg);
+	if (o->root)
+		return fail_usage("%s", "give --pid or --binary-root, not both");
+	snprintf(o->pid_root, sizeof(o->pid_root), "/proc/%ld/root", pid);
+	o->root = o->pid_root;
+	return 0;
+}
+
+/* --folded or -o FILE: where the stacks go, in format (-1: as the name says). */
+static int set_output(struct symbolize_opts *o, const char *arg, int format)
+{
+	if (o->output)
+		return fail_usage("%s", "give --folded or -o FILE, not both");
+	o->format = format < 0 ? output_format_for(arg) : format;
+	if (o->format < 0)
+		return fail_usage("-o: cannot tell the format of '%s': use " OUTPUT_EXTENSIONS,
+				  arg);
+	o->output = arg;
+	return 0;
+}
+
+/* One option of stitch symbolize: a cli_opt_fn. */
+static int take_opt(void *ctx, int c, const char *arg)
+{
+	struct symbolize_opts *o = ctx;
+
+	switch (c) {
+	case 'p':
+		return set_pid_root(o, arg);
+	case 'r':
+		if (o->root)
+			return fail_usage("%s", "give --pid or --binary-root, not both");
+		o->root = arg;
+		break;
+	case 'k':
+		o->kallsyms = arg;
+		o->kallsyms_given = true;
+		break;
+	case 'f':
+		return set_output(o, "-", OUTPUT_FOLDED);
+	case 'o':
+		return set_output(o, arg, -1);
+	case 'F':
+		o->force = true;
+		break;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct symbolize_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "binary-root", required_argument, NULL, 'r' },
-		{ "kallsyms", required_argument, NULL, 'k' },
-		{ "folded", no_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char err[PATH_MAX + 128];
-	int c;
+	int rc;
 
 	o->kallsyms = "/proc/kallsyms";
 	o->input = "-";
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:r:k:fo:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p': {
-			long pid;
-
-			if (!cli_parse_long(optarg, 1, 0x7fffffff, &pid))
-				return fail_usage("--pid: '%s' is not a process id", optarg);
-			if (o->root)
-				return fail_usage("%s", "give --pid or --binary-root, not both");
-			snprintf(o->pid_root, sizeof(o->pid_root), "/proc/%ld/root", pid);
-			o->root = o->pid_root;
-			break;
-		}
-		case 'r':
-			if (o->root)
-				return fail_usage("%s", "give --pid or --binary-root, not both");
-			o->root = optarg;
-			break;
-		case 'k':
-			o->kallsyms = optarg;
-			o->kallsyms_given = true;
-			break;
-		case 'f':
-			if (o->output)
-				return fail_usage("%s", "give --folded or -o FILE, not both");
-			o->output = "-";
-			o->format = OUTPUT_FOLDED;
-			break;
-		case 'o':
-			if (o->output)
-				return fail_usage("%s", "give --folded or -o FILE, not both");
-			o->format = output_format_for(optarg);
-			if (o->format < 0)
-				return fail_usage("-o: cannot tell the format of '%s': use "
-						  OUTPUT_EXTENSIONS, optarg);
-			o->output = optarg;
-			break;
-		case 'F':
-			o->force = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			fprintf(stderr, "Try 'stitch symbolize --help'.\n");
-			return 2;
-		}
-	}
+	rc = cli_parse(&symbolize_cmd, argc, argv, take_opt, o);
+	if (rc)
+		return rc;
 	/* Found before reading any input. */
 	if (o->output && strcmp(o->output, "-") &&
 	    outfile_check(o->output, o->force, err, sizeof(err))) {

@@ -116,81 +116,92 @@ static int fail_usage(const char *fmt, const char *arg)
 	return cli_usage_error("stalls", fmt, arg);
 }
 
+enum { OPT_TOP = 256, OPT_FORCE };
+
+static const struct option longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "threshold", required_argument, NULL, 't' },
+	{ "loop-syscall", required_argument, NULL, 'l' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct cli_cmd stalls_cmd = { "stalls", usage, "+p:t:l:F:d:o:h", longopts };
+
+/* --loop-syscall: a name stitch knows, or a number. */
+static int set_loop(struct stalls_opts *o, const char *arg)
+{
+	long v;
+
+	o->loop_nr = stalls_syscall_nr(arg);
+	if (o->loop_nr >= 0)
+		return 0;
+	if (!cli_parse_long(arg, 0, 1023, &v))
+		return fail_usage("--loop-syscall: '%s' is not a system call stitch knows (see "
+				  "--help) nor a number", arg);
+	o->loop_nr = v;
+	return 0;
+}
+
+/* One option of stitch stalls: a cli_opt_fn. */
+static int take_opt(void *ctx, int c, const char *arg)
+{
+	struct stalls_opts *o = ctx;
+	long v;
+
+	switch (c) {
+	case 'p':
+		o->pids = arg;
+		break;
+	case 't':
+		o->threshold_ns = cli_parse_time(arg);
+		if (!o->threshold_ns)
+			return fail_usage("--threshold: '%s' is not a time between 1us and 1h "
+					  "(like 50ms, 500us, 0.2s)", arg);
+		break;
+	case 'l':
+		return set_loop(o, arg);
+	case 'F':
+		o->freq = arg;	/* record checks it */
+		break;
+	case 'd':
+		o->duration = arg;
+		break;
+	case 'o':
+		if (output_add("stalls", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS, arg))
+			return 2;
+		break;
+	case OPT_TOP:
+		if (!cli_parse_long(arg, 1, 100000, &v))
+			return fail_usage("--top: '%s' is not a positive count", arg);
+		o->top = v;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct stalls_opts *o)
 {
-	enum { OPT_TOP = 256, OPT_FORCE };
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "loop-syscall", required_argument, NULL, 'l' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long v;
-	int c;
+	int rc;
 
 	o->threshold_ns = DEFAULT_THRESHOLD_MS * 1000000ull;
 	o->loop_nr = -1;
 	o->top = DEFAULT_TOP;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:t:l:F:d:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			o->pids = optarg;
-			break;
-		case 't':
-			o->threshold_ns = cli_parse_time(optarg);
-			if (!o->threshold_ns)
-				return fail_usage("--threshold: '%s' is not a time between 1us and "
-						  "1h (like 50ms, 500us, 0.2s)", optarg);
-			break;
-		case 'l':
-			o->loop_nr = stalls_syscall_nr(optarg);
-			if (o->loop_nr < 0) {
-				if (!cli_parse_long(optarg, 0, 1023, &v))
-					return fail_usage("--loop-syscall: '%s' is not a system call "
-							  "stitch knows (see --help) nor a number", optarg);
-				o->loop_nr = v;
-			}
-			break;
-		case 'F':
-			o->freq = optarg;	/* record checks it */
-			break;
-		case 'd':
-			o->duration = optarg;
-			break;
-		case 'o':
-			if (output_add("stalls", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS,
-				       optarg))
-				return 2;
-			break;
-		case OPT_TOP:
-			if (!cli_parse_long(optarg, 1, 100000, &v))
-				return fail_usage("--top: '%s' is not a positive count", optarg);
-			o->top = v;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			fprintf(stderr, "Try 'stitch stalls --help'.\n");
-			return 2;
-		}
-	}
+	rc = cli_parse(&stalls_cmd, argc, argv, take_opt, o);
+	if (rc)
+		return rc;
 	if (optind < argc)
 		o->command = &argv[optind];
-	if (!o->pids == !o->command)
-		return fail_usage("%s", "say what to watch with exactly one of: -p PID, or "
-				  "-- COMMAND");
-	return 0;
+	return cli_one_target("stalls", (o->pids != NULL) + (o->command != NULL), "what to watch",
+			      "-p PID, or -- COMMAND");
 }
 
 /* ---- hooks into record's pipeline -------------------------------------- */

@@ -8,12 +8,43 @@
 
 #include "util/cli.h"
 
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, cli_opt_fn take, void *ctx)
+{
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, cmd->shortopts, cmd->longopts, NULL)) != -1) {
+		if (c == 'h') {
+			cmd->usage(stdout);
+			exit(0);
+		}
+		if (c == '?') {
+			fprintf(stderr, "Try 'stitch %s --help'.\n", cmd->name);
+			return 2;
+		}
+		rc = take(ctx, c, optarg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "stitch %s: ", cmd);
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'stitch %s --help'.\n", cmd);
 	return 2;
+}
+
+int cli_one_target(const char *cmd, int given, const char *what, const char *choices)
+{
+	char msg[256];
+
+	if (given == 1)
+		return 0;
+	snprintf(msg, sizeof(msg), "say %s with exactly one of: %s", what, choices);
+	return cli_usage_error(cmd, "%s", msg);
 }
 
 uint64_t cli_parse_time(const char *s)

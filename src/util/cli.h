@@ -1,19 +1,48 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What every stitch command's option parsing shares: the usage error,
- * integer arguments checked in full, and -p's list of processes.
+ * What every stitch command's option parsing shares: the walk over the
+ * options with --help and refused options, the usage error, integer and
+ * time arguments checked in full, -p's list of processes, and the rule of
+ * exactly one target.
  */
 #ifndef STITCH_CLI_H
 #define STITCH_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* A command: its name (stitch NAME), its --help text and its options. */
+struct cli_cmd {
+	const char *name;
+	void (*usage)(FILE *f);
+	const char *shortopts;		/* getopt_long's, with h for --help */
+	const struct option *longopts;
+};
+
+/* One option, as getopt_long returned it: 0, or the exit status to stop with. */
+typedef int (*cli_opt_fn)(void *ctx, int opt, const char *arg);
+
+/*
+ * Each option of argv, from argv[1], to take(ctx, opt, optarg); the
+ * operands start at optind after it.  -h/--help prints cmd's usage on
+ * stdout and exits 0; an option getopt_long refuses (it said why) is
+ * followed by the pointer to --help, and 2.  0, or take's first non-zero.
+ */
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, cli_opt_fn take, void *ctx);
 
 /*
  * "stitch CMD: <fmt with arg>" and a pointer to CMD's --help on stderr;
  * returns 2, the exit status of a usage error.
  */
 int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+
+/*
+ * Exactly one target given (given counts -p, -a, -- COMMAND, ...): 0, or
+ * the usage error "say WHAT with exactly one of: CHOICES".
+ */
+int cli_one_target(const char *cmd, int given, const char *what, const char *choices);
 
 /* A whole decimal integer in [min, max]: no trailing text, no overflow. */
 bool cli_parse_long(const char *s, long min, long max, long *out);
