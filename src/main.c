@@ -41,26 +41,31 @@ static void usage(FILE *f)
 "  stitch symbolize < server-stderr.log\n");
 }
 
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "record", cmd_record },
+	{ "report", cmd_report },
+	{ "diff", cmd_diff },
+	{ "stalls", cmd_stalls },
+	{ "snapshot", cmd_snapshot },
+	{ "latency", cmd_latency },
+	{ "symbolize", cmd_symbolize },
+};
+
 int main(int argc, char **argv)
 {
+	size_t i;
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
-	if (strcmp(argv[1], "record") == 0)
-		return cmd_record(argc - 1, argv + 1);
-	if (strcmp(argv[1], "report") == 0)
-		return cmd_report(argc - 1, argv + 1);
-	if (strcmp(argv[1], "diff") == 0)
-		return cmd_diff(argc - 1, argv + 1);
-	if (strcmp(argv[1], "stalls") == 0)
-		return cmd_stalls(argc - 1, argv + 1);
-	if (strcmp(argv[1], "snapshot") == 0)
-		return cmd_snapshot(argc - 1, argv + 1);
-	if (strcmp(argv[1], "latency") == 0)
-		return cmd_latency(argc - 1, argv + 1);
-	if (strcmp(argv[1], "symbolize") == 0)
-		return cmd_symbolize(argc - 1, argv + 1);
+	/* A command sees its own name as argv[0]: getopt's messages say it. */
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
