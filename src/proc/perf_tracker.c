@@ -137,6 +137,25 @@ static bool read_sample_id(const uint8_t *rec, size_t size, size_t fixed, struct
 	return true;
 }
 
+/*
+ * A queued event of type for a record with the pid at +8 (MMAP2, COMM) and
+ * sample_id sid: its type, time and pid set; NULL if out of memory.
+ */
+static struct ptrack_event *push_pid_event(struct perf_tracker *t, uint32_t type,
+					   const uint8_t *rec, const struct sample_id *sid)
+{
+	struct ptrack_event *ev = queue_push(t);
+	uint32_t pid;
+
+	if (!ev)
+		return NULL;
+	memcpy(&pid, rec + 8, sizeof(pid));
+	ev->type = type;
+	ev->time = sid->time;
+	ev->pid = pid;
+	return ev;
+}
+
 /* Parse one record (already linear in memory); size includes the header. */
 void perf_tracker_parse_record(struct perf_tracker *t, const uint8_t *rec, size_t size)
 {
@@ -167,14 +186,10 @@ void perf_tracker_parse_record(struct perf_tracker *t, const uint8_t *rec, size_
 			t->malformed++;
 			return;
 		}
-		ev = queue_push(t);
+		ev = push_pid_event(t, h.type, rec, &sid);
 		if (!ev)
 			return;
-		memcpy(u32s, rec + 8, 8);
 		memcpy(addr, rec + 16, 24);
-		ev->type = h.type;
-		ev->time = sid.time;
-		ev->pid = u32s[0];
 		ev->start = addr[0];
 		ev->len = addr[1];
 		ev->pgoff = addr[2];
@@ -205,13 +220,7 @@ void perf_tracker_parse_record(struct perf_tracker *t, const uint8_t *rec, size_
 			t->malformed++;
 			return;
 		}
-		ev = queue_push(t);
-		if (!ev)
-			return;
-		memcpy(u32s, rec + 8, 8);
-		ev->type = h.type;
-		ev->time = sid.time;
-		ev->pid = u32s[0];
+		push_pid_event(t, h.type, rec, &sid);
 		return;
 	case PERF_RECORD_FORK:
 		if (size < 8 + 24) {
