@@ -620,33 +620,50 @@ bool kagg_take(int fd, const void *key, int64_t epoch, uint64_t *count)
 	return true;
 }
 
+int kagg_reading_start(struct kagg_reading *rd, int fd, size_t key_size, size_t key_bytes)
+{
+	rd->keys = NULL;
+	rd->n = 0;
+	rd->sk = malloc(key_bytes);
+	rd->u = malloc(sizeof(*rd->u));
+	if (rd->sk && rd->u)
+		rd->keys = bpf_map_keys(fd, key_size, &rd->n);
+	if (!rd->keys) {
+		kagg_reading_end(rd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void kagg_reading_end(struct kagg_reading *rd)
+{
+	free(rd->keys);
+	free(rd->sk);
+	free(rd->u);
+}
+
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struct kagg_fds *fds,
 			    int64_t epoch, struct stack_table *stacks, uint64_t *stops,
 			    uint64_t *bytes)
 {
-	size_t kbytes = KUNWIND_KEY_BYTES;
-	struct stack_key *sk = malloc(kbytes);
-	struct kagg_ustack *u = malloc(sizeof(*u));
-	struct kagg_key *keys = NULL;
-	size_t nkeys = 0, i;
+	struct kagg_reading rd;
+	struct kagg_key *keys;
 	int64_t total = 0;
 	uint64_t count;
 	int err = 0;
+	size_t i;
 
-	if (sk && u)
-		keys = bpf_map_keys(counts_fd, sizeof(*keys), &nkeys);
-	if (!keys) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < nkeys; i++) {
+	if (kagg_reading_start(&rd, counts_fd, sizeof(*keys), KUNWIND_KEY_BYTES))
+		return -ENOMEM;
+	keys = rd.keys;
+	for (i = 0; i < rd.n; i++) {
 		int rc;
 
 		if (epoch >= 0 && keys[i].epoch != (uint32_t)epoch)
 			continue;
 		if (bpf_map_lookup_elem(counts_fd, &keys[i], &count) != 0)
 			continue;
-		rc = add_count(kw, fds, &keys[i], count, sk, u, stacks, stops, bytes);
+		rc = add_count(kw, fds, &keys[i], count, rd.sk, rd.u, stacks, stops, bytes);
 		/*
 		 * Its interpreter frames' definition is still in the ring: the
 		 * key stays for the last read, after the ring is drained, which
@@ -658,7 +675,7 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struc
 			struct kagg_key lost = keys[i];
 
 			lost.ihash = KAGG_IHASH_LOST;
-			rc = add_count(kw, fds, &lost, count, sk, u, stacks, stops, bytes);
+			rc = add_count(kw, fds, &lost, count, rd.sk, rd.u, stacks, stops, bytes);
 		}
 		if (epoch >= 0)
 			bpf_map_delete_elem(counts_fd, &keys[i]);
@@ -667,9 +684,6 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struc
 		else
 			err = -EINVAL;
 	}
-out:
-	free(keys);
-	free(sk);
-	free(u);
+	kagg_reading_end(&rd);
 	return err && !total ? err : total;
 }

@@ -306,6 +306,22 @@ int kunwind_key_build(const struct kunwind *kw, const struct kagg_fds *fds,
 		      uint64_t *bytes);
 
 /*
+ * Every key of a counts map (key_size bytes each, collected first: see
+ * util/bpf_keys.h), and room to build each one's stack_key (key_bytes) and
+ * user stack in, for kunwind_key_build.
+ */
+struct kagg_reading {
+	void *keys;
+	size_t n;
+	struct stack_key *sk;
+	struct kagg_ustack *u;
+};
+
+/* 0, or -ENOMEM with nothing left to free. */
+int kagg_reading_start(struct kagg_reading *rd, int fd, size_t key_size, size_t key_bytes);
+void kagg_reading_end(struct kagg_reading *rd);
+
+/*
  * One key, not from the counts map, counted count times: an off-CPU thread
  * still blocked when recording ends.  0, or -ENOENT if its stack is gone.
  */

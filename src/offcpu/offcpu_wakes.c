@@ -9,44 +9,37 @@
 #include "offcpu/offcpu.h"
 #include "offcpu/offcpu_waker.h"
 #include "offcpu/offcpu_wakes.h"
-#include "util/bpf_keys.h"
 
 /* A blocked stack's key, then its waker's frames. */
 #define WAKE_KEY_BYTES (KUNWIND_KEY_BYTES + OFFCPU_WAKER_BYTES)
 
 int64_t offcpu_read_wakes(int wakes_fd, int64_t epoch, const struct offcpu_sink *s)
 {
-	struct stack_key *sk = malloc(WAKE_KEY_BYTES);
-	struct kagg_ustack *u = malloc(sizeof(*u));
-	struct offcpu_wake_key *keys = NULL;
-	size_t nkeys = 0, i;
+	struct offcpu_wake_key *keys;
+	struct kagg_reading rd;
 	int64_t total = 0;
-	uint64_t ns;
 	int err = 0, kb;
+	uint64_t ns;
+	size_t i;
 
-	if (sk && u)
-		keys = bpf_map_keys(wakes_fd, sizeof(*keys), &nkeys);
-	if (!keys) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < nkeys; i++) {
+	if (kagg_reading_start(&rd, wakes_fd, sizeof(*keys), WAKE_KEY_BYTES))
+		return -ENOMEM;
+	keys = rd.keys;
+	for (i = 0; i < rd.n; i++) {
 		/* The blocked stack's key comes first, with its epoch. */
 		if (!kagg_take(wakes_fd, &keys[i], epoch, &ns))
 			continue;
-		kb = kunwind_key_build(s->kw, &s->fds, &keys[i].blocked, sk, u, s->bytes);
+		kb = kunwind_key_build(s->kw, &s->fds, &keys[i].blocked, rd.sk, rd.u, s->bytes);
 		if (kb < 0) {
 			err = kb;
 			continue;
 		}
-		s->stops[u->stop]++;
-		stacks_add_n(s->stacks, sk,
-			     offcpu_waker_frames(s->kw, &s->fds, &keys[i].waker, sk, kb, u), ns);
+		s->stops[rd.u->stop]++;
+		stacks_add_n(s->stacks, rd.sk,
+			     offcpu_waker_frames(s->kw, &s->fds, &keys[i].waker, rd.sk, kb, rd.u),
+			     ns);
 		total += ns;
 	}
-out:
-	free(keys);
-	free(sk);
-	free(u);
+	kagg_reading_end(&rd);
 	return err && !total ? err : total;
 }
