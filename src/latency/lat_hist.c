@@ -43,31 +43,40 @@ void lat_hist_log2(const struct lat_hist *h, uint64_t counts[64])
 	}
 }
 
+struct time_unit {
+	double ns;		/* nanoseconds in one */
+	const char *name;
+	int decimals;		/* lat_format_ns's */
+};
+
+/* The largest unit a time has one of: s, ms, us or ns. */
+static const struct time_unit *unit_of(uint64_t ns)
+{
+	static const struct time_unit units[] = {
+		{ 1e9, "s", 2 }, { 1e6, "ms", 2 }, { 1e3, "us", 1 }, { 1, "ns", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(units) / sizeof(units[0]) && ns < units[i].ns; i++)
+		;
+	return &units[i];
+}
+
 void lat_format_ns(char *buf, size_t len, uint64_t ns)
 {
-	if (ns >= 10000000000ull)
-		snprintf(buf, len, "%.0f s", ns / 1e9);
-	else if (ns >= 1000000000ull)
-		snprintf(buf, len, "%.2f s", ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	const struct time_unit *u = unit_of(ns);
+
+	/* Ten seconds and more: whole seconds. */
+	snprintf(buf, len, "%.*f %s", ns >= 10000000000ull ? 0 : u->decimals, ns / u->ns,
+		 u->name);
 }
 
 /* Bounds printed short: 512 ns, 1 us, 2 us, ... 1 ms, 2 ms (powers of two, rounded). */
 static void bound(char *buf, size_t len, uint64_t ns)
 {
-	if (ns >= 1000000000ull)
-		snprintf(buf, len, "%.3g s", ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, len, "%.3g ms", ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, len, "%.3g us", ns / 1e3);
-	else
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	const struct time_unit *u = unit_of(ns);
+
+	snprintf(buf, len, "%.3g %s", ns / u->ns, u->name);
 }
 
 void lat_hist_print(const struct lat_hist *h, FILE *f)
