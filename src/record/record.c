@@ -27,6 +27,7 @@
 #include "offcpu/offcpu_wakes.h"
 #include "record/record_internal.h"
 #include "util/clock.h"
+#include "util/libbpf_log.h"
 #include "util/privileges.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -415,7 +416,7 @@ int record_main(int argc, char **argv, const struct record_hooks *hooks)
 		rc = 1;
 		goto out_opts;
 	}
-	libbpf_set_print(libbpf_quiet);
+	libbpf_quiet();
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;

@@ -142,7 +142,6 @@ int handle_sample_in_turn(void *ctx, void *data, size_t size);
 /* setup.c */
 /* Where the kernel stores counted stacks, for user space to read. */
 struct kagg_fds kagg_fds_of(struct recorder *r);
-int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap);
 /* Open and load the capture program (falling back to copying stacks); 0 or -1. */
 int open_bpf(struct recorder *r);
 int trace_tgid(struct recorder *r, uint32_t tgid);

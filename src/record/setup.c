@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* stitch record: loading the capture program and attaching it. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,15 +20,6 @@ struct kagg_fds kagg_fds_of(struct recorder *r)
 		.ustacks = bpf_map__fd(r->skel->maps.kagg_ustacks),
 		.ustacks_long = bpf_map__fd(r->skel->maps.kagg_ustacks_long),
 	};
-}
-
-int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_WARN && getenv("STITCH_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	if (level == LIBBPF_DEBUG && getenv("STITCH_DEBUG_BPF"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
 }
 
 /*

@@ -32,6 +32,7 @@
 #include "unwind/unwind.h"
 #include "util/cli.h"
 #include "util/clock.h"
+#include "util/libbpf_log.h"
 #include "util/privileges.h"
 #include "snapshot/snap_report.h"
 #include "snapshot/stack_rest.h"
@@ -263,15 +264,6 @@ static int pids_of_comm(struct snap_opts *o)
 	return 0;
 }
 
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_WARN && getenv("STITCH_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	if (level == LIBBPF_DEBUG && getenv("STITCH_DEBUG_BPF"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
-}
-
 static int load_bpf(struct snapper *s)
 {
 	struct snap_opts *o = s->o;
@@ -279,7 +271,7 @@ static int load_bpf(struct snapper *s)
 	uint8_t one = 1;
 	int err;
 
-	libbpf_set_print(libbpf_quiet);
+	libbpf_quiet();
 	s->skel = snapshot_bpf__open();
 	if (!s->skel) {
 		fprintf(stderr, "stitch snapshot: cannot open the BPF object: %s\n",

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What libbpf prints: nothing, unless asked for with STITCH_DEBUG (its
+ * warnings) or STITCH_DEBUG_BPF (its debug lines: the verifier's log).
+ */
+#ifndef STITCH_UTIL_LIBBPF_LOG_H
+#define STITCH_UTIL_LIBBPF_LOG_H
+
+/* Sets libbpf's printer to the one above: before a command opens its BPF objects. */
+void libbpf_quiet(void);
+
+#endif /* STITCH_UTIL_LIBBPF_LOG_H */
