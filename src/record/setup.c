@@ -300,31 +300,27 @@ int attach_all(struct recorder *r)
 	return 0;
 }
 
+/* prog attached, its link where the skeleton's destroy finds it: 0, or -1 (errno). */
+static int attach_kept(struct bpf_program *prog, struct bpf_link **link)
+{
+	*link = bpf_program__attach(prog);
+	return *link ? 0 : -1;
+}
+
 int attach_process_tracking(struct recorder *r)
 {
-	struct bpf_link *l;
+	struct capture_bpf *skel = r->skel;
 
 	/* kunwind: forget a process's mapping list when it execs or exits. */
-	if (r->kw_ready) {
-		l = bpf_program__attach(r->skel->progs.kunwind_on_exec);
-		if (!l)
-			goto fail;
-		r->skel->links.kunwind_on_exec = l;
-		l = bpf_program__attach(r->skel->progs.kunwind_on_exit);
-		if (!l)
-			goto fail;
-		r->skel->links.kunwind_on_exit = l;
-	}
+	if (r->kw_ready &&
+	    (attach_kept(skel->progs.kunwind_on_exec, &skel->links.kunwind_on_exec) ||
+	     attach_kept(skel->progs.kunwind_on_exit, &skel->links.kunwind_on_exit)))
+		goto fail;
 	if (r->o->all)
 		return 0;
-	l = bpf_program__attach(r->skel->progs.on_fork);
-	if (!l)
+	if (attach_kept(skel->progs.on_fork, &skel->links.on_fork) ||
+	    attach_kept(skel->progs.on_exit, &skel->links.on_exit))
 		goto fail;
-	r->skel->links.on_fork = l;
-	l = bpf_program__attach(r->skel->progs.on_exit);
-	if (!l)
-		goto fail;
-	r->skel->links.on_exit = l;
 	return 0;
 fail:
 	fprintf(stderr, "stitch record: cannot follow new processes: %s\n", strerror(errno));
