@@ -23,15 +23,27 @@ struct wmapping {
 	uint8_t flags;
 };
 
-struct wfunc {
+/* What a function and a location both begin with: where it is indexed, and its id. */
+struct wrow {
 	struct hmap_node node;
 	uint32_t id;
+};
+
+/* Functions or locations, each once, numbered from 1 in the order first met. */
+struct wtable {
+	struct hmap index;
+	struct wrow **rows;	/* rows[id - 1] */
+	uint32_t n;
+	size_t cap;
+};
+
+struct wfunc {
+	struct wrow row;
 	uint32_t name, file;
 };
 
 struct wloc {
-	struct hmap_node node;
-	uint32_t id;
+	struct wrow row;
 	uint32_t first, n;	/* group in w->gframes, outermost first */
 };
 
@@ -51,12 +63,7 @@ struct writer {
 	uint32_t nmaps;
 	uint32_t *module_map;	/* module string -> mapping id (0: none) */
 	uint32_t kernel_map, interp_map[NINTERP];
-	/* functions and locations: ids are index + 1 */
-	struct hmap fn_index, loc_index;
-	struct wfunc **fns;
-	uint32_t nfns, capfns;
-	struct wloc **locs;
-	uint32_t nlocs, caplocs;
+	struct wtable fns, locs;
 	uint32_t *gframes;	/* frames of every location group */
 	size_t ngframes, capgframes;
 	uint64_t *ids;		/* one sample's location ids */
@@ -252,37 +259,46 @@ static bool loc_eq(const struct hmap_node *node, const void *key)
  * Keying on the frames themselves (not just module+address) keeps every
  * name exact even if two symbolizations of one address differed.
  */
+/* A new row of size bytes, indexed under h and numbered next; NULL if out of memory or ids. */
+static void *wtable_add(struct wtable *t, uint64_t h, size_t size)
+{
+	struct wrow *row;
+
+	if (t->n == UINT32_MAX - 1 ||
+	    array_reserve((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows), 64))
+		return NULL;
+	row = malloc(size);
+	if (!row)
+		return NULL;
+	row->id = ++t->n;
+	t->rows[row->id - 1] = row;
+	hmap_insert(&t->index, &row->node, h);
+	return row;
+}
+
 static int location_of(struct writer *w, const uint32_t *frames, uint32_t n, uint32_t *id)
 {
 	struct group_key key = { frames, n, w };
 	uint64_t h = hash_bytes(frames, n * sizeof(*frames), n);
-	struct wloc *l = (struct wloc *)hmap_find(&w->loc_index, h, loc_eq, &key);
+	struct wloc *l = (struct wloc *)hmap_find(&w->locs.index, h, loc_eq, &key);
 	size_t cap;
 
 	if (l) {
-		*id = l->id;
+		*id = l->row.id;
 		return 0;
 	}
 	cap = w->capgframes;
 	if (array_reserve((void **)&w->gframes, &cap, w->ngframes + n, sizeof(*w->gframes), 64))
 		return -ENOMEM;
 	w->capgframes = cap;
-	cap = w->caplocs;
-	if (w->nlocs == UINT32_MAX - 1 ||
-	    array_reserve((void **)&w->locs, &cap, w->nlocs + 1, sizeof(*w->locs), 64))
-		return -ENOMEM;
-	w->caplocs = cap;
-	l = malloc(sizeof(*l));
+	l = wtable_add(&w->locs, h, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	memcpy(&w->gframes[w->ngframes], frames, n * sizeof(*frames));
 	l->first = w->ngframes;
 	l->n = n;
-	l->id = ++w->nlocs;
 	w->ngframes += n;
-	w->locs[l->id - 1] = l;
-	hmap_insert(&w->loc_index, &l->node, h);
-	*id = l->id;
+	*id = l->row.id;
 	return 0;
 }
 
@@ -302,26 +318,16 @@ static int function_of(struct writer *w, uint32_t name, uint32_t file, uint32_t 
 {
 	struct fn_key key = { name, file };
 	uint64_t h = hash_u64(name | (uint64_t)file << 32);
-	struct wfunc *f = (struct wfunc *)hmap_find(&w->fn_index, h, fn_eq, &key);
-	size_t cap = w->capfns;
+	struct wfunc *f = (struct wfunc *)hmap_find(&w->fns.index, h, fn_eq, &key);
 
-	if (f) {
-		*id = f->id;
-		return 0;
+	if (!f) {
+		f = wtable_add(&w->fns, h, sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		f->name = name;
+		f->file = file;
 	}
-	if (w->nfns == UINT32_MAX - 1 ||
-	    array_reserve((void **)&w->fns, &cap, w->nfns + 1, sizeof(*w->fns), 64))
-		return -ENOMEM;
-	w->capfns = cap;
-	f = malloc(sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	f->name = name;
-	f->file = file;
-	f->id = ++w->nfns;
-	w->fns[f->id - 1] = f;
-	hmap_insert(&w->fn_index, &f->node, h);
-	*id = f->id;
+	*id = f->row.id;
 	return 0;
 }
 
@@ -427,12 +433,12 @@ static int write_locations(struct writer *w)
 	uint32_t i, j, fid;
 	int rc;
 
-	for (i = 0; i < w->nlocs; i++) {
-		const struct wloc *l = w->locs[i];
+	for (i = 0; i < w->locs.n; i++) {
+		const struct wloc *l = (const struct wloc *)w->locs.rows[i];
 		const struct prof_frame *head = wframe(w, w->gframes[l->first]);
 		uint32_t map = frame_mapping(w, head);
 
-		pb_put_uint(&w->msg, LOCATION_ID, l->id);
+		pb_put_uint(&w->msg, LOCATION_ID, l->row.id);
 		if (map)
 			pb_put_uint(&w->msg, LOCATION_MAPPING_ID, map);
 		if (head->addr && head->kind != FRAME_MARK)
@@ -488,11 +494,11 @@ static int write_rest(struct writer *w)
 	rc = write_locations(w);
 	if (rc)
 		return rc;
-	for (i = 0; i < w->nfns; i++) {
-		const struct wfunc *f = w->fns[i];
+	for (i = 0; i < w->fns.n; i++) {
+		const struct wfunc *f = (const struct wfunc *)w->fns.rows[i];
 
 		/* No start_line: we do not know where functions begin. */
-		pb_put_uint(&w->msg, FUNCTION_ID, f->id);
+		pb_put_uint(&w->msg, FUNCTION_ID, f->row.id);
 		pb_put_uint(&w->msg, FUNCTION_NAME, f->name);
 		pb_put_uint(&w->msg, FUNCTION_SYSTEM_NAME, f->name);
 		if (f->file)
@@ -535,7 +541,7 @@ int pprof_write(FILE *f, const struct profile *p)
 	if (deflateInit2(&w.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
-	if (hmap_init(&w.fn_index, 1024) || hmap_init(&w.loc_index, 1024)) {
+	if (hmap_init(&w.fns.index, 1024) || hmap_init(&w.locs.index, 1024)) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -567,10 +573,10 @@ out:
 	pb_buf_free(&w.out);
 	pb_buf_free(&w.msg);
 	pb_buf_free(&w.sub);
-	hmap_free_all(&w.fn_index);
-	hmap_free_all(&w.loc_index);
-	free(w.fns);
-	free(w.locs);
+	hmap_free_all(&w.fns.index);
+	hmap_free_all(&w.locs.index);
+	free(w.fns.rows);
+	free(w.locs.rows);
 	free(w.gframes);
 	free(w.ids);
 	free(w.maps);
