@@ -36,39 +36,37 @@ static int hexval(char c)
 	return -1;
 }
 
-/* The whole span is 1..16 hex digits. */
-static bool whole_hex(struct span s, uint64_t *out)
+/* The whole span is 1..max digits in base (10 or 16): no sign, no prefix. */
+static bool whole_number(struct span s, int base, size_t max, uint64_t *out)
 {
 	uint64_t v = 0;
 	size_t i;
 
-	if (s.n == 0 || s.n > 16)
+	if (s.n == 0 || s.n > max)
 		return false;
 	for (i = 0; i < s.n; i++) {
 		int d = hexval(s.p[i]);
 
-		if (d < 0)
+		if (d < 0 || d >= base)
 			return false;
-		v = v << 4 | d;
+		v = v * base + d;
 	}
 	*out = v;
 	return true;
 }
 
+/* The whole span is 1..16 hex digits. */
+static bool whole_hex(struct span s, uint64_t *out)
+{
+	return whole_number(s, 16, 16, out);
+}
+
 /* The whole span is a decimal number below 2^32. */
 static bool whole_u32(struct span s, uint32_t *out)
 {
-	uint64_t v = 0;
-	size_t i;
+	uint64_t v;
 
-	if (s.n == 0 || s.n > 10)
-		return false;
-	for (i = 0; i < s.n; i++) {
-		if (s.p[i] < '0' || s.p[i] > '9')
-			return false;
-		v = v * 10 + (s.p[i] - '0');
-	}
-	if (v > UINT32_MAX)
+	if (!whole_number(s, 10, 10, &v) || v > UINT32_MAX)
 		return false;
 	*out = v;
 	return true;
