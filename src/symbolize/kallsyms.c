@@ -123,29 +123,22 @@ static bool is_section_marker(const char *name)
 /* Classify the type letter; false for entries we ignore. */
 static bool classify(char type, const char *name, struct ksym *s)
 {
-	switch (type) {
-	case 'T':
-		s->rank = 0;
-		break;
-	case 'W':
-		s->rank = 1;
-		break;
-	case 't':
-		s->rank = 2;
-		break;
-	case 'w':
-		s->rank = 3;
-		break;
-	case 'd': case 'D': case 'b': case 'B': case 'r': case 'R': case 'v': case 'V':
-	case 'g': case 'G': case 's': case 'S':
+	/* Text symbols rank by how good a name they are: global, weak, local, local weak. */
+	static const char text[] = "TWtw";
+	const char *t = type ? strchr(text, type) : NULL;
+
+	if (t) {
+		s->rank = t - text;
+		s->kind = is_section_marker(name) ? KSYM_BOUNDARY : KSYM_TEXT;
+		return true;
+	}
+	/* Data, bss, read-only and the rest: no function reaches past one. */
+	if (type && strchr("dDbBrRvVgGsS", type)) {
 		s->kind = KSYM_BOUNDARY;
 		s->rank = 4;
 		return true;
-	default:
-		return false;
 	}
-	s->kind = is_section_marker(name) ? KSYM_BOUNDARY : KSYM_TEXT;
-	return true;
+	return false;
 }
 
 /* Split one line in place; false for a line that is not a symbol. */
