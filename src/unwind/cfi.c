@@ -226,37 +226,34 @@ static void builder_free(struct builder *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static int push_row(struct builder *b, uint64_t pc, const struct stitch_unwind_row *r)
+/* One brow more at the end of *arr (*nr used, *cap room): 0 or -errno. */
+static int push_brow(struct brow **arr, size_t *nr, size_t *cap, uint64_t pc,
+		     const struct stitch_unwind_row *r, bool closing)
 {
-	int err;
+	int err = array_reserve((void **)arr, cap, *nr + 1, sizeof(**arr), 256);
 
-	if (++b->total_rows > CFI_MAX_ROWS)
-		return -E2BIG;
-	err = array_reserve((void **)&b->rows, &b->cap_rows, b->nr_rows + 1, sizeof(*b->rows), 256);
 	if (err)
 		return err;
-	b->rows[b->nr_rows].pc = pc;
-	b->rows[b->nr_rows].r = *r;
-	b->rows[b->nr_rows].closing = 0;
-	b->nr_rows++;
+	(*arr)[*nr].pc = pc;
+	(*arr)[*nr].r = *r;
+	(*arr)[*nr].closing = closing;
+	(*nr)++;
 	return 0;
+}
+
+static int push_row(struct builder *b, uint64_t pc, const struct stitch_unwind_row *r)
+{
+	if (++b->total_rows > CFI_MAX_ROWS)
+		return -E2BIG;
+	return push_brow(&b->rows, &b->nr_rows, &b->cap_rows, pc, r, false);
 }
 
 static int push_out(struct builder *b, uint64_t pc, const struct stitch_unwind_row *r,
 		    bool closing)
 {
-	int err;
-
 	if (b->nr_out >= CFI_MAX_ROWS)
 		return -E2BIG;
-	err = array_reserve((void **)&b->out, &b->cap_out, b->nr_out + 1, sizeof(*b->out), 256);
-	if (err)
-		return err;
-	b->out[b->nr_out].pc = pc;
-	b->out[b->nr_out].r = *r;
-	b->out[b->nr_out].closing = closing;
-	b->nr_out++;
-	return 0;
+	return push_brow(&b->out, &b->nr_out, &b->cap_out, pc, r, closing);
 }
 
 static int push_interval(struct interval **arr, size_t *nr, size_t *cap, uint64_t lo,
