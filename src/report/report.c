@@ -229,6 +229,12 @@ static int write_out(const char *cmd, const struct report_opts *o, const struct 
 	return 0;
 }
 
+/* n input files after the options: 0, or the usage error what says. */
+static int want_inputs(const struct report_opts *o, int argc, int n, const char *what)
+{
+	return argc - optind == n ? 0 : cli_usage_error(o->cmd, "%s", what);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
@@ -236,19 +242,14 @@ int cmd_report(int argc, char **argv)
 	int rc;
 
 	rc = parse_report_opts(argc, argv, &report_cmd, &o);
-	if (rc)
-		goto out;
-	if (argc - optind != 1) {
-		fprintf(stderr, "stitch report: give one input file\nTry 'stitch report --help'.\n");
-		rc = 2;
-		goto out;
+	if (!rc)
+		rc = want_inputs(&o, argc, 1, "give one input file");
+	if (!rc)
+		rc = load("report", argv[optind], &o, &p);
+	if (!rc) {
+		rc = write_out("report", &o, &p, NULL);
+		profile_free(&p);
 	}
-	rc = load("report", argv[optind], &o, &p);
-	if (rc)
-		goto out;
-	rc = write_out("report", &o, &p, NULL);
-	profile_free(&p);
-out:
 	filter_free(&o.filter);
 	return rc;
 }
@@ -260,31 +261,22 @@ int cmd_diff(int argc, char **argv)
 	int rc;
 
 	rc = parse_report_opts(argc, argv, &diff_cmd, &o);
-	if (rc)
-		goto out;
-	if (argc - optind != 2) {
-		fprintf(stderr, "stitch diff: give two input files, BEFORE and AFTER\n"
-			"Try 'stitch diff --help'.\n");
-		rc = 2;
-		goto out;
-	}
-	if (o.format != OUTPUT_SVG) {
+	if (!rc)
+		rc = want_inputs(&o, argc, 2, "give two input files, BEFORE and AFTER");
+	if (!rc && o.format != OUTPUT_SVG) {
 		fprintf(stderr, "stitch diff: writes a differential flame graph: use -o FILE.svg\n");
 		rc = 2;
-		goto out;
 	}
-	rc = load("diff", argv[optind], &o, &before);
-	if (rc)
-		goto out;
-	rc = load("diff", argv[optind + 1], &o, &after);
-	if (rc) {
+	if (!rc)
+		rc = load("diff", argv[optind], &o, &before);
+	if (!rc) {
+		rc = load("diff", argv[optind + 1], &o, &after);
+		if (!rc) {
+			rc = write_out("diff", &o, &after, &before);
+			profile_free(&after);
+		}
 		profile_free(&before);
-		goto out;
 	}
-	rc = write_out("diff", &o, &after, &before);
-	profile_free(&before);
-	profile_free(&after);
-out:
 	filter_free(&o.filter);
 	return rc;
 }
