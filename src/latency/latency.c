@@ -33,6 +33,7 @@
 #include "util/cli.h"
 #include "util/bpf_keys.h"
 #include "util/clock.h"
+#include "util/libbpf_log.h"
 #include "util/outfile.h"
 #include "util/privileges.h"
 #include "capture.skel.h"
@@ -42,7 +43,6 @@
 #define DEFAULT_FREQ 999
 #define DEFAULT_TOP 5
 #define MAX_OUTPUTS 8
-#define MAX_RECORD_ARGS 32
 
 struct lat_opts {
 	struct lat_root root;
@@ -273,24 +273,13 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 		bpf_map__set_max_entries(l->skel->maps.child_bufs, 1);
 	err = latency_bpf__load(l->skel);
 	if (err) {
-		fprintf(stderr, "stitch latency: cannot load the BPF programs: %s%s\n",
-			strerror(-err), err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
-			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
+		libbpf_load_failed("stitch latency", err);
 		return -1;
 	}
 	/* The gate is ours: threads in a call, samples once it is threshold old. */
-	rskel->rodata->gate_on = true;
 	rskel->rodata->gate_wall = true;
-	err = bpf_map__reuse_fd(rskel->maps.gate_threads, bpf_map__fd(l->skel->maps.gate_threads));
-	if (!err)
-		err = bpf_map__reuse_fd(rskel->maps.traced_tgids,
-					bpf_map__fd(l->skel->maps.traced_tgids));
-	if (err) {
-		fprintf(stderr, "stitch latency: cannot share maps with the sampler: %s\n",
-			strerror(-err));
-		return -1;
-	}
-	return 0;
+	return record_gate_share(rskel, "stitch latency", bpf_map__fd(l->skel->maps.gate_threads),
+				 bpf_map__fd(l->skel->maps.traced_tgids));
 }
 
 static int on_slow_call(void *ctx, void *data, size_t size)
@@ -562,41 +551,7 @@ int cmd_latency(int argc, char **argv)
 {
 	struct lat_opts o = { 0 };
 	struct latency l = { .o = &o };
-	struct record_hooks hooks;
-	char **av;
-	int rc, n;
-
-	rc = parse_opts(argc, argv, &o);
-	if (rc)
-		return rc;
-	if (output_check_all("latency", o.outputs, o.noutputs, o.force))
-		return 1;
-	if (check_tracing_privileges("stitch latency") != 0)
-		return 1;
-	av = calloc(MAX_RECORD_ARGS + argc, sizeof(*av));
-	if (!av)
-		return 1;
-	if (o.children) {
-		rc = lat_children_parse(&l.children, o.children, &o.root);
-		if (rc)
-			goto out;
-	}
-	/* cpu samples and off-CPU time (-e wall) of the same targets */
-	n = record_request_args(&(struct record_request){
-		.name = "stitch latency", .event = "wall", .freq = o.freq_arg,
-		.duration = o.duration, .pids = o.pids, .all = o.all, .command = o.command,
-		.wakers = o.wakers,
-	}, av, MAX_RECORD_ARGS + argc);
-	if (n < 0 || resolver_init(&l.res, NULL) ||
-	    lat_calls_init(&l.calls, o.root.name, 1000000000ull / o.freq, o.top)) {
-		fprintf(stderr, "stitch latency: out of memory\n");
-		rc = 1;
-		goto out;
-	}
-	l.calls.children = l.children.n > 0;
-	l.calls.keyed = o.root.nkeys > 0;
-	resolver_name_kernel_lazily(&l.res, "/proc/kallsyms");
-	hooks = (struct record_hooks){
+	const struct record_hooks hooks = {
 		.ctx = &l,
 		.before_load = before_load,
 		.attached = attached,
@@ -605,18 +560,45 @@ int cmd_latency(int argc, char **argv)
 		.poll = on_poll,
 		.finish = finish,
 	};
-	rc = record_main(n, av, &hooks);
+	int rc, i;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (output_check_all("latency", o.outputs, o.noutputs, o.force))
+		return 1;
+	if (check_tracing_privileges("stitch latency") != 0)
+		return 1;
+	if (o.children) {
+		rc = lat_children_parse(&l.children, o.children, &o.root);
+		if (rc)
+			goto out;
+	}
+	if (resolver_init(&l.res, NULL) ||
+	    lat_calls_init(&l.calls, o.root.name, 1000000000ull / o.freq, o.top)) {
+		fprintf(stderr, "stitch latency: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	l.calls.children = l.children.n > 0;
+	l.calls.keyed = o.root.nkeys > 0;
+	resolver_name_kernel_lazily(&l.res, "/proc/kallsyms");
+	/* cpu samples and off-CPU time (-e wall) of the same targets */
+	rc = record_run(&(struct record_request){
+		.name = "stitch latency", .event = "wall", .freq = o.freq_arg,
+		.duration = o.duration, .pids = o.pids, .all = o.all, .command = o.command,
+		.wakers = o.wakers,
+	}, &hooks);
 out:
 	lat_calls_free(&l.calls);
 	resolver_free(&l.res);
 	ring_buffer__free(l.rb);
-	for (n = 0; n < LAT_ROOT_LINKS; n++)
-		bpf_link__destroy(l.links[n]);
+	for (i = 0; i < LAT_ROOT_LINKS; i++)
+		bpf_link__destroy(l.links[i]);
 	lat_children_free(&l.children);
 	latency_bpf__destroy(l.skel);
-	for (n = 0; n < (int)l.npending; n++)
-		free(l.pending[n].ev);
+	for (i = 0; i < (int)l.npending; i++)
+		free(l.pending[i].ev);
 	free(l.pending);
-	free(av);
 	return rc;
 }

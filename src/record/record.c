@@ -464,7 +464,8 @@ out_opts:
 	return rc;
 }
 
-int record_request_args(const struct record_request *r, char **av, int max)
+/* record's argv for r in av (max entries with the NULL); argc, or -1 if it does not fit. */
+static int request_args(const struct record_request *r, char **av, int max)
 {
 	char *fixed[] = { (char *)r->name, "-e", (char *)r->event, "-F",
 			  (char *)(r->freq ? r->freq : "999"), "--per-event" };
@@ -496,4 +497,21 @@ int record_request_args(const struct record_request *r, char **av, int max)
 	}
 	av[n] = NULL;
 	return n;
+}
+
+int record_run(const struct record_request *r, const struct record_hooks *hooks)
+{
+	/* Room for every option a request turns into, then COMMAND's words. */
+	int max = 32, n, rc;
+	char **av;
+
+	for (n = 0; r->command && r->command[n]; n++)
+		max++;
+	av = calloc(max, sizeof(*av));
+	if (!av)
+		return 1;
+	n = request_args(r, av, max);
+	rc = n < 0 ? 1 : record_main(n, av, hooks);
+	free(av);
+	return rc;
 }

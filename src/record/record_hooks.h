@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Another command driving record's pipeline (stitch stalls): the same
+ * Another command driving record's pipeline (stitch stalls, latency): the same
  * targets, BPF capture, process model, unwinding and symbolization, with its
  * own BPF programs beside record's and its own use of each unwound stack.
  * Every hook is optional.
@@ -54,7 +54,15 @@ struct record_request {
 	char **command;			/* -- COMMAND, NULL-terminated; NULL: none */
 };
 
-/* record's argv for r in av (max entries with the NULL); argc, or -1 if it does not fit. */
-int record_request_args(const struct record_request *r, char **av, int max);
+/* record_main for another command, with r said as record's options: 0, or an exit status. */
+int record_run(const struct record_request *r, const struct record_hooks *hooks);
+
+/*
+ * For a before_load hook: record's samples gated by the driving command's
+ * own programs, through their maps of gated threads and traced processes.
+ * 0, or -1 (said, as who).
+ */
+int record_gate_share(struct capture_bpf *skel, const char *who, int gate_threads_fd,
+		      int traced_tgids_fd);
 
 #endif /* STITCH_RECORD_HOOKS_H */

@@ -10,6 +10,7 @@
 #include "capture.skel.h"
 
 #include "record/record_internal.h"
+#include "util/libbpf_log.h"
 
 /* ---- setup and teardown ------------------------------------------------ */
 
@@ -194,9 +195,7 @@ static int load_bpf(struct recorder *r)
 	if (err && quiet && err != -EPERM)
 		return err;	/* the caller falls back to copying, and says so */
 	if (err) {
-		fprintf(stderr, "stitch record: cannot load the BPF programs: %s%s\n", strerror(-err),
-			err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
-			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
+		libbpf_load_failed("stitch record", err);
 		return err;
 	}
 	err = workers_set(r->skel, r->skel, CAPTURE_WORKER_NATIVE);
@@ -298,6 +297,21 @@ int attach_all(struct recorder *r)
 		}
 	}
 	return 0;
+}
+
+int record_gate_share(struct capture_bpf *skel, const char *who, int gate_threads_fd,
+		      int traced_tgids_fd)
+{
+	int err;
+
+	skel->rodata->gate_on = true;
+	err = bpf_map__reuse_fd(skel->maps.gate_threads, gate_threads_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.traced_tgids, traced_tgids_fd);
+	if (err)
+		fprintf(stderr, "%s: cannot share maps with the sampler: %s\n", who,
+			strerror(-err));
+	return err ? -1 : 0;
 }
 
 /* prog attached, its link where the skeleton's destroy finds it: 0, or -1 (errno). */

@@ -29,12 +29,12 @@
 #include "stalls/stall_stacks.h"
 #include "stalls/stalls_seed.h"
 #include "util/clock.h"
+#include "util/libbpf_log.h"
 
 #define DEFAULT_THRESHOLD_MS 50
 #define DEFAULT_FREQ 999
 #define DEFAULT_TOP 3
 #define MAX_OUTPUTS 8
-#define MAX_RECORD_ARGS 32
 
 static const char *const auto_loop_syscalls[] = {
 	"epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect6",
@@ -225,23 +225,12 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 	s->skel->rodata->ncandidates = i;
 	err = stalls_bpf__load(s->skel);
 	if (err) {
-		fprintf(stderr, "stitch stalls: cannot load the BPF programs: %s%s\n", strerror(-err),
-			err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
-			" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
+		libbpf_load_failed("stitch stalls", err);
 		return -1;
 	}
 	/* One state per thread, one target set: record reads them, we own them. */
-	rskel->rodata->gate_on = true;
-	err = bpf_map__reuse_fd(rskel->maps.gate_threads, bpf_map__fd(s->skel->maps.gate_threads));
-	if (!err)
-		err = bpf_map__reuse_fd(rskel->maps.traced_tgids,
-					bpf_map__fd(s->skel->maps.traced_tgids));
-	if (err) {
-		fprintf(stderr, "stitch stalls: cannot share maps with the sampler: %s\n",
-			strerror(-err));
-		return -1;
-	}
-	return 0;
+	return record_gate_share(rskel, "stitch stalls", bpf_map__fd(s->skel->maps.gate_threads),
+				 bpf_map__fd(s->skel->maps.traced_tgids));
 }
 
 static int on_stall_event(void *ctx, void *data, size_t size)
@@ -424,10 +413,16 @@ static int finish(void *ctx, double seconds)
 int cmd_stalls(int argc, char **argv)
 {
 	struct stalls_opts o = { 0 };
-	struct record_hooks hooks;
 	struct stalls s = { .o = &o };
-	char **av;
-	int rc, n;
+	const struct record_hooks hooks = {
+		.ctx = &s,
+		.before_load = before_load,
+		.attached = attached,
+		.sample = on_sample,
+		.poll = on_poll,
+		.finish = finish,
+	};
+	int rc;
 
 	rc = parse_opts(argc, argv, &o);
 	if (rc)
@@ -439,14 +434,6 @@ int cmd_stalls(int argc, char **argv)
 		return 1;
 	if (check_tracing_privileges("stitch stalls") != 0)
 		return 1;
-	av = calloc(MAX_RECORD_ARGS + argc, sizeof(*av));
-	if (!av)
-		return 1;
-	/* cpu samples of the same targets */
-	n = record_request_args(&(struct record_request){
-		.name = "stitch stalls", .event = "cpu", .freq = o.freq, .duration = o.duration,
-		.pids = o.pids, .command = o.command,
-	}, av, MAX_RECORD_ARGS + argc);
 	if (resolver_init(&s.res, NULL) ||
 	    stalls_report_init(&s.rep, stdout, o.top, &s.res)) {
 		fprintf(stderr, "stitch stalls: out of memory\n");
@@ -454,21 +441,16 @@ int cmd_stalls(int argc, char **argv)
 		goto out;
 	}
 	resolver_name_kernel_lazily(&s.res, "/proc/kallsyms");
-	hooks = (struct record_hooks){
-		.ctx = &s,
-		.before_load = before_load,
-		.attached = attached,
-		.sample = on_sample,
-		.poll = on_poll,
-		.finish = finish,
-	};
-	rc = record_main(n, av, &hooks);
+	/* cpu samples of the same targets */
+	rc = record_run(&(struct record_request){
+		.name = "stitch stalls", .event = "cpu", .freq = o.freq, .duration = o.duration,
+		.pids = o.pids, .command = o.command,
+	}, &hooks);
 out:
 	stalls_report_free(&s.rep);
 	resolver_free(&s.res);
 	ring_buffer__free(s.rb);
 	stalls_bpf__destroy(s.skel);
 	free(s.pending);
-	free(av);
 	return rc;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libbpf's messages, only when asked for: see libbpf_log.h. */
+/* libbpf's messages, only when asked for, and its failures: see libbpf_log.h. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <bpf/libbpf.h>
 
@@ -20,4 +22,11 @@ static int print_if_asked(enum libbpf_print_level level, const char *fmt, va_lis
 void libbpf_quiet(void)
 {
 	libbpf_set_print(print_if_asked);
+}
+
+void libbpf_load_failed(const char *who, int err)
+{
+	fprintf(stderr, "%s: cannot load the BPF programs: %s%s\n", who, strerror(-err),
+		err == -EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" :
+		" (run with STITCH_DEBUG_BPF=1 for the verifier log)");
 }
