@@ -9,6 +9,7 @@
  */
 #include <dwarf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,18 +125,10 @@ void dwarf_src_close(struct dwarf_src *ds)
 /* The range in v (sorted by start) containing pc, or NULL. */
 static const struct die_range *find_range(const struct die_range *v, size_t n, uint64_t pc)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = array_first_above(v, n, sizeof(*v), offsetof(struct die_range, start), pc);
 	long i;
 	int steps;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* Ranges should not overlap; look back a little in case they do. */
 	for (i = (long)lo - 1, steps = 0; i >= 0 && steps < 32; i--, steps++) {
 		if (pc < v[i].end)

@@ -16,11 +16,13 @@
  * "_stext" loses to a real function); then the shorter name; then the first.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "symbolize/kallsyms.h"
+#include "util/array.h"
 
 enum ksym_kind { KSYM_TEXT, KSYM_BOUNDARY };
 
@@ -314,20 +316,13 @@ static bool reaches(const struct ksym *s, const struct ksym *next, uint64_t addr
 const char *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr, const char **module,
 			    uint64_t *offset)
 {
-	size_t lo = 0, hi;
 	const struct ksym *s;
+	size_t lo;
 
 	if (!ks || ks->all_zero)
 		return NULL;
-	hi = ks->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = array_first_above(ks->syms, ks->nr, sizeof(*ks->syms), offsetof(struct ksym, addr),
+			       addr);
 	if (lo == 0)
 		return NULL;
 	s = &ks->syms[lo - 1];

@@ -15,10 +15,12 @@
  * sized symbol covers it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "symbolize/symtab.h"
+#include "util/array.h"
 
 #define NAME_CHUNK_SIZE (64 * 1024)
 
@@ -279,17 +281,9 @@ int symtab_finish(struct symtab *st)
 /* Index of the last entry with addr <= key, or -1. */
 static long last_at_or_below(const struct symtab_sym *v, size_t n, uint64_t key)
 {
-	size_t lo = 0, hi = n;
+	size_t above = array_first_above(v, n, sizeof(*v), offsetof(struct symtab_sym, addr), key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].addr <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
+	return (long)above - 1;
 }
 
 const struct symtab_sym *symtab_lookup(const struct symtab *st, uint64_t addr)

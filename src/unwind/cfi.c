@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1180,17 +1181,8 @@ static int emit_piece(struct builder *b, const struct fde_span *s, uint64_t lo, 
 /* First earlier-section interval ending after pc (covered is sorted, disjoint). */
 static size_t first_covered_after(const struct builder *b, uint64_t pc)
 {
-	size_t lo = 0, hi = b->nr_covered;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->covered[mid].hi <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return array_first_above(b->covered, b->nr_covered, sizeof(*b->covered),
+				 offsetof(struct interval, hi), pc);
 }
 
 /* Emit the parts of [lo, hi) that no earlier section covered. */
