@@ -28,15 +28,14 @@ static bool tid_eq(const struct hmap_node *n, const void *tid)
 static struct thread_stacks *thread_of(struct lat_calls *lc, uint32_t tid, bool create)
 {
 	struct thread_stacks *t;
+	bool added;
 
-	t = (struct thread_stacks *)hmap_find(&lc->threads, hash_u64(tid), tid_eq, &tid);
-	if (t || !create)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->tid = tid;
-	hmap_insert(&lc->threads, &t->node, hash_u64(tid));
+	if (!create)
+		return (struct thread_stacks *)hmap_find(&lc->threads, hash_u64(tid), tid_eq, &tid);
+	t = (struct thread_stacks *)hmap_find_or_add(&lc->threads, hash_u64(tid), tid_eq, &tid,
+						     sizeof(*t), &added);
+	if (t && added)
+		t->tid = tid;
 	return t;
 }
 

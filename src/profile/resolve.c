@@ -177,17 +177,14 @@ static struct cached_frame *resolve_user(struct resolver *r, const struct uframe
 static struct kname *kname_get(struct resolver *r, uint64_t addr, bool exact)
 {
 	struct kname key = { .addr = addr, .exact = exact }, *k;
-	uint64_t h = kname_hash(addr, exact);
+	bool added;
 
-	k = (struct kname *)hmap_find(&r->knames, h, kname_eq, &key);
-	if (k)
-		return k;
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return NULL;
-	k->addr = addr;
-	k->exact = exact;
-	hmap_insert(&r->knames, &k->node, h);
+	k = (struct kname *)hmap_find_or_add(&r->knames, kname_hash(addr, exact), kname_eq, &key,
+					     sizeof(*k), &added);
+	if (k && added) {
+		k->addr = addr;
+		k->exact = exact;
+	}
 	return k;
 }
 

@@ -273,19 +273,17 @@ struct folder {
  */
 static uint64_t weight_of(struct folder *fo, const struct stall_line *h)
 {
-	uint64_t hash = hash_u64(h->tid);
-	struct last_stall *ls = (struct last_stall *)hmap_find(&fo->last, hash, last_eq, &h->tid);
-	uint32_t prev = 0;
+	struct last_stall *ls;
+	uint32_t prev;
+	bool added;
 
-	if (ls) {
-		prev = ls->stall_ms;
-	} else {
-		ls = calloc(1, sizeof(*ls));
-		if (!ls)
-			return h->stall_ms;
+	ls = (struct last_stall *)hmap_find_or_add(&fo->last, hash_u64(h->tid), last_eq, &h->tid,
+						   sizeof(*ls), &added);
+	if (!ls)
+		return h->stall_ms;
+	if (added)
 		ls->tid = h->tid;
-		hmap_insert(&fo->last, &ls->node, hash);
-	}
+	prev = ls->stall_ms;	/* 0 if just added */
 	ls->stall_ms = h->stall_ms;
 	return h->stall_ms > prev ? h->stall_ms - prev : h->stall_ms;
 }

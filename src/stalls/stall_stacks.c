@@ -27,15 +27,15 @@ static bool tid_eq(const struct hmap_node *n, const void *key)
 static struct thread_samples *thread_find(struct stalls_report *sr, uint32_t tid, bool create)
 {
 	uint64_t h = hash_u64(tid);
-	struct thread_samples *ts = (struct thread_samples *)hmap_find(&sr->threads, h, tid_eq, &tid);
+	struct thread_samples *ts;
+	bool added;
 
-	if (ts || !create)
-		return ts;
-	ts = calloc(1, sizeof(*ts));
-	if (!ts)
-		return NULL;
-	ts->tid = tid;
-	hmap_insert(&sr->threads, &ts->node, h);
+	if (!create)
+		return (struct thread_samples *)hmap_find(&sr->threads, h, tid_eq, &tid);
+	ts = (struct thread_samples *)hmap_find_or_add(&sr->threads, h, tid_eq, &tid, sizeof(*ts),
+						       &added);
+	if (ts && added)
+		ts->tid = tid;
 	return ts;
 }
 

@@ -51,6 +51,20 @@ struct hmap_node *hmap_find(const struct hmap *m, uint64_t hash, hmap_eq_fn eq, 
 	return NULL;
 }
 
+struct hmap_node *hmap_find_or_add(struct hmap *m, uint64_t hash, hmap_eq_fn eq, const void *key,
+				   size_t size, bool *added)
+{
+	struct hmap_node *n = hmap_find(m, hash, eq, key);
+
+	*added = !n;
+	if (n)
+		return n;
+	n = calloc(1, size);
+	if (n)
+		hmap_insert(m, n, hash);
+	return n;
+}
+
 static void hmap_grow(struct hmap *m)
 {
 	size_t n = m->nbuckets * 2, i;

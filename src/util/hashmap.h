@@ -31,6 +31,13 @@ void hmap_free_all(struct hmap *m);
 struct hmap_node *hmap_find(const struct hmap *m, uint64_t hash, hmap_eq_fn eq, const void *key);
 /* Insert without checking for duplicates; grows the table as needed. */
 void hmap_insert(struct hmap *m, struct hmap_node *node, uint64_t hash);
+/*
+ * The record eq finds for key under hash, or else a new one of size bytes
+ * (the node first, the rest zeroed: the caller fills in its key), inserted,
+ * with *added set.  NULL if out of memory.  hmap_free_all frees it.
+ */
+struct hmap_node *hmap_find_or_add(struct hmap *m, uint64_t hash, hmap_eq_fn eq, const void *key,
+				   size_t size, bool *added);
 void hmap_remove(struct hmap *m, struct hmap_node *node);
 
 /* Visit every node; the callback must not insert or remove. */

@@ -2,7 +2,7 @@
 /*
  * Tests for the intrusive hash table: growth keeps every entry reachable,
  * equal hashes with different keys stay distinct, removal unlinks exactly
- * the node given.
+ * the node given, find-or-add adds once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -165,6 +165,34 @@ static void test_duplicates(void **state)
 	hmap_free(&m);
 }
 
+static void test_find_or_add(void **state)
+{
+	uint64_t key = 42;
+	struct item *first, *again;
+	struct hmap m;
+	bool added;
+
+	assert_int_equal(hmap_init(&m, 0), 0);
+	/* New: zeroed past the node, inserted, and said to be new. */
+	first = (struct item *)hmap_find_or_add(&m, hash_u64(key), item_eq, &key, sizeof(*first),
+						&added);
+	assert_non_null(first);
+	assert_true(added);
+	assert_int_equal(first->key, 0);
+	assert_int_equal(first->value, 0);
+	assert_int_equal(m.count, 1);
+	first->key = key;
+	first->value = 5;
+	/* Found: the same record, nothing added. */
+	again = (struct item *)hmap_find_or_add(&m, hash_u64(key), item_eq, &key, sizeof(*again),
+						&added);
+	assert_ptr_equal(again, first);
+	assert_false(added);
+	assert_int_equal(again->value, 5);
+	assert_int_equal(m.count, 1);
+	hmap_free_all(&m);
+}
+
 static void test_hash_bytes(void **state)
 {
 	const char a[] = "abcdefghijklmnopq", b[] = "abcdefghijklmnopr";
@@ -187,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_many_grow),
 		cmocka_unit_test(test_collisions),
 		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_find_or_add),
 		cmocka_unit_test(test_hash_bytes),
 	};
 
