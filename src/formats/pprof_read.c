@@ -279,23 +279,48 @@ static int need_varint(struct reader *r, const struct pb_field *f, const char *w
 	return 0;
 }
 
+/* A varint field wanted from a message: its number, and where its value goes. */
+struct want {
+	uint32_t num;
+	uint64_t *to;
+};
+
+#define NWANT(w) (sizeof(w) / sizeof((w)[0]))
+
+/*
+ * The fields of a message (len bytes at p) that want names, each a varint
+ * into its place; other fields are passed over.  0, or -EINVAL (said, of
+ * what: the message's type).
+ */
+static int read_varints(struct reader *r, const uint8_t *p, size_t len, const struct want *want,
+			size_t nwant, const char *what)
+{
+	struct pb_reader in;
+	struct pb_field f;
+	size_t k;
+	int rc;
+
+	pb_reader_init(&in, p, len);
+	while ((rc = pb_next(&in, &f)) > 0) {
+		for (k = 0; k < nwant && want[k].num != f.num; k++)
+			;
+		if (k == nwant)
+			continue;
+		if (f.wire != PB_VARINT)
+			return rfail(r, -EINVAL, "corrupt pprof: %s field has wire type %u, "
+				     "not varint", what, f.wire);
+		*want[k].to = f.v;
+	}
+	return rc < 0 ? malformed(r, what, in.p) : 0;
+}
+
 static int read_value_type(struct reader *r, const struct pb_field *f, uint64_t *type,
 			   uint64_t *unit)
 {
-	struct pb_reader in;
-	struct pb_field g;
-	int rc;
+	const struct want w[] = { { VALUETYPE_TYPE, type }, { VALUETYPE_UNIT, unit } };
 
 	*type = *unit = 0;
-	pb_reader_init(&in, f->data, f->len);
-	while ((rc = pb_next(&in, &g)) > 0) {
-		if (g.num == VALUETYPE_TYPE || g.num == VALUETYPE_UNIT) {
-			if (need_varint(r, &g, "ValueType field"))
-				return -EINVAL;
-			*(g.num == VALUETYPE_TYPE ? type : unit) = g.v;
-		}
-	}
-	return rc < 0 ? malformed(r, "ValueType", in.p) : 0;
+	return read_varints(r, f->data, f->len, w, NWANT(w), "ValueType");
 }
 
 /*
@@ -501,37 +526,21 @@ static uint8_t mapping_kind(const struct reader *r, uint64_t filename)
 
 static int read_mappings(struct reader *r)
 {
-	struct pb_reader in;
-	struct pb_field f;
 	uint32_t i;
 	int rc;
 
 	for (i = 0; i < r->nmaps; i++) {
 		struct rmapping *m = &r->maps[i];
+		const struct want w[] = {
+			{ MAPPING_ID, &m->id },
+			{ MAPPING_FILENAME, &m->filename },
+			{ MAPPING_BUILD_ID, &m->build_id },
+		};
 
-		pb_reader_init(&in, r->base + r->map_msgs[i].off, r->map_msgs[i].len);
-		while ((rc = pb_next(&in, &f)) > 0) {
-			uint64_t *dst = NULL;
-
-			switch (f.num) {
-			case MAPPING_ID:
-				dst = &m->id;
-				break;
-			case MAPPING_FILENAME:
-				dst = &m->filename;
-				break;
-			case MAPPING_BUILD_ID:
-				dst = &m->build_id;
-				break;
-			}
-			if (!dst)
-				continue;
-			if (need_varint(r, &f, "Mapping field"))
-				return -EINVAL;
-			*dst = f.v;
-		}
-		if (rc < 0)
-			return malformed(r, "Mapping", in.p);
+		rc = read_varints(r, r->base + r->map_msgs[i].off, r->map_msgs[i].len, w, NWANT(w),
+				  "Mapping");
+		if (rc)
+			return rc;
 		if (check_str(r, m->filename, "Mapping.filename") ||
 		    check_str(r, m->build_id, "Mapping.build_id"))
 			return -EINVAL;
@@ -558,40 +567,22 @@ static int read_mappings(struct reader *r)
 
 static int read_functions(struct reader *r)
 {
-	struct pb_reader in;
-	struct pb_field f;
 	uint32_t i;
 	int rc;
 
 	for (i = 0; i < r->nfns; i++) {
 		struct rfunction *fn = &r->fns[i];
+		const struct want w[] = {
+			{ FUNCTION_ID, &fn->id },
+			{ FUNCTION_NAME, &fn->name },
+			{ FUNCTION_SYSTEM_NAME, &fn->system_name },
+			{ FUNCTION_FILENAME, &fn->filename },
+		};
 
-		pb_reader_init(&in, r->base + r->fn_msgs[i].off, r->fn_msgs[i].len);
-		while ((rc = pb_next(&in, &f)) > 0) {
-			uint64_t *dst = NULL;
-
-			switch (f.num) {
-			case FUNCTION_ID:
-				dst = &fn->id;
-				break;
-			case FUNCTION_NAME:
-				dst = &fn->name;
-				break;
-			case FUNCTION_SYSTEM_NAME:
-				dst = &fn->system_name;
-				break;
-			case FUNCTION_FILENAME:
-				dst = &fn->filename;
-				break;
-			}
-			if (!dst)
-				continue;
-			if (need_varint(r, &f, "Function field"))
-				return -EINVAL;
-			*dst = f.v;
-		}
-		if (rc < 0)
-			return malformed(r, "Function", in.p);
+		rc = read_varints(r, r->base + r->fn_msgs[i].off, r->fn_msgs[i].len, w, NWANT(w),
+				  "Function");
+		if (rc)
+			return rc;
 		if (check_str(r, fn->name, "Function.name") ||
 		    check_str(r, fn->system_name, "Function.system_name") ||
 		    check_str(r, fn->filename, "Function.filename"))
@@ -722,12 +713,25 @@ static int location_frames(struct reader *r, const struct rmapping *m, uint64_t 
 	return 0;
 }
 
+/* One Line of a Location: its function's id and its line number. */
+static int read_line(struct reader *r, const struct pb_field *f, struct rline *l)
+{
+	uint64_t line = 0;
+	const struct want w[] = { { LINE_FUNCTION_ID, &l->function_id }, { LINE_LINE, &line } };
+	int rc;
+
+	l->function_id = 0;
+	rc = read_varints(r, f->data, f->len, w, NWANT(w), "Line");
+	l->line = (int64_t)line;
+	return rc;
+}
+
 static int read_locations(struct reader *r)
 {
 	struct rline *lines = NULL;
 	size_t nlines, caplines = 0;
-	struct pb_reader in, lin;
-	struct pb_field f, g;
+	struct pb_reader in;
+	struct pb_field f;
 	uint32_t i;
 	int rc = 0;
 
@@ -739,7 +743,6 @@ static int read_locations(struct reader *r)
 		nlines = 0;
 		pb_reader_init(&in, r->base + r->loc_msgs[i].off, r->loc_msgs[i].len);
 		while ((rc = pb_next(&in, &f)) > 0) {
-			struct rline *l;
 			size_t cap;
 
 			if (f.num == LOCATION_ID || f.num == LOCATION_MAPPING_ID ||
@@ -764,23 +767,9 @@ static int read_locations(struct reader *r)
 				goto out;
 			}
 			caplines = cap;
-			l = &lines[nlines++];
-			memset(l, 0, sizeof(*l));
-			pb_reader_init(&lin, f.data, f.len);
-			while ((rc = pb_next(&lin, &g)) > 0) {
-				if (g.num != LINE_FUNCTION_ID && g.num != LINE_LINE)
-					continue;
-				if ((rc = need_varint(r, &g, "Line field")))
-					goto out;
-				if (g.num == LINE_FUNCTION_ID)
-					l->function_id = g.v;
-				else
-					l->line = (int64_t)g.v;
-			}
-			if (rc < 0) {
-				rc = malformed(r, "Line", lin.p);
+			rc = read_line(r, &f, &lines[nlines++]);
+			if (rc)
 				goto out;
-			}
 		}
 		if (rc < 0) {
 			rc = malformed(r, "Location", in.p);
@@ -817,25 +806,12 @@ out:
 static int read_label(struct reader *r, const struct pb_field *f, struct prof_sample *s)
 {
 	uint64_t key = 0, str = 0, num = 0;
-	struct pb_reader in;
-	struct pb_field g;
+	const struct want w[] = { { LABEL_KEY, &key }, { LABEL_STR, &str }, { LABEL_NUM, &num } };
 	int rc;
 
-	pb_reader_init(&in, f->data, f->len);
-	while ((rc = pb_next(&in, &g)) > 0) {
-		if (g.num != LABEL_KEY && g.num != LABEL_STR && g.num != LABEL_NUM)
-			continue;
-		if (need_varint(r, &g, "Label field"))
-			return -EINVAL;
-		if (g.num == LABEL_KEY)
-			key = g.v;
-		else if (g.num == LABEL_STR)
-			str = g.v;
-		else
-			num = g.v;
-	}
-	if (rc < 0)
-		return malformed(r, "Label", in.p);
+	rc = read_varints(r, f->data, f->len, w, NWANT(w), "Label");
+	if (rc)
+		return rc;
 	if (check_str(r, key, "Label.key") || check_str(r, str, "Label.str"))
 		return -EINVAL;
 	if (str_is(r, key, "pid"))
