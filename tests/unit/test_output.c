@@ -196,6 +196,28 @@ static void test_format_for(void **state)
 	assert_int_equal(output_format_for(""), -1);
 }
 
+static void test_add_outputs(void **state)
+{
+	const char *paths[3];
+	int formats[3], n = 0;
+
+	/* FILE.json is a command's own numbers where it takes them, else no name. */
+	assert_int_equal(output_add_json("test", paths, formats, &n, 3, "out.json"), 0);
+	assert_int_equal(output_add_json("test", paths, formats, &n, 3, "out.speedscope.json"), 0);
+	assert_int_equal(output_add("test", paths, formats, &n, 3, "out.json"), 2);
+	assert_int_equal(output_add("test", paths, formats, &n, 3, "-"), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(formats[0], OUTPUT_JSON);
+	assert_int_equal(formats[1], OUTPUT_SPEEDSCOPE);
+	assert_int_equal(formats[2], OUTPUT_TEXT);
+	assert_string_equal(paths[0], "out.json");
+	/* Full, or a name with no format: a usage error, nothing added. */
+	assert_int_equal(output_add_json("test", paths, formats, &n, 3, "more.json"), 2);
+	n = 0;
+	assert_int_equal(output_add_json("test", paths, formats, &n, 3, "out.xyz"), 2);
+	assert_int_equal(n, 0);
+}
+
 static void test_folded_clean(void **state)
 {
 	char buf[16];
@@ -504,6 +526,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_for),
+		cmocka_unit_test(test_add_outputs),
 		cmocka_unit_test(test_folded_clean),
 		cmocka_unit_test(test_stacks_add_sort),
 		cmocka_unit_test(test_folded_basic),
