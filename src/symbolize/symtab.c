@@ -274,7 +274,6 @@ int symtab_finish(struct symtab *st)
 
 		st->cover_end[i] = i && st->cover_end[i - 1] > end ? st->cover_end[i - 1] : end;
 	}
-	qsort(st->all, n, sizeof(*st->all), cmp_by_name);
 	return 0;
 }
 
@@ -308,10 +307,14 @@ const struct symtab_sym *symtab_lookup(const struct symtab *st, uint64_t addr)
 	return NULL;
 }
 
-const struct symtab_sym *symtab_find_name(const struct symtab *st, const char *name)
+const struct symtab_sym *symtab_find_name(struct symtab *st, const char *name)
 {
 	size_t lo = 0, hi = st->finished ? st->nr_all : 0;
 
+	if (hi && !st->by_name) {
+		qsort(st->all, st->nr_all, sizeof(*st->all), cmp_by_name);
+		st->by_name = true;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

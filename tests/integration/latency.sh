@@ -31,6 +31,11 @@ wl() {
 	awk -v k="$2" '$1 == "calls" { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$1.wl"
 }
 
+# wl_fd OUT: the read end of the workload's pipe, as it said when ready.
+wl_fd() {
+	awk '$1 == "ready" && $3 == "fd" { print $4 }' "$1.wl"
+}
+
 # share_of_slow FOLDED REGEX: percent (integer) of the slow calls' time on stacks matching REGEX.
 share_of_slow() {
 	local all part
@@ -54,7 +59,7 @@ test_latency_syscall_pipe_breakdown() {
 	expect_eq "histogram total" "$(jq '[.histogram[].count] | add' "$TMP/lp.json")" 2000
 	expect_eq "slowest listed" "$(jq '.slowest | length' "$TMP/lp.json")" 3
 	expect_eq "slowest: fd of the pipe, 1 byte, returned 1 (named as the syscall's format names them)" \
-		"$(jq -r '[.slowest[] | select(.args.fd == 3 and .args.count == 1 and .ret == 1 and .duration_ns >= 1000000 and .on_cpu_ns + .off_cpu_ns == .duration_ns)] | length' "$TMP/lp.json")" 3
+		"$(jq -r --argjson fd "$(wl_fd "$TMP/lp")" '[.slowest[] | select(.args.fd == $fd and .args.count == 1 and .ret == 1 and .duration_ns >= 1000000 and .on_cpu_ns + .off_cpu_ns == .duration_ns)] | length' "$TMP/lp.json")" 3
 	expect_ge "% of the slow calls' time blocked in the pipe read under read_byte" \
 		"$(share_of_slow "$TMP/lp.folded" '^read;\[off-cpu\];_start;__libc_start_main;__libc_start_call_main;main;read_byte;read;.*;anon_pipe_read_\[k\];')" 90
 	expect_grep "$TMP/lp.txt" '^stitch latency: syscall:read: 2000 calls in'
@@ -148,7 +153,7 @@ test_latency_pairs() {
 	expect_eq "tracepoint pair: calls" "$(jq .calls "$TMP/lt.json")" 1000
 	expect_eq "tracepoint pair: slow calls" "$(jq .slow "$TMP/lt.json")" "$(wl "$TMP/lt" slow)"
 	expect_eq "tracepoint pair: fields as arguments, ret as the end's" \
-		"$(jq '[.slowest[] | select(.args.fd == 3 and .args.count == 1 and .ret == 1)] | length' "$TMP/lt.json")" 5
+		"$(jq --argjson fd "$(wl_fd "$TMP/lt")" '[.slowest[] | select(.args.fd == $fd and .args.count == 1 and .ret == 1)] | length' "$TMP/lt.json")" 5
 
 	lat_run pipe 1000 "$TMP/lk" -- -e tracepoint:sched:sched_waking,sched_switch \
 		--key pid=next_pid -t 1us -o "$TMP/lk.json" -o "$TMP/lk.txt"

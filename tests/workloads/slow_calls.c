@@ -133,7 +133,8 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	pthread_barrier_init(&turn, NULL, 2);
-	printf("ready %d\n", getpid());
+	/* The pipe's read end too: what a traced read(2) names (fd 3 unless we inherited more). */
+	printf("ready %d fd %d\n", getpid(), fds[0]);
 	fflush(stdout);
 	sigwait(&set, &sig);
 	pthread_create(&th, NULL, lockmode ? holder : writer, NULL);
