@@ -33,8 +33,30 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The program's JITed functions: where each starts and how long it is. */
+struct funcs {
+	__u64 *start;
+	__u32 *len;
+	__u32 n;
+};
+
+/*
+ * Whether addr is in one of the program's functions.  A program's code may
+ * lie just below another's (a tail-called worker), so being past its last
+ * line start is not enough.
+ */
+static int in_program(const struct funcs *f, __u64 addr)
+{
+	__u32 i;
+
+	for (i = 0; i < f->n; i++)
+		if (addr >= f->start[i] && addr - f->start[i] < f->len[i])
+			return 1;
+	return 0;
+}
+
 /* The line whose code holds addr, or -1. */
-static long find_line(const struct line_start *ls, long n, __u64 addr)
+static long find_line(const struct line_start *ls, long n, const struct funcs *f, __u64 addr)
 {
 	long lo = 0, hi = n - 1, best = -1;
 
@@ -48,8 +70,7 @@ static long find_line(const struct line_start *ls, long n, __u64 addr)
 			hi = mid - 1;
 		}
 	}
-	/* Past the last line start by more than a page: not this program. */
-	if (best < 0 || addr - ls[best].addr > 4096)
+	if (best < 0 || !in_program(f, addr))
 		return -1;
 	return ls[best].idx;
 }
@@ -60,6 +81,7 @@ int main(int argc, char **argv)
 	__u32 len = sizeof(info), nli, njl, i;
 	struct bpf_line_info *li;
 	struct line_start *ls;
+	struct funcs f = {};
 	unsigned long *hits, total = 0, outside = 0;
 	struct btf *btf;
 	char buf[64];
@@ -81,11 +103,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpf-lineprof: program %s has no JITed line info\n", argv[1]);
 		return 1;
 	}
+	f.n = info.nr_jited_ksyms;
 	li = calloc(nli, sizeof(*li));
 	jl = calloc(njl, sizeof(*jl));
 	ls = calloc(njl, sizeof(*ls));
 	hits = calloc(nli, sizeof(*hits));
-	if (!li || !jl || !ls || !hits)
+	f.start = calloc(f.n ? f.n : 1, sizeof(*f.start));
+	f.len = calloc(f.n ? f.n : 1, sizeof(*f.len));
+	if (!li || !jl || !ls || !hits || !f.start || !f.len)
 		return 1;
 	memset(&info, 0, sizeof(info));
 	info.nr_line_info = nli;
@@ -94,6 +119,10 @@ int main(int argc, char **argv)
 	info.nr_jited_line_info = njl;
 	info.jited_line_info_rec_size = sizeof(*jl);
 	info.jited_line_info = (__u64)(unsigned long)jl;
+	info.nr_jited_ksyms = f.n;
+	info.jited_ksyms = (__u64)(unsigned long)f.start;
+	info.nr_jited_func_lens = f.n;
+	info.jited_func_lens = (__u64)(unsigned long)f.len;
 	len = sizeof(info);
 	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
 		perror("bpf-lineprof: line info");
@@ -111,7 +140,7 @@ int main(int argc, char **argv)
 	qsort(ls, njl, sizeof(*ls), by_addr);
 
 	while (fgets(buf, sizeof(buf), stdin)) {
-		long idx = find_line(ls, njl, strtoull(buf, NULL, 16));
+		long idx = find_line(ls, njl, &f, strtoull(buf, NULL, 16));
 
 		total++;
 		if (idx < 0)

@@ -25,7 +25,7 @@ st=$!
 sleep 1.5
 perf record -q -e cpu-clock -F 9999 -C 1 -o "$T/perf.data" -- sleep "$SECS" 2>/dev/null
 perf script -i "$T/perf.data" -F ip,sym 2>/dev/null | awk '/bpf_prog_/ { print $1 }' >"$T/ips"
-ids=$(bpftool prog show | awk '/ name (on_tracepoint|on_uprobe|on_kprobe|on_perf_event) / { sub(":", "", $1); print $1 }')
+ids=$(bpftool prog show | awk '/ name (on|capture)_(tracepoint|uprobe|kprobe|perf_event) / { sub(":", "", $1); print $1 }')
 for id in $ids; do
 	"$T/bpf-lineprof" "$id" <"$T/ips" 2>/dev/null
 done | sort -rn | head -"${LINES_SHOWN:-40}"
