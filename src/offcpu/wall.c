@@ -14,7 +14,13 @@
 /* A thread's wall time, split (wall_weigh). */
 struct wall_thread {
 	uint32_t pid, tid;
+	/*
+	 * The name of its heaviest stack: a COMMAND's thread has stitch's name
+	 * until it execs, and which stack came first is the hash table's order
+	 * (a CI run named the workload's thread "stitch-asan").
+	 */
 	char comm[STITCH_COMM_LEN];
+	uint64_t comm_count;
 	uint64_t oncpu, blocked, runnable;
 };
 
@@ -53,10 +59,13 @@ const char *wall_weigh(struct stack_table *st, uint32_t cpu_idx, uint64_t period
 			memset(&v[n], 0, sizeof(v[n]));
 			v[n].pid = s->key.pid;
 			v[n].tid = s->key.tid;
-			memcpy(v[n].comm, s->key.comm, STITCH_COMM_LEN);
 			n++;
 		}
 		t = &v[i];
+		if (s->count >= t->comm_count) {
+			memcpy(t->comm, s->key.comm, STITCH_COMM_LEN);
+			t->comm_count = s->count;
+		}
 		if (cpu)
 			t->oncpu += s->count;
 		else if (s->key.nkernel && kern[0] == OFFCPU_TAG_RUNNABLE)

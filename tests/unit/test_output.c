@@ -22,6 +22,7 @@
 #include "proc/binary.h"
 #include "symbolize/kallsyms.h"
 #include "formats/output.h"
+#include "offcpu/wall.h"
 #include "profile/resolve.h"
 #include "profile/stacks.h"
 
@@ -522,9 +523,44 @@ static void test_text(void **state)
 	free(c.k);
 }
 
+/*
+ * A COMMAND's thread has stitch's name until it execs: its line in the wall
+ * summary takes the name it spent the most time under, whichever stack the
+ * table holds first.  Keys that differ in one frame land anywhere in the
+ * table's order: every one of them names the thread the same.
+ */
+static void test_wall_thread_named_by_its_heaviest_stack(void **state)
+{
+	const uint64_t heavy[] = { 0xffffffff81000010ull };
+	struct stack_table t;
+	char buf[512];
+	uint64_t light[1];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 32; i++) {
+		struct keybuf pre, post = make_key(7, 7, "waits", 1, heavy, 0, NULL);
+
+		light[0] = 0xffffffff81000020ull + 16 * i;
+		pre = make_key(7, 7, "stitch-asan", 1, light, 0, NULL);
+		/* Off-CPU keys (event 1): their counts are nanoseconds already. */
+		pre.k->event_idx = post.k->event_idx = 1;
+		assert_int_equal(stacks_init(&t), 0);
+		assert_int_equal(stacks_add_n(&t, pre.k, pre.bytes, 2000000), 0);
+		assert_int_equal(stacks_add_n(&t, post.k, post.bytes, 1000000000), 0);
+		assert_non_null(wall_weigh(&t, 0, 1000000, buf, sizeof(buf)));
+		assert_non_null(strstr(buf, "waits "));
+		assert_null(strstr(buf, "stitch-asan"));
+		stacks_free(&t);
+		free(pre.k);
+		free(post.k);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wall_thread_named_by_its_heaviest_stack),
 		cmocka_unit_test(test_format_for),
 		cmocka_unit_test(test_add_outputs),
 		cmocka_unit_test(test_folded_clean),
