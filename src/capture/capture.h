@@ -82,7 +82,7 @@ enum stitch_stat {
 	STAT_OFFCPU_OUT,	/* off-CPU: switch-outs of traced threads, stack taken */
 	STAT_OFFCPU_UNTRACKED,	/* off-CPU: thread map full, the interval is lost */
 	STAT_OFFCPU_LOST,	/* off-CPU: intervals whose time found no stack to add to */
-	STAT_NO_WORKER,		/* an entry point found no worker to take its event (a bug) */
+	STAT_NO_WORKER,		/* an entry point found no worker for its event (a bug) */
 	STAT_NR,
 };
 
