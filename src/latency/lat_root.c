@@ -15,6 +15,7 @@
 #include "proc/usdt.h"
 #include "util/cli.h"
 #include "util/elf_util.h"
+#include "util/exec_path.h"
 #include "interp/interp.h"	/* the skeleton's perl_L */
 #include "latency.skel.h"
 
@@ -329,24 +330,6 @@ static int parse_tp_pair(struct lat_root *r, const char *rest, const char *keys)
 	return 0;
 }
 
-/* PATH's file, searched in $PATH when it has no '/'. */
-static bool find_in_path(const char *cmd, char *out, size_t len)
-{
-	const char *path = getenv("PATH"), *p, *end;
-
-	if (strchr(cmd, '/')) {
-		snprintf(out, len, "%s", cmd);
-		return access(out, X_OK) == 0;
-	}
-	for (p = path && *path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
-		end = strchrnul(p, ':');
-		snprintf(out, len, "%.*s/%s", (int)(end - p), p, cmd);
-		if (access(out, X_OK) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* A script's interpreter from its "#!" line ("#!/usr/bin/env perl": perl, searched). */
 static bool shebang_of(const char *file, char *out, size_t len)
 {
@@ -370,7 +353,7 @@ static bool shebang_of(const char *file, char *out, size_t len)
 			return false;
 		arg += strspn(arg, " \t");
 		arg[strcspn(arg, " \t\n")] = '\0';
-		return *arg && find_in_path(arg, out, len);
+		return *arg && exec_path_find(arg, out, len);
 	}
 	snprintf(out, len, "%s", p);
 	return true;
@@ -421,7 +404,7 @@ static bool find_perl(struct lat_root *r, pid_t pid, char *const *command, char 
 		if (f)
 			fclose(f);
 	} else if (command && command[0]) {
-		if (!find_in_path(command[0], cand, sizeof(cand))) {
+		if (!exec_path_find(command[0], cand, sizeof(cand))) {
 			snprintf(why, why_len, "%s: not found", command[0]);
 			return false;
 		}

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -23,6 +22,7 @@
 
 #include "record/record_internal.h"
 #include "util/clock.h"
+#include "util/exec_path.h"
 
 /*
  * Whether a file name (a module's or an executable's) is an interpreter
@@ -64,17 +64,9 @@ static bool maps_interpreter(uint32_t pid)
 static bool command_is_interpreter(const char *cmd)
 {
 	char path[PATH_MAX], real[PATH_MAX];
-	const char *env = getenv("PATH"), *p, *end;
 
-	if (strchr(cmd, '/'))
-		return realpath(cmd, real) && names_interpreter(real);
-	for (p = env ? env : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
-		end = strchrnul(p, ':');
-		snprintf(path, sizeof(path), "%.*s/%s", (int)(end - p), p, cmd);
-		if (access(path, X_OK) == 0)
-			return realpath(path, real) && names_interpreter(real);
-	}
-	return false;
+	return exec_path_find(cmd, path, sizeof(path)) && realpath(path, real) &&
+	       names_interpreter(real);
 }
 
 bool walkers_wanted_at_start(const struct record_opts *o)

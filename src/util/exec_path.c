@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Where a command's executable is: see exec_path.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/exec_path.h"
+
+bool exec_path_find(const char *cmd, char *out, size_t len)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(cmd, '/')) {
+		snprintf(out, len, "%s", cmd);
+		return access(out, X_OK) == 0;
+	}
+	for (p = path && *path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		snprintf(out, len, "%.*s/%s", (int)(end - p), p, cmd);
+		if (access(out, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
