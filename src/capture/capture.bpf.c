@@ -20,8 +20,6 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
-#define PF_KTHREAD 0x00200000
-
 #include "capture/capture.h"
 #include "capture/filter.bpf.h"
 #include "capture/samples.bpf.h"
@@ -161,26 +159,6 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base,
 }
 
 /*
- * Whether the thread's saved user registers describe its current address
- * space.  Inside execve they may not: from the point where the new mm is
- * installed until the new program's registers are set, the saved registers
- * are the old program's while task->mm is the new one, so a walk would read
- * the new image's memory with the old image's stack pointer (seen as stacks
- * that differ between the kernel and the copy unwinder at exec).  Events in
- * execve (after its syscall entry tracepoint) get no user frames: unknown,
- * never wrong.
- */
-static __always_inline bool user_regs_usable(struct task_struct *task)
-{
-	if ((task->flags & PF_KTHREAD) || !task->mm)
-		return false;
-	/* A plain load through the trusted pointer, not a probe-read call. */
-	if (bpf_core_field_exists(task->in_execve) && BPF_CORE_READ_BITFIELD(task, in_execve))
-		return false;
-	return true;
-}
-
-/*
  * Off-CPU switch-out (offcpu/offcpu.bpf.h): the stack is taken now and
  * weighed when the thread runs again.  Counted in the kernel, its key is
  * kept; else the sample is sent marked STITCH_SAMPLE_WEIGHT_LATER.
@@ -218,7 +196,8 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	if (gate_closed(tid, defer != NULL))
 		return 0;
 	task = bpf_get_current_task_btf();
-	user_ok = user_regs_usable(task);
+	stack_top = ku_user_stack_top();
+	user_ok = stack_top != 0;
 	/* The native worker has no walkers (dispatch()). */
 	interp = !interp_lazy && user_ok && interp_any &&
 		 bpf_map_lookup_elem(&interp_procs, &tgid);
@@ -235,7 +214,7 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	}
 	/* kunwind: counted in the kernel, nothing to send. */
 	if (kunwind_count_in_kernel && user_ok && (!interp || (walked && ikey != INTERP_KEY_SEND)) &&
-	    kunwind_count_event(ctx, task, tgid, tid, event_idx, user_sample,
+	    kunwind_count_event(ctx, task, stack_top, tgid, tid, event_idx, user_sample,
 				defer ? defer->tag : 0, defer ? defer->kskip : 0,
 				defer ? &defer->key : NULL,
 				ikey == INTERP_KEY_NONE ? INTERP_IHASH_NONE :
@@ -288,7 +267,6 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 			e->sp = regs->sp;
 			e->bp = regs->bp;
 			e->flags |= STITCH_SAMPLE_USER_REGS;
-			stack_top = task->mm->start_stack + 8;
 			/* kunwind: unwind here; copy only if asked to or if we cannot */
 			ubase = kunwind_capture(e, tgid, stack_top);
 			if (ubase >= 0) {

@@ -19,6 +19,8 @@
 #include "capture/stats.bpf.h"
 #include "kunwind/kunwind.h"
 
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h: macros are not in BTF */
+
 /* Set by user space before load: enum kunwind_mode. */
 const volatile __u32 kunwind_mode = KUNWIND_MODE_COPY;
 /*
@@ -307,39 +309,69 @@ int ku_search_row(__u32 first, __u32 nr, __u32 vaddr);
 #define KU_URET_MAX 16
 
 /*
- * The return address a uretprobe replaced at stack address slot: the
- * current thread's return instances, newest first, each with the slot it
- * hijacked (ri->stack, the sp at the probed function's entry) and what was
- * there.  A tail call's instance ("chained") has the same slot and already
- * holds the real address.  Walks run on the current thread only.
+ * If ip is the process's uretprobe trampoline (uprobe_get_trampoline_vaddr),
+ * the return address a uretprobe replaced with it at stack address slot, else
+ * 0.  The current thread's return instances, newest first, each hold the slot
+ * it hijacked (ri->stack, the sp at the probed function's entry) and what was
+ * there; a tail call's instance ("chained") has the same slot and already
+ * holds the real address.  Walks run on the current thread only.  Global:
+ * verified once, not in each copy of the frame step, and run on a mapping
+ * miss only.  Probe reads, not plain loads through the trusted task pointer:
+ * the verifier checks each pointer loaded that way with searches by name
+ * through the kernel's BTF (btf_nested_type_is_trusted), ~1 ms each here.
  */
-static __always_inline int ku_uret_orig(void *ctx, __u64 slot, __u64 *ra)
+__noinline __u64 ku_uret_lookup(__u64 ip, __u64 slot)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct return_instance *ri = BPF_CORE_READ(t, utask, return_instances);
+	struct xol_area *area = BPF_CORE_READ(t, mm, uprobes_state.xol_area);
+	struct return_instance *ri;
 	int i;
 
+	if (!area || BPF_CORE_READ(area, vaddr) != ip)
+		return 0;
+	ri = BPF_CORE_READ(t, utask, return_instances);
 	for (i = 0; i < KU_URET_MAX && ri; i++) {
-		if (BPF_CORE_READ(ri, stack) == slot) {
-			*ra = BPF_CORE_READ(ri, orig_ret_vaddr);
-			return 1;
-		}
+		if (BPF_CORE_READ(ri, stack) == slot)
+			return BPF_CORE_READ(ri, orig_ret_vaddr);
 		ri = BPF_CORE_READ(ri, next);
 	}
 	return 0;
 }
 
-/*
- * The process's uretprobe trampoline (uprobe_get_trampoline_vaddr), or 0.
- * Every walk asks: plain loads through the trusted task pointer, not three
- * probe-read calls (~20 ns each) as BPF_CORE_READ would make them.
- */
-static __always_inline __u64 ku_uret_tramp(void)
+static __always_inline int ku_uret_orig(void *ctx, __u64 ip, __u64 slot, __u64 *ra)
 {
-	struct mm_struct *mm = bpf_get_current_task_btf()->mm;
-	struct xol_area *area = mm ? mm->uprobes_state.xol_area : 0;
+	*ra = ku_uret_lookup(ip, slot);
+	return *ra != 0;
+}
 
-	return area ? area->vaddr : 0;
+/*
+ * The current thread's mm->start_stack + 8, the bound of the main thread's
+ * stack for the walk and the copy, if its saved user registers describe its
+ * current address space; else 0.  Inside execve they may not: from the point
+ * where the new mm is installed until the new program's registers are set,
+ * the saved registers are the old program's while task->mm is the new one,
+ * so a walk would read the new image's memory with the old image's stack
+ * pointer (seen as stacks that differ between the kernel and the copy
+ * unwinder at exec).  Events in execve (after its syscall entry tracepoint)
+ * get no user frames: unknown, never wrong.  Plain loads through the trusted
+ * task pointer, not probe-read calls (~20 ns each), in a global function: the
+ * verifier checks a pointer loaded that way (mm) with searches by name
+ * through the kernel's BTF (btf_nested_type_is_trusted), ~1 ms each time it
+ * checks the load, so once here rather than in every path that captures.
+ */
+__noinline __u64 ku_user_stack_top(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct mm_struct *mm;
+
+	if (task->flags & PF_KTHREAD)
+		return 0;
+	mm = task->mm;
+	if (!mm)
+		return 0;
+	if (bpf_core_field_exists(task->in_execve) && BPF_CORE_READ_BITFIELD(task, in_execve))
+		return 0;
+	return mm->start_stack + 8;
 }
 
 #include "kunwind/kunwind_walk.h"
@@ -572,7 +604,6 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 	w->s.last_pc = 0;
 	w->s.bp_live = 0;
 	w->s.bp_used = 0;
-	w->s.uret_tramp = ku_uret_tramp();
 	w->s.uret_fixed = 0;
 	w->stop = KUNWIND_STOP_TRUNCATED;
 	w->win_len = 0;
@@ -838,7 +869,8 @@ static __always_inline int kagg_store(struct kagg_ustack *u, __u64 hash, __u32 n
  * counted, false when the event must go to user space as a record.
  *
  * Called for the current task once its user registers are known usable
- * (user_regs_usable) and kunwind_count_in_kernel is set.  user_sample: a
+ * (stack_top, from ku_user_stack_top(), not 0) and kunwind_count_in_kernel
+ * is set.  user_sample: a
  * perf sample that interrupted user code.  Its kernel stack is empty (perf
  * takes kernel frames only from kernel-mode registers), so counting it need
  * not ask for one: bpf_get_stackid() would spend ~200 ns to find nothing
@@ -846,7 +878,8 @@ static __always_inline int kagg_store(struct kagg_ustack *u, __u64 hash, __u32 n
  * tag, defer: an off-CPU switch-out, weighed later (kagg_add).  ihash: the
  * interpreter frames' part of the key (interp.bpf.h), 0 for none.
  */
-static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *task, __u32 tgid,
+static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *task,
+						__u64 stack_top, __u32 tgid,
 						__u32 tid, __u32 event_idx, bool user_sample,
 						__u32 tag, __u32 kskip, struct kagg_key *defer,
 						__u64 ihash)
@@ -880,7 +913,7 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 	start.ip = regs->ip;
 	start.sp = regs->sp;
 	start.bp = regs->bp;
-	start.stack_top = task->mm->start_stack + 8;
+	start.stack_top = stack_top;
 	start.tgid = tgid;
 	start.memo = KU_MEMO_KAGG;
 	kunwind_user(&start, (struct kunwind_frames *)u->words, &res);

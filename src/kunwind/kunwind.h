@@ -106,11 +106,10 @@ struct ku_state {
 	 */
 	__u32 bp_live, bp_used;
 	/*
-	 * The process's uretprobe trampoline (0: none): a return address a
-	 * uretprobe replaced with it is looked up in the thread's return
-	 * instances (ku_uret_orig), and the walk that did so is not remembered.
+	 * A return address a uretprobe replaced with its trampoline was
+	 * looked up in the thread's return instances (ku_uret_orig): the walk
+	 * is not remembered.
 	 */
-	__u64 uret_tramp;
 	__u32 uret_fixed;
 };
 

@@ -18,9 +18,10 @@
  *       set KFRAME_EXACT on frame word idx
  *   __u32 *ku_rcache_slot(void *ctx, __u32 h);
  *       entry h (< KU_RCACHE) of the row cache (ku_find_row_cached), or NULL
- *   int ku_uret_orig(void *ctx, __u64 slot, __u64 *ra);
- *       the return address a uretprobe replaced at stack address slot with
- *       the trampoline (s->uret_tramp): 1 and *ra set, or 0 if not known
+ *   int ku_uret_orig(void *ctx, __u64 ip, __u64 slot, __u64 *ra);
+ *       if ip is the process's uretprobe trampoline, the return address a
+ *       uretprobe replaced with it at stack address slot: 1 and *ra set;
+ *       else (or not known) 0
  *
  * With KU_SEARCH_OUT_OF_LINE defined, the includer also provides the two
  * binary searches as functions of their own (the BPF side makes them global
@@ -274,14 +275,6 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 	}
 	if (err)
 		return err;
-	/*
-	 * A uretprobe (stitch latency's roots and --children, or anyone's)
-	 * put the kernel's trampoline where this return address was; the
-	 * thread's return instances say what it was.  Unknown, the trampoline
-	 * stays and the next frame stops the walk, as it would without this.
-	 */
-	if (s->uret_tramp && ra == s->uret_tramp && ku_uret_orig(ctx, cfa - 8, &ra))
-		s->uret_fixed = 1;
 	if (ra == 0)
 		return KUNWIND_STOP_BAD;
 	s->ip = ra;
@@ -309,8 +302,21 @@ static __always_inline int ku_walk_frame(struct ku_state *s, const struct kunwin
 
 	if (s->n >= s->max || s->n >= KUNWIND_MAX_FRAMES)
 		return KUNWIND_STOP_TRUNCATED;
-	/* A pc in no mapping we know: the list may be stale, let user space decide. */
 	m = ku_find_map_hint(p, s->ip, &s->hint);
+	/*
+	 * A return address in no mapping may be a uretprobe's trampoline
+	 * (stitch latency's roots and --children, or anyone's), which the
+	 * kernel put where the return address was: at sp - 8, read by the last
+	 * step.  The thread's return instances say what it was.  Asked on a
+	 * miss only: finding the trampoline costs loads no other walk needs.
+	 */
+	if (!m && !s->exact && ku_uret_orig(ctx, s->ip, s->sp - 8, &word) && word) {
+		s->ip = word;
+		s->uret_fixed = 1;
+		pc = word - 1;
+		m = ku_find_map_hint(p, s->ip, &s->hint);
+	}
+	/* A pc in no mapping we know: the list may be stale, let user space decide. */
 	if (!m)
 		return KUNWIND_STOP_FALLBACK;
 	if (m->slot != KUNWIND_NO_SLOT) {

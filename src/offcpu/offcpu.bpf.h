@@ -175,6 +175,7 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	struct offcpu_waker w = { .kstack_id = -1 };
 	struct offcpu_thread *t;
 	struct kagg_key wk;
+	__u64 stack_top;
 	bool irq;
 
 	if (filter_tgids && !tgid_traced(p->tgid))
@@ -184,9 +185,11 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 		return 0;
 	irq = *capture_busy_here();
 	/* Its kernel stack starts in our glue too (see offcpu_out). */
-	if (!irq && cur->pid && cur->mm && (!filter_tgids || tgid_traced(ctgid)) &&
+	if (!irq && cur->pid && (!filter_tgids || tgid_traced(ctgid)) &&
+	    (stack_top = ku_user_stack_top()) &&
 	    /* the waker's native frames only: 0, no interpreter walk */
-	    kunwind_count_event(ctx, cur, ctgid, cur->pid, offcpu_event_idx, false, 0, 0, &wk, 0)) {
+	    kunwind_count_event(ctx, cur, stack_top, ctgid, cur->pid, offcpu_event_idx, false, 0, 0,
+				&wk, 0)) {
 		w.kstack_id = wk.kstack_id;
 		w.uhash = wk.uhash;
 	} else {

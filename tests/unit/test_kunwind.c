@@ -41,7 +41,7 @@ struct replay {
 	size_t nrows, stride;
 	uint64_t frames[KUNWIND_MAX_FRAMES];
 	/* uretprobes' return instances: the slot each replaced, and what it held */
-	uint64_t uret_slot[4], uret_orig[4];
+	uint64_t uret_tramp, uret_slot[4], uret_orig[4];
 	int nuret;
 };
 
@@ -84,11 +84,13 @@ static void ku_set_exact(void *ctx, __u32 idx)
 	((struct replay *)ctx)->frames[idx] |= KFRAME_EXACT;
 }
 
-static int ku_uret_orig(void *ctx, __u64 slot, __u64 *ra)
+static int ku_uret_orig(void *ctx, __u64 ip, __u64 slot, __u64 *ra)
 {
 	struct replay *r = ctx;
 	int i;
 
+	if (!r->uret_tramp || ip != r->uret_tramp)
+		return 0;
 	for (i = 0; i < r->nuret; i++) {
 		if (r->uret_slot[i] == slot) {
 			*ra = r->uret_orig[i];
@@ -472,10 +474,10 @@ static void test_synthetic_uretprobe(void **state)
 	s.r->uret_slot[1] = STACK_BASE + 16;
 	s.r->uret_orig[1] = 0x403010;
 	s.r->nuret = 2;
+	s.r->uret_tramp = tramp;
 	memset(s.r->frames, 0, sizeof(s.r->frames));
 	st = (struct ku_state){ .ip = 0x401004, .sp = STACK_BASE, .bp = 0x1234,
-				.stack_lo = STACK_BASE, .max = KUNWIND_MAX_FRAMES, .exact = 1,
-				.uret_tramp = tramp };
+				.stack_lo = STACK_BASE, .max = KUNWIND_MAX_FRAMES, .exact = 1 };
 	st.stack_hi = STACK_BASE + sizeof(words);
 	err = walk_on(s.r, s.p, &st);
 	assert_int_equal(err, KUNWIND_STOP_END);
@@ -486,8 +488,7 @@ static void test_synthetic_uretprobe(void **state)
 	/* One instance unknown: the trampoline is the last frame, in no mapping. */
 	s.r->nuret = 1;
 	st = (struct ku_state){ .ip = 0x401004, .sp = STACK_BASE, .bp = 0x1234,
-				.stack_lo = STACK_BASE, .max = KUNWIND_MAX_FRAMES, .exact = 1,
-				.uret_tramp = tramp };
+				.stack_lo = STACK_BASE, .max = KUNWIND_MAX_FRAMES, .exact = 1 };
 	st.stack_hi = STACK_BASE + sizeof(words);
 	err = walk_on(s.r, s.p, &st);
 	assert_int_equal(err, KUNWIND_STOP_FALLBACK);
