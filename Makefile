@@ -104,7 +104,7 @@ $(BUILD)/stitch-asan: $(MAIN_SRC) $(BUILD)/libstitch-asan.a $(HDRS) $(SKELS)
 	$(CC) $(CFLAGS) $(SANFLAGS) $(MAIN_SRC) $(BUILD)/libstitch-asan.a $(LDLIBS) -o $@
 asan: $(BUILD)/stitch-asan
 
-$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a $(HDRS)
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a $(HDRS) $(SKELS)
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit $< $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a \
 		-lcmocka $(LDLIBS) -o $@

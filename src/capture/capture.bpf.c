@@ -393,11 +393,16 @@ int capture_kprobe(struct pt_regs *ctx)
 	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
 }
 
-/* Follow processes created by traced ones (-- COMMAND, -p). */
-SEC("tp_btf/sched_process_fork")
+/*
+ * Follow processes created by traced ones (-- COMMAND, -p).  This and the
+ * other process events are raw tracepoints, not tp_btf: those need libbpf
+ * to read the kernel's whole BTF for their attach points (~9 ms a run, see
+ * util/core_btf.h), and these few probe reads per fork or exit cost nothing.
+ */
+SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
 	__u8 one = 1;
 
 	if (!filter_tgids || !follow_forks || ptgid == ctgid)
@@ -408,12 +413,12 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 }
 
 /* Forget a process when its last thread is gone, so a reused pid is not traced. */
-SEC("tp_btf/sched_process_exit")
+SEC("raw_tp/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *task)
 {
-	__u32 tgid = task->tgid;
+	__u32 tgid = BPF_CORE_READ(task, tgid);
 
-	if (!filter_tgids || !follow_forks || task->pid != tgid)
+	if (!filter_tgids || !follow_forks || BPF_CORE_READ(task, pid) != tgid)
 		return 0;
 	if (BPF_CORE_READ(task, signal, live.counter) == 0)
 		bpf_map_delete_elem(&traced_tgids, &tgid);

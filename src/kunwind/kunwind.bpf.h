@@ -1016,23 +1016,26 @@ static __always_inline bool kagg_add(struct kagg_key *key, __u64 n)
 	return !err;
 }
 
-/* A process that execs keeps its pid but not its mappings: forget the list. */
-SEC("tp_btf/sched_process_exec")
+/*
+ * A process that execs keeps its pid but not its mappings: forget the list.
+ * Raw tracepoints, as capture.bpf.c's process events.
+ */
+SEC("raw_tp/sched_process_exec")
 int BPF_PROG(kunwind_on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = p->tgid;
+	__u32 tgid = BPF_CORE_READ(p, tgid);
 
 	bpf_map_delete_elem(&kunwind_procs, &tgid);
 	return 0;
 }
 
 /* Forget a process when its leader exits, so a reused pid is never walked with it. */
-SEC("tp_btf/sched_process_exit")
+SEC("raw_tp/sched_process_exit")
 int BPF_PROG(kunwind_on_exit, struct task_struct *task)
 {
-	__u32 tgid = task->tgid;
+	__u32 tgid = BPF_CORE_READ(task, tgid);
 
-	if (task->pid == tgid)
+	if (BPF_CORE_READ(task, pid) == tgid)
 		bpf_map_delete_elem(&kunwind_procs, &tgid);
 	return 0;
 }

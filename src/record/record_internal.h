@@ -85,6 +85,11 @@ struct recorder {
 	const struct record_hooks *hooks;	/* another command driving us, or NULL */
 	struct capture_bpf *skel;
 	struct capture_bpf *walkers;	/* the interpreter walkers' copy, once loaded (walkers.c) */
+	/*
+	 * How both open capture.bpf.o: relocated against the subset of the
+	 * kernel's BTF its relocations need (util/core_btf.h), if there is one.
+	 */
+	struct bpf_object_open_opts open_opts;
 	double walkers_load_s;		/* how long loading it took */
 	struct attacher att;
 	struct ring_buffer *rb;

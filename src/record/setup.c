@@ -10,6 +10,7 @@
 #include "capture.skel.h"
 
 #include "record/record_internal.h"
+#include "util/core_btf.h"
 #include "util/libbpf_log.h"
 
 /* ---- setup and teardown ------------------------------------------------ */
@@ -149,9 +150,14 @@ static int load_bpf(struct recorder *r)
 	struct record_opts *o = r->o;
 	bool quiet = o->unwind_mode == KUNWIND_MODE_KERNEL && !o->unwind_asked;
 	const char *test_mask;
+	const void *obj;
+	size_t size;
 	int err, i;
 
-	r->skel = capture_bpf__open();
+	obj = capture_bpf__elf_bytes(&size);
+	r->open_opts = (struct bpf_object_open_opts){ .sz = sizeof(r->open_opts),
+		.btf_custom_path = core_btf_path(obj, size) };
+	r->skel = capture_bpf__open_opts(&r->open_opts);
 	if (r->skel)
 		r->ringbuf_mb = ringbuf_mb_of(o);
 	if (!r->skel) {

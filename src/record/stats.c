@@ -14,6 +14,7 @@
 #include "symbolize/debug_cache.h"
 
 #include "record/record_internal.h"
+#include "util/core_btf.h"
 
 void read_stats(struct recorder *r, uint64_t out[STAT_NR])
 {
@@ -232,6 +233,7 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		", interpreter walks that failed %" PRIu64 "\n",
 		r->interp.unstitched, r->interp.walk_errors);
 	walkers_report(r);
+	fprintf(stderr, "stitch stats: kernel BTF for CO-RE relocations: %s\n", core_btf_status());
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
 	if (r->kw_ready)

@@ -155,7 +155,7 @@ static int load_walkers(struct recorder *r)
 	size_t size;
 	int err, i;
 
-	r->walkers = capture_bpf__open();
+	r->walkers = capture_bpf__open_opts(&r->open_opts);
 	if (!r->walkers)
 		return -errno;
 	rodata = bpf_map__initial_value(r->skel->maps.rodata, &size);

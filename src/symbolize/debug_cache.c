@@ -18,6 +18,7 @@
 
 #include "symbolize/debug_cache.h"
 #include "symbolize/debuginfo.h"
+#include "util/cache_dir.h"
 #include "util/elf_util.h"
 
 static struct {
@@ -27,108 +28,14 @@ static struct {
 	struct debug_cache_stats st;
 } dc = { .dirfd = -1 };
 
-static bool ours(const struct stat *st)
-{
-	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
-}
-
-/* A directory or symlink we may pass through: ours or root's. */
-static bool trusted_owner(const struct stat *st)
-{
-	return st->st_uid == geteuid() || st->st_uid == 0;
-}
-
-/*
- * mkdir -p and open, one component at a time from "/", so that nobody else
- * chooses where we write.  A symlink is followed only if it belongs to us
- * or root, and every directory on the way must belong to us or root: with a
- * HOME of another user (sudo keeps it), their ~/.cache -> /some/root/dir
- * would otherwise have us create and fill <dir>/stitch/debug, and their
- * home itself is not ours to write into.  New directories are private to
- * us.  Returns an open directory or -errno.
- */
-static int open_dirs(const char *path)
-{
-	char buf[PATH_MAX], *comp, *save = NULL;
-	struct stat st;
-	int fd, next;
-
-	if (path[0] != '/' || snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -EINVAL;
-	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-		int err = 0;
-
-		if (!strcmp(comp, "."))
-			continue;
-		if (!strcmp(comp, ".."))
-			err = EINVAL;
-		else if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-			err = errno;
-			if (err == ENOENT && mkdirat(fd, comp, 0700) == 0)
-				err = 0;
-		} else if (!trusted_owner(&st)) {
-			err = EPERM;
-		}
-		/* Following only a trusted link; whatever it names is checked below. */
-		next = err ? -1 : openat(fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (next < 0 && !err)
-			err = errno;
-		close(fd);
-		if (err)
-			return -err;
-		if (fstat(next, &st) != 0 || !trusted_owner(&st)) {
-			close(next);
-			return -EPERM;
-		}
-		fd = next;
-	}
-	return fd;
-}
-
 /* Find, make and check the directory, once per run. */
 static bool dir_ready(void)
 {
-	const char *env = getenv("STITCH_CACHE_DIR"), *home;
-	char base[PATH_MAX];
-	struct stat st;
-	int n, fd;
-
 	if (dc.tried)
 		return dc.dirfd >= 0;
 	dc.tried = true;
-	if (env) {
-		if (!env[0])
-			return false;
-		n = snprintf(base, sizeof(base), "%s", env);
-	} else if ((home = getenv("XDG_CACHE_HOME")) && home[0] == '/') {
-		n = snprintf(base, sizeof(base), "%s/stitch", home);
-	} else if ((home = getenv("HOME")) && home[0] == '/') {
-		n = snprintf(base, sizeof(base), "%s/.cache/stitch", home);
-	} else {
-		return false;
-	}
-	if (n <= 0 || (size_t)n >= sizeof(base) ||
-	    snprintf(dc.path, sizeof(dc.path), "%s/debug", base) >= (int)sizeof(dc.path))
-		return false;
-	/*
-	 * A read-only or missing home, or one we may not write in: no cache,
-	 * as before it existed.
-	 */
-	fd = open_dirs(dc.path);
-	if (fd < 0)
-		return false;
-	/* Whoever can write there could name frames for us. */
-	if (fstat(fd, &st) != 0 || !ours(&st)) {
-		fprintf(stderr, "stitch: not using the debug cache %s: it must belong to uid %u "
-			"and be writable by nobody else\n", dc.path, (unsigned int)geteuid());
-		close(fd);
-		return false;
-	}
-	dc.dirfd = fd;
-	return true;
+	dc.dirfd = cache_dir_open("debug", dc.path, sizeof(dc.path));
+	return dc.dirfd >= 0;
 }
 
 const char *debug_cache_dir(void)
@@ -252,7 +159,7 @@ static int open_entry(const char *name, Elf *src, struct debug_file *out)
 	fd = openat(dc.dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !ours(&st)) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !cache_ours(&st)) {
 		close(fd);
 		return -EPERM;
 	}
