@@ -646,24 +646,27 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struc
 			    int64_t epoch, struct stack_table *stacks, uint64_t *stops,
 			    uint64_t *bytes)
 {
-	struct kagg_reading rd;
-	struct kagg_key *keys;
+	struct kagg_key *keys = NULL;
+	struct stack_key *sk = malloc(KUNWIND_KEY_BYTES);
+	struct kagg_ustack *u = malloc(sizeof(*u));
+	uint64_t *counts = NULL;
+	size_t i, n = 0, done = 0;
 	int64_t total = 0;
-	uint64_t count;
 	int err = 0;
-	size_t i;
 
-	if (kagg_reading_start(&rd, counts_fd, sizeof(*keys), KUNWIND_KEY_BYTES))
+	if (!sk || !u ||
+	    bpf_map_entries(counts_fd, sizeof(*keys), sizeof(*counts), (void **)&keys,
+			    (void **)&counts, &n)) {
+		free(sk);
+		free(u);
 		return -ENOMEM;
-	keys = rd.keys;
-	for (i = 0; i < rd.n; i++) {
+	}
+	for (i = 0; i < n; i++) {
 		int rc;
 
 		if (epoch >= 0 && keys[i].epoch != (uint32_t)epoch)
 			continue;
-		if (bpf_map_lookup_elem(counts_fd, &keys[i], &count) != 0)
-			continue;
-		rc = add_count(kw, fds, &keys[i], count, rd.sk, rd.u, stacks, stops, bytes);
+		rc = add_count(kw, fds, &keys[i], counts[i], sk, u, stacks, stops, bytes);
 		/*
 		 * Its interpreter frames' definition is still in the ring: the
 		 * key stays for the last read, after the ring is drained, which
@@ -675,15 +678,20 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struc
 			struct kagg_key lost = keys[i];
 
 			lost.ihash = KAGG_IHASH_LOST;
-			rc = add_count(kw, fds, &lost, count, rd.sk, rd.u, stacks, stops, bytes);
+			rc = add_count(kw, fds, &lost, counts[i], sk, u, stacks, stops, bytes);
 		}
-		if (epoch >= 0)
-			bpf_map_delete_elem(counts_fd, &keys[i]);
+		/* The epoch's keys read, to delete at once (none of the last read). */
+		keys[done++] = keys[i];
 		if (rc == 0)
-			total += count;
+			total += counts[i];
 		else
 			err = -EINVAL;
 	}
-	kagg_reading_end(&rd);
+	if (epoch >= 0)
+		bpf_map_delete_keys(counts_fd, keys, sizeof(*keys), done);
+	free(keys);
+	free(counts);
+	free(sk);
+	free(u);
 	return err && !total ? err : total;
 }
