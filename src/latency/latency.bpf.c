@@ -20,6 +20,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/usdt.bpf.h>
 
 #include "interp/interp.h"
@@ -650,11 +651,15 @@ int lat_child_exit(struct pt_regs *ctx)
 	return 0;
 }
 
-/* A thread that dies in a call (exit_group inside it, a kill): forget it. */
-SEC("tp_btf/sched_process_exit")
+/*
+ * A thread that dies in a call (exit_group inside it, a kill): forget it.
+ * A raw tracepoint, not tp_btf: libbpf would read the kernel's whole BTF
+ * to attach one (see util/core_btf.h).
+ */
+SEC("raw_tp/sched_process_exit")
 int BPF_PROG(lat_thread_exit, struct task_struct *task)
 {
-	__u32 tid = task->pid;
+	__u32 tid = BPF_CORE_READ(task, pid);
 
 	bpf_map_delete_elem(&open_calls, &tid);
 	bpf_map_delete_elem(&gate_threads, &tid);

@@ -33,6 +33,7 @@
 #include "util/cli.h"
 #include "util/bpf_keys.h"
 #include "util/clock.h"
+#include "util/core_btf.h"
 #include "util/libbpf_log.h"
 #include "util/outfile.h"
 #include "util/privileges.h"
@@ -254,9 +255,15 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o)
 static int before_load(void *ctx, struct capture_bpf *rskel)
 {
 	struct latency *l = ctx;
+	struct bpf_object_open_opts opts = { .sz = sizeof(opts) };
+	const void *obj;
+	size_t size;
 	int err;
 
-	l->skel = latency_bpf__open();
+	/* Relocated against the kernel BTF's subset its relocations need (libbpf copies the path). */
+	obj = latency_bpf__elf_bytes(&size);
+	opts.btf_custom_path = core_btf_path(obj, size);
+	l->skel = latency_bpf__open_opts(&opts);
 	if (!l->skel) {
 		fprintf(stderr, "stitch latency: cannot open the BPF object: %s\n",
 			strerror(errno));
