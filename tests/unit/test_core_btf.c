@@ -170,10 +170,62 @@ static void test_relocated_like_the_kernels_btf(void **state)
 	capture_bpf__destroy(b);
 }
 
+/*
+ * The cache: cut once, then read back; a torn or planted file is cut
+ * again, never used.  Each call passes its own copy of the object: the
+ * path is remembered per object for the rest of a run.
+ */
+static void test_cached_then_recut_when_bad(void **state)
+{
+	char dir[] = "/tmp/stitch-core-btf-cache.XXXXXX", sub[64];
+	const void *obj = capture_bpf__elf_bytes(&(size_t){ 0 });
+	void *copy[3];
+	const char *path;
+	size_t size, i;
+	struct btf *back;
+	FILE *f;
+
+	capture_bpf__elf_bytes(&size);
+	assert_non_null(mkdtemp(dir));
+	setenv("STITCH_CACHE_DIR", dir, 1);
+	for (i = 0; i < 3; i++) {
+		copy[i] = malloc(size);
+		assert_non_null(copy[i]);
+		memcpy(copy[i], obj, size);
+	}
+	path = core_btf_path(copy[0], size);
+	assert_non_null(path);
+	assert_non_null(strstr(core_btf_status(), "cut now"));
+	assert_int_equal(strncmp(path, dir, strlen(dir)), 0);
+	path = core_btf_path(copy[1], size);
+	assert_non_null(path);
+	assert_non_null(strstr(core_btf_status(), "cached"));
+	/* Torn: half a header. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("\x9f\xeb", f);
+	fclose(f);
+	path = core_btf_path(copy[2], size);
+	assert_non_null(path);
+	assert_non_null(strstr(core_btf_status(), "cut now"));
+	back = btf__parse_raw(path);
+	assert_non_null(back);
+	assert_true(btf__find_by_name_kind(back, "task_struct", BTF_KIND_STRUCT) > 0);
+	btf__free(back);
+	unlink(path);
+	snprintf(sub, sizeof(sub), "%s/btf", dir);
+	rmdir(sub);
+	rmdir(dir);
+	unsetenv("STITCH_CACHE_DIR");
+	for (i = 0; i < 3; i++)
+		free(copy[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roots_keep_the_kernels_layout),
+		cmocka_unit_test(test_cached_then_recut_when_bad),
 		cmocka_unit_test(test_relocated_like_the_kernels_btf),
 	};
 
