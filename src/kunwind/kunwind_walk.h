@@ -234,6 +234,7 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 				   void *ctx)
 {
 	__u64 cfa, ra, bp = s->bp;
+	bool popped;
 	int err = 0;
 
 	switch (row->cfa_rule) {
@@ -265,8 +266,15 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 	if (cfa <= s->sp)
 		return KUNWIND_STOP_BAD;
 	err = ku_read(s, ctx, cfa - 8, &ra);
+	/*
+	 * Past an epilogue's pop the save slot lies below sp and rbp holds
+	 * the saved value again: compilers keep the save rule until the ret
+	 * (unwind.c does the same).
+	 */
+	popped = row->rbp_rule == STITCH_RBP_AT_CFA && cfa + (__s64)row->rbp_offset < s->sp;
 	if (!err && row->rbp_rule == STITCH_RBP_AT_CFA) {
-		err = ku_read(s, ctx, cfa + (__s64)row->rbp_offset, &bp);
+		if (!popped)
+			err = ku_read(s, ctx, cfa + (__s64)row->rbp_offset, &bp);
 	} else if (!err && row->rbp_rule == STITCH_RBP_AT_RBP) {
 		s->bp_used |= s->bp_live;
 		err = ku_read(s, ctx, s->bp + (__s64)row->rbp_offset, &bp);
@@ -280,8 +288,8 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 	s->ip = ra;
 	s->sp = cfa;
 	s->bp = bp;
-	/* Unless rbp is the same, the caller's comes from memory. */
-	s->bp_live &= row->rbp_rule == STITCH_RBP_SAME;
+	/* Unless rbp is the same (or popped already), the caller's comes from memory. */
+	s->bp_live &= row->rbp_rule == STITCH_RBP_SAME || popped;
 	s->exact = 0;
 	return 0;
 }

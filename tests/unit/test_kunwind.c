@@ -308,7 +308,7 @@ struct synth {
  * Binary A (0x400000..0x410000, vaddr == pc):
  *   0x401000 RSP+8 (leaf), 0x402000 RSP+16 rbp at CFA-16, 0x403000 RBP+16,
  *   0x404000 PLT (RSP+8, +8 from rip&15 >= 11), 0x405000 END, 0x406000 UNKNOWN,
- *   0x407000 SIGNAL
+ *   0x407000 SIGNAL, 0x408000 RSP+32 rbp at CFA-48 (an epilogue, three pops in)
  * Binary B (0x7f0000000000.., vaddr = pc - BIN_B + 0x1000):
  *   0x1000 RSP+8
  * One anonymous executable mapping at ANON.
@@ -326,7 +326,8 @@ static void synth_init(struct synth *s)
 	s->a[4] = row(0x405000, STITCH_CFA_END, 0, STITCH_RBP_SAME, 0);
 	s->a[5] = row(0x406000, STITCH_CFA_UNKNOWN, 0, STITCH_RBP_SAME, 0);
 	s->a[6] = row(0x407000, STITCH_CFA_SIGNAL, 0, STITCH_RBP_SAME, 0);
-	s->ta = (struct unwind_table){ s->a, 7 };
+	s->a[7] = row(0x408000, STITCH_CFA_RSP, 32, STITCH_RBP_AT_CFA, -48);
+	s->ta = (struct unwind_table){ s->a, 8 };
 	s->b[0] = row(0x1000, STITCH_CFA_RSP, 8, STITCH_RBP_SAME, 0);
 	s->tb = (struct unwind_table){ s->b, 1 };
 	s->rb.stride = 16;
@@ -433,6 +434,29 @@ static void test_synthetic_rules(void **state)
 	/* A pc in no mapping at all: the kernel hands the stack to user space. */
 	*at(STACK_BASE) = 0x300000;
 	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, true, NULL);
+	synth_free(&s);
+}
+
+/*
+ * A leaf in its epilogue, past `pop %rbp`: the save rule still names the
+ * slot, now below sp (a stale word there), and rbp holds the caller's
+ * value again, which the frame-pointer frame above needs.  Both unwinders
+ * keep rbp (they used to stop: 2% of a Ruby profile's samples).
+ */
+static void test_synthetic_epilogue(void **state)
+{
+	struct synth s;
+	struct unwind_regs regs;
+	enum unwind_stop why;
+
+	synth_init(&s);
+	*at(STACK_BASE + 0) = 0xdead;			/* the popped slot, below sp */
+	*at(STACK_BASE + 0x28) = 0x403010;		/* RA at CFA - 8 (CFA = sp + 32) */
+	*at(STACK_BASE + 0x40) = STACK_BASE + 0x300;	/* the frame-pointer frame's saved rbp */
+	*at(STACK_BASE + 0x48) = 0x405010;		/* its RA, into END */
+	regs = (struct unwind_regs){ 0x408004, STACK_BASE + 0x10, STACK_BASE + 0x40 };
+	assert_int_equal(compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why), 3);
+	assert_int_equal(why, UNWIND_STOP_END);
 	synth_free(&s);
 }
 
@@ -844,6 +868,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_synthetic_rules),
 		cmocka_unit_test(test_synthetic_signal),
+		cmocka_unit_test(test_synthetic_epilogue),
 		cmocka_unit_test(test_synthetic_uretprobe),
 		cmocka_unit_test(test_find_map),
 		cmocka_unit_test(test_real_chain),
