@@ -605,7 +605,9 @@ static void load_world(void)
 		file[0] = '\0';
 		if (sscanf(line, "%lx-%lx %7s %lx %*s %*u %511s", &lo, &hi, perms, &off, file) < 4)
 			continue;
-		if (!strchr(perms, 'x') || strcmp(file, "[vdso]") == 0 || fx.proc->nr == 64)
+		/* [vsyscall] is left out of the kernel's list (test_build_proc_vsyscall). */
+		if (!strchr(perms, 'x') || strcmp(file, "[vdso]") == 0 || fx.proc->nr == 64 ||
+		    lo >> 63)
 			continue;
 		mp = &fx.proc->maps[fx.proc->nr++];
 		mp->start = lo;
@@ -792,6 +794,32 @@ static void test_row_cache_poisoned(void **state)
 	}
 }
 
+/*
+ * The walk's search compares addresses below 2^63: [vsyscall], last in
+ * every process's mappings, stays out of the kernel's list, or the mapping
+ * before it (ld.so's, in most processes) was never found.
+ */
+static void test_build_proc_vsyscall(void **state)
+{
+	struct map maps[3] = {
+		{ .start = 0x400000, .end = 0x401000 },
+		{ .start = 0x7f0000000000, .end = 0x7f0000010000 },
+		{ .start = 0xffffffffff600000, .end = 0xffffffffff601000 },
+	};
+	struct proc p = { .pid = 1, .maps = maps, .nr = 3, .cap = 3 };
+	struct kunwind_proc *kp = calloc(1, sizeof(*kp));
+	struct kunwind kw;
+
+	assert_non_null(kp);
+	assert_int_equal(kunwind_init(&kw, -1, -1, 16, 1), 0);
+	assert_int_equal(kunwind_build_proc(&kw, &fx.bins, &p, kp), 2);
+	assert_ptr_equal(ku_find_map(kp, 0x7f0000000010), &kp->maps[1]);
+	assert_ptr_equal(ku_find_map(kp, 0x400010), &kp->maps[0]);
+	assert_null(ku_find_map(kp, 0xffffffffff600400));
+	kunwind_free(&kw);
+	free(kp);
+}
+
 static void test_table_budget(void **state)
 {
 	struct kunwind kw;
@@ -869,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_synthetic_rules),
 		cmocka_unit_test(test_synthetic_signal),
 		cmocka_unit_test(test_synthetic_epilogue),
+		cmocka_unit_test(test_build_proc_vsyscall),
 		cmocka_unit_test(test_synthetic_uretprobe),
 		cmocka_unit_test(test_find_map),
 		cmocka_unit_test(test_real_chain),
