@@ -3,9 +3,13 @@
 #
 # What an event with interpreter frames costs in the kernel: Python 3.11,
 # Ruby 3.1 and Perl 5.36, each ~20 interpreter frames deep over a leaf that
-# computes (bench/workloads/deep.*: the leaf's line changes between samples,
-# the chain does not).  One process pinned to each CPU, all traced with -p
-# at HZ, so that every run of the sampling program is an event of ours.
+# computes (the leaf's line changes between samples, the chain does not).
+# The headline rows (python, ruby, perl: bench/workloads/flat.*) call 17
+# different functions, as real stacks do; beside them, the best case
+# (*-rec: bench/workloads/deep.*), a recursion of one function, whose
+# repeated frames a walk reads once.  One process pinned to each CPU, all
+# traced with -p at HZ, so that every run of the sampling program is an
+# event of ours.
 # For each language and mode, RUNS runs, alternating; medians of
 #   BPF ns/event  on_perf_event's run_time_ns / run_cnt (bpf_stats) over
 #                 0.5 s windows once recording is steady (after 1.5 s)
@@ -17,7 +21,8 @@
 #   sent          --per-event: every event and its walk sent to user space
 #   native        --no-interp: the same process without interpreter frames
 #
-#   bench/interp_cost.sh     (HZ=999 RUNS=3; as root)
+#   bench/interp_cost.sh     (HZ=999 RUNS=3 LANGS="python ruby perl python-rec
+#                             ruby-rec perl-rec"; as root)
 set -u
 cd "$(dirname "$0")/.."
 
@@ -31,11 +36,14 @@ bench_start icost
 command -v bpftool >/dev/null || { echo "bench: needs bpftool" >&2; exit 1; }
 NCPU=$(nproc)
 
-lang_cmd() {	# LANG SECONDS
+lang_cmd() {	# ROW SECONDS
 	case $1 in
-	python) echo "/usr/bin/python3.11 bench/workloads/deep.py $2" ;;
-	ruby) echo "/usr/bin/ruby bench/workloads/deep.rb $2" ;;
-	perl) echo "/usr/bin/perl bench/workloads/deep.pl $2" ;;
+	python) echo "/usr/bin/python3.11 bench/workloads/flat.py $2" ;;
+	ruby) echo "/usr/bin/ruby bench/workloads/flat.rb $2" ;;
+	perl) echo "/usr/bin/perl bench/workloads/flat.pl $2" ;;
+	python-rec) echo "/usr/bin/python3.11 bench/workloads/deep.py $2" ;;
+	ruby-rec) echo "/usr/bin/ruby bench/workloads/deep.rb $2" ;;
+	perl-rec) echo "/usr/bin/perl bench/workloads/deep.pl $2" ;;
 	esac
 }
 
@@ -73,7 +81,7 @@ steady() {	# LANG MODE -> "median_ns_per_event bytes_per_event"
 	echo "$(cat "$T/win") ${bytes:--}"
 }
 
-LANGS=${LANGS:-python ruby perl}
+LANGS=${LANGS:-python ruby perl python-rec ruby-rec perl-rec}
 for l in $LANGS; do
 	command -v "$(lang_cmd "$l" 0 | cut -d' ' -f1)" >/dev/null || continue
 	for i in $(seq "$RUNS"); do
@@ -85,12 +93,12 @@ done
 col() { awk -v c="$2" '$c != "-" { print $c }' "$1" | median; }
 
 echo "bench: on each of $NCPU CPUs at $HZ Hz, medians of $RUNS runs, $(uname -r)"
-printf '| %6s | %6s | %16s | %16s | %16s | %18s |\n' lang frames "counted ns/event" \
+printf '| %10s | %6s | %16s | %16s | %16s | %18s |\n' row frames "counted ns/event" \
 	"sent ns/event" "native ns/event" "bytes/event c/s"
-printf '|%s|\n' "--------|--------|------------------|------------------|------------------|--------------------"
+printf '|%s|\n' "------------|--------|------------------|------------------|------------------|--------------------"
 for l in $LANGS; do
 	[ -f "$T/$l.counted" ] || continue
-	printf '| %6s | %6s | %16s | %16s | %16s | %18s |\n' "$l" \
+	printf '| %10s | %6s | %16s | %16s | %16s | %18s |\n' "$l" \
 		"$(interp_frames "$T/$l.counted.folded")" \
 		"$(col "$T/$l.counted" 1)" "$(col "$T/$l.sent" 1)" "$(col "$T/$l.native" 1)" \
 		"$(col "$T/$l.counted" 2) / $(col "$T/$l.sent" 2)"

@@ -73,6 +73,8 @@ struct interp_scratch {
 	__u32 sent;
 	__u32 gen;		/* the walked process's interp_proc_cfg.gen */
 	__u64 size;
+	/* ruby: the last method entry read in this walk, and its owner (rb_frame_owner) */
+	__u64 last_me, last_owner;
 };
 
 struct {

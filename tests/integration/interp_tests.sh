@@ -408,7 +408,7 @@ rn() {
 
 test_ruby_name_rules() {
 	need "$RUBY"
-	local out=$TMP/rbn.folded pid=";${NAT}Process\\.pid;" svar resc dm helper anon single blk
+	local out=$TMP/rbn.folded pid=";${NAT}Process\\.pid;" svar resc dm helper anon single blk rec vol
 	"$STITCH" record -e syscall:getpid -o "$out" -- "$RUBY" "$RNW" 2
 	show "$out" 10
 	# A method whose $~ turned its env's method entry slot into an svar.
@@ -421,6 +421,11 @@ test_ruby_name_rules() {
 	anon=";$(rn am anon)$pid"
 	single=";$(rn single single)$pid"
 	blk=";$(rn top_blk top_blk);${NAT}Array#each;$NAT$(rn 'block in top_blk' top_blk)$pid"
+	# Repeated frames (read once per walk) and alternating ones, each named whole.
+	rec=";$(rn 'Names::Inner#rec' rec_call);$(rn 'Names::Inner#rec' rec_call)"
+	rec="$rec;$(rn 'Names::Inner#rec' rec_call);$(rn 'Names::Inner#rec' rec)$pid"
+	vol=";$(rn 'Names::Ping#volley' ping_call);$(rn 'Names::Pong#volley' pong_call)"
+	vol="$vol;$(rn 'Names::Ping#volley' ping_call);$(rn 'Names::Pong#volley' pong)$pid"
 	expect_ge "svar method" "$(total "$out" "$svar")" 200
 	expect_ge "rescue clause" "$(total "$out" "$resc")" 200
 	expect_ge "define_method block" "$(total "$out" "$dm")" 200
@@ -428,9 +433,11 @@ test_ruby_name_rules() {
 	expect_ge "anonymous class: bare name" "$(total "$out" "$anon")" 200
 	expect_ge "singleton of an object: bare name" "$(total "$out" "$single")" 200
 	expect_ge "block in a top-level method" "$(total "$out" "$blk")" 200
+	expect_ge "recursion" "$(total "$out" "$rec")" 200
+	expect_ge "two classes calling each other" "$(total "$out" "$vol")" 200
 	# Nothing else under Process.pid: no class invented, none left out.
 	expect_eq "% of Process.pid stacks named so" "$(share "$out" ';Process\.pid;' \
-		"$svar|$resc|$dm|$helper|$anon|$single|$blk")" 100
+		"$svar|$resc|$dm|$helper|$anon|$single|$blk|$rec|$vol")" 100
 	expect_eq "Object# or Util# names" "$(total "$out" 'Object#|Names::Util#|#<')" 0
 }
 

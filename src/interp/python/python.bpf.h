@@ -30,7 +30,7 @@ static long interp_python_step(__u64 i, void *ctx)
 	struct interp_scratch *s = w->s;
 	const struct interp_python_layout *L = w->L;
 	__u32 frame_read = L->frame_read, code_read = L->code_read;
-	struct interp_frame *f;
+	struct interp_frame *f, *prev;
 	const __u8 *fr;
 	__u64 code;
 
@@ -57,20 +57,33 @@ static long interp_python_step(__u64 i, void *ctx)
 		return 1;
 	}
 	code = chunk_u64(fr, L->frame_code);
-	if (!code || interp_read(w->task, s->code, code_read, code)) {
-		ev->flags |= INTERP_EV_FAULT;
-		return 1;
-	}
-	if (chunk_u64(s->code, L->ob_type) != w->cfg->py.code_type) {
-		ev->flags |= INTERP_EV_CORRUPT;
-		return 1;
-	}
 	f = &ev->frames[s->n & (INTERP_MAX_FRAMES - 1)];
+	prev = &ev->frames[(s->n - 1) & (INTERP_MAX_FRAMES - 1)];
+	/*
+	 * Recursion: this frame runs the code object its callee ran.  A frame
+	 * holds a reference to its code object, whose names and first line
+	 * never change, so within one walk they are those just read: one read
+	 * of ~90 ns saved per repeated frame.
+	 */
+	if (s->n && code && prev->addr == code) {
+		f->id1 = prev->id1;
+		f->id2 = prev->id2;
+		f->id3 = prev->id3;
+	} else {
+		if (!code || interp_read(w->task, s->code, code_read, code)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return 1;
+		}
+		if (chunk_u64(s->code, L->ob_type) != w->cfg->py.code_type) {
+			ev->flags |= INTERP_EV_CORRUPT;
+			return 1;
+		}
+		f->id1 = chunk_u64(s->code, L->code_qualname);
+		f->id2 = chunk_u64(s->code, L->code_filename);
+		f->id3 = chunk_u32(s->code, L->code_firstlineno);
+	}
 	f->addr = code;
 	f->pc = chunk_u64(fr, L->frame_instr);
-	f->id1 = chunk_u64(s->code, L->code_qualname);
-	f->id2 = chunk_u64(s->code, L->code_filename);
-	f->id3 = chunk_u32(s->code, L->code_firstlineno);
 	f->flags = (chunk_u8(fr, L->frame_is_entry) ? INTERP_FRAME_ENTRY : 0) |
 		   (__u32)chunk_u8(fr, L->frame_owner) << PYTHON_FRAME_OWNER_SHIFT;
 	s->n++;

@@ -73,8 +73,20 @@ static __always_inline __u64 rb_frame_owner(struct task_struct *task, struct int
 
 	for (i = 0; i < RB_ENV_HOPS; i++) {
 		v = env->me_cref;
-		if (rb_read_ment(task, s, L, v))
+		/*
+		 * The entry the last frame's environment named (a recursion):
+		 * live frames keep their method entries, whose owner never
+		 * changes, so within one walk it is the owner read then.
+		 */
+		if (!i && v && v == s->last_me)
+			return s->last_owner;
+		if (rb_read_ment(task, s, L, v)) {
+			if (!i) {
+				s->last_me = v;
+				s->last_owner = chunk_u64(s->code, L->me_owner);
+			}
 			return chunk_u64(s->code, L->me_owner);
+		}
 		if (env->flags & L->env_flag_local) {
 			/* ep[-2] was read above if it is an object: an svar? */
 			if (v >= 4096 && !(v & 7) &&
@@ -106,7 +118,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	struct interp_scratch *s = w->s;
 	const struct interp_ruby_layout *L = w->L;
 	__u32 cfp_size = L->cfp_size;
-	struct interp_frame *f;
+	struct interp_frame *f, *prev;
 	__u64 pc, iseq, ep, flags, me, def, obj[3], hi;
 	struct rb_env env;
 	const __u8 *fr, *envp;
@@ -191,13 +203,23 @@ static long interp_ruby_step(__u64 i, void *ctx)
 		s->n++;
 		return 0;
 	}
-	if (interp_read(task, obj, sizeof(obj), iseq)) {
-		ev->flags |= INTERP_EV_FAULT;
-		return 1;
-	}
-	if (!rb_imemo_is(L, obj[0], L->imemo_iseq)) {
-		ev->flags |= INTERP_EV_CORRUPT;
-		return 1;
+	prev = &ev->frames[(s->n - 1) & (INTERP_MAX_FRAMES - 1)];
+	/*
+	 * Recursion: the iseq the last frame ran.  A control frame keeps its
+	 * iseq alive, and an iseq's body never changes, so within one walk it
+	 * is the one read then (prev->pc: not a C function's or a boundary's).
+	 */
+	if (s->n && prev->addr == iseq && prev->pc && !(prev->flags & RUBY_FRAME_CFUNC)) {
+		obj[2] = prev->id1;
+	} else {
+		if (interp_read(task, obj, sizeof(obj), iseq)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return 1;
+		}
+		if (!rb_imemo_is(L, obj[0], L->imemo_iseq)) {
+			ev->flags |= INTERP_EV_CORRUPT;
+			return 1;
+		}
 	}
 	f->addr = iseq;
 	f->pc = pc;
@@ -220,6 +242,7 @@ static __always_inline void interp_ruby_walk(struct task_struct *task, struct in
 
 	s->n = 0;
 	s->cursor = s->end = 0;
+	s->last_me = 0;
 	/* ruby_current_ec, libruby's TLS variable */
 	err = interp_tls_var(task, fs_base, cfg->rb.tls_modid, cfg->rb.tls_sym, &ec);
 	if (err < 0) {

@@ -16,6 +16,27 @@ module Names
     end
 
     define_method(:dm) { Process.pid }  # MARK: dm
+
+    # A recursion: the walk reads a repeated frame's iseq and method entry once.
+    def rec(n)
+      return Process.pid if n.zero?  # MARK: rec
+      rec(n - 1)  # MARK: rec_call
+    end
+  end
+
+  # Two classes, one method name, calling each other: nothing carried between them.
+  class Ping
+    def volley(n, other)
+      return Process.pid if n.zero?  # MARK: ping
+      other.volley(n - 1, self)  # MARK: ping_call
+    end
+  end
+
+  class Pong
+    def volley(n, other)
+      return Process.pid if n.zero?  # MARK: pong
+      other.volley(n - 1, self)  # MARK: pong_call
+    end
   end
 
   module Util
@@ -40,11 +61,15 @@ end
 
 t = Time.now + ARGV[0].to_f
 inner = Names::Inner.new
+ping = Names::Ping.new
+pong = Names::Pong.new
 a = anon.new
 while Time.now < t
   inner.svar_m
   inner.resc
   inner.dm
+  inner.rec(3)
+  ping.volley(3, pong)
   Names::Util.helper
   a.am
   obj.single
