@@ -46,6 +46,8 @@ struct perl_walk {
 	__u32 last_cv_flags, last_cv_format;
 	__u64 last_cop, last_cop_file;
 	__u32 last_cop_line;
+	/* The last stash named, and its package string. */
+	__u64 last_stash, last_pkg;
 };
 
 enum { PERL_STR_NAME, PERL_STR_PKG, PERL_STR_FILE };
@@ -137,6 +139,25 @@ static __always_inline int perl_str(struct task_struct *task, struct perl_walk *
 	return 0;
 }
 
+/*
+ * An SV's flags and body (sv_any) in one read: both lie in its first 16
+ * bytes (one read of ~90 ns instead of two, three times per frame named).
+ */
+static __always_inline int perl_sv_head(struct task_struct *task,
+					const struct interp_perl_layout *L, __u64 sv,
+					__u32 *flags, __u64 *any)
+{
+	__u64 head[2] = {};
+
+	if (L->sv_flags > 12 || (L->sv_flags & 3) || (L->sv_any != 0 && L->sv_any != 8) ||
+	    perl_rd(task, head, sizeof(head), sv))
+		return -1;
+	*any = L->sv_any ? head[1] : head[0];
+	*flags = L->sv_flags == 12 ? (__u32)(head[1] >> 32) : L->sv_flags == 8 ? (__u32)head[1] :
+		 L->sv_flags == 4 ? (__u32)(head[0] >> 32) : (__u32)head[0];
+	return 0;
+}
+
 /* A stash's name HEK (HvNAME), or 0. */
 static __always_inline __u64 perl_stash_hek(struct task_struct *task,
 					    const struct interp_perl_layout *L, __u64 hv)
@@ -145,8 +166,8 @@ static __always_inline __u64 perl_stash_hek(struct task_struct *task,
 	__u32 flags = 0;
 	__s32 count = 0;
 
-	if (perl_rd32(task, hv + L->sv_flags, &flags) || (flags & L->svtypemask) != L->svt_pvhv ||
-	    !(flags & L->svf_ook) || perl_rd64(task, hv + L->sv_any, &any) ||
+	if (perl_sv_head(task, L, hv, &flags, &any) || (flags & L->svtypemask) != L->svt_pvhv ||
+	    !(flags & L->svf_ook) ||
 	    perl_rd64(task, any + L->xhv_aux_name, &name) ||
 	    perl_rd(task, &count, sizeof(count), any + L->xhv_aux_name_count))
 		return 0;
@@ -203,9 +224,8 @@ static __always_inline int perl_cv(struct task_struct *task, struct perl_walk *w
 		*start = w->last_cv_start;
 		return 0;
 	}
-	if (perl_rd32(task, cv + L->sv_flags, &flags) ||
+	if (perl_sv_head(task, L, cv, &flags, &any) ||
 	    (flags & L->svtypemask) != (format ? L->svt_pvfm : L->svt_pvcv) ||
-	    perl_rd64(task, cv + L->sv_any, &any) ||
 	    perl_rd_chunk(task, s->code, L->xcv_flags + 4, any))
 		return -1;
 	cvflags = chunk_u32(s->code, L->xcv_flags);
@@ -216,22 +236,29 @@ static __always_inline int perl_cv(struct task_struct *task, struct perl_walk *w
 		stash = chunk_u64(s->code, L->xcv_stash);
 	} else {
 		/* isGV_with_GP: a real glob, not a string that was once one */
-		if (perl_rd32(task, gv + L->sv_flags, &gvflags) ||
+		if (perl_sv_head(task, L, gv, &gvflags, &gvany) ||
 		    (gvflags & L->svtypemask) != L->svt_pvgv ||
 		    (gvflags & (L->svp_pok | L->svpgv_gp)) != L->svpgv_gp ||
-		    perl_rd64(task, gv + L->sv_any, &gvany) ||
-		    perl_rd64(task, gvany + L->xgv_namehek, &hek) ||
-		    perl_rd64(task, gvany + L->xgv_stash, &stash))
+		    perl_rd_chunk(task, s->code, (L->xgv_namehek > L->xgv_stash ?
+						  L->xgv_namehek : L->xgv_stash) + 8, gvany))
 			return -1;
+		/* The name and the stash, 8 bytes apart: one read. */
+		hek = chunk_u64(s->code, L->xgv_namehek);
+		stash = chunk_u64(s->code, L->xgv_stash);
 	}
 	if (perl_str(task, w, s, PERL_STR_NAME, hek, true, &name))
 		return -1;
 	if ((cvflags & L->cvf_named) && (cvflags & L->cvf_lexical)) {
 		f->flags |= PERL_FRAME_NO_PKG;
+	} else if (stash && stash == w->last_stash) {
+		/* The package of the last sub named: most callers share it. */
+		pkg = w->last_pkg;
 	} else {
 		hek = perl_stash_hek(task, L, stash);
 		if (!hek || perl_str(task, w, s, PERL_STR_PKG, hek, true, &pkg))
 			return -1;
+		w->last_stash = stash;
+		w->last_pkg = pkg;
 	}
 	f->addr = cv;
 	f->id1 = name | pkg << 32;
