@@ -394,6 +394,24 @@ test_ruby_cpu_samples() {
 	expect_ge "Time.now (timev.rb)" "$(total "$TMP/rbc.folded" ';Time\.now \(<internal:timev>:')" 10
 }
 
+# -p of a running Ruby: every cpu sample walked in the kernel (its tables load
+# before the first event) and none left unknown.  Ruby reads its execution
+# context through TLS (__tls_get_addr, in ld.so: the last mapping before
+# [vsyscall]) and stops in libruby's epilogues; before both were handled, this
+# run copied 11 samples and left 47 inconsistent.
+test_ruby_cpu_samples_pid_walked_in_kernel() {
+	need "$RUBY"
+	"$RUBY" "$RBW" cpu 4 &
+	local pid=$!
+	sleep 0.5
+	"$STITCH" record --stats -F 999 -p "$pid" -d 2 -o "$TMP/rbk.folded" 2>"$TMP/rbk.err"
+	wait "$pid"
+	grep -E 'user stacks|copied' "$TMP/rbk.err"
+	expect_grep "$TMP/rbk.err" ' 0 events copied while tables were missing$'
+	expect_grep "$TMP/rbk.err" ' 0 truncated, 0 left a module, 0 without a rule, 0 inconsistent '
+	expect_ge "samples in burn" "$(total "$TMP/rbk.folded" ";$RB_PINGER#burn \\(")" 600
+}
+
 # How each kind of frame is named (rb_names.rb): with its class where Ruby 3.4 would
 # give one, the bare label where the class is anonymous or not a class, never another.
 RNW=$(realpath tests/workloads/interp/rb_names.rb)
