@@ -209,6 +209,29 @@ pl_frames_only() {
 	} END { for (k in c) print c[k] k }' "$1"
 }
 
+# Sub names of 48 bytes, read with their HEK's head in one read, and of 49
+# and 120 bytes, read in two (perl_hek_short): each whole, none cut or mixed.
+test_perl_name_lengths() {
+	local w=$TMP/names.pl n48 n49 n120 re
+	n48=s$(printf 'x%.0s' $(seq 47))
+	n49=t$(printf 'x%.0s' $(seq 48))
+	n120=u$(printf 'x%.0s' $(seq 119))
+	cat >"$w" <<-PL
+		sub $n120 { return getppid() }
+		sub $n49 { return $n120() }
+		sub $n48 { return $n49() }
+		my \$end = time + 2;
+		$n48() while time < \$end;
+	PL
+	"$STITCH" record -e syscall:getppid -o "$TMP/pln.folded" -- "$PERL" "$w"
+	re=$(printf '%s' "$w" | sed 's/[.]/\\./g')
+	expect_ge "48, 49 and 120 byte names, each whole" "$(total "$TMP/pln.folded" \
+		";main::$n48 \\($re:3\\);main::$n49 \\($re:2\\);main::$n120 \\($re:1\\);")" 1000
+	# (Events before perl is recognized as an interpreter have no Perl frames.)
+	expect_eq "stacks with Perl frames that are not so" "$(total "$TMP/pln.folded" 'main::')" \
+		"$(total "$TMP/pln.folded" ";main::$n48 \\($re:3\\);main::$n49 \\($re:2\\);main::$n120 \\($re:1\\);")"
+}
+
 # CPU samples of a thread that enters and leaves subs all the time: the walker catches it
 # inside cx_pushblock/cx_pushsub or pp_leavesub's pops.  Every stack is one of the three
 # real ones or marked truncated; never a callee's line shown for its caller.
