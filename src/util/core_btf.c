@@ -432,14 +432,13 @@ struct btf *core_btf_build(const void *obj, size_t size, const struct btf *kerne
 
 /* ---- the cache ---- */
 
-/* The running kernel's GNU build ID, in hex; false if it has none. */
-static bool kernel_build_id(char *hex, size_t len)
+/* The running kernel's GNU build ID, in hex (len >= 2 * STITCH_BUILD_ID_MAX + 1); false if none. */
+static bool kernel_build_id(char *hex)
 {
-	uint8_t buf[4096];
-	uint32_t nh[3];
-	size_t off = 0, got, name_sz, desc_sz;
+	uint8_t buf[4096], id[STITCH_BUILD_ID_MAX];
 	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
+	size_t len;
 
 	if (fd < 0)
 		return false;
@@ -447,22 +446,10 @@ static bool kernel_build_id(char *hex, size_t len)
 	close(fd);
 	if (n <= 0)
 		return false;
-	got = n;
-	while (got - off >= sizeof(nh)) {
-		memcpy(nh, buf + off, sizeof(nh));
-		off += sizeof(nh);
-		name_sz = (nh[0] + 3ull) & ~3ull;
-		desc_sz = (nh[1] + 3ull) & ~3ull;
-		if (name_sz > got - off || desc_sz > got - off - name_sz)
-			return false;
-		if (nh[2] == NT_GNU_BUILD_ID && nh[0] == 4 && !memcmp(buf + off, "GNU", 4) &&
-		    nh[1] && nh[1] <= STITCH_BUILD_ID_MAX && 2 * nh[1] < len) {
-			build_id_hex(buf + off + name_sz, nh[1], hex);
-			return true;
-		}
-		off += name_sz + desc_sz;
-	}
-	return false;
+	elf_util_init();
+	len = elf_build_id_in_notes(buf, n, id);
+	build_id_hex(id, len, hex);
+	return len > 0;
 }
 
 /* FNV-1a over the roots: the cache file's name tells sets apart. */
@@ -574,7 +561,7 @@ const char *core_btf_path(const void *obj, size_t size)
 	for (i = 0; i < sizeof(known) / sizeof(known[0]) && known[i].obj; i++)
 		if (known[i].obj == obj)
 			return known[i].path;
-	if (!kernel_build_id(id, sizeof(id))) {
+	if (!kernel_build_id(id)) {
 		snprintf(status, sizeof(status), "the kernel's (no build ID in /sys/kernel/notes)");
 		return NULL;
 	}

@@ -91,6 +91,14 @@ static size_t build_id_from_notes(Elf_Data *data, uint8_t *out)
 	return 0;
 }
 
+size_t elf_build_id_in_notes(const void *notes, size_t len, uint8_t out[STITCH_BUILD_ID_MAX])
+{
+	Elf_Data data = { .d_buf = (void *)notes, .d_size = len, .d_type = ELF_T_NHDR,
+			  .d_version = EV_CURRENT };
+
+	return build_id_from_notes(&data, out);
+}
+
 size_t elf_build_id(Elf *elf, uint8_t out[STITCH_BUILD_ID_MAX])
 {
 	Elf_Scn *scn = NULL;

@@ -28,6 +28,8 @@ int elf_find_section(Elf *elf, const char *name, struct elf_section *out);
 
 /* Copy the GNU build-id into out; returns its length, or 0 if none. */
 size_t elf_build_id(Elf *elf, uint8_t out[STITCH_BUILD_ID_MAX]);
+/* The same from a buffer of ELF notes (/sys/kernel/notes: the running kernel's). */
+size_t elf_build_id_in_notes(const void *notes, size_t len, uint8_t out[STITCH_BUILD_ID_MAX]);
 
 /*
  * Translate between a file offset and an ELF virtual address through the
