@@ -619,66 +619,72 @@ int kunwind_count_key(const struct kunwind *kw, const struct kagg_fds *fds,
 	return rc;
 }
 
-bool kagg_take(int fd, const void *key, int64_t epoch, uint64_t *count)
+int kagg_reading_start(struct kagg_reading *rd, int fd, size_t key_size, size_t key_bytes,
+		       int64_t epoch)
 {
-	const struct kagg_key *k = key;
-
-	if (epoch >= 0 && k->epoch != (uint32_t)epoch)
-		return false;
-	if (bpf_map_lookup_elem(fd, key, count) != 0)
-		return false;
-	if (epoch >= 0)
-		bpf_map_delete_elem(fd, key);
-	return true;
-}
-
-int kagg_reading_start(struct kagg_reading *rd, int fd, size_t key_size, size_t key_bytes)
-{
-	rd->keys = NULL;
-	rd->n = 0;
+	*rd = (struct kagg_reading){ .key_size = key_size, .fd = fd, .epoch = epoch };
 	rd->sk = malloc(key_bytes);
 	rd->u = malloc(sizeof(*rd->u));
-	if (rd->sk && rd->u)
-		rd->keys = bpf_map_keys(fd, key_size, &rd->n);
-	if (!rd->keys) {
+	if (!rd->sk || !rd->u ||
+	    bpf_map_entries(fd, key_size, sizeof(*rd->counts), &rd->keys, (void **)&rd->counts,
+			    &rd->n)) {
 		kagg_reading_end(rd);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
+bool kagg_take(const struct kagg_reading *rd, size_t i)
+{
+	const struct kagg_key *k = (const void *)((const char *)rd->keys + i * rd->key_size);
+
+	return rd->epoch < 0 || k->epoch == (uint32_t)rd->epoch;
+}
+
+void kagg_done(struct kagg_reading *rd, size_t i)
+{
+	char *keys = rd->keys;
+
+	/* Gathered at the front (i >= ndone): the keys to delete at the end. */
+	if (rd->epoch >= 0 && rd->ndone != i)
+		memcpy(keys + rd->ndone * rd->key_size, keys + i * rd->key_size, rd->key_size);
+	rd->ndone += rd->epoch >= 0;
+}
+
 void kagg_reading_end(struct kagg_reading *rd)
 {
+	if (rd->keys && rd->epoch >= 0)
+		bpf_map_delete_keys(rd->fd, rd->keys, rd->key_size, rd->ndone);
 	free(rd->keys);
+	free(rd->counts);
 	free(rd->sk);
 	free(rd->u);
+	rd->keys = NULL;
+	rd->counts = NULL;
+	rd->sk = NULL;
+	rd->u = NULL;
 }
 
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struct kagg_fds *fds,
 			    int64_t epoch, struct stack_table *stacks, uint64_t *stops,
 			    uint64_t *bytes)
 {
-	struct kagg_key *keys = NULL;
-	struct stack_key *sk = malloc(KUNWIND_KEY_BYTES);
-	struct kagg_ustack *u = malloc(sizeof(*u));
-	uint64_t *counts = NULL;
-	size_t i, n = 0, done = 0;
+	struct kagg_reading rd;
+	struct kagg_key *keys;
 	int64_t total = 0;
 	int err = 0;
+	size_t i;
 
-	if (!sk || !u ||
-	    bpf_map_entries(counts_fd, sizeof(*keys), sizeof(*counts), (void **)&keys,
-			    (void **)&counts, &n)) {
-		free(sk);
-		free(u);
+	if (kagg_reading_start(&rd, counts_fd, sizeof(*keys), KUNWIND_KEY_BYTES, epoch))
 		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
+	keys = rd.keys;
+	for (i = 0; i < rd.n; i++) {
+		uint64_t count = rd.counts[i];
 		int rc;
 
-		if (epoch >= 0 && keys[i].epoch != (uint32_t)epoch)
+		if (!kagg_take(&rd, i))
 			continue;
-		rc = add_count(kw, fds, &keys[i], counts[i], sk, u, stacks, stops, bytes);
+		rc = add_count(kw, fds, &keys[i], count, rd.sk, rd.u, stacks, stops, bytes);
 		/*
 		 * Its interpreter frames' definition is still in the ring: the
 		 * key stays for the last read, after the ring is drained, which
@@ -690,20 +696,14 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struc
 			struct kagg_key lost = keys[i];
 
 			lost.ihash = KAGG_IHASH_LOST;
-			rc = add_count(kw, fds, &lost, counts[i], sk, u, stacks, stops, bytes);
+			rc = add_count(kw, fds, &lost, count, rd.sk, rd.u, stacks, stops, bytes);
 		}
-		/* The epoch's keys read, to delete at once (none of the last read). */
-		keys[done++] = keys[i];
+		kagg_done(&rd, i);
 		if (rc == 0)
-			total += counts[i];
+			total += count;
 		else
 			err = -EINVAL;
 	}
-	if (epoch >= 0)
-		bpf_map_delete_keys(counts_fd, keys, sizeof(*keys), done);
-	free(keys);
-	free(counts);
-	free(sk);
-	free(u);
+	kagg_reading_end(&rd);
 	return err && !total ? err : total;
 }

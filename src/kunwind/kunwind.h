@@ -289,13 +289,6 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struc
 int kagg_ustack_get(const struct kagg_fds *fds, uint64_t hash, struct kagg_ustack *u);
 
 /*
- * The count of key (which begins with a struct kagg_key) in map fd, if it
- * belongs to epoch (any, if epoch < 0); an epoch's keys are deleted once
- * read (see kagg_key.epoch).
- */
-bool kagg_take(int fd, const void *key, int64_t epoch, uint64_t *count);
-
-/*
  * The stack_key of a stored kagg_key into sk (room: KUNWIND_KEY_BYTES; u is
  * scratch for its user stack).  Returns the key's bytes, or -errno if its
  * stacks are gone or malformed.
@@ -305,19 +298,29 @@ int kunwind_key_build(const struct kunwind *kw, const struct kagg_fds *fds,
 		      uint64_t *bytes);
 
 /*
- * Every key of a counts map (key_size bytes each, collected first: see
- * util/bpf_keys.h), and room to build each one's stack_key (key_bytes) and
- * user stack in, for kunwind_key_build.
+ * Every key of a counts map (key_size bytes each, each beginning with a
+ * struct kagg_key) and its count, read by batches (util/bpf_keys.h), and
+ * room to build each one's stack_key (key_bytes) and user stack in, for
+ * kunwind_key_build.  Reading an epoch deletes its keys once read (see
+ * kagg_key.epoch): the ones kagg_done() was given, at once, at the end.
  */
 struct kagg_reading {
 	void *keys;
-	size_t n;
+	uint64_t *counts;
+	size_t n, key_size, ndone;
+	int fd;
+	int64_t epoch;
 	struct stack_key *sk;
 	struct kagg_ustack *u;
 };
 
-/* 0, or -ENOMEM with nothing left to free. */
-int kagg_reading_start(struct kagg_reading *rd, int fd, size_t key_size, size_t key_bytes);
+/* 0, or -ENOMEM with nothing left to free.  epoch < 0: every key, none deleted. */
+int kagg_reading_start(struct kagg_reading *rd, int fd, size_t key_size, size_t key_bytes,
+		       int64_t epoch);
+/* Key i (rd->keys), if it belongs to the epoch read; false to skip it. */
+bool kagg_take(const struct kagg_reading *rd, size_t i);
+/* Key i is read: delete it at the end (if an epoch is read). */
+void kagg_done(struct kagg_reading *rd, size_t i);
 void kagg_reading_end(struct kagg_reading *rd);
 
 /*

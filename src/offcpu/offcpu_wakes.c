@@ -22,13 +22,15 @@ int64_t offcpu_read_wakes(int wakes_fd, int64_t epoch, const struct offcpu_sink 
 	uint64_t ns;
 	size_t i;
 
-	if (kagg_reading_start(&rd, wakes_fd, sizeof(*keys), WAKE_KEY_BYTES))
+	if (kagg_reading_start(&rd, wakes_fd, sizeof(*keys), WAKE_KEY_BYTES, epoch))
 		return -ENOMEM;
 	keys = rd.keys;
 	for (i = 0; i < rd.n; i++) {
 		/* The blocked stack's key comes first, with its epoch. */
-		if (!kagg_take(wakes_fd, &keys[i], epoch, &ns))
+		if (!kagg_take(&rd, i))
 			continue;
+		kagg_done(&rd, i);
+		ns = rd.counts[i];
 		kb = kunwind_key_build(s->kw, &s->fds, &keys[i].blocked, rd.sk, rd.u, s->bytes);
 		if (kb < 0) {
 			err = kb;
