@@ -152,16 +152,8 @@ struct ku_walk {
 	__u32 memo_on;		/* KU_MEMO_* of this walk's buffer, or 0: memo unused */
 	__u32 recording;	/* reads go into memo (a miss, still in the first window) */
 	__u32 memo_hit;
-	/*
-	 * ku_memo_try()s in a row that missed on this CPU (saturating), and
-	 * the walks since it started backing off (ku_memo_due()).
-	 */
-	__u32 memo_misses, memo_skipped;
 	struct ku_memo memo;
 };
-
-#define KU_MEMO_MISSES_TO_BACK_OFF 8
-#define KU_MEMO_RETRY_EVERY 8
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -245,8 +237,8 @@ static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 {
 	struct ku_bpf_ctx *c = ctx;
 	struct ku_walk *w = c->w;
-	__u64 off, rel;
-	__u32 i, rec;
+	__u64 off;
+	__u32 i;
 
 	if (!w)
 		return KUNWIND_STOP_TRUNCATED;
@@ -260,23 +252,20 @@ static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 	}
 	*val = w->win[(off / 8) & (KU_WIN / 8 - 1)];
 	/*
-	 * Remember the word (ku_memo) while recording.  The count stops one
-	 * short of the end, which ends recording.  The stores cost ~100 ns of
-	 * a 40-frame walk, which a walk that does not record (ku_memo_due)
-	 * now skips.  (They were branch-free, for fear of what a branch at
-	 * every read would cost the verifier: the programs' load time did not
-	 * move measurably, 24-30 ms either way in alternating runs.)
+	 * Remember the word (ku_memo), without a branch: this is inlined at
+	 * every read of every frame step, and each branch there multiplies
+	 * what the verifier explores (one here cost ~4 ms at every start).
+	 * Not recording, the word lands past the entries in use, which is
+	 * harmless.  Recording, the count may run past the end and the index
+	 * wrap: no walk that read KU_MEMO_WORDS words or more is remembered
+	 * (kunwind_user, ku_memo_try).  A recorded word lies in the first
+	 * window, which starts at or above stack_lo: its offset fits.  Four
+	 * stores and a stop flag per word were ~80 ns of a 40-frame walk.
 	 */
-	if (w->recording) {
-		rel = addr - w->s.stack_lo;	/* ku_read() refused anything below */
-		rec = (rel >> 32) == 0;
-		i = w->memo.nr;
-		w->memo.off[i & (KU_MEMO_WORDS - 1)] = rel;
-		w->memo.val[i & (KU_MEMO_WORDS - 1)] = *val;
-		rec &= (i - (KU_MEMO_WORDS - 1)) >> 31;
-		w->memo.nr = i + rec;
-		w->recording = rec;
-	}
+	i = w->memo.nr;
+	w->memo.off[i & (KU_MEMO_WORDS - 1)] = addr - w->s.stack_lo;
+	w->memo.val[i & (KU_MEMO_WORDS - 1)] = *val;
+	w->memo.nr = i + w->recording;
 	return 0;
 }
 
@@ -467,12 +456,9 @@ __noinline int ku_memo_try(void)
 				goto miss;
 		}
 		w->memo_hit = 1;
-		w->memo_misses = 0;
-		w->memo_skipped = 0;
 		return 1;
 	}
 miss:
-	w->memo_misses += w->memo_misses < KU_MEMO_MISSES_TO_BACK_OFF;
 	m->valid = 0;
 	m->buf = w->memo_on;
 	m->tgid = w->tgid;
@@ -528,31 +514,6 @@ static __always_inline bool ku_loop_frame(struct ku_bpf_ctx *c, const struct kun
  */
 #define KU_FRAMES_PER_CALL 2
 
-/*
- * Whether this walk tries ku_memo.  On a CPU whose stacks change at every
- * sample every try misses, and each miss then records the walk's words for
- * nothing (recurse 40, both CPUs, 999 Hz: 2130 -> 2000 ns per event,
- * medians of 8 interleaved runs; 1987 with no recording at all).  After KU_MEMO_MISSES_TO_BACK_OFF
- * misses in a row, a CPU tries two walks in KU_MEMO_RETRY_EVERY: the first
- * records, the second may end as the first (a hit ends the back-off, so a
- * hot loop that comes back is remembered again within a few walks).  A
- * walk that does not try forgets the remembered one: it writes the frames'
- * buffer that the remembered ending lies in (test_kernel_memo_back_off_forgets
- * fails without that).
- */
-static __always_inline bool ku_memo_due(struct ku_walk *w)
-{
-	__u32 k;
-
-	if (w->memo_misses < KU_MEMO_MISSES_TO_BACK_OFF)
-		return true;
-	k = w->memo_skipped++ % KU_MEMO_RETRY_EVERY;
-	if (k < 2)
-		return true;
-	w->memo.valid = 0;
-	return false;
-}
-
 static long ku_loop_cb(__u64 i, void *ctx)
 {
 	struct ku_bpf_ctx *c = ctx;
@@ -562,7 +523,7 @@ static long ku_loop_cb(__u64 i, void *ctx)
 	if (!p || !w || ku_loop_frame(c, p, w))
 		return 1;
 	/* Past the leaf's step: where this CPU's remembered walk stood? */
-	if (w->s.n == 1 && w->memo_on && ku_memo_due(w) && ku_memo_try())
+	if (w->s.n == 1 && w->memo_on && ku_memo_try())
 		return 1;
 	return ku_loop_frame(c, p, w) ? 1 : 0;
 }
@@ -670,7 +631,7 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 		 * instance is not remembered: the same trampoline word in the
 		 * same slot can stand for another caller next time.
 		 */
-		if (w->recording && !w->s.uret_fixed) {
+		if (w->recording && m->nr < KU_MEMO_WORDS && !w->s.uret_fixed) {
 			m->n = w->s.n;
 			m->stop = w->stop;
 			m->hash = w->hash;

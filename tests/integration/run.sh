@@ -238,25 +238,6 @@ test_kernel_remembered_walk_tells_twins_apart() {
 	expect_ge "% of them in twin_x" "$((100 * x / (x + y)))" 14
 }
 
-# A CPU whose walks keep missing its remembered walk tries it on two walks
-# in eight (ku_memo_due); the walks in between write the frames' buffer
-# that the remembered ending lies in, so they must forget it.  recurse 24
-# changes its stack at every sample among 8 paths: back-offs start often,
-# and a path comes back often enough for tries to hit.  Every walk against
-# the user-space unwinder.
-test_kernel_memo_back_off_forgets() {
-	local walks remembered
-	taskset -c 1 "$STITCH" record --unwind=check --stack-bytes 65536 --stats=walks -F 999 \
-		-o "$TMP/mb.folded" -- "$RECURSE" 24 3 2>"$TMP/mb.err"
-	grep -E 'check:|per walk' "$TMP/mb.err"
-	expect_grep "$TMP/mb.err" '^stitch: check: [0-9]{4} stacks compared \(0 on the copied part only\), 0 differ$'
-	walks=$(sed -n 's/.*per walk (\([0-9]*\) walks.*/\1/p' "$TMP/mb.err")
-	remembered=$(sed -n 's/.*walks, \([0-9]*\) ended as this CPU.s last.*/\1/p' "$TMP/mb.err")
-	# Else this tests nothing: some tries hit, and most walks did not try.
-	expect_ge "walks that ended as the CPU's last" "${remembered:-0}" 3
-	expect_ge "% of walks that did not" "$((100 - 100 * ${remembered:-0} / ${walks:-1}))" 90
-}
-
 test_kernel_unwind_deep_without_copy_limit() {
 	# 600 frames need ~60 KiB of stack: beyond the default copy, not the kernel walk.
 	"$STITCH" record -F 499 -o "$TMP/kdeep.folded" -- "$CHAIN" deep 600 1
