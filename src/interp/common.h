@@ -80,6 +80,7 @@ struct interp_loop {
 	struct binary *bin;
 	uint64_t start, end;		/* ELF vaddr range of the loop function in bin */
 	const char *lang_name;		/* for markers */
+	bool entry_outside_loop;	/* interp_ops.entry_outside_loop */
 };
 
 void interp_loop_of(const struct interp_proc *ip, struct interp_loop *loop);
@@ -131,6 +132,12 @@ struct interp_ops {
 		       const struct map *m, const struct map *ld, const struct interp_glibc *g);
 	/* Its walks carry a string area after the frames (kept with the event). */
 	bool walk_strings;
+	/*
+	 * Its entry frames are pushed before the loop is called and popped
+	 * before it returns, as Ruby's are: a sample in between is stitched
+	 * without that frame (interp_splice), not marked unstitched.
+	 */
+	bool entry_outside_loop;
 	/*
 	 * Naming, one of the two.  name_frame: the walk is cut into groups at
 	 * INTERP_FRAME_ENTRY frames (stitch.c); frame f appends its name at

@@ -111,6 +111,7 @@ struct interp_state {
 	uint64_t defined;		/* definitions named */
 	uint32_t cfg_gen;		/* the last interp_proc_cfg.gen written */
 	uint64_t unstitched;		/* stacks whose frame groups did not match */
+	uint64_t in_transition;		/* stacks stitched without an entry frame in transition */
 	uint64_t walk_errors;		/* walks that ended on a failed read or check */
 };
 

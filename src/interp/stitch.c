@@ -72,6 +72,7 @@ void interp_loop_of(const struct interp_proc *ip, struct interp_loop *loop)
 	loop->start = ip->eval_start;
 	loop->end = ip->eval_end;
 	loop->lang_name = ip->ver ? ip->ver->lang_name : "interpreter";
+	loop->entry_outside_loop = ip->ops->entry_outside_loop;
 }
 
 static bool is_eval_frame(const struct interp_loop *ip, const struct uframe *u)
@@ -205,12 +206,18 @@ static int emit_group(struct interp_state *st, const struct groups *g, int k,
 	return n;
 }
 
-/* Splice the groups over the eval frames; builds the stack outermost first, then flips it. */
+/*
+ * Splice the groups over the eval frames; builds the stack outermost first,
+ * then flips it.  The innermost skip_groups groups and skip_evals eval
+ * frames take no part (interp_splice): such a frame stays native.
+ */
 static int stitch_groups(struct interp_state *st, const struct interp_loop *ip,
-			 const struct groups *g, const struct uframe *uf, int nu,
-			 struct uframe *out, int cap, bool native_complete)
+			 const struct groups *g, int skip_groups, int skip_evals,
+			 const struct uframe *uf, int nu, struct uframe *out, int cap,
+			 bool native_complete)
 {
-	int evpos[INTERP_MAX_FRAMES + 2], neval = 0, n = 0, i, j, k;
+	int evpos[INTERP_MAX_FRAMES + 2], neval = 0, n = 0, i, j, k, seen = 0;
+	int ng = g->ng - skip_groups;
 	int *anchor = calloc(INTERP_MAX_FRAMES, sizeof(int));
 	struct uframe *seg = malloc((nu + 1) * sizeof(*seg));
 	const struct interp_name *trunc = interp_intern(st, FRAME_MARK, "[truncated]", NULL, 0);
@@ -222,19 +229,19 @@ static int stitch_groups(struct interp_state *st, const struct interp_loop *ip,
 		return nu < cap ? nu : cap;
 	}
 	for (i = 0; i < nu && neval < INTERP_MAX_FRAMES; i++)
-		if (is_eval_frame(ip, &uf[i]))
+		if (is_eval_frame(ip, &uf[i]) && seen++ >= skip_evals)
 			evpos[neval++] = i;
 	/*
 	 * The native unwind stopped early (its last frame is a marker): the
 	 * groups it did not reach all run outside that point, in this order.
 	 */
-	for (k = g->ng - 1; k >= neval && !native_complete; k--) {
-		if (k == g->ng - 1 && g->last_partial)
+	for (k = ng - 1; k >= neval && !native_complete; k--) {
+		if (k == ng - 1 && g->last_partial)
 			n = put_name(out, n, cap, trunc);
-		for (j = g->start[k + 1] - 1; j >= g->start[k]; j--)
+		for (j = g->start[k + skip_groups + 1] - 1; j >= g->start[k + skip_groups]; j--)
 			n = put_name(out, n, cap, g->names[j]);
 	}
-	k = neval < g->ng ? neval : g->ng;	/* groups matched to eval frames */
+	k = neval < ng ? neval : ng;	/* groups matched to eval frames */
 	for (i = nu - 1; i >= 0; i--) {
 		int e, nseg, gi = -1, s;
 
@@ -245,15 +252,16 @@ static int stitch_groups(struct interp_state *st, const struct interp_loop *ip,
 			n = put_uf(out, n, cap, &uf[i]);
 			continue;
 		}
-		if (gi == g->ng - 1 && g->last_partial)
+		if (gi == ng - 1 && g->last_partial)
 			n = put_name(out, n, cap, trunc);
 		/* The natives this group's C methods may call, outermost first. */
 		for (nseg = 0, s = i - 1; s >= (gi ? evpos[gi - 1] + 1 : 0); s--)
 			seg[nseg++] = uf[s];
-		n = emit_group(st, g, gi, seg, nseg, anchor, out, n, cap);
+		n = emit_group(st, g, gi + skip_groups, seg, nseg, anchor, out, n, cap);
 		/* Then those natives, each after the C methods anchored to it. */
 		for (s = 0; s < nseg; s++) {
-			for (j = g->start[gi + 1] - 1; j >= g->start[gi]; j--)
+			for (j = g->start[gi + skip_groups + 1] - 1;
+			     j >= g->start[gi + skip_groups]; j--)
 				if (g->func_addr[j] && anchor[j] == s)
 					n = put_name(out, n, cap, g->names[j]);
 			n = put_uf(out, n, cap, &seg[s]);
@@ -308,11 +316,30 @@ int interp_splice(struct interp_state *st, const struct interp_loop *loop, const
 	struct uframe *out = malloc(cap * sizeof(*out));
 	int i, n = 0, neval = 0;
 
+	int skip_groups = 0, skip_evals = 0;
+
 	if (!out)
 		return nu;
 	for (i = 0; i < nu; i++)
 		neval += is_eval_frame(loop, &uf[i]);
-	if (native_complete && !g->last_partial && g->ng != neval) {
+	/*
+	 * A language whose entry frame is pushed before its loop is called
+	 * and popped before the call returns (Ruby: VM_FRAME_FLAG_FINISH) has
+	 * two windows where the counts differ by one, both innermost: an
+	 * entry frame pushed, its loop not called yet (a group of that one
+	 * frame more), and an entry frame popped, its loop not returned yet
+	 * (an eval frame more).  Paired from the outside, every other group
+	 * is on its own eval frame; the one in between is left out (the frame
+	 * runs no code yet, or no longer), the eval frame stays native.
+	 */
+	if (native_complete && !g->last_partial && loop->entry_outside_loop) {
+		if (g->ng == neval + 1 && g->ng >= 2 && g->start[1] <= 1)
+			skip_groups = 1;
+		else if (neval == g->ng + 1)
+			skip_evals = 1;
+		st->in_transition += skip_groups + skip_evals;
+	}
+	if (native_complete && !g->last_partial && g->ng - skip_groups != neval - skip_evals) {
 		/* Both walks complete, counts differ: keep native, say so. */
 		st->unstitched++;
 		for (i = 0; i < nu; i++) {
@@ -329,7 +356,8 @@ int interp_splice(struct interp_state *st, const struct interp_loop *loop, const
 				out[n++] = uf[i];
 		}
 	} else {
-		n = stitch_groups(st, loop, g, uf, nu, out, cap, native_complete);
+		n = stitch_groups(st, loop, g, skip_groups, skip_evals, uf, nu, out, cap,
+				  native_complete);
 	}
 	memcpy(uf, out, n * sizeof(*uf));
 	free(out);

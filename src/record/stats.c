@@ -230,8 +230,9 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		r->unwind_stops[UNWIND_STOP_NO_MODULE], r->unwind_stops[UNWIND_STOP_NO_RULE],
 		r->unwind_stops[UNWIND_STOP_BAD], ends);
 	fprintf(stderr, "stitch stats: interpreter stacks not stitched %" PRIu64
+		", stitched without an entry frame being pushed or popped %" PRIu64
 		", interpreter walks that failed %" PRIu64 "\n",
-		r->interp.unstitched, r->interp.walk_errors);
+		r->interp.unstitched, r->interp.in_transition, r->interp.walk_errors);
 	walkers_report(r);
 	fprintf(stderr, "stitch stats: kernel BTF for CO-RE relocations: %s\n", core_btf_status());
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",

@@ -382,6 +382,12 @@ test_ruby_cpu_samples() {
 	expect_ge "samples in burn" "$(total "$TMP/rbc.folded" "$burn")" 600
 	expect_eq "% of burn samples with the exact chain" \
 		"$(share "$TMP/rbc.folded" ";$RB_PINGER#burn \\(" "$burn")" 100
+	expect_ge "samples in burn's block, called by Integer#times" "$(total "$TMP/rbc.folded" \
+		"$burn;${NAT}Integer#times;$NAT$(r "block in $RB_PINGER#burn" a_burn)")" 300
+	# ~5% of the samples come while the block's frame is pushed and the VM's
+	# loop not called yet, or popped and the loop not returned yet: stitched
+	# without it (interp_splice), not left with native frames only.
+	expect_eq "stacks not stitched" "$(total "$TMP/rbc.folded" 'not stitched')" 0
 	expect_eq "B's frames with burn" "$(total "$TMP/rbc.folded" 'writer_b.*burn|burn.*writer_b')" 0
 	# Thread B (about a third of the samples): a top-level method, its plain name
 	# (owner Object), calling IO#write; and Time.now, a singleton method written in Ruby.

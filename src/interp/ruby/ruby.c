@@ -605,6 +605,8 @@ const struct interp_ops ruby_ops = {
 	.lookalikes = ruby_lookalikes,
 	.attach = ruby_attach,
 	.name_frame = ruby_name_frame,
+	/* vm_push_frame(VM_FRAME_FLAG_FINISH) comes before rb_vm_exec, its pop before the return */
+	.entry_outside_loop = true,
 	.state_new = ruby_state_new,
 	.state_free = ruby_state_free,
 };
