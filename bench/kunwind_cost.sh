@@ -15,6 +15,10 @@
 #                 whole program: filter, walk, counting, bpf_stats' clocks.
 #   frames        user frames per walk, walk ns  time in the walk alone
 #                 (from a --stats=walks run, whose clock reads add ~100 ns)
+#   ns/frame      walk ns / frames: the walk's cost per frame (on chain deep
+#                 rows most walks end as the CPU's last: not a frame's cost)
+#   fixed         BPF ns/event (kernel) - walk ns: what an event costs
+#                 outside the walk (filter, registers, counting, clocks)
 #   bytes/event   ring buffer bytes per event
 # then python3.11 -p startup (tables parsed, loaded, list written) and the
 # time the kernel takes to load the BPF program.
@@ -86,13 +90,18 @@ col() { awk -v c="$2" '$c != "-" { print $c }' "$1" | median; }
 echo "bench: on each of $NCPU CPUs at $HZ Hz, medians of $RUNS runs, $(uname -r)"
 echo "  recurse: 40 levels, a stack that changes at every sample (headline);"
 echo "  N: chain deep N, one stack that never changes (best case)"
-printf '| %7s | %6s | %8s | %22s | %24s | %17s |\n' workload frames "walk ns" "BPF ns/event (kernel)" "BPF ns/event (copy)" "bytes/event k/c"
-printf '|%s|\n' "---------|--------|----------|------------------------|--------------------------|-------------------"
+printf '| %7s | %6s | %8s | %8s | %22s | %6s | %24s | %17s |\n' workload frames "walk ns" \
+	"ns/frame" "BPF ns/event (kernel)" fixed "BPF ns/event (copy)" "bytes/event k/c"
+printf '|%s|\n' "---------|--------|----------|----------|------------------------|--------|--------------------------|-------------------"
 for d in recurse $DEPTHS; do
 	read -r wns frames <"$T/walk.$d"
-	printf '| %7s | %6s | %8s | %22s | %24s | %17s |\n' "$d" "${frames:--}" "${wns:--}" \
-		"$(col "$T/kernel.$d" 1)" "$(col "$T/copy.$d" 1)" \
-		"$(col "$T/kernel.$d" 2) / $(col "$T/copy.$d" 2)"
+	kns=$(col "$T/kernel.$d" 1)
+	printf '| %7s | %6s | %8s | %8s | %22s | %6s | %24s | %17s |\n' "$d" "${frames:--}" \
+		"${wns:--}" "$(awk -v w="${wns:-}" -v f="${frames:-}" 'BEGIN {
+			if (w != "" && f > 0) printf "%.1f", w / f; else printf "-" }')" \
+		"$kns" "$(awk -v k="$kns" -v w="${wns:-}" 'BEGIN {
+			if (k != "" && w != "") printf "%d", k - w; else printf "-" }')" \
+		"$(col "$T/copy.$d" 1)" "$(col "$T/kernel.$d" 2) / $(col "$T/copy.$d" 2)"
 done
 
 # Startup on a running python3.11: its 19 or so binaries' tables.
