@@ -234,6 +234,7 @@ static void add_map(struct procs *ps, struct proc *p, uint64_t start, uint64_t e
 	if (start >= end)
 		return;
 	strip_deleted(path);
+	m.uprobes = strcmp(path, "[uprobes]") == 0;
 	if (strcmp(path, "[vdso]") == 0)
 		m.bin = binary_get_vdso(ps->bins);
 	else if (path[0] == '/')

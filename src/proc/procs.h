@@ -20,6 +20,7 @@ struct map {
 	struct binary *bin;	/* NULL: anonymous or unreadable file */
 	uint64_t bias;		/* ELF vaddr = addr - bias (valid if bin) */
 	const char *name;	/* module name for unresolved frames */
+	bool uprobes;		/* the kernel's [uprobes] page (uretprobe trampolines) */
 };
 
 struct proc {

@@ -820,6 +820,31 @@ static void test_build_proc_vsyscall(void **state)
 	free(kp);
 }
 
+/*
+ * The [uprobes] page is left out too: a uretprobe's trampoline there must be
+ * in no mapping, for the walk to look it up in the return instances.
+ */
+static void test_build_proc_uprobes_page(void **state)
+{
+	struct map maps[3] = {
+		{ .start = 0x400000, .end = 0x401000 },
+		{ .start = 0x7f0000000000, .end = 0x7f0000001000, .uprobes = true },
+		{ .start = 0x7f0000010000, .end = 0x7f0000020000 },
+	};
+	struct proc p = { .pid = 1, .maps = maps, .nr = 3, .cap = 3 };
+	struct kunwind_proc *kp = calloc(1, sizeof(*kp));
+	struct kunwind kw;
+
+	(void)state;
+	assert_non_null(kp);
+	assert_int_equal(kunwind_init(&kw, -1, -1, 16, 1), 0);
+	assert_int_equal(kunwind_build_proc(&kw, &fx.bins, &p, kp), 2);
+	assert_null(ku_find_map(kp, 0x7f0000000000));
+	assert_ptr_equal(ku_find_map(kp, 0x7f0000010010), &kp->maps[1]);
+	kunwind_free(&kw);
+	free(kp);
+}
+
 static void test_table_budget(void **state)
 {
 	struct kunwind kw;
@@ -898,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_synthetic_signal),
 		cmocka_unit_test(test_synthetic_epilogue),
 		cmocka_unit_test(test_build_proc_vsyscall),
+		cmocka_unit_test(test_build_proc_uprobes_page),
 		cmocka_unit_test(test_synthetic_uretprobe),
 		cmocka_unit_test(test_find_map),
 		cmocka_unit_test(test_real_chain),
