@@ -314,9 +314,7 @@ int interp_splice(struct interp_state *st, const struct interp_loop *loop, const
 		  struct uframe *uf, int nu, int cap, bool native_complete)
 {
 	struct uframe *out = malloc(cap * sizeof(*out));
-	int i, n = 0, neval = 0;
-
-	int skip_groups = 0, skip_evals = 0;
+	int i, n = 0, neval = 0, skip_groups = 0, skip_evals = 0;
 
 	if (!out)
 		return nu;
