@@ -29,8 +29,24 @@ static const struct interp_glibc glibc_236 = {
 	.r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1152,
 };
 
+/* Debian 11's and 13's (gdb with libc6-dbg in their roots); the lead's main has its own. */
+static const struct interp_glibc glibc_231 = {
+	.pthread_specific = 784,
+	.r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1112,
+};
+
+static const struct interp_glibc glibc_241 = {
+	.pthread_specific = 784,
+	.r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1168,
+};
+
 const struct interp_glibc *interp_glibc_layout(int major, int minor)
 {
+	/* 2.31 defines no new symbol version: its newest is GLIBC_2.30 */
+	if (major == 2 && (minor == 30 || minor == 31))
+		return &glibc_231;
+	if (major == 2 && minor == 41)
+		return &glibc_241;
 	if (major == 2 && minor == 36)
 		return &glibc_236;
 	return NULL;
@@ -139,7 +155,9 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 
 		if (!m->bin)
 			continue;
-		if (!have_libc && strncmp(m->bin->name, "libc.so.", 8) == 0 && m->bin->elf &&
+		/* glibc 2.33 and older map libc-2.N.so and ld-2.N.so (the files the links name) */
+		if (!have_libc && (strncmp(m->bin->name, "libc.so.", 8) == 0 ||
+				   strncmp(m->bin->name, "libc-2.", 7) == 0) && m->bin->elf &&
 		    glibc_version(m->bin->elf, &major, &minor)) {
 			have_libc = true;
 			glibc = interp_glibc_layout(major, minor);
@@ -147,7 +165,8 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 				snprintf(unsupported, sizeof(unsupported), "glibc %d.%d", major,
 					 minor);
 		}
-		if (!ld && strncmp(m->bin->name, "ld-linux", 8) == 0)
+		if (!ld && (strncmp(m->bin->name, "ld-linux", 8) == 0 ||
+			    strncmp(m->bin->name, "ld-2.", 5) == 0))
 			ld = m;
 		if (found && interp_map)
 			continue;
