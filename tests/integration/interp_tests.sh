@@ -288,23 +288,23 @@ rb_comm() {
 	echo "^rb_stitch\\.rb:$1;"
 }
 
-# Process.pid from thread A, directly and from a sort_by block.  C methods (each, sort_by,
+# Process.ppid from thread A, directly and from a sort_by block.  C methods (each, sort_by,
 # pid) sit just before their own C function, after the VM's call frames.  Names as Ruby
 # 3.4 prints them: the class (or module) owning the method, '.' for a singleton method.
 RB_PINGER='Work::Pinger'
 rb_pid_chain() {
-	echo "$(r 'block in <main>' a_thread);$(r "$RB_PINGER#run" a_each);${NAT}Array#each;rb_ary_each;rb_yield;$(r "block in $RB_PINGER#run" a_block);$(r "$RB_PINGER#spin_a" a_pid);${NAT}Process\\.pid;${NAT}__getpid;entry_SYSCALL"
+	echo "$(r 'block in <main>' a_thread);$(r "$RB_PINGER#run" a_each);${NAT}Array#each;rb_ary_each;rb_yield;$(r "block in $RB_PINGER#run" a_block);$(r "$RB_PINGER#spin_a" a_pid);${NAT}Process\\.ppid;${NAT}getppid;entry_SYSCALL"
 }
 rb_sort_chain() {
-	echo "$(r "$RB_PINGER#spin_a" a_sort);${NAT}Enumerable#sort_by;${NAT}rb_block_call;${NAT}Array#each;rb_ary_each;rb_yield;$NAT$(r "block in $RB_PINGER#spin_a" a_sort);${NAT}Process\\.pid;${NAT}__getpid;entry_SYSCALL"
+	echo "$(r "$RB_PINGER#spin_a" a_sort);${NAT}Enumerable#sort_by;${NAT}rb_block_call;${NAT}Array#each;rb_ary_each;rb_yield;$NAT$(r "block in $RB_PINGER#spin_a" a_sort);${NAT}Process\\.ppid;${NAT}getppid;entry_SYSCALL"
 }
 # A method of a module mixed into Pinger: the module owns it.
 rb_greet_chain() {
-	echo "$(r "$RB_PINGER#spin_a" a_greet_call);$(r 'Work::Greeter#greet' a_greet);${NAT}Process\\.pid;${NAT}__getpid;entry_SYSCALL"
+	echo "$(r "$RB_PINGER#spin_a" a_greet_call);$(r 'Work::Greeter#greet' a_greet);${NAT}Process\\.ppid;${NAT}getppid;entry_SYSCALL"
 }
 # def self.tick, with a block in a block: "block (2 levels) in Work::Pinger.tick".
 rb_tick_chain() {
-	echo "$(r "$RB_PINGER#spin_a" a_tick_call);$(r "$RB_PINGER\\.tick" a_tick);${NAT}Integer#times;$NAT$(r "block in $RB_PINGER\\.tick" a_tick);${NAT}Array#each;$NAT$(r "block \\(2 levels\\) in $RB_PINGER\\.tick" a_tick);${NAT}Process\\.pid;${NAT}__getpid;entry_SYSCALL"
+	echo "$(r "$RB_PINGER#spin_a" a_tick_call);$(r "$RB_PINGER\\.tick" a_tick);${NAT}Integer#times;$NAT$(r "block in $RB_PINGER\\.tick" a_tick);${NAT}Array#each;$NAT$(r "block \\(2 levels\\) in $RB_PINGER\\.tick" a_tick);${NAT}Process\\.ppid;${NAT}getppid;entry_SYSCALL"
 }
 
 check_ruby_threads() {
@@ -312,28 +312,28 @@ check_ruby_threads() {
 	a=$(rb_comm "$(grep -n 'ta = Thread.new do' "$RBW" | cut -d: -f1)")
 	b=$(rb_comm "$(rmark b_thread)")
 	show "$out"
-	expect_ge "thread A: Process.pid chain" "$(total "$out" "$a.*$(rb_pid_chain)")" 1000
+	expect_ge "thread A: Process.ppid chain" "$(total "$out" "$a.*$(rb_pid_chain)")" 1000
 	expect_ge "thread A: sort_by block chain" "$(total "$out" "$a.*$(rb_sort_chain)")" 1000
 	expect_ge "thread A: module method chain" "$(total "$out" "$a.*$(rb_greet_chain)")" 1000
 	expect_ge "thread A: singleton method, nested blocks" \
 		"$(total "$out" "$a.*$(rb_tick_chain)")" 1000
-	# Every Process.pid that reached its C function (a few getpid calls come from the
+	# Every Process.ppid that reached its C function (a few getpid calls come from the
 	# VM's interrupt checks, in the thread's own stack) is one of the exact chains.
-	expect_eq "% of Process.pid -> C function stacks exact" \
-		"$(share "$out" ';Process\.pid;[^;]+;__getpid;' \
+	expect_eq "% of Process.ppid -> C function stacks exact" \
+		"$(share "$out" ';Process\.ppid;[^;]+;getppid;' \
 			"$(rb_pid_chain)|$(rb_sort_chain)|$(rb_greet_chain)|$(rb_tick_chain)")" 100
 	# No bare method names left where Ruby knows the class.
 	expect_eq "stacks with a bare pid/each/sort_by/times" \
 		"$(total "$out" ';(pid|each|sort_by|times|run|spin_a|greet|tick) ?[;(]')" 0
-	# Thread truth: B's methods never under Process.pid, never in A's stacks and back.
-	expect_eq "stacks with writer_b and pid" "$(total "$out" 'writer_b \(.*;Process\.pid;')" 0
+	# Thread truth: B's methods never under Process.ppid, never in A's stacks and back.
+	expect_eq "stacks with writer_b and pid" "$(total "$out" 'writer_b \(.*;Process\.ppid;')" 0
 	expect_eq "thread A stacks with B's methods" "$(total "$out" "$a.*writer_b")" 0
 	expect_eq "thread B stacks with A's methods" "$(total "$out" "$b.*(spin_a|Pinger|;run \\()")" 0
 }
 
 test_ruby_threads_syscall() {
 	need "$RUBY"
-	"$STITCH" record -e syscall:getpid -o "$TMP/rb.folded" -- "$RUBY" "$RBW" threads 3
+	"$STITCH" record -e syscall:getppid -o "$TMP/rb.folded" -- "$RUBY" "$RBW" threads 3
 	check_ruby_threads "$TMP/rb.folded"
 }
 
@@ -342,7 +342,7 @@ test_ruby_tracepoint_pid_target() {
 	"$RUBY" "$RBW" threads 4 &
 	local pid=$!
 	sleep 0.5
-	"$STITCH" record -e tracepoint:syscalls:sys_enter_getpid -p "$pid" -d 2 -o "$TMP/rbt.folded"
+	"$STITCH" record -e tracepoint:syscalls:sys_enter_getppid -p "$pid" -d 2 -o "$TMP/rbt.folded"
 	wait "$pid"
 	check_ruby_threads "$TMP/rbt.folded"
 }
@@ -355,14 +355,14 @@ test_ruby_tracepoint_pid_target() {
 # allowed to stop there.
 test_ruby_thread_stack_reaches_start() {
 	need "$RUBY"
-	"$STITCH" record --stats -e syscall:getpid -o "$TMP/rbs.folded" -- "$RUBY" "$RBW" threads 2 \
+	"$STITCH" record --stats -e syscall:getppid -o "$TMP/rbs.folded" -- "$RUBY" "$RBW" threads 2 \
 		2>"$TMP/rbs.err"
 	cat "$TMP/rbs.err"
 	show "$TMP/rbs.folded"
 	local a start copied cut
 	a=$(rb_comm "$(grep -n 'ta = Thread.new do' "$RBW" | cut -d: -f1)")
 	start="${a}clone3;start_thread;${NAT}rb_vm_invoke_proc;"
-	expect_ge "thread A: clone3 down to Process.pid" "$(total "$TMP/rbs.folded" "$start$(rb_pid_chain)")" 1000
+	expect_ge "thread A: clone3 down to Process.ppid" "$(total "$TMP/rbs.folded" "$start$(rb_pid_chain)")" 1000
 	expect_ge "thread A: clone3 down to the sort_by block" \
 		"$(total "$TMP/rbs.folded" "$start$(r 'block in <main>' a_thread);$(r "$RB_PINGER#run" a_each);${NAT}Array#each;rb_ary_each;rb_yield;$(r "block in $RB_PINGER#run" a_block);$(rb_sort_chain)")" 1000
 	copied=$(sed -n 's/^stitch stats: kernel unwinding: .*, \([0-9]*\) events copied while tables were missing$/\1/p' \
@@ -432,8 +432,8 @@ rn() {
 
 test_ruby_name_rules() {
 	need "$RUBY"
-	local out=$TMP/rbn.folded pid=";${NAT}Process\\.pid;" svar resc dm helper anon single blk rec vol
-	"$STITCH" record -e syscall:getpid -o "$out" -- "$RUBY" "$RNW" 2
+	local out=$TMP/rbn.folded pid=";${NAT}Process\\.ppid;" svar resc dm helper anon single blk rec vol
+	"$STITCH" record -e syscall:getppid -o "$out" -- "$RUBY" "$RNW" 2
 	show "$out" 10
 	# A method whose $~ turned its env's method entry slot into an svar.
 	svar=";$(rn 'Names::Inner#svar_m' svar)$pid"
@@ -459,21 +459,21 @@ test_ruby_name_rules() {
 	expect_ge "block in a top-level method" "$(total "$out" "$blk")" 200
 	expect_ge "recursion" "$(total "$out" "$rec")" 200
 	expect_ge "two classes calling each other" "$(total "$out" "$vol")" 200
-	# Nothing else under Process.pid: no class invented, none left out.
-	expect_eq "% of Process.pid stacks named so" "$(share "$out" ';Process\.pid;' \
+	# Nothing else under Process.ppid: no class invented, none left out.
+	expect_eq "% of Process.ppid stacks named so" "$(share "$out" ';Process\.ppid;' \
 		"$svar|$resc|$dm|$helper|$anon|$single|$blk|$rec|$vol")" 100
 	expect_eq "Object# or Util# names" "$(total "$out" 'Object#|Names::Util#|#<')" 0
 }
 
 test_ruby_main_thread_complete() {
 	need "$RUBY"
-	"$STITCH" record -e syscall:getpid -o "$TMP/rbm.folded" -- "$RUBY" "$RBW" main 2
+	"$STITCH" record -e syscall:getppid -o "$TMP/rbm.folded" -- "$RUBY" "$RBW" main 2
 	show "$TMP/rbm.folded"
 	local chain
-	chain="^ruby3\\.1;_start;__libc_start_main;__libc_start_call_main;${NAT}ruby_run_node;$NAT$(r '<main>' main_call);$(r main_loop main_pid);${NAT}Process\\.pid;[^;]+;__getpid;entry_SYSCALL"
+	chain="^ruby3\\.1;_start;__libc_start_main;__libc_start_call_main;${NAT}ruby_run_node;$NAT$(r '<main>' main_call);$(r main_loop main_pid);${NAT}Process\\.ppid;[^;]+;getppid;entry_SYSCALL"
 	# (main_loop is a top-level method: its plain name, not Object#main_loop.)
 	expect_ge "main thread: whole chain" "$(total "$TMP/rbm.folded" "$chain")" 1000
-	expect_eq "% of Process.pid stacks exactly so" \
-		"$(share "$TMP/rbm.folded" ';Process\.pid;' "$chain")" 100
+	expect_eq "% of Process.ppid stacks exactly so" \
+		"$(share "$TMP/rbm.folded" ';Process\.ppid;' "$chain")" 100
 	expect_eq "stacks not stitched" "$(total "$TMP/rbm.folded" 'not stitched')" 0
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Ruby 3.1-style walker (interp_walk.bpf.h calls it).  The execution
+ * Ruby 2.7-3.3 walker (interp_walk.bpf.h calls it).  The execution
  * context is libruby's TLS variable ruby_current_ec of the triggering
- * thread, read through its DTV as __tls_get_addr would; never the GVL
- * holder.  Control frames go from ec->cfp outwards to the end of the VM
+ * thread (3.x), read through its DTV as __tls_get_addr would, or its
+ * rb_thread_t's (2.7, rb_ec_from_tsd); never the GVL holder.  Control frames go from ec->cfp outwards to the end of the VM
  * stack.  iseq and method entry objects are type-checked; a failed read or
  * check ends the walk, marked.  Each frame also carries the class owning
  * its method (rb_frame_owner); names and lines are read by user space
@@ -231,6 +231,50 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	return 0;
 }
 
+/*
+ * Ruby 2.7 has no TLS variable: each thread's rb_thread_t is the value of
+ * its pthread key ruby_native_thread_key (pthread_getspecific inlined: the
+ * key's slot in the thread's own struct pthread), set when the thread
+ * starts; th->ec is the execution context it runs (its fiber's).  The
+ * global ruby_current_execution_context_ptr is the GVL holder's, another
+ * thread's whenever this one waits: never used.  th->vm must be the VM
+ * (*ruby_current_vm_ptr), so a key read before Ruby made its own (0,
+ * perhaps another library's) gives no walk.  0: *ec set (0 if none).
+ */
+static __always_inline int rb_ec_from_tsd(struct task_struct *task, struct interp_event *ev,
+					  const struct interp_proc_cfg *cfg,
+					  const struct interp_ruby_layout *L, __u64 fs_base,
+					  __u64 *ec)
+{
+	__u64 th = 0, vm = 0, th_vm = 0;
+	__u32 key = 0;
+
+	*ec = 0;
+	if (interp_read(task, &key, sizeof(key), cfg->rb.tsd_key_addr) ||
+	    interp_read(task, &vm, sizeof(vm), cfg->rb.vm_ptr_addr)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return -1;
+	}
+	/* Keys >= 32 live in a second-level array; Ruby creates its key early. */
+	if (key >= 32) {
+		ev->flags |= INTERP_EV_BAD_KEY;
+		return -1;
+	}
+	if (interp_read(task, &th, sizeof(th), fs_base + cfg->pthread_specific + key * 16 + 8)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return -1;
+	}
+	if (!th || !vm)		/* not a Ruby thread, or the VM not made yet */
+		return 0;
+	if (interp_read(task, &th_vm, sizeof(th_vm), th + L->th_vm) || th_vm != vm)
+		return 0;	/* not Ruby's key yet: no walk */
+	if (interp_read(task, ec, sizeof(*ec), th + L->th_ec)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return -1;
+	}
+	return 0;
+}
+
 static __always_inline void interp_ruby_walk(struct task_struct *task, struct interp_event *ev,
 					     struct interp_scratch *s,
 					     const struct interp_proc_cfg *cfg,
@@ -243,11 +287,17 @@ static __always_inline void interp_ruby_walk(struct task_struct *task, struct in
 	s->n = 0;
 	s->cursor = s->end = 0;
 	s->last_me = 0;
-	/* ruby_current_ec, libruby's TLS variable */
-	err = interp_tls_var(task, fs_base, cfg->rb.tls_modid, cfg->rb.tls_sym, &ec);
-	if (err < 0) {
-		ev->flags |= INTERP_EV_FAULT;
-		return;
+	if (L->ec_from == RUBY_EC_TSD) {
+		err = rb_ec_from_tsd(task, ev, cfg, L, fs_base, &ec);
+		if (err)
+			return;
+	} else {
+		/* ruby_current_ec, libruby's TLS variable */
+		err = interp_tls_var(task, fs_base, cfg->rb.tls_modid, cfg->rb.tls_sym, &ec);
+		if (err < 0) {
+			ev->flags |= INTERP_EV_FAULT;
+			return;
+		}
 	}
 	if (!ec)		/* no block: this thread never touched libruby's TLS */
 		return;

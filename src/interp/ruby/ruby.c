@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Naming Ruby 3.1 frames from the target's memory (the VM is found by
+ * Naming Ruby 2.7-3.3 frames from the target's memory (the VM is found by
  * ruby_detect.c): iseq labels and paths (RString, or an RArray [path,
  * realpath]), C method names through the global symbol table, the class
  * owning a frame's method (its __classpath__), and exact lines from the
@@ -90,8 +90,13 @@ static char *rb_str(pid_t pid, const struct interp_ruby_layout *L, uint64_t v)
 	if (flags & L->str_noembed) {
 		if (!rd64(pid, v + L->str_len, &len) || !rd64(pid, v + L->str_ptr, &ptr))
 			return NULL;
-	} else {
+	} else if (L->str_embed_len_mask) {
 		len = (flags >> L->str_embed_len_shift) & L->str_embed_len_mask;
+		ptr = v + L->str_embed;
+	} else {
+		/* 3.2+: the length of an embedded string is in .len too */
+		if (!rd64(pid, v + L->str_len, &len))
+			return NULL;
 		ptr = v + L->str_embed;
 	}
 	if (len > MAX_NAME)
@@ -371,6 +376,19 @@ static void find_class_ids(struct interp_proc *ip)
 	}
 }
 
+/*
+ * 3.3: the class's path in its rb_classext_t (after struct RClass), used
+ * only if permanent (not a path under an anonymous namespace).
+ */
+static bool class_ext_path(pid_t pid, const struct interp_ruby_layout *L, uint64_t klass,
+			   uint64_t *path)
+{
+	uint8_t perm;
+
+	return interp_read(pid, klass + L->cls_permanent, &perm, 1) == 0 &&
+	       (perm & L->cls_permanent_bit) && rd64(pid, klass + L->cls_classpath, path);
+}
+
 /* A class's permanent path ("Work::Pinger"), or NULL: anonymous, or unreadable. */
 static char *class_path(const struct interp_proc *ip, uint64_t klass)
 {
@@ -380,7 +398,8 @@ static char *class_path(const struct interp_proc *ip, uint64_t klass)
 
 	char *s;
 
-	if (!class_ivar(ip->pid, L, klass, rp->classpath_id, &path))
+	if (L->class_mode == RUBY_CLASS_EXT ? !class_ext_path(ip->pid, L, klass, &path) :
+	    !class_ivar(ip->pid, L, klass, rp->classpath_id, &path))
 		return NULL;
 	s = rb_str(ip->pid, L, path);
 	if (s && strlen(s) >= MAX_NAME) {	/* rb_str cut it: a cut path is another class */
@@ -404,12 +423,16 @@ static char *class_prefix(struct interp_proc *ip, uint64_t klass)
 	char *path = NULL, *out;
 	char sep = '#';
 
-	find_class_ids(ip);
-	if (rp->classpath_id && class_flags(ip->pid, L, klass, &flags)) {
+	if (L->class_mode == RUBY_CLASS_IV_TBL)
+		find_class_ids(ip);
+	if ((rp->classpath_id || L->class_mode == RUBY_CLASS_EXT) &&
+	    class_flags(ip->pid, L, klass, &flags)) {
 		if (!(flags & L->fl_singleton)) {
 			path = class_path(ip, klass);
-		} else if (rp->attached_ok > 0 &&
-			   class_ivar(ip->pid, L, klass, L->id_attached, &attached) &&
+		} else if ((L->class_mode == RUBY_CLASS_EXT ?
+			    rd64(ip->pid, klass + L->cls_attached, &attached) :
+			    rp->attached_ok > 0 &&
+			    class_ivar(ip->pid, L, klass, L->id_attached, &attached)) &&
 			   class_flags(ip->pid, L, attached, &aflags) &&
 			   !(aflags & L->fl_singleton)) {
 			path = class_path(ip, attached);
@@ -454,7 +477,8 @@ static const char *rb_frame_name(struct interp_state *st, struct interp_proc *ip
 	if (!k) {
 		/* Not yet booted far enough to know the IDs: try again later. */
 		prefix = class_prefix(ip, f->id2);
-		if (!prefix && !rp->classpath_id)
+		if (!prefix && !rp->classpath_id &&
+		    ip->ver->layout.rb.class_mode == RUBY_CLASS_IV_TBL)
 			return c->name;
 		k = malloc(sizeof(*k) + (prefix ? strlen(prefix) : 0) + 1);
 		if (!k) {

@@ -1,59 +1,249 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Finding Ruby's VM in a process: libruby's exported symbols give the eval
- * loop and the TLS variable holding the thread's execution context; the
- * global symbol table and rb_cObject (for naming) are found once per
- * program.  Runs after all mappings were seen: it needs ld.so's list of
- * loaded objects for libruby's TLS module id.
+ * Finding Ruby's VM in a process: libruby's exported symbols and the code
+ * of a few exported functions give the eval loop, where the triggering
+ * thread's execution context is (a TLS variable, or 2.7's pthread key) and
+ * the global symbol table; rb_cObject (for naming) is exported.  Runs after
+ * all mappings were seen: it needs ld.so's list of loaded objects for
+ * libruby's TLS module id.
+ *
+ * Where a value comes from the code, the instruction patterns were read in
+ * Debian's builds (2.7.4, 3.1.2, 3.3.8, 3.3.14: docs/interpreters.md); code
+ * that differs gives 0, and the version is then not walked (or not named),
+ * never a guessed address.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "interp/ruby/ruby.h"
+#include "unwind/cfi.h"
 
-/*
- * &ruby_global_symbols is not exported.  rb_id2str (exported) ends in a
- * "jmp rel32" to the lookup, which starts by comparing the serial with
- * ruby_global_symbols.last_id: "cmp %edi, rel32(%rip)" (39 3d rel32).
- * Checked on Debian's 3.1.2 (docs/interpreters.md); 0 if the code differs.
- */
-static uint64_t rb_find_symbols(pid_t pid, uint64_t id2str)
+/* The code of exported function name (at most n bytes), its address and size; false if absent. */
+static bool rb_func_code(pid_t pid, const struct map *m, const char *name, uint8_t *code,
+			 size_t n, uint64_t *addr, uint64_t *size)
 {
-	uint8_t code[24], body[96];
-	uint64_t target;
+	uint64_t sz;
+
+	if (!interp_dynsym_find(m->bin->elf, name, addr, &sz) || !sz)
+		return false;
+	*addr += m->bias;
+	*size = sz < n ? sz : n;
+	return interp_read(pid, *addr, code, *size) == 0;
+}
+
+static uint64_t rel32_target(const uint8_t *code, size_t i, uint64_t base, size_t insn_end)
+{
 	int32_t rel;
+
+	memcpy(&rel, code + i, 4);
+	return base + insn_end + rel;
+}
+
+/* "cmp rel32(%rip), %edi" (39 3d or 3b 3d): the address compared with, 0 if none. */
+static uint64_t find_cmp_edi_rip(const uint8_t *code, size_t n, uint64_t base)
+{
 	size_t i;
 
-	if (interp_read(pid, id2str, code, sizeof(code)) || code[19] != 0xe9)
+	for (i = 0; i + 6 <= n; i++)
+		if ((code[i] == 0x39 || code[i] == 0x3b) && code[i + 1] == 0x3d)
+			return rel32_target(code, i + 2, base, i + 6);
+	return 0;
+}
+
+/*
+ * &ruby_global_symbols is not exported.  rb_id2str (exported) compares the
+ * serial with ruby_global_symbols.last_id, "cmp rel32(%rip), %edi": inline
+ * in 2.7, in the lookup its last instruction ("jmp rel32") goes to in 3.1
+ * and 3.3.  0 if the code differs.
+ */
+static uint64_t rb_find_symbols(pid_t pid, const struct map *m)
+{
+	uint8_t code[64], body[96];
+	uint64_t id2str, size, at, target;
+
+	if (!rb_func_code(pid, m, "rb_id2str", code, sizeof(code), &id2str, &size))
 		return 0;
-	memcpy(&rel, code + 20, 4);
-	target = id2str + 24 + rel;
+	at = find_cmp_edi_rip(code, size, id2str);
+	if (at || size < 5 || code[size - 5] != 0xe9)
+		return at;
+	target = rel32_target(code, size - 4, id2str, size);
 	if (interp_read(pid, target, body, sizeof(body)))
 		return 0;
-	for (i = 0; i + 6 <= sizeof(body); i++) {
-		if (body[i] == 0x39 && body[i + 1] == 0x3d) {
-			memcpy(&rel, body + i + 2, 4);
-			return target + i + 6 + rel;
+	return find_cmp_edi_rip(body, sizeof(body), target);
+}
+
+/*
+ * 3.3: ruby_current_ec is in libruby's TLS block but not exported.
+ * rb_thread_current() is GET_EC()->thread_ptr->self: a general-dynamic TLS
+ * access, "data16 lea rel32(%rip), %rdi; data16 data16 rex.W call
+ * __tls_get_addr; mov (%rax), %rax", whose GOT pair (tls_index) holds the
+ * module id (relocated) and the variable's offset in the block.  Sets the
+ * offset and the GOT's module id; false if the code differs.
+ */
+static bool rb_find_ec_tls(pid_t pid, const struct map *m, uint64_t *off, uint64_t *modid)
+{
+	static const uint8_t lea[] = { 0x66, 0x48, 0x8d, 0x3d };
+	static const uint8_t call[] = { 0x66, 0x66, 0x48, 0xe8 };
+	static const uint8_t load[] = { 0x48, 0x8b, 0x00 };
+	uint8_t code[48];
+	uint64_t fn, size, got[2];
+	size_t i;
+
+	if (!rb_func_code(pid, m, "rb_thread_current", code, sizeof(code), &fn, &size))
+		return false;
+	for (i = 0; i + 19 <= size; i++) {
+		if (memcmp(code + i, lea, 4) || memcmp(code + i + 8, call, 4) ||
+		    memcmp(code + i + 16, load, 3))
+			continue;
+		if (interp_read(pid, rel32_target(code, i + 4, fn, i + 8), got, sizeof(got)))
+			return false;
+		*modid = got[0];
+		*off = got[1];
+		return true;
+	}
+	return false;
+}
+
+/* The rel32 call and jump targets in code (at most max), deduplicated. */
+static size_t rel32_targets(const uint8_t *code, size_t n, uint64_t base, uint64_t *out,
+			    size_t max)
+{
+	size_t i, j, k = 0;
+
+	for (i = 0; i + 5 <= n && k < max; i++) {
+		uint64_t t;
+
+		if (code[i] != 0xe8 && code[i] != 0xe9)
+			continue;
+		t = rel32_target(code, i + 1, base, i + 5);
+		for (j = 0; j < k && out[j] != t; j++)
+			;
+		if (j == k)
+			out[k++] = t;
+	}
+	return k;
+}
+
+/*
+ * 3.3: the VM's loop (vm_exec) is not exported.  rb_iseq_eval() and
+ * rb_iseq_eval_main() both end in vm_exec(ec): the one function both call
+ * or jump to that starts an FDE of libruby (bytes that only look like a
+ * call are not function starts).  Its range runs to the next FDE's start.
+ * ELF vaddrs; false unless exactly one is found.
+ */
+static bool rb_find_vm_exec(pid_t pid, const struct map *m, uint64_t *start, uint64_t *end)
+{
+	uint8_t a[256], b[256];
+	uint64_t fa, fb, na, nb, ta[64], tb[64], found = 0;
+	struct cfi_hdr_index ix;
+	size_t i, j, ka, kb, hits = 0;
+
+	if (!rb_func_code(pid, m, "rb_iseq_eval", a, sizeof(a), &fa, &na) ||
+	    !rb_func_code(pid, m, "rb_iseq_eval_main", b, sizeof(b), &fb, &nb) ||
+	    cfi_hdr_index_read(m->bin->elf, &ix))
+		return false;
+	ka = rel32_targets(a, na, fa, ta, 64);
+	kb = rel32_targets(b, nb, fb, tb, 64);
+	for (i = 0; i < ka; i++) {
+		uint64_t v = ta[i] - m->bias;
+
+		for (j = 0; j < kb && tb[j] != ta[i]; j++)
+			;
+		if (j < kb && ta[i] >= m->bias && cfi_hdr_func_start(&ix, v) == v) {
+			found = v;
+			hits++;
 		}
 	}
+	if (hits != 1)
+		return false;
+	/* The loop is a few hundred bytes (597 in 3.3.14): 64 KiB is plenty. */
+	for (*end = found + 1; *end < found + 65536; (*end)++)
+		if (cfi_hdr_func_start(&ix, *end) != found)
+			break;
+	*start = found;
+	return *end < found + 65536;
+}
+
+/*
+ * 2.7: ruby_native_thread_p() is pthread_getspecific(ruby_native_thread_key)
+ * != 0: "mov rel32(%rip), %edi; call": the key's address, 0 if the code
+ * differs.
+ */
+static uint64_t rb_find_thread_key(pid_t pid, const struct map *m)
+{
+	uint8_t code[32];
+	uint64_t fn, size;
+	size_t i;
+
+	if (!rb_func_code(pid, m, "ruby_native_thread_p", code, sizeof(code), &fn, &size))
+		return 0;
+	for (i = 0; i + 7 <= size; i++)
+		if (code[i] == 0x8b && code[i + 1] == 0x3d && code[i + 6] == 0xe8)
+			return rel32_target(code, i + 2, fn, i + 6);
 	return 0;
+}
+
+/* The loop and where the ec comes from; false: this libruby cannot be walked. */
+static bool rb_find_vm(struct interp_proc *ip, const struct interp_version *v, const struct map *m,
+		       const struct map *ld, const struct interp_glibc *g)
+{
+	Elf *elf = m->bin->elf;
+	struct interp_ruby_cfg *cfg = &ip->cfg.rb;
+	uint64_t start, end, tls, got_modid = 0, vm;
+
+	if (!v->eval_func) {
+		if (!rb_find_vm_exec(ip->pid, m, &start, &end) ||
+		    !interp_proc_priv(ip, ruby_versions, sizeof(struct ruby_proc)))
+			return false;
+		interp_proc_found(ip, v, m->bin, start, end - start);
+	} else if (!interp_proc_take(ip, v, m, ruby_versions, sizeof(struct ruby_proc))) {
+		return false;
+	}
+	if (v->layout.rb.ec_from == RUBY_EC_TSD) {
+		cfg->tsd_key_addr = rb_find_thread_key(ip->pid, m);
+		cfg->vm_ptr_addr = interp_dynsym_find(elf, "ruby_current_vm_ptr", &vm, NULL) ?
+				   vm + m->bias : 0;
+		return cfg->tsd_key_addr && cfg->vm_ptr_addr;
+	}
+	if (v->tls_sym) {
+		if (!interp_dynsym_find(elf, v->tls_sym, &tls, NULL))
+			return false;
+	} else if (!rb_find_ec_tls(ip->pid, m, &tls, &got_modid)) {
+		return false;
+	}
+	cfg->tls_sym = tls;
+	cfg->tls_modid = interp_tls_modid(ip->pid, ld, g, v->lib_prefix);
+	/* Loaded but not registered with ld.so yet: look again at the next event. */
+	ip->retry = cfg->tls_modid == 0 || (!v->tls_sym && got_modid == 0);
+	/* Two ways to the module id (ld.so's list, libruby's relocated GOT) must agree. */
+	return ip->retry || v->tls_sym || got_modid == cfg->tls_modid;
 }
 
 bool ruby_attach(struct interp_proc *ip, const struct interp_version *v, const struct map *m,
 		 const struct map *ld, const struct interp_glibc *g)
 {
 	Elf *elf = m->bin->elf;
-	uint64_t tls, id2str, cobject, symbols;
+	uint64_t cobject, symbols;
 	struct ruby_proc *rp;
 
-	if (!elf || !g || !interp_dynsym_find(elf, v->tls_sym, &tls, NULL))
+	if (!elf || !g)
 		return false;
-	rp = interp_proc_take(ip, v, m, ruby_versions, sizeof(*rp));
-	if (!rp)
+	if (!rb_find_vm(ip, v, m, ld, g)) {
+		static const struct interp_version *said[8];
+		size_t i;
+
+		for (i = 0; i < 8 && said[i] && said[i] != v; i++)
+			;
+		if (i < 8 && !said[i]) {
+			said[i] = v;
+			fprintf(stderr, "stitch: ruby %s is not supported yet (its libruby's code is "
+				"not as expected): its frames show as native code only\n", v->version);
+		}
+		ip->ver = NULL;
 		return false;
-	ip->cfg.rb.tls_sym = tls;
-	ip->cfg.rb.tls_modid = interp_tls_modid(ip->pid, ld, g, v->lib_prefix);
-	symbols = interp_dynsym_find(elf, "rb_id2str", &id2str, NULL) ?
-		  rb_find_symbols(ip->pid, id2str + m->bias) : 0;
+	}
+	rp = ip->priv;
+	symbols = rb_find_symbols(ip->pid, m);
 	/* Another program (or none yet): the IDs found for class names are not its own. */
 	if (symbols != rp->symbols) {
 		rp->classpath_id = 0;
@@ -62,7 +252,5 @@ bool ruby_attach(struct interp_proc *ip, const struct interp_version *v, const s
 	}
 	rp->symbols = symbols;
 	rp->cobject = interp_dynsym_find(elf, "rb_cObject", &cobject, NULL) ? cobject + m->bias : 0;
-	/* Loaded but not registered with ld.so yet: look again at the next event. */
-	ip->retry = ip->cfg.rb.tls_modid == 0;
 	return true;
 }

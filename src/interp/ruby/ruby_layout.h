@@ -12,12 +12,23 @@
 #include <linux/types.h>
 #endif
 
+/* Where the triggering thread's execution context comes from (ec_from). */
+#define RUBY_EC_TLS	0	/* 3.x: ruby_current_ec, a TLS variable of libruby */
+#define RUBY_EC_TSD	1	/* 2.7: ruby_native_thread_key's rb_thread_t, then th->ec */
+
+/* How a class's name and a singleton's object are found (class_mode). */
+#define RUBY_CLASS_IV_TBL	0	/* 2.7, 3.1: __classpath__, __attached__ in iv_tbl */
+#define RUBY_CLASS_EXT		1	/* 3.3: classpath, attached_object in rb_classext_t */
+
 /*
- * Ruby 3.1-style layout: the execution context from a TLS variable of
- * libruby (through the DTV), control frames in the VM stack from ec->cfp up
- * to its end, iseq and method entry objects type-checked.
+ * A Ruby version's layout: the execution context (a TLS variable of
+ * libruby, or the thread's rb_thread_t from its pthread key), control
+ * frames in the VM stack from ec->cfp up to its end, iseq and method entry
+ * objects type-checked.
  */
 struct interp_ruby_layout {
+	__u32 ec_from;			/* RUBY_EC_TLS or RUBY_EC_TSD */
+	__u32 th_vm, th_ec;		/* RUBY_EC_TSD: rb_thread_t.vm, .ec */
 	__u32 ec_vm_stack;		/* rb_execution_context_t.vm_stack */
 	__u32 ec_vm_stack_size;		/* .vm_stack_size (VALUEs) */
 	__u32 ec_cfp;			/* .cfp */
@@ -55,6 +66,7 @@ struct interp_ruby_layout {
 	__u32 body_insns_info, body_insns_info_size, body_succ_index, body_read;
 	__u32 insn_info_entry_size;
 	__u32 t_string, t_array;
+	/* str_embed_len_mask 0: an embedded string's length is at str_len too (3.2+) */
 	__u32 str_noembed, str_embed_len_shift, str_embed_len_mask, str_embed, str_len, str_ptr;
 	__u32 ary_embed_flag, ary_embed_len_shift, ary_embed_len_mask, ary_embed, ary_len, ary_ptr;
 	__u32 symbols_last_id, symbols_ids, id_scope_shift, tlast_op_id, id_entry_unit,
@@ -63,6 +75,10 @@ struct interp_ruby_layout {
 	__u32 body_type, body_local_iseq;	/* rb_iseq_constant_body .type, .local_iseq */
 	__u32 iseq_method, iseq_block, iseq_rescue, iseq_ensure;	/* enum iseq_type */
 	__u32 t_class, t_module, fl_singleton;
+	__u32 class_mode;		/* RUBY_CLASS_* */
+	/* RUBY_CLASS_EXT: offsets from the class (rb_classext_t follows struct RClass) */
+	__u32 cls_classpath, cls_attached, cls_permanent, cls_permanent_bit;
+	/* RUBY_CLASS_IV_TBL */
 	__u32 rclass_ext, ext_iv_tbl;	/* RClass.ptr -> rb_classext_t.iv_tbl (st_table) */
 	__u32 st_entries_start, st_entries_bound, st_entries, st_entry_size;
 	__u32 st_entry_key, st_entry_record;
@@ -71,11 +87,15 @@ struct interp_ruby_layout {
 
 /*
  * Where a process keeps what the walker starts from (interp_proc_cfg.rb):
- * the TLS variable holding the ec, *(dtv[tls_modid].val + tls_sym).
+ * RUBY_EC_TLS: the TLS variable holding the ec, *(dtv[tls_modid].val +
+ * tls_sym); RUBY_EC_TSD: the pthread key at tsd_key_addr, whose value is
+ * the thread's rb_thread_t, checked against the VM at *vm_ptr_addr.
  */
 struct interp_ruby_cfg {
 	__u64 tls_modid;
 	__u64 tls_sym;
+	__u64 tsd_key_addr;
+	__u64 vm_ptr_addr;
 };
 
 /*

@@ -1,25 +1,25 @@
 # Workload for tests/integration/interp_tests.sh: the ways a Ruby frame gets (or does not
-# get) a class in its name.  Every case calls Process.pid (getpid) from one line (MARK).
+# get) a class in its name.  Every case calls Process.ppid (getpid) from one line (MARK).
 #
 #   rb_names.rb SECONDS
 module Names
   class Inner
     def svar_m
       "a" =~ /a/  # $~: this method's local env now holds an svar, not the method entry
-      Process.pid  # MARK: svar
+      Process.ppid  # MARK: svar
     end
 
     def resc
       raise "x"
     rescue
-      Process.pid  # MARK: resc
+      Process.ppid  # MARK: resc
     end
 
-    define_method(:dm) { Process.pid }  # MARK: dm
+    define_method(:dm) { Process.ppid }  # MARK: dm
 
     # A recursion: the walk reads a repeated frame's iseq and method entry once.
     def rec(n)
-      return Process.pid if n.zero?  # MARK: rec
+      return Process.ppid if n.zero?  # MARK: rec
       rec(n - 1)  # MARK: rec_call
     end
   end
@@ -27,14 +27,14 @@ module Names
   # Two classes, one method name, calling each other: nothing carried between them.
   class Ping
     def volley(n, other)
-      return Process.pid if n.zero?  # MARK: ping
+      return Process.ppid if n.zero?  # MARK: ping
       other.volley(n - 1, self)  # MARK: ping_call
     end
   end
 
   class Pong
     def volley(n, other)
-      return Process.pid if n.zero?  # MARK: pong
+      return Process.ppid if n.zero?  # MARK: pong
       other.volley(n - 1, self)  # MARK: pong_call
     end
   end
@@ -43,20 +43,20 @@ module Names
     module_function
 
     def helper
-      Process.pid  # MARK: helper
+      Process.ppid  # MARK: helper
     end
   end
 end
 
-anon = Class.new { def am; Process.pid; end }  # MARK: anon
+anon = Class.new { def am; Process.ppid; end }  # MARK: anon
 
 obj = Object.new
 def obj.single
-  Process.pid  # MARK: single
+  Process.ppid  # MARK: single
 end
 
 def top_blk
-  [1].each { Process.pid }  # MARK: top_blk
+  [1].each { Process.ppid }  # MARK: top_blk
 end
 
 t = Time.now + ARGV[0].to_f

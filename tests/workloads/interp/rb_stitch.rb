@@ -1,17 +1,17 @@
 # Workload for the integration tests of interpreter frames (tests/integration/interp_tests.sh).
-# Thread A calls Process.pid through methods, a block and a C method calling back into Ruby
+# Thread A calls Process.ppid through methods, a block and a C method calling back into Ruby
 # (Array#each, sort_by), a method of a mixed-in module and a singleton method with nested
-# blocks; thread B only writes to $stderr; the main thread waits.  No getpid stack may show
-# B's methods.  Lines are found by their MARK comments.  Frames are named as Ruby 3.4 does:
+# blocks; thread B only writes to $stderr; the main thread waits.  No getppid stack may show
+# B's methods.  (getppid, not getpid: Ruby 3.3 caches the pid, Process.pid makes no syscall.)  Lines are found by their MARK comments.  Frames are named as Ruby 3.4 does:
 # Work::Pinger#run, block in Work::Pinger#run, Work::Greeter#greet (the module owns it),
-# Work::Pinger.tick, Process.pid, Array#each; top-level methods keep their plain names.
+# Work::Pinger.tick, Process.ppid, Array#each; top-level methods keep their plain names.
 #
 #   rb_stitch.rb threads SECONDS  |  rb_stitch.rb cpu SECONDS  |  rb_stitch.rb main SECONDS
-#   (main: the main thread alone calls Process.pid)
+#   (main: the main thread alone calls Process.ppid)
 module Work
   module Greeter
     def greet
-      Process.pid  # MARK: a_greet
+      Process.ppid  # MARK: a_greet
     end
   end
 
@@ -19,7 +19,7 @@ module Work
     include Greeter
 
     def self.tick
-      1.times { [0].each { Process.pid } }  # MARK: a_tick
+      1.times { [0].each { Process.ppid } }  # MARK: a_tick
     end
 
     def run(t)
@@ -30,8 +30,8 @@ module Work
 
     def spin_a(x, t)
       while Time.now < t
-        Process.pid  # MARK: a_pid
-        [2, 1].sort_by { |v| Process.pid; v }  # MARK: a_sort
+        Process.ppid  # MARK: a_pid
+        [2, 1].sort_by { |v| Process.ppid; v }  # MARK: a_sort
         greet  # MARK: a_greet_call
         Pinger.tick  # MARK: a_tick_call
       end
@@ -55,7 +55,7 @@ end
 
 def main_loop(t)
   while Time.now < t
-    Process.pid  # MARK: main_pid
+    Process.ppid  # MARK: main_pid
   end
 end
 
