@@ -271,11 +271,31 @@ RBW=$(realpath tests/workloads/interp/rb_stitch.rb)
 RNW=$(realpath tests/workloads/interp/rb_names.rb)
 RUBY=/usr/bin/ruby3.1
 
+# rb_in_root RELEASE FILE...: the files copied into the release's root; sets RB_CMD
+# (its ruby, in its own mount namespace and root, as a container runs it: words) and
+# RB_DIR (where the files are, inside).
+rb_in_root() {
+	local rel=$1
+	shift
+	if declare -F root_of >/dev/null; then
+		root_of "$rel" >/dev/null || die "no $rel root"
+		root_put "$rel" "$@"
+		RB_CMD="$(in_root_cmd "$rel") ruby" RB_DIR=/stitch-tests
+	else
+		# Until the roots harness lands: the dev roots, workloads in their /tmp.
+		local root=/var/cache/stitch-dev/$rel
+		[ -x "$root/usr/bin/ruby" ] || die "$root/usr/bin/ruby is missing: no $rel root"
+		mkdir -p "$root/tmp/stitch-tests"
+		cp "$@" "$root/tmp/stitch-tests/"
+		RB_CMD="unshare --mount --root=$root ruby" RB_DIR=/tmp/stitch-tests
+	fi
+}
+
 # The Ruby a test runs, set by rb_use: the command (words), the workloads' paths as
 # that ruby sees them (RB_RBW, RB_RNW, and their directory as a regex in frames), the
 # main thread's comm, and what differs in the frames of Ruby's own methods.
 rb_use() {
-	local rel=$1 dir
+	local rel=$1
 	case $rel in
 	host)
 		need "$RUBY"
@@ -284,20 +304,8 @@ rb_use() {
 		RB_START='__libc_start_main;__libc_start_call_main;' RB_BLOCK_MIN=300
 		;;
 	bullseye | trixie)
-		# Each workload runs in its own mount namespace and root, as a container does.
-		if declare -F root_of >/dev/null; then
-			root_of "$rel" >/dev/null || die "no $rel root"
-			root_put "$rel" "$RBW" "$RNW"
-			RB_CMD="$(in_root_cmd "$rel") ruby" dir=/stitch-tests
-		else
-			# Until the roots harness lands: the dev roots, workloads in their /tmp.
-			local root=/var/cache/stitch-dev/$rel
-			[ -x "$root/usr/bin/ruby" ] || die "$root/usr/bin/ruby is missing: no $rel root"
-			mkdir -p "$root/tmp/stitch-tests"
-			cp "$RBW" "$RNW" "$root/tmp/stitch-tests/"
-			RB_CMD="unshare --mount --root=$root ruby" dir=/tmp/stitch-tests
-		fi
-		RB_RBW=$dir/rb_stitch.rb RB_RNW=$dir/rb_names.rb RB_MAIN_COMM=ruby
+		rb_in_root "$rel" "$RBW" "$RNW"
+		RB_RBW=$RB_DIR/rb_stitch.rb RB_RNW=$RB_DIR/rb_names.rb RB_MAIN_COMM=ruby
 		if [ "$rel" = bullseye ]; then
 			# 2.7: Integer#times and Time.now are C methods (burn's block: 200
 			# of 644 samples on a loaded machine); glibc 2.31 starts

@@ -278,6 +278,35 @@ expect_chains() {
 		[$rows | split(",")[] | tonumber | $t[. - 1].group] | unique | length' "$j")" 1
 }
 
+# Ruby 2.7 and 3.3, each in its release's root (rb_in_root, interp_tests.sh): every
+# thread in its own place with its lines (none of the waiting threads holds the GVL),
+# identical threads one group.  3.3 has one thread more, its timer thread.
+snapshot_ruby_root() {
+	local rel=$1 threads=$2 f=tests/workloads/interp/rb_snapshot.rb rb
+	local rb_end='(.*;)?start_thread;__clone3?$'
+	trap snap_cleanup EXIT
+	rb_in_root "$rel" "$f"
+	snap_start $RB_CMD "$RB_DIR/rb_snapshot.rb"
+	rb=$SNAP_PID
+	"$STITCH" snapshot -p "$rb" -o "$TMP/sr.json"
+	script_chains "$TMP/sr.json" | sort | uniq -c | sort -nr | cut -c1-400
+	expect_eq "threads" "$(jq length "$TMP/sr.json")" "$threads"
+	expect_chains "$TMP/sr.json" "$rb" "ruby Mutex#synchronize" 4 \
+		"S\\|.*;rb_mutex_synchronize;(.*;)?Thread::Mutex#synchronize;lock_wait@$(script_mark "$f" lock_wait);lock_worker@$(script_mark "$f" lock_worker);block \\(2 levels\\) in <main>@$(script_mark "$f" lock_threads);$rb_end"
+	expect_chains "$TMP/sr.json" "$rb" "ruby sleep" 3 \
+		"S\\|.*;Kernel#sleep;(.*;)?block in sleep_wait@$(script_mark "$f" sleep_wait);(.*;)?Kernel#loop;sleep_wait@$(script_mark "$f" sleep_wait);sleep_worker@$(script_mark "$f" sleep_worker);block \\(2 levels\\) in <main>@$(script_mark "$f" sleep_threads);$rb_end"
+	expect_chains "$TMP/sr.json" "$rb" "ruby IO#sysread" 2 \
+		"S\\|.*;IO#sysread;(.*;)?Reader#wait@$(script_mark "$f" pipe_wait);Reader#run@$(script_mark "$f" pipe_worker);block \\(2 levels\\) in <main>@$(script_mark "$f" pipe_threads);$rb_end"
+	expect_chains "$TMP/sr.json" "$rb" "ruby main" 1 \
+		"S\\|.*;Kernel#sleep;(.*;)?block in <main>@$(script_mark "$f" main_wait);(.*;)?Kernel#loop;<main>@$(script_mark "$f" main_wait);(.*;)?ruby_run_node;.*;_start$"
+	expect_eq "frames of rb_snapshot.rb outside these chains" "$(script_chains "$TMP/sr.json" |
+		grep -E '@[0-9]+' | grep -cvE 'synchronize;lock_wait@|Kernel#sleep;|IO#sysread;(.*;)?Reader#wait@' ||
+		true)" 0
+}
+
+test_snapshot_ruby27_frames() { snapshot_ruby_root bullseye 10; }
+test_snapshot_ruby33_frames() { snapshot_ruby_root trixie 11; }
+
 # Python, Ruby and Perl twins of snapshot_threads, in one snapshot: every
 # thread's script frames with their lines, stitched where the interpreter's
 # loop ran them, in state S, identical threads one group.
