@@ -541,3 +541,17 @@ test_ruby33_threads_syscall() { rb_use trixie && rb_threads_syscall; }
 test_ruby33_cpu_samples() { rb_use trixie && rb_cpu_samples; }
 test_ruby33_name_rules() { rb_use trixie && rb_name_rules; }
 test_ruby33_main_thread_complete() { rb_use trixie && rb_main_thread_complete; }
+
+# The 2.7 and 3.3 entries of the table against each build's own offsets, read in roots
+# with the development files (tools/interp-walk/check-ruby-roots.sh: 2.7's MJIT header
+# compiled there, 3.3's RJIT bindings and live objects; 3.3.14 in trixie, 3.3.8 in sid).
+test_ruby_offsets_in_roots() {
+	local d=${STITCH_DEV_ROOTS:-/var/cache/stitch-dev} r
+	for r in bullseye trixie sid; do
+		[ -x "$d/$r/usr/bin/ruby" ] || die "$d/$r has no ruby: the dev roots are needed (STITCH_DEV_ROOTS)"
+	done
+	tools/interp-walk/check-ruby-roots.sh "$d/bullseye" "$d/trixie" "$d/sid" >"$TMP/rbo.out" ||
+		{ cat "$TMP/rbo.out"; die "Ruby offsets differ from the real builds'"; }
+	tail -1 "$TMP/rbo.out"
+	expect_grep "$TMP/rbo.out" '^ruby offsets: [0-9]+ passed, 0 failed$'
+}
