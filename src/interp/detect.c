@@ -38,6 +38,9 @@ static const struct interp_glibc glibc_layouts[] = {
 	{ .major = 2, .minor = 41,	/* Debian 13 */
 	  .pthread_specific = 784,
 	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1168 },
+	{ .major = 2, .minor = 43,	/* Debian sid, 2026 */
+	  .pthread_specific = 784,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1168 },
 };
 
 const struct interp_glibc *interp_glibc_layout(int major, int minor)
