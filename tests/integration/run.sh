@@ -842,6 +842,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/roots.sh
 # Interpreter frames (CPython, Ruby).
 . tests/integration/interp_tests.sh
+# Interpreters embedded through their shared library.
+. tests/integration/interp_embed_tests.sh
 # Interpreter frames (Perl).
 . tests/integration/interp_perl_tests.sh
 # Off-CPU time (-e offcpu).
