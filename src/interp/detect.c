@@ -93,6 +93,23 @@ static bool glibc_version(Elf *elf, int *major, int *minor)
 	return found;
 }
 
+/*
+ * Module bin is glibc's libc: its version.  glibc 2.33 and older install
+ * libc-2.N.so (what libc.so.6 links to, and what the mappings name), whose
+ * name is its version: 2.31 defines no symbol version of its own (its newest
+ * is GLIBC_2.30), so its verdefs would name the wrong one.  Newer ones map
+ * libc.so.6: the newest GLIBC_2.N it defines.
+ */
+static bool libc_version(const struct binary *bin, int *major, int *minor)
+{
+	char end;
+
+	if (sscanf(bin->name, "libc-%d.%d.s%c", major, minor, &end) == 3 && end == 'o')
+		return true;
+	return strncmp(bin->name, "libc.so.", 8) == 0 && bin->elf &&
+	       glibc_version(bin->elf, major, minor);
+}
+
 /* Say once per version that we cannot walk it. */
 static void warn_once(const char *what)
 {
@@ -156,15 +173,16 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 
 		if (!m->bin)
 			continue;
-		if (!have_libc && strncmp(m->bin->name, "libc.so.", 8) == 0 && m->bin->elf &&
-		    glibc_version(m->bin->elf, &major, &minor)) {
+		if (!have_libc && libc_version(m->bin, &major, &minor)) {
 			have_libc = true;
 			glibc = interp_glibc_layout(major, minor);
 			if (!glibc)
 				snprintf(unsupported, sizeof(unsupported), "glibc %d.%d", major,
 					 minor);
 		}
-		if (!ld && strncmp(m->bin->name, "ld-linux", 8) == 0)
+		/* ld-2.N.so: glibc 2.33 and older (what ld-linux-x86-64.so.2 links to) */
+		if (!ld && (strncmp(m->bin->name, "ld-linux", 8) == 0 ||
+			    strncmp(m->bin->name, "ld-2.", 5) == 0))
 			ld = m;
 		if (found && interp_map)
 			continue;

@@ -277,18 +277,8 @@ RUBY=/usr/bin/ruby3.1
 rb_in_root() {
 	local rel=$1
 	shift
-	if declare -F root_of >/dev/null; then
-		root_of "$rel" >/dev/null || die "no $rel root"
-		root_put "$rel" "$@"
-		RB_CMD="$(in_root_cmd "$rel") ruby" RB_DIR=/stitch-tests
-	else
-		# Until the roots harness lands: the dev roots, workloads in their /tmp.
-		local root=/var/cache/stitch-dev/$rel
-		[ -x "$root/usr/bin/ruby" ] || die "$root/usr/bin/ruby is missing: no $rel root"
-		mkdir -p "$root/tmp/stitch-tests"
-		cp "$@" "$root/tmp/stitch-tests/"
-		RB_CMD="unshare --mount --root=$root ruby" RB_DIR=/tmp/stitch-tests
-	fi
+	root_put "$rel" "$@"
+	RB_CMD="$(in_root_cmd "$rel") ruby" RB_DIR=/stitch-tests
 }
 
 # The Ruby a test runs, set by rb_use: the command (words), the workloads' paths as
