@@ -293,7 +293,7 @@ rb_use() {
 		RB_TIMES="${NAT}Integer#times;$NAT" RB_TIME_NOW=';Time\.now \(<internal:timev>:'
 		RB_START='__libc_start_main;__libc_start_call_main;' RB_BLOCK_MIN=300
 		;;
-	bullseye | trixie)
+	bullseye | bookworm | trixie)
 		rb_in_root "$rel" "$RBW" "$RNW"
 		RB_RBW=$RB_DIR/rb_stitch.rb RB_RNW=$RB_DIR/rb_names.rb RB_MAIN_COMM=ruby
 		if [ "$rel" = bullseye ]; then
@@ -302,6 +302,10 @@ rb_use() {
 			# main from __libc_start_main itself.
 			RB_TIMES="${NAT}Integer#times;$NAT" RB_TIME_NOW=';Time\.now;'
 			RB_START='__libc_start_main;' RB_BLOCK_MIN=150
+		elif [ "$rel" = bookworm ]; then
+			# 3.1, the host's Ruby, in Debian 12's root.
+			RB_TIMES="${NAT}Integer#times;$NAT" RB_TIME_NOW=';Time\.now \(<internal:timev>:'
+			RB_START="__libc_start_main;$NAT" RB_BLOCK_MIN=300
 		else
 			# 3.3: Integer#times is written in Ruby (numeric.rb), and its own
 			# loop takes most of burn's samples: its block had 266 of 1154
@@ -518,11 +522,15 @@ rb_main_thread_complete() {
 		"$(share "$TMP/rbm.folded" ';Process\.ppid;' "$chain")" 100
 	expect_eq "stacks not stitched" "$(total "$TMP/rbm.folded" 'not stitched')" 0
 }
-# Each Ruby: the host's 3.1, Debian 11's 2.7 and Debian 13's 3.3 (in their roots).
+# Each Ruby: the host's 3.1, and Debian 12's 3.1, 11's 2.7 and 13's 3.3 in their roots.
 test_ruby_threads_syscall() { rb_use host && rb_threads_syscall; }
 test_ruby_cpu_samples() { rb_use host && rb_cpu_samples; }
 test_ruby_name_rules() { rb_use host && rb_name_rules; }
 test_ruby_main_thread_complete() { rb_use host && rb_main_thread_complete; }
+test_ruby31_threads_syscall() { rb_use bookworm && rb_threads_syscall; }
+test_ruby31_cpu_samples() { rb_use bookworm && rb_cpu_samples; }
+test_ruby31_name_rules() { rb_use bookworm && rb_name_rules; }
+test_ruby31_main_thread_complete() { rb_use bookworm && rb_main_thread_complete; }
 test_ruby27_threads_syscall() { rb_use bullseye && rb_threads_syscall; }
 test_ruby27_cpu_samples() { rb_use bullseye && rb_cpu_samples; }
 test_ruby27_name_rules() { rb_use bullseye && rb_name_rules; }
