@@ -64,6 +64,8 @@ struct groups {
 	/* native functions run as frames (ruby C methods): placed at their own frame */
 	struct binary *func_bin[INTERP_MAX_FRAMES];
 	uint64_t func_addr[INTERP_MAX_FRAMES];	/* 0: not one */
+	/* shown only at its function's native frame: left out when that is not seen */
+	bool func_required[INTERP_MAX_FRAMES];
 	int start[INTERP_MAX_FRAMES + 2];	/* group g: names[start[g] .. start[g+1]) */
 	int n, ng;
 	bool last_partial;		/* the outermost group was cut short */

@@ -28,6 +28,7 @@ struct interp_def {
 	int *start;				/* ng + 1 */
 	struct binary **func_bin;		/* n, or NULL: no native function frames */
 	uint64_t *func_addr;
+	bool *func_required;
 };
 
 _Static_assert(INTERP_IHASH_NONE == 0 && INTERP_IHASH_LOST == 1,
@@ -70,7 +71,8 @@ static struct interp_def *def_pack(const struct groups *g)
 	for (i = 0; i < g->n; i++)
 		funcs |= g->func_addr[i] != 0;
 	bytes = sizeof(*d) + g->n * sizeof(*d->names) + (g->ng + 1) * sizeof(int) +
-		(funcs ? g->n * (sizeof(*d->func_bin) + sizeof(*d->func_addr)) : 0);
+		(funcs ? g->n * (sizeof(*d->func_bin) + sizeof(*d->func_addr) +
+				 sizeof(*d->func_required)) : 0);
 	d = calloc(1, bytes + 8);
 	if (!d)
 		return NULL;
@@ -90,6 +92,11 @@ static struct interp_def *def_pack(const struct groups *g)
 		p += g->n * sizeof(*d->func_addr);
 	}
 	d->start = (int *)p;
+	p += (g->ng + 1) * sizeof(int);
+	if (funcs) {
+		d->func_required = (bool *)p;
+		memcpy(d->func_required, g->func_required, g->n * sizeof(*d->func_required));
+	}
 	memcpy(d->start, g->start, (g->ng + 1) * sizeof(int));
 	return d;
 }
@@ -104,9 +111,11 @@ static void def_unpack(const struct interp_def *d, struct groups *g)
 	if (d->func_bin) {
 		memcpy(g->func_bin, d->func_bin, d->n * sizeof(*d->func_bin));
 		memcpy(g->func_addr, d->func_addr, d->n * sizeof(*d->func_addr));
+		memcpy(g->func_required, d->func_required, d->n * sizeof(*d->func_required));
 	} else {
 		memset(g->func_bin, 0, d->n * sizeof(*g->func_bin));
 		memset(g->func_addr, 0, d->n * sizeof(*g->func_addr));
+		memset(g->func_required, 0, d->n * sizeof(*g->func_required));
 	}
 }
 

@@ -112,6 +112,7 @@ static void entry_groups(struct interp_state *st, struct interp_proc *ip,
 
 		g->func_addr[g->n] = 0;
 		g->func_bin[g->n] = NULL;
+		g->func_required[g->n] = false;
 		ip->ops->name_frame(st, ip, proc, f, g);
 		if (f->flags & INTERP_FRAME_ENTRY)
 			g->start[++g->ng] = g->n;
@@ -198,6 +199,8 @@ static int emit_group(struct interp_state *st, const struct groups *g, int k,
 			}
 		}
 		/* Not seen: keep the order, just after what came before it. */
+		if (anchor[j] < 0 && g->func_required[j])
+			continue;	/* its frame may not be whole: left out */
 		if (anchor[j] < 0 && last >= 0)
 			anchor[j] = last;
 		else if (anchor[j] < 0)
@@ -239,7 +242,8 @@ static int stitch_groups(struct interp_state *st, const struct interp_loop *ip,
 		if (k == ng - 1 && g->last_partial)
 			n = put_name(out, n, cap, trunc);
 		for (j = g->start[k + skip_groups + 1] - 1; j >= g->start[k + skip_groups]; j--)
-			n = put_name(out, n, cap, g->names[j]);
+			if (!g->func_required[j])
+				n = put_name(out, n, cap, g->names[j]);
 	}
 	k = neval < ng ? neval : ng;	/* groups matched to eval frames */
 	for (i = nu - 1; i >= 0; i--) {

@@ -286,6 +286,7 @@ rb_in_root() {
 # main thread's comm, and what differs in the frames of Ruby's own methods.
 rb_use() {
 	local rel=$1
+	RB_LINE0=0 RB_WRITE_MIN=5
 	case $rel in
 	host)
 		need "$RUBY"
@@ -301,7 +302,11 @@ rb_use() {
 			# of 644 samples on a loaded machine); glibc 2.31 starts
 			# main from __libc_start_main itself.
 			RB_TIMES="${NAT}Integer#times;$NAT" RB_TIME_NOW=';Time\.now;'
-			RB_START='__libc_start_main;' RB_BLOCK_MIN=150
+			RB_START='__libc_start_main;' RB_BLOCK_MIN=150 RB_LINE0=1
+			# A top C method is shown only at its own function's frame (2.7's
+			# frame push, RUBY_FRAME_UNSURE): IO#write tail-calls io_write, so
+			# few of its samples keep it (0-2 of ~25).
+			RB_WRITE_MIN=0
 		elif [ "$rel" = bookworm ]; then
 			# 3.1, the host's Ruby, in Debian 12's root.
 			RB_TIMES="${NAT}Integer#times;$NAT" RB_TIME_NOW=';Time\.now \(<internal:timev>:'
@@ -428,6 +433,12 @@ rb_cpu_samples() {
 	show "$TMP/rbc.folded"
 	local burn
 	burn="$(r 'block in <main>' a_cpu);$(r "$RB_PINGER#burn" a_burn)"
+	# 2.7's compiler gives the nop after the block call its own insns_info entry with
+	# line 0 (burn's entries: ... [44,0] [0,0] [44,0] ..., read with Fiddle): a
+	# sample there has no line (about 1 in 1500).
+	if [ "$RB_LINE0" = 1 ]; then
+		burn="$(r 'block in <main>' a_cpu);$RB_PINGER#burn \\($RBW_RE(:$(rmark a_burn))?\\)"
+	fi
 	expect_ge "samples in burn" "$(total "$TMP/rbc.folded" "$burn")" 600
 	expect_eq "% of burn samples with the exact chain" \
 		"$(share "$TMP/rbc.folded" ";$RB_PINGER#burn \\(" "$burn")" 100
@@ -443,7 +454,12 @@ rb_cpu_samples() {
 	expect_ge "thread B: samples in writer_b" "$(total "$TMP/rbc.folded" \
 		"$(r 'block in <main>' b_thread);writer_b \\($RBW_RE:[0-9]+\\);")" 100
 	expect_ge "thread B: writer_b -> IO#write" "$(total "$TMP/rbc.folded" \
-		"$(r 'block in <main>' b_thread);$(r writer_b b_write);${NAT}IO#write;")" 5
+		"$(r 'block in <main>' b_thread);$(r writer_b b_write);${NAT}IO#write;")" "$RB_WRITE_MIN"
+	# IO#write is called from its own line only: never under writer_b's while line
+	# (2.7 sets ec->cfp before it writes the frame: the top frame may still be the
+	# IO#write popped before Time.now is pushed, dropped unless placed at its function).
+	expect_eq "IO#write under writer_b's other line" "$(total "$TMP/rbc.folded" \
+		"writer_b \\($RBW_RE:$(($(rmark b_write) - 1))\\);${NAT}IO#write;")" 0
 	expect_eq "% of IO#write samples under writer_b" "$(share "$TMP/rbc.folded" ';IO#write;' \
 		"$(r 'block in <main>' b_thread);$(r writer_b b_write);${NAT}IO#write;")" 100
 	expect_ge "Time.now" "$(total "$TMP/rbc.folded" "$RB_TIME_NOW")" 10

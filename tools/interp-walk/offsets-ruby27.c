@@ -11,6 +11,7 @@ int main(void)
 	typedef struct rb_iseq_constant_body B;
 	P(th_vm, OFF(rb_thread_t, vm));
 	P(th_ec, OFF(rb_thread_t, ec));
+	P(def_iseq_ptr, OFF(struct rb_method_definition_struct, body.iseq.iseqptr));
 	P(ec_vm_stack, OFF(rb_execution_context_t, vm_stack));
 	P(ec_vm_stack_size, OFF(rb_execution_context_t, vm_stack_size));
 	P(ec_cfp, OFF(rb_execution_context_t, cfp));

@@ -18,7 +18,7 @@ int main(int argc, char **argv)
 	if (!v->version)
 		return 1;
 	L = &v->layout.rb;
-	P(th_vm); P(th_ec);
+	P(th_vm); P(th_ec); P(def_iseq_ptr);
 	P(ec_vm_stack); P(ec_vm_stack_size); P(ec_cfp);
 	P(cfp_size); P(cfp_pc); P(cfp_iseq); P(cfp_ep);
 	P(ep_me_cref_below); P(ep_specval_below); P(env_flag_local);

@@ -102,13 +102,50 @@ static __always_inline __u64 rb_frame_owner(struct task_struct *task, struct int
 	return 0;
 }
 
+/*
+ * push_cfp_first: is the method entry rb_frame_owner() read last (in
+ * s->code) the one of the method whose code the frame runs: its
+ * definition's iseq the body's local iseq (a method's own, or the one a
+ * block is in)?  A top frame whose environment is still a popped frame's
+ * fails this; its class is then left out, never another's.
+ */
+static __always_inline bool rb_owner_is_of(struct task_struct *task, struct interp_scratch *s,
+					   const struct interp_ruby_layout *L, __u64 body)
+{
+	__u64 def = chunk_u64(s->code, L->me_def), iseq = 0, local = 0;
+
+	return !interp_read(task, &iseq, 8, def + L->def_iseq_ptr) &&
+	       !interp_read(task, &local, 8, body + L->body_local_iseq) && iseq && iseq == local;
+}
+
 /* State of one walk, for the bpf_loop() callback. */
 struct rb_walk {
 	struct task_struct *task;
 	struct interp_event *ev;
 	struct interp_scratch *s;
 	const struct interp_ruby_layout *L;
+	bool top_unsure;	/* push_cfp_first, stopped outside a syscall */
 };
+
+/*
+ * push_cfp_first (2.7): can the top control frame be one vm_push_frame()
+ * has not written yet?  Only if the thread stopped in user code (a sample,
+ * a preemption: orig_ax -1); a thread in a syscall stopped at one, which
+ * no frame push makes.
+ */
+static __always_inline bool rb_top_unsure(struct task_struct *task,
+					  const struct interp_ruby_layout *L)
+{
+	struct pt_regs *regs;
+	long orig_ax = -1;
+
+	if (!L->push_cfp_first)
+		return false;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs || bpf_probe_read_kernel(&orig_ax, sizeof(orig_ax), &regs->orig_ax))
+		return true;
+	return orig_ax < 0;
+}
 
 static long interp_ruby_step(__u64 i, void *ctx)
 {
@@ -200,6 +237,8 @@ static long interp_ruby_step(__u64 i, void *ctx)
 		}
 		f->id3 = 0;
 		f->flags = RUBY_FRAME_CFUNC | ((flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0);
+		if (!i && w->top_unsure)
+			f->flags |= RUBY_FRAME_UNSURE;
 		s->n++;
 		return 0;
 	}
@@ -227,6 +266,11 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	f->id2 = rb_frame_owner(task, s, L, &env);
 	f->id3 = 0;
 	f->flags = (flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0;
+	if (!i && w->top_unsure) {
+		f->flags |= RUBY_FRAME_UNSURE;
+		if (f->id2 && !rb_owner_is_of(task, s, L, obj[2]))
+			f->id2 = 0;
+	}
 	s->n++;
 	return 0;
 }
@@ -312,6 +356,7 @@ static __always_inline void interp_ruby_walk(struct task_struct *task, struct in
 		ev->flags |= INTERP_EV_CORRUPT;
 		return;
 	}
+	w.top_unsure = rb_top_unsure(task, L);
 	bpf_loop(INTERP_RUBY_MAX_CFPS, interp_ruby_step, &w, 0);
 	if (s->cursor + L->cfp_size <= s->end &&
 	    !(ev->flags & (INTERP_EV_FAULT | INTERP_EV_CORRUPT)))

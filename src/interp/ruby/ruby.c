@@ -561,6 +561,20 @@ static int compute_line(const struct interp_proc *ip, const struct interp_code *
 	return line > 0 ? line : -1;
 }
 
+/* pc points into code c's instructions (a control frame's pc: past the one it runs). */
+static bool pc_in_iseq(const struct interp_proc *ip, const struct interp_code *c, uint64_t pc)
+{
+	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
+	uint64_t enc;
+	uint32_t size;
+
+	if (!c->body)
+		return false;
+	memcpy(&enc, c->body + L->body_iseq_encoded, 8);
+	memcpy(&size, c->body + L->body_iseq_size, 4);
+	return pc >= enc && pc <= enc + (uint64_t)size * 8 && (pc - enc) % 8 == 0;
+}
+
 /* Line of frame f in code c (an iseq), -1 if unknown. */
 static int rb_frame_line(struct interp_state *st, const struct interp_proc *ip,
 			 const struct interp_code *c, const struct interp_frame *f)
@@ -600,6 +614,10 @@ static void ruby_name_frame(struct interp_state *st, struct interp_proc *ip,
 	if (!f->addr)
 		return;
 	c = rb_code_get(st, ip, f);
+	/* A top frame that may still be a popped one's (RUBY_FRAME_UNSURE): its pc must be its own. */
+	if ((f->flags & RUBY_FRAME_UNSURE) && !(f->flags & RUBY_FRAME_CFUNC) &&
+	    (!c || !c->valid || !pc_in_iseq(ip, c, f->pc)))
+		return;
 	if (!c || !c->valid) {
 		name = interp_intern(st, FRAME_MARK, "[unknown ruby frame]", NULL, 0);
 	} else {
@@ -618,6 +636,9 @@ static void ruby_name_frame(struct interp_state *st, struct interp_proc *ip,
 	    (m = proc_find_map(proc, f->pc)) && m->bin) {
 		g->func_bin[g->n] = m->bin;
 		g->func_addr[g->n] = f->pc - m->bias;
+		g->func_required[g->n] = (f->flags & RUBY_FRAME_UNSURE) != 0;
+	} else if ((f->flags & RUBY_FRAME_UNSURE) && (f->flags & RUBY_FRAME_CFUNC)) {
+		return;		/* a top C method we cannot place: it may not be whole */
 	}
 	g->names[g->n++] = name;
 }

@@ -29,6 +29,14 @@
 struct interp_ruby_layout {
 	__u32 ec_from;			/* RUBY_EC_TLS or RUBY_EC_TSD */
 	__u32 th_vm, th_ec;		/* RUBY_EC_TSD: rb_thread_t.vm, .ec */
+	/*
+	 * 2.7's vm_push_frame() sets ec->cfp before it writes the frame: the
+	 * top control frame may still hold a popped frame's fields.  Then the
+	 * top frame of a thread stopped outside a syscall is checked
+	 * (def_iseq_ptr: rb_method_definition_t's body.iseq.iseqptr) and sent
+	 * with RUBY_FRAME_UNSURE.
+	 */
+	__u32 push_cfp_first, def_iseq_ptr;
 	__u32 ec_vm_stack;		/* rb_execution_context_t.vm_stack */
 	__u32 ec_vm_stack_size;		/* .vm_stack_size (VALUEs) */
 	__u32 ec_cfp;			/* .cfp */
@@ -105,5 +113,11 @@ struct interp_ruby_cfg {
  * method (0: none found).
  */
 #define RUBY_FRAME_CFUNC	(1u << 1)	/* a C method (addr: method entry) */
+/*
+ * The top frame of a layout with push_cfp_first: a C method shows only at
+ * its own C function's native frame (it was entered, so its frame was
+ * whole), a Ruby frame only if its pc lies in its iseq.
+ */
+#define RUBY_FRAME_UNSURE	(1u << 2)
 
 #endif /* STITCH_INTERP_RUBY_LAYOUT_H */

@@ -22,6 +22,7 @@ const struct interp_version ruby_versions[] = {
 		.layout = { .lang = INTERP_RUBY, .rb = {
 			.ec_from = RUBY_EC_TSD,
 			.th_vm = 24, .th_ec = 32,
+			.push_cfp_first = 1, .def_iseq_ptr = 8,
 			.ec_vm_stack = 0,
 			.ec_vm_stack_size = 8,
 			.ec_cfp = 16,
