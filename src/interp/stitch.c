@@ -308,6 +308,7 @@ void interp_groups_of(struct interp_state *st, struct interp_proc *ip, const str
 {
 	if (ev->flags & (INTERP_EV_FAULT | INTERP_EV_CORRUPT | INTERP_EV_BAD_KEY))
 		st->walk_errors++;
+	memset(g->func_required, 0, sizeof(g->func_required));
 	if (ip->ops->groups)
 		ip->ops->groups(st, ip, ev, strs, str_len, g);
 	else
