@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "interp/interp_common.bpf.h"
+#include "interp/python/python_frameobject.bpf.h"
 
 /* State of one walk, for the bpf_loop() callback (verified once, not per iteration). */
 struct py_walk {
@@ -116,6 +117,10 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 	}
 	if (!tstate)		/* a thread that never ran Python code */
 		return;
+	if (L->frameobject) {	/* 3.8 - 3.10 */
+		interp_pyfo_walk(task, ev, s, cfg, L, fs_base, tstate);
+		return;
+	}
 	s->n = 0;
 	s->cursor = 0;
 	if (interp_read(task, &cframe, sizeof(cframe), tstate + L->tstate_cframe) ||

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "interp/python/python.h"
+#include "interp/python/python_lnotab.h"
 #include "profile/profile.h"
 
 #define MAX_NAME_CHARS 1024
@@ -24,7 +25,7 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 			       const struct map *m, char *unsupported, size_t unsupported_len)
 {
 	Elf *elf = m->bin->elf;
-	uint64_t runtime, code, unicode, bytes;
+	uint64_t runtime, code, unicode, bytes, frame = 0;
 	struct python_proc *pp;
 
 	if (!elf || !interp_dynsym_find(elf, "_PyRuntime", &runtime, NULL) ||
@@ -32,10 +33,14 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 	    !interp_dynsym_find(elf, "PyUnicode_Type", &unicode, NULL) ||
 	    !interp_dynsym_find(elf, "PyBytes_Type", &bytes, NULL))
 		return false;
+	/* 3.8 - 3.10: every frame object is type-checked too. */
+	if (v->layout.py.frameobject && !interp_dynsym_find(elf, "PyFrame_Type", &frame, NULL))
+		return false;
 	pp = interp_proc_take(ip, v, m, python_versions, sizeof(*pp));
 	if (!pp)
 		return false;
 	ip->cfg.py.code_type = code + m->bias;
+	ip->cfg.py.frame_type = frame ? frame + m->bias : 0;
 	pp->unicode_type = unicode + m->bias;
 	pp->bytes_type = bytes + m->bias;
 	ip->cfg.py.tss_key_addr = runtime + m->bias + v->tss_key_off;
@@ -237,7 +242,8 @@ static void code_load(struct interp_code *c, const struct interp_proc *ip,
 	memcpy(&filename, buf + L->code_filename, 8);
 	memcpy(&linetable, buf + L->code_linetable, 8);
 	memcpy(&firstlineno, buf + L->code_firstlineno, 4);
-	memcpy(&firsttraceable, buf + L->code_firsttraceable, 4);
+	memcpy(&firsttraceable, buf + (L->frameobject ? L->code_firstlineno :
+					L->code_firsttraceable), 4);	/* 3.11 on */
 	/* Freed and reused since the event: not the same code, say nothing. */
 	if (ob_type != ip->cfg.py.code_type || qualname != f->id1 || filename != f->id2 ||
 	    (uint32_t)firstlineno != f->id3)
@@ -278,6 +284,12 @@ static void python_name_frame(struct interp_state *st, struct interp_proc *ip,
 
 	if (!c || !c->valid) {
 		g->names[g->n++] = interp_intern(st, FRAME_MARK, "[unknown python frame]", NULL, 0);
+		return;
+	}
+	if (L->frameobject) {	/* 3.8 - 3.10: pc is f_lasti */
+		g->names[g->n++] = interp_intern(st, FRAME_PYTHON, c->name, c->file,
+			py_old_line(L->lnotab, L->lasti_unit, c->linetable, c->linetable_len,
+				    c->firstlineno, (int64_t)f->pc));
 		return;
 	}
 	lasti = ((int64_t)f->pc - (int64_t)(f->addr + L->code_bytecode)) / (int64_t)L->codeunit;

@@ -43,18 +43,39 @@ struct interp_python_layout {
 	__u32 code_read;		/* bytes of a code object the walker reads */
 	__u8 owner_generator;		/* FRAME_OWNED_BY_GENERATOR */
 	__u8 pad[3];
+	/*
+	 * 3.8 - 3.10: the PyFrameObject chain (python_frameobject.bpf.h).
+	 * There code_qualname is co_name's offset, code_linetable co_lnotab's
+	 * (3.8, 3.9) or co_linetable's (3.10), frame_read a PyFrameObject's
+	 * bytes read; the 3.11 frame fields and code_firsttraceable unused.
+	 */
+	__u32 frameobject;		/* not 0: walk tstate->frame, f_back, ... */
+	__u32 tstate_frame;		/* PyThreadState.frame */
+	__u32 tstate_thread_id;		/* PyThreadState.thread_id (pthread_self()) */
+	__u32 fo_back;			/* PyFrameObject.f_back */
+	__u32 fo_code;			/* .f_code */
+	__u32 fo_lasti;			/* .f_lasti (int) */
+	__u32 lasti_unit;		/* bytes per f_lasti: 1 (3.8, 3.9), 2 (3.10) */
+	__u32 lnotab;			/* line table: PYTHON_LINETABLE_*, PYTHON_LNOTAB_* */
 };
+
+/* interp_python_layout.lnotab: how a code object maps offsets to lines */
+#define PYTHON_LINETABLE_311	0	/* 3.11 co_linetable (locations) */
+#define PYTHON_LNOTAB_38	1	/* 3.8, 3.9 co_lnotab */
+#define PYTHON_LINETABLE_310	2	/* 3.10 co_linetable (PEP 626) */
 
 /* Where a process keeps what the walker starts from (interp_proc_cfg.py). */
 struct interp_python_cfg {
 	__u64 tss_key_addr;		/* &_PyRuntime.gilstate.autoTSSkey._key */
 	__u64 code_type;		/* &PyCode_Type, checked on every frame */
+	__u64 frame_type;		/* 3.8 - 3.10: &PyFrame_Type, checked on every frame */
 };
 
 /*
- * Python frame fields: addr = code object, pc = prev_instr, id1 =
- * co_qualname pointer, id2 = co_filename pointer, id3 = co_firstlineno
- * (the identity checks); flags: the frame's owner in bits 8..15.
+ * Python frame fields: addr = code object, pc = prev_instr (3.8 - 3.10:
+ * f_lasti), id1 = co_qualname pointer (3.8 - 3.10: co_name), id2 =
+ * co_filename pointer, id3 = co_firstlineno (the identity checks); flags:
+ * the frame's owner in bits 8..15 (3.11).
  */
 #define PYTHON_FRAME_OWNER_SHIFT 8
 
