@@ -36,6 +36,7 @@ int main(void)
 
 	code_end = MAX2(code_end, offsetof(PyCodeObject, co_firstlineno) + sizeof(int));
 	printf("version %d.%d\n", PY_MAJOR_VERSION, PY_MINOR_VERSION);
+	P("frameobject", 1);	/* the walk: tstate->frame, f_back, ... */
 	P("tss_key_off", offsetof(_PyRuntimeState, gilstate.autoTSSkey._key));
 	P("code_firstlineno", offsetof(PyCodeObject, co_firstlineno));
 	P("code_filename", offsetof(PyCodeObject, co_filename));

@@ -22,6 +22,9 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 if gcc -O2 -Wall -Wextra -Werror -o "$out/interp-walk" "$here/interp-walk.c" -lelf; then ok; else bad "build interp-walk"; fi
 if gcc -I/usr/include/python3.11 -o "$out/offsets-python" "$here/offsets-python.c" &&
 	"$out/offsets-python" > "$out/offsets-python.txt"; then ok; else bad "python311.h vs python3.11-dev headers"; grep MISMATCH "$out/offsets-python.txt"; fi
+# CPython 3.8 - 3.10 (python_versions.c) vs their own headers: pyenv builds, bullseye's dev root.
+if "$here/offsets-python-old.sh" > "$out/offsets-python-old.txt"; then ok; else bad "python 3.8 - 3.10 entries vs their headers"; fi
+grep -E '^(ok|FAIL|not checked)' "$out/offsets-python-old.txt"
 rbinc=/usr/include/x86_64-linux-gnu/ruby-3.1.0
 rbhdr=$(cd "$rbinc" 2>/dev/null && ls rb_mjit_min_header-3.1.*.h 2>/dev/null | head -1)
 if [ -n "$rbhdr" ] && gcc -w -I"$rbinc" -DRB_MJIT_HEADER="\"$rbhdr\"" -o "$out/offsets-ruby" "$here/offsets-ruby.c" -lruby-3.1 &&
