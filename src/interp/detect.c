@@ -156,15 +156,23 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 
 		if (!m->bin)
 			continue;
-		if (!have_libc && strncmp(m->bin->name, "libc.so.", 8) == 0 && m->bin->elf &&
-		    glibc_version(m->bin->elf, &major, &minor)) {
+		/*
+		 * glibc before 2.34 maps its files by their own names, which say
+		 * the release: libc-2.31.so (its newest verdef is GLIBC_2.30:
+		 * 2.31 added no symbol version), ld-2.31.so.
+		 */
+		if (!have_libc && m->bin->elf &&
+		    ((strncmp(m->bin->name, "libc.so.", 8) == 0 &&
+		      glibc_version(m->bin->elf, &major, &minor)) ||
+		     sscanf(m->bin->name, "libc-%d.%d.so", &major, &minor) == 2)) {
 			have_libc = true;
 			glibc = interp_glibc_layout(major, minor);
 			if (!glibc)
 				snprintf(unsupported, sizeof(unsupported), "glibc %d.%d", major,
 					 minor);
 		}
-		if (!ld && strncmp(m->bin->name, "ld-linux", 8) == 0)
+		if (!ld && (strncmp(m->bin->name, "ld-linux", 8) == 0 ||
+			    strncmp(m->bin->name, "ld-2.", 5) == 0))
 			ld = m;
 		if (found && interp_map)
 			continue;

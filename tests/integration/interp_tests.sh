@@ -265,6 +265,98 @@ test_python_forked_twins_never_mix() {
 		"$(share "$TMP/pytw.folded" "^twin_y;.*$PYFRAME" "$y")" 100
 }
 
+# ---- CPython 3.8, 3.9, 3.10: the PyFrameObject walk ---------------------------
+
+# Each Python function runs in its own _PyEval_EvalFrameDefault call there:
+# native frames (the call machinery) lie between any two Python frames, and
+# every loop frame of a stitched stack is replaced.  Names are co_name, as
+# those versions' tracebacks say (no co_qualname before 3.11).
+PYOLD_BOOT="_bootstrap \\([^)]*threading\\.py:[0-9]+\\);$NAT""_bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);$NAT""run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
+
+# py_old_check TAG SCRIPT CMD...: CMD (a python3.X, maybe in a release root)
+# runs the workload, found at SCRIPT by the traced process, in its threads,
+# cpu and reenter modes; every chain is asserted exactly, lines included.
+py_old_check() {
+	local tag=$1 script=$2 re o=$TMP/pyold-$1
+	shift 2
+	re=$(printf '%s' "$script" | sed 's/[.]/\\./g')
+	# fo NAME MARK: a frame of the workload at the line of its MARK.
+	fo() { echo "$1 \\($re:$(mark "$2")\\)"; }
+	local leaf sorted burn top gen comp handler
+	leaf="$PYOLD_BOOT$(fo thread_a a_outer);$NAT$(fo outer outer);$NAT$(fo middle middle);$NAT$(fo leaf leaf);$NAT$SYSCALL"
+	sorted="$PYOLD_BOOT$(fo thread_a a_sorted);$NAT$(fo key_fn key_fn);$NAT$SYSCALL"
+
+	"$STITCH" record --stats -e syscall:getppid -o "$o-threads.folded" -- "$@" "$script" threads 2 \
+		2>"$o-threads.err"
+	grep -E 'not stitched|walks that failed' "$o-threads.err"
+	show "$o-threads.folded"
+	expect_ge "getppid events" "$(total "$o-threads.folded")" 2000
+	expect_ge "thread A: nested chain" "$(total "$o-threads.folded" "$leaf")" 500
+	expect_ge "thread A: sorted -> key_fn chain" "$(total "$o-threads.folded" "$sorted")" 500
+	expect_eq "% of leaf() stacks exact" "$(share "$o-threads.folded" ';leaf \(' "$leaf")" 100
+	expect_eq "% of key_fn() stacks exact" "$(share "$o-threads.folded" ';key_fn \(' "$sorted")" 100
+	expect_eq "B's or main's frames in getppid stacks" \
+		"$(total "$o-threads.folded" 'b_write|b_sleep|main_join|<module>')" 0
+	expect_eq "stacks with Python frames not from thread A" "$(wrong_thread "$o-threads.folded")" 0
+	expect_eq "loop frames left among Python frames" \
+		"$(total "$o-threads.folded" "_PyEval_EvalFrameDefault;.*$PYFRAME|$PYFRAME.*;_PyEval_EvalFrameDefault")" 0
+	expect_ge "% of getppid stacks with Python frames" \
+		"$(share "$o-threads.folded" . "$PYFRAME|\\[interpreter frames lost\\]")" 95
+	# A walk whose thread state names another thread (thread_id != fs_base) fails, marked.
+	expect_grep "$o-threads.err" 'interpreter stacks not stitched 0,.* interpreter walks that failed 0$'
+
+	"$STITCH" record -F 999 -o "$o-cpu.folded" -- "$@" "$script" cpu 2
+	show "$o-cpu.folded"
+	burn="$PYOLD_BOOT$(fo cpu_a cpu_a);$NAT$(fo cpu_burn cpu_burn)( |;)"
+	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$o-cpu.folded" "$burn")" 300
+	expect_eq "% of cpu_burn() samples with the exact chain" \
+		"$(share "$o-cpu.folded" ';cpu_burn \(' "$burn")" 100
+	expect_eq "B's frames with cpu_burn" \
+		"$(total "$o-cpu.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
+
+	"$STITCH" record -e syscall:getppid -o "$o-reenter.folded" -- "$@" "$script" reenter 2
+	show "$o-reenter.folded"
+	top="PyEval_EvalCode;$NAT$(fo '<module>' module);$NAT$(fo main r_main);$NAT""reenter \\($re:"
+	gen="$top$(mark r_next)\\);$NAT$(fo ticker g_ppid);$NAT$SYSCALL"
+	comp="$top$(mark r_comp)\\);$NAT$(fo '<listcomp>' r_comp);$NAT$SYSCALL"
+	# The handler runs inside whatever Python frame was running, from its loop.
+	handler="$top[0-9]+\\);(.*;)?$(fo on_alarm h_ppid);$NAT$SYSCALL"
+	expect_ge "generator frame above next()" "$(total "$o-reenter.folded" "$gen")" 500
+	expect_ge "comprehension frame" "$(total "$o-reenter.folded" "$comp")" 500
+	expect_ge "signal handler above the interrupted frame" \
+		"$(total "$o-reenter.folded" "$handler")" 5
+	expect_eq "% of ticker() -> getppid stacks exact" \
+		"$(share "$o-reenter.folded" ';ticker \([^)]*\);[^(]*getppid;' "$gen")" 100
+	expect_eq "% of <listcomp> -> getppid stacks exact" \
+		"$(share "$o-reenter.folded" ';<listcomp> \([^)]*\);[^(]*getppid;' "$comp")" 100
+	expect_eq "% of on_alarm() stacks exact" \
+		"$(share "$o-reenter.folded" ';on_alarm \(' "$handler")" 100
+	expect_eq "stacks not stitched" "$(total "$o-reenter.folded" 'not stitched')" 0
+}
+
+test_python38_pyenv() {
+	need /root/.pyenv/versions/3.8.18/bin/python3.8
+	py_old_check 38 "$PYW" /root/.pyenv/versions/3.8.18/bin/python3.8
+}
+
+test_python39_pyenv() {
+	need /root/.pyenv/versions/3.9.18/bin/python3.9
+	py_old_check 39 "$PYW" /root/.pyenv/versions/3.9.18/bin/python3.9
+}
+
+test_python310_pyenv() {
+	need /root/.pyenv/versions/3.10.13/bin/python3.10
+	py_old_check 310 "$PYW" /root/.pyenv/versions/3.10.13/bin/python3.10
+}
+
+# Debian 11's python3.9 (libpython linked in, stripped; glibc 2.31) in its
+# own root, as a container runs it: the frames' files are the root's paths.
+test_python39_bullseye_root() {
+	root_put bullseye "$PYW"
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	py_old_check 39deb /stitch-tests/py_stitch.py $(in_root_cmd bullseye) python3.9
+}
+
 # ---- Ruby 3.1 ----------------------------------------------------------------
 
 RBW=$(realpath tests/workloads/interp/rb_stitch.rb)
