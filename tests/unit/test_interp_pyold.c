@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "interp/interp_user.h"
 #include "interp/python/python_layout.h"
 #include "interp/python/python_lnotab.h"
 
@@ -161,6 +162,36 @@ static void test_pyold_hostile(void **state)
 	}
 }
 
+/* Each old version by its own name: 3.10 is not 3.1 nor 3.11, and each has its own walk. */
+static void test_pyold_modules(void **state)
+{
+	static const struct { const char *base, *ver; unsigned int unit; } known[] = {
+		{ "python3.8", "3.8", 1 }, { "libpython3.8.so.1.0", "3.8", 1 },
+		{ "python3.9", "3.9", 1 }, { "libpython3.9.so.1.0", "3.9", 1 },
+		{ "libpython3.9.so.1", "3.9", 1 },	/* Debian bullseye's */
+		{ "python3.10", "3.10", 2 }, { "libpython3.10.so.1.0", "3.10", 2 },
+	};
+	const struct interp_version *v;
+	char l[16], ver[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		v = interp_version_for_module(known[i].base, l, sizeof(l), ver, sizeof(ver));
+		assert_non_null(v);
+		assert_string_equal(v->version, known[i].ver);
+		assert_int_equal(v->layout.py.frameobject, 1);
+		assert_int_equal(v->layout.py.lasti_unit, known[i].unit);
+		assert_int_equal(v->layout.py.lnotab, known[i].unit == 2 ? PYTHON_LINETABLE_310 :
+							     PYTHON_LNOTAB_38);
+	}
+	v = interp_version_for_module("python3.11", l, sizeof(l), ver, sizeof(ver));
+	assert_non_null(v);
+	assert_int_equal(v->layout.py.frameobject, 0);
+	assert_null(interp_version_for_module("libpython3.7m.so.1.0", l, sizeof(l), ver,
+					      sizeof(ver)));
+	assert_string_equal(ver, "3.7");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_py310_linetable),
 		cmocka_unit_test(test_pyold_by_hand),
 		cmocka_unit_test(test_pyold_hostile),
+		cmocka_unit_test(test_pyold_modules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
