@@ -357,6 +357,60 @@ test_python39_bullseye_root() {
 	py_old_check 39deb /stitch-tests/py_stitch.py $(in_root_cmd bullseye) python3.9
 }
 
+# Forked children keep the forking thread's fs_base, so their thread state
+# still names their own thread; their frames lie at the same addresses in
+# each, and one's walk never shows in the other's stacks.
+test_python310_forked_twins_never_mix() {
+	local py=/root/.pyenv/versions/3.10.13/bin/python3.10 x y
+	need "$py"
+	"$STITCH" record --stats -e syscall:getppid -o "$TMP/pyotw.folded" -- \
+		taskset -c 1 "$py" "$PYW" twins 3 2>"$TMP/pyotw.err"
+	show "$TMP/pyotw.folded"
+	x="^twin_x;.*$(f twin twin);$NAT$(f x_outer x_outer);$NAT$(f x_mid x_mid);$NAT$(f x_leaf x_leaf);$NAT$SYSCALL"
+	y="^twin_y;.*$(f twin twin);$NAT$(f y_outer y_outer);$NAT$(f y_mid y_mid);$NAT$(f y_leaf y_leaf);$NAT$SYSCALL"
+	expect_ge "twin_x's chain" "$(total "$TMP/pyotw.folded" "$x")" 20000
+	expect_ge "twin_y's chain" "$(total "$TMP/pyotw.folded" "$y")" 20000
+	expect_eq "% of twin_x's stacks with Python frames that are its chain" \
+		"$(share "$TMP/pyotw.folded" "^twin_x;.*$PYFRAME" "$x")" 100
+	expect_eq "% of twin_y's stacks with Python frames that are its chain" \
+		"$(share "$TMP/pyotw.folded" "^twin_y;.*$PYFRAME" "$y")" 100
+	expect_grep "$TMP/pyotw.err" 'interpreter walks that failed 0$'
+}
+
+# stitch snapshot walks other threads with the same walker (snapshot.sh's
+# helpers): 3.8 and 3.10 from pyenv, bullseye's 3.9 in its root, in one
+# snapshot; every thread's frames exact, with lines, identical threads one group.
+# (time.sleep waits in select() before 3.11.)
+test_snapshot_python_old() {
+	trap snap_cleanup EXIT
+	local f=tests/workloads/interp/py_snapshot.py p38 p310 p39 p nat='([^;@]+;)*'
+	local end="${nat}run;${nat}_bootstrap_inner;${nat}_bootstrap;.*;start_thread;(__)?clone3?$"
+	need /root/.pyenv/versions/3.8.18/bin/python3.8
+	need /root/.pyenv/versions/3.10.13/bin/python3.10
+	root_put bullseye "$f"
+	snap_start /root/.pyenv/versions/3.8.18/bin/python3.8 "$f"
+	p38=$SNAP_PID
+	snap_start /root/.pyenv/versions/3.10.13/bin/python3.10 "$f"
+	p310=$SNAP_PID
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	snap_start $(in_root_cmd bullseye) python3.9 /stitch-tests/py_snapshot.py
+	p39=$SNAP_PID
+	"$STITCH" snapshot -p "$p38,$p310,$p39" -o "$TMP/so.json"
+	script_chains "$TMP/so.json" | sort | uniq -c | sort -nr | cut -c1-400
+	expect_eq "threads" "$(jq length "$TMP/so.json")" 30
+	for p in $p38 $p310 $p39; do
+		expect_chains "$TMP/so.json" "$p" "$p: Lock.acquire" 4 \
+			"S\\|.*;PyThread_acquire_lock_timed;$nat""lock_wait@$(script_mark "$f" lock_wait);${nat}lock_worker@$(script_mark "$f" lock_worker);$end"
+		expect_chains "$TMP/so.json" "$p" "$p: time.sleep" 3 \
+			"S\\|.*;(clock_nanosleep|__select);$nat""sleep_wait@$(script_mark "$f" sleep_wait);${nat}sleep_worker@$(script_mark "$f" sleep_worker);$end"
+		expect_chains "$TMP/so.json" "$p" "$p: os.read" 2 \
+			"S\\|.*;$nat""wait@$(script_mark "$f" pipe_wait);${nat}run@$(script_mark "$f" pipe_worker);$end"
+		expect_chains "$TMP/so.json" "$p" "$p: main" 1 \
+			"S\\|.*;(clock_nanosleep|__select);$nat""main@$(script_mark "$f" main_wait);$nat<module>@$(script_mark "$f" module);.*;_start$"
+	done
+	snap_no_programs_left
+}
+
 # ---- Ruby 3.1 ----------------------------------------------------------------
 
 RBW=$(realpath tests/workloads/interp/rb_stitch.rb)
