@@ -277,7 +277,7 @@ PYOLD_BOOT="_bootstrap \\([^)]*threading\\.py:[0-9]+\\);$NAT""_bootstrap_inner \
 # runs the workload, found at SCRIPT by the traced process, in its threads,
 # cpu and reenter modes; every chain is asserted exactly, lines included.
 py_old_check() {
-	local tag=$1 script=$2 re o=$TMP/pyold-$1
+	local script=$2 re o=$TMP/pyold-$1
 	shift 2
 	re=$(printf '%s' "$script" | sed 's/[.]/\\./g')
 	# fo NAME MARK: a frame of the workload at the line of its MARK.
@@ -320,7 +320,7 @@ py_old_check() {
 	gen="$top$(mark r_next)\\);$NAT$(fo ticker g_ppid);$NAT$SYSCALL"
 	comp="$top$(mark r_comp)\\);$NAT$(fo '<listcomp>' r_comp);$NAT$SYSCALL"
 	# The handler runs inside whatever Python frame was running, from its loop.
-	handler="$top[0-9]+\\);(.*;)?$(fo on_alarm h_ppid);$NAT$SYSCALL"
+	handler="${top}[0-9]+\\);(.*;)?$(fo on_alarm h_ppid);$NAT$SYSCALL"
 	expect_ge "generator frame above next()" "$(total "$o-reenter.folded" "$gen")" 500
 	expect_ge "comprehension frame" "$(total "$o-reenter.folded" "$comp")" 500
 	expect_ge "signal handler above the interrupted frame" \
