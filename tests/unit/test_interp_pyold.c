@@ -72,9 +72,12 @@ static int check_fixture(const char *name, line_fn fn, unsigned int kind, unsign
 				fail_msg("%s: code at line %d, offset %d: got %d, want %d", name,
 					 first, addr, fn(table, len, first, addr), want);
 			/* A frame's f_lasti: offsets that are whole units. */
-			if (addr < 0 || addr % (int)unit == 0)
-				assert_int_equal(py_old_line(kind, unit, table, len, first,
-							     addr < 0 ? -1 : addr / (int)unit), want);
+			if (addr < 0 || addr % (int)unit == 0) {
+				int lasti = addr < 0 ? -1 : addr / (int)unit;
+
+				assert_int_equal(py_old_line(kind, unit, table, len, first, lasti),
+						 want);
+			}
 			checked++;
 		}
 	}
@@ -118,7 +121,8 @@ static void test_pyold_by_hand(void **state)
 	assert_int_equal(py310_linetable_line(nol, sizeof(nol), 1, 6), -1);	/* line 0 */
 	assert_int_equal(py310_linetable_line(nol, sizeof(nol), 5, 6), 4);
 	assert_int_equal(py310_linetable_line(nol, sizeof(nol), 5, 8), 6);
-	assert_int_equal(py310_linetable_line(nol, sizeof(nol), 5, 10), -1);	/* past the end */
+	/* past the end */
+	assert_int_equal(py310_linetable_line(nol, sizeof(nol), 5, 10), -1);
 	assert_int_equal(py310_linetable_line(nol, sizeof(nol), 5, -1), 5);
 	/* f_lasti in units: 3.10's counts 2-byte code units. */
 	assert_int_equal(py_old_line(PYTHON_LINETABLE_310, 2, nol, sizeof(nol), 5, 4), 6);

@@ -29,10 +29,11 @@ int main(void)
 	size_t linetable = offsetof(PyCodeObject, co_lnotab);
 	size_t lasti_unit = 1;				/* 3.8, 3.9: f_lasti counts bytes */
 #endif
-	size_t frame_end = MAX2(MAX2(offsetof(PyFrameObject, f_back), offsetof(PyFrameObject, f_code)) + 8,
+	size_t frame_end = MAX2(MAX2(offsetof(PyFrameObject, f_back),
+				     offsetof(PyFrameObject, f_code)) + 8,
 				offsetof(PyFrameObject, f_lasti) + sizeof(int));
-	size_t code_end = MAX2(MAX2(offsetof(PyCodeObject, co_filename), offsetof(PyCodeObject, co_name)),
-			       linetable) + 8;
+	size_t code_end = MAX2(MAX2(offsetof(PyCodeObject, co_filename),
+				    offsetof(PyCodeObject, co_name)), linetable) + 8;
 
 	code_end = MAX2(code_end, offsetof(PyCodeObject, co_firstlineno) + sizeof(int));
 	printf("version %d.%d\n", PY_MAJOR_VERSION, PY_MINOR_VERSION);
