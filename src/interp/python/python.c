@@ -242,8 +242,9 @@ static void code_load(struct interp_code *c, const struct interp_proc *ip,
 	memcpy(&filename, buf + L->code_filename, 8);
 	memcpy(&linetable, buf + L->code_linetable, 8);
 	memcpy(&firstlineno, buf + L->code_firstlineno, 4);
+	/* 3.11 on; before, no such field (unused: any field within the read does) */
 	memcpy(&firsttraceable, buf + (L->frameobject ? L->code_firstlineno :
-					L->code_firsttraceable), 4);	/* 3.11 on */
+					L->code_firsttraceable), 4);
 	/* Freed and reused since the event: not the same code, say nothing. */
 	if (ob_type != ip->cfg.py.code_type || qualname != f->id1 || filename != f->id2 ||
 	    (uint32_t)firstlineno != f->id3)
