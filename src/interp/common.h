@@ -39,6 +39,14 @@ struct interp_proc {
 	 */
 	void *priv;
 	const void *priv_owner;
+	/*
+	 * A layout of the process's own, read from it by the language's
+	 * from_module or attach (python 3.13: its _Py_DebugOffsets), instead of
+	 * its version's: written to a slot of interp_layouts shared by every
+	 * process with the same one (interp_layout_slot).  Cleared at each look.
+	 */
+	bool own_layout;
+	struct interp_layout layout;
 };
 
 /* A code object read from the target, with the fields that identify it. */
@@ -170,6 +178,13 @@ const struct interp_version *interp_module_version(const char *base,
 
 /* Index of v among all versions: its slot in the BPF interp_layouts map. */
 uint32_t interp_version_index(const struct interp_version *v);
+
+/*
+ * state.c: the slot of interp_layouts holding layout l (after every
+ * version's), written there the first time it is seen; -errno if the map
+ * is full.
+ */
+int interp_layout_slot(struct interp_state *st, const struct interp_layout *l);
 
 /* ---- common.c ---- */
 

@@ -43,12 +43,32 @@ struct interp_python_layout {
 	__u32 code_read;		/* bytes of a code object the walker reads */
 	__u8 owner_generator;		/* FRAME_OWNED_BY_GENERATOR */
 	__u8 pad[3];
+	/* 3.12 on (python_new.h); 0 in a 3.11-style layout unless said. */
+	__u32 tstate_thread_id;		/* PyThreadState.thread_id (0: not checked) */
+	__u32 tstate_current_frame;	/* 3.13: .current_frame (with PY_LAYOUT_NO_CFRAME) */
+	__u32 layout_flags;		/* PY_LAYOUT_* */
+	__u8 owner_cstack;		/* FRAME_OWNED_BY_CSTACK (PY_LAYOUT_CSTACK_ENTRY) */
+	__u8 pad2[3];
 };
+
+/*
+ * interp_python_layout.layout_flags.  CSTACK_ENTRY (3.12 on): no is_entry
+ * byte; each eval call pushes a shim frame owned by the C stack below its
+ * first frame, sent as a frame of its own (addr 0) that ends its group.
+ * NO_CFRAME (3.13 on): the thread state points to the current frame
+ * itself.  TAGGED_EXEC (3.14): f_executable is a _PyStackRef, tag bits low.
+ */
+#define PY_LAYOUT_CSTACK_ENTRY	(1u << 0)
+#define PY_LAYOUT_NO_CFRAME	(1u << 1)
+#define PY_LAYOUT_TAGGED_EXEC	(1u << 2)
+/* 3.14's Py_TAG_BITS with the GIL (pycore_stackref.h; free-threaded builds are refused). */
+#define PY_EXEC_TAG_BITS	3
 
 /* Where a process keeps what the walker starts from (interp_proc_cfg.py). */
 struct interp_python_cfg {
 	__u64 tss_key_addr;		/* &_PyRuntime.gilstate.autoTSSkey._key */
 	__u64 code_type;		/* &PyCode_Type, checked on every frame */
+	__u64 none_addr;		/* &_Py_NoneStruct: 3.13's f_executable of a C entry */
 };
 
 /*

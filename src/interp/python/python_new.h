@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPython 3.12 and 3.13: their entries of python_versions[] and what
+ * python_debug.c needs.  Each offset here was printed by offsetof() in a
+ * program compiled against that version's own headers
+ * (tools/interp-walk/offsets-python-new.c, which checks these macros):
+ *   3.12: pyenv 3.12.1's include/python3.12/internal (no Debian 3.12 here);
+ *   3.13: pyenv 3.13.0's and Debian trixie's python3.13-dev 3.13.5 (compiled
+ *         in the trixie root): the same numbers.
+ * 3.13's frame, thread state, code and str offsets are not taken from here
+ * but from the process's own _Py_DebugOffsets (python_debug.c); the table
+ * gives only what those do not carry, and its full layout is what they are
+ * checked against.  Run-time proof on every walk: the thread state found
+ * through the TSD key must name the walked thread (thread_id == fs_base).
+ */
+#ifndef STITCH_INTERP_PYTHON_NEW_H
+#define STITCH_INTERP_PYTHON_NEW_H
+
+#include "interp/python/python.h"
+
+/* ---- 3.12 ---- */
+#define PY312_RUNTIME_AUTOTSS_KEY	1548	/* _PyRuntimeState.autoTSSkey._key */
+#define PY312_TSTATE_CFRAME		56
+#define PY312_TSTATE_THREAD_ID		136	/* pthread_self() of its thread */
+#define PY312_CFRAME_CURRENT_FRAME	0
+#define PY312_FRAME_F_CODE		0
+#define PY312_FRAME_PREVIOUS		8
+#define PY312_FRAME_PREV_INSTR		56
+#define PY312_FRAME_OWNER		70	/* char */
+#define PY312_FRAME_OWNED_BY_GENERATOR	1
+#define PY312_FRAME_OWNED_BY_CSTACK	3
+#define PY312_CODE_FIRSTLINENO		68
+#define PY312_CODE_FILENAME		112
+#define PY312_CODE_QUALNAME		128
+#define PY312_CODE_LINETABLE		136
+#define PY312_CODE_FIRSTTRACEABLE	176
+#define PY312_CODE_CODE_ADAPTIVE	192
+#define PY312_CODEUNIT			2
+#define PY312_OB_TYPE			8
+#define PY312_VAR_SIZE			16
+#define PY312_BYTES_SVAL		32
+#define PY312_UNICODE_LENGTH		16
+#define PY312_UNICODE_STATE		32
+#define PY312_ASCII_DATA		40	/* sizeof(PyASCIIObject) */
+#define PY312_COMPACT_DATA		56	/* sizeof(PyCompactUnicodeObject) */
+
+/* ---- 3.13 (both builds above) ---- */
+#define PY313_RUNTIME_AUTOTSS_KEY	2164
+#define PY313_TSTATE_CURRENT_FRAME	72
+#define PY313_TSTATE_THREAD_ID		152
+#define PY313_FRAME_EXECUTABLE		0
+#define PY313_FRAME_PREVIOUS		8
+#define PY313_FRAME_INSTR_PTR		56
+#define PY313_FRAME_OWNER		70
+#define PY313_FRAME_OWNED_BY_GENERATOR	1
+#define PY313_FRAME_OWNED_BY_CSTACK	3
+#define PY313_CODE_FIRSTLINENO		68
+#define PY313_CODE_FILENAME		112
+#define PY313_CODE_QUALNAME		128
+#define PY313_CODE_LINETABLE		136
+#define PY313_CODE_FIRSTTRACEABLE	184
+#define PY313_CODE_CODE_ADAPTIVE	200
+#define PY313_CODEUNIT			2
+#define PY313_OB_TYPE			8
+#define PY313_VAR_SIZE			16
+#define PY313_BYTES_SVAL		32
+#define PY313_UNICODE_LENGTH		16
+#define PY313_UNICODE_STATE		32
+#define PY313_ASCII_DATA		40
+#define PY313_COMPACT_DATA		56
+
+/*
+ * The 3.13 entry's layout flag for user space only: fill the layout from
+ * the process's _Py_DebugOffsets (python_debug.c) before using it.
+ */
+#define PY_LAYOUT_FROM_DEBUG_OFFSETS	(1u << 31)
+
+#define PYTHON_VERSION_312 {							\
+	.lang_name = "python", .version = "3.12", .lang = INTERP_PYTHON,	\
+	.exe_name = "python3.12", .lib_prefix = "libpython3.12.so",		\
+	.eval_func = "_PyEval_EvalFrameDefault",				\
+	.tss_key_off = PY312_RUNTIME_AUTOTSS_KEY,				\
+	.layout = { .lang = INTERP_PYTHON, .py = {				\
+		.tstate_cframe = PY312_TSTATE_CFRAME,				\
+		.cframe_current_frame = PY312_CFRAME_CURRENT_FRAME,		\
+		.frame_code = PY312_FRAME_F_CODE,				\
+		.frame_previous = PY312_FRAME_PREVIOUS,				\
+		.frame_instr = PY312_FRAME_PREV_INSTR,				\
+		.frame_owner = PY312_FRAME_OWNER,				\
+		.code_firstlineno = PY312_CODE_FIRSTLINENO,			\
+		.code_filename = PY312_CODE_FILENAME,				\
+		.code_qualname = PY312_CODE_QUALNAME,				\
+		.code_linetable = PY312_CODE_LINETABLE,				\
+		.code_firsttraceable = PY312_CODE_FIRSTTRACEABLE,		\
+		.code_bytecode = PY312_CODE_CODE_ADAPTIVE,			\
+		.ob_type = PY312_OB_TYPE,					\
+		.var_size = PY312_VAR_SIZE,					\
+		.bytes_data = PY312_BYTES_SVAL,					\
+		.unicode_length = PY312_UNICODE_LENGTH,				\
+		.unicode_state = PY312_UNICODE_STATE,				\
+		.ascii_data = PY312_ASCII_DATA,					\
+		.compact_data = PY312_COMPACT_DATA,				\
+		.codeunit = PY312_CODEUNIT,					\
+		.frame_read = 72,	/* through .owner */			\
+		.code_read = 184,	/* through ._co_firsttraceable */	\
+		.owner_generator = PY312_FRAME_OWNED_BY_GENERATOR,		\
+		.tstate_thread_id = PY312_TSTATE_THREAD_ID,			\
+		.layout_flags = PY_LAYOUT_CSTACK_ENTRY,				\
+		.owner_cstack = PY312_FRAME_OWNED_BY_CSTACK,			\
+	} },									\
+}
+
+/* What the debug offsets overwrite is the headers' value too: the check's reference. */
+#define PYTHON_VERSION_313 {							\
+	.lang_name = "python", .version = "3.13", .lang = INTERP_PYTHON,	\
+	.exe_name = "python3.13", .lib_prefix = "libpython3.13.so",		\
+	.eval_func = "_PyEval_EvalFrameDefault",				\
+	.tss_key_off = PY313_RUNTIME_AUTOTSS_KEY,				\
+	.layout = { .lang = INTERP_PYTHON, .py = {				\
+		.tstate_current_frame = PY313_TSTATE_CURRENT_FRAME,		\
+		.frame_code = PY313_FRAME_EXECUTABLE,				\
+		.frame_previous = PY313_FRAME_PREVIOUS,				\
+		.frame_instr = PY313_FRAME_INSTR_PTR,				\
+		.frame_owner = PY313_FRAME_OWNER,				\
+		.code_firstlineno = PY313_CODE_FIRSTLINENO,			\
+		.code_filename = PY313_CODE_FILENAME,				\
+		.code_qualname = PY313_CODE_QUALNAME,				\
+		.code_linetable = PY313_CODE_LINETABLE,				\
+		.code_firsttraceable = PY313_CODE_FIRSTTRACEABLE,		\
+		.code_bytecode = PY313_CODE_CODE_ADAPTIVE,			\
+		.ob_type = PY313_OB_TYPE,					\
+		.var_size = PY313_VAR_SIZE,					\
+		.bytes_data = PY313_BYTES_SVAL,					\
+		.unicode_length = PY313_UNICODE_LENGTH,				\
+		.unicode_state = PY313_UNICODE_STATE,				\
+		.ascii_data = PY313_ASCII_DATA,					\
+		.compact_data = PY313_COMPACT_DATA,				\
+		.codeunit = PY313_CODEUNIT,					\
+		.frame_read = 72,						\
+		.code_read = 192,						\
+		.owner_generator = PY313_FRAME_OWNED_BY_GENERATOR,		\
+		.tstate_thread_id = PY313_TSTATE_THREAD_ID,			\
+		.layout_flags = PY_LAYOUT_CSTACK_ENTRY | PY_LAYOUT_NO_CFRAME |	\
+				PY_LAYOUT_FROM_DEBUG_OFFSETS,			\
+		.owner_cstack = PY313_FRAME_OWNED_BY_CSTACK,			\
+	} },									\
+}
+
+/*
+ * Fill *L (a copy of version v's layout) from the _Py_DebugOffsets at the
+ * start of _PyRuntime (runtime) in process pid.  0 when done; -EAGAIN if
+ * it cannot be read yet; -EINVAL when it does not hold (why says what, for
+ * one stderr line naming the version).
+ */
+int py_debug_layout(pid_t pid, uint64_t runtime, const struct interp_version *v,
+		    struct interp_python_layout *L, char *why, size_t why_len);
+
+#endif /* STITCH_INTERP_PYTHON_NEW_H */
