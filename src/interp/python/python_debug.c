@@ -36,12 +36,17 @@ struct py_debug_pos {
 };
 
 static const struct py_debug_pos py_debug_pos[] = {
-	{ .minor = 13, .size = 584, .version = 8, .free_threaded = 16,
-	  .ts_current_frame = 184, .ts_thread_id = 192,
-	  .fr_previous = 232, .fr_executable = 240, .fr_instr_ptr = 248, .fr_owner = 264,
-	  .co_filename = 280, .co_qualname = 296, .co_linetable = 304, .co_firstlineno = 312,
-	  .co_code_adaptive = 344, .ob_type = 360, .bytes_ob_size = 520, .bytes_ob_sval = 528,
-	  .str_state = 544, .str_length = 552, .str_ascii_size = 560 },
+	{ .minor = 13, .size = PY313_DO_SIZE, .version = PY313_DO_VERSION,
+	  .free_threaded = PY313_DO_FREE_THREADED,
+	  .ts_current_frame = PY313_DO_TS_CURRENT_FRAME, .ts_thread_id = PY313_DO_TS_THREAD_ID,
+	  .fr_previous = PY313_DO_FR_PREVIOUS, .fr_executable = PY313_DO_FR_EXECUTABLE,
+	  .fr_instr_ptr = PY313_DO_FR_INSTR_PTR, .fr_owner = PY313_DO_FR_OWNER,
+	  .co_filename = PY313_DO_CO_FILENAME, .co_qualname = PY313_DO_CO_QUALNAME,
+	  .co_linetable = PY313_DO_CO_LINETABLE, .co_firstlineno = PY313_DO_CO_FIRSTLINENO,
+	  .co_code_adaptive = PY313_DO_CO_CODE_ADAPTIVE, .ob_type = PY313_DO_OB_TYPE,
+	  .bytes_ob_size = PY313_DO_BYTES_OB_SIZE, .bytes_ob_sval = PY313_DO_BYTES_OB_SVAL,
+	  .str_state = PY313_DO_STR_STATE, .str_length = PY313_DO_STR_LENGTH,
+	  .str_ascii_size = PY313_DO_STR_ASCII_SIZE },
 	{ .minor = 0 },
 };
 

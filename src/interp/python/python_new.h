@@ -18,56 +18,7 @@
 
 #include "interp/python/python.h"
 
-/* ---- 3.12 ---- */
-#define PY312_RUNTIME_AUTOTSS_KEY	1548	/* _PyRuntimeState.autoTSSkey._key */
-#define PY312_TSTATE_CFRAME		56
-#define PY312_TSTATE_THREAD_ID		136	/* pthread_self() of its thread */
-#define PY312_CFRAME_CURRENT_FRAME	0
-#define PY312_FRAME_F_CODE		0
-#define PY312_FRAME_PREVIOUS		8
-#define PY312_FRAME_PREV_INSTR		56
-#define PY312_FRAME_OWNER		70	/* char */
-#define PY312_FRAME_OWNED_BY_GENERATOR	1
-#define PY312_FRAME_OWNED_BY_CSTACK	3
-#define PY312_CODE_FIRSTLINENO		68
-#define PY312_CODE_FILENAME		112
-#define PY312_CODE_QUALNAME		128
-#define PY312_CODE_LINETABLE		136
-#define PY312_CODE_FIRSTTRACEABLE	176
-#define PY312_CODE_CODE_ADAPTIVE	192
-#define PY312_CODEUNIT			2
-#define PY312_OB_TYPE			8
-#define PY312_VAR_SIZE			16
-#define PY312_BYTES_SVAL		32
-#define PY312_UNICODE_LENGTH		16
-#define PY312_UNICODE_STATE		32
-#define PY312_ASCII_DATA		40	/* sizeof(PyASCIIObject) */
-#define PY312_COMPACT_DATA		56	/* sizeof(PyCompactUnicodeObject) */
-
-/* ---- 3.13 (both builds above) ---- */
-#define PY313_RUNTIME_AUTOTSS_KEY	2164
-#define PY313_TSTATE_CURRENT_FRAME	72
-#define PY313_TSTATE_THREAD_ID		152
-#define PY313_FRAME_EXECUTABLE		0
-#define PY313_FRAME_PREVIOUS		8
-#define PY313_FRAME_INSTR_PTR		56
-#define PY313_FRAME_OWNER		70
-#define PY313_FRAME_OWNED_BY_GENERATOR	1
-#define PY313_FRAME_OWNED_BY_CSTACK	3
-#define PY313_CODE_FIRSTLINENO		68
-#define PY313_CODE_FILENAME		112
-#define PY313_CODE_QUALNAME		128
-#define PY313_CODE_LINETABLE		136
-#define PY313_CODE_FIRSTTRACEABLE	184
-#define PY313_CODE_CODE_ADAPTIVE	200
-#define PY313_CODEUNIT			2
-#define PY313_OB_TYPE			8
-#define PY313_VAR_SIZE			16
-#define PY313_BYTES_SVAL		32
-#define PY313_UNICODE_LENGTH		16
-#define PY313_UNICODE_STATE		32
-#define PY313_ASCII_DATA		40
-#define PY313_COMPACT_DATA		56
+#include "interp/python/python_offsets_new.h"
 
 /*
  * The 3.13 entry's layout flag for user space only: fill the layout from
