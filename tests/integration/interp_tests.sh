@@ -7,7 +7,9 @@ PYW=$(realpath tests/workloads/interp/py_stitch.py)
 PYW_RE=$(printf '%s' "$PYW" | sed 's/[.]/\\./g')
 PY_DEBIAN=/usr/bin/python3.11			# libpython linked in, non-PIE
 PY_PYENV=/root/.pyenv/versions/3.11.7/bin/python3.11	# libpython3.11.so, PIE
-PY_312=/root/.pyenv/versions/3.12.1/bin/python3.12	# a version we do not walk
+PY_312=/root/.pyenv/versions/3.12.1/bin/python3.12	# libpython3.12.so, PIE
+PY_313=/root/.pyenv/versions/3.13.0/bin/python3.13	# libpython3.13.so, PIE
+PY_37=/root/.pyenv/versions/3.7.16/bin/python3.7	# a version we do not walk
 
 # Line of a MARK comment in the workload.
 mark() {
@@ -40,8 +42,10 @@ SYSCALL='getppid;entry_SYSCALL_64_after_hwframe_\[k\];'
 a_leaf_chain() {
 	echo "$BOOT$(f thread_a a_outer);$(f outer outer);$(f middle middle);$(f leaf leaf);PyObject_Vectorcall;$NAT$SYSCALL"
 }
+# What calls sorted() from thread_a: 3.12's eval loop calls builtin_sorted directly.
+PY_SORT_CALL='PyObject_Vectorcall;'
 a_sort_chain() {
-	echo "$BOOT$(f thread_a a_sorted);PyObject_Vectorcall;$NAT""PyObject_CallOneArg;$NAT$(f key_fn key_fn);PyObject_Vectorcall;$NAT$SYSCALL"
+	echo "$BOOT$(f thread_a a_sorted);$PY_SORT_CALL$NAT""PyObject_CallOneArg;$NAT$(f key_fn key_fn);PyObject_Vectorcall;$NAT$SYSCALL"
 }
 
 # Stacks with Python frames that do not come from thread A: must be none.
@@ -201,15 +205,15 @@ test_python_no_lines() {
 }
 
 test_python_unsupported_version_says_so() {
-	need "$PY_312"
-	"$STITCH" record -e syscall:getppid -o "$TMP/py12.folded" -- "$PY_312" "$PYW" threads 1 \
-		2>"$TMP/py12.err"
-	cat "$TMP/py12.err"
-	show "$TMP/py12.folded"
-	expect_eq "lines naming the version" "$(grep -c 'python 3\.12 is not supported yet' "$TMP/py12.err")" 1
+	need "$PY_37"
+	"$STITCH" record -e syscall:getppid -o "$TMP/py37.folded" -- "$PY_37" "$PYW" threads 1 \
+		2>"$TMP/py37.err"
+	cat "$TMP/py37.err"
+	show "$TMP/py37.folded"
+	expect_eq "lines naming the version" "$(grep -c 'python 3\.7 is not supported yet' "$TMP/py37.err")" 1
 	expect_ge "native stacks still shown" \
-		"$(total "$TMP/py12.folded" '_PyEval_EvalFrameDefault;.*;os_getppid;.*getppid;entry_SYSCALL')" 1000
-	expect_eq "Python frames" "$(total "$TMP/py12.folded" "$PYFRAME")" 0
+		"$(total "$TMP/py37.folded" '_PyEval_EvalFrameDefault;.*;os_getppid;.*getppid;entry_SYSCALL')" 1000
+	expect_eq "Python frames" "$(total "$TMP/py37.folded" "$PYFRAME")" 0
 }
 
 test_python_text_and_pprof() {
@@ -263,6 +267,104 @@ test_python_forked_twins_never_mix() {
 		"$(share "$TMP/pytw.folded" "^twin_x;.*$PYFRAME" "$x")" 100
 	expect_eq "% of twin_y's stacks with Python frames that are its chain" \
 		"$(share "$TMP/pytw.folded" "^twin_y;.*$PYFRAME" "$y")" 100
+}
+
+# ---- CPython 3.12 and 3.13 ---------------------------------------------------
+
+# 3.12: offsets from its headers; entry frames are shims owned by the C stack.
+test_python312_threads_syscall() {
+	need "$PY_312"
+	"$STITCH" record -e syscall:getppid -o "$TMP/p312.folded" -- "$PY_312" "$PYW" threads 3
+	PY_SORT_CALL='builtin_sorted;PyObject_Vectorcall;' check_threads "$TMP/p312.folded"
+}
+
+# 3.13: the layout the process states (_Py_DebugOffsets), checked at attach.
+test_python313_threads_syscall() {
+	need "$PY_313"
+	"$STITCH" record -e syscall:getppid -o "$TMP/p313.folded" -- "$PY_313" "$PYW" threads 3
+	check_threads "$TMP/p313.folded"
+}
+
+# The run-in-a-release-root prefix: the roots harness's (tests/integration/roots.sh)
+# when it is there, else the stitch-dev root as it is.
+py_root_cmd() {
+	if declare -F in_root_cmd >/dev/null; then
+		in_root_cmd "$1"
+	else
+		echo "unshare --mount --root=/var/cache/stitch-dev/$1"
+	fi
+}
+
+# Copy the workload into a release root; prints its path inside the root.
+py_root_put() {
+	if declare -F root_put >/dev/null; then
+		root_put "$1" "$PYW"
+		echo /stitch-tests/py_stitch.py
+	else
+		[ -d "/var/cache/stitch-dev/$1/tmp" ] || die "no /var/cache/stitch-dev/$1 root"
+		cp "$PYW" "/var/cache/stitch-dev/$1/tmp/py_stitch.py"
+		echo /tmp/py_stitch.py
+	fi
+}
+
+# Debian trixie's python3.13 (stripped, libpython linked in, glibc 2.41) in its
+# own mount namespace, as a container runs it: frames name the in-root path.
+test_python313_trixie_in_its_root() {
+	local inroot PYW_RE
+	inroot=$(py_root_put trixie)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$TMP/p313t.folded" -- \
+		$(py_root_cmd trixie) python3.13 "$inroot" threads 3 2>"$TMP/p313t.err"
+	cat "$TMP/p313t.err"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p313t.err")" 0
+	check_threads "$TMP/p313t.folded"
+	expect_grep "$TMP/p313t.folded" "Thread\\.run \\(/usr/lib/python3\\.13/threading\\.py:[0-9]+\\)"
+}
+
+test_python313_cpu_samples() {
+	need "$PY_313"
+	"$STITCH" record -F 999 -o "$TMP/p313c.folded" -- "$PY_313" "$PYW" cpu 3
+	show "$TMP/p313c.folded"
+	local burn
+	burn="$BOOT$(f cpu_a cpu_a);$(f cpu_burn cpu_burn)"
+	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/p313c.folded" "$burn")" 600
+	expect_eq "% of cpu_burn() samples with the exact chain" \
+		"$(share "$TMP/p313c.folded" ';cpu_burn \(' "$burn")" 100
+	expect_eq "B's frames under cpu_burn" \
+		"$(total "$TMP/p313c.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
+}
+
+# 3.12 inlines list comprehensions (PEP 709): the comprehension runs in
+# reenter's own frame, at its line.  Generators and signal handlers as 3.11.
+py312_reenter() {
+	local py=$1 out=$2 top gen comp handler
+	"$STITCH" record -e syscall:getppid -o "$out" -- "$py" "$PYW" reenter 2
+	show "$out"
+	top="$(f '<module>' module);$(f main r_main);reenter \\($PYW_RE:"
+	gen="$top$(mark r_next)\\);$NAT$(f ticker g_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	comp="$top$(mark r_comp)\\);PyObject_Vectorcall;$NAT$SYSCALL"
+	handler=";_PyErr_CheckSignalsTstate;$NAT$(f on_alarm h_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	expect_ge "generator frame above next()" "$(total "$out" "$gen")" 1000
+	expect_ge "comprehension in reenter's frame" "$(total "$out" "$comp")" 1000
+	expect_eq "comprehension frames" "$(total "$out" 'listcomp')" 0
+	expect_ge "signal handler above the interrupted frame" \
+		"$(total "$out" "$top[0-9]+\\);.*$handler")" 10
+	expect_eq "% of ticker() -> getppid stacks exact" \
+		"$(share "$out" ';ticker \([^)]*\);PyObject_Vectorcall' "$gen")" 100
+	expect_eq "% of on_alarm() stacks exact" \
+		"$(share "$out" ';on_alarm \(' "$top[0-9]+\\);.*$handler")" 100
+	expect_eq "stacks not stitched" "$(total "$out" 'not stitched')" 0
+}
+
+test_python312_generator_comprehension_signal_handler() {
+	need "$PY_312"
+	py312_reenter "$PY_312" "$TMP/p312r.folded"
+}
+
+test_python313_generator_comprehension_signal_handler() {
+	need "$PY_313"
+	py312_reenter "$PY_313" "$TMP/p313r.folded"
 }
 
 # ---- Ruby 3.1 ----------------------------------------------------------------
