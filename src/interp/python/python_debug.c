@@ -68,7 +68,7 @@ int py_debug_layout(pid_t pid, uint64_t runtime, const struct interp_version *v,
 	const struct interp_python_layout *ref = &v->layout.py;
 	const struct py_debug_pos *p;
 	uint8_t buf[PY_DEBUG_MAX];
-	uint64_t ver, f[13];
+	uint64_t ver, f[13], ascii, current, thread_id, bytecode;
 	int major, minor, i;
 
 	if (sscanf(v->version, "%d.%d", &major, &minor) != 2)
@@ -111,8 +111,8 @@ int py_debug_layout(pid_t pid, uint64_t runtime, const struct interp_version *v,
 	f[11] = at(buf, p->str_state);
 	f[12] = at(buf, p->str_length);
 	for (i = 0; i < 13; i++) {
-		/* Read as 8 bytes by the walker or by naming, within a chunk. */
-		if (f[i] + 8 > INTERP_CHUNK) {
+		/* Read as 8 bytes by the walker or by naming, within a chunk (no wrap). */
+		if (f[i] > INTERP_CHUNK - 8) {
 			snprintf(why, why_len, "python %s (debug offsets out of range)",
 				 v->version);
 			return -EINVAL;
@@ -131,16 +131,19 @@ int py_debug_layout(pid_t pid, uint64_t runtime, const struct interp_version *v,
 	L->bytes_data = f[10];
 	L->unicode_state = f[11];
 	L->unicode_length = f[12];
-	L->ascii_data = at(buf, p->str_ascii_size);
-	L->tstate_current_frame = at(buf, p->ts_current_frame);
-	L->tstate_thread_id = at(buf, p->ts_thread_id);
-	L->code_bytecode = at(buf, p->co_code_adaptive);
-	if (L->ascii_data > L->compact_data || L->tstate_current_frame >= PY_TSTATE_MAX ||
-	    !L->tstate_thread_id || L->tstate_thread_id >= PY_TSTATE_MAX ||
-	    L->code_bytecode >= PY_TSTATE_MAX) {
+	ascii = at(buf, p->str_ascii_size);
+	current = at(buf, p->ts_current_frame);
+	thread_id = at(buf, p->ts_thread_id);
+	bytecode = at(buf, p->co_code_adaptive);
+	if (ascii > L->compact_data || current >= PY_TSTATE_MAX || !thread_id ||
+	    thread_id >= PY_TSTATE_MAX || bytecode >= PY_TSTATE_MAX) {
 		snprintf(why, why_len, "python %s (debug offsets out of range)", v->version);
 		return -EINVAL;
 	}
+	L->ascii_data = ascii;
+	L->tstate_current_frame = current;
+	L->tstate_thread_id = thread_id;
+	L->code_bytecode = bytecode;
 	/*
 	 * _co_firsttraceable is not in the debug offsets: the table's value
 	 * holds only while co_code_adaptive, its neighbour, is where the
