@@ -27,6 +27,8 @@ struct interp_proc {
 	const struct interp_ops *ops;	/* ver's language (valid while ver is set) */
 	struct binary *eval_bin;	/* holds eval_func */
 	uint64_t eval_start, eval_end;	/* its ELF vaddr range */
+	/* a second part of it in bin the symbol does not cover (gcc's split), or 0, 0 */
+	uint64_t eval_part_start, eval_part_end;
 	bool retry;			/* found, but not ready yet (ld.so still loading) */
 	/*
 	 * The BPF config being built: the language fills in where its
@@ -87,6 +89,7 @@ size_t interp_event_frames_bytes(const void *data, size_t size);
 struct interp_loop {
 	struct binary *bin;
 	uint64_t start, end;		/* ELF vaddr range of the loop function in bin */
+	uint64_t part_start, part_end;	/* and of its second part, if split (else empty) */
 	const char *lang_name;		/* for markers */
 	bool entry_outside_loop;	/* interp_ops.entry_outside_loop */
 };

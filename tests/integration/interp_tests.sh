@@ -39,13 +39,16 @@ SYSCALL='getppid;entry_SYSCALL_64_after_hwframe_\[k\];'
 # The two getppid paths of thread A, outermost to the syscall.  Native frames
 # between Python frames stay (C glue, builtins); python3.11 is stripped, so
 # only the exported ones have names there.
+# What calls os.getppid() from leaf() and key_fn(): sid's 3.14 calls the C function from
+# its loop.
+PY_LEAF_CALL='PyObject_Vectorcall;'
 a_leaf_chain() {
-	echo "$BOOT$(f thread_a a_outer);$(f outer outer);$(f middle middle);$(f leaf leaf);PyObject_Vectorcall;$NAT$SYSCALL"
+	echo "$BOOT$(f thread_a a_outer);$(f outer outer);$(f middle middle);$(f leaf leaf);$PY_LEAF_CALL$NAT$SYSCALL"
 }
 # What calls sorted() from thread_a: 3.12's eval loop calls builtin_sorted directly.
 PY_SORT_CALL='PyObject_Vectorcall;'
 a_sort_chain() {
-	echo "$BOOT$(f thread_a a_sorted);$PY_SORT_CALL$NAT""PyObject_CallOneArg;$NAT$(f key_fn key_fn);PyObject_Vectorcall;$NAT$SYSCALL"
+	echo "$BOOT$(f thread_a a_sorted);$PY_SORT_CALL$NAT""PyObject_CallOneArg;$NAT$(f key_fn key_fn);$PY_LEAF_CALL$NAT$SYSCALL"
 }
 
 # Stacks with Python frames that do not come from thread A: must be none.
@@ -53,10 +56,12 @@ wrong_thread() {
 	awk -v re="$PYFRAME" '$0 ~ re && $0 !~ /;thread_a \(|;cpu_a \(|;deep \(/ { n += $NF } END { print n + 0 }' "$1"
 }
 
+# The comm of the workload's threads: 3.14 names threads after their Thread.name.
+PY_COMM='^python'
 check_threads() {
 	local out=$1
 	show "$out"
-	expect_ge "getppid events in python" "$(total "$out" '^python')" 3000
+	expect_ge "getppid events in python" "$(total "$out" "$PY_COMM")" 3000
 	expect_ge "thread A: nested chain" "$(total "$out" "$(a_leaf_chain)")" 1000
 	expect_ge "thread A: sorted -> key_fn chain" "$(total "$out" "$(a_sort_chain)")" 1000
 	# Every stack through leaf() / key_fn() is the whole exact chain.
@@ -67,7 +72,7 @@ check_threads() {
 	expect_eq "python stacks not from thread A" "$(wrong_thread "$out")" 0
 	# Only the first ring buffer drain, before the process was recognized, lacks them.
 	expect_ge "% of python getppid stacks with Python frames" \
-		"$(share "$out" '^python' "$PYFRAME")" 95
+		"$(share "$out" "$PY_COMM" "$PYFRAME")" 95
 }
 
 # Interpreter events are counted in the kernel: each distinct walk (here
@@ -320,6 +325,25 @@ test_python313_trixie_in_its_root() {
 	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p313t.err")" 0
 	check_threads "$TMP/p313t.folded"
 	expect_grep "$TMP/p313t.folded" "Thread\\.run \\(/usr/lib/python3\\.13/threading\\.py:[0-9]+\\)"
+}
+
+# Debian sid's python3.14 (stripped, glibc 2.43) in its own mount namespace: its
+# layout from its _Py_DebugOffsets (3.14's), f_executable tagged, the eval
+# call's shim owned "by the interpreter", and its eval loop outside its symbol
+# (gcc's hot/cold split, python_split.c).  3.14 runs a thread's run() through
+# its context's Context.run (C): a native run between the bootstrap frames.
+test_python314_sid_in_its_root() {
+	local inroot PYW_RE BOOT
+	inroot=$(py_root_put sid)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	BOOT="Thread\\._bootstrap \\([^)]*threading\\.py:[0-9]+\\);Thread\\._bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);$NAT""Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$TMP/p314s.folded" -- \
+		$(py_root_cmd sid) python3.14 "$inroot" threads 3 2>"$TMP/p314s.err"
+	cat "$TMP/p314s.err"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p314s.err")" 0
+	PY_LEAF_CALL='' PY_COMM='^(python3\.14|Thread-[0-9]+ \([a-z_]*);' check_threads "$TMP/p314s.folded"
+	expect_grep "$TMP/p314s.folded" "Thread\\.run \\(/usr/lib/python3\\.14/threading\\.py:[0-9]+\\)"
 }
 
 test_python313_cpu_samples() {

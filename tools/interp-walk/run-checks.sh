@@ -39,16 +39,20 @@ for v in 3.12.1:312 3.13.0:313; do
 	if gcc -DPYV="${v##*:}" -I"$pyinc" -I"$d" -o "$out/offsets-python-${v##*:}" "$here/offsets-python-new.c" &&
 		"$out/offsets-python-${v##*:}" > "$out/offsets-python-${v##*:}.txt"; then ok; else bad "python_offsets_new.h vs $d"; grep MISMATCH "$out/offsets-python-${v##*:}.txt"; fi
 done
-trixie=/var/cache/stitch-dev/trixie
-if [ -d "$trixie/usr/include/python3.13" ]; then
-	mkdir -p "$trixie/tmp/stitch-offsets"
-	cp "$here/offsets-python-new.c" "$pyinc/python_offsets_new.h" "$trixie/tmp/stitch-offsets/"
-	if chroot "$trixie" gcc -DPYV=313 -I/usr/include/python3.13 -I/tmp/stitch-offsets \
-		-o /tmp/stitch-offsets/check /tmp/stitch-offsets/offsets-python-new.c &&
-		chroot "$trixie" /tmp/stitch-offsets/check > "$out/offsets-python-313-trixie.txt"; then ok; else bad "python_offsets_new.h vs trixie's python3.13-dev"; grep MISMATCH "$out/offsets-python-313-trixie.txt"; fi
-else
-	echo "note: no $trixie/usr/include/python3.13: trixie's 3.13 headers not checked"
-fi
+# Debian releases' own -dev headers, compiled inside their stitch-dev roots.
+for r in trixie:3.13:313 sid:3.14:314; do
+	rel=${r%%:*} v=$(echo "$r" | cut -d: -f2) n=${r##*:}
+	rd=/var/cache/stitch-dev/$rel
+	if [ -d "$rd/usr/include/python$v" ]; then
+		mkdir -p "$rd/tmp/stitch-offsets"
+		cp "$here/offsets-python-new.c" "$pyinc/python_offsets_new.h" "$rd/tmp/stitch-offsets/"
+		if chroot "$rd" gcc -DPYV="$n" -I"/usr/include/python$v" -I/tmp/stitch-offsets \
+			-o /tmp/stitch-offsets/check /tmp/stitch-offsets/offsets-python-new.c &&
+			chroot "$rd" /tmp/stitch-offsets/check > "$out/offsets-python-$n-$rel.txt"; then ok; else bad "python_offsets_new.h vs $rel's python$v-dev"; grep MISMATCH "$out/offsets-python-$n-$rel.txt"; fi
+	else
+		echo "note: no $rd/usr/include/python$v: $rel's python $v headers not checked"
+	fi
+done
 [ -x "$out/interp-walk" ] || { echo "interp: $pass passed, $fail failed"; exit 1; }
 
 # line of "MARK: name" in a file

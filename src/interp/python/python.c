@@ -48,6 +48,12 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 	pp = interp_proc_take(ip, v, m, python_versions, sizeof(*pp));
 	if (!pp)
 		return false;
+	/* Its loop may lie outside its symbol (sid's 3.14): its frames are that part's. */
+	if (py_eval_part(elf, ip->eval_start, ip->eval_end - ip->eval_start,
+			 &ip->eval_part_start, &ip->eval_part_end) && getenv("STITCH_DEBUG"))
+		fprintf(stderr, "stitch: pid %u: %s's second part at %#lx-%#lx\n", ip->pid,
+			v->eval_func, (unsigned long)ip->eval_part_start,
+			(unsigned long)ip->eval_part_end);
 	if (v->layout.py.layout_flags & PY_LAYOUT_FROM_DEBUG_OFFSETS) {
 		/* Not readable yet (still being mapped): look again at the next event. */
 		ip->retry = dbg == -EAGAIN;

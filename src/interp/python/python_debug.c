@@ -20,7 +20,7 @@
 /*
  * Where the fields stitch uses sit in _Py_DebugOffsets (every one a
  * uint64_t), per minor version: offsetof() in a program compiled against
- * the version's headers (3.13.0 pyenv and 3.13.5 trixie agree;
+ * the version's headers (3.13.0 pyenv and 3.13.5 trixie agree; 3.14: sid's;
  * tools/interp-walk/offsets-python-new.c checks them).
  */
 struct py_debug_pos {
@@ -47,6 +47,17 @@ static const struct py_debug_pos py_debug_pos[] = {
 	  .bytes_ob_size = PY313_DO_BYTES_OB_SIZE, .bytes_ob_sval = PY313_DO_BYTES_OB_SVAL,
 	  .str_state = PY313_DO_STR_STATE, .str_length = PY313_DO_STR_LENGTH,
 	  .str_ascii_size = PY313_DO_STR_ASCII_SIZE },
+	{ .minor = 14, .size = PY314_DO_SIZE, .version = PY314_DO_VERSION,
+	  .free_threaded = PY314_DO_FREE_THREADED,
+	  .ts_current_frame = PY314_DO_TS_CURRENT_FRAME, .ts_thread_id = PY314_DO_TS_THREAD_ID,
+	  .fr_previous = PY314_DO_FR_PREVIOUS, .fr_executable = PY314_DO_FR_EXECUTABLE,
+	  .fr_instr_ptr = PY314_DO_FR_INSTR_PTR, .fr_owner = PY314_DO_FR_OWNER,
+	  .co_filename = PY314_DO_CO_FILENAME, .co_qualname = PY314_DO_CO_QUALNAME,
+	  .co_linetable = PY314_DO_CO_LINETABLE, .co_firstlineno = PY314_DO_CO_FIRSTLINENO,
+	  .co_code_adaptive = PY314_DO_CO_CODE_ADAPTIVE, .ob_type = PY314_DO_OB_TYPE,
+	  .bytes_ob_size = PY314_DO_BYTES_OB_SIZE, .bytes_ob_sval = PY314_DO_BYTES_OB_SVAL,
+	  .str_state = PY314_DO_STR_STATE, .str_length = PY314_DO_STR_LENGTH,
+	  .str_ascii_size = PY314_DO_STR_ASCII_SIZE },
 	{ .minor = 0 },
 };
 

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * CPython 3.12 and 3.13: their entries of python_versions[] and what
+ * CPython 3.12, 3.13 and 3.14: their entries of python_versions[] and what
  * python_debug.c needs.  Each offset here was printed by offsetof() in a
  * program compiled against that version's own headers
  * (tools/interp-walk/offsets-python-new.c, which checks these macros):
  *   3.12: pyenv 3.12.1's include/python3.12/internal (no Debian 3.12 here);
  *   3.13: pyenv 3.13.0's and Debian trixie's python3.13-dev 3.13.5 (compiled
- *         in the trixie root): the same numbers.
- * 3.13's frame, thread state, code and str offsets are not taken from here
+ *         in the trixie root): the same numbers;
+ *   3.14: Debian sid's python3.14-dev (compiled in the sid root).
+ * 3.13's and 3.14's frame, thread state, code and str offsets are not taken from here
  * but from the process's own _Py_DebugOffsets (python_debug.c); the table
  * gives only what those do not carry, and its full layout is what they are
  * checked against.  Run-time proof on every walk: the thread state found
@@ -97,6 +98,42 @@
 	} },									\
 }
 
+/* 3.14: as 3.13, plus a tagged f_executable; its shim is owned "by the interpreter". */
+#define PYTHON_VERSION_314 {							\
+	.lang_name = "python", .version = "3.14", .lang = INTERP_PYTHON,	\
+	.exe_name = "python3.14", .lib_prefix = "libpython3.14.so",		\
+	.eval_func = "_PyEval_EvalFrameDefault",				\
+	.tss_key_off = PY314_RUNTIME_AUTOTSS_KEY,				\
+	.layout = { .lang = INTERP_PYTHON, .py = {				\
+		.tstate_current_frame = PY314_TSTATE_CURRENT_FRAME,		\
+		.frame_code = PY314_FRAME_EXECUTABLE,				\
+		.frame_previous = PY314_FRAME_PREVIOUS,				\
+		.frame_instr = PY314_FRAME_INSTR_PTR,				\
+		.frame_owner = PY314_FRAME_OWNER,				\
+		.code_firstlineno = PY314_CODE_FIRSTLINENO,			\
+		.code_filename = PY314_CODE_FILENAME,				\
+		.code_qualname = PY314_CODE_QUALNAME,				\
+		.code_linetable = PY314_CODE_LINETABLE,				\
+		.code_firsttraceable = PY314_CODE_FIRSTTRACEABLE,		\
+		.code_bytecode = PY314_CODE_CODE_ADAPTIVE,			\
+		.ob_type = PY314_OB_TYPE,					\
+		.var_size = PY314_VAR_SIZE,					\
+		.bytes_data = PY314_BYTES_SVAL,					\
+		.unicode_length = PY314_UNICODE_LENGTH,				\
+		.unicode_state = PY314_UNICODE_STATE,				\
+		.ascii_data = PY314_ASCII_DATA,					\
+		.compact_data = PY314_COMPACT_DATA,				\
+		.codeunit = PY314_CODEUNIT,					\
+		.frame_read = 80,						\
+		.code_read = 200,						\
+		.owner_generator = PY314_FRAME_OWNED_BY_GENERATOR,		\
+		.tstate_thread_id = PY314_TSTATE_THREAD_ID,			\
+		.layout_flags = PY_LAYOUT_CSTACK_ENTRY | PY_LAYOUT_NO_CFRAME |	\
+				PY_LAYOUT_TAGGED_EXEC | PY_LAYOUT_FROM_DEBUG_OFFSETS,	\
+		.owner_cstack = PY314_FRAME_OWNED_BY_INTERPRETER,		\
+	} },									\
+}
+
 /*
  * Fill *L (a copy of version v's layout) from the _Py_DebugOffsets at the
  * start of _PyRuntime (runtime) in process pid.  0 when done; -EAGAIN if
@@ -105,5 +142,12 @@
  */
 int py_debug_layout(pid_t pid, uint64_t runtime, const struct interp_version *v,
 		    struct interp_python_layout *L, char *why, size_t why_len);
+
+/*
+ * The second part of the eval function at [eval, eval + size) of elf, when
+ * the compiler split it (python_split.c): its ELF vaddr range.  False: none
+ * found with certainty.
+ */
+bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint64_t *end);
 
 #endif /* STITCH_INTERP_PYTHON_NEW_H */
