@@ -43,6 +43,7 @@ const struct interp_version *interp_version_at(size_t i);
 
 /* What the walkers need of glibc, per version. */
 struct interp_glibc {
+	int major, minor;		/* the version these offsets are of */
 	uint32_t pthread_specific;	/* struct pthread.specific_1stblock */
 	uint32_t r_map;			/* struct r_debug.r_map */
 	uint32_t lm_name, lm_next, lm_tls_modid;	/* struct link_map */
@@ -58,6 +59,13 @@ const struct interp_glibc *interp_glibc_layout(int major, int minor);
 const struct interp_version *interp_version_for_module(const char *base, char *lang_out,
 							size_t lang_len, char *ver_out,
 							size_t ver_len);
+
+/*
+ * Whether a word of a command line names an interpreter: a version's
+ * executable or library, another version of one ("python3.14"), or a
+ * language's plain name ("python3", "ruby", "perl5.40.1").
+ */
+bool interp_command_word_names_interpreter(const char *word);
 
 /* ---- state.c, detect.c, stitch.c: the recorder's interpreter state ---- */
 
