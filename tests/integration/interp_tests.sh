@@ -39,8 +39,8 @@ SYSCALL='getppid;entry_SYSCALL_64_after_hwframe_\[k\];'
 # The two getppid paths of thread A, outermost to the syscall.  Native frames
 # between Python frames stay (C glue, builtins); python3.11 is stripped, so
 # only the exported ones have names there.
-# What calls os.getppid() from leaf() and key_fn(): sid's 3.14 calls the C function from
-# its loop.
+# What calls os.getppid() from leaf() and key_fn(): sid's builds call the C function from
+# their loop.
 PY_LEAF_CALL='PyObject_Vectorcall;'
 a_leaf_chain() {
 	echo "$BOOT$(f thread_a a_outer);$(f outer outer);$(f middle middle);$(f leaf leaf);$PY_LEAF_CALL$NAT$SYSCALL"
@@ -290,26 +290,10 @@ test_python313_threads_syscall() {
 	check_threads "$TMP/p313.folded"
 }
 
-# The run-in-a-release-root prefix: the roots harness's (tests/integration/roots.sh)
-# when it is there, else the stitch-dev root as it is.
-py_root_cmd() {
-	if declare -F in_root_cmd >/dev/null; then
-		in_root_cmd "$1"
-	else
-		echo "unshare --mount --root=/var/cache/stitch-dev/$1"
-	fi
-}
-
-# Copy the workload into a release root; prints its path inside the root.
+# Copy the workload into a release root (roots.sh); prints its path inside the root.
 py_root_put() {
-	if declare -F root_put >/dev/null; then
-		root_put "$1" "$PYW"
-		echo /stitch-tests/py_stitch.py
-	else
-		[ -d "/var/cache/stitch-dev/$1/tmp" ] || die "no /var/cache/stitch-dev/$1 root"
-		cp "$PYW" "/var/cache/stitch-dev/$1/tmp/py_stitch.py"
-		echo /tmp/py_stitch.py
-	fi
+	root_put "$1" "$PYW"
+	echo /stitch-tests/py_stitch.py
 }
 
 # Debian trixie's python3.13 (stripped, libpython linked in, glibc 2.41) in its
@@ -320,7 +304,7 @@ test_python313_trixie_in_its_root() {
 	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
 	# shellcheck disable=SC2046 # the prefix is a command and its arguments
 	"$STITCH" record -e syscall:getppid -o "$TMP/p313t.folded" -- \
-		$(py_root_cmd trixie) python3.13 "$inroot" threads 3 2>"$TMP/p313t.err"
+		$(in_root_cmd trixie) python3.13 "$inroot" threads 3 2>"$TMP/p313t.err"
 	cat "$TMP/p313t.err"
 	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p313t.err")" 0
 	check_threads "$TMP/p313t.folded"
@@ -339,11 +323,27 @@ test_python314_sid_in_its_root() {
 	BOOT="Thread\\._bootstrap \\([^)]*threading\\.py:[0-9]+\\);Thread\\._bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);$NAT""Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
 	# shellcheck disable=SC2046 # the prefix is a command and its arguments
 	"$STITCH" record -e syscall:getppid -o "$TMP/p314s.folded" -- \
-		$(py_root_cmd sid) python3.14 "$inroot" threads 3 2>"$TMP/p314s.err"
+		$(in_root_cmd sid) python3.14 "$inroot" threads 3 2>"$TMP/p314s.err"
 	cat "$TMP/p314s.err"
 	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p314s.err")" 0
 	PY_LEAF_CALL='' PY_COMM='^(python3\.14|Thread-[0-9]+ \([a-z_]*);' check_threads "$TMP/p314s.folded"
 	expect_grep "$TMP/p314s.folded" "Thread\\.run \\(/usr/lib/python3\\.14/threading\\.py:[0-9]+\\)"
+}
+
+# sid's root also has python3.13, a later patch release (3.13.18) than trixie's: the
+# layout its own debug offsets give, checked against 3.13's headers, still holds.
+test_python313_later_patch_release_sid() {
+	local inroot PYW_RE
+	inroot=$(py_root_put sid)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$TMP/p313s.folded" -- \
+		$(in_root_cmd sid) python3.13 "$inroot" threads 3 2>"$TMP/p313s.err"
+	cat "$TMP/p313s.err"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p313s.err")" 0
+	# Built by sid's gcc: the eval loop outside its symbol, os.getppid() called directly.
+	PY_LEAF_CALL='' check_threads "$TMP/p313s.folded"
+	expect_grep "$TMP/p313s.folded" "Thread\\.run \\(/usr/lib/python3\\.13/threading\\.py:[0-9]+\\)"
 }
 
 test_python313_cpu_samples() {

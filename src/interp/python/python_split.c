@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The part of _PyEval_EvalFrameDefault its symbol does not cover.  Debian
- * sid's python3.14 (gcc, hot/cold partitioning) keeps 1,184 bytes at the
- * symbol, the entry, and the loop itself (84,423 bytes) in a second part
- * with an FDE of its own and no symbol (stripped): every native frame of
- * a running eval call is in that part.  Found by what only a part of the
+ * sid's python3.14 and python3.13 (gcc 15, hot/cold partitioning) keep
+ * 1,184 and 2,384 bytes at the symbol, the entry, and the loop itself
+ * (84,423 and 77,082 bytes) in a second part with an FDE of its own and no
+ * symbol (stripped): every native frame of a running eval call is in that
+ * part.  Debian 12's python3.11 has the usual cold part (13,913 bytes of
+ * error paths, 379 jumps from the loop): a frame there is the loop's too.  Found by what only a part of the
  * same function does: the entry jumps (jmp/jcc, not calls) into the
  * middle of it, many times; a tail call would jump to a function's start.
  * Three jumps into one foreign FDE, and no other candidate, or nothing:
@@ -96,7 +98,12 @@ bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint6
 		if (target >= eval && target < eval + size)
 			continue;
 		fs = cfi_hdr_func_start(&ix, target);
-		if (!fs || fs == target || fs == cfi_hdr_func_start(&ix, eval))
+		/*
+		 * Not a jump at all (bytes of another instruction) when the
+		 * target lies past the last FDE, or in a gap after this one.
+		 */
+		if (!fs || fs == target || fs == cfi_hdr_func_start(&ix, eval) ||
+		    !text_at(elf, target, 1) || target >= next_start(&ix, fs))
 			continue;
 		for (i = 0; i < ncand && cand[i] != fs; i++)
 			;
