@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPython 3.11 on: finding the runtime in python3.X or libpython3.X.so (3.13:
- * with the layout the process states, python_debug.c), and naming frames: code objects, their str names and the co_linetable, read
+ * CPython 3.11 on: finding the runtime in python3.X or libpython3.X.so
+ * (3.13 on: with the layout the process states, python_debug.c), and
+ * naming frames: code objects, their str names and the co_linetable, read
  * from the target with bounded reads and type checks.  Untrusted input:
  * every length is capped, every object's type checked.
  */

@@ -6,9 +6,10 @@
  * (84,423 and 77,082 bytes) in a second part with an FDE of its own and no
  * symbol (stripped): every native frame of a running eval call is in that
  * part.  Debian 12's python3.11 has the usual cold part (13,913 bytes of
- * error paths, 379 jumps from the loop): a frame there is the loop's too.  Found by what only a part of the
- * same function does: the entry jumps (jmp/jcc, not calls) into the
- * middle of it, many times; a tail call would jump to a function's start.
+ * error paths, 379 jumps from the loop): a frame there is the loop's too.
+ * Found by what only a part of the same function does: the entry jumps
+ * (jmp/jcc, not calls) into the middle of it, many times; a tail call
+ * would jump to a function's start.
  * Three jumps into one foreign FDE, and no other candidate, or nothing:
  * a wrong part would splice Python frames over another function's frames.
  */
