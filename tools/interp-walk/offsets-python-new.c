@@ -2,7 +2,8 @@
  * Checks src/interp/python/python_offsets_new.h against offsetof() in a
  * CPython build's own headers.  Compile with the version's include dir and
  * -DPYV=312, 313 or 314 (3.13: in the trixie root too, with its
- * python3.13-dev; 3.14: in the sid root, with its python3.14-dev); run-checks.sh does.  Exit status: 0 when every value matches.
+ * python3.13-dev; 3.14: in the sid root, with its python3.14-dev);
+ * run-checks.sh does.  Exit status: 0 when every value matches.
  */
 #define Py_BUILD_CORE 1
 #include <Python.h>
