@@ -290,6 +290,29 @@ test_python313_threads_syscall() {
 	check_threads "$TMP/p313.folded"
 }
 
+# The thread state found through a thread's TSD slot must name that thread
+# (tstate->thread_id == pthread_self() == fs_base), checked on every walk:
+# with the check reading another field (a test hook), every walk is refused
+# as corrupt, and no stack shows a Python frame, though the native ones stay.
+test_python_thread_state_of_another_thread_refused() {
+	need "$PY_312"
+	# PyThreadState.interp (+16 in 3.12): a pointer, never this thread's fs_base.
+	STITCH_TEST_PY_THREAD_ID_OFF=16 "$STITCH" record --stats -e syscall:getppid \
+		-o "$TMP/ptid.folded" -- "$PY_312" "$PYW" threads 1 2>"$TMP/ptid.err"
+	grep 'walks that failed' "$TMP/ptid.err"
+	show "$TMP/ptid.folded"
+	expect_eq "Python frames" "$(total "$TMP/ptid.folded" "$PYFRAME")" 0
+	expect_ge "native getppid stacks" \
+		"$(total "$TMP/ptid.folded" '_PyEval_EvalFrameDefault;.*;os_getppid;.*getppid;entry_SYSCALL')" 1000
+	expect_ge "walks refused" \
+		"$(sed -n 's/.*interpreter walks that failed \([0-9]*\).*/\1/p' "$TMP/ptid.err")" 1
+	# The same run without the hook: the walks pass the check.
+	"$STITCH" record --stats -e syscall:getppid -o "$TMP/ptid-ok.folded" -- \
+		"$PY_312" "$PYW" threads 1 2>"$TMP/ptid-ok.err"
+	expect_eq "walks refused without the hook" \
+		"$(sed -n 's/.*interpreter walks that failed \([0-9]*\).*/\1/p' "$TMP/ptid-ok.err")" 0
+}
+
 # Copy the workload into a release root (roots.sh); prints its path inside the root.
 py_root_put() {
 	root_put "$1" "$PYW"

@@ -61,6 +61,17 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 		ip->layout.lang = v->layout.lang;
 		ip->own_layout = true;
 	}
+	/*
+	 * Test hook (STITCH_TEST_PY_THREAD_ID_OFF): read the thread state's
+	 * owner from another field, which never holds this thread's
+	 * pthread_self(): every walk must then fail the check, none show frames.
+	 */
+	if (getenv("STITCH_TEST_PY_THREAD_ID_OFF") && v->layout.py.tstate_thread_id) {
+		if (!ip->own_layout)
+			ip->layout = v->layout;
+		ip->layout.py.tstate_thread_id = atoi(getenv("STITCH_TEST_PY_THREAD_ID_OFF"));
+		ip->own_layout = true;
+	}
 	/* Only 3.13's entry frames run None (python.bpf.h); 0: never matches a frame. */
 	if (interp_dynsym_find(elf, "_Py_NoneStruct", &none, NULL))
 		ip->cfg.py.none_addr = none + m->bias;
