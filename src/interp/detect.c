@@ -144,6 +144,7 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 	ip->ver = NULL;
 	ip->eval_bin = NULL;
 	ip->retry = false;
+	ip->own_layout = false;
 	/* Each language sets the fields its walker reads, this time's only. */
 	memset(&ip->cfg, 0, sizeof(ip->cfg));
 	ip->gen = proc->gen;
@@ -203,7 +204,17 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 	if (ip->ver && glibc && !ip->retry) {
 		if (!walkers_ready(st))
 			goto off;	/* load_walkers said why */
-		ip->cfg.layout = interp_version_index(ip->ver);
+		if (ip->own_layout) {
+			int slot = interp_layout_slot(st, &ip->layout);
+
+			if (slot < 0) {
+				warn_once("too many distinct interpreter layouts (interp_layouts is full)");
+				goto off;
+			}
+			ip->cfg.layout = slot;
+		} else {
+			ip->cfg.layout = interp_version_index(ip->ver);
+		}
 		ip->cfg.lang = ip->ver->lang;
 		ip->cfg.pthread_specific = glibc->pthread_specific;
 		ip->cfg.gen = ++st->cfg_gen;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The CPython versions stitch can walk, and the layouts of their structures.
- * Adding a version with the same walk (3.12 keeps the 3.11 frame list) is
- * one entry here.  3.11 offsets: checked with offsetof() against
+ * Adding a version with the same walk is one entry here.  3.12, 3.13, 3.14:
+ * python_new.h (3.13's and 3.14's layout is mostly read from the process at attach,
+ * python_debug.c).  3.11 offsets: checked with offsetof() against
  * python3.11-dev's headers by tools/interp-walk/offsets-python.c (Debian's
  * 3.11.2 and the pyenv 3.11.7 build have the same layout); see
  * docs/interpreters.md.
@@ -14,7 +15,7 @@
  * offsets-python-old.sh compares them with these entries, and the
  * integration tests prove them by exact frames and lines.
  */
-#include "interp/python/python.h"
+#include "interp/python/python_new.h"
 
 const struct interp_version python_versions[] = {
 	{
@@ -47,6 +48,7 @@ const struct interp_version python_versions[] = {
 			.frame_read = 72,	/* through .owner */
 			.code_read = 176,	/* through ._co_firsttraceable */
 			.owner_generator = 1,
+			.tstate_thread_id = 152,	/* checked as PY311_TSTATE_THREAD_ID */
 		} },
 	},
 	{
@@ -136,5 +138,8 @@ const struct interp_version python_versions[] = {
 			.lasti_unit = 2,
 		} },
 	},
+	PYTHON_VERSION_312,
+	PYTHON_VERSION_313,
+	PYTHON_VERSION_314,
 	{ .version = NULL },	/* end */
 };
