@@ -93,23 +93,6 @@ static bool glibc_version(Elf *elf, int *major, int *minor)
 	return found;
 }
 
-/*
- * Module bin is glibc's libc: its version.  glibc 2.33 and older install
- * libc-2.N.so (what libc.so.6 links to, and what the mappings name), whose
- * name is its version: 2.31 defines no symbol version of its own (its newest
- * is GLIBC_2.30), so its verdefs would name the wrong one.  Newer ones map
- * libc.so.6: the newest GLIBC_2.N it defines.
- */
-static bool libc_version(const struct binary *bin, int *major, int *minor)
-{
-	char end;
-
-	if (sscanf(bin->name, "libc-%d.%d.s%c", major, minor, &end) == 3 && end == 'o')
-		return true;
-	return strncmp(bin->name, "libc.so.", 8) == 0 && bin->elf &&
-	       glibc_version(bin->elf, major, minor);
-}
-
 /* Say once per version that we cannot walk it. */
 static void warn_once(const char *what)
 {
@@ -161,6 +144,7 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 	ip->ver = NULL;
 	ip->eval_bin = NULL;
 	ip->retry = false;
+	ip->own_layout = false;
 	/* Each language sets the fields its walker reads, this time's only. */
 	memset(&ip->cfg, 0, sizeof(ip->cfg));
 	ip->gen = proc->gen;
@@ -173,14 +157,21 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 
 		if (!m->bin)
 			continue;
-		if (!have_libc && libc_version(m->bin, &major, &minor)) {
+		/*
+		 * glibc before 2.34 maps its files by their own names, which say
+		 * the release: libc-2.31.so (its newest verdef is GLIBC_2.30:
+		 * 2.31 added no symbol version), ld-2.31.so.
+		 */
+		if (!have_libc && m->bin->elf &&
+		    ((strncmp(m->bin->name, "libc.so.", 8) == 0 &&
+		      glibc_version(m->bin->elf, &major, &minor)) ||
+		     sscanf(m->bin->name, "libc-%d.%d.so", &major, &minor) == 2)) {
 			have_libc = true;
 			glibc = interp_glibc_layout(major, minor);
 			if (!glibc)
 				snprintf(unsupported, sizeof(unsupported), "glibc %d.%d", major,
 					 minor);
 		}
-		/* ld-2.N.so: glibc 2.33 and older (what ld-linux-x86-64.so.2 links to) */
 		if (!ld && (strncmp(m->bin->name, "ld-linux", 8) == 0 ||
 			    strncmp(m->bin->name, "ld-2.", 5) == 0))
 			ld = m;
@@ -213,7 +204,17 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 	if (ip->ver && glibc && !ip->retry) {
 		if (!walkers_ready(st))
 			goto off;	/* load_walkers said why */
-		ip->cfg.layout = interp_version_index(ip->ver);
+		if (ip->own_layout) {
+			int slot = interp_layout_slot(st, &ip->layout);
+
+			if (slot < 0) {
+				warn_once("too many distinct interpreter layouts (interp_layouts is full)");
+				goto off;
+			}
+			ip->cfg.layout = slot;
+		} else {
+			ip->cfg.layout = interp_version_index(ip->ver);
+		}
 		ip->cfg.lang = ip->ver->lang;
 		ip->cfg.pthread_specific = glibc->pthread_specific;
 		ip->cfg.gen = ++st->cfg_gen;
