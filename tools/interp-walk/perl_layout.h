@@ -31,7 +31,10 @@ struct perl_layout {
 	unsigned xcv_stash, xcv_start, xcv_gv_or_hek, xcv_file, xcv_flags;
 	/* XPVGV (body of a GV): name HEK and stash */
 	unsigned xgv_namehek, xgv_stash;
-	/* XPVHV with its aux struct (SVf_OOK): HvNAME */
+	/* HvNAME: the HV's aux struct (SVf_OOK) holds it.  5.36+: in the body (struct
+	 * xpvhv_with_aux), offsets from the body; before: after the bucket array,
+	 * HvARRAY (sv_u) + (xhv_max + 1) * 8, offsets within struct xpvhv_aux */
+	unsigned hv_aux_after_array, xhv_max;
 	unsigned xhv_aux_name, xhv_aux_name_count;
 	/* HEK */
 	unsigned hek_len, hek_key;

@@ -31,6 +31,20 @@ plflags=$(perl -MConfig -e 'print $Config{ccflags}' 2>/dev/null)
 # shellcheck disable=SC2086 # ccflags is a list of flags
 if [ -f "$plcore/perl.h" ] && gcc $plflags -I"$plcore" -I"$here" -o "$out/offsets-perl" "$here/offsets-perl.c" &&
 	"$out/offsets-perl" > "$out/offsets-perl.txt"; then ok; else bad "perl536.h vs ${plcore:-perl}/perl.h (libperl5.36 missing?)"; grep MISMATCH "$out/offsets-perl.txt"; fi
+# The other perls' tables: the same offsets-perl.c (it picks the table of the PERL_VERSION it
+# is compiled against), compiled and run inside each release's dev root (gcc, libperl5.N with
+# CORE/*.h) with that perl's own ccflags.  STITCH_NO_DEV_ROOTS=1 says they are not there.
+devroots=${STITCH_DEV_ROOTS:-/var/cache/stitch-dev}
+for rel in bullseye:5.32 trixie:5.40 sid:5.42; do
+	r=$devroots/${rel%%:*} v=${rel##*:}
+	if [ "${STITCH_NO_DEV_ROOTS:-}" = 1 ]; then echo "SKIP (STITCH_NO_DEV_ROOTS): perl $v offsets"; continue; fi
+	if [ ! -x "$r/usr/bin/gcc" ]; then bad "perl $v offsets: no dev root $r (STITCH_NO_DEV_ROOTS=1 to skip)"; continue; fi
+	mkdir -p "$r/tmp/stitch-offsets"
+	cp "$here/offsets-perl.c" "$here"/perl_layout.h "$here"/perl5*.h "$r/tmp/stitch-offsets/"
+	# shellcheck disable=SC2016 # expanded inside the root
+	if chroot "$r" sh -c 'cd /tmp/stitch-offsets && gcc -O2 -Wall -Werror $(perl -MConfig -e "print \$Config{ccflags}") -I"$(perl -MConfig -e "print \$Config{archlib}")/CORE" -o offsets-perl offsets-perl.c && ./offsets-perl' > "$out/offsets-perl-$v.txt" &&
+		grep -q "^ok major=${v#5.} " "$out/offsets-perl-$v.txt"; then ok; else bad "perl$(echo "$v" | tr -d .).h vs $r's perl $v headers"; grep MISMATCH "$out/offsets-perl-$v.txt"; fi
+done
 [ -x "$out/interp-walk" ] || { echo "interp: $pass passed, $fail failed"; exit 1; }
 
 # line of "MARK: name" in a file

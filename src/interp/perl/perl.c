@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Perl 5.36 frames, user side: finding the runtime in /usr/bin/perl, and
+ * Perl frames (5.32 to 5.42), user side: finding the runtime in perl, and
  * turning a walk (perl.bpf.h) into named frames grouped by the
  * Perl_runops_standard call they run in.  See docs/interpreters.md "Perl".
  *
@@ -139,8 +139,8 @@ const struct interp_perl_layout *perl_layout_of_file(Elf *elf, char *why, size_t
 	v = perl_version_of(elf, &rev, &ver);
 	if (!v) {
 		if (rev)
-			snprintf(why, why_len, "perl %u.%u, whose layout we do not know (5.36)", rev,
-				 ver);
+			snprintf(why, why_len, "perl %u.%u, whose layout we do not know "
+				 "(5.32, 5.36, 5.40, 5.42)", rev, ver);
 		else
 			snprintf(why, why_len, "not a perl (no PL_revision/PL_version)");
 		return NULL;
@@ -169,14 +169,20 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 	unsigned int rev, ver;
 
 	if (!elf || !interp_dynsym_find(elf, "PL_current_context", &ctx, NULL) ||
-	    !interp_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size ||
 	    !perl_file_version(elf, &rev, &ver))
 		return false;
-	if (!version_is(v, rev, ver)) {
+	/*
+	 * The module's name ("perl", "libperl.so.5.40") only says it is a
+	 * perl: the table is the one of its own PL_revision/PL_version.
+	 */
+	v = perl_version_of(elf, &rev, &ver);
+	if (!v) {
 		if (!unsupported[0])
 			snprintf(unsupported, unsupported_len, "perl %u.%u", rev, ver);
 		return false;
 	}
+	if (!interp_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size)
+		return false;
 	/*
 	 * perl: PL_current_context in the executable's static TLS block, at a
 	 * fixed place below fs_base.  A program embedding libperl.so: in the
@@ -208,7 +214,9 @@ static bool perl_attach(struct interp_proc *ip, const struct interp_version *v,
 			const struct map *m, const struct map *ld, const struct interp_glibc *g)
 {
 	if (!ip->cfg.pl.tls_off) {
-		ip->cfg.pl.tls_modid = g ? interp_tls_modid(ip->pid, ld, g, v->lib_prefix) : 0;
+		/* ip->ver: the table perl_from_module chose by the file's version */
+		ip->cfg.pl.tls_modid = g ? interp_tls_modid(ip->pid, ld, g, ip->ver->lib_prefix)
+					 : 0;
 		ip->retry = g && ip->cfg.pl.tls_modid == 0;
 	}
 	return true;

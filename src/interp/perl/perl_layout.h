@@ -14,7 +14,7 @@
 #endif
 
 /*
- * Perl 5.36-style layout (threaded perl, docs/interpreters.md "Perl"): the
+ * Perl 5.32 to 5.42 layout (threaded perl, docs/interpreters.md "Perl"): the
  * thread's interpreter from static TLS, stackinfos, the si_cxsubix chain of
  * sub/format/eval contexts, CV -> GV/HEK -> stash names, COP lines.
  */
@@ -26,6 +26,12 @@ struct interp_perl_layout {
 	__u32 sv_any, sv_flags;
 	__u32 xcv_stash, xcv_start, xcv_gv_or_hek, xcv_flags;
 	__u32 xgv_namehek, xgv_stash;
+	/*
+	 * HvNAME: the HV's aux struct.  5.36+: in the body (offsets from
+	 * sv_any); before: after the bucket array, sv_u + (xhv_max + 1) * 8
+	 * (offsets within struct xpvhv_aux).
+	 */
+	__u32 hv_aux_after_array, xhv_max;
 	__u32 xhv_aux_name, xhv_aux_name_count;
 	__u32 hek_len, hek_key;
 	__u32 op_type_word, op_type_mask, cop_line, cop_file;
