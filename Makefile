@@ -51,7 +51,7 @@ ARCH_DEF := -D__TARGET_ARCH_x86
 # the multiarch directory that clang -target bpf does not search.
 BPF_INC := -I$(BUILD) -Isrc -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all clean install test check-docs check-layers bpf-headers unit integration fuzz fuzz-smoke bench asan deps golden browser interp-walk
+.PHONY: all clean install test check-docs check-layers bpf-headers unit integration roots fuzz fuzz-smoke bench asan deps golden browser interp-walk
 .SECONDARY:
 SHELL := /bin/bash
 all: stitch build/lib/libstitch-stall.so build/lib/libstitch-stall.a build/lib/pkgconfig/stitch-stall.pc
@@ -117,9 +117,14 @@ golden: stitch
 	@./tests/golden/run.sh
 
 # The integration suite runs twice: the release binary, then the ASan/UBSan one.
-integration: stitch $(BUILD)/stitch-asan $(BUILD)/stall/stall_loop
+integration: stitch $(BUILD)/stitch-asan $(BUILD)/stall/stall_loop roots
 	@./tests/integration/run.sh
 	@STITCH=$(BUILD)/stitch-asan ./tests/integration/run.sh
+
+# Debian release roots (bullseye, bookworm, trixie, sid) the interpreter tests run
+# in as containers: built once by mmdebstrap, cached in $STITCH_ROOTS.
+roots:
+	@./tests/integration/build-roots.sh
 
 # Replay each fuzz corpus, then fuzz briefly: keeps the targets building and honest.
 FUZZ_SECONDS ?= 20

@@ -32,6 +32,9 @@ packages=(
 	# perl 5.36 (Debian perl is threaded): libperl5.36 ships CORE/*.h and config.h, which
 	# offsets-perl.c compiles against to check tools/interp-walk/perl536.h
 	perl libperl5.36
+	# the other Debian releases' interpreters, run in roots built by mmdebstrap
+	# (tests/integration/roots.sh)
+	mmdebstrap
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -22,17 +22,34 @@
  * pthread_getspecific() inlined: glibc's struct pthread (== fs_base on
  * x86-64) holds specific_1stblock, 32 entries of { seq, data }; ld.so's
  * struct r_debug and struct link_map give a library's TLS module id.  The
- * offsets are per glibc version (checked with libc6-dbg's DWARF).
+ * offsets are per glibc version, each read with gdb's ptype/o from that
+ * release's libc6-dbg DWARF (struct pthread in libc.so.6, struct link_map
+ * and struct r_debug in ld.so): Debian 11, 12, 13 and sid.  Only
+ * link_map's TLS module id moves between them; a version not listed is
+ * named and left native rather than assumed to be like its neighbours.
  */
-static const struct interp_glibc glibc_236 = {
-	.pthread_specific = 784,
-	.r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1152,
+static const struct interp_glibc glibc_layouts[] = {
+	{ .major = 2, .minor = 31,	/* Debian 11 */
+	  .pthread_specific = 784,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1112 },
+	{ .major = 2, .minor = 36,	/* Debian 12 */
+	  .pthread_specific = 784,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1152 },
+	{ .major = 2, .minor = 41,	/* Debian 13 */
+	  .pthread_specific = 784,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1168 },
+	{ .major = 2, .minor = 43,	/* Debian sid, 2026 */
+	  .pthread_specific = 784,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1168 },
 };
 
 const struct interp_glibc *interp_glibc_layout(int major, int minor)
 {
-	if (major == 2 && minor == 36)
-		return &glibc_236;
+	size_t i;
+
+	for (i = 0; i < sizeof(glibc_layouts) / sizeof(glibc_layouts[0]); i++)
+		if (glibc_layouts[i].major == major && glibc_layouts[i].minor == minor)
+			return &glibc_layouts[i];
 	return NULL;
 }
 

@@ -43,6 +43,7 @@ const struct interp_version *interp_version_at(size_t i);
 
 /* What the walkers need of glibc, per version. */
 struct interp_glibc {
+	int major, minor;		/* the version these offsets are of */
 	uint32_t pthread_specific;	/* struct pthread.specific_1stblock */
 	uint32_t r_map;			/* struct r_debug.r_map */
 	uint32_t lm_name, lm_next, lm_tls_modid;	/* struct link_map */

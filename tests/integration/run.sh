@@ -838,8 +838,12 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/stalls.sh
 # stitch snapshot (issue 16).
 . tests/integration/snapshot.sh
-# Interpreter frames (CPython 3.11, Ruby 3.1).
+# Debian release roots: interpreters run as in containers (issue 25).
+. tests/integration/roots.sh
+# Interpreter frames (CPython, Ruby).
 . tests/integration/interp_tests.sh
+# Interpreters embedded through their shared library.
+. tests/integration/interp_embed_tests.sh
 # Interpreter frames (Perl).
 . tests/integration/interp_perl_tests.sh
 # Off-CPU time (-e offcpu).

@@ -154,6 +154,12 @@ static void test_glibc_table(void **state)
 	assert_non_null(interp_glibc_layout(2, 36));
 	assert_int_equal(interp_glibc_layout(2, 36)->pthread_specific, 784);
 	assert_int_equal(interp_glibc_layout(2, 36)->lm_tls_modid, 1152);
+	/* Debian 11 and 13: link_map's TLS module id moved, nothing else did */
+	assert_int_equal(interp_glibc_layout(2, 31)->lm_tls_modid, 1112);
+	assert_int_equal(interp_glibc_layout(2, 41)->lm_tls_modid, 1168);
+	assert_int_equal(interp_glibc_layout(2, 41)->pthread_specific, 784);
+	/* a version between two known ones is not assumed to be like them */
+	assert_null(interp_glibc_layout(2, 39));
 	assert_null(interp_glibc_layout(2, 99));
 }
 

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+# Debian release roots for the interpreter tests (sourced by run.sh): each
+# release's stock interpreters, run in their own mount namespace and root as
+# a container runs them, traced from the host.
+#
+# A root is built once by mmdebstrap (~1 minute, ~200 MB each) and cached in
+# $STITCH_ROOTS (default /var/cache/stitch/roots), keyed by its package
+# list: a changed list builds it again.  A root that cannot be built fails
+# the tests that need it, loudly; none is skipped.
+
+STITCH_ROOTS=${STITCH_ROOTS:-/var/cache/stitch/roots}
+
+# The packages of each release's root: its interpreters, and their shared
+# libraries for the embedding tests (Debian's python3.X and perl link the
+# interpreter in; libpython3.X / libperl5.X carry it as a library).
+root_packages() {
+	case "$1" in
+	bullseye) echo python3,ruby,perl,libpython3.9,libperl5.32,procps ;;
+	bookworm) echo python3,ruby,perl,libpython3.11,libperl5.36,procps ;;
+	trixie) echo python3,ruby,perl,libpython3.13,libperl5.40,procps ;;
+	sid) echo python3,ruby,perl,libpython3.14,libperl5.42,procps ;;
+	*) return 1 ;;
+	esac
+}
+
+# Only the release's main archive: bullseye's security suite is gone from
+# the mirror, and sid's Release file may have expired on a snapshot mirror.
+root_mirror() {
+	echo "deb http://deb.debian.org/debian $1 main"
+}
+
+# root_build RELEASE: build the root unless a complete one with this package
+# list is cached.  Several test runs may ask at once: one builds, the others
+# wait on the lock.
+root_build() {
+	local rel=$1 pkgs dir stamp
+	pkgs=$(root_packages "$rel") || die "no root is defined for release '$rel'"
+	dir=$STITCH_ROOTS/$rel
+	stamp="$pkgs"
+	mkdir -p "$STITCH_ROOTS" || die "cannot create $STITCH_ROOTS"
+	(
+		flock 9
+		if [ "$(cat "$dir/.stitch-root" 2>/dev/null)" = "$stamp" ]; then
+			exit 0
+		fi
+		command -v mmdebstrap >/dev/null ||
+			die "mmdebstrap is missing: scripts/install-deps.sh installs it"
+		rm -rf "$dir" "$dir.new"
+		echo "roots: building $rel ($pkgs) in $dir" >&2
+		if ! mmdebstrap --variant=minbase --include="$pkgs" \
+			--aptopt='Acquire::Check-Valid-Until "false"' \
+			"$rel" "$dir.new" "$(root_mirror "$rel")" >"$STITCH_ROOTS/$rel.log" 2>&1; then
+			tail -n 20 "$STITCH_ROOTS/$rel.log" >&2
+			die "roots: mmdebstrap $rel failed (log: $STITCH_ROOTS/$rel.log)"
+		fi
+		mkdir -p "$dir.new/stitch-tests"
+		echo "$stamp" >"$dir.new/.stitch-root"
+		mv "$dir.new" "$dir"
+	) 9>"$STITCH_ROOTS/.$rel.lock" || die "roots: no $rel root"
+}
+
+# root_of RELEASE: the release's root directory, built if needed.
+root_of() {
+	root_build "$1" || exit 1
+	echo "$STITCH_ROOTS/$1"
+}
+
+# root_put RELEASE FILE...: copy files into the root's /stitch-tests/.
+root_put() {
+	local dir
+	dir=$(root_of "$1") || exit 1
+	shift
+	cp -f "$@" "$dir/stitch-tests/" || die "roots: cannot copy $* into $dir"
+}
+
+# in_root_cmd RELEASE: the command prefix that runs a program in the
+# release's root, in a mount namespace of its own.
+in_root_cmd() {
+	local dir
+	dir=$(root_of "$1") || exit 1
+	echo "unshare --mount --root=$dir"
+}
+
+# in_root RELEASE CMD ARGS...: run CMD in the release's root.
+in_root() {
+	local dir
+	dir=$(root_of "$1") || exit 1
+	shift
+	unshare --mount --root="$dir" "$@"
+}
