@@ -22,7 +22,9 @@
 #   native        --no-interp: the same process without interpreter frames
 #
 #   bench/interp_cost.sh     (HZ=999 RUNS=3 LANGS="python ruby perl python-rec
-#                             ruby-rec perl-rec"; as root)
+#                             ruby-rec perl-rec python3.8 ... perl-deb13"; as root)
+# Rows python3.X: pyenv's source builds (shared libpython); *-deb11, *-deb13:
+# Debian 11's and 13's stock interpreters in their release roots.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -31,13 +33,38 @@ RUNS=${RUNS:-3}
 STITCH=${STITCH:-./stitch}
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
+die() { echo "$*" >&2; exit 1; }
+# shellcheck source=tests/integration/roots.sh
+. tests/integration/roots.sh
 bench_start icost
 
 command -v bpftool >/dev/null || { echo "bench: needs bpftool" >&2; exit 1; }
 NCPU=$(nproc)
 
+# Every version's row runs the flat workload: pyenv's source builds on the
+# host, each Debian release's stock interpreters in its root as a container
+# runs them (tests/integration/roots.sh builds and caches the roots).
+PYENV=/root/.pyenv/versions
+in_rel() {	# RELEASE -> command prefix, the flat workloads copied in
+	local dir
+	dir=$(root_of "$1") || exit 1
+	cp -f bench/workloads/flat.py bench/workloads/flat.rb bench/workloads/flat.pl \
+		"$dir/stitch-tests/"
+	echo "unshare --mount --root=$dir"
+}
+
 lang_cmd() {	# ROW SECONDS
 	case $1 in
+	python3.8 | python3.9 | python3.10 | python3.12 | python3.13)
+		local v
+		v=$(ls -d "$PYENV/${1#python}".* 2>/dev/null | tail -1)
+		echo "$v/bin/$1 bench/workloads/flat.py $2" ;;
+	python-deb11) echo "$(in_rel bullseye) python3.9 /stitch-tests/flat.py $2" ;;
+	python-deb13) echo "$(in_rel trixie) python3.13 /stitch-tests/flat.py $2" ;;
+	ruby-deb11) echo "$(in_rel bullseye) ruby2.7 /stitch-tests/flat.rb $2" ;;
+	ruby-deb13) echo "$(in_rel trixie) ruby3.3 /stitch-tests/flat.rb $2" ;;
+	perl-deb11) echo "$(in_rel bullseye) perl /stitch-tests/flat.pl $2" ;;
+	perl-deb13) echo "$(in_rel trixie) perl /stitch-tests/flat.pl $2" ;;
 	python) echo "/usr/bin/python3.11 bench/workloads/flat.py $2" ;;
 	ruby) echo "/usr/bin/ruby bench/workloads/flat.rb $2" ;;
 	perl) echo "/usr/bin/perl bench/workloads/flat.pl $2" ;;
@@ -81,7 +108,9 @@ steady() {	# LANG MODE -> "median_ns_per_event bytes_per_event"
 	echo "$(cat "$T/win") ${bytes:--}"
 }
 
-LANGS=${LANGS:-python ruby perl python-rec ruby-rec perl-rec}
+# The host's Debian 12 rows and their best cases, then every other version's flat row.
+LANGS=${LANGS:-python ruby perl python-rec ruby-rec perl-rec python3.8 python3.9 python3.10 \
+	python3.12 python3.13 python-deb11 python-deb13 ruby-deb11 ruby-deb13 perl-deb11 perl-deb13}
 for l in $LANGS; do
 	command -v "$(lang_cmd "$l" 0 | cut -d' ' -f1)" >/dev/null || continue
 	for i in $(seq "$RUNS"); do

@@ -60,6 +60,13 @@ const struct interp_version *interp_version_for_module(const char *base, char *l
 							size_t lang_len, char *ver_out,
 							size_t ver_len);
 
+/*
+ * Whether a word of a command line names an interpreter: a version's
+ * executable or library, another version of one ("python3.14"), or a
+ * language's plain name ("python3", "ruby", "perl5.40.1").
+ */
+bool interp_command_word_names_interpreter(const char *word);
+
 /* ---- state.c, detect.c, stitch.c: the recorder's interpreter state ---- */
 
 /* A named interpreter frame, interned: a stack key holds its address. */

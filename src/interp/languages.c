@@ -132,3 +132,21 @@ const struct interp_version *interp_version_for_module(const char *base, char *l
 
 	return interp_module_version(base, &ops, lang_out, lang_len, ver_out, ver_len);
 }
+
+bool interp_command_word_names_interpreter(const char *word)
+{
+	const char *base = strrchr(word, '/');
+	char lang[32], ver[32];
+	size_t i;
+
+	base = base ? base + 1 : word;
+	if (interp_version_for_module(base, lang, sizeof(lang), ver, sizeof(ver)) || lang[0])
+		return true;
+	for (i = 0; i < interp_nlanguages; i++) {
+		const char *name = interp_languages[i]->versions[0].lang_name;
+
+		if (strncmp(base, name, strlen(name)) == 0)
+			return true;
+	}
+	return false;
+}

@@ -10,7 +10,7 @@ die() {
 }
 . tests/integration/roots.sh
 
-releases=${*:-bullseye bookworm trixie sid}
+releases=${*:-bullseye bookworm trixie sid experimental}
 pids=()
 for rel in $releases; do
 	root_build "$rel" &

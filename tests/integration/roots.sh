@@ -12,21 +12,37 @@ STITCH_ROOTS=${STITCH_ROOTS:-/var/cache/stitch/roots}
 
 # The packages of each release's root: its interpreters, and their shared
 # libraries for the embedding tests (Debian's python3.X and perl link the
-# interpreter in; libpython3.X / libperl5.X carry it as a library).
+# interpreter in; libpython3.X / libperl5.X carry it as a library).  sid
+# also has an older CPython's latest patch release (3.13.18 beside trixie's
+# 3.13.5) and the next one; experimental is sid with experimental's
+# versions preferred (Ruby 3.4, Perl 5.44).
 root_packages() {
 	case "$1" in
 	bullseye) echo python3,ruby,perl,libpython3.9,libperl5.32,procps ;;
 	bookworm) echo python3,ruby,perl,libpython3.11,libperl5.36,procps ;;
 	trixie) echo python3,ruby,perl,libpython3.13,libperl5.40,procps ;;
-	sid) echo python3,ruby,perl,libpython3.14,libperl5.42,procps ;;
+	sid) echo python3,python3.13,python3.15,ruby,perl,libpython3.14,libperl5.42,procps ;;
+	experimental) echo python3,ruby3.4,perl,libperl5.44,procps ;;
 	*) return 1 ;;
 	esac
 }
 
-# Only the release's main archive: bullseye's security suite is gone from
-# the mirror, and sid's Release file may have expired on a snapshot mirror.
-root_mirror() {
-	echo "deb http://deb.debian.org/debian $1 main"
+# mmdebstrap's suite and mirrors for a root.  Only each release's main
+# archive: bullseye's security suite is gone from the mirror, and sid's
+# Release file may have expired on a snapshot mirror.
+root_suite() {
+	case "$1" in
+	experimental) echo sid ;;
+	*) echo "$1" ;;
+	esac
+}
+root_mirrors() {
+	echo "deb http://deb.debian.org/debian $(root_suite "$1") main"
+	[ "$1" != experimental ] || echo "deb http://deb.debian.org/debian experimental main"
+}
+root_aptopts() {
+	echo 'Acquire::Check-Valid-Until "false"'
+	[ "$1" != experimental ] || echo 'APT::Default-Release "experimental"'
 }
 
 # root_build RELEASE: build the root unless a complete one with this package
@@ -36,7 +52,7 @@ root_build() {
 	local rel=$1 pkgs dir stamp
 	pkgs=$(root_packages "$rel") || die "no root is defined for release '$rel'"
 	dir=$STITCH_ROOTS/$rel
-	stamp="$pkgs"
+	stamp="$pkgs $(root_mirrors "$rel" | tr '\n' ' ')"
 	mkdir -p "$STITCH_ROOTS" || die "cannot create $STITCH_ROOTS"
 	(
 		flock 9
@@ -47,9 +63,12 @@ root_build() {
 			die "mmdebstrap is missing: scripts/install-deps.sh installs it"
 		rm -rf "$dir" "$dir.new"
 		echo "roots: building $rel ($pkgs) in $dir" >&2
-		if ! mmdebstrap --variant=minbase --include="$pkgs" \
-			--aptopt='Acquire::Check-Valid-Until "false"' \
-			"$rel" "$dir.new" "$(root_mirror "$rel")" >"$STITCH_ROOTS/$rel.log" 2>&1; then
+		local -a args=(--variant=minbase --include="$pkgs")
+		local opt mirror
+		while read -r opt; do args+=(--aptopt="$opt"); done < <(root_aptopts "$rel")
+		args+=("$(root_suite "$rel")" "$dir.new")
+		while read -r mirror; do args+=("$mirror"); done < <(root_mirrors "$rel")
+		if ! mmdebstrap "${args[@]}" >"$STITCH_ROOTS/$rel.log" 2>&1; then
 			tail -n 20 "$STITCH_ROOTS/$rel.log" >&2
 			die "roots: mmdebstrap $rel failed (log: $STITCH_ROOTS/$rel.log)"
 		fi

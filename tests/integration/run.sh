@@ -850,6 +850,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/offcpu.sh
 # stitch latency (issue 15).
 . tests/integration/latency.sh
+# Each Debian release's interpreters in a container (issue 25).
+. tests/integration/releases.sh
 
 ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 TESTS=${*:-$ALL_TESTS}

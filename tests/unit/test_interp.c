@@ -148,6 +148,20 @@ static void test_module_names(void **state)
 	expect_module("libc.so.6", false, "", "");
 }
 
+/* Which words of a command line make record load the walkers up front. */
+static void test_command_words(void **state)
+{
+	(void)state;
+	assert_true(interp_command_word_names_interpreter("python3"));
+	assert_true(interp_command_word_names_interpreter("/usr/bin/python3.13"));
+	assert_true(interp_command_word_names_interpreter("ruby"));
+	assert_true(interp_command_word_names_interpreter("perl5.40.1"));
+	assert_true(interp_command_word_names_interpreter("libpython3.11.so.1.0"));
+	assert_false(interp_command_word_names_interpreter("--root=/var/cache/x"));
+	assert_false(interp_command_word_names_interpreter("/usr/bin/env"));
+	assert_false(interp_command_word_names_interpreter("app.py"));
+}
+
 static void test_glibc_table(void **state)
 {
 	(void)state;
@@ -256,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_linetable_no_columns_and_no_location),
 		cmocka_unit_test(test_linetable_hostile),
 		cmocka_unit_test(test_module_names),
+		cmocka_unit_test(test_command_words),
 		cmocka_unit_test(test_glibc_table),
 		cmocka_unit_test(test_ruby_names),
 		cmocka_unit_test(test_ruby_layout_is_the_checked_table),

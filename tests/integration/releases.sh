@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0
+# Each Debian release's stock interpreters in their own mount namespace and
+# root, as a container runs them, traced from the host (sourced by run.sh,
+# after roots.sh, snapshot.sh, stalls.sh and offcpu.sh, whose helpers it
+# uses): the guarantees of the host's tests beyond record's, per release.
+# snapshot (every thread's script chain, exact lines, right threads),
+# off-CPU and wall time with the script's lines, stalls with the spinning
+# line, latency of a Perl sub.  The frames' files are the paths inside the
+# root (/stitch-tests/...).  record's own chains per version are in
+# interp_tests.sh and interp_perl_tests.sh.
+
+# The interpreters of a release's root, as its packages name them.
+rel_python() {
+	case "$1" in
+	bullseye) echo python3.9 ;; bookworm) echo python3.11 ;;
+	trixie) echo python3.13 ;; sid) echo python3.14 ;;
+	esac
+}
+rel_ruby() {
+	case "$1" in
+	bullseye) echo ruby2.7 ;; bookworm) echo ruby3.1 ;; *) echo ruby3.3 ;;
+	esac
+}
+
+# rel_setup RELEASE: the workloads into the root; sets RROOT and RUN (the
+# command prefix that runs a program in the root).
+rel_setup() {
+	local wl=tests/workloads/interp
+	RROOT=$(root_of "$1") || exit 1
+	root_put "$1" "$wl/py_snapshot.py" "$wl/rb_snapshot.rb" "$wl/pl_snapshot.pl" \
+		"$wl/py_waits.py" "$wl/py_stitch.py" "$wl/pl_slow_calls.pl" \
+		tests/workloads/stall_asyncio.py tests/workloads/stall_select.rb \
+		tests/workloads/stall_select.pl
+	RUN="unshare --mount --root=$RROOT"
+}
+
+# rel_chain_count JSON PID CHAIN: threads of PID whose script frames (as
+# script_chains writes them, name@line) include CHAIN, in that order, adjacent.
+rel_chain_count() {
+	script_chains "$1" | awk -F'|' -v p="$2" '$1 == p' | grep -cF -- "$3" || true
+}
+
+# Python, Ruby and Perl threads waiting in known places, in one snapshot:
+# each waiting thread's script chain with its exact lines, on the threads
+# that wait there and no other.
+release_snapshot() {
+	local rel=$1 py rb pl f wl=tests/workloads/interp
+	trap snap_cleanup EXIT
+	rel_setup "$rel"
+	snap_start $RUN "$(rel_python "$rel")" /stitch-tests/py_snapshot.py
+	py=$SNAP_PID
+	snap_start $RUN "$(rel_ruby "$rel")" /stitch-tests/rb_snapshot.rb
+	rb=$SNAP_PID
+	snap_start $RUN perl /stitch-tests/pl_snapshot.pl
+	pl=$SNAP_PID
+	"$STITCH" snapshot -p "$py,$rb,$pl" -o "$TMP/rs.json" 2>"$TMP/rs.err"
+	cat "$TMP/rs.err"
+	script_chains "$TMP/rs.json" | sort | uniq -c | sort -nr | cut -c1-300
+	expect_eq "threads" "$(jq length "$TMP/rs.json")" 30
+	f=$wl/py_snapshot.py
+	expect_eq "python Lock.acquire" "$(rel_chain_count "$TMP/rs.json" "$py" \
+		"lock_wait@$(script_mark "$f" lock_wait);lock_worker@$(script_mark "$f" lock_worker);")" 4
+	expect_eq "python time.sleep" "$(rel_chain_count "$TMP/rs.json" "$py" \
+		"sleep_wait@$(script_mark "$f" sleep_wait);sleep_worker@$(script_mark "$f" sleep_worker);")" 3
+	expect_eq "python os.read" "$(rel_chain_count "$TMP/rs.json" "$py" \
+		"Reader.wait@$(script_mark "$f" pipe_wait);Reader.run@$(script_mark "$f" pipe_worker);")" 2
+	expect_eq "python main" "$(rel_chain_count "$TMP/rs.json" "$py" \
+		"main@$(script_mark "$f" main_wait);<module>@$(script_mark "$f" module);")" 1
+	f=$wl/rb_snapshot.rb
+	expect_eq "ruby Mutex#synchronize" "$(rel_chain_count "$TMP/rs.json" "$rb" \
+		"lock_wait@$(script_mark "$f" lock_wait);lock_worker@$(script_mark "$f" lock_worker);block (2 levels) in <main>@$(script_mark "$f" lock_threads);")" 4
+	expect_eq "ruby sleep" "$(rel_chain_count "$TMP/rs.json" "$rb" \
+		"sleep_wait@$(script_mark "$f" sleep_wait);sleep_worker@$(script_mark "$f" sleep_worker);block (2 levels) in <main>@$(script_mark "$f" sleep_threads);")" 3
+	expect_eq "ruby IO#sysread" "$(rel_chain_count "$TMP/rs.json" "$rb" \
+		"Reader#wait@$(script_mark "$f" pipe_wait);Reader#run@$(script_mark "$f" pipe_worker);block (2 levels) in <main>@$(script_mark "$f" pipe_threads);")" 2
+	f=$wl/pl_snapshot.pl
+	expect_eq "perl lock" "$(rel_chain_count "$TMP/rs.json" "$pl" \
+		"main::lock_wait@$(script_mark "$f" lock_wait);main::lock_worker@$(script_mark "$f" lock_worker);(eval)@$(script_mark "$f" lock_threads);")" 4
+	expect_eq "perl sleep" "$(rel_chain_count "$TMP/rs.json" "$pl" \
+		"main::sleep_wait@$(script_mark "$f" sleep_wait);main::sleep_worker@$(script_mark "$f" sleep_worker);(eval)@$(script_mark "$f" sleep_threads);")" 3
+	expect_eq "perl sysread" "$(rel_chain_count "$TMP/rs.json" "$pl" \
+		"Reader::wait_byte@$(script_mark "$f" pipe_wait);Reader::run@$(script_mark "$f" pipe_worker);(eval)@$(script_mark "$f" pipe_threads);")" 2
+	expect_eq "perl main" "$(rel_chain_count "$TMP/rs.json" "$pl" \
+		";<main>@$(script_mark "$f" main_wait);perl_run;")" 1
+	expect_eq "unsupported or failed walks said" "$(grep -c 'not supported' "$TMP/rs.err")" 0
+	snap_no_programs_left
+}
+
+# Off-CPU time of Python threads blocked in time.sleep, os.read and
+# Lock.acquire, on their script lines, within 5% of what each thread
+# measured; and wall time: a thread computing in a known line has every
+# one of its samples under the exact chain.
+release_offcpu_wall() {
+	local rel=$1 py re call sleep read lock burn
+	rel_setup "$rel"
+	py=tests/workloads/interp/py_waits.py
+	re=/stitch-tests/py_waits\\.py
+	call=$(grep -n '# CALL_LINE$' "$py" | cut -d: -f1)
+	sleep=$(grep -n '# SLEEP_LINE$' "$py" | cut -d: -f1)
+	read=$(grep -n '# READ_LINE$' "$py" | cut -d: -f1)
+	lock=$(grep -n '# LOCK_LINE$' "$py" | cut -d: -f1)
+	"$STITCH" record -e offcpu -o "$TMP/ro.folded" -- \
+		$RUN "$(rel_python "$rel")" /stitch-tests/py_waits.py 2 >"$TMP/ro.out"
+	cat "$TMP/ro.out"
+	within_pct "python time.sleep" "$(offcpu_total "$TMP/ro.folded" \
+		"sleeper \\($re:$sleep\\);timed \\($re:$call\\);sleeper\\.<locals>\\.<lambda> \\($re:$sleep\\);.*;do_nanosleep_\\[k\\];")" \
+		"$(waited "$TMP/ro.out" sleep)" 5
+	within_pct "python os.read of a pipe" "$(offcpu_total "$TMP/ro.folded" \
+		"reader \\($re:$read\\);timed \\($re:$call\\);reader\\.<locals>\\.<lambda> \\($re:$read\\);.*;anon_pipe_read_\\[k\\];")" \
+		"$(waited "$TMP/ro.out" pipe)" 5
+	within_pct "python Lock.acquire" "$(offcpu_total "$TMP/ro.folded" \
+		"locker \\($re:$lock\\);timed \\($re:$call\\);.*;futex_wait_\\[k\\];")" \
+		"$(waited "$TMP/ro.out" lock)" 5
+
+	py=tests/workloads/interp/py_stitch.py
+	re=/stitch-tests/py_stitch\\.py
+	burn="cpu_a \\($re:$(grep -n '# MARK: cpu_a$' "$py" | cut -d: -f1)\\);cpu_burn \\($re:$(grep -n '# MARK: cpu_burn$' "$py" | cut -d: -f1)\\)"
+	"$STITCH" record -e wall -F 499 -o "$TMP/rw.folded" -- \
+		$RUN "$(rel_python "$rel")" /stitch-tests/py_stitch.py cpu 2
+	show "$TMP/rw.folded"
+	# Samples weigh 1/499 s: at least a second of cpu_burn's two.
+	expect_ge "ms in cpu_a -> cpu_burn" \
+		"$(awk -v t="$(offcpu_total "$TMP/rw.folded" "$burn")" 'BEGIN { print int(t * 1000) }')" 1000
+	expect_eq "% of cpu_burn() samples with the exact chain" \
+		"$(share "$TMP/rw.folded" ';cpu_burn \(' "Thread\\.run \\([^)]*\\);([^;()]+;)*$burn")" 100
+}
+
+# Event-loop stalls of the three interpreters' loops, each with the
+# script's spinning line and its caller.
+release_stalls() {
+	local rel=$1
+	rel_setup "$rel"
+	"$STITCH" stalls -t 100ms --top 1000 -- $RUN "$(rel_python "$rel")" \
+		/stitch-tests/stall_asyncio.py >"$TMP/rsp.out" 2>"$TMP/rsp.err"
+	cat "$TMP/rsp.err"
+	stall_lines "$TMP/rsp.out"
+	expect_ge "python: % of a stall's samples in the chain" "$(script_chain_pct "$TMP/rsp.out" \
+		'spin_for_stall  \(stall_asyncio\.py:1[01]\)' 'main  \(stall_asyncio\.py:17\)')" 50
+	expect_eq "python: spin stacks without the script chain" "$(script_chain_missing "$TMP/rsp.out" \
+		'spin_for_stall  \(stall_asyncio\.py:1[01]\)' 'main  \(stall_asyncio\.py:17\)')" 0
+	"$STITCH" stalls -t 100ms --top 1000 -- $RUN "$(rel_ruby "$rel")" \
+		/stitch-tests/stall_select.rb >"$TMP/rsr.out" 2>"$TMP/rsr.err"
+	cat "$TMP/rsr.err"
+	stall_lines "$TMP/rsr.out"
+	expect_eq "ruby: stalls" "$(stall_lines "$TMP/rsr.out" | wc -l)" 1
+	expect_eq "ruby: spin stacks without the script chain" "$(script_chain_missing "$TMP/rsr.out" \
+		'spin_for_stall  \(stall_select\.rb(:9)?\)' '<main>  \(stall_select\.rb:19\)')" 0
+	expect_ge "ruby: % of samples in the chain" "$(script_chain_pct "$TMP/rsr.out" \
+		'spin_for_stall  \(stall_select\.rb:9\)' '<main>  \(stall_select\.rb:19\)')" 85
+	"$STITCH" stalls -t 100ms --top 1000 -- $RUN perl /stitch-tests/stall_select.pl \
+		>"$TMP/rsl.out" 2>"$TMP/rsl.err"
+	cat "$TMP/rsl.err"
+	stall_lines "$TMP/rsl.out"
+	expect_eq "perl: stalls" "$(stall_lines "$TMP/rsl.out" | wc -l)" 1
+	expect_eq "perl: spin stacks without the script chain" "$(script_chain_missing "$TMP/rsl.out" \
+		'main::spin_for_stall  \(stall_select\.pl:17\)' '<main>  \(stall_select\.pl:27\)')" 0
+	expect_ge "perl: % of samples in the chain" "$(script_chain_pct "$TMP/rsl.out" \
+		'main::spin_for_stall  \(stall_select\.pl:17\)' '<main>  \(stall_select\.pl:27\)')" 85
+}
+
+# A Perl sub as latency's root, in the root's perl: every call counted, the
+# slow ones' time in the pipe read under read_byte with the script's lines.
+release_latency_perl() {
+	local rel=$1 pl=tests/workloads/interp/pl_slow_calls.pl out=$TMP/rlp pid st i re
+	rel_setup "$rel"
+	re=/stitch-tests/pl_slow_calls\\.pl
+	$RUN perl /stitch-tests/pl_slow_calls.pl 400 >"$out.wl" &
+	pid=$!
+	for i in $(seq 100); do grep -q ready "$out.wl" && break; sleep 0.05; done
+	"$STITCH" latency -e perl:handle -p "$pid" -o "$out.json" -o "$out.folded" 2>"$out.err" &
+	st=$!
+	for i in $(seq 400); do grep -q 'stitch latency: timing' "$out.err" && break; sleep 0.05; done
+	kill -USR1 "$pid"
+	wait "$pid" || die "the workload failed"
+	wait "$st" || { cat "$out.err"; die "stitch latency failed"; }
+	cat "$out.wl" "$out.err"
+	expect_eq "calls counted" "$(jq .calls "$out.json")" 400
+	expect_eq "slow calls (the workload's count)" "$(jq .slow "$out.json")" "$(wl "$out" slow)"
+	expect_ge "% of the slow calls' time blocked reading the pipe in read_byte" \
+		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\($re:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\($re:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;anon_pipe_read_\\[k\\];")" 90
+}
+
+# Debian 12's interpreters in a container: the host's versions, through the
+# root's own binaries and paths.
+test_release_bookworm_snapshot() { release_snapshot bookworm; }
+test_release_bookworm_offcpu_wall() { release_offcpu_wall bookworm; }
+test_release_bookworm_stalls() { release_stalls bookworm; }
+test_release_bookworm_latency_perl() { release_latency_perl bookworm; }
