@@ -75,6 +75,7 @@ static const struct perl_layout perl_5_42 = {
 	.cvf_lexical = 0x10000,
 	.op_nextstate = 202,
 	.op_dbstate = 203,
+	.op_entersub = 191,		/* call_sv(G_EVAL)'s eval has this old op type (5.40+) or 0 */
 };
 
 #endif

@@ -48,6 +48,7 @@ struct perl_layout {
 	unsigned svf_ook, svp_pok, svpgv_gp, svf_rok;
 	unsigned cvf_isxsub, cvf_anon, cvf_named, cvf_lexical;
 	unsigned op_nextstate, op_dbstate;
+	unsigned op_entersub;	/* call_sv(G_EVAL)'s eval: old op type 0 (<= 5.36) or this */
 };
 
 #endif

@@ -449,7 +449,9 @@ static long perl_step(__u64 i, void *ctx)
 	}
 	if (ctype == L->cxt_eval) {
 		f->flags |= PERL_FRAME_EVAL;
-		if (!(u16 >> L->old_op_type_shift))
+		__u32 old = u16 >> L->old_op_type_shift;
+
+		if (!old || old == L->op_entersub)
 			f->flags |= PERL_FRAME_OLDOP0;
 	} else if (perl_cv(task, w, s, f, cv, ctype == L->cxt_format, &start)) {
 		perl_stop(w, ev, INTERP_EV_CORRUPT);
@@ -488,7 +490,24 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 	__builtin_memset(w, 0, sizeof(*w));
 	w->L = *L;
 	w->first = 1;
-	if (cfg->pl.tls_modid) {
+	if (cfg->pl.thr_key_addr) {
+		/* perl 5.32: pthread_getspecific(PL_thr_key), glibc's first block */
+		__u32 key = 0;
+
+		if (perl_rd32(task, cfg->pl.thr_key_addr, &key)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return;
+		}
+		if (key >= 32) {
+			ev->flags |= INTERP_EV_BAD_KEY;
+			return;
+		}
+		if (interp_read(task, &w->my_perl, sizeof(w->my_perl),
+				fs_base + cfg->pthread_specific + key * 16 + 8) < 0) {
+			ev->flags |= INTERP_EV_FAULT;
+			return;
+		}
+	} else if (cfg->pl.tls_modid) {
 		/* libperl.so: PL_current_context in the library's TLS block */
 		if (interp_tls_var(task, fs_base, cfg->pl.tls_modid, cfg->pl.tls_sym,
 				   &w->my_perl) < 0) {

@@ -165,11 +165,10 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 			     const struct map *m, char *unsupported, size_t unsupported_len)
 {
 	Elf *elf = m->bin->elf;
-	uint64_t ctx, eval, eval_size, off;
+	uint64_t ctx, key, eval, eval_size, off;
 	unsigned int rev, ver;
 
-	if (!elf || !interp_dynsym_find(elf, "PL_current_context", &ctx, NULL) ||
-	    !perl_file_version(elf, &rev, &ver))
+	if (!elf || !perl_file_version(elf, &rev, &ver))
 		return false;
 	/*
 	 * The module's name ("perl", "libperl.so.5.40") only says it is a
@@ -190,7 +189,17 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 	 * given the library its module id (perl_attach).
 	 */
 	ip->cfg.pl.tls_off = 0;
-	if (exe_tls_offset(elf, &off) && ctx < off) {
+	ip->cfg.pl.thr_key_addr = 0;
+	if (!interp_dynsym_find(elf, "PL_current_context", &ctx, NULL)) {
+		/*
+		 * Before 5.36 (no PERL_THREAD_LOCAL): the thread's interpreter is
+		 * pthread_getspecific(PL_thr_key), in the executable or in
+		 * libperl.so alike.
+		 */
+		if (!interp_dynsym_find(elf, "PL_thr_key", &key, NULL))
+			return false;
+		ip->cfg.pl.thr_key_addr = key + m->bias;
+	} else if (exe_tls_offset(elf, &off) && ctx < off) {
 		ip->cfg.pl.tls_off = off - ctx;
 	} else if (lib_tls_holds(elf, ctx)) {
 		ip->cfg.pl.tls_sym = ctx;
@@ -213,7 +222,7 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 static bool perl_attach(struct interp_proc *ip, const struct interp_version *v,
 			const struct map *m, const struct map *ld, const struct interp_glibc *g)
 {
-	if (!ip->cfg.pl.tls_off) {
+	if (!ip->cfg.pl.tls_off && !ip->cfg.pl.thr_key_addr) {
 		/* ip->ver: the table perl_from_module chose by the file's version */
 		ip->cfg.pl.tls_modid = g ? interp_tls_modid(ip->pid, ld, g, ip->ver->lib_prefix)
 					 : 0;
