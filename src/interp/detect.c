@@ -156,6 +156,17 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 
 		if (!m->bin)
 			continue;
+		/*
+		 * glibc 2.33 and older map libc-2.N.so: its name says N (2.31
+		 * defines no symbol version of its own, its newest is GLIBC_2.30).
+		 */
+		if (!have_libc && sscanf(m->bin->name, "libc-%d.%d.so", &major, &minor) == 2) {
+			have_libc = true;
+			glibc = interp_glibc_layout(major, minor);
+			if (!glibc)
+				snprintf(unsupported, sizeof(unsupported), "glibc %d.%d", major,
+					 minor);
+		}
 		if (!have_libc && strncmp(m->bin->name, "libc.so.", 8) == 0 && m->bin->elf &&
 		    glibc_version(m->bin->elf, &major, &minor)) {
 			have_libc = true;
@@ -164,7 +175,8 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 				snprintf(unsupported, sizeof(unsupported), "glibc %d.%d", major,
 					 minor);
 		}
-		if (!ld && strncmp(m->bin->name, "ld-linux", 8) == 0)
+		if (!ld && (strncmp(m->bin->name, "ld-linux", 8) == 0 ||
+			    strncmp(m->bin->name, "ld-2.", 5) == 0))
 			ld = m;
 		if (found && interp_map)
 			continue;
