@@ -23,14 +23,25 @@ pf() {
 PLFRAME='\.pl:[0-9]+\)'
 # Any run of native frames (their names have no "(", Perl frames do).
 PNAT='([^;()]+;)*'
-PL_SYSCALL='Perl_pp_getppid;getppid;entry_SYSCALL_64_after_hwframe_\[k\];'
+# A pp function's frame: perl 5.38+ no longer exports them (PL_PP_HIDDEN=1 for those
+# perls: the frame is perl+0x...).
+PL_PP_HIDDEN=0
+pl_pp() {
+	if [ "$PL_PP_HIDDEN" = 1 ]; then echo "(Perl_pp_$1|perl\\+0x[0-9a-f]+)"; else echo "Perl_pp_$1"; fi
+}
+pl_syscall() {
+	echo "$(pl_pp getppid);getppid;entry_SYSCALL_64_after_hwframe_\\[k\\];"
+}
+PL_SYSCALL=$(pl_syscall)
+# A thread's native base below threads.so (glibc 2.36 on the host, with its symbols).
+PL_CLONE='clone3;start_thread;'
 
 # The traced program's comm: perl, or a program embedding it.
 PL_COMM=perl
 
 # An ithread's base: threads.xs runs the entry sub with call_sv(G_EVAL).
 pl_thread() {
-	echo "^$PL_COMM;clone3;start_thread;${PNAT}Perl_call_sv;\\(eval\\) \\($PLW_RE:$(plmark "$1")\\);"
+	echo "^$PL_COMM;$PL_CLONE${PNAT}Perl_call_sv;\\(eval\\) \\($PLW_RE:$(plmark "$1")\\);"
 }
 
 pl_leaf_chain() {
@@ -38,14 +49,14 @@ pl_leaf_chain() {
 }
 # The sort block is no frame (a CXt_NULL context): key_of runs in pp_sort's runops.
 pl_sort_chain() {
-	echo "$(pl_thread a_create)$(pf Work::A::run a_sorted);$(pf Work::A::sorted sort_block);Perl_pp_sort;${PNAT}$(pf Work::A::key_of key_of);$PL_SYSCALL"
+	echo "$(pl_thread a_create)$(pf Work::A::run a_sorted);$(pf Work::A::sorted sort_block);$(pl_pp sort);${PNAT}$(pf Work::A::key_of key_of);$PL_SYSCALL"
 }
 # DESTROY: sv_clear calls it through call_sv(G_EVAL), in a stackinfo of its own.
 pl_destroy_chain() {
-	echo "$(pl_thread a_create)$(pf Work::A::run a_guarded);$(pf Work::A::guarded guarded);Perl_pp_undef;${PNAT}Perl_call_sv;$(pf '\(eval\)' guarded);$(pf Work::Guard::DESTROY destroy);$PL_SYSCALL"
+	echo "$(pl_thread a_create)$(pf Work::A::run a_guarded);$(pf Work::A::guarded guarded);$(pl_pp undef);${PNAT}Perl_call_sv;$(pf '\(eval\)' guarded);$(pf Work::Guard::DESTROY destroy);$PL_SYSCALL"
 }
 pl_write_chain() {
-	echo "$(pl_thread b_create)$(pf Work::B::run b_loop);$(pf Work::B::b_write b_write);Perl_pp_syswrite;write;"
+	echo "$(pl_thread b_create)$(pf Work::B::run b_loop);$(pf Work::B::b_write b_write);$(pl_pp syswrite);write;"
 }
 
 pl_check_threads() {
@@ -257,3 +268,43 @@ test_perl_churn_never_mixes_frames() {
 	expect_ge "% of samples with Perl frames" \
 		"$(awk -F';' '{ all += $1; if (NF > 1 && $0 !~ /truncated/) hit += $1 } END { print int(100 * hit / all) }' "$TMP/plch.frames")" 80
 }
+
+# perl of a Debian release in its own mount namespace and root, as a container runs it
+# (roots.sh), traced from the host: the threads' exact chains and lines, and which thread
+# each frame belongs to, under syscalls; CPU samples' exact chain.  Frames name the file
+# by its path in the root.  stitch must have chosen that perl's table (STITCH_DEBUG).
+pl_release() {
+	local rel=$1 ver=$2 run
+	local PLW_RE='/stitch-tests/pl_stitch\.pl' PL_CLONE=$PNAT PL_PP_HIDDEN=$3 PL_SYSCALL
+	PL_SYSCALL=$(pl_syscall)
+	root_put "$rel" "$PLW"
+	run=$(in_root_cmd "$rel")
+	# shellcheck disable=SC2086 # the root's command prefix is words
+	STITCH_DEBUG=1 "$STITCH" record -e syscall:getppid -e syscall:write \
+		-o "$TMP/plr-$rel.folded" -- $run perl /stitch-tests/pl_stitch.pl threads 3 \
+		2>"$TMP/plr-$rel.err"
+	grep -v '^stitch: pid [0-9]*: no interpreter' "$TMP/plr-$rel.err" | grep -i perl
+	expect_ge "perl $ver recognized, glibc known" \
+		"$(grep -c "^stitch: pid [0-9]*: perl $ver, glibc known" "$TMP/plr-$rel.err")" 1
+	expect_eq "messages about perl" "$(grep -c 'perl.*not supported' "$TMP/plr-$rel.err")" 0
+	pl_check_threads "$TMP/plr-$rel.folded"
+
+	# shellcheck disable=SC2086
+	"$STITCH" record -F 999 -o "$TMP/plrc-$rel.folded" -- \
+		$run perl /stitch-tests/pl_stitch.pl cpu 2
+	local burn base
+	burn=";$(pf '\(eval\)' cpu_create);$(pf Work::A::cpu a_cpu);$(pf Work::A::burn burn)(;| )"
+	base="$(pl_thread cpu_create)$(pf Work::A::cpu a_cpu);$(pf Work::A::burn burn)"
+	expect_ge "samples in cpu -> burn" "$(total "$TMP/plrc-$rel.folded" "$burn")" 500
+	expect_eq "% of burn samples with the exact chain" \
+		"$(share "$TMP/plrc-$rel.folded" ';Work::A::burn \(' "$burn")" 100
+	expect_ge "% of them with the whole native base" \
+		"$(share "$TMP/plrc-$rel.folded" ';Work::A::burn \(' "$base")" 90
+	expect_eq "B's frames with A's" \
+		"$(total "$TMP/plrc-$rel.folded" 'Work::B::.*Work::A::|Work::A::.*Work::B::')" 0
+}
+
+# RELEASE VERSION PP_HIDDEN (its perl exports no Perl_pp_* functions)
+test_perl_release_bullseye() { pl_release bullseye 5.32 0; }
+test_perl_release_trixie() { pl_release trixie 5.40 1; }
+test_perl_release_sid() { pl_release sid 5.42 1; }
