@@ -24,10 +24,14 @@ PLFRAME='\.pl:[0-9]+\)'
 # Any run of native frames (their names have no "(", Perl frames do).
 PNAT='([^;()]+;)*'
 # A pp function's frame: perl 5.38+ no longer exports them (PL_PP_HIDDEN=1 for those
-# perls: the frame is perl+0x...).
+# perls: the frame is perl+0x..., or libperl.so.5.N.M+0x... embedded).
 PL_PP_HIDDEN=0
 pl_pp() {
-	if [ "$PL_PP_HIDDEN" = 1 ]; then echo "(Perl_pp_$1|perl\\+0x[0-9a-f]+)"; else echo "Perl_pp_$1"; fi
+	if [ "$PL_PP_HIDDEN" = 1 ]; then
+		echo "(Perl_pp_$1|(perl|libperl\\.so[.0-9]*)\\+0x[0-9a-f]+)"
+	else
+		echo "Perl_pp_$1"
+	fi
 }
 pl_syscall() {
 	echo "$(pl_pp getppid);getppid;entry_SYSCALL_64_after_hwframe_\\[k\\];"
@@ -273,6 +277,7 @@ test_perl_churn_never_mixes_frames() {
 # (roots.sh), traced from the host: the threads' exact chains and lines, and which thread
 # each frame belongs to, under syscalls; CPU samples' exact chain.  Frames name the file
 # by its path in the root.  stitch must have chosen that perl's table (STITCH_DEBUG).
+# Optionally the same threads in a program embedding the release's libperl.so.
 pl_release() {
 	local rel=$1 ver=$2 run
 	local PLW_RE='/stitch-tests/pl_stitch\.pl' PL_CLONE=$PNAT PL_PP_HIDDEN=$3 PL_SYSCALL
@@ -302,9 +307,24 @@ pl_release() {
 		"$(share "$TMP/plrc-$rel.folded" ';Work::A::burn \(' "$base")" 90
 	expect_eq "B's frames with A's" \
 		"$(total "$TMP/plrc-$rel.folded" 'Work::B::.*Work::A::|Work::A::.*Work::B::')" 0
+
+	# perl embedded through the release's libperl.so: built here against the root's
+	# library (a release whose glibc is older than the host's cannot run it), run there.
+	[ "$4" = embed ] || return 0
+	local lib
+	lib=$(ls "$(root_of "$rel")"/usr/lib/x86_64-linux-gnu/libperl.so."$ver".* | head -1)
+	gcc -O2 -g -Wall -Wextra -Werror -o "$TMP/perl_embed" tests/workloads/interp/perl_embed.c \
+		"$lib" -Wl,--allow-shlib-undefined || die "cannot build perl_embed against $lib"
+	root_put "$rel" "$TMP/perl_embed"
+	# shellcheck disable=SC2086
+	"$STITCH" record -e syscall:getppid -e syscall:write -o "$TMP/plre-$rel.folded" -- \
+		$run /stitch-tests/perl_embed /stitch-tests/pl_stitch.pl threads 3 2>"$TMP/plre-$rel.err"
+	cat "$TMP/plre-$rel.err"
+	expect_eq "messages about perl (embedded)" "$(grep -c perl "$TMP/plre-$rel.err")" 0
+	PL_COMM=perl_embed pl_check_threads "$TMP/plre-$rel.folded"
 }
 
-# RELEASE VERSION PP_HIDDEN (its perl exports no Perl_pp_* functions)
+# RELEASE VERSION PP_HIDDEN (its perl exports no Perl_pp_* functions) [embed]
 test_perl_release_bullseye() { pl_release bullseye 5.32 0; }
-test_perl_release_trixie() { pl_release trixie 5.40 1; }
-test_perl_release_sid() { pl_release sid 5.42 1; }
+test_perl_release_trixie() { pl_release trixie 5.40 1 embed; }
+test_perl_release_sid() { pl_release sid 5.42 1 embed; }
