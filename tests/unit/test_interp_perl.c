@@ -59,6 +59,7 @@ static void layout_is_the_checked_table(const struct perl_layout *c)
 	SAME(svtypemask); SAME(svt_pvgv); SAME(svt_pvhv); SAME(svt_pvcv); SAME(svt_pvfm);
 	SAME(svf_ook); SAME(svp_pok); SAME(svpgv_gp); SAME(cvf_named); SAME(cvf_lexical);
 	SAME(op_nextstate); SAME(op_dbstate); SAME(op_entersub);
+	SAME(op_leavesub); SAME(op_leavesublv);
 	SAME(interp_stack_sp); SAME(sv_u); SAME(gp_cv); SAME(svf_rok); SAME(cvf_isxsub);
 	/* The walker reads a context, a CV body and a COP up to one field each. */
 	assert_true(b->cx_type_byte < b->cx_sub_cv && b->cx_u16 < b->cx_sub_cv &&

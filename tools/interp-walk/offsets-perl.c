@@ -148,6 +148,8 @@ int main(void)
 	C(cvf_lexical, CVf_LEXICAL);
 	C(op_nextstate, OP_NEXTSTATE);
 	C(op_entersub, OP_ENTERSUB);
+	C(op_leavesub, OP_LEAVESUB);
+	C(op_leavesublv, OP_LEAVESUBLV);
 	C(op_dbstate, OP_DBSTATE);
 	/* structural facts the walker relies on */
 	C(cx_type_byte, 0);			/* u8 type at the start of both union members */

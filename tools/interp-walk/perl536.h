@@ -77,6 +77,8 @@ static const struct perl_layout perl_5_36 = {
 	.op_nextstate = 195,
 	.op_dbstate = 196,
 	.op_entersub = 184,		/* call_sv(G_EVAL)'s eval has this old op type (5.40+) or 0 */
+	.op_leavesub = 185,		/* stitch latency: PL_ppaddr[] indexes */
+	.op_leavesublv = 186,
 };
 
 #endif

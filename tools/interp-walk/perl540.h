@@ -76,6 +76,8 @@ static const struct perl_layout perl_5_40 = {
 	.op_nextstate = 198,
 	.op_dbstate = 199,
 	.op_entersub = 187,		/* call_sv(G_EVAL)'s eval has this old op type (5.40+) or 0 */
+	.op_leavesub = 188,		/* stitch latency: PL_ppaddr[] indexes */
+	.op_leavesublv = 189,
 };
 
 #endif

@@ -76,6 +76,8 @@ static const struct perl_layout perl_5_42 = {
 	.op_nextstate = 202,
 	.op_dbstate = 203,
 	.op_entersub = 191,		/* call_sv(G_EVAL)'s eval has this old op type (5.40+) or 0 */
+	.op_leavesub = 192,		/* stitch latency: PL_ppaddr[] indexes */
+	.op_leavesublv = 193,
 };
 
 #endif

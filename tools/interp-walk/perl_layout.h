@@ -49,6 +49,7 @@ struct perl_layout {
 	unsigned cvf_isxsub, cvf_anon, cvf_named, cvf_lexical;
 	unsigned op_nextstate, op_dbstate;
 	unsigned op_entersub;	/* call_sv(G_EVAL)'s eval: old op type 0 (<= 5.36) or this */
+	unsigned op_leavesub, op_leavesublv;	/* stitch latency: PL_ppaddr[] indexes */
 };
 
 #endif

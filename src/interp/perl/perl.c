@@ -130,11 +130,12 @@ static const struct interp_version *perl_version_of(Elf *elf, unsigned int *rev,
 	return NULL;
 }
 
-const struct interp_perl_layout *perl_layout_of_file(Elf *elf, char *why, size_t why_len)
+const struct interp_perl_layout *perl_layout_of_file(Elf *elf, struct perl_sub_probes *p,
+						     char *why, size_t why_len)
 {
 	const struct interp_version *v;
 	unsigned int rev, ver;
-	uint64_t addr;
+	char what[160];
 
 	v = perl_version_of(elf, &rev, &ver);
 	if (!v) {
@@ -145,13 +146,8 @@ const struct interp_perl_layout *perl_layout_of_file(Elf *elf, char *why, size_t
 			snprintf(why, why_len, "not a perl (no PL_revision/PL_version)");
 		return NULL;
 	}
-	if (!interp_dynsym_find(elf, "Perl_pp_entersub", &addr, NULL) ||
-	    !interp_dynsym_find(elf, "Perl_pp_leavesub", &addr, NULL) ||
-	    !interp_dynsym_find(elf, "Perl_pp_leavesublv", &addr, NULL) ||
-	    !interp_dynsym_find(elf, "Perl_dounwind", &addr, NULL) ||
-	    !interp_dynsym_find(elf, "Perl_die_unwind", &addr, NULL)) {
-		snprintf(why, why_len, "perl %s without Perl_pp_entersub, Perl_pp_leavesub(lv), "
-			 "Perl_dounwind or Perl_die_unwind in its dynamic symbols", v->version);
+	if (!perl_sub_probes_of(elf, &v->layout.pl, p, what, sizeof(what))) {
+		snprintf(why, why_len, "perl %s: %s", v->version, what);
 		return NULL;
 	}
 	return &v->layout.pl;

@@ -47,6 +47,8 @@ struct interp_perl_layout {
 	 * op's type), never a Perl-level eval's ENTERTRY/ENTEREVAL/REQUIRE.
 	 */
 	__u32 op_entersub;
+	/* stitch latency's probes in a perl that exports no pp functions (PL_ppaddr) */
+	__u32 op_leavesub, op_leavesublv;
 	/* stitch latency's perl:NAME roots: the sub pp_entersub is about to call */
 	__u32 interp_stack_sp, sv_u, gp_cv, svf_rok, cvf_isxsub;
 };
@@ -65,6 +67,18 @@ struct interp_perl_cfg {
 	__u64 tls_sym;
 	__u64 tls_off;
 	__u64 thr_key_addr;
+};
+
+/*
+ * Where stitch latency's perl:NAME probes go (perl_probes.c, user space):
+ * file offsets of the functions every sub call (enter), return (leave,
+ * leavelv), unwind and exception (die[], the first ndie) goes through.
+ */
+#define PERL_DIE_PROBES 3
+struct perl_sub_probes {
+	__u64 enter, leave, leavelv, unwind;
+	__u64 die[PERL_DIE_PROBES];
+	__u32 ndie;
 };
 
 /* interp_frame.flags for perl (their own meaning: read for perl events only) */
