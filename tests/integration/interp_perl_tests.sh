@@ -277,7 +277,8 @@ test_perl_churn_never_mixes_frames() {
 # (roots.sh), traced from the host: the threads' exact chains and lines, and which thread
 # each frame belongs to, under syscalls; CPU samples' exact chain.  Frames name the file
 # by its path in the root.  stitch must have chosen that perl's table (STITCH_DEBUG).
-# Optionally the same threads in a program embedding the release's libperl.so.
+# A sub's latency (stitch latency -e perl:NAME).  Optionally the same threads in a
+# program embedding the release's libperl.so.
 pl_release() {
 	local rel=$1 ver=$2 run
 	local PLW_RE='/stitch-tests/pl_stitch\.pl' PL_CLONE=$PNAT PL_PP_HIDDEN=$3 PL_SYSCALL
@@ -308,9 +309,33 @@ pl_release() {
 	expect_eq "B's frames with A's" \
 		"$(total "$TMP/plrc-$rel.folded" 'Work::B::.*Work::A::|Work::A::.*Work::B::')" 0
 
+	# stitch latency -e perl:handle in the root's perl (5.40+: pp functions found through
+	# PL_ppaddr, exceptions at die_unwind's callers): every call counted, whether it
+	# returns, returns early or dies out to its caller's eval; the slow ones' time
+	# as the workload measured it, and blocked in the pipe read under read_byte.
+	local pl=tests/workloads/interp/pl_slow_calls.pl out=$TMP/plrl-$rel st i
+	root_put "$rel" "$pl"
+	# shellcheck disable=SC2086
+	$run perl /stitch-tests/pl_slow_calls.pl 1000 >"$out.wl" &
+	local pid=$!
+	for i in $(seq 100); do grep -q ready "$out.wl" && break; sleep 0.05; done
+	"$STITCH" latency -e perl:handle -p "$pid" -o "$out.json" -o "$out.folded" 2>"$out.err" &
+	st=$!
+	for i in $(seq 400); do grep -q 'stitch latency: timing' "$out.err" && break; sleep 0.05; done
+	kill -USR1 "$pid"
+	wait "$pid" || die "the workload failed"
+	wait "$st" || { cat "$out.err"; die "stitch latency failed"; }
+	cat "$out.wl" "$out.err"
+	expect_eq "calls counted" "$(jq .calls "$out.json")" 1000
+	expect_eq "calls open at the end" "$(jq .open_at_end "$out.json")" 0
+	within_pct "slow calls' time" "$(jq '.slow_ns / 1e9' "$out.json")" \
+		"$(awk "BEGIN { print $(wl "$out" slow_ns) / 1e9 }")" 5
+	expect_ge "% of the slow calls' time blocked reading the pipe in read_byte" \
+		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;anon_pipe_read_\\[k\\];")" 90
+
 	# perl embedded through the release's libperl.so: built here against the root's
 	# library (a release whose glibc is older than the host's cannot run it), run there.
-	[ "$4" = embed ] || return 0
+	[ "${4:-}" = embed ] || return 0
 	local lib
 	lib=$(ls "$(root_of "$rel")"/usr/lib/x86_64-linux-gnu/libperl.so."$ver".* | head -1)
 	gcc -O2 -g -Wall -Wextra -Werror -o "$TMP/perl_embed" tests/workloads/interp/perl_embed.c \
