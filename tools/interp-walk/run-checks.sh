@@ -142,29 +142,35 @@ else
 	bad "no $rb"
 fi
 
-# ---- Perl 5.36 (ithreads: each thread its own interpreter) ----
+# ---- Perl (ithreads: each thread its own interpreter) ----
+# pl_expect FILE: the four threads' expected walks of pl_threads.pl, FILE as the frames name it
+# (the host's path, or the path inside a release root), into $out/pl.{main,a,b,c}.
+pl_expect() {
+	local f=$1 h=$wl/pl_threads.pl
+	printf '%s\n' "Handler::on_alarm ($f:$(mark "$h" m_handler))" "[from C]" \
+		"(eval) ($f:$(mark "$h" m_spin))" "[from C]" "[stackinfo SIGNAL]" \
+		"main::main_spin ($f:$(mark "$h" m_spin))" "(eval) (string-eval:1)" \
+		"main::from_string ($f:$(mark "$h" m_string))" "(eval) ($f:$(mark "$h" m_main))" \
+		"<main> ($f:$(mark "$h" m_main))" > "$out/pl.main"
+	printf '%s\n' "Work::Sorter::key_of ($f:$(mark "$h" a_spin))" "[stackinfo SORT]" \
+		"Work::Sorter::__ANON__ ($f:$(mark "$h" a_sort))" "Work::Sorter::start ($f:$(mark "$h" a_call))" \
+		"[from C]" "(eval) ($f:$(mark "$h" a_create))" "[from C]" > "$out/pl.a"
+	printf '%s\n' "Work::Guard::DESTROY ($f:$(mark "$h" b_spin))" "[from C]" \
+		"(eval) ($f:$(mark "$h" b_scope))" "[from C]" "[stackinfo DESTROY]" \
+		"Work::Writer::guarded ($f:$(mark "$h" b_scope))" \
+		"Work::Writer::GUARD ($f:$(($(mark "$h" b_picture) + 1)))" \
+		"scoped ($f:$(mark "$h" b_write))" "Work::Writer::start ($f:$(mark "$h" b_call))" \
+		"[from C]" "(eval) ($f:$(mark "$h" b_create))" "[from C]" > "$out/pl.b"
+	printf '%s\n' "Work::Tied::FETCH ($f:$(mark "$h" c_fetch))" "[from C]" "[stackinfo MAGIC]" \
+		"Work::Lister::tied_read ($f:$(mark "$h" c_tied))" "Work::Lister::__ANON__ ($f:$(mark "$h" c_first))" \
+		"[from C]" "[stackinfo MULTICALL]" "Work::Lister::start ($f:$(mark "$h" c_first))" \
+		"[from C]" "(eval) ($f:$(mark "$h" c_create))" "[from C]" > "$out/pl.c"
+}
 pl=/usr/bin/perl
 if [ -x $pl ]; then
 	f=$wl/pl_threads.pl
 	if start $pl "$f"; then
-		printf '%s\n' "Handler::on_alarm ($f:$(mark "$f" m_handler))" "[from C]" \
-			"(eval) ($f:$(mark "$f" m_spin))" "[from C]" "[stackinfo SIGNAL]" \
-			"main::main_spin ($f:$(mark "$f" m_spin))" "(eval) (string-eval:1)" \
-			"main::from_string ($f:$(mark "$f" m_string))" "(eval) ($f:$(mark "$f" m_main))" \
-			"<main> ($f:$(mark "$f" m_main))" > "$out/pl.main"
-		printf '%s\n' "Work::Sorter::key_of ($f:$(mark "$f" a_spin))" "[stackinfo SORT]" \
-			"Work::Sorter::__ANON__ ($f:$(mark "$f" a_sort))" "Work::Sorter::start ($f:$(mark "$f" a_call))" \
-			"[from C]" "(eval) ($f:$(mark "$f" a_create))" "[from C]" > "$out/pl.a"
-		printf '%s\n' "Work::Guard::DESTROY ($f:$(mark "$f" b_spin))" "[from C]" \
-			"(eval) ($f:$(mark "$f" b_scope))" "[from C]" "[stackinfo DESTROY]" \
-			"Work::Writer::guarded ($f:$(mark "$f" b_scope))" \
-			"Work::Writer::GUARD ($f:$(($(mark "$f" b_picture) + 1)))" \
-			"scoped ($f:$(mark "$f" b_write))" "Work::Writer::start ($f:$(mark "$f" b_call))" \
-			"[from C]" "(eval) ($f:$(mark "$f" b_create))" "[from C]" > "$out/pl.b"
-		printf '%s\n' "Work::Tied::FETCH ($f:$(mark "$f" c_fetch))" "[from C]" "[stackinfo MAGIC]" \
-			"Work::Lister::tied_read ($f:$(mark "$f" c_tied))" "Work::Lister::__ANON__ ($f:$(mark "$f" c_first))" \
-			"[from C]" "[stackinfo MULTICALL]" "Work::Lister::start ($f:$(mark "$f" c_first))" \
-			"[from C]" "(eval) ($f:$(mark "$f" c_create))" "[from C]" > "$out/pl.c"
+		pl_expect "$f"
 		walk_all "perl main" "$tmain" "" "$out/pl.main"
 		walk_all "perl A" "$ta" "" "$out/pl.a"
 		walk_all "perl B" "$tb" "" "$out/pl.b"
@@ -189,6 +195,26 @@ if [ -x $pl ]; then
 else
 	bad "no $pl"
 fi
+
+# ---- Perl 5.32, 5.40, 5.42 in their release roots (unshare --mount --root, as a container) ----
+# The same four threads and chains through each version's table: 5.32's interpreter from
+# TSD alone and its stash names after the bucket array; 5.40/5.42's other offsets.
+for rel in bullseye:5.32 trixie:5.40 sid:5.42; do
+	r=$devroots/${rel%%:*} v=${rel##*:}
+	[ "${STITCH_NO_DEV_ROOTS:-}" = 1 ] && continue
+	if [ ! -x "$r/usr/bin/perl" ]; then bad "perl $v: no root $r"; continue; fi
+	mkdir -p "$r/tmp/stitch-walk" && cp "$wl/pl_threads.pl" "$r/tmp/stitch-walk/"
+	if start unshare --mount --root="$r" perl /tmp/stitch-walk/pl_threads.pl; then
+		pl_expect /tmp/stitch-walk/pl_threads.pl
+		walk_all "perl $v main" "$tmain" "" "$out/pl.main"
+		walk_all "perl $v A" "$ta" "" "$out/pl.a"
+		walk_all "perl $v B" "$tb" "" "$out/pl.b"
+		walk_all "perl $v C" "$tc" "" "$out/pl.c"
+		kill "$wpid"
+	else
+		bad "perl $v workload did not start"
+	fi
+done
 
 # ---- Perl 5.36, a thread that enters and leaves subs all the time ----
 # Every walk (stopped or running) must be one of the three real stacks, or a truncated
