@@ -277,7 +277,7 @@ test_perl_churn_never_mixes_frames() {
 # (roots.sh), traced from the host: the threads' exact chains and lines, and which thread
 # each frame belongs to, under syscalls; CPU samples' exact chain.  Frames name the file
 # by its path in the root.  stitch must have chosen that perl's table (STITCH_DEBUG).
-# A sub's latency (stitch latency -e perl:NAME).  Optionally the same threads in a
+# A sleeping thread's off-CPU time under its chain.  A sub's latency (stitch latency -e perl:NAME).  Optionally the same threads in a
 # program embedding the release's libperl.so.
 pl_release() {
 	local rel=$1 ver=$2 run
@@ -297,17 +297,30 @@ pl_release() {
 
 	# shellcheck disable=SC2086
 	"$STITCH" record -F 999 -o "$TMP/plrc-$rel.folded" -- \
-		$run perl /stitch-tests/pl_stitch.pl cpu 2
+		$run perl /stitch-tests/pl_stitch.pl cpu 3
 	local burn base
 	burn=";$(pf '\(eval\)' cpu_create);$(pf Work::A::cpu a_cpu);$(pf Work::A::burn burn)(;| )"
 	base="$(pl_thread cpu_create)$(pf Work::A::cpu a_cpu);$(pf Work::A::burn burn)"
-	expect_ge "samples in cpu -> burn" "$(total "$TMP/plrc-$rel.folded" "$burn")" 500
+	expect_ge "samples in cpu -> burn" "$(total "$TMP/plrc-$rel.folded" "$burn")" 300
 	expect_eq "% of burn samples with the exact chain" \
 		"$(share "$TMP/plrc-$rel.folded" ';Work::A::burn \(' "$burn")" 100
 	expect_ge "% of them with the whole native base" \
 		"$(share "$TMP/plrc-$rel.folded" ';Work::A::burn \(' "$base")" 90
 	expect_eq "B's frames with A's" \
 		"$(total "$TMP/plrc-$rel.folded" 'Work::B::.*Work::A::|Work::A::.*Work::B::')" 0
+
+	# Off-CPU: thread B sleeps in nap's loop all along, under its exact chain.
+	# shellcheck disable=SC2086
+	"$STITCH" record -e offcpu -o "$TMP/plro-$rel.folded" -- \
+		$run perl /stitch-tests/pl_stitch.pl cpu 3
+	local nap
+	nap="$(pl_thread nap_create)$(pf Work::B::nap b_nap);.*;do_nanosleep_\\[k\\];"
+	expect_ge "ms off-CPU in nap's sleep" \
+		"$(awk -v t="$(offcpu_total "$TMP/plro-$rel.folded" "$nap")" 'BEGIN { print int(t * 1000) }')" 900
+	expect_eq "% of nap's off-CPU time under its exact chain" \
+		"$(share "$TMP/plro-$rel.folded" ';Work::B::nap \(' "$nap")" 100
+	expect_eq "A's frames in B's off-CPU stacks" \
+		"$(total "$TMP/plro-$rel.folded" 'Work::B::nap.*Work::A::|Work::A::.*Work::B::nap')" 0
 
 	# stitch latency -e perl:handle in the root's perl (5.40+: pp functions found through
 	# PL_ppaddr, exceptions at die_unwind's callers): every call counted, whether it
