@@ -42,6 +42,7 @@ void interp_proc_found(struct interp_proc *ip, const struct interp_version *v,
 	ip->eval_bin = bin;
 	ip->eval_start = eval;
 	ip->eval_end = eval + size;
+	ip->eval_part_start = ip->eval_part_end = 0;
 }
 
 void *interp_proc_take(struct interp_proc *ip, const struct interp_version *v,

@@ -27,6 +27,8 @@ struct interp_proc {
 	const struct interp_ops *ops;	/* ver's language (valid while ver is set) */
 	struct binary *eval_bin;	/* holds eval_func */
 	uint64_t eval_start, eval_end;	/* its ELF vaddr range */
+	/* a second part of it in bin the symbol does not cover (gcc's split), or 0, 0 */
+	uint64_t eval_part_start, eval_part_end;
 	bool retry;			/* found, but not ready yet (ld.so still loading) */
 	/*
 	 * The BPF config being built: the language fills in where its
@@ -39,6 +41,14 @@ struct interp_proc {
 	 */
 	void *priv;
 	const void *priv_owner;
+	/*
+	 * A layout of the process's own, read from it by the language's
+	 * from_module or attach (python 3.13: its _Py_DebugOffsets), instead of
+	 * its version's: written to a slot of interp_layouts shared by every
+	 * process with the same one (interp_layout_slot).  Cleared at each look.
+	 */
+	bool own_layout;
+	struct interp_layout layout;
 };
 
 /* A code object read from the target, with the fields that identify it. */
@@ -79,6 +89,7 @@ size_t interp_event_frames_bytes(const void *data, size_t size);
 struct interp_loop {
 	struct binary *bin;
 	uint64_t start, end;		/* ELF vaddr range of the loop function in bin */
+	uint64_t part_start, part_end;	/* and of its second part, if split (else empty) */
 	const char *lang_name;		/* for markers */
 	bool entry_outside_loop;	/* interp_ops.entry_outside_loop */
 };
@@ -170,6 +181,13 @@ const struct interp_version *interp_module_version(const char *base,
 
 /* Index of v among all versions: its slot in the BPF interp_layouts map. */
 uint32_t interp_version_index(const struct interp_version *v);
+
+/*
+ * state.c: the slot of interp_layouts holding layout l (after every
+ * version's), written there the first time it is seen; -errno if the map
+ * is full.
+ */
+int interp_layout_slot(struct interp_state *st, const struct interp_layout *l);
 
 /* ---- common.c ---- */
 

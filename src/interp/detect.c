@@ -144,6 +144,7 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 	ip->ver = NULL;
 	ip->eval_bin = NULL;
 	ip->retry = false;
+	ip->own_layout = false;
 	/* Each language sets the fields its walker reads, this time's only. */
 	memset(&ip->cfg, 0, sizeof(ip->cfg));
 	ip->gen = proc->gen;
@@ -157,18 +158,14 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 		if (!m->bin)
 			continue;
 		/*
-		 * glibc 2.33 and older map libc-2.N.so: its name says N (2.31
-		 * defines no symbol version of its own, its newest is GLIBC_2.30).
+		 * glibc before 2.34 maps its files by their own names, which say
+		 * the release: libc-2.31.so (its newest verdef is GLIBC_2.30:
+		 * 2.31 added no symbol version), ld-2.31.so.
 		 */
-		if (!have_libc && sscanf(m->bin->name, "libc-%d.%d.so", &major, &minor) == 2) {
-			have_libc = true;
-			glibc = interp_glibc_layout(major, minor);
-			if (!glibc)
-				snprintf(unsupported, sizeof(unsupported), "glibc %d.%d", major,
-					 minor);
-		}
-		if (!have_libc && strncmp(m->bin->name, "libc.so.", 8) == 0 && m->bin->elf &&
-		    glibc_version(m->bin->elf, &major, &minor)) {
+		if (!have_libc && m->bin->elf &&
+		    ((strncmp(m->bin->name, "libc.so.", 8) == 0 &&
+		      glibc_version(m->bin->elf, &major, &minor)) ||
+		     sscanf(m->bin->name, "libc-%d.%d.so", &major, &minor) == 2)) {
 			have_libc = true;
 			glibc = interp_glibc_layout(major, minor);
 			if (!glibc)
@@ -207,7 +204,17 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 	if (ip->ver && glibc && !ip->retry) {
 		if (!walkers_ready(st))
 			goto off;	/* load_walkers said why */
-		ip->cfg.layout = interp_version_index(ip->ver);
+		if (ip->own_layout) {
+			int slot = interp_layout_slot(st, &ip->layout);
+
+			if (slot < 0) {
+				warn_once("too many distinct interpreter layouts (interp_layouts is full)");
+				goto off;
+			}
+			ip->cfg.layout = slot;
+		} else {
+			ip->cfg.layout = interp_version_index(ip->ver);
+		}
 		ip->cfg.lang = ip->ver->lang;
 		ip->cfg.pthread_specific = glibc->pthread_specific;
 		ip->cfg.gen = ++st->cfg_gen;

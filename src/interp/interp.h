@@ -30,8 +30,11 @@
 #define INTERP_MAX_FRAMES 128
 /* Bytes of a frame / code object the walker reads at once (offsets must fit). */
 #define INTERP_CHUNK 256
-/* Layouts the BPF side can hold (interp_layouts map). */
-#define INTERP_MAX_LAYOUTS 16
+/*
+ * Layouts the BPF side can hold (interp_layouts map): every version's, then
+ * those read from processes (python 3.13's debug offsets), one per distinct set.
+ */
+#define INTERP_MAX_LAYOUTS 32
 
 /*
  * A walker may copy strings its frames need (perl's names and files: an

@@ -118,6 +118,10 @@ struct interp_state {
 	struct groups *def_g;		/* scratch: a definition's groups */
 	uint64_t defined;		/* definitions named */
 	uint32_t cfg_gen;		/* the last interp_proc_cfg.gen written */
+	int layouts_fd;			/* BPF interp_layouts map */
+	/* Processes' own layouts (interp_proc.own_layout), in slots after the versions' */
+	struct interp_layout own_layouts[INTERP_MAX_LAYOUTS];
+	uint32_t nown_layouts;
 	uint64_t unstitched;		/* stacks whose frame groups did not match */
 	uint64_t in_transition;		/* stacks stitched without an entry frame in transition */
 	uint64_t walk_errors;		/* walks that ended on a failed read or check */

@@ -19,6 +19,7 @@ int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_l
 
 	memset(st, 0, sizeof(*st));
 	st->procs_fd = procs_fd;
+	st->layouts_fd = layouts_fd;
 	st->no_lines = no_lines;
 	st->pending = calloc(INTERP_PENDING_SLOTS, sizeof(*st->pending));
 	st->pending_strs = calloc(INTERP_PENDING_SLOTS, INTERP_STR_BYTES);
@@ -46,6 +47,22 @@ int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_l
 			return -errno;
 	}
 	return 0;
+}
+
+int interp_layout_slot(struct interp_state *st, const struct interp_layout *l)
+{
+	uint32_t base = interp_version_count(), i, slot;
+
+	for (i = 0; i < st->nown_layouts; i++)
+		if (memcmp(&st->own_layouts[i], l, sizeof(*l)) == 0)
+			return base + i;
+	slot = base + st->nown_layouts;
+	if (slot >= INTERP_MAX_LAYOUTS)
+		return -ENOSPC;
+	if (st->layouts_fd >= 0 && bpf_map_update_elem(st->layouts_fd, &slot, l, BPF_ANY))
+		return -errno;
+	st->own_layouts[st->nown_layouts++] = *l;
+	return slot;
 }
 
 void interp_free(struct interp_state *st)

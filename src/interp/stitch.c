@@ -71,6 +71,8 @@ void interp_loop_of(const struct interp_proc *ip, struct interp_loop *loop)
 	loop->bin = ip->eval_bin;
 	loop->start = ip->eval_start;
 	loop->end = ip->eval_end;
+	loop->part_start = ip->eval_part_start;
+	loop->part_end = ip->eval_part_end;
 	loop->lang_name = ip->ver ? ip->ver->lang_name : "interpreter";
 	loop->entry_outside_loop = ip->ops->entry_outside_loop;
 }
@@ -82,7 +84,7 @@ static bool is_eval_frame(const struct interp_loop *ip, const struct uframe *u)
 	if (u->kind != UFRAME_ELF || u->bin != ip->bin)
 		return false;
 	a = u->exact ? u->addr : u->addr - 1;	/* a return address is past the call */
-	return a >= ip->start && a < ip->end;
+	return (a >= ip->start && a < ip->end) || (a >= ip->part_start && a < ip->part_end);
 }
 
 static int put_name(struct uframe *out, int n, int cap, const struct interp_name *name)

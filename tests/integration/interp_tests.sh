@@ -7,7 +7,9 @@ PYW=$(realpath tests/workloads/interp/py_stitch.py)
 PYW_RE=$(printf '%s' "$PYW" | sed 's/[.]/\\./g')
 PY_DEBIAN=/usr/bin/python3.11			# libpython linked in, non-PIE
 PY_PYENV=/root/.pyenv/versions/3.11.7/bin/python3.11	# libpython3.11.so, PIE
-PY_312=/root/.pyenv/versions/3.12.1/bin/python3.12	# a version we do not walk
+PY_312=/root/.pyenv/versions/3.12.1/bin/python3.12	# libpython3.12.so, PIE
+PY_313=/root/.pyenv/versions/3.13.0/bin/python3.13	# libpython3.13.so, PIE
+PY_37=/root/.pyenv/versions/3.7.16/bin/python3.7	# a version we do not walk
 
 # Line of a MARK comment in the workload.
 mark() {
@@ -37,11 +39,16 @@ SYSCALL='getppid;entry_SYSCALL_64_after_hwframe_\[k\];'
 # The two getppid paths of thread A, outermost to the syscall.  Native frames
 # between Python frames stay (C glue, builtins); python3.11 is stripped, so
 # only the exported ones have names there.
+# What calls os.getppid() from leaf() and key_fn(): sid's builds call the C function from
+# their loop.
+PY_LEAF_CALL='PyObject_Vectorcall;'
 a_leaf_chain() {
-	echo "$BOOT$(f thread_a a_outer);$(f outer outer);$(f middle middle);$(f leaf leaf);PyObject_Vectorcall;$NAT$SYSCALL"
+	echo "$BOOT$(f thread_a a_outer);$(f outer outer);$(f middle middle);$(f leaf leaf);$PY_LEAF_CALL$NAT$SYSCALL"
 }
+# What calls sorted() from thread_a: 3.12's eval loop calls builtin_sorted directly.
+PY_SORT_CALL='PyObject_Vectorcall;'
 a_sort_chain() {
-	echo "$BOOT$(f thread_a a_sorted);PyObject_Vectorcall;$NAT""PyObject_CallOneArg;$NAT$(f key_fn key_fn);PyObject_Vectorcall;$NAT$SYSCALL"
+	echo "$BOOT$(f thread_a a_sorted);$PY_SORT_CALL$NAT""PyObject_CallOneArg;$NAT$(f key_fn key_fn);$PY_LEAF_CALL$NAT$SYSCALL"
 }
 
 # Stacks with Python frames that do not come from thread A: must be none.
@@ -49,10 +56,12 @@ wrong_thread() {
 	awk -v re="$PYFRAME" '$0 ~ re && $0 !~ /;thread_a \(|;cpu_a \(|;deep \(/ { n += $NF } END { print n + 0 }' "$1"
 }
 
+# The comm of the workload's threads: 3.14 names threads after their Thread.name.
+PY_COMM='^python'
 check_threads() {
 	local out=$1
 	show "$out"
-	expect_ge "getppid events in python" "$(total "$out" '^python')" 3000
+	expect_ge "getppid events in python" "$(total "$out" "$PY_COMM")" 3000
 	expect_ge "thread A: nested chain" "$(total "$out" "$(a_leaf_chain)")" 1000
 	expect_ge "thread A: sorted -> key_fn chain" "$(total "$out" "$(a_sort_chain)")" 1000
 	# Every stack through leaf() / key_fn() is the whole exact chain.
@@ -63,7 +72,7 @@ check_threads() {
 	expect_eq "python stacks not from thread A" "$(wrong_thread "$out")" 0
 	# Only the first ring buffer drain, before the process was recognized, lacks them.
 	expect_ge "% of python getppid stacks with Python frames" \
-		"$(share "$out" '^python' "$PYFRAME")" 95
+		"$(share "$out" "$PY_COMM" "$PYFRAME")" 95
 }
 
 # Interpreter events are counted in the kernel: each distinct walk (here
@@ -201,15 +210,15 @@ test_python_no_lines() {
 }
 
 test_python_unsupported_version_says_so() {
-	need "$PY_312"
-	"$STITCH" record -e syscall:getppid -o "$TMP/py12.folded" -- "$PY_312" "$PYW" threads 1 \
-		2>"$TMP/py12.err"
-	cat "$TMP/py12.err"
-	show "$TMP/py12.folded"
-	expect_eq "lines naming the version" "$(grep -c 'python 3\.12 is not supported yet' "$TMP/py12.err")" 1
+	need "$PY_37"
+	"$STITCH" record -e syscall:getppid -o "$TMP/py37.folded" -- "$PY_37" "$PYW" threads 1 \
+		2>"$TMP/py37.err"
+	cat "$TMP/py37.err"
+	show "$TMP/py37.folded"
+	expect_eq "lines naming the version" "$(grep -c 'python 3\.7 is not supported yet' "$TMP/py37.err")" 1
 	expect_ge "native stacks still shown" \
-		"$(total "$TMP/py12.folded" '_PyEval_EvalFrameDefault;.*;os_getppid;.*getppid;entry_SYSCALL')" 1000
-	expect_eq "Python frames" "$(total "$TMP/py12.folded" "$PYFRAME")" 0
+		"$(total "$TMP/py37.folded" '_PyEval_EvalFrameDefault;.*;os_getppid;.*getppid;entry_SYSCALL')" 1000
+	expect_eq "Python frames" "$(total "$TMP/py37.folded" "$PYFRAME")" 0
 }
 
 test_python_text_and_pprof() {
@@ -232,7 +241,7 @@ test_python_generator_comprehension_signal_handler() {
 	gen="$top$(mark r_next)\\);PyObject_Vectorcall;$NAT$(f ticker g_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
 	comp="$top$(mark r_comp)\\);$(f 'reenter\.<locals>\.<listcomp>' r_comp);PyObject_Vectorcall;$NAT$SYSCALL"
 	# The handler runs inside whatever Python frame was running: a C call back into Python.
-	handler=";_PyErr_CheckSignalsTstate;$NAT$(f on_alarm h_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	handler=";$NAT$(f on_alarm h_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
 	expect_ge "generator frame above next()" "$(total "$TMP/pyr.folded" "$gen")" 1000
 	expect_ge "comprehension frame" "$(total "$TMP/pyr.folded" "$comp")" 1000
 	expect_ge "signal handler above the interrupted frame" \
@@ -263,6 +272,292 @@ test_python_forked_twins_never_mix() {
 		"$(share "$TMP/pytw.folded" "^twin_x;.*$PYFRAME" "$x")" 100
 	expect_eq "% of twin_y's stacks with Python frames that are its chain" \
 		"$(share "$TMP/pytw.folded" "^twin_y;.*$PYFRAME" "$y")" 100
+}
+
+# ---- CPython 3.8, 3.9, 3.10: the PyFrameObject walk ---------------------------
+
+# Each Python function runs in its own _PyEval_EvalFrameDefault call there:
+# native frames (the call machinery) lie between any two Python frames, and
+# every loop frame of a stitched stack is replaced.  Names are co_name, as
+# those versions' tracebacks say (no co_qualname before 3.11).
+PYOLD_BOOT="_bootstrap \\([^)]*threading\\.py:[0-9]+\\);$NAT""_bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);$NAT""run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
+
+# py_old_check TAG SCRIPT CMD...: CMD (a python3.X, maybe in a release root)
+# runs the workload, found at SCRIPT by the traced process, in its threads,
+# cpu and reenter modes; every chain is asserted exactly, lines included.
+py_old_check() {
+	local script=$2 re o=$TMP/pyold-$1
+	shift 2
+	re=$(printf '%s' "$script" | sed 's/[.]/\\./g')
+	# fo NAME MARK: a frame of the workload at the line of its MARK.
+	fo() { echo "$1 \\($re:$(mark "$2")\\)"; }
+	local leaf sorted burn top gen comp handler
+	leaf="$PYOLD_BOOT$(fo thread_a a_outer);$NAT$(fo outer outer);$NAT$(fo middle middle);$NAT$(fo leaf leaf);$NAT$SYSCALL"
+	sorted="$PYOLD_BOOT$(fo thread_a a_sorted);$NAT$(fo key_fn key_fn);$NAT$SYSCALL"
+
+	"$STITCH" record --stats -e syscall:getppid -o "$o-threads.folded" -- "$@" "$script" threads 2 \
+		2>"$o-threads.err"
+	grep -E 'not stitched|walks that failed' "$o-threads.err"
+	show "$o-threads.folded"
+	expect_ge "getppid events" "$(total "$o-threads.folded")" 2000
+	expect_ge "thread A: nested chain" "$(total "$o-threads.folded" "$leaf")" 500
+	expect_ge "thread A: sorted -> key_fn chain" "$(total "$o-threads.folded" "$sorted")" 500
+	expect_eq "% of leaf() stacks exact" "$(share "$o-threads.folded" ';leaf \(' "$leaf")" 100
+	expect_eq "% of key_fn() stacks exact" "$(share "$o-threads.folded" ';key_fn \(' "$sorted")" 100
+	expect_eq "B's or main's frames in getppid stacks" \
+		"$(total "$o-threads.folded" 'b_write|b_sleep|main_join|<module>')" 0
+	expect_eq "stacks with Python frames not from thread A" "$(wrong_thread "$o-threads.folded")" 0
+	expect_eq "loop frames left among Python frames" \
+		"$(total "$o-threads.folded" "_PyEval_EvalFrameDefault;.*$PYFRAME|$PYFRAME.*;_PyEval_EvalFrameDefault")" 0
+	expect_ge "% of getppid stacks with Python frames" \
+		"$(share "$o-threads.folded" . "$PYFRAME|\\[interpreter frames lost\\]")" 95
+	# A walk whose thread state names another thread (thread_id != fs_base) fails, marked.
+	expect_grep "$o-threads.err" 'interpreter stacks not stitched 0,.* interpreter walks that failed 0$'
+
+	"$STITCH" record -F 999 -o "$o-cpu.folded" -- "$@" "$script" cpu 2
+	show "$o-cpu.folded"
+	burn="$PYOLD_BOOT$(fo cpu_a cpu_a);$NAT$(fo cpu_burn cpu_burn)( |;)"
+	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$o-cpu.folded" "$burn")" 300
+	expect_eq "% of cpu_burn() samples with the exact chain" \
+		"$(share "$o-cpu.folded" ';cpu_burn \(' "$burn")" 100
+	expect_eq "B's frames with cpu_burn" \
+		"$(total "$o-cpu.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
+
+	"$STITCH" record -e syscall:getppid -o "$o-reenter.folded" -- "$@" "$script" reenter 2
+	show "$o-reenter.folded"
+	top="PyEval_EvalCode;$NAT$(fo '<module>' module);$NAT$(fo main r_main);$NAT""reenter \\($re:"
+	gen="$top$(mark r_next)\\);$NAT$(fo ticker g_ppid);$NAT$SYSCALL"
+	comp="$top$(mark r_comp)\\);$NAT$(fo '<listcomp>' r_comp);$NAT$SYSCALL"
+	# The handler runs inside whatever Python frame was running, from its loop.
+	handler="${top}[0-9]+\\);(.*;)?$(fo on_alarm h_ppid);$NAT$SYSCALL"
+	expect_ge "generator frame above next()" "$(total "$o-reenter.folded" "$gen")" 500
+	expect_ge "comprehension frame" "$(total "$o-reenter.folded" "$comp")" 500
+	expect_ge "signal handler above the interrupted frame" \
+		"$(total "$o-reenter.folded" "$handler")" 5
+	expect_eq "% of ticker() -> getppid stacks exact" \
+		"$(share "$o-reenter.folded" ';ticker \([^)]*\);[^(]*getppid;' "$gen")" 100
+	expect_eq "% of <listcomp> -> getppid stacks exact" \
+		"$(share "$o-reenter.folded" ';<listcomp> \([^)]*\);[^(]*getppid;' "$comp")" 100
+	expect_eq "% of on_alarm() stacks exact" \
+		"$(share "$o-reenter.folded" ';on_alarm \(' "$handler")" 100
+	expect_eq "stacks not stitched" "$(total "$o-reenter.folded" 'not stitched')" 0
+}
+
+test_python38_pyenv() {
+	need /root/.pyenv/versions/3.8.18/bin/python3.8
+	py_old_check 38 "$PYW" /root/.pyenv/versions/3.8.18/bin/python3.8
+}
+
+test_python39_pyenv() {
+	need /root/.pyenv/versions/3.9.18/bin/python3.9
+	py_old_check 39 "$PYW" /root/.pyenv/versions/3.9.18/bin/python3.9
+}
+
+test_python310_pyenv() {
+	need /root/.pyenv/versions/3.10.13/bin/python3.10
+	py_old_check 310 "$PYW" /root/.pyenv/versions/3.10.13/bin/python3.10
+}
+
+# Debian 11's python3.9 (libpython linked in, stripped; glibc 2.31) in its
+# own root, as a container runs it: the frames' files are the root's paths.
+test_python39_bullseye_root() {
+	root_put bullseye "$PYW"
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	py_old_check 39deb /stitch-tests/py_stitch.py $(in_root_cmd bullseye) python3.9
+}
+
+# Forked children keep the forking thread's fs_base, so their thread state
+# still names their own thread; their frames lie at the same addresses in
+# each, and one's walk never shows in the other's stacks.
+test_python310_forked_twins_never_mix() {
+	local py=/root/.pyenv/versions/3.10.13/bin/python3.10 x y
+	need "$py"
+	"$STITCH" record --stats -e syscall:getppid -o "$TMP/pyotw.folded" -- \
+		taskset -c 1 "$py" "$PYW" twins 3 2>"$TMP/pyotw.err"
+	show "$TMP/pyotw.folded"
+	x="^twin_x;.*$(f twin twin);$NAT$(f x_outer x_outer);$NAT$(f x_mid x_mid);$NAT$(f x_leaf x_leaf);$NAT$SYSCALL"
+	y="^twin_y;.*$(f twin twin);$NAT$(f y_outer y_outer);$NAT$(f y_mid y_mid);$NAT$(f y_leaf y_leaf);$NAT$SYSCALL"
+	expect_ge "twin_x's chain" "$(total "$TMP/pyotw.folded" "$x")" 20000
+	expect_ge "twin_y's chain" "$(total "$TMP/pyotw.folded" "$y")" 20000
+	expect_eq "% of twin_x's stacks with Python frames that are its chain" \
+		"$(share "$TMP/pyotw.folded" "^twin_x;.*$PYFRAME" "$x")" 100
+	expect_eq "% of twin_y's stacks with Python frames that are its chain" \
+		"$(share "$TMP/pyotw.folded" "^twin_y;.*$PYFRAME" "$y")" 100
+	expect_grep "$TMP/pyotw.err" 'interpreter walks that failed 0$'
+}
+
+# stitch snapshot walks other threads with the same walker (snapshot.sh's
+# helpers): 3.8 and 3.10 from pyenv, bullseye's 3.9 in its root, in one
+# snapshot; every thread's frames exact, with lines, identical threads one group.
+# (time.sleep waits in select() before 3.11.)
+test_snapshot_python_old() {
+	trap snap_cleanup EXIT
+	local f=tests/workloads/interp/py_snapshot.py p38 p310 p39 p nat='([^;@]+;)*'
+	local end="${nat}run;${nat}_bootstrap_inner;${nat}_bootstrap;.*;start_thread;(__)?clone3?$"
+	need /root/.pyenv/versions/3.8.18/bin/python3.8
+	need /root/.pyenv/versions/3.10.13/bin/python3.10
+	root_put bullseye "$f"
+	snap_start /root/.pyenv/versions/3.8.18/bin/python3.8 "$f"
+	p38=$SNAP_PID
+	snap_start /root/.pyenv/versions/3.10.13/bin/python3.10 "$f"
+	p310=$SNAP_PID
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	snap_start $(in_root_cmd bullseye) python3.9 /stitch-tests/py_snapshot.py
+	p39=$SNAP_PID
+	"$STITCH" snapshot -p "$p38,$p310,$p39" -o "$TMP/so.json"
+	script_chains "$TMP/so.json" | sort | uniq -c | sort -nr | cut -c1-400
+	expect_eq "threads" "$(jq length "$TMP/so.json")" 30
+	for p in $p38 $p310 $p39; do
+		expect_chains "$TMP/so.json" "$p" "$p: Lock.acquire" 4 \
+			"S\\|.*;PyThread_acquire_lock_timed;$nat""lock_wait@$(script_mark "$f" lock_wait);${nat}lock_worker@$(script_mark "$f" lock_worker);$end"
+		expect_chains "$TMP/so.json" "$p" "$p: time.sleep" 3 \
+			"S\\|.*;(clock_nanosleep|__select);$nat""sleep_wait@$(script_mark "$f" sleep_wait);${nat}sleep_worker@$(script_mark "$f" sleep_worker);$end"
+		expect_chains "$TMP/so.json" "$p" "$p: os.read" 2 \
+			"S\\|.*;$nat""wait@$(script_mark "$f" pipe_wait);${nat}run@$(script_mark "$f" pipe_worker);$end"
+		expect_chains "$TMP/so.json" "$p" "$p: main" 1 \
+			"S\\|.*;(clock_nanosleep|__select);$nat""main@$(script_mark "$f" main_wait);$nat<module>@$(script_mark "$f" module);.*;_start$"
+	done
+	snap_no_programs_left
+}
+
+# ---- CPython 3.12 and 3.13 ---------------------------------------------------
+
+# 3.12: offsets from its headers; entry frames are shims owned by the C stack.
+test_python312_threads_syscall() {
+	need "$PY_312"
+	"$STITCH" record -e syscall:getppid -o "$TMP/p312.folded" -- "$PY_312" "$PYW" threads 3
+	PY_SORT_CALL='builtin_sorted;PyObject_Vectorcall;' check_threads "$TMP/p312.folded"
+}
+
+# 3.13: the layout the process states (_Py_DebugOffsets), checked at attach.
+test_python313_threads_syscall() {
+	need "$PY_313"
+	"$STITCH" record -e syscall:getppid -o "$TMP/p313.folded" -- "$PY_313" "$PYW" threads 3
+	check_threads "$TMP/p313.folded"
+}
+
+# The thread state found through a thread's TSD slot must name that thread
+# (tstate->thread_id == pthread_self() == fs_base), checked on every walk:
+# with the check reading another field (a test hook), every walk is refused
+# as corrupt, and no stack shows a Python frame, though the native ones stay.
+test_python_thread_state_of_another_thread_refused() {
+	need "$PY_312"
+	# PyThreadState.interp (+16 in 3.12): a pointer, never this thread's fs_base.
+	STITCH_TEST_PY_THREAD_ID_OFF=16 "$STITCH" record --stats -e syscall:getppid \
+		-o "$TMP/ptid.folded" -- "$PY_312" "$PYW" threads 1 2>"$TMP/ptid.err"
+	grep 'walks that failed' "$TMP/ptid.err"
+	show "$TMP/ptid.folded"
+	expect_eq "Python frames" "$(total "$TMP/ptid.folded" "$PYFRAME")" 0
+	expect_ge "native getppid stacks" \
+		"$(total "$TMP/ptid.folded" '_PyEval_EvalFrameDefault;.*;os_getppid;.*getppid;entry_SYSCALL')" 1000
+	expect_ge "walks refused" \
+		"$(sed -n 's/.*interpreter walks that failed \([0-9]*\).*/\1/p' "$TMP/ptid.err")" 1
+	# The same run without the hook: the walks pass the check.
+	"$STITCH" record --stats -e syscall:getppid -o "$TMP/ptid-ok.folded" -- \
+		"$PY_312" "$PYW" threads 1 2>"$TMP/ptid-ok.err"
+	expect_eq "walks refused without the hook" \
+		"$(sed -n 's/.*interpreter walks that failed \([0-9]*\).*/\1/p' "$TMP/ptid-ok.err")" 0
+}
+
+# Copy the workload into a release root (roots.sh); prints its path inside the root.
+py_root_put() {
+	root_put "$1" "$PYW"
+	echo /stitch-tests/py_stitch.py
+}
+
+# Debian trixie's python3.13 (stripped, libpython linked in, glibc 2.41) in its
+# own mount namespace, as a container runs it: frames name the in-root path.
+test_python313_trixie_in_its_root() {
+	local inroot PYW_RE
+	inroot=$(py_root_put trixie)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$TMP/p313t.folded" -- \
+		$(in_root_cmd trixie) python3.13 "$inroot" threads 3 2>"$TMP/p313t.err"
+	cat "$TMP/p313t.err"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p313t.err")" 0
+	check_threads "$TMP/p313t.folded"
+	expect_grep "$TMP/p313t.folded" "Thread\\.run \\(/usr/lib/python3\\.13/threading\\.py:[0-9]+\\)"
+}
+
+# Debian sid's python3.14 (stripped, glibc 2.43) in its own mount namespace: its
+# layout from its _Py_DebugOffsets (3.14's), f_executable tagged, the eval
+# call's shim owned "by the interpreter", and its eval loop outside its symbol
+# (gcc's hot/cold split, python_split.c).  3.14 runs a thread's run() through
+# its context's Context.run (C): a native run between the bootstrap frames.
+test_python314_sid_in_its_root() {
+	local inroot PYW_RE BOOT
+	inroot=$(py_root_put sid)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	BOOT="Thread\\._bootstrap \\([^)]*threading\\.py:[0-9]+\\);Thread\\._bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);$NAT""Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$TMP/p314s.folded" -- \
+		$(in_root_cmd sid) python3.14 "$inroot" threads 3 2>"$TMP/p314s.err"
+	cat "$TMP/p314s.err"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p314s.err")" 0
+	PY_LEAF_CALL='' PY_COMM='^(python3\.14|Thread-[0-9]+ \([a-z_]*);' check_threads "$TMP/p314s.folded"
+	expect_grep "$TMP/p314s.folded" "Thread\\.run \\(/usr/lib/python3\\.14/threading\\.py:[0-9]+\\)"
+}
+
+# sid's root also has python3.13, a later patch release (3.13.18) than trixie's: the
+# layout its own debug offsets give, checked against 3.13's headers, still holds.
+test_python313_later_patch_release_sid() {
+	local inroot PYW_RE
+	inroot=$(py_root_put sid)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$TMP/p313s.folded" -- \
+		$(in_root_cmd sid) python3.13 "$inroot" threads 3 2>"$TMP/p313s.err"
+	cat "$TMP/p313s.err"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p313s.err")" 0
+	# Built by sid's gcc: the eval loop outside its symbol, os.getppid() called directly.
+	PY_LEAF_CALL='' check_threads "$TMP/p313s.folded"
+	expect_grep "$TMP/p313s.folded" "Thread\\.run \\(/usr/lib/python3\\.13/threading\\.py:[0-9]+\\)"
+}
+
+test_python313_cpu_samples() {
+	need "$PY_313"
+	"$STITCH" record -F 999 -o "$TMP/p313c.folded" -- "$PY_313" "$PYW" cpu 3
+	show "$TMP/p313c.folded"
+	local burn
+	burn="$BOOT$(f cpu_a cpu_a);$(f cpu_burn cpu_burn)"
+	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/p313c.folded" "$burn")" 600
+	expect_eq "% of cpu_burn() samples with the exact chain" \
+		"$(share "$TMP/p313c.folded" ';cpu_burn \(' "$burn")" 100
+	expect_eq "B's frames under cpu_burn" \
+		"$(total "$TMP/p313c.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
+}
+
+# 3.12 inlines list comprehensions (PEP 709): the comprehension runs in
+# reenter's own frame, at its line.  Generators and signal handlers as 3.11.
+py312_reenter() {
+	local py=$1 out=$2 top gen comp handler
+	"$STITCH" record -e syscall:getppid -o "$out" -- "$py" "$PYW" reenter 2
+	show "$out"
+	top="$(f '<module>' module);$(f main r_main);reenter \\($PYW_RE:"
+	gen="$top$(mark r_next)\\);$NAT$(f ticker g_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	comp="$top$(mark r_comp)\\);PyObject_Vectorcall;$NAT$SYSCALL"
+	handler=";$NAT$(f on_alarm h_ppid);PyObject_Vectorcall;$NAT$SYSCALL"
+	expect_ge "generator frame above next()" "$(total "$out" "$gen")" 1000
+	expect_ge "comprehension in reenter's frame" "$(total "$out" "$comp")" 1000
+	expect_eq "comprehension frames" "$(total "$out" 'listcomp')" 0
+	expect_ge "signal handler above the interrupted frame" \
+		"$(total "$out" "$top[0-9]+\\);.*$handler")" 10
+	expect_eq "% of ticker() -> getppid stacks exact" \
+		"$(share "$out" ';ticker \([^)]*\);PyObject_Vectorcall' "$gen")" 100
+	expect_eq "% of on_alarm() stacks exact" \
+		"$(share "$out" ';on_alarm \(' "$top[0-9]+\\);.*$handler")" 100
+	expect_eq "stacks not stitched" "$(total "$out" 'not stitched')" 0
+}
+
+test_python312_generator_comprehension_signal_handler() {
+	need "$PY_312"
+	py312_reenter "$PY_312" "$TMP/p312r.folded"
+}
+
+test_python313_generator_comprehension_signal_handler() {
+	need "$PY_313"
+	py312_reenter "$PY_313" "$TMP/p313r.folded"
 }
 
 # ---- Ruby 3.1 ----------------------------------------------------------------

@@ -101,7 +101,17 @@ test_offcpu_pid_and_all() {
 # The Python twin: each blocked stack with its script frames and lines
 # (time.sleep, os.read, Lock.acquire), within 5% of what the threads measured.
 test_offcpu_python_lines() {
-	local py re call sleep read lock
+	offcpu_python_lines /usr/bin/python3.11
+}
+
+# The same with CPython 3.13 (pyenv's, layout from its _Py_DebugOffsets).
+test_offcpu_python313_lines() {
+	offcpu_python_lines /root/.pyenv/versions/3.13.0/bin/python3.13
+}
+
+offcpu_python_lines() {
+	local python=$1 py re call sleep read lock
+	[ -x "$python" ] || die "$python is missing: this test needs it"
 	py=$(realpath tests/workloads/interp/py_waits.py)
 	re=$(printf '%s' "$py" | sed 's/[.]/\\./g')
 	# The lines marked in the workload.
@@ -109,7 +119,7 @@ test_offcpu_python_lines() {
 	sleep=$(grep -n '# SLEEP_LINE$' "$py" | cut -d: -f1)
 	read=$(grep -n '# READ_LINE$' "$py" | cut -d: -f1)
 	lock=$(grep -n '# LOCK_LINE$' "$py" | cut -d: -f1)
-	"$STITCH" record -e offcpu -o "$TMP/py.folded" -- /usr/bin/python3.11 "$py" 2 >"$TMP/py.out"
+	"$STITCH" record -e offcpu -o "$TMP/py.folded" -- "$python" "$py" 2 >"$TMP/py.out"
 	cat "$TMP/py.out"
 	within_pct "python time.sleep" "$(offcpu_total "$TMP/py.folded" \
 		"sleeper \\($re:$sleep\\);timed \\($re:$call\\);sleeper\\.<locals>\\.<lambda> \\($re:$sleep\\);.*;do_nanosleep_\\[k\\];")" \

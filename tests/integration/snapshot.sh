@@ -278,6 +278,35 @@ expect_chains() {
 		[$rows | split(",")[] | tonumber | $t[. - 1].group] | unique | length' "$j")" 1
 }
 
+# CPython 3.12 (offsets from its headers) and 3.13 (from its _Py_DebugOffsets),
+# pyenv builds, in one snapshot: each thread its own script frames and lines.
+# (Their eval loops call some builtins directly or through the generic path, as
+# a call site is specialized or not: the native frames between vary, not groups.)
+test_snapshot_python_312_313() {
+	trap snap_cleanup EXIT
+	local f=tests/workloads/interp/py_snapshot.py pid v c end
+	local pys=(/root/.pyenv/versions/3.12.1/bin/python3.12 /root/.pyenv/versions/3.13.0/bin/python3.13)
+	local pids=()
+	for v in "${pys[@]}"; do
+		[ -x "$v" ] || die "$v is missing: this test needs it (pyenv)"
+		snap_start "$v" "$f"
+		pids+=("$SNAP_PID")
+	done
+	"$STITCH" snapshot -p "${pids[0]},${pids[1]}" -o "$TMP/s13.json"
+	script_chains "$TMP/s13.json" | sort | uniq -c | sort -nr | cut -c1-400
+	end='(.*;)?Thread\.run;Thread\._bootstrap_inner;Thread\._bootstrap;.*;start_thread;clone3$'
+	for pid in "${pids[@]}"; do
+		c=$(script_chains "$TMP/s13.json" | grep "^$pid|")
+		expect_eq "$pid: threads" "$(grep -c . <<<"$c")" 10
+		expect_eq "$pid: Lock.acquire" "$(grep -cE "^$pid\|S\|.*;PyThread_acquire_lock_timed;(.*;)?lock_wait@$(script_mark "$f" lock_wait);lock_worker@$(script_mark "$f" lock_worker);$end" <<<"$c")" 4
+		expect_eq "$pid: time.sleep" "$(grep -cE "^$pid\|S\|.*;clock_nanosleep;(.*;)?sleep_wait@$(script_mark "$f" sleep_wait);sleep_worker@$(script_mark "$f" sleep_worker);$end" <<<"$c")" 3
+		expect_eq "$pid: os.read" "$(grep -cE "^$pid\|S\|.*;_Py_read;(.*;)?Reader\.wait@$(script_mark "$f" pipe_wait);Reader\.run@$(script_mark "$f" pipe_worker);$end" <<<"$c")" 2
+		expect_eq "$pid: main" "$(grep -cE "^$pid\|S\|.*;clock_nanosleep;(.*;)?main@$(script_mark "$f" main_wait);<module>@$(script_mark "$f" module);.*;Py_BytesMain;__libc_start_call_main;__libc_start_main;_start$" <<<"$c")" 1
+	done
+	snap_cleanup
+	snap_no_programs_left
+}
+
 # Python, Ruby and Perl twins of snapshot_threads, in one snapshot: every
 # thread's script frames with their lines, stitched where the interpreter's
 # loop ran them, in state S, identical threads one group.

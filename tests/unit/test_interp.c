@@ -134,8 +134,10 @@ static void test_module_names(void **state)
 	(void)state;
 	expect_module("python3.11", true, "python", "3.11");
 	expect_module("libpython3.11.so.1.0", true, "python", "3.11");
-	expect_module("python3.12", false, "python", "3.12");
-	expect_module("libpython3.13.so.1.0", false, "python", "3.13");
+	expect_module("python3.12", true, "python", "3.12");
+	expect_module("libpython3.13.so.1.0", true, "python", "3.13");
+	expect_module("libpython3.7m.so.1.0", false, "python", "3.7");
+	expect_module("python2.7", false, "python", "2.7");
 	expect_module("libruby-3.1.so.3.1.7", true, "ruby", "3.1");
 	expect_module("libruby-3.2.so.3.2.0", false, "ruby", "3.2");
 	expect_module("ruby3.1", false, "", "");

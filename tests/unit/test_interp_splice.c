@@ -170,6 +170,28 @@ static void test_other_languages_marked(void **state)
 	check(false, "nnEn", names, "n0;n1;[ruby frames not stitched];E2;n3", 0, 1);
 }
 
+/*
+ * CPython 3.8 - 3.10: each frame its own loop call, linked (tstate->frame)
+ * after the call's prologue, unlinked before its epilogue.  A sample there
+ * has one loop frame more than groups, the innermost; so has one whose
+ * prologue ran the GC and a finalizer's frame inside the unlinked call
+ * (its f_back skips that call).  Pairing from the outside would be right
+ * for the first and put the finalizer's name on the unlinked call's loop
+ * frame in the second: both are marked.
+ */
+static void test_python_frame_per_loop_call(void **state)
+{
+	static const char *const names[] = { "fin", "|", "g", "|", "<module>", "|", NULL };
+
+	(void)state;
+	check(false, "EnEnEn", names, "fin;n1;g;n3;<module>;n5", 0, 0);
+	/* g's loop called f, whose frame is not linked yet. */
+	check(false, "EnEnEn", names + 2, "[ruby frames not stitched];E0;n1;E2;n3;E4;n5", 0, 1);
+	/* f's prologue ran a finalizer: fin's loop frame innermost, f's unlinked. */
+	check(false, "EnEnEnEn", names,
+	      "[ruby frames not stitched];E0;n1;E2;n3;E4;n5;E6;n7", 0, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_entry_popped_loop_not_returned),
 		cmocka_unit_test(test_other_differences_marked),
 		cmocka_unit_test(test_other_languages_marked),
+		cmocka_unit_test(test_python_frame_per_loop_call),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Walk known interpreter stacks from outside and assert them exactly, per thread.
-# Needs (scripts/install-deps.sh, "interpreter frames"): python3.11 python3.11-dev ruby3.1
+# Needs (scripts/install-deps.sh, "interpreter frames"): pyenv 3.12.1 and 3.13.0, python3.11 python3.11-dev ruby3.1
 # ruby3.1-dev perl libperl5.36 libelf-dev libc6-dbg (the glibc offsets were read from its DWARF; not needed here).
 # Env: WALKS (default 20) walks per thread and mode. Prints "interp: N passed, M failed".
 set -u
@@ -22,6 +22,9 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 if gcc -O2 -Wall -Wextra -Werror -o "$out/interp-walk" "$here/interp-walk.c" -lelf; then ok; else bad "build interp-walk"; fi
 if gcc -I/usr/include/python3.11 -o "$out/offsets-python" "$here/offsets-python.c" &&
 	"$out/offsets-python" > "$out/offsets-python.txt"; then ok; else bad "python311.h vs python3.11-dev headers"; grep MISMATCH "$out/offsets-python.txt"; fi
+# CPython 3.8 - 3.10 (python_versions.c) vs their own headers: pyenv builds, bullseye's dev root.
+if "$here/offsets-python-old.sh" > "$out/offsets-python-old.txt"; then ok; else bad "python 3.8 - 3.10 entries vs their headers"; fi
+grep -E '^(ok|FAIL|not checked)' "$out/offsets-python-old.txt"
 rbinc=/usr/include/x86_64-linux-gnu/ruby-3.1.0
 rbhdr=$(cd "$rbinc" 2>/dev/null && ls rb_mjit_min_header-3.1.*.h 2>/dev/null | head -1)
 if [ -n "$rbhdr" ] && gcc -w -I"$rbinc" -DRB_MJIT_HEADER="\"$rbhdr\"" -o "$out/offsets-ruby" "$here/offsets-ruby.c" -lruby-3.1 &&
@@ -44,6 +47,28 @@ for rel in bullseye:5.32 trixie:5.40 sid:5.42; do
 	# shellcheck disable=SC2016 # expanded inside the root
 	if chroot "$r" sh -c 'cd /tmp/stitch-offsets && gcc -O2 -Wall -Werror $(perl -MConfig -e "print \$Config{ccflags}") -I"$(perl -MConfig -e "print \$Config{archlib}")/CORE" -o offsets-perl offsets-perl.c && ./offsets-perl' > "$out/offsets-perl-$v.txt" &&
 		grep -q "^ok major=${v#5.} " "$out/offsets-perl-$v.txt"; then ok; else bad "perl$(echo "$v" | tr -d .).h vs $r's perl $v headers"; grep MISMATCH "$out/offsets-perl-$v.txt"; fi
+done
+# CPython 3.12 and 3.13 (src/interp/python/python_offsets_new.h): pyenv builds' headers,
+# and Debian trixie's python3.13-dev compiled inside its root (stitch-dev roots).
+pyinc=$root/src/interp/python
+for v in 3.12.1:312 3.13.0:313; do
+	d=/root/.pyenv/versions/${v%%:*}/include/python$(echo "${v%%:*}" | cut -d. -f1,2)
+	if gcc -DPYV="${v##*:}" -I"$pyinc" -I"$d" -o "$out/offsets-python-${v##*:}" "$here/offsets-python-new.c" &&
+		"$out/offsets-python-${v##*:}" > "$out/offsets-python-${v##*:}.txt"; then ok; else bad "python_offsets_new.h vs $d"; grep MISMATCH "$out/offsets-python-${v##*:}.txt"; fi
+done
+# Debian releases' own -dev headers, compiled inside their stitch-dev roots.
+for r in trixie:3.13:313 sid:3.14:314; do
+	rel=${r%%:*} v=$(echo "$r" | cut -d: -f2) n=${r##*:}
+	rd=/var/cache/stitch-dev/$rel
+	if [ -d "$rd/usr/include/python$v" ]; then
+		mkdir -p "$rd/tmp/stitch-offsets"
+		cp "$here/offsets-python-new.c" "$pyinc/python_offsets_new.h" "$rd/tmp/stitch-offsets/"
+		if chroot "$rd" gcc -DPYV="$n" -I"/usr/include/python$v" -I/tmp/stitch-offsets \
+			-o /tmp/stitch-offsets/check /tmp/stitch-offsets/offsets-python-new.c &&
+			chroot "$rd" /tmp/stitch-offsets/check > "$out/offsets-python-$n-$rel.txt"; then ok; else bad "python_offsets_new.h vs $rel's python$v-dev"; grep MISMATCH "$out/offsets-python-$n-$rel.txt"; fi
+	else
+		echo "note: no $rd/usr/include/python$v: $rel's python $v headers not checked"
+	fi
 done
 [ -x "$out/interp-walk" ] || { echo "interp: $pass passed, $fail failed"; exit 1; }
 

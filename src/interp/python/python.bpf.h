@@ -2,9 +2,12 @@
 /*
  * CPython 3.11-style walker (interp_walk.bpf.h calls it).  The thread
  * state comes from the triggering thread's own pthread key slot, never from
- * _PyRuntime's GIL holder; the frames are the _PyInterpreterFrame list from
- * tstate->cframe->current_frame.  Every code object is type-checked; a read
- * that fails or a check that does not hold ends the walk, marked.
+ * _PyRuntime's GIL holder, and must say it is that thread's (thread_id ==
+ * pthread_self() == fs_base); the frames are the _PyInterpreterFrame list
+ * from tstate->cframe->current_frame (3.13: tstate->current_frame).  Every
+ * code object is type-checked; a read that fails or a check that does not
+ * hold ends the walk, marked.  3.12 on mark an eval call's start by a shim
+ * frame owned by the C stack (PY_LAYOUT_CSTACK_ENTRY).
  */
 #ifndef STITCH_INTERP_PYTHON_BPF_H
 #define STITCH_INTERP_PYTHON_BPF_H
@@ -13,6 +16,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "interp/interp_common.bpf.h"
+#include "interp/python/python_frameobject.bpf.h"
 
 /* State of one walk, for the bpf_loop() callback (verified once, not per iteration). */
 struct py_walk {
@@ -33,6 +37,7 @@ static long interp_python_step(__u64 i, void *ctx)
 	struct interp_frame *f, *prev;
 	const __u8 *fr;
 	__u64 code;
+	__u8 owner;
 
 	if (!s->cursor)
 		return 1;
@@ -56,8 +61,32 @@ static long interp_python_step(__u64 i, void *ctx)
 		ev->flags |= INTERP_EV_FAULT;
 		return 1;
 	}
-	code = chunk_u64(fr, L->frame_code);
 	f = &ev->frames[s->n & (INTERP_MAX_FRAMES - 1)];
+	owner = chunk_u8(fr, L->frame_owner);
+	if ((L->layout_flags & PY_LAYOUT_CSTACK_ENTRY) && owner == L->owner_cstack) {
+		/*
+		 * The shim an eval call pushes below its first frame: sent
+		 * with no code, it ends that call's group (even an empty one,
+		 * a sample between the shim's push and the first frame's).
+		 */
+		f->addr = 0;
+		f->pc = 0;
+		f->id1 = 0;
+		f->id2 = 0;
+		f->id3 = 0;
+		f->flags = INTERP_FRAME_ENTRY | (__u32)owner << PYTHON_FRAME_OWNER_SHIFT;
+		s->n++;
+		s->cursor = chunk_u64(fr, L->frame_previous);
+		return 0;
+	}
+	code = chunk_u64(fr, L->frame_code);
+	if (L->layout_flags & PY_LAYOUT_TAGGED_EXEC)
+		code &= ~(__u64)PY_EXEC_TAG_BITS;
+	/* 3.13: a frame entered from C may run None, not code: not a frame to show. */
+	if (code && code == w->cfg->py.none_addr) {
+		s->cursor = chunk_u64(fr, L->frame_previous);
+		return 0;
+	}
 	prev = &ev->frames[(s->n - 1) & (INTERP_MAX_FRAMES - 1)];
 	/*
 	 * Recursion: this frame runs the code object its callee ran.  A frame
@@ -84,8 +113,9 @@ static long interp_python_step(__u64 i, void *ctx)
 	}
 	f->addr = code;
 	f->pc = chunk_u64(fr, L->frame_instr);
-	f->flags = (chunk_u8(fr, L->frame_is_entry) ? INTERP_FRAME_ENTRY : 0) |
-		   (__u32)chunk_u8(fr, L->frame_owner) << PYTHON_FRAME_OWNER_SHIFT;
+	f->flags = (!(L->layout_flags & PY_LAYOUT_CSTACK_ENTRY) &&
+		    chunk_u8(fr, L->frame_is_entry) ? INTERP_FRAME_ENTRY : 0) |
+		   (__u32)owner << PYTHON_FRAME_OWNER_SHIFT;
 	s->n++;
 	s->cursor = chunk_u64(fr, L->frame_previous);
 	return 0;
@@ -116,11 +146,40 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 	}
 	if (!tstate)		/* a thread that never ran Python code */
 		return;
+	if (L->frameobject) {	/* 3.8 - 3.10 */
+		interp_pyfo_walk(task, ev, s, cfg, L, fs_base, tstate);
+		return;
+	}
 	s->n = 0;
 	s->cursor = 0;
-	if (interp_read(task, &cframe, sizeof(cframe), tstate + L->tstate_cframe) ||
-	    !cframe ||
-	    interp_read(task, &s->cursor, sizeof(s->cursor), cframe + L->cframe_current_frame)) {
+	/*
+	 * The key's slot is this thread's, but a stale or misread value would
+	 * give another thread's frames: its state must name this thread
+	 * (pthread_self(), which is fs_base with glibc on x86-64).
+	 */
+	if (L->tstate_thread_id) {
+		__u64 owner_thread = 0;
+
+		if (interp_read(task, &owner_thread, sizeof(owner_thread),
+				tstate + L->tstate_thread_id)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return;
+		}
+		if (owner_thread != fs_base) {
+			ev->flags |= INTERP_EV_CORRUPT;
+			return;
+		}
+	}
+	if (L->layout_flags & PY_LAYOUT_NO_CFRAME) {
+		if (interp_read(task, &s->cursor, sizeof(s->cursor),
+				tstate + L->tstate_current_frame)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return;
+		}
+	} else if (interp_read(task, &cframe, sizeof(cframe), tstate + L->tstate_cframe) ||
+		   !cframe ||
+		   interp_read(task, &s->cursor, sizeof(s->cursor),
+			       cframe + L->cframe_current_frame)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}

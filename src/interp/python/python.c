@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPython 3.11: finding the runtime in python3.11 or libpython3.11.so, and
+ * CPython 3.11 on: finding the runtime in python3.X or libpython3.X.so
+ * (3.13 on: with the layout the process states, python_debug.c), and
  * naming frames: code objects, their str names and the co_linetable, read
  * from the target with bounded reads and type checks.  Untrusted input:
  * every length is capped, every object's type checked.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/python/python.h"
+#include "interp/python/python_lnotab.h"
+#include "interp/python/python_new.h"
 #include "profile/profile.h"
 
 #define MAX_NAME_CHARS 1024
@@ -24,18 +28,59 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 			       const struct map *m, char *unsupported, size_t unsupported_len)
 {
 	Elf *elf = m->bin->elf;
-	uint64_t runtime, code, unicode, bytes;
+	uint64_t runtime, code, unicode, bytes, frame = 0, none = 0;
 	struct python_proc *pp;
+	char why[64] = "";
+	int dbg = 0;
 
 	if (!elf || !interp_dynsym_find(elf, "_PyRuntime", &runtime, NULL) ||
 	    !interp_dynsym_find(elf, "PyCode_Type", &code, NULL) ||
 	    !interp_dynsym_find(elf, "PyUnicode_Type", &unicode, NULL) ||
 	    !interp_dynsym_find(elf, "PyBytes_Type", &bytes, NULL))
 		return false;
+	/* 3.8 - 3.10: every frame object is type-checked too. */
+	if (v->layout.py.frameobject && !interp_dynsym_find(elf, "PyFrame_Type", &frame, NULL))
+		return false;
+	if (v->layout.py.layout_flags & PY_LAYOUT_FROM_DEBUG_OFFSETS) {
+		dbg = py_debug_layout(ip->pid, runtime + m->bias, v, &ip->layout.py, why,
+				      sizeof(why));
+		if (dbg == -EINVAL) {
+			if (!unsupported[0])
+				snprintf(unsupported, unsupported_len, "%s", why);
+			return false;
+		}
+	}
 	pp = interp_proc_take(ip, v, m, python_versions, sizeof(*pp));
 	if (!pp)
 		return false;
+	/* Its loop may lie outside its symbol (sid's 3.14): its frames are that part's. */
+	if (py_eval_part(elf, ip->eval_start, ip->eval_end - ip->eval_start,
+			 &ip->eval_part_start, &ip->eval_part_end) && getenv("STITCH_DEBUG"))
+		fprintf(stderr, "stitch: pid %u: %s's second part at %#lx-%#lx\n", ip->pid,
+			v->eval_func, (unsigned long)ip->eval_part_start,
+			(unsigned long)ip->eval_part_end);
+	if (v->layout.py.layout_flags & PY_LAYOUT_FROM_DEBUG_OFFSETS) {
+		/* Not readable yet (still being mapped): look again at the next event. */
+		ip->retry = dbg == -EAGAIN;
+		ip->layout.lang = v->layout.lang;
+		ip->own_layout = true;
+	}
+	/*
+	 * Test hook (STITCH_TEST_PY_THREAD_ID_OFF): read the thread state's
+	 * owner from another field, which never holds this thread's
+	 * pthread_self(): every walk must then fail the check, none show frames.
+	 */
+	if (getenv("STITCH_TEST_PY_THREAD_ID_OFF") && v->layout.py.tstate_thread_id) {
+		if (!ip->own_layout)
+			ip->layout = v->layout;
+		ip->layout.py.tstate_thread_id = atoi(getenv("STITCH_TEST_PY_THREAD_ID_OFF"));
+		ip->own_layout = true;
+	}
+	/* Only 3.13's entry frames run None (python.bpf.h); 0: never matches a frame. */
+	if (interp_dynsym_find(elf, "_Py_NoneStruct", &none, NULL))
+		ip->cfg.py.none_addr = none + m->bias;
 	ip->cfg.py.code_type = code + m->bias;
+	ip->cfg.py.frame_type = frame ? frame + m->bias : 0;
 	pp->unicode_type = unicode + m->bias;
 	pp->bytes_type = bytes + m->bias;
 	ip->cfg.py.tss_key_addr = runtime + m->bias + v->tss_key_off;
@@ -220,11 +265,17 @@ static uint8_t *py_bytes(pid_t pid, const struct interp_python_layout *L, uint64
 
 /* ---- code objects ---- */
 
+/* The layout ip's walks were made with: its own (3.13) or its version's. */
+static const struct interp_python_layout *py_layout(const struct interp_proc *ip)
+{
+	return ip->own_layout ? &ip->layout.py : &ip->ver->layout.py;
+}
+
 /* Read the code object and check it is the one the walker saw. */
 static void code_load(struct interp_code *c, const struct interp_proc *ip,
 		      const struct interp_frame *f)
 {
-	const struct interp_python_layout *L = &ip->ver->layout.py;
+	const struct interp_python_layout *L = py_layout(ip);
 	const struct python_proc *pp = ip->priv;
 	uint8_t buf[INTERP_CHUNK];
 	uint64_t ob_type, qualname, filename, linetable;
@@ -237,7 +288,9 @@ static void code_load(struct interp_code *c, const struct interp_proc *ip,
 	memcpy(&filename, buf + L->code_filename, 8);
 	memcpy(&linetable, buf + L->code_linetable, 8);
 	memcpy(&firstlineno, buf + L->code_firstlineno, 4);
-	memcpy(&firsttraceable, buf + L->code_firsttraceable, 4);
+	/* 3.11 on; before, no such field (unused: any field within the read does) */
+	memcpy(&firsttraceable, buf + (L->frameobject ? L->code_firstlineno :
+					L->code_firsttraceable), 4);
 	/* Freed and reused since the event: not the same code, say nothing. */
 	if (ob_type != ip->cfg.py.code_type || qualname != f->id1 || filename != f->id2 ||
 	    (uint32_t)firstlineno != f->id3)
@@ -271,13 +324,22 @@ static void python_name_frame(struct interp_state *st, struct interp_proc *ip,
 			      const struct proc *proc, const struct interp_frame *f,
 			      struct groups *g)
 {
-	const struct interp_python_layout *L = &ip->ver->layout.py;
+	const struct interp_python_layout *L = py_layout(ip);
 	unsigned int owner = (f->flags >> PYTHON_FRAME_OWNER_SHIFT) & 0xff;
-	struct interp_code *c = py_code_get(st, ip, f);
+	struct interp_code *c;
 	int64_t lasti;
 
+	if (!f->addr)		/* an eval call's shim frame (3.12 on): ends a group, unnamed */
+		return;
+	c = py_code_get(st, ip, f);
 	if (!c || !c->valid) {
 		g->names[g->n++] = interp_intern(st, FRAME_MARK, "[unknown python frame]", NULL, 0);
+		return;
+	}
+	if (L->frameobject) {	/* 3.8 - 3.10: pc is f_lasti */
+		g->names[g->n++] = interp_intern(st, FRAME_PYTHON, c->name, c->file,
+			py_old_line(L->lnotab, L->lasti_unit, c->linetable, c->linetable_len,
+				    c->firstlineno, (int64_t)f->pc));
 		return;
 	}
 	lasti = ((int64_t)f->pc - (int64_t)(f->addr + L->code_bytecode)) / (int64_t)L->codeunit;

@@ -43,18 +43,62 @@ struct interp_python_layout {
 	__u32 code_read;		/* bytes of a code object the walker reads */
 	__u8 owner_generator;		/* FRAME_OWNED_BY_GENERATOR */
 	__u8 pad[3];
+	/*
+	 * 3.8 - 3.10: the PyFrameObject chain (python_frameobject.bpf.h).
+	 * There code_qualname is co_name's offset, code_linetable co_lnotab's
+	 * (3.8, 3.9) or co_linetable's (3.10), frame_read a PyFrameObject's
+	 * bytes read; the 3.11 frame fields and code_firsttraceable unused.
+	 */
+	__u32 frameobject;		/* not 0: walk tstate->frame, f_back, ... */
+	__u32 tstate_frame;		/* PyThreadState.frame */
+	__u32 fo_back;			/* PyFrameObject.f_back */
+	__u32 fo_code;			/* .f_code */
+	__u32 fo_lasti;			/* .f_lasti (int) */
+	__u32 lasti_unit;		/* bytes per f_lasti: 1 (3.8, 3.9), 2 (3.10) */
+	__u32 lnotab;			/* line table: PYTHON_LINETABLE_*, PYTHON_LNOTAB_* */
+	/*
+	 * Every version: PyThreadState.thread_id, its pthread_self(), which
+	 * must be the walked thread's fs_base (0: not checked).
+	 */
+	__u32 tstate_thread_id;
+	/* 3.12 on (python_new.h); 0 in a 3.11-style layout unless said. */
+	__u32 tstate_current_frame;	/* 3.13: .current_frame (with PY_LAYOUT_NO_CFRAME) */
+	__u32 layout_flags;		/* PY_LAYOUT_* */
+	__u8 owner_cstack;		/* FRAME_OWNED_BY_CSTACK (PY_LAYOUT_CSTACK_ENTRY) */
+	__u8 pad2[3];
 };
+
+/* interp_python_layout.lnotab: how a code object maps offsets to lines */
+#define PYTHON_LINETABLE_311	0	/* 3.11 co_linetable (locations) */
+#define PYTHON_LNOTAB_38	1	/* 3.8, 3.9 co_lnotab */
+#define PYTHON_LINETABLE_310	2	/* 3.10 co_linetable (PEP 626) */
+
+/*
+ * interp_python_layout.layout_flags.  CSTACK_ENTRY (3.12 on): no is_entry
+ * byte; each eval call pushes a shim frame owned by the C stack below its
+ * first frame, sent as a frame of its own (addr 0) that ends its group.
+ * NO_CFRAME (3.13 on): the thread state points to the current frame
+ * itself.  TAGGED_EXEC (3.14): f_executable is a _PyStackRef, tag bits low.
+ */
+#define PY_LAYOUT_CSTACK_ENTRY	(1u << 0)
+#define PY_LAYOUT_NO_CFRAME	(1u << 1)
+#define PY_LAYOUT_TAGGED_EXEC	(1u << 2)
+/* 3.14's Py_TAG_BITS with the GIL (pycore_stackref.h; free-threaded builds are refused). */
+#define PY_EXEC_TAG_BITS	3
 
 /* Where a process keeps what the walker starts from (interp_proc_cfg.py). */
 struct interp_python_cfg {
 	__u64 tss_key_addr;		/* &_PyRuntime.gilstate.autoTSSkey._key */
 	__u64 code_type;		/* &PyCode_Type, checked on every frame */
+	__u64 frame_type;		/* 3.8 - 3.10: &PyFrame_Type, checked on every frame */
+	__u64 none_addr;		/* &_Py_NoneStruct: 3.13's f_executable of a C entry */
 };
 
 /*
- * Python frame fields: addr = code object, pc = prev_instr, id1 =
- * co_qualname pointer, id2 = co_filename pointer, id3 = co_firstlineno
- * (the identity checks); flags: the frame's owner in bits 8..15.
+ * Python frame fields: addr = code object, pc = prev_instr (3.8 - 3.10:
+ * f_lasti), id1 = co_qualname pointer (3.8 - 3.10: co_name), id2 =
+ * co_filename pointer, id3 = co_firstlineno (the identity checks); flags:
+ * the frame's owner in bits 8..15 (3.11).
  */
 #define PYTHON_FRAME_OWNER_SHIFT 8
 

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPython 3.8 - 3.10 walker (python.bpf.h calls it when the layout says
+ * frameobject): the thread state from the triggering thread's own pthread
+ * key slot, then tstate->frame, a PyFrameObject, and its f_back chain.
+ * Each of these frames is run by its own _PyEval_EvalFrameDefault call, so
+ * every frame is an entry frame (a group of its own in stitch.c).  Every
+ * frame is type-checked against PyFrame_Type and its code object against
+ * PyCode_Type; a read that fails or a check that does not hold ends the
+ * walk, marked.
+ */
+#ifndef STITCH_INTERP_PYTHON_FRAMEOBJECT_BPF_H
+#define STITCH_INTERP_PYTHON_FRAMEOBJECT_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "interp/interp_common.bpf.h"
+
+/* State of one walk, for the bpf_loop() callback. */
+struct pyfo_walk {
+	struct task_struct *task;
+	struct interp_event *ev;
+	struct interp_scratch *s;
+	const struct interp_proc_cfg *cfg;
+	const struct interp_python_layout *L;
+};
+
+static long interp_pyfo_step(__u64 i, void *ctx)
+{
+	struct pyfo_walk *w = ctx;
+	struct interp_event *ev = w->ev;
+	struct interp_scratch *s = w->s;
+	const struct interp_python_layout *L = w->L;
+	__u32 frame_read = L->frame_read, code_read = L->code_read;
+	struct interp_frame *f, *prev;
+	__u64 code;
+
+	if (!s->cursor)
+		return 1;
+	if (frame_read == 0 || frame_read >= INTERP_CHUNK || code_read == 0 ||
+	    code_read >= INTERP_CHUNK) {
+		ev->flags |= INTERP_EV_CORRUPT;
+		return 1;
+	}
+	barrier_var(frame_read);
+	frame_read &= INTERP_CHUNK - 1;
+	barrier_var(code_read);
+	code_read &= INTERP_CHUNK - 1;
+	/*
+	 * Frame objects are heap objects (a code object's zombie frame, the
+	 * free list, a generator's own): no two need lie side by side, so
+	 * each is read on its own.
+	 */
+	if (interp_read(w->task, s->frame, frame_read, s->cursor)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return 1;
+	}
+	if (chunk_u64(s->frame, L->ob_type) != w->cfg->py.frame_type) {
+		ev->flags |= INTERP_EV_CORRUPT;
+		return 1;
+	}
+	code = chunk_u64(s->frame, L->fo_code);
+	f = &ev->frames[s->n & (INTERP_MAX_FRAMES - 1)];
+	prev = &ev->frames[(s->n - 1) & (INTERP_MAX_FRAMES - 1)];
+	/* Recursion: the code object just read, whose identity fields never change. */
+	if (s->n && code && prev->addr == code) {
+		f->id1 = prev->id1;
+		f->id2 = prev->id2;
+		f->id3 = prev->id3;
+	} else {
+		if (!code || interp_read(w->task, s->code, code_read, code)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return 1;
+		}
+		if (chunk_u64(s->code, L->ob_type) != w->cfg->py.code_type) {
+			ev->flags |= INTERP_EV_CORRUPT;
+			return 1;
+		}
+		f->id1 = chunk_u64(s->code, L->code_qualname);
+		f->id2 = chunk_u64(s->code, L->code_filename);
+		f->id3 = chunk_u32(s->code, L->code_firstlineno);
+	}
+	f->addr = code;
+	/* f_lasti is an int: -1 before the first instruction. */
+	f->pc = (__u64)(__s64)(__s32)chunk_u32(s->frame, L->fo_lasti);
+	f->flags = INTERP_FRAME_ENTRY;
+	s->n++;
+	s->cursor = chunk_u64(s->frame, L->fo_back);
+	return 0;
+}
+
+static __always_inline void interp_pyfo_walk(struct task_struct *task, struct interp_event *ev,
+					     struct interp_scratch *s,
+					     const struct interp_proc_cfg *cfg,
+					     const struct interp_python_layout *L, __u64 fs_base,
+					     __u64 tstate)
+{
+	struct pyfo_walk w = { .task = task, .ev = ev, .s = s, .cfg = cfg, .L = L };
+	__u64 thread_id = 0;
+
+	s->n = 0;
+	s->cursor = 0;
+	/*
+	 * The thread state in this thread's own key slot names the thread it
+	 * belongs to (pthread_self(), which is fs_base on x86-64 glibc): any
+	 * other value is a slot or a thread state we misread, never a reason
+	 * to show that thread's frames here.
+	 */
+	if (interp_read(task, &thread_id, sizeof(thread_id), tstate + L->tstate_thread_id) ||
+	    interp_read(task, &s->cursor, sizeof(s->cursor), tstate + L->tstate_frame)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return;
+	}
+	if (thread_id != fs_base) {
+		s->cursor = 0;
+		ev->flags |= INTERP_EV_CORRUPT;
+		return;
+	}
+	bpf_loop(INTERP_MAX_FRAMES, interp_pyfo_step, &w, 0);
+	if (s->cursor && s->n >= INTERP_MAX_FRAMES)
+		ev->flags |= INTERP_EV_TRUNCATED;
+	ev->nframes = s->n;
+}
+
+#endif /* STITCH_INTERP_PYTHON_FRAMEOBJECT_BPF_H */

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The part of _PyEval_EvalFrameDefault its symbol does not cover.  Debian
+ * sid's python3.14 and python3.13 (gcc 15, hot/cold partitioning) keep
+ * 1,184 and 2,384 bytes at the symbol, the entry, and the loop itself
+ * (84,423 and 77,082 bytes) in a second part with an FDE of its own and no
+ * symbol (stripped): every native frame of a running eval call is in that
+ * part.  Debian 12's python3.11 has the usual cold part (13,913 bytes of
+ * error paths, 379 jumps from the loop): a frame there is the loop's too.
+ * Found by what only a part of the same function does: the entry jumps
+ * (jmp/jcc, not calls) into the middle of it, many times; a tail call
+ * would jump to a function's start.
+ * Three jumps into one foreign FDE, and no other candidate, or nothing:
+ * a wrong part would splice Python frames over another function's frames.
+ */
+#include <string.h>
+
+#include "interp/python/python_new.h"
+#include "unwind/cfi.h"
+
+#define MIN_JUMPS 3
+#define MAX_CANDIDATES 8
+
+/* The bytes of [vaddr, vaddr + size) in an executable section, or NULL. */
+static const uint8_t *text_at(Elf *elf, uint64_t vaddr, uint64_t size)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || vaddr < sh.sh_addr ||
+		    vaddr + size > sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
+			return NULL;
+		return (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+/* Entry i of the table (it need not be aligned in the image). */
+static uint64_t hdr_start(const struct cfi_hdr_index *ix, size_t i)
+{
+	int32_t v;
+
+	memcpy(&v, &ix->table[2 * i], 4);
+	return ix->base + (int64_t)v;
+}
+
+/* Start of the FDE after the one starting at start (its end, padding included), or 0. */
+static uint64_t next_start(const struct cfi_hdr_index *ix, uint64_t start)
+{
+	size_t lo = 0, hi = ix->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (hdr_start(ix, mid) <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->count ? hdr_start(ix, lo) : 0;
+}
+
+bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint64_t *end)
+{
+	uint64_t cand[MAX_CANDIDATES], found = 0;
+	int hits[MAX_CANDIDATES], ncand = 0, i, strong = 0;
+	struct cfi_hdr_index ix;
+	const uint8_t *code;
+	uint64_t off;
+
+	*start = *end = 0;
+	if (!elf || size < 6 || size > (1u << 20) || cfi_hdr_index_read(elf, &ix) || !ix.count)
+		return false;
+	code = text_at(elf, eval, size);
+	if (!code)
+		return false;
+	for (off = 0; off + 5 <= size; off++) {
+		int32_t rel;
+		uint64_t target, fs;
+		int len;
+
+		if (code[off] == 0xe9) {			/* jmp rel32 */
+			len = 5;
+		} else if (code[off] == 0x0f && off + 6 <= size &&
+			   (code[off + 1] & 0xf0) == 0x80) {	/* jcc rel32 */
+			len = 6;
+		} else {
+			continue;
+		}
+		memcpy(&rel, code + off + len - 4, 4);
+		target = eval + off + len + (int64_t)rel;
+		if (target >= eval && target < eval + size)
+			continue;
+		fs = cfi_hdr_func_start(&ix, target);
+		/*
+		 * Not a jump at all (bytes of another instruction) when the
+		 * target lies past the last FDE, or in a gap after this one.
+		 */
+		if (!fs || fs == target || fs == cfi_hdr_func_start(&ix, eval) ||
+		    !text_at(elf, target, 1) || target >= next_start(&ix, fs))
+			continue;
+		for (i = 0; i < ncand && cand[i] != fs; i++)
+			;
+		if (i == ncand) {
+			if (ncand == MAX_CANDIDATES)
+				continue;
+			cand[ncand] = fs;
+			hits[ncand++] = 0;
+		}
+		hits[i]++;
+	}
+	for (i = 0; i < ncand; i++) {
+		if (hits[i] >= MIN_JUMPS) {
+			strong++;
+			found = cand[i];
+		}
+	}
+	if (strong != 1)
+		return false;
+	*start = found;
+	*end = next_start(&ix, found);
+	return *end > *start;
+}
