@@ -313,10 +313,11 @@ pl_release() {
 	# shellcheck disable=SC2086
 	"$STITCH" record -e offcpu -o "$TMP/plro-$rel.folded" -- \
 		$run perl /stitch-tests/pl_stitch.pl cpu 3
+	# (Preempted while running nap's loop is off-CPU too, without do_nanosleep.)
 	local nap
-	nap="$(pl_thread nap_create)$(pf Work::B::nap b_nap);.*;do_nanosleep_\\[k\\];"
-	expect_ge "ms off-CPU in nap's sleep" \
-		"$(awk -v t="$(offcpu_total "$TMP/plro-$rel.folded" "$nap")" 'BEGIN { print int(t * 1000) }')" 900
+	nap="$(pl_thread nap_create)$(pf Work::B::nap b_nap);"
+	expect_ge "ms off-CPU in nap's sleep" "$(awk -v t="$(offcpu_total \
+		"$TMP/plro-$rel.folded" "$nap.*;do_nanosleep_\\[k\\];")" 'BEGIN { print int(t * 1000) }')" 900
 	expect_eq "% of nap's off-CPU time under its exact chain" \
 		"$(share "$TMP/plro-$rel.folded" ';Work::B::nap \(' "$nap")" 100
 	expect_eq "A's frames in B's off-CPU stacks" \
@@ -343,8 +344,12 @@ pl_release() {
 	expect_eq "calls open at the end" "$(jq .open_at_end "$out.json")" 0
 	within_pct "slow calls' time" "$(jq '.slow_ns / 1e9' "$out.json")" \
 		"$(awk "BEGIN { print $(wl "$out" slow_ns) / 1e9 }")" 5
+	# 95-99% on a quiet machine; the rest is preemption after the read's wakeup.  In sid's
+	# perl every probe is single-stepped (no instruction the kernel emulates at their
+	# starts), one more return to user mode per call where a loaded machine preempts:
+	# 65-84% in 3 of 6 runs at load average 7 on 2 CPUs.
 	expect_ge "% of the slow calls' time blocked reading the pipe in read_byte" \
-		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;anon_pipe_read_\\[k\\];")" 90
+		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;anon_pipe_read_\\[k\\];")" "$5"
 
 	# perl embedded through the release's libperl.so: built here against the root's
 	# library (a release whose glibc is older than the host's cannot run it), run there.
@@ -362,7 +367,7 @@ pl_release() {
 	PL_COMM=perl_embed pl_check_threads "$TMP/plre-$rel.folded"
 }
 
-# RELEASE VERSION PP_HIDDEN (its perl exports no Perl_pp_* functions) [embed]
-test_perl_release_bullseye() { pl_release bullseye 5.32 0; }
-test_perl_release_trixie() { pl_release trixie 5.40 1 embed; }
-test_perl_release_sid() { pl_release sid 5.42 1 embed; }
+# RELEASE VERSION PP_HIDDEN (its perl exports no Perl_pp_* functions) embed|- MIN_PIPE_PCT
+test_perl_release_bullseye() { pl_release bullseye 5.32 0 - 90; }
+test_perl_release_trixie() { pl_release trixie 5.40 1 embed 90; }
+test_perl_release_sid() { pl_release sid 5.42 1 embed 60; }

@@ -23,9 +23,11 @@
  * segment; past its endbr64 if it starts with one (CET builds: trixie's,
  * sid's).  A uprobe on endbr64 is single-stepped out of line (a debug trap
  * per hit: a 5 ms call of pl_slow_calls.pl spent 1-2 ms more on CPU in
- * exc_debug_user); the instruction after it is emulated.  Nothing jumps to
- * that second instruction (objdump -d of trixie's perl: no branch to any
- * probed function's +4), so every call still passes the probe.
+ * exc_debug_user); in trixie's perl the next instruction is a push, which
+ * the kernel emulates (in sid's a sub from %rsp: still single-stepped).
+ * Nothing jumps to that second instruction (objdump -d of both: no branch
+ * to any probed function's +4), so every call still passes the probe, with
+ * its argument registers untouched.
  */
 static bool text_offset(Elf *elf, uint64_t vaddr, __u64 *off)
 {
