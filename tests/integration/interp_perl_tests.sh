@@ -371,3 +371,30 @@ pl_release() {
 test_perl_release_bullseye() { pl_release bullseye 5.32 0 - 90; }
 test_perl_release_trixie() { pl_release trixie 5.40 1 embed 90; }
 test_perl_release_sid() { pl_release sid 5.42 1 embed 60; }
+
+# Names as perl 5.40+ prints them, in the release's root: a sub with a signature, a lexical
+# sub (no package), an anonymous sub with a signature, a `class` method (Pt::poke).
+# pl_names_at MARK: "file:line" of a MARK of pl_names.pl, as its frames show it in a root.
+pl_names_at() {
+	echo "/stitch-tests/pl_names\\.pl:$(grep -n "# MARK: $1\$" tests/workloads/interp/pl_names.pl | cut -d: -f1)"
+}
+
+pl_release_names() {
+	local rel=$1 w=tests/workloads/interp/pl_names.pl
+	root_put "$rel" "$w"
+	# shellcheck disable=SC2046
+	"$STITCH" record -e syscall:getppid -o "$TMP/pln-$rel.folded" -- \
+		$(in_root_cmd "$rel") perl /stitch-tests/pl_names.pl 2
+	show "$TMP/pln-$rel.folded"
+	local base sig poke
+	base="perl_run;<main> \\($(pl_names_at main)\\);Work::run \\($(pl_names_at run)\\);Work::__ANON__ \\($(pl_names_at anon)\\);"
+	sig="${base}lex \\($(pl_names_at lex)\\);Work::sig \\($(pl_names_at sig)\\);[^;]+;getppid;"
+	poke="${base}Pt::poke \\($(pl_names_at poke)\\);[^;]+;getppid;"
+	expect_ge "signature sub under a lexical sub" "$(total "$TMP/pln-$rel.folded" "$sig")" 1000
+	expect_ge "class method" "$(total "$TMP/pln-$rel.folded" "$poke")" 1000
+	expect_eq "% of stacks with Perl frames that are one of the two" \
+		"$(share "$TMP/pln-$rel.folded" "$PLFRAME" "$sig|$poke")" 100
+}
+
+test_perl_release_names_trixie() { pl_release_names trixie; }
+test_perl_release_names_sid() { pl_release_names sid; }

@@ -84,7 +84,7 @@ struct perl_sub_probes {
 /* interp_frame.flags for perl (their own meaning: read for perl events only) */
 #define PERL_FRAME_FROM_C	(1u << 1)	/* retop NULL: entered from C (call_sv...) */
 #define PERL_FRAME_EVAL		(1u << 2)	/* an eval context: "(eval)" */
-#define PERL_FRAME_OLDOP0	(1u << 3)	/* eval pushed by call_sv(G_EVAL) (old op 0/ENTERSUB) */
+#define PERL_FRAME_OLDOP0	(1u << 3)	/* call_sv(G_EVAL)'s own eval (old op 0/ENTERSUB) */
 #define PERL_FRAME_MAIN		(1u << 4)	/* the main program: "<main>" */
 #define PERL_FRAME_SI_END	(1u << 5)	/* no frame: end of a nested stackinfo */
 #define PERL_FRAME_NO_PKG	(1u << 6)	/* a lexical sub: name without package */

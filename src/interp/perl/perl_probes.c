@@ -133,8 +133,8 @@ bool perl_sub_probes_of(Elf *elf, const struct interp_perl_layout *L,
 	    !pp_offset(elf, "Perl_pp_leavesub", L->op_leavesub, &p->leave) ||
 	    !pp_offset(elf, "Perl_pp_leavesublv", L->op_leavesublv, &p->leavelv) ||
 	    !func_offset(elf, "Perl_dounwind", &p->unwind)) {
-		snprintf(why, why_len, "its pp_entersub, pp_leavesub(lv) or Perl_dounwind not found "
-			 "(dynamic symbols, PL_ppaddr)");
+		snprintf(why, why_len, "its pp_entersub, pp_leavesub(lv) or Perl_dounwind not "
+			 "found (dynamic symbols, PL_ppaddr)");
 		return false;
 	}
 	if (func_offset(elf, "Perl_die_unwind", &p->die[0])) {
@@ -143,8 +143,8 @@ bool perl_sub_probes_of(Elf *elf, const struct interp_perl_layout *L,
 	}
 	for (i = 0; i < PERL_DIE_PROBES; i++) {
 		if (!func_offset(elf, die_funcs[i], &p->die[i])) {
-			snprintf(why, why_len, "neither Perl_die_unwind nor %s in its dynamic symbols",
-				 die_funcs[i]);
+			snprintf(why, why_len, "neither Perl_die_unwind nor %s in its dynamic "
+				 "symbols", die_funcs[i]);
 			return false;
 		}
 	}
