@@ -515,6 +515,66 @@ test_python313_later_patch_release_sid() {
 	expect_grep "$TMP/p313s.folded" "Thread\\.run \\(/usr/lib/python3\\.13/threading\\.py:[0-9]+\\)"
 }
 
+# Debian sid's python3.15 (3.15.2, stripped, linked in): the layout from its
+# _Py_DebugOffsets, which moved (a grown thread state section); the thread state
+# from its own thread-local (no pthread key any more); each thread's chain ends
+# in a sentinel frame of its thread state, which is no eval call's.
+test_python315_sid_in_its_root() {
+	local inroot PYW_RE BOOT
+	inroot=$(py_root_put sid)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	BOOT="Thread\\._bootstrap \\([^)]*threading\\.py:[0-9]+\\);Thread\\._bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);$NAT""Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$TMP/p315s.folded" -- \
+		$(in_root_cmd sid) python3.15 "$inroot" threads 3 2>"$TMP/p315s.err"
+	cat "$TMP/p315s.err"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p315s.err")" 0
+	# Its loop calls sorted() through _Py_VectorCall_StackRefSteal (3.14's: PyObject_Vectorcall).
+	PY_LEAF_CALL='' PY_SORT_CALL='_Py_VectorCall_StackRefSteal;' \
+		PY_COMM='^(python3\.15|Thread-[0-9]+ \([a-z_]*);' check_threads "$TMP/p315s.folded"
+	expect_grep "$TMP/p315s.folded" "Thread\\.run \\(/usr/lib/python3\\.15/threading\\.py:[0-9]+\\)"
+	expect_eq "stacks not stitched" "$(total "$TMP/p315s.folded" 'not stitched')" 0
+}
+
+# CPU samples of a busy 3.15 thread, at any instruction of its loop.
+test_python315_cpu_samples_sid() {
+	local inroot PYW_RE BOOT burn
+	inroot=$(py_root_put sid)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	BOOT="Thread\\._bootstrap \\([^)]*threading\\.py:[0-9]+\\);Thread\\._bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);$NAT""Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -F 999 -o "$TMP/p315c.folded" -- \
+		$(in_root_cmd sid) python3.15 "$inroot" cpu 3 2>"$TMP/p315c.err"
+	cat "$TMP/p315c.err"
+	show "$TMP/p315c.folded"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p315c.err")" 0
+	burn="$BOOT$(f cpu_a cpu_a);$(f cpu_burn cpu_burn)"
+	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/p315c.folded" "$burn")" 600
+	expect_eq "% of cpu_burn() samples with the exact chain" \
+		"$(share "$TMP/p315c.folded" ';cpu_burn \(' "$burn")" 100
+	expect_eq "B's frames under cpu_burn" \
+		"$(total "$TMP/p315c.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
+	expect_eq "stacks not stitched" "$(total "$TMP/p315c.folded" 'not stitched')" 0
+}
+
+# 3.15 finds a thread's state another way (its thread-local): the state must
+# still name the walked thread on every walk.  With the check reading
+# PyThreadState.interp (+16, a pointer, never a thread's fs_base), no walk passes.
+test_python315_thread_state_of_another_thread_refused() {
+	local inroot
+	inroot=$(py_root_put sid)
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	STITCH_TEST_PY_THREAD_ID_OFF=16 "$STITCH" record --stats -e syscall:getppid \
+		-o "$TMP/p315t.folded" -- $(in_root_cmd sid) python3.15 "$inroot" threads 1 \
+		2>"$TMP/p315t.err"
+	grep 'walks that failed' "$TMP/p315t.err"
+	show "$TMP/p315t.folded"
+	expect_eq "Python frames" "$(total "$TMP/p315t.folded" "$PYFRAME")" 0
+	expect_ge "native getppid stacks" "$(total "$TMP/p315t.folded" ';getppid;entry_SYSCALL')" 1000
+	expect_ge "walks refused" \
+		"$(sed -n 's/.*interpreter walks that failed \([0-9]*\).*/\1/p' "$TMP/p315t.err")" 1
+}
+
 test_python313_cpu_samples() {
 	need "$PY_313"
 	"$STITCH" record -F 999 -o "$TMP/p313c.folded" -- "$PY_313" "$PYW" cpu 3
