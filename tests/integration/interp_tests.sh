@@ -575,6 +575,37 @@ test_python315_thread_state_of_another_thread_refused() {
 		"$(sed -n 's/.*interpreter walks that failed \([0-9]*\).*/\1/p' "$TMP/p315t.err")" 1
 }
 
+# 3.15's generator frames (owned by their objects, linked into the chain while they
+# run), the comprehension inlined in its function's frame, a signal handler run
+# from the eval breaker above the frame it interrupted: as 3.12's, in sid's root.
+test_python315_generator_comprehension_signal_handler_sid() {
+	local inroot PYW_RE out top gen comp handler
+	inroot=$(py_root_put sid)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	out=$TMP/p315r.folded
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$out" -- \
+		$(in_root_cmd sid) python3.15 "$inroot" reenter 2 2>"$TMP/p315r.err"
+	cat "$TMP/p315r.err"
+	show "$out"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p315r.err")" 0
+	top="$(f '<module>' module);$(f main r_main);reenter \\($PYW_RE:"
+	# Its loop calls next() through _Py_BuiltinCallFast_StackRef, os.getppid() directly.
+	gen="$top$(mark r_next)\\);_Py_BuiltinCallFast_StackRef;$NAT$(f ticker g_ppid);$NAT$SYSCALL"
+	comp="$top$(mark r_comp)\\);$NAT$SYSCALL"
+	handler="_Py_HandlePending;$NAT$(f on_alarm h_ppid);$NAT$SYSCALL"
+	expect_ge "generator frame above next()" "$(total "$out" "$gen")" 1000
+	expect_ge "comprehension in reenter's frame" "$(total "$out" "$comp")" 1000
+	expect_eq "comprehension frames" "$(total "$out" 'listcomp')" 0
+	expect_ge "signal handler above the interrupted frame" \
+		"$(total "$out" "$top[0-9]+\\);(.*;)?$handler")" 10
+	expect_eq "% of ticker() -> getppid stacks exact" \
+		"$(share "$out" ';ticker \([^)]*\);([^;()]+;)*getppid;' "$gen")" 100
+	expect_eq "% of on_alarm() stacks exact" \
+		"$(share "$out" ';on_alarm \(' "$top[0-9]+\\);(.*;)?$handler")" 100
+	expect_eq "stacks not stitched" "$(total "$out" 'not stitched')" 0
+}
+
 test_python313_cpu_samples() {
 	need "$PY_313"
 	"$STITCH" record -F 999 -o "$TMP/p313c.folded" -- "$PY_313" "$PYW" cpu 3
