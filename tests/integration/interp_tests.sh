@@ -606,6 +606,37 @@ test_python315_generator_comprehension_signal_handler_sid() {
 	expect_eq "stacks not stitched" "$(total "$out" 'not stitched')" 0
 }
 
+# 3.15's thread state is found only through code stitch knows: sid's python3.15
+# with PyGILState_GetThisThreadState()'s endbr64 made a 4-byte nop (the same code
+# to run, another to read) is refused with one line naming the version, its
+# native frames kept, no Python frame shown.
+test_python315_unknown_thread_state_code_says_so() {
+	local root bin fn off=''
+	root=$(root_of sid)
+	bin=$TMP/python3.15
+	cp "$root/usr/bin/python3.15" "$bin"
+	fn=$(readelf -Ws --dyn-syms "$bin" | awk '$8 == "PyGILState_GetThisThreadState" { print $2; exit }')
+	# The file offset of that address, from its LOAD segment (Offset VirtAddr _ FileSiz).
+	while read -r _ o va _ fsz _; do
+		if (( 16#$fn >= va && 16#$fn < va + fsz )); then off=$((16#$fn - va + o)); fi
+	done < <(readelf -lW "$bin" | awk '$1 == "LOAD"')
+	is_number "$off" "PyGILState_GetThisThreadState's file offset"
+	expect_eq "its first bytes" "$(od -An -tx1 -j "$off" -N4 "$bin" | tr -d ' ')" f30f1efa
+	printf '\x0f\x1f\x40\x00' | dd of="$bin" bs=1 seek="$off" conv=notrunc status=none
+	root_put sid "$bin" "$PYW"
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$TMP/p315u.folded" -- \
+		$(in_root_cmd sid) /stitch-tests/python3.15 /stitch-tests/py_stitch.py threads 1 \
+		2>"$TMP/p315u.err"
+	cat "$TMP/p315u.err"
+	show "$TMP/p315u.folded"
+	expect_eq "lines naming the version" \
+		"$(grep -c 'python 3\.15 (thread state not found) is not supported yet' "$TMP/p315u.err")" 1
+	expect_eq "lines saying something is not supported" "$(grep -c 'not supported' "$TMP/p315u.err")" 1
+	expect_ge "native getppid stacks" "$(total "$TMP/p315u.folded" ';getppid;entry_SYSCALL')" 1000
+	expect_eq "Python frames" "$(total "$TMP/p315u.folded" "$PYFRAME")" 0
+}
+
 test_python313_cpu_samples() {
 	need "$PY_313"
 	"$STITCH" record -F 999 -o "$TMP/p313c.folded" -- "$PY_313" "$PYW" cpu 3
