@@ -598,11 +598,11 @@ test_python315_generator_comprehension_signal_handler_sid() {
 	expect_ge "comprehension in reenter's frame" "$(total "$out" "$comp")" 1000
 	expect_eq "comprehension frames" "$(total "$out" 'listcomp')" 0
 	expect_ge "signal handler above the interrupted frame" \
-		"$(total "$out" "$top[0-9]+\\);(.*;)?$handler")" 10
+		"$(total "$out" "${top}[0-9]+\\);(.*;)?$handler")" 10
 	expect_eq "% of ticker() -> getppid stacks exact" \
 		"$(share "$out" ';ticker \([^)]*\);([^;()]+;)*getppid;' "$gen")" 100
 	expect_eq "% of on_alarm() stacks exact" \
-		"$(share "$out" ';on_alarm \(' "$top[0-9]+\\);(.*;)?$handler")" 100
+		"$(share "$out" ';on_alarm \(' "${top}[0-9]+\\);(.*;)?$handler")" 100
 	expect_eq "stacks not stitched" "$(total "$out" 'not stitched')" 0
 }
 
