@@ -70,6 +70,15 @@ for r in trixie:3.13:313 sid:3.14:314; do
 		echo "note: no $rd/usr/include/python$v: $rel's python $v headers not checked"
 	fi
 done
+# 3.15: sid's python3.15-dev is in no root: its .debs (with libpython3.15-dev) unpacked
+# aside (dpkg -x), PY315_INCLUDE=that/usr/include, compiled here (amd64 as sid).
+if [ -n "${PY315_INCLUDE:-}" ]; then
+	if gcc -DPYV=315 -I"$pyinc" -I"$PY315_INCLUDE" -I"$PY315_INCLUDE/python3.15" \
+		-o "$out/offsets-python-315" "$here/offsets-python-new.c" &&
+		"$out/offsets-python-315" > "$out/offsets-python-315.txt"; then ok; else bad "python_offsets_new.h vs $PY315_INCLUDE/python3.15"; grep MISMATCH "$out/offsets-python-315.txt"; fi
+else
+	echo "note: no PY315_INCLUDE: python 3.15's headers not checked"
+fi
 [ -x "$out/interp-walk" ] || { echo "interp: $pass passed, $fail failed"; exit 1; }
 
 # line of "MARK: name" in a file
