@@ -125,8 +125,10 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 	const struct interp_version *found = NULL;
 	const struct interp_ops *found_ops = NULL;
 	struct interp_proc *ip;
+	const struct interp_version *attach_ver = NULL;
 	bool have_libc = false;
-	char unsupported[64] = "";
+	/* What stopped us: an interpreter's version or build, and glibc's. */
+	char unsupported[64] = "", unknown_glibc[32] = "";
 	size_t i;
 
 	if (!proc || st->disabled)
@@ -169,8 +171,8 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 			have_libc = true;
 			glibc = interp_glibc_layout(major, minor);
 			if (!glibc)
-				snprintf(unsupported, sizeof(unsupported), "glibc %d.%d", major,
-					 minor);
+				snprintf(unknown_glibc, sizeof(unknown_glibc), "glibc %d.%d",
+					 major, minor);
 		}
 		if (!ld && (strncmp(m->bin->name, "ld-linux", 8) == 0 ||
 			    strncmp(m->bin->name, "ld-2.", 5) == 0))
@@ -192,8 +194,10 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 		}
 	}
 	/* What needs ld.so's and glibc's mappings, which may come after the module. */
-	if (found && found_ops->attach && !found_ops->attach(ip, found, interp_map, ld, glibc))
+	if (found && found_ops->attach && !found_ops->attach(ip, found, interp_map, ld, glibc)) {
+		attach_ver = found;
 		found = NULL;
+	}
 	if (!found)
 		ip->ver = NULL;
 	ip->ops = found_ops;
@@ -225,13 +229,19 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 		warn_once("too many interpreter processes (interp_procs is full)");
 	} else if (ip->ver && ip->retry) {
 		/* Not ready: keep ip->ver for nothing, look again at the next event. */
-	} else if (ip->ver && have_libc) {
+	} else if ((ip->ver || attach_ver) && have_libc && !glibc) {
+		/* The interpreter is one we walk, its glibc is not (a newer release). */
+		const struct interp_version *v = ip->ver ? ip->ver : attach_ver;
 		char what[96];
 
 		snprintf(what, sizeof(what), "%s %s with %s is not supported yet",
-			 ip->ver->lang_name, ip->ver->version, unsupported);
+			 v->lang_name, v->version, unknown_glibc);
 		warn_once(what);
 	} else if (!ip->ver && unsupported[0]) {
+		/*
+		 * An interpreter we do not walk is named by itself, whatever its
+		 * glibc; a native program's glibc needs no layout, and is not.
+		 */
 		char what[96];
 
 		snprintf(what, sizeof(what), "%s is not supported yet", unsupported);

@@ -359,8 +359,9 @@ static bool shebang_of(const char *file, char *out, size_t len)
 	return true;
 }
 
-/* The perl layout of the ELF file at path, or NULL (why says why). */
-static const struct interp_perl_layout *perl_at(const char *path, char *why, size_t why_len)
+/* The perl layout of the ELF file at path and its probes, or NULL (why says why). */
+static const struct interp_perl_layout *perl_at(const char *path, struct perl_sub_probes *p,
+						char *why, size_t why_len)
 {
 	const struct interp_perl_layout *L;
 	int fd;
@@ -370,7 +371,7 @@ static const struct interp_perl_layout *perl_at(const char *path, char *why, siz
 		snprintf(why, why_len, "%s", errno == ENOEXEC ? "not an ELF file" : strerror(errno));
 		return NULL;
 	}
-	L = perl_layout_of_file(elf, why, why_len);
+	L = perl_layout_of_file(elf, p, why, why_len);
 	elf_end(elf);
 	close(fd);
 	return L;
@@ -389,7 +390,7 @@ static bool find_perl(struct lat_root *r, pid_t pid, char *const *command, char 
 
 	if (pid > 0) {
 		snprintf(cand, sizeof(cand), "/proc/%d/exe", (int)pid);
-		r->perl = perl_at(cand, why, why_len);
+		r->perl = perl_at(cand, &r->perl_probes, why, why_len);
 		snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
 		f = r->perl ? NULL : fopen(maps, "re");
 		while (f && !r->perl && fgets(line, sizeof(line), f)) {
@@ -399,7 +400,7 @@ static bool find_perl(struct lat_root *r, pid_t pid, char *const *command, char 
 				continue;
 			path[strcspn(path, "\n")] = '\0';
 			snprintf(cand, sizeof(cand), "/proc/%d/root%s", (int)pid, path);
-			r->perl = perl_at(cand, why, why_len);
+			r->perl = perl_at(cand, &r->perl_probes, why, why_len);
 		}
 		if (f)
 			fclose(f);
@@ -408,12 +409,12 @@ static bool find_perl(struct lat_root *r, pid_t pid, char *const *command, char 
 			snprintf(why, why_len, "%s: not found", command[0]);
 			return false;
 		}
-		r->perl = perl_at(cand, why, why_len);
+		r->perl = perl_at(cand, &r->perl_probes, why, why_len);
 		if (!r->perl && shebang_of(cand, cand, sizeof(cand)))
-			r->perl = perl_at(cand, why, why_len);
+			r->perl = perl_at(cand, &r->perl_probes, why, why_len);
 	} else {
 		snprintf(cand, sizeof(cand), "/usr/bin/perl");
-		r->perl = perl_at(cand, why, why_len);
+		r->perl = perl_at(cand, &r->perl_probes, why, why_len);
 	}
 	if (r->perl)
 		snprintf(r->binary, sizeof(r->binary), "%s", cand);
@@ -439,7 +440,8 @@ static int parse_perl(struct lat_root *r, const char *name, pid_t pid, char *con
 				   r->spec);
 	if (!find_perl(r, pid, command, why, sizeof(why))) {
 		fprintf(stderr, "stitch latency: -e %s: no perl we can follow in this target (%s); "
-			"perl 5.36 as /usr/bin/perl or libperl.so.5.36 is\n", r->spec, why);
+			"perls followed: 5.32, 5.36, 5.40, 5.42 (the executable or libperl.so)\n",
+			r->spec, why);
 		return 2;
 	}
 	snprintf(r->function, sizeof(r->function), "%s", name);
@@ -574,23 +576,29 @@ int lat_root_attach(const struct lat_root *r, struct latency_bpf *skel, struct b
 							       NULL) : NULL;
 		break;
 	case ROOT_PERL: {
-		static const char *const fns[] = { "Perl_pp_entersub", "Perl_pp_leavesub",
-						   "Perl_pp_leavesublv", "Perl_dounwind",
-						   "Perl_die_unwind" };
-		struct bpf_program *progs[] = { skel->progs.lat_perl_enter,
-						skel->progs.lat_perl_leave,
-						skel->progs.lat_perl_leave,
-						skel->progs.lat_perl_unwind,
-						skel->progs.lat_perl_die };
-		int i;
+		/*
+		 * By file offset (perl_probes.c): perl 5.40+ exports no pp
+		 * function, they are found through PL_ppaddr[].
+		 */
+		const struct perl_sub_probes *pp = &r->perl_probes;
+		const char *const what[] = { "pp_entersub", "pp_leavesub", "pp_leavesublv",
+					     "Perl_dounwind", "die", "die", "die" };
+		struct bpf_program *progs[LAT_ROOT_LINKS] = {
+			skel->progs.lat_perl_enter, skel->progs.lat_perl_leave,
+			skel->progs.lat_perl_leave, skel->progs.lat_perl_unwind };
+		uint64_t offs[LAT_ROOT_LINKS] = { pp->enter, pp->leave, pp->leavelv, pp->unwind };
+		int i, n = 4;
 
-		for (i = 0; i < 5; i++) {
-			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = fns[i]);
-
-			links[i] = bpf_program__attach_uprobe_opts(progs[i], -1, r->binary, 0, &uo);
+		for (i = 0; i < (int)pp->ndie && i < PERL_DIE_PROBES; i++, n++) {
+			progs[n] = skel->progs.lat_perl_die;
+			offs[n] = pp->die[i];
+		}
+		for (i = 0; i < n; i++) {
+			links[i] = bpf_program__attach_uprobe(progs[i], false, -1, r->binary,
+							      offs[i]);
 			if (!links[i]) {
 				fprintf(stderr, "stitch latency: cannot attach to %s in %s: %s\n",
-					fns[i], r->binary, strerror(errno));
+					what[i], r->binary, strerror(errno));
 				return -1;
 			}
 		}

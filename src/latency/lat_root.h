@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "interp/perl/perl_layout.h"
 #include "latency/latency.h"
 
 struct latency_bpf;
@@ -53,10 +54,11 @@ struct lat_root {
 	int nkeys;
 	/* perl:NAME: the interpreter's layout (binary is the perl or libperl.so) */
 	const struct interp_perl_layout *perl;
+	struct perl_sub_probes perl_probes;	/* where in binary (file offsets) */
 };
 
-/* Links a root attaches (perl: sub entry, two returns, unwinding, die). */
-#define LAT_ROOT_LINKS 5
+/* Links a root attaches (perl: sub entry, two returns, unwinding, 1-3 for die). */
+#define LAT_ROOT_LINKS (4 + PERL_DIE_PROBES)
 
 /*
  * Parse -e SPEC into r; keys is --key (NULL: by thread).  pid (the first -p

@@ -23,14 +23,29 @@ pf() {
 PLFRAME='\.pl:[0-9]+\)'
 # Any run of native frames (their names have no "(", Perl frames do).
 PNAT='([^;()]+;)*'
-PL_SYSCALL='Perl_pp_getppid;getppid;entry_SYSCALL_64_after_hwframe_\[k\];'
+# A pp function's frame: perl 5.38+ no longer exports them (PL_PP_HIDDEN=1 for those
+# perls: the frame is perl+0x..., or libperl.so.5.N.M+0x... embedded).
+PL_PP_HIDDEN=0
+pl_pp() {
+	if [ "$PL_PP_HIDDEN" = 1 ]; then
+		echo "(Perl_pp_$1|(perl|libperl\\.so[.0-9]*)\\+0x[0-9a-f]+)"
+	else
+		echo "Perl_pp_$1"
+	fi
+}
+pl_syscall() {
+	echo "$(pl_pp getppid);getppid;entry_SYSCALL_64_after_hwframe_\\[k\\];"
+}
+PL_SYSCALL=$(pl_syscall)
+# A thread's native base below threads.so (glibc 2.36 on the host, with its symbols).
+PL_CLONE='clone3;start_thread;'
 
 # The traced program's comm: perl, or a program embedding it.
 PL_COMM=perl
 
 # An ithread's base: threads.xs runs the entry sub with call_sv(G_EVAL).
 pl_thread() {
-	echo "^$PL_COMM;clone3;start_thread;${PNAT}Perl_call_sv;\\(eval\\) \\($PLW_RE:$(plmark "$1")\\);"
+	echo "^$PL_COMM;$PL_CLONE${PNAT}Perl_call_sv;\\(eval\\) \\($PLW_RE:$(plmark "$1")\\);"
 }
 
 pl_leaf_chain() {
@@ -38,14 +53,14 @@ pl_leaf_chain() {
 }
 # The sort block is no frame (a CXt_NULL context): key_of runs in pp_sort's runops.
 pl_sort_chain() {
-	echo "$(pl_thread a_create)$(pf Work::A::run a_sorted);$(pf Work::A::sorted sort_block);Perl_pp_sort;${PNAT}$(pf Work::A::key_of key_of);$PL_SYSCALL"
+	echo "$(pl_thread a_create)$(pf Work::A::run a_sorted);$(pf Work::A::sorted sort_block);$(pl_pp sort);${PNAT}$(pf Work::A::key_of key_of);$PL_SYSCALL"
 }
 # DESTROY: sv_clear calls it through call_sv(G_EVAL), in a stackinfo of its own.
 pl_destroy_chain() {
-	echo "$(pl_thread a_create)$(pf Work::A::run a_guarded);$(pf Work::A::guarded guarded);Perl_pp_undef;${PNAT}Perl_call_sv;$(pf '\(eval\)' guarded);$(pf Work::Guard::DESTROY destroy);$PL_SYSCALL"
+	echo "$(pl_thread a_create)$(pf Work::A::run a_guarded);$(pf Work::A::guarded guarded);$(pl_pp undef);${PNAT}Perl_call_sv;$(pf '\(eval\)' guarded);$(pf Work::Guard::DESTROY destroy);$PL_SYSCALL"
 }
 pl_write_chain() {
-	echo "$(pl_thread b_create)$(pf Work::B::run b_loop);$(pf Work::B::b_write b_write);Perl_pp_syswrite;write;"
+	echo "$(pl_thread b_create)$(pf Work::B::run b_loop);$(pf Work::B::b_write b_write);$(pl_pp syswrite);write;"
 }
 
 pl_check_threads() {
@@ -257,3 +272,129 @@ test_perl_churn_never_mixes_frames() {
 	expect_ge "% of samples with Perl frames" \
 		"$(awk -F';' '{ all += $1; if (NF > 1 && $0 !~ /truncated/) hit += $1 } END { print int(100 * hit / all) }' "$TMP/plch.frames")" 80
 }
+
+# perl of a Debian release in its own mount namespace and root, as a container runs it
+# (roots.sh), traced from the host: the threads' exact chains and lines, and which thread
+# each frame belongs to, under syscalls; CPU samples' exact chain.  Frames name the file
+# by its path in the root.  stitch must have chosen that perl's table (STITCH_DEBUG).
+# A sleeping thread's off-CPU time under its chain.  A sub's latency (stitch latency -e perl:NAME).  Optionally the same threads in a
+# program embedding the release's libperl.so.
+pl_release() {
+	local rel=$1 ver=$2 run
+	local PLW_RE='/stitch-tests/pl_stitch\.pl' PL_CLONE=$PNAT PL_PP_HIDDEN=$3 PL_SYSCALL
+	PL_SYSCALL=$(pl_syscall)
+	root_put "$rel" "$PLW"
+	run=$(in_root_cmd "$rel")
+	# shellcheck disable=SC2086 # the root's command prefix is words
+	STITCH_DEBUG=1 "$STITCH" record -e syscall:getppid -e syscall:write \
+		-o "$TMP/plr-$rel.folded" -- $run perl /stitch-tests/pl_stitch.pl threads 3 \
+		2>"$TMP/plr-$rel.err"
+	grep -v '^stitch: pid [0-9]*: no interpreter' "$TMP/plr-$rel.err" | grep -i perl
+	expect_ge "perl $ver recognized, glibc known" \
+		"$(grep -c "^stitch: pid [0-9]*: perl $ver, glibc known" "$TMP/plr-$rel.err")" 1
+	expect_eq "messages about perl" "$(grep -c 'perl.*not supported' "$TMP/plr-$rel.err")" 0
+	pl_check_threads "$TMP/plr-$rel.folded"
+
+	# shellcheck disable=SC2086
+	"$STITCH" record -F 999 -o "$TMP/plrc-$rel.folded" -- \
+		$run perl /stitch-tests/pl_stitch.pl cpu 3
+	local burn base
+	burn=";$(pf '\(eval\)' cpu_create);$(pf Work::A::cpu a_cpu);$(pf Work::A::burn burn)(;| )"
+	base="$(pl_thread cpu_create)$(pf Work::A::cpu a_cpu);$(pf Work::A::burn burn)"
+	expect_ge "samples in cpu -> burn" "$(total "$TMP/plrc-$rel.folded" "$burn")" 300
+	expect_eq "% of burn samples with the exact chain" \
+		"$(share "$TMP/plrc-$rel.folded" ';Work::A::burn \(' "$burn")" 100
+	expect_ge "% of them with the whole native base" \
+		"$(share "$TMP/plrc-$rel.folded" ';Work::A::burn \(' "$base")" 90
+	expect_eq "B's frames with A's" \
+		"$(total "$TMP/plrc-$rel.folded" 'Work::B::.*Work::A::|Work::A::.*Work::B::')" 0
+
+	# Off-CPU: thread B sleeps in nap's loop all along, under its exact chain.
+	# shellcheck disable=SC2086
+	"$STITCH" record -e offcpu -o "$TMP/plro-$rel.folded" -- \
+		$run perl /stitch-tests/pl_stitch.pl cpu 3
+	# (Preempted while running nap's loop is off-CPU too, without do_nanosleep.)
+	local nap
+	nap="$(pl_thread nap_create)$(pf Work::B::nap b_nap);"
+	expect_ge "ms off-CPU in nap's sleep" "$(awk -v t="$(offcpu_total \
+		"$TMP/plro-$rel.folded" "$nap.*;do_nanosleep_\\[k\\];")" 'BEGIN { print int(t * 1000) }')" 900
+	expect_eq "% of nap's off-CPU time under its exact chain" \
+		"$(share "$TMP/plro-$rel.folded" ';Work::B::nap \(' "$nap")" 100
+	expect_eq "A's frames in B's off-CPU stacks" \
+		"$(total "$TMP/plro-$rel.folded" 'Work::B::nap.*Work::A::|Work::A::.*Work::B::nap')" 0
+
+	# stitch latency -e perl:handle in the root's perl (5.40+: pp functions found through
+	# PL_ppaddr, exceptions at die_unwind's callers): every call counted, whether it
+	# returns, returns early or dies out to its caller's eval; the slow ones' time
+	# as the workload measured it, and blocked in the pipe read under read_byte.
+	local pl=tests/workloads/interp/pl_slow_calls.pl out=$TMP/plrl-$rel st i
+	root_put "$rel" "$pl"
+	# shellcheck disable=SC2086
+	$run perl /stitch-tests/pl_slow_calls.pl 1000 >"$out.wl" &
+	local pid=$!
+	for i in $(seq 100); do grep -q ready "$out.wl" && break; sleep 0.05; done
+	"$STITCH" latency -e perl:handle -p "$pid" -o "$out.json" -o "$out.folded" 2>"$out.err" &
+	st=$!
+	for i in $(seq 400); do grep -q 'stitch latency: timing' "$out.err" && break; sleep 0.05; done
+	kill -USR1 "$pid"
+	wait "$pid" || die "the workload failed"
+	wait "$st" || { cat "$out.err"; die "stitch latency failed"; }
+	cat "$out.wl" "$out.err"
+	expect_eq "calls counted" "$(jq .calls "$out.json")" 1000
+	expect_eq "calls open at the end" "$(jq .open_at_end "$out.json")" 0
+	within_pct "slow calls' time" "$(jq '.slow_ns / 1e9' "$out.json")" \
+		"$(awk "BEGIN { print $(wl "$out" slow_ns) / 1e9 }")" 5
+	# 95-99% on a quiet machine; the rest is preemption after the read's wakeup.  In sid's
+	# perl every probe is single-stepped (no instruction the kernel emulates at their
+	# starts), one more return to user mode per call where a loaded machine preempts:
+	# 65-84% in 3 of 6 runs at load average 7 on 2 CPUs.
+	expect_ge "% of the slow calls' time blocked reading the pipe in read_byte" \
+		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;anon_pipe_read_\\[k\\];")" "$5"
+
+	# perl embedded through the release's libperl.so: built here against the root's
+	# library (a release whose glibc is older than the host's cannot run it), run there.
+	[ "${4:-}" = embed ] || return 0
+	local lib
+	lib=$(ls "$(root_of "$rel")"/usr/lib/x86_64-linux-gnu/libperl.so."$ver".* | head -1)
+	gcc -O2 -g -Wall -Wextra -Werror -o "$TMP/perl_embed" tests/workloads/interp/perl_embed.c \
+		"$lib" -Wl,--allow-shlib-undefined || die "cannot build perl_embed against $lib"
+	root_put "$rel" "$TMP/perl_embed"
+	# shellcheck disable=SC2086
+	"$STITCH" record -e syscall:getppid -e syscall:write -o "$TMP/plre-$rel.folded" -- \
+		$run /stitch-tests/perl_embed /stitch-tests/pl_stitch.pl threads 3 2>"$TMP/plre-$rel.err"
+	cat "$TMP/plre-$rel.err"
+	expect_eq "messages about perl (embedded)" "$(grep -c perl "$TMP/plre-$rel.err")" 0
+	PL_COMM=perl_embed pl_check_threads "$TMP/plre-$rel.folded"
+}
+
+# RELEASE VERSION PP_HIDDEN (its perl exports no Perl_pp_* functions) embed|- MIN_PIPE_PCT
+test_perl_release_bullseye() { pl_release bullseye 5.32 0 - 90; }
+test_perl_release_trixie() { pl_release trixie 5.40 1 embed 90; }
+test_perl_release_sid() { pl_release sid 5.42 1 embed 60; }
+
+# Names as perl 5.40+ prints them, in the release's root: a sub with a signature, a lexical
+# sub (no package), an anonymous sub with a signature, a `class` method (Pt::poke).
+# pl_names_at MARK: "file:line" of a MARK of pl_names.pl, as its frames show it in a root.
+pl_names_at() {
+	echo "/stitch-tests/pl_names\\.pl:$(grep -n "# MARK: $1\$" tests/workloads/interp/pl_names.pl | cut -d: -f1)"
+}
+
+pl_release_names() {
+	local rel=$1 w=tests/workloads/interp/pl_names.pl
+	root_put "$rel" "$w"
+	# shellcheck disable=SC2046
+	"$STITCH" record -e syscall:getppid -o "$TMP/pln-$rel.folded" -- \
+		$(in_root_cmd "$rel") perl /stitch-tests/pl_names.pl 2
+	show "$TMP/pln-$rel.folded"
+	local base sig poke
+	base="perl_run;<main> \\($(pl_names_at main)\\);Work::run \\($(pl_names_at run)\\);Work::__ANON__ \\($(pl_names_at anon)\\);"
+	sig="${base}lex \\($(pl_names_at lex)\\);Work::sig \\($(pl_names_at sig)\\);[^;]+;getppid;"
+	poke="${base}Pt::poke \\($(pl_names_at poke)\\);[^;]+;getppid;"
+	expect_ge "signature sub under a lexical sub" "$(total "$TMP/pln-$rel.folded" "$sig")" 1000
+	expect_ge "class method" "$(total "$TMP/pln-$rel.folded" "$poke")" 1000
+	expect_eq "% of stacks with Perl frames that are one of the two" \
+		"$(share "$TMP/pln-$rel.folded" "$PLFRAME" "$sig|$poke")" 100
+}
+
+test_perl_release_names_trixie() { pl_release_names trixie; }
+test_perl_release_names_sid() { pl_release_names sid; }

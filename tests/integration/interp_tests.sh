@@ -515,6 +515,128 @@ test_python313_later_patch_release_sid() {
 	expect_grep "$TMP/p313s.folded" "Thread\\.run \\(/usr/lib/python3\\.13/threading\\.py:[0-9]+\\)"
 }
 
+# Debian sid's python3.15 (3.15.2, stripped, linked in): the layout from its
+# _Py_DebugOffsets, which moved (a grown thread state section); the thread state
+# from its own thread-local (no pthread key any more); each thread's chain ends
+# in a sentinel frame of its thread state, which is no eval call's.
+test_python315_sid_in_its_root() {
+	local inroot PYW_RE BOOT
+	inroot=$(py_root_put sid)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	BOOT="Thread\\._bootstrap \\([^)]*threading\\.py:[0-9]+\\);Thread\\._bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);$NAT""Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$TMP/p315s.folded" -- \
+		$(in_root_cmd sid) python3.15 "$inroot" threads 3 2>"$TMP/p315s.err"
+	cat "$TMP/p315s.err"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p315s.err")" 0
+	# Its loop calls sorted() through _Py_VectorCall_StackRefSteal (3.14's: PyObject_Vectorcall).
+	PY_LEAF_CALL='' PY_SORT_CALL='_Py_VectorCall_StackRefSteal;' \
+		PY_COMM='^(python3\.15|Thread-[0-9]+ \([a-z_]*);' check_threads "$TMP/p315s.folded"
+	expect_grep "$TMP/p315s.folded" "Thread\\.run \\(/usr/lib/python3\\.15/threading\\.py:[0-9]+\\)"
+	expect_eq "stacks not stitched" "$(total "$TMP/p315s.folded" 'not stitched')" 0
+}
+
+# CPU samples of a busy 3.15 thread, at any instruction of its loop.
+test_python315_cpu_samples_sid() {
+	local inroot PYW_RE BOOT burn
+	inroot=$(py_root_put sid)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	BOOT="Thread\\._bootstrap \\([^)]*threading\\.py:[0-9]+\\);Thread\\._bootstrap_inner \\([^)]*threading\\.py:[0-9]+\\);$NAT""Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);$NAT"
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -F 999 -o "$TMP/p315c.folded" -- \
+		$(in_root_cmd sid) python3.15 "$inroot" cpu 3 2>"$TMP/p315c.err"
+	cat "$TMP/p315c.err"
+	show "$TMP/p315c.folded"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p315c.err")" 0
+	burn="$BOOT$(f cpu_a cpu_a);$(f cpu_burn cpu_burn)"
+	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/p315c.folded" "$burn")" 600
+	expect_eq "% of cpu_burn() samples with the exact chain" \
+		"$(share "$TMP/p315c.folded" ';cpu_burn \(' "$burn")" 100
+	expect_eq "B's frames under cpu_burn" \
+		"$(total "$TMP/p315c.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
+	expect_eq "stacks not stitched" "$(total "$TMP/p315c.folded" 'not stitched')" 0
+}
+
+# 3.15 finds a thread's state another way (its thread-local): the state must
+# still name the walked thread on every walk.  With the check reading
+# PyThreadState.interp (+16, a pointer, never a thread's fs_base), no walk passes.
+test_python315_thread_state_of_another_thread_refused() {
+	local inroot
+	inroot=$(py_root_put sid)
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	STITCH_TEST_PY_THREAD_ID_OFF=16 "$STITCH" record --stats -e syscall:getppid \
+		-o "$TMP/p315t.folded" -- $(in_root_cmd sid) python3.15 "$inroot" threads 1 \
+		2>"$TMP/p315t.err"
+	grep 'walks that failed' "$TMP/p315t.err"
+	show "$TMP/p315t.folded"
+	expect_eq "Python frames" "$(total "$TMP/p315t.folded" "$PYFRAME")" 0
+	expect_ge "native getppid stacks" "$(total "$TMP/p315t.folded" ';getppid;entry_SYSCALL')" 1000
+	expect_ge "walks refused" \
+		"$(sed -n 's/.*interpreter walks that failed \([0-9]*\).*/\1/p' "$TMP/p315t.err")" 1
+}
+
+# 3.15's generator frames (owned by their objects, linked into the chain while they
+# run), the comprehension inlined in its function's frame, a signal handler run
+# from the eval breaker above the frame it interrupted: as 3.12's, in sid's root.
+test_python315_generator_comprehension_signal_handler_sid() {
+	local inroot PYW_RE out top gen comp handler
+	inroot=$(py_root_put sid)
+	PYW_RE=$(printf '%s' "$inroot" | sed 's/[.]/\\./g')
+	out=$TMP/p315r.folded
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$out" -- \
+		$(in_root_cmd sid) python3.15 "$inroot" reenter 2 2>"$TMP/p315r.err"
+	cat "$TMP/p315r.err"
+	show "$out"
+	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p315r.err")" 0
+	top="$(f '<module>' module);$(f main r_main);reenter \\($PYW_RE:"
+	# Its loop calls next() through _Py_BuiltinCallFast_StackRef, os.getppid() directly.
+	gen="$top$(mark r_next)\\);_Py_BuiltinCallFast_StackRef;$NAT$(f ticker g_ppid);$NAT$SYSCALL"
+	comp="$top$(mark r_comp)\\);$NAT$SYSCALL"
+	handler="_Py_HandlePending;$NAT$(f on_alarm h_ppid);$NAT$SYSCALL"
+	expect_ge "generator frame above next()" "$(total "$out" "$gen")" 1000
+	expect_ge "comprehension in reenter's frame" "$(total "$out" "$comp")" 1000
+	expect_eq "comprehension frames" "$(total "$out" 'listcomp')" 0
+	expect_ge "signal handler above the interrupted frame" \
+		"$(total "$out" "${top}[0-9]+\\);(.*;)?$handler")" 10
+	expect_eq "% of ticker() -> getppid stacks exact" \
+		"$(share "$out" ';ticker \([^)]*\);([^;()]+;)*getppid;' "$gen")" 100
+	expect_eq "% of on_alarm() stacks exact" \
+		"$(share "$out" ';on_alarm \(' "${top}[0-9]+\\);(.*;)?$handler")" 100
+	expect_eq "stacks not stitched" "$(total "$out" 'not stitched')" 0
+}
+
+# 3.15's thread state is found only through code stitch knows: sid's python3.15
+# with PyGILState_GetThisThreadState()'s endbr64 made a 4-byte nop (the same code
+# to run, another to read) is refused with one line naming the version, its
+# native frames kept, no Python frame shown.
+test_python315_unknown_thread_state_code_says_so() {
+	local root bin fn off=''
+	root=$(root_of sid)
+	bin=$TMP/python3.15
+	cp "$root/usr/bin/python3.15" "$bin"
+	fn=$(readelf -Ws --dyn-syms "$bin" | awk '$8 == "PyGILState_GetThisThreadState" { print $2; exit }')
+	# The file offset of that address, from its LOAD segment (Offset VirtAddr _ FileSiz).
+	while read -r _ o va _ fsz _; do
+		if (( 16#$fn >= va && 16#$fn < va + fsz )); then off=$((16#$fn - va + o)); fi
+	done < <(readelf -lW "$bin" | awk '$1 == "LOAD"')
+	is_number "$off" "PyGILState_GetThisThreadState's file offset"
+	expect_eq "its first bytes" "$(od -An -tx1 -j "$off" -N4 "$bin" | tr -d ' ')" f30f1efa
+	printf '\x0f\x1f\x40\x00' | dd of="$bin" bs=1 seek="$off" conv=notrunc status=none
+	root_put sid "$bin" "$PYW"
+	# shellcheck disable=SC2046 # the prefix is a command and its arguments
+	"$STITCH" record -e syscall:getppid -o "$TMP/p315u.folded" -- \
+		$(in_root_cmd sid) /stitch-tests/python3.15 /stitch-tests/py_stitch.py threads 1 \
+		2>"$TMP/p315u.err"
+	cat "$TMP/p315u.err"
+	show "$TMP/p315u.folded"
+	expect_eq "lines naming the version" \
+		"$(grep -c 'python 3\.15 (thread state not found) is not supported yet' "$TMP/p315u.err")" 1
+	expect_eq "lines saying something is not supported" "$(grep -c 'not supported' "$TMP/p315u.err")" 1
+	expect_ge "native getppid stacks" "$(total "$TMP/p315u.folded" ';getppid;entry_SYSCALL')" 1000
+	expect_eq "Python frames" "$(total "$TMP/p315u.folded" "$PYFRAME")" 0
+}
+
 test_python313_cpu_samples() {
 	need "$PY_313"
 	"$STITCH" record -F 999 -o "$TMP/p313c.folded" -- "$PY_313" "$PYW" cpu 3

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests for the Perl side of interpreter frames: the BPF layout table is the
- * one offsets-perl.c checks against perl's own headers (perl536.h), walks
+ * Tests for the Perl side of interpreter frames: each BPF layout table is the
+ * one offsets-perl.c checks against that perl's own headers (perl5NN.h), walks
  * are cut into Perl_runops_standard groups as docs/interpreters.md says, and
  * hostile walks (strings out of bounds, odd bytes, random frames) give
  * marked stacks, never a crash.
@@ -17,26 +17,31 @@
 
 #include "interp/perl/perl.h"
 #include "perl_walks.h"
+#include "../../tools/interp-walk/perl532.h"
 #include "../../tools/interp-walk/perl536.h"
+#include "../../tools/interp-walk/perl540.h"
+#include "../../tools/interp-walk/perl542.h"
 
-static const struct interp_perl_layout *bpf_layout(void)
+static const struct perl_layout *const checked[] = { &perl_5_32, &perl_5_36, &perl_5_40,
+						     &perl_5_42 };
+
+static const struct interp_perl_layout *bpf_layout(const char *version)
 {
 	size_t i;
 
 	for (i = 0; i < interp_version_count(); i++)
-		if (interp_version_at(i)->lang == INTERP_PERL)
+		if (interp_version_at(i)->lang == INTERP_PERL &&
+		    strcmp(interp_version_at(i)->version, version) == 0)
 			return &interp_version_at(i)->layout.pl;
 	return NULL;
 }
 
 #define SAME(f) assert_int_equal(b->f, c->f)
 
-static void test_layout_is_the_checked_table(void **state)
+static void layout_is_the_checked_table(const struct perl_layout *c)
 {
-	const struct interp_perl_layout *b = bpf_layout();
-	const struct perl_layout *c = &perl_5_36;
+	const struct interp_perl_layout *b = bpf_layout(c->version);
 
-	(void)state;
 	assert_non_null(b);
 	SAME(interp_curstackinfo); SAME(interp_curcop); SAME(interp_compiling);
 	SAME(interp_phase); SAME(phase_destruct);
@@ -46,13 +51,15 @@ static void test_layout_is_the_checked_table(void **state)
 	SAME(sv_any); SAME(sv_flags);
 	SAME(xcv_stash); SAME(xcv_start); SAME(xcv_gv_or_hek); SAME(xcv_flags);
 	SAME(xgv_namehek); SAME(xgv_stash); SAME(xhv_aux_name); SAME(xhv_aux_name_count);
+	SAME(hv_aux_after_array); SAME(xhv_max);
 	SAME(hek_len); SAME(hek_key);
 	SAME(op_type_word); SAME(op_type_mask); SAME(cop_line); SAME(cop_file);
 	SAME(cxtypemask); SAME(cxt_sub); SAME(cxt_format); SAME(cxt_eval); SAME(old_op_type_shift);
 	SAME(perlsi_main);
 	SAME(svtypemask); SAME(svt_pvgv); SAME(svt_pvhv); SAME(svt_pvcv); SAME(svt_pvfm);
 	SAME(svf_ook); SAME(svp_pok); SAME(svpgv_gp); SAME(cvf_named); SAME(cvf_lexical);
-	SAME(op_nextstate); SAME(op_dbstate);
+	SAME(op_nextstate); SAME(op_dbstate); SAME(op_entersub);
+	SAME(op_leavesub); SAME(op_leavesublv);
 	SAME(interp_stack_sp); SAME(sv_u); SAME(gp_cv); SAME(svf_rok); SAME(cvf_isxsub);
 	/* The walker reads a context, a CV body and a COP up to one field each. */
 	assert_true(b->cx_type_byte < b->cx_sub_cv && b->cx_u16 < b->cx_sub_cv &&
@@ -63,6 +70,24 @@ static void test_layout_is_the_checked_table(void **state)
 	assert_true(b->op_type_word < b->cop_file && b->cop_line < b->cop_file);
 	assert_true(b->cx_sub_cv + 8 <= INTERP_CHUNK - 8 && b->xcv_flags + 4 <= INTERP_CHUNK - 8 &&
 		    b->cop_file + 8 <= INTERP_CHUNK - 8);
+}
+
+/* Every perl entry is one checked table, and every checked table an entry. */
+static void test_layout_is_the_checked_table(void **state)
+{
+	size_t i, n = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(checked) / sizeof(checked[0]); i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%u.%u", checked[i]->revision, checked[i]->major);
+		assert_string_equal(name, checked[i]->version);
+		layout_is_the_checked_table(checked[i]);
+	}
+	for (i = 0; i < interp_version_count(); i++)
+		n += interp_version_at(i)->lang == INTERP_PERL;
+	assert_int_equal(n, sizeof(checked) / sizeof(checked[0]));
 }
 
 static void test_module_names(void **state)
@@ -83,10 +108,16 @@ static void test_module_names(void **state)
 	assert_non_null(iv);
 	assert_int_equal(iv->lang, INTERP_PERL);
 	assert_string_equal(iv->version, "5.36");
+	iv = interp_version_for_module("libperl.so.5.40.1", l, sizeof(l), v, sizeof(v));
+	assert_non_null(iv);
+	assert_string_equal(iv->version, "5.40");
+	iv = interp_version_for_module("perl5.32.1", l, sizeof(l), v, sizeof(v));
+	assert_non_null(iv);
+	assert_string_equal(iv->version, "5.32");
 	/* another version: named in the one-line message, not walked */
-	assert_null(interp_version_for_module("libperl.so.5.40.0", l, sizeof(l), v, sizeof(v)));
+	assert_null(interp_version_for_module("libperl.so.5.38.2", l, sizeof(l), v, sizeof(v)));
 	assert_string_equal(l, "perl");
-	assert_string_equal(v, "5.40");
+	assert_string_equal(v, "5.38");
 }
 
 

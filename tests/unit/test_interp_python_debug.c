@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPython 3.13's (and 3.14's) _Py_DebugOffsets, as python_debug.c reads it from a
+ * CPython 3.13's (and 3.14's, 3.15's) _Py_DebugOffsets, as python_debug.c reads it from a
  * process (here: this one, a buffer laid out as 3.13's headers lay it out,
  * the values those headers give): the layout it makes, and each check that
  * must refuse it (cookie, version, free-threaded build, offsets out of
@@ -19,7 +19,7 @@
 #include "interp/common.h"
 #include "interp/python/python_new.h"
 
-static uint64_t dbg[PY314_DO_SIZE / 8];
+static uint64_t dbg[PY315_DO_SIZE / 8];	/* the largest */
 
 static void put(uint32_t off, uint64_t v)
 {
@@ -167,6 +167,39 @@ static void test_debug_offsets_314(void **state)
 	assert_string_equal(why, "python 3.14 (debug offsets say 3.13)");
 }
 
+/* 3.15's grew again (thread state section); it also gives the base frame's offset. */
+static void test_debug_offsets_315(void **state)
+{
+	struct interp_python_layout L;
+	char why[64];
+
+	(void)state;
+	FILL(315, 0x030f02f0);
+	put(PY315_DO_TS_BASE_FRAME, PY315_TSTATE_BASE_FRAME);
+	assert_int_equal(py_debug_layout(getpid(), (uint64_t)(uintptr_t)dbg, version("3.15"), &L,
+					 why, sizeof(why)), 0);
+	assert_memory_equal(&L, &version("3.15")->layout.py, sizeof(L));
+	assert_true(L.layout_flags & PY_LAYOUT_TLS_TSTATE);
+	/* A build whose base frame pointer moved: followed. */
+	put(PY315_DO_TS_BASE_FRAME, 88);
+	assert_int_equal(py_debug_layout(getpid(), (uint64_t)(uintptr_t)dbg, version("3.15"), &L,
+					 why, sizeof(why)), 0);
+	assert_int_equal(L.tstate_base_frame, 88);
+	/* None, or past any thread state: refused (the walk could not end right). */
+	put(PY315_DO_TS_BASE_FRAME, 0);
+	assert_int_equal(py_debug_layout(getpid(), (uint64_t)(uintptr_t)dbg, version("3.15"), &L,
+					 why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "python 3.15 (debug offsets out of range)");
+	put(PY315_DO_TS_BASE_FRAME, 1u << 20);
+	assert_int_equal(py_debug_layout(getpid(), (uint64_t)(uintptr_t)dbg, version("3.15"), &L,
+					 why, sizeof(why)), -EINVAL);
+	/* 3.14's positions in a 3.15 process: its version says 3.14, refused. */
+	FILL(314, 0x030e0af0);
+	assert_int_equal(py_debug_layout(getpid(), (uint64_t)(uintptr_t)dbg, version("3.15"), &L,
+					 why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "python 3.15 (debug offsets say 3.14)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_debug_offsets_followed),
 		cmocka_unit_test(test_debug_offsets_refused),
 		cmocka_unit_test(test_debug_offsets_314),
+		cmocka_unit_test(test_debug_offsets_315),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,7 +33,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "perl532.h"
 #include "perl536.h"
+#include "perl540.h"
+#include "perl542.h"
 #include "python311.h"
 #include "ruby31.h"
 
@@ -119,6 +122,9 @@ static int find_module(const char *prefix, struct module *m)
 		if (strncmp(base, prefix, strlen(prefix)) || off != 0)
 			continue;
 		snprintf(m->path, sizeof(m->path), "/proc/%d/root%s", g_pid, path);
+		/* a process chrooted by unshare --root (no pivot_root): its maps show our path */
+		if (access(m->path, R_OK))
+			snprintf(m->path, sizeof(m->path), "%s", path);
 		m->bias = start;	/* adjusted by the lowest PT_LOAD below */
 		m->found = 1;
 		break;
@@ -1033,13 +1039,20 @@ static int pl_hek(const struct perl_layout *L, uint64_t hek, char *out, size_t o
  * (xhv_name_count != 0) the first one is the name, NULL if the stash lost it. */
 static int pl_stash_name(const struct perl_layout *L, uint64_t hv, char *out, size_t outsz)
 {
-	uint64_t any, name;
+	uint64_t any, name, array, max;
 	uint32_t flags;
 	int32_t count;
 
 	if (pl_sv_type(L, hv, &flags) != (int)L->svt_pvhv || !(flags & L->svf_ook) ||
-	    rd64(hv + L->sv_any, &any) || rd64(any + L->xhv_aux_name, &name) ||
-	    rd(any + L->xhv_aux_name_count, &count, 4))
+	    rd64(hv + L->sv_any, &any))
+		return -1;
+	/* before 5.36 the aux struct follows the bucket array: &HvARRAY(hv)[HvMAX(hv) + 1] */
+	if (L->hv_aux_after_array) {
+		if (rd64(hv + L->sv_u, &array) || rd64(any + L->xhv_max, &max) || max >= 1u << 28)
+			return -1;
+		any = array + (max + 1) * 8;
+	}
+	if (rd64(any + L->xhv_aux_name, &name) || rd(any + L->xhv_aux_name_count, &count, 4))
 		return -1;
 	if (count && rd64(name, &name))
 		return -1;
@@ -1101,13 +1114,22 @@ static int pl_cop(const struct perl_layout *L, uint64_t my_perl, uint64_t cop, c
 }
 
 /* The thread's interpreter: PL_current_context in static TLS, cross-checked with
- * pthread_getspecific(PL_thr_key). 0 if absent or if they disagree. */
+ * pthread_getspecific(PL_thr_key). 0 if absent or if they disagree.  Perl before 5.36 has
+ * no PL_current_context: TSD alone (specific_1stblock is at 784 in glibc 2.31 too). */
 static uint64_t pl_my_perl(const struct module *m, uint64_t fs_base)
 {
 	uint64_t sym = elf_sym(m, "PL_current_context"), key_addr = elf_sym(m, "PL_thr_key");
 	uint64_t vaddr, memsz, align, off, ctx = 0, ctx2 = 0;
 	uint32_t key;
 
+	if (!sym && key_addr) {
+		if (rd32(key_addr + m->bias, &key) || key >= GLIBC_PTHREAD_KEY_2NDLEVEL_SIZE ||
+		    rd64(fs_base + GLIBC236_PTHREAD_SPECIFIC_1STBLOCK +
+			 key * GLIBC236_PTHREAD_KEY_DATA_SIZE + GLIBC236_PTHREAD_KEY_DATA_DATA, &ctx2))
+			return 0;
+		vlog("no PL_current_context (perl < 5.36): PL_thr_key=%u -> %#lx", key, ctx2);
+		return ctx2;
+	}
 	if (!key_addr || elf_tls(m, &vaddr, &memsz, &align)) {
 		vlog("%s: no PL_thr_key / PT_TLS", m->path);
 		return 0;
@@ -1309,7 +1331,8 @@ static int pl_snapshot(const struct perl_layout *L, uint64_t my_perl, struct pl_
 }
 
 /* One entry per supported perl: adding a version is adding its table here. */
-static const struct perl_layout *const perl_layouts[] = { &perl_5_36 };
+static const struct perl_layout *const perl_layouts[] = { &perl_5_32, &perl_5_36, &perl_5_40,
+							  &perl_5_42 };
 
 /* The table for the target's perl, from its PL_revision/PL_version; NULL if none. */
 static const struct perl_layout *pl_layout(const struct module *m, unsigned *rev, unsigned *major)
@@ -1341,7 +1364,7 @@ static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
 		if (!rev)
 			truncated("perl version unreadable (PL_revision/PL_version)");
 		else
-			truncated("perl %u.%u: no offsets table (supported: 5.36); add one, see perl536.h", rev, major);
+			truncated("perl %u.%u: no offsets table (supported: 5.32, 5.36, 5.40, 5.42); add one, see perl536.h", rev, major);
 		return 3;
 	}
 	my_perl = pl_my_perl(m, fs_base);

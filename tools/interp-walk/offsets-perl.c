@@ -1,8 +1,26 @@
-/* Checks perl536.h against offsetof() in this perl build's own headers. Build with
- * $Config{ccflags} and -I$Config{archlib}/CORE (run-checks.sh does); exits 1 on a mismatch. */
+/* Checks a perl version's table (perl532.h, perl536.h, perl540.h, perl542.h) against offsetof()
+ * in that perl build's own headers: the table is chosen by the PERL_VERSION of the headers it is
+ * compiled against, so the same file checks every version.  Build with that perl's
+ * $Config{ccflags} and -I$Config{archlib}/CORE, inside its own root for another release
+ * (run-checks.sh does); exits 1 on a mismatch. */
 #include "EXTERN.h"
 #include "perl.h"
+#include "perl532.h"
 #include "perl536.h"
+#include "perl540.h"
+#include "perl542.h"
+
+#if PERL_REVISION == 5 && PERL_VERSION == 32
+#define TABLE perl_5_32
+#elif PERL_REVISION == 5 && PERL_VERSION == 36
+#define TABLE perl_5_36
+#elif PERL_REVISION == 5 && PERL_VERSION == 40
+#define TABLE perl_5_40
+#elif PERL_REVISION == 5 && PERL_VERSION == 42
+#define TABLE perl_5_42
+#else
+#error "no table for this perl version: add one (see perl536.h)"
+#endif
 
 static int bad;
 #define OFF(t, f) __builtin_offsetof(t, f)
@@ -28,7 +46,7 @@ static unsigned op_type_word(void)
 
 int main(void)
 {
-	const struct perl_layout *L = &perl_5_36;
+	const struct perl_layout *L = &TABLE;
 
 	C(revision, PERL_REVISION);
 	C(major, PERL_VERSION);
@@ -71,8 +89,31 @@ int main(void)
 	C(xcv_flags, OFF(XPVFM, xcv_flags));
 	C(xgv_namehek, OFF(XPVGV, xiv_u.xivu_namehek));
 	C(xgv_stash, OFF(XPVGV, xnv_u.xgv_stash));
+#ifdef SVphv_HasAUX
+	/* 5.36+ (SVphv_HasAUX named in 5.38): the aux struct is part of the HV's body */
+	C(hv_aux_after_array, 0);
+	C(xhv_max, 0);
 	C(xhv_aux_name, OFF(struct xpvhv_with_aux, xhv_aux.xhv_name_u));
 	C(xhv_aux_name_count, OFF(struct xpvhv_with_aux, xhv_aux.xhv_name_count));
+	C(svf_ook, SVphv_HasAUX);
+#elif PERL_VERSION >= 36
+	C(hv_aux_after_array, 0);
+	C(xhv_max, 0);
+	C(xhv_aux_name, OFF(struct xpvhv_with_aux, xhv_aux.xhv_name_u));
+	C(xhv_aux_name_count, OFF(struct xpvhv_with_aux, xhv_aux.xhv_name_count));
+#else
+	/* older: HvAUX(hv) is (struct xpvhv_aux *)&HvARRAY(hv)[HvMAX(hv) + 1], HvARRAY being
+	 * the SV head's sv_u.svu_hash; the offsets are within struct xpvhv_aux */
+	C(hv_aux_after_array, 1);
+	C(xhv_max, OFF(XPVHV, xhv_max));
+	C(xhv_aux_name, OFF(struct xpvhv_aux, xhv_name_u));
+	C(xhv_aux_name_count, OFF(struct xpvhv_aux, xhv_name_count));
+	C(sv_u, OFF(SV, sv_u.svu_hash));
+	if (sizeof(((XPVHV *)0)->xhv_max) != 8 || sizeof(HE *) != 8) {
+		printf("MISMATCH xhv_max/HE* sizes\n");
+		bad = 1;
+	}
+#endif
 	C(hek_len, OFF(HEK, hek_len));
 	C(hek_key, OFF(HEK, hek_key));
 	C(op_type_word, op_type_word());
@@ -83,8 +124,13 @@ int main(void)
 	C(cxt_sub, CXt_SUB);
 	C(cxt_format, CXt_FORMAT);
 	C(cxt_eval, CXt_EVAL);
+#ifdef CXp_EVALBLOCK
 	C(cxp_evalblock, CXp_EVALBLOCK);
 	C(cxp_try, CXp_TRY);
+#else
+	C(cxp_evalblock, CXp_TRYBLOCK);	/* 5.32's name for it; no try/catch yet */
+	C(cxp_try, 0);
+#endif
 	C(cxp_real, CXp_REAL);
 	C(perlsi_main, PERLSI_MAIN);
 	C(svtypemask, SVTYPEMASK);
@@ -101,9 +147,16 @@ int main(void)
 	C(cvf_named, CVf_NAMED);
 	C(cvf_lexical, CVf_LEXICAL);
 	C(op_nextstate, OP_NEXTSTATE);
+	C(op_entersub, OP_ENTERSUB);
+	C(op_leavesub, OP_LEAVESUB);
+	C(op_leavesublv, OP_LEAVESUBLV);
 	C(op_dbstate, OP_DBSTATE);
 	/* structural facts the walker relies on */
 	C(cx_type_byte, 0);			/* u8 type at the start of both union members */
+	if (sizeof(((struct interpreter *)0)->Iphase) != 4) {
+		printf("MISMATCH PL_phase is not 4 bytes\n");
+		bad = 1;
+	}
 	if (sizeof(cv_flags_t) != 4 || sizeof(line_t) != 4 || sizeof(((PERL_SI *)0)->si_cxix) != 4) {
 		printf("MISMATCH cv_flags_t/line_t/si_cxix sizes\n");
 		bad = 1;

@@ -1,16 +1,17 @@
 /*
  * Checks src/interp/python/python_offsets_new.h against offsetof() in a
  * CPython build's own headers.  Compile with the version's include dir and
- * -DPYV=312, 313 or 314 (3.13: in the trixie root too, with its
- * python3.13-dev; 3.14: in the sid root, with its python3.14-dev);
- * run-checks.sh does.  Exit status: 0 when every value matches.
+ * -DPYV=312, 313, 314 or 315 (3.13: in the trixie root too, with its
+ * python3.13-dev; 3.14: in the sid root, with its python3.14-dev; 3.15:
+ * sid's python3.15-dev and libpython3.15-dev unpacked anywhere, given to
+ * run-checks.sh as PY315_INCLUDE); run-checks.sh does.  Exit status: 0 when every value matches.
  */
 #define Py_BUILD_CORE 1
 #include <Python.h>
 #include <internal/pycore_runtime.h>
 #include <internal/pycore_interp.h>
 #include <internal/pycore_frame.h>
-#if PYV == 314
+#if PYV >= 314
 #include <internal/pycore_interpframe.h>
 #include <internal/pycore_debug_offsets.h>
 #endif
@@ -40,13 +41,22 @@ static int bad;
 #define P(x) PY314_##x
 #define FRAME_CODE f_executable
 #define FRAME_INSTR instr_ptr
+#elif PYV == 315
+#define P(x) PY315_##x
+#define FRAME_CODE f_executable
+#define FRAME_INSTR instr_ptr
 #else
-#error "PYV: 312, 313 or 314"
+#error "PYV: 312, 313, 314 or 315"
 #endif
 
 int main(void)
 {
+#if PYV < 315	/* 3.15: no autoTSSkey (python_tls.c) */
 	C(P(RUNTIME_AUTOTSS_KEY), offsetof(_PyRuntimeState, autoTSSkey._key));
+#else
+	C(P(TSTATE_BASE_FRAME), offsetof(PyThreadState, base_frame));
+	C(P(DO_TS_BASE_FRAME), offsetof(_Py_DebugOffsets, thread_state.base_frame));
+#endif
 	C(P(TSTATE_THREAD_ID), offsetof(PyThreadState, thread_id));
 #if PYV == 312
 	C(P(TSTATE_CFRAME), offsetof(PyThreadState, cframe));
@@ -61,7 +71,7 @@ int main(void)
 	C(P(FRAME_PREVIOUS), offsetof(_PyInterpreterFrame, previous));
 	C(P(FRAME_OWNER), offsetof(_PyInterpreterFrame, owner));
 	C(P(FRAME_OWNED_BY_GENERATOR), FRAME_OWNED_BY_GENERATOR);
-#if PYV == 314
+#if PYV >= 314
 	C(P(FRAME_OWNED_BY_INTERPRETER), FRAME_OWNED_BY_INTERPRETER);
 #else
 	C(P(FRAME_OWNED_BY_CSTACK), FRAME_OWNED_BY_CSTACK);

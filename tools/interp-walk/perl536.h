@@ -28,8 +28,8 @@ static const struct perl_layout perl_5_36 = {
 	.cx_type_byte = 0,			/* u8: CXt_* | CXp_* */
 	.cx_u16 = 2,			/* blk_u16: eval's old op type << 7 */
 	.cx_oldcop = 16,		/* blk_oldcop: PL_curcop of the caller */
-	.cx_retop = 48,			/* blk_sub.retop: NULL when entered from C (call_sv) */
-	.cx_old_cxsubix = 56,		/* previous si_cxsubix: the chain of sub/eval contexts */
+	.cx_retop = 48,			/* blk_sub.retop: NULL when entered from C */
+	.cx_old_cxsubix = 56,		/* previous si_cxsubix: the sub/eval chain */
 	.cx_sub_cv = 72,		/* blk_sub.cv == blk_format.cv */
 	.sv_any = 0,
 	.sv_flags = 12,
@@ -42,6 +42,8 @@ static const struct perl_layout perl_5_36 = {
 	.xcv_flags = 92,		/* cv_flags_t is U32 */
 	.xgv_namehek = 32,		/* xiv_u.xivu_namehek */
 	.xgv_stash = 40,		/* xnv_u.xgv_stash */
+	.hv_aux_after_array = 0,	/* the aux struct is in the body (xpvhv_with_aux) */
+	.xhv_max = 0,
 	.xhv_aux_name = 32,		/* struct xpvhv_with_aux: xhv_aux.xhv_name_u */
 	.xhv_aux_name_count = 60,
 	.hek_len = 4,
@@ -74,6 +76,9 @@ static const struct perl_layout perl_5_36 = {
 	.cvf_lexical = 0x10000,
 	.op_nextstate = 195,
 	.op_dbstate = 196,
+	.op_entersub = 184,		/* call_sv(G_EVAL)'s eval: this old op (5.40+) or 0 */
+	.op_leavesub = 185,		/* stitch latency: PL_ppaddr[] indexes */
+	.op_leavesublv = 186,
 };
 
 #endif

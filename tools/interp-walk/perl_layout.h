@@ -31,7 +31,10 @@ struct perl_layout {
 	unsigned xcv_stash, xcv_start, xcv_gv_or_hek, xcv_file, xcv_flags;
 	/* XPVGV (body of a GV): name HEK and stash */
 	unsigned xgv_namehek, xgv_stash;
-	/* XPVHV with its aux struct (SVf_OOK): HvNAME */
+	/* HvNAME: the HV's aux struct (SVf_OOK) holds it.  5.36+: in the body (struct
+	 * xpvhv_with_aux), offsets from the body; before: after the bucket array,
+	 * HvARRAY (sv_u) + (xhv_max + 1) * 8, offsets within struct xpvhv_aux */
+	unsigned hv_aux_after_array, xhv_max;
 	unsigned xhv_aux_name, xhv_aux_name_count;
 	/* HEK */
 	unsigned hek_len, hek_key;
@@ -45,6 +48,8 @@ struct perl_layout {
 	unsigned svf_ook, svp_pok, svpgv_gp, svf_rok;
 	unsigned cvf_isxsub, cvf_anon, cvf_named, cvf_lexical;
 	unsigned op_nextstate, op_dbstate;
+	unsigned op_entersub;	/* call_sv(G_EVAL)'s eval: old op type 0 (<= 5.36) or this */
+	unsigned op_leavesub, op_leavesublv;	/* stitch latency: PL_ppaddr[] indexes */
 };
 
 #endif

@@ -34,6 +34,20 @@ plflags=$(perl -MConfig -e 'print $Config{ccflags}' 2>/dev/null)
 # shellcheck disable=SC2086 # ccflags is a list of flags
 if [ -f "$plcore/perl.h" ] && gcc $plflags -I"$plcore" -I"$here" -o "$out/offsets-perl" "$here/offsets-perl.c" &&
 	"$out/offsets-perl" > "$out/offsets-perl.txt"; then ok; else bad "perl536.h vs ${plcore:-perl}/perl.h (libperl5.36 missing?)"; grep MISMATCH "$out/offsets-perl.txt"; fi
+# The other perls' tables: the same offsets-perl.c (it picks the table of the PERL_VERSION it
+# is compiled against), compiled and run inside each release's dev root (gcc, libperl5.N with
+# CORE/*.h) with that perl's own ccflags.  STITCH_NO_DEV_ROOTS=1 says they are not there.
+devroots=${STITCH_DEV_ROOTS:-/var/cache/stitch-dev}
+for rel in bullseye:5.32 trixie:5.40 sid:5.42; do
+	r=$devroots/${rel%%:*} v=${rel##*:}
+	if [ "${STITCH_NO_DEV_ROOTS:-}" = 1 ]; then echo "SKIP (STITCH_NO_DEV_ROOTS): perl $v offsets"; continue; fi
+	if [ ! -x "$r/usr/bin/gcc" ]; then bad "perl $v offsets: no dev root $r (STITCH_NO_DEV_ROOTS=1 to skip)"; continue; fi
+	mkdir -p "$r/tmp/stitch-offsets"
+	cp "$here/offsets-perl.c" "$here"/perl_layout.h "$here"/perl5*.h "$r/tmp/stitch-offsets/"
+	# shellcheck disable=SC2016 # expanded inside the root
+	if chroot "$r" sh -c 'cd /tmp/stitch-offsets && gcc -O2 -Wall -Werror $(perl -MConfig -e "print \$Config{ccflags}") -I"$(perl -MConfig -e "print \$Config{archlib}")/CORE" -o offsets-perl offsets-perl.c && ./offsets-perl' > "$out/offsets-perl-$v.txt" &&
+		grep -q "^ok major=${v#5.} " "$out/offsets-perl-$v.txt"; then ok; else bad "perl$(echo "$v" | tr -d .).h vs $r's perl $v headers"; grep MISMATCH "$out/offsets-perl-$v.txt"; fi
+done
 # CPython 3.12 and 3.13 (src/interp/python/python_offsets_new.h): pyenv builds' headers,
 # and Debian trixie's python3.13-dev compiled inside its root (stitch-dev roots).
 pyinc=$root/src/interp/python
@@ -56,6 +70,15 @@ for r in trixie:3.13:313 sid:3.14:314; do
 		echo "note: no $rd/usr/include/python$v: $rel's python $v headers not checked"
 	fi
 done
+# 3.15: sid's python3.15-dev is in no root: its .debs (with libpython3.15-dev) unpacked
+# aside (dpkg -x), PY315_INCLUDE=that/usr/include, compiled here (amd64 as sid).
+if [ -n "${PY315_INCLUDE:-}" ]; then
+	if gcc -DPYV=315 -I"$pyinc" -I"$PY315_INCLUDE" -I"$PY315_INCLUDE/python3.15" \
+		-o "$out/offsets-python-315" "$here/offsets-python-new.c" &&
+		"$out/offsets-python-315" > "$out/offsets-python-315.txt"; then ok; else bad "python_offsets_new.h vs $PY315_INCLUDE/python3.15"; grep MISMATCH "$out/offsets-python-315.txt"; fi
+else
+	echo "note: no PY315_INCLUDE: python 3.15's headers not checked"
+fi
 [ -x "$out/interp-walk" ] || { echo "interp: $pass passed, $fail failed"; exit 1; }
 
 # line of "MARK: name" in a file
@@ -153,29 +176,35 @@ else
 	bad "no $rb"
 fi
 
-# ---- Perl 5.36 (ithreads: each thread its own interpreter) ----
+# ---- Perl (ithreads: each thread its own interpreter) ----
+# pl_expect FILE: the four threads' expected walks of pl_threads.pl, FILE as the frames name it
+# (the host's path, or the path inside a release root), into $out/pl.{main,a,b,c}.
+pl_expect() {
+	local f=$1 h=$wl/pl_threads.pl
+	printf '%s\n' "Handler::on_alarm ($f:$(mark "$h" m_handler))" "[from C]" \
+		"(eval) ($f:$(mark "$h" m_spin))" "[from C]" "[stackinfo SIGNAL]" \
+		"main::main_spin ($f:$(mark "$h" m_spin))" "(eval) (string-eval:1)" \
+		"main::from_string ($f:$(mark "$h" m_string))" "(eval) ($f:$(mark "$h" m_main))" \
+		"<main> ($f:$(mark "$h" m_main))" > "$out/pl.main"
+	printf '%s\n' "Work::Sorter::key_of ($f:$(mark "$h" a_spin))" "[stackinfo SORT]" \
+		"Work::Sorter::__ANON__ ($f:$(mark "$h" a_sort))" "Work::Sorter::start ($f:$(mark "$h" a_call))" \
+		"[from C]" "(eval) ($f:$(mark "$h" a_create))" "[from C]" > "$out/pl.a"
+	printf '%s\n' "Work::Guard::DESTROY ($f:$(mark "$h" b_spin))" "[from C]" \
+		"(eval) ($f:$(mark "$h" b_scope))" "[from C]" "[stackinfo DESTROY]" \
+		"Work::Writer::guarded ($f:$(mark "$h" b_scope))" \
+		"Work::Writer::GUARD ($f:$(($(mark "$h" b_picture) + 1)))" \
+		"scoped ($f:$(mark "$h" b_write))" "Work::Writer::start ($f:$(mark "$h" b_call))" \
+		"[from C]" "(eval) ($f:$(mark "$h" b_create))" "[from C]" > "$out/pl.b"
+	printf '%s\n' "Work::Tied::FETCH ($f:$(mark "$h" c_fetch))" "[from C]" "[stackinfo MAGIC]" \
+		"Work::Lister::tied_read ($f:$(mark "$h" c_tied))" "Work::Lister::__ANON__ ($f:$(mark "$h" c_first))" \
+		"[from C]" "[stackinfo MULTICALL]" "Work::Lister::start ($f:$(mark "$h" c_first))" \
+		"[from C]" "(eval) ($f:$(mark "$h" c_create))" "[from C]" > "$out/pl.c"
+}
 pl=/usr/bin/perl
 if [ -x $pl ]; then
 	f=$wl/pl_threads.pl
 	if start $pl "$f"; then
-		printf '%s\n' "Handler::on_alarm ($f:$(mark "$f" m_handler))" "[from C]" \
-			"(eval) ($f:$(mark "$f" m_spin))" "[from C]" "[stackinfo SIGNAL]" \
-			"main::main_spin ($f:$(mark "$f" m_spin))" "(eval) (string-eval:1)" \
-			"main::from_string ($f:$(mark "$f" m_string))" "(eval) ($f:$(mark "$f" m_main))" \
-			"<main> ($f:$(mark "$f" m_main))" > "$out/pl.main"
-		printf '%s\n' "Work::Sorter::key_of ($f:$(mark "$f" a_spin))" "[stackinfo SORT]" \
-			"Work::Sorter::__ANON__ ($f:$(mark "$f" a_sort))" "Work::Sorter::start ($f:$(mark "$f" a_call))" \
-			"[from C]" "(eval) ($f:$(mark "$f" a_create))" "[from C]" > "$out/pl.a"
-		printf '%s\n' "Work::Guard::DESTROY ($f:$(mark "$f" b_spin))" "[from C]" \
-			"(eval) ($f:$(mark "$f" b_scope))" "[from C]" "[stackinfo DESTROY]" \
-			"Work::Writer::guarded ($f:$(mark "$f" b_scope))" \
-			"Work::Writer::GUARD ($f:$(($(mark "$f" b_picture) + 1)))" \
-			"scoped ($f:$(mark "$f" b_write))" "Work::Writer::start ($f:$(mark "$f" b_call))" \
-			"[from C]" "(eval) ($f:$(mark "$f" b_create))" "[from C]" > "$out/pl.b"
-		printf '%s\n' "Work::Tied::FETCH ($f:$(mark "$f" c_fetch))" "[from C]" "[stackinfo MAGIC]" \
-			"Work::Lister::tied_read ($f:$(mark "$f" c_tied))" "Work::Lister::__ANON__ ($f:$(mark "$f" c_first))" \
-			"[from C]" "[stackinfo MULTICALL]" "Work::Lister::start ($f:$(mark "$f" c_first))" \
-			"[from C]" "(eval) ($f:$(mark "$f" c_create))" "[from C]" > "$out/pl.c"
+		pl_expect "$f"
 		walk_all "perl main" "$tmain" "" "$out/pl.main"
 		walk_all "perl A" "$ta" "" "$out/pl.a"
 		walk_all "perl B" "$tb" "" "$out/pl.b"
@@ -200,6 +229,26 @@ if [ -x $pl ]; then
 else
 	bad "no $pl"
 fi
+
+# ---- Perl 5.32, 5.40, 5.42 in their release roots (unshare --mount --root, as a container) ----
+# The same four threads and chains through each version's table: 5.32's interpreter from
+# TSD alone and its stash names after the bucket array; 5.40/5.42's other offsets.
+for rel in bullseye:5.32 trixie:5.40 sid:5.42; do
+	r=$devroots/${rel%%:*} v=${rel##*:}
+	[ "${STITCH_NO_DEV_ROOTS:-}" = 1 ] && continue
+	if [ ! -x "$r/usr/bin/perl" ]; then bad "perl $v: no root $r"; continue; fi
+	mkdir -p "$r/tmp/stitch-walk" && cp "$wl/pl_threads.pl" "$r/tmp/stitch-walk/"
+	if start unshare --mount --root="$r" perl /tmp/stitch-walk/pl_threads.pl; then
+		pl_expect /tmp/stitch-walk/pl_threads.pl
+		walk_all "perl $v main" "$tmain" "" "$out/pl.main"
+		walk_all "perl $v A" "$ta" "" "$out/pl.a"
+		walk_all "perl $v B" "$tb" "" "$out/pl.b"
+		walk_all "perl $v C" "$tc" "" "$out/pl.c"
+		kill "$wpid"
+	else
+		bad "perl $v workload did not start"
+	fi
+done
 
 # ---- Perl 5.36, a thread that enters and leaves subs all the time ----
 # Every walk (stopped or running) must be one of the three real stacks, or a truncated

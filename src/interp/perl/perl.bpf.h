@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Perl 5.36-style walker (interp_walk.bpf.h calls it); the chain is the
- * one tools/interp-walk proves, see docs/interpreters.md "Perl 5.36".
+ * Perl walker, 5.32 to 5.42 (interp_walk.bpf.h calls it); the chain is the
+ * one tools/interp-walk proves, see docs/interpreters.md "Perl".
  *
  * The interpreter is the triggering thread's own (PL_current_context, static
  * TLS of /usr/bin/perl), so no other thread can change it under the walk.
@@ -192,17 +192,28 @@ static __always_inline int perl_sv_head(struct task_struct *task,
 	return 0;
 }
 
+/* Perl before 5.36: the bucket array's size bounds where its aux struct is. */
+#define PERL_MAX_HV_MAX (1ULL << 28)
+
 /* A stash's name HEK (HvNAME), or 0. */
 static __always_inline __u64 perl_stash_hek(struct task_struct *task,
 					    const struct interp_perl_layout *L, __u64 hv)
 {
-	__u64 any = 0, name = 0;
+	__u64 any = 0, name = 0, array = 0, max = 0;
 	__u32 flags = 0;
 	__s32 count = 0;
 
 	if (perl_sv_head(task, L, hv, &flags, &any) || (flags & L->svtypemask) != L->svt_pvhv ||
-	    !(flags & L->svf_ook) ||
-	    perl_rd64(task, any + L->xhv_aux_name, &name) ||
+	    !(flags & L->svf_ook))
+		return 0;
+	if (L->hv_aux_after_array) {
+		/* HvAUX = &HvARRAY(hv)[HvMAX(hv) + 1] */
+		if (perl_rd64(task, hv + L->sv_u, &array) ||
+		    perl_rd64(task, any + L->xhv_max, &max) || max >= PERL_MAX_HV_MAX)
+			return 0;
+		any = array + (max + 1) * 8;
+	}
+	if (perl_rd64(task, any + L->xhv_aux_name, &name) ||
 	    perl_rd(task, &count, sizeof(count), any + L->xhv_aux_name_count))
 		return 0;
 	if (count && perl_rd64(task, name, &name))
@@ -438,7 +449,9 @@ static long perl_step(__u64 i, void *ctx)
 	}
 	if (ctype == L->cxt_eval) {
 		f->flags |= PERL_FRAME_EVAL;
-		if (!(u16 >> L->old_op_type_shift))
+		__u32 old = u16 >> L->old_op_type_shift;
+
+		if (!old || old == L->op_entersub)
 			f->flags |= PERL_FRAME_OLDOP0;
 	} else if (perl_cv(task, w, s, f, cv, ctype == L->cxt_format, &start)) {
 		perl_stop(w, ev, INTERP_EV_CORRUPT);
@@ -477,7 +490,24 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 	__builtin_memset(w, 0, sizeof(*w));
 	w->L = *L;
 	w->first = 1;
-	if (cfg->pl.tls_modid) {
+	if (cfg->pl.thr_key_addr) {
+		/* perl 5.32: pthread_getspecific(PL_thr_key), glibc's first block */
+		__u32 key = 0;
+
+		if (perl_rd32(task, cfg->pl.thr_key_addr, &key)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return;
+		}
+		if (key >= 32) {
+			ev->flags |= INTERP_EV_BAD_KEY;
+			return;
+		}
+		if (interp_read(task, &w->my_perl, sizeof(w->my_perl),
+				fs_base + cfg->pthread_specific + key * 16 + 8) < 0) {
+			ev->flags |= INTERP_EV_FAULT;
+			return;
+		}
+	} else if (cfg->pl.tls_modid) {
 		/* libperl.so: PL_current_context in the library's TLS block */
 		if (interp_tls_var(task, fs_base, cfg->pl.tls_modid, cfg->pl.tls_sym,
 				   &w->my_perl) < 0) {

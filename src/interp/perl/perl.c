@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Perl 5.36 frames, user side: finding the runtime in /usr/bin/perl, and
+ * Perl frames (5.32 to 5.42), user side: finding the runtime in perl, and
  * turning a walk (perl.bpf.h) into named frames grouped by the
  * Perl_runops_standard call they run in.  See docs/interpreters.md "Perl".
  *
@@ -130,28 +130,24 @@ static const struct interp_version *perl_version_of(Elf *elf, unsigned int *rev,
 	return NULL;
 }
 
-const struct interp_perl_layout *perl_layout_of_file(Elf *elf, char *why, size_t why_len)
+const struct interp_perl_layout *perl_layout_of_file(Elf *elf, struct perl_sub_probes *p,
+						     char *why, size_t why_len)
 {
 	const struct interp_version *v;
 	unsigned int rev, ver;
-	uint64_t addr;
+	char what[160];
 
 	v = perl_version_of(elf, &rev, &ver);
 	if (!v) {
 		if (rev)
-			snprintf(why, why_len, "perl %u.%u, whose layout we do not know (5.36)", rev,
-				 ver);
+			snprintf(why, why_len, "perl %u.%u, whose layout we do not know "
+				 "(5.32, 5.36, 5.40, 5.42)", rev, ver);
 		else
 			snprintf(why, why_len, "not a perl (no PL_revision/PL_version)");
 		return NULL;
 	}
-	if (!interp_dynsym_find(elf, "Perl_pp_entersub", &addr, NULL) ||
-	    !interp_dynsym_find(elf, "Perl_pp_leavesub", &addr, NULL) ||
-	    !interp_dynsym_find(elf, "Perl_pp_leavesublv", &addr, NULL) ||
-	    !interp_dynsym_find(elf, "Perl_dounwind", &addr, NULL) ||
-	    !interp_dynsym_find(elf, "Perl_die_unwind", &addr, NULL)) {
-		snprintf(why, why_len, "perl %s without Perl_pp_entersub, Perl_pp_leavesub(lv), "
-			 "Perl_dounwind or Perl_die_unwind in its dynamic symbols", v->version);
+	if (!perl_sub_probes_of(elf, &v->layout.pl, p, what, sizeof(what))) {
+		snprintf(why, why_len, "perl %s: %s", v->version, what);
 		return NULL;
 	}
 	return &v->layout.pl;
@@ -165,18 +161,23 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 			     const struct map *m, char *unsupported, size_t unsupported_len)
 {
 	Elf *elf = m->bin->elf;
-	uint64_t ctx, eval, eval_size, off;
+	uint64_t ctx, key, eval, eval_size, off;
 	unsigned int rev, ver;
 
-	if (!elf || !interp_dynsym_find(elf, "PL_current_context", &ctx, NULL) ||
-	    !interp_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size ||
-	    !perl_file_version(elf, &rev, &ver))
+	if (!elf || !perl_file_version(elf, &rev, &ver))
 		return false;
-	if (!version_is(v, rev, ver)) {
+	/*
+	 * The module's name ("perl", "libperl.so.5.40") only says it is a
+	 * perl: the table is the one of its own PL_revision/PL_version.
+	 */
+	v = perl_version_of(elf, &rev, &ver);
+	if (!v) {
 		if (!unsupported[0])
 			snprintf(unsupported, unsupported_len, "perl %u.%u", rev, ver);
 		return false;
 	}
+	if (!interp_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size)
+		return false;
 	/*
 	 * perl: PL_current_context in the executable's static TLS block, at a
 	 * fixed place below fs_base.  A program embedding libperl.so: in the
@@ -184,7 +185,17 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 	 * given the library its module id (perl_attach).
 	 */
 	ip->cfg.pl.tls_off = 0;
-	if (exe_tls_offset(elf, &off) && ctx < off) {
+	ip->cfg.pl.thr_key_addr = 0;
+	if (!interp_dynsym_find(elf, "PL_current_context", &ctx, NULL)) {
+		/*
+		 * Before 5.36 (no PERL_THREAD_LOCAL): the thread's interpreter is
+		 * pthread_getspecific(PL_thr_key), in the executable or in
+		 * libperl.so alike.
+		 */
+		if (!interp_dynsym_find(elf, "PL_thr_key", &key, NULL))
+			return false;
+		ip->cfg.pl.thr_key_addr = key + m->bias;
+	} else if (exe_tls_offset(elf, &off) && ctx < off) {
 		ip->cfg.pl.tls_off = off - ctx;
 	} else if (lib_tls_holds(elf, ctx)) {
 		ip->cfg.pl.tls_sym = ctx;
@@ -207,8 +218,10 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 static bool perl_attach(struct interp_proc *ip, const struct interp_version *v,
 			const struct map *m, const struct map *ld, const struct interp_glibc *g)
 {
-	if (!ip->cfg.pl.tls_off) {
-		ip->cfg.pl.tls_modid = g ? interp_tls_modid(ip->pid, ld, g, v->lib_prefix) : 0;
+	if (!ip->cfg.pl.tls_off && !ip->cfg.pl.thr_key_addr) {
+		/* ip->ver: the table perl_from_module chose by the file's version */
+		ip->cfg.pl.tls_modid = g ? interp_tls_modid(ip->pid, ld, g, ip->ver->lib_prefix)
+					 : 0;
 		ip->retry = g && ip->cfg.pl.tls_modid == 0;
 	}
 	return true;

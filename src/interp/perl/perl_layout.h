@@ -14,7 +14,7 @@
 #endif
 
 /*
- * Perl 5.36-style layout (threaded perl, docs/interpreters.md "Perl"): the
+ * Perl 5.32 to 5.42 layout (threaded perl, docs/interpreters.md "Perl"): the
  * thread's interpreter from static TLS, stackinfos, the si_cxsubix chain of
  * sub/format/eval contexts, CV -> GV/HEK -> stash names, COP lines.
  */
@@ -26,6 +26,12 @@ struct interp_perl_layout {
 	__u32 sv_any, sv_flags;
 	__u32 xcv_stash, xcv_start, xcv_gv_or_hek, xcv_flags;
 	__u32 xgv_namehek, xgv_stash;
+	/*
+	 * HvNAME: the HV's aux struct.  5.36+: in the body (offsets from
+	 * sv_any); before: after the bucket array, sv_u + (xhv_max + 1) * 8
+	 * (offsets within struct xpvhv_aux).
+	 */
+	__u32 hv_aux_after_array, xhv_max;
 	__u32 xhv_aux_name, xhv_aux_name_count;
 	__u32 hek_len, hek_key;
 	__u32 op_type_word, op_type_mask, cop_line, cop_file;
@@ -35,6 +41,14 @@ struct interp_perl_layout {
 	__u32 svf_ook, svp_pok, svpgv_gp;
 	__u32 cvf_named, cvf_lexical;
 	__u32 op_nextstate, op_dbstate;
+	/*
+	 * call_sv(G_EVAL)'s own eval context: its old op type is 0 (5.32,
+	 * 5.36: a zeroed fake op) or OP_ENTERSUB (5.40, 5.42 set the fake
+	 * op's type), never a Perl-level eval's ENTERTRY/ENTEREVAL/REQUIRE.
+	 */
+	__u32 op_entersub;
+	/* stitch latency's probes in a perl that exports no pp functions (PL_ppaddr) */
+	__u32 op_leavesub, op_leavesublv;
 	/* stitch latency's perl:NAME roots: the sub pp_entersub is about to call */
 	__u32 interp_stack_sp, sv_u, gp_cv, svf_rok, cvf_isxsub;
 };
@@ -43,18 +57,34 @@ struct interp_perl_layout {
  * Where a process keeps its interpreter (interp_proc_cfg.pl): my_perl =
  * *(fs_base - tls_off) in perl's own static TLS block, or, embedded
  * through libperl.so (tls_off 0), the library's TLS variable
- * *(dtv[tls_modid].val + tls_sym).
+ * *(dtv[tls_modid].val + tls_sym).  Perl before 5.36 has no such TLS
+ * variable (PL_current_context): thr_key_addr is then the address of
+ * PL_thr_key and my_perl = pthread_getspecific(PL_thr_key), which
+ * PERL_SET_CONTEXT sets in every thread that runs an interpreter.
  */
 struct interp_perl_cfg {
 	__u64 tls_modid;
 	__u64 tls_sym;
 	__u64 tls_off;
+	__u64 thr_key_addr;
+};
+
+/*
+ * Where stitch latency's perl:NAME probes go (perl_probes.c, user space):
+ * file offsets of the functions every sub call (enter), return (leave,
+ * leavelv), unwind and exception (die[], the first ndie) goes through.
+ */
+#define PERL_DIE_PROBES 3
+struct perl_sub_probes {
+	__u64 enter, leave, leavelv, unwind;
+	__u64 die[PERL_DIE_PROBES];
+	__u32 ndie;
 };
 
 /* interp_frame.flags for perl (their own meaning: read for perl events only) */
 #define PERL_FRAME_FROM_C	(1u << 1)	/* retop NULL: entered from C (call_sv...) */
 #define PERL_FRAME_EVAL		(1u << 2)	/* an eval context: "(eval)" */
-#define PERL_FRAME_OLDOP0	(1u << 3)	/* eval pushed by call_sv(G_EVAL) itself */
+#define PERL_FRAME_OLDOP0	(1u << 3)	/* call_sv(G_EVAL)'s own eval (old op 0/ENTERSUB) */
 #define PERL_FRAME_MAIN		(1u << 4)	/* the main program: "<main>" */
 #define PERL_FRAME_SI_END	(1u << 5)	/* no frame: end of a nested stackinfo */
 #define PERL_FRAME_NO_PKG	(1u << 6)	/* a lexical sub: name without package */

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The Perl versions stitch can walk, and the layouts of their structures.
- * Adding a version with the same walk (5.38, 5.40) is one entry here.
+ * Every entry is the table of tools/interp-walk/perl5NN.h, whose numbers
+ * offsets-perl.c checks against that perl's own headers (compiled inside
+ * the release's root); tests/unit/test_interp_perl.c fails if they differ.
+ * The first entry's exe_name "perl" only says a module is a perl:
+ * perl_from_module picks the entry of the file's PL_revision/PL_version.
  */
 #include "interp/perl/perl.h"
 
 const struct interp_version perl_versions[] = {
 	/*
-	 * Perl 5.36 (Debian's /usr/bin/perl, libperl linked in, ithreads; or
+	 * Perl 5.36 (Debian 12's /usr/bin/perl, libperl linked in, ithreads; or
 	 * libperl.so.5.36 in a program embedding perl): offsets from
 	 * tools/interp-walk/perl536.h, checked against the build's own headers
 	 * by offsets-perl.c.
@@ -17,8 +21,7 @@ const struct interp_version perl_versions[] = {
 		.exe_name = "perl", .exe_prefix = "perl5.36.", .lib_prefix = "libperl.so.5.36",
 		.eval_func = "Perl_runops_standard",
 		.layout = { .lang = INTERP_PERL, .pl = {
-			.interp_curstackinfo = 224, .interp_curcop = 208,
-			.interp_compiling = 1936,
+			.interp_curstackinfo = 224, .interp_curcop = 208, .interp_compiling = 1936,
 			.interp_phase = 2512, .phase_destruct = 6,
 			.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,
 			.si_type = 44,
@@ -27,7 +30,8 @@ const struct interp_version perl_versions[] = {
 			.sv_any = 0, .sv_flags = 12,
 			.xcv_stash = 32, .xcv_start = 40, .xcv_gv_or_hek = 56, .xcv_flags = 92,
 			.xgv_namehek = 32, .xgv_stash = 40,
-			.xhv_aux_name = 32, .xhv_aux_name_count = 60,
+			.hv_aux_after_array = 0, .xhv_max = 0, .xhv_aux_name = 32,
+			.xhv_aux_name_count = 60,
 			.hek_len = 4, .hek_key = 8,
 			.op_type_word = 32, .op_type_mask = 0x1ff, .cop_line = 36, .cop_file = 48,
 			.cxtypemask = 0xf, .cxt_sub = 9, .cxt_format = 10, .cxt_eval = 11,
@@ -37,7 +41,115 @@ const struct interp_version perl_versions[] = {
 			.svt_pvfm = 14,
 			.svf_ook = 0x02000000, .svp_pok = 0x00004000, .svpgv_gp = 0x00008000,
 			.cvf_named = 0x8000, .cvf_lexical = 0x10000,
-			.op_nextstate = 195, .op_dbstate = 196,
+			.op_nextstate = 195, .op_dbstate = 196, .op_entersub = 184,
+			.op_leavesub = 185, .op_leavesublv = 186,
+			.interp_stack_sp = 0, .sv_u = 16, .gp_cv = 16, .svf_rok = 0x00000800,
+			.cvf_isxsub = 0x0008,
+		} },
+	},
+	/*
+	 * Perl 5.32 (Debian 11 bullseye, 5.32.1): tools/interp-walk/perl532.h,
+	 * checked by offsets-perl.c inside a bullseye root.  The stash's aux
+	 * struct (its name) follows its bucket array.
+	 */
+	{
+		.lang_name = "perl", .version = "5.32", .lang = INTERP_PERL,
+		.exe_name = "perl", .exe_prefix = "perl5.32.", .lib_prefix = "libperl.so.5.32",
+		.eval_func = "Perl_runops_standard",
+		.layout = { .lang = INTERP_PERL, .pl = {
+			.interp_curstackinfo = 240, .interp_curcop = 224, .interp_compiling = 1952,
+			.interp_phase = 2532, .phase_destruct = 6,
+			.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,
+			.si_type = 44,
+			.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,
+			.cx_retop = 48, .cx_old_cxsubix = 56, .cx_sub_cv = 72,
+			.sv_any = 0, .sv_flags = 12,
+			.xcv_stash = 32, .xcv_start = 40, .xcv_gv_or_hek = 56, .xcv_flags = 92,
+			.xgv_namehek = 32, .xgv_stash = 40,
+			.hv_aux_after_array = 1, .xhv_max = 24, .xhv_aux_name = 0,
+			.xhv_aux_name_count = 28,
+			.hek_len = 4, .hek_key = 8,
+			.op_type_word = 32, .op_type_mask = 0x1ff, .cop_line = 36, .cop_file = 48,
+			.cxtypemask = 0xf, .cxt_sub = 9, .cxt_format = 10, .cxt_eval = 11,
+			.old_op_type_shift = 7,
+			.perlsi_main = 1,
+			.svtypemask = 0xff, .svt_pvgv = 9, .svt_pvhv = 12, .svt_pvcv = 13,
+			.svt_pvfm = 14,
+			.svf_ook = 0x02000000, .svp_pok = 0x00004000, .svpgv_gp = 0x00008000,
+			.cvf_named = 0x00008000, .cvf_lexical = 0x10000,
+			.op_nextstate = 195, .op_dbstate = 196, .op_entersub = 184,
+			.op_leavesub = 185, .op_leavesublv = 186,
+			.interp_stack_sp = 0, .sv_u = 16, .gp_cv = 16, .svf_rok = 0x00000800,
+			.cvf_isxsub = 0x0008,
+		} },
+	},
+	/*
+	 * Perl 5.40 (Debian 13 trixie, 5.40.1): perl540.h, checked inside a
+	 * trixie root.  Other interpreter offsets and op numbers; cop_file is
+	 * a refcounted string (RCPV) since 5.38, still read as a char *.
+	 */
+	{
+		.lang_name = "perl", .version = "5.40", .lang = INTERP_PERL,
+		.exe_name = "perl", .exe_prefix = "perl5.40.", .lib_prefix = "libperl.so.5.40",
+		.eval_func = "Perl_runops_standard",
+		.layout = { .lang = INTERP_PERL, .pl = {
+			.interp_curstackinfo = 224, .interp_curcop = 208, .interp_compiling = 1720,
+			.interp_phase = 2216, .phase_destruct = 6,
+			.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,
+			.si_type = 44,
+			.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,
+			.cx_retop = 48, .cx_old_cxsubix = 56, .cx_sub_cv = 72,
+			.sv_any = 0, .sv_flags = 12,
+			.xcv_stash = 32, .xcv_start = 40, .xcv_gv_or_hek = 56, .xcv_flags = 92,
+			.xgv_namehek = 32, .xgv_stash = 40,
+			.hv_aux_after_array = 0, .xhv_max = 0, .xhv_aux_name = 32,
+			.xhv_aux_name_count = 60,
+			.hek_len = 4, .hek_key = 8,
+			.op_type_word = 32, .op_type_mask = 0x1ff, .cop_line = 36, .cop_file = 48,
+			.cxtypemask = 0xf, .cxt_sub = 9, .cxt_format = 10, .cxt_eval = 11,
+			.old_op_type_shift = 7,
+			.perlsi_main = 1,
+			.svtypemask = 0xff, .svt_pvgv = 9, .svt_pvhv = 12, .svt_pvcv = 13,
+			.svt_pvfm = 14,
+			.svf_ook = 0x02000000, .svp_pok = 0x00004000, .svpgv_gp = 0x00008000,
+			.cvf_named = 0x00008000, .cvf_lexical = 0x10000,
+			.op_nextstate = 198, .op_dbstate = 199, .op_entersub = 187,
+			.op_leavesub = 188, .op_leavesublv = 189,
+			.interp_stack_sp = 0, .sv_u = 16, .gp_cv = 16, .svf_rok = 0x00000800,
+			.cvf_isxsub = 0x0008,
+		} },
+	},
+	/*
+	 * Perl 5.42 (Debian sid, 5.42.3): perl542.h, checked inside a sid
+	 * root; as 5.40 but for the op numbers.
+	 */
+	{
+		.lang_name = "perl", .version = "5.42", .lang = INTERP_PERL,
+		.exe_name = "perl", .exe_prefix = "perl5.42.", .lib_prefix = "libperl.so.5.42",
+		.eval_func = "Perl_runops_standard",
+		.layout = { .lang = INTERP_PERL, .pl = {
+			.interp_curstackinfo = 224, .interp_curcop = 208, .interp_compiling = 1720,
+			.interp_phase = 2216, .phase_destruct = 6,
+			.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,
+			.si_type = 44,
+			.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,
+			.cx_retop = 48, .cx_old_cxsubix = 56, .cx_sub_cv = 72,
+			.sv_any = 0, .sv_flags = 12,
+			.xcv_stash = 32, .xcv_start = 40, .xcv_gv_or_hek = 56, .xcv_flags = 92,
+			.xgv_namehek = 32, .xgv_stash = 40,
+			.hv_aux_after_array = 0, .xhv_max = 0, .xhv_aux_name = 32,
+			.xhv_aux_name_count = 60,
+			.hek_len = 4, .hek_key = 8,
+			.op_type_word = 32, .op_type_mask = 0x1ff, .cop_line = 36, .cop_file = 48,
+			.cxtypemask = 0xf, .cxt_sub = 9, .cxt_format = 10, .cxt_eval = 11,
+			.old_op_type_shift = 7,
+			.perlsi_main = 1,
+			.svtypemask = 0xff, .svt_pvgv = 9, .svt_pvhv = 12, .svt_pvcv = 13,
+			.svt_pvfm = 14,
+			.svf_ook = 0x02000000, .svp_pok = 0x00004000, .svpgv_gp = 0x00008000,
+			.cvf_named = 0x00008000, .cvf_lexical = 0x10000,
+			.op_nextstate = 202, .op_dbstate = 203, .op_entersub = 191,
+			.op_leavesub = 192, .op_leavesublv = 193,
 			.interp_stack_sp = 0, .sv_u = 16, .gp_cv = 16, .svf_rok = 0x00000800,
 			.cvf_isxsub = 0x0008,
 		} },

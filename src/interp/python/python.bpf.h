@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * CPython 3.11-style walker (interp_walk.bpf.h calls it).  The thread
- * state comes from the triggering thread's own pthread key slot, never from
- * _PyRuntime's GIL holder, and must say it is that thread's (thread_id ==
- * pthread_self() == fs_base); the frames are the _PyInterpreterFrame list
- * from tstate->cframe->current_frame (3.13: tstate->current_frame).  Every
- * code object is type-checked; a read that fails or a check that does not
- * hold ends the walk, marked.  3.12 on mark an eval call's start by a shim
- * frame owned by the C stack (PY_LAYOUT_CSTACK_ENTRY).
+ * state comes from the triggering thread's own pthread key slot (3.15: its
+ * own thread-local variable), never from _PyRuntime's GIL holder, and must
+ * say it is that thread's (thread_id == pthread_self() == fs_base); the
+ * frames are the _PyInterpreterFrame list from tstate->cframe->current_frame
+ * (3.13 on: tstate->current_frame).  Every code object is type-checked; a
+ * read that fails or a check that does not hold ends the walk, marked.  3.12
+ * on mark an eval call's start by a shim frame owned by the C stack
+ * (PY_LAYOUT_CSTACK_ENTRY).
  */
 #ifndef STITCH_INTERP_PYTHON_BPF_H
 #define STITCH_INTERP_PYTHON_BPF_H
@@ -25,6 +26,7 @@ struct py_walk {
 	struct interp_scratch *s;
 	const struct interp_proc_cfg *cfg;
 	const struct interp_python_layout *L;
+	__u64 base_frame;	/* 3.15: the thread's sentinel frame, where the walk ends */
 };
 
 static long interp_python_step(__u64 i, void *ctx)
@@ -41,6 +43,10 @@ static long interp_python_step(__u64 i, void *ctx)
 
 	if (!s->cursor)
 		return 1;
+	if (s->cursor == w->base_frame) {	/* below every eval call's frames */
+		s->cursor = 0;
+		return 1;
+	}
 	if (frame_read == 0 || frame_read >= INTERP_CHUNK || code_read == 0 ||
 	    code_read >= INTERP_CHUNK) {
 		ev->flags |= INTERP_EV_CORRUPT;
@@ -130,19 +136,27 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 	__u64 tstate = 0, cframe = 0;
 	__u32 key = 0;
 
-	if (interp_read(task, &key, sizeof(key), cfg->py.tss_key_addr)) {
-		ev->flags |= INTERP_EV_FAULT;
-		return;
-	}
-	/* Keys >= 32 live in a second-level array; CPython creates its key first. */
-	if (key >= 32) {
-		ev->flags |= INTERP_EV_BAD_KEY;
-		return;
-	}
-	if (interp_read(task, &tstate, sizeof(tstate),
-			fs_base + cfg->pthread_specific + key * 16 + 8)) {
-		ev->flags |= INTERP_EV_FAULT;
-		return;
+	if (L->layout_flags & PY_LAYOUT_TLS_TSTATE) {
+		/* 3.15: the executable's own thread-local, at a fixed place from fs_base. */
+		if (interp_read(task, &tstate, sizeof(tstate), fs_base + cfg->py.tstate_tls)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return;
+		}
+	} else {
+		if (interp_read(task, &key, sizeof(key), cfg->py.tss_key_addr)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return;
+		}
+		/* Keys >= 32 live in a second-level array; CPython creates its key first. */
+		if (key >= 32) {
+			ev->flags |= INTERP_EV_BAD_KEY;
+			return;
+		}
+		if (interp_read(task, &tstate, sizeof(tstate),
+				fs_base + cfg->pthread_specific + key * 16 + 8)) {
+			ev->flags |= INTERP_EV_FAULT;
+			return;
+		}
 	}
 	if (!tstate)		/* a thread that never ran Python code */
 		return;
@@ -169,6 +183,12 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 			ev->flags |= INTERP_EV_CORRUPT;
 			return;
 		}
+	}
+	if (L->tstate_base_frame && (interp_read(task, &w.base_frame, sizeof(w.base_frame),
+						 tstate + L->tstate_base_frame) ||
+				     !w.base_frame)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return;
 	}
 	if (L->layout_flags & PY_LAYOUT_NO_CFRAME) {
 		if (interp_read(task, &s->cursor, sizeof(s->cursor),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * CPython 3.11 on: finding the runtime in python3.X or libpython3.X.so
- * (3.13 on: with the layout the process states, python_debug.c), and
+ * (3.13 on: with the layout the process states, python_debug.c; 3.15: the
+ * thread state's thread-local, python_tls.c), and
  * naming frames: code objects, their str names and the co_linetable, read
  * from the target with bounded reads and type checks.  Untrusted input:
  * every length is capped, every object's type checked.
@@ -29,6 +30,7 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 {
 	Elf *elf = m->bin->elf;
 	uint64_t runtime, code, unicode, bytes, frame = 0, none = 0;
+	int64_t tls = 0;
 	struct python_proc *pp;
 	char why[64] = "";
 	int dbg = 0;
@@ -49,6 +51,13 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 				snprintf(unsupported, unsupported_len, "%s", why);
 			return false;
 		}
+	}
+	/* 3.15: no pthread key; the thread-local's place comes from the code. */
+	if ((v->layout.py.layout_flags & PY_LAYOUT_TLS_TSTATE) && !py_tls_tstate(elf, &tls)) {
+		if (!unsupported[0])
+			snprintf(unsupported, unsupported_len,
+				 "python %s (thread state not found)", v->version);
+		return false;
 	}
 	pp = interp_proc_take(ip, v, m, python_versions, sizeof(*pp));
 	if (!pp)
@@ -84,6 +93,7 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 	pp->unicode_type = unicode + m->bias;
 	pp->bytes_type = bytes + m->bias;
 	ip->cfg.py.tss_key_addr = runtime + m->bias + v->tss_key_off;
+	ip->cfg.py.tstate_tls = (uint64_t)tls;
 	return true;
 }
 

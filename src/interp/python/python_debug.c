@@ -2,7 +2,7 @@
 /*
  * CPython 3.13 on: the layout a process says it has.  _PyRuntime starts
  * with _Py_DebugOffsets (pycore_runtime.h in 3.13, pycore_debug_offsets.h
- * in 3.14), written for out-of-process debuggers: a cookie, the version,
+ * from 3.14), written for out-of-process debuggers: a cookie, the version,
  * whether the build is free-threaded, then the offsets of the runtime,
  * thread state, interpreter frame, code object, str and bytes fields.  It
  * is read once at attach, untrusted: the cookie, the version (the module's
@@ -21,13 +21,14 @@
  * Where the fields stitch uses sit in _Py_DebugOffsets (every one a
  * uint64_t), per minor version: offsetof() in a program compiled against
  * the version's headers (3.13.0 pyenv and 3.13.5 trixie agree; 3.14: sid's;
- * tools/interp-walk/offsets-python-new.c checks them).
+ * 3.15: sid's 3.15.2-1; tools/interp-walk/offsets-python-new.c checks them).
  */
 struct py_debug_pos {
 	int minor;
 	uint32_t size;			/* sizeof(_Py_DebugOffsets) */
 	uint32_t version, free_threaded;
 	uint32_t ts_current_frame, ts_thread_id;
+	uint32_t ts_base_frame;		/* 3.15 on; 0: none */
 	uint32_t fr_previous, fr_executable, fr_instr_ptr, fr_owner;
 	uint32_t co_filename, co_qualname, co_linetable, co_firstlineno, co_code_adaptive;
 	uint32_t ob_type;
@@ -58,6 +59,18 @@ static const struct py_debug_pos py_debug_pos[] = {
 	  .bytes_ob_size = PY314_DO_BYTES_OB_SIZE, .bytes_ob_sval = PY314_DO_BYTES_OB_SVAL,
 	  .str_state = PY314_DO_STR_STATE, .str_length = PY314_DO_STR_LENGTH,
 	  .str_ascii_size = PY314_DO_STR_ASCII_SIZE },
+	{ .minor = 15, .size = PY315_DO_SIZE, .version = PY315_DO_VERSION,
+	  .free_threaded = PY315_DO_FREE_THREADED,
+	  .ts_current_frame = PY315_DO_TS_CURRENT_FRAME, .ts_thread_id = PY315_DO_TS_THREAD_ID,
+	  .ts_base_frame = PY315_DO_TS_BASE_FRAME,
+	  .fr_previous = PY315_DO_FR_PREVIOUS, .fr_executable = PY315_DO_FR_EXECUTABLE,
+	  .fr_instr_ptr = PY315_DO_FR_INSTR_PTR, .fr_owner = PY315_DO_FR_OWNER,
+	  .co_filename = PY315_DO_CO_FILENAME, .co_qualname = PY315_DO_CO_QUALNAME,
+	  .co_linetable = PY315_DO_CO_LINETABLE, .co_firstlineno = PY315_DO_CO_FIRSTLINENO,
+	  .co_code_adaptive = PY315_DO_CO_CODE_ADAPTIVE, .ob_type = PY315_DO_OB_TYPE,
+	  .bytes_ob_size = PY315_DO_BYTES_OB_SIZE, .bytes_ob_sval = PY315_DO_BYTES_OB_SVAL,
+	  .str_state = PY315_DO_STR_STATE, .str_length = PY315_DO_STR_LENGTH,
+	  .str_ascii_size = PY315_DO_STR_ASCII_SIZE },
 	{ .minor = 0 },
 };
 
@@ -150,6 +163,16 @@ int py_debug_layout(pid_t pid, uint64_t runtime, const struct interp_version *v,
 	    thread_id >= PY_TSTATE_MAX || bytecode >= PY_TSTATE_MAX) {
 		snprintf(why, why_len, "python %s (debug offsets out of range)", v->version);
 		return -EINVAL;
+	}
+	if (p->ts_base_frame) {
+		uint64_t base = at(buf, p->ts_base_frame);
+
+		if (!base || base >= PY_TSTATE_MAX) {
+			snprintf(why, why_len, "python %s (debug offsets out of range)",
+				 v->version);
+			return -EINVAL;
+		}
+		L->tstate_base_frame = base;
 	}
 	L->ascii_data = ascii;
 	L->tstate_current_frame = current;

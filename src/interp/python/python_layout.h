@@ -66,6 +66,13 @@ struct interp_python_layout {
 	__u32 layout_flags;		/* PY_LAYOUT_* */
 	__u8 owner_cstack;		/* FRAME_OWNED_BY_CSTACK (PY_LAYOUT_CSTACK_ENTRY) */
 	__u8 pad2[3];
+	/*
+	 * 3.15: PyThreadState.base_frame, the sentinel frame at the bottom of
+	 * every thread's chain (not an eval call's): the walk ends there
+	 * (0: no such frame).
+	 */
+	__u32 tstate_base_frame;
+	__u32 pad3;
 };
 
 /* interp_python_layout.lnotab: how a code object maps offsets to lines */
@@ -78,12 +85,15 @@ struct interp_python_layout {
  * byte; each eval call pushes a shim frame owned by the C stack below its
  * first frame, sent as a frame of its own (addr 0) that ends its group.
  * NO_CFRAME (3.13 on): the thread state points to the current frame
- * itself.  TAGGED_EXEC (3.14): f_executable is a _PyStackRef, tag bits low.
+ * itself.  TAGGED_EXEC (3.14 on): f_executable is a _PyStackRef, tag bits
+ * low.  TLS_TSTATE (3.15): no pthread key; the thread's bound state is a
+ * thread-local variable of the executable (interp_python_cfg.tstate_tls).
  */
 #define PY_LAYOUT_CSTACK_ENTRY	(1u << 0)
 #define PY_LAYOUT_NO_CFRAME	(1u << 1)
 #define PY_LAYOUT_TAGGED_EXEC	(1u << 2)
-/* 3.14's Py_TAG_BITS with the GIL (pycore_stackref.h; free-threaded builds are refused). */
+#define PY_LAYOUT_TLS_TSTATE	(1u << 3)
+/* 3.14's and 3.15's Py_TAG_BITS (pycore_stackref.h; free-threaded builds are refused). */
 #define PY_EXEC_TAG_BITS	3
 
 /* Where a process keeps what the walker starts from (interp_proc_cfg.py). */
@@ -92,6 +102,11 @@ struct interp_python_cfg {
 	__u64 code_type;		/* &PyCode_Type, checked on every frame */
 	__u64 frame_type;		/* 3.8 - 3.10: &PyFrame_Type, checked on every frame */
 	__u64 none_addr;		/* &_Py_NoneStruct: 3.13's f_executable of a C entry */
+	/*
+	 * 3.15 (PY_LAYOUT_TLS_TSTATE): where _Py_tss_gilstate lies from the
+	 * thread pointer (fs_base), as a two's complement offset: it is below.
+	 */
+	__u64 tstate_tls;
 };
 
 /*

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * CPython 3.12, 3.13 and 3.14: their entries of python_versions[] and what
+ * CPython 3.12 to 3.15: their entries of python_versions[] and what
  * python_debug.c needs.  Each offset here was printed by offsetof() in a
  * program compiled against that version's own headers
  * (tools/interp-walk/offsets-python-new.c, which checks these macros):
  *   3.12: pyenv 3.12.1's include/python3.12/internal (no Debian 3.12 here);
  *   3.13: pyenv 3.13.0's and Debian trixie's python3.13-dev 3.13.5 (compiled
  *         in the trixie root): the same numbers;
- *   3.14: Debian sid's python3.14-dev (compiled in the sid root).
- * 3.13's and 3.14's frame, thread state, code and str offsets are not taken from here
+ *   3.14: Debian sid's python3.14-dev (compiled in the sid root);
+ *   3.15: Debian sid's python3.15-dev 3.15.2-1, the build of sid's python3.15
+ *         (not in the dev root: its .deb unpacked aside, compiled on the host).
+ * 3.13's to 3.15's frame, thread state, code and str offsets are not taken from here
  * but from the process's own _Py_DebugOffsets (python_debug.c); the table
  * gives only what those do not carry, and its full layout is what they are
  * checked against.  Run-time proof on every walk: the thread state found
@@ -135,6 +137,48 @@
 }
 
 /*
+ * 3.15: as 3.14, but the thread's state is found through its own
+ * thread-local variable (python_tls.c), not a pthread key: no tss_key_off;
+ * and every thread's chain ends in a sentinel frame owned "by the
+ * interpreter", like an eval call's shim: the walk stops there.
+ */
+#define PYTHON_VERSION_315 {							\
+	.lang_name = "python", .version = "3.15", .lang = INTERP_PYTHON,	\
+	.exe_name = "python3.15", .lib_prefix = "libpython3.15.so",		\
+	.eval_func = "_PyEval_EvalFrameDefault",				\
+	.layout = { .lang = INTERP_PYTHON, .py = {				\
+		.tstate_current_frame = PY315_TSTATE_CURRENT_FRAME,		\
+		.frame_code = PY315_FRAME_EXECUTABLE,				\
+		.frame_previous = PY315_FRAME_PREVIOUS,				\
+		.frame_instr = PY315_FRAME_INSTR_PTR,				\
+		.frame_owner = PY315_FRAME_OWNER,				\
+		.code_firstlineno = PY315_CODE_FIRSTLINENO,			\
+		.code_filename = PY315_CODE_FILENAME,				\
+		.code_qualname = PY315_CODE_QUALNAME,				\
+		.code_linetable = PY315_CODE_LINETABLE,				\
+		.code_firsttraceable = PY315_CODE_FIRSTTRACEABLE,		\
+		.code_bytecode = PY315_CODE_CODE_ADAPTIVE,			\
+		.ob_type = PY315_OB_TYPE,					\
+		.var_size = PY315_VAR_SIZE,					\
+		.bytes_data = PY315_BYTES_SVAL,					\
+		.unicode_length = PY315_UNICODE_LENGTH,				\
+		.unicode_state = PY315_UNICODE_STATE,				\
+		.ascii_data = PY315_ASCII_DATA,					\
+		.compact_data = PY315_COMPACT_DATA,				\
+		.codeunit = PY315_CODEUNIT,					\
+		.frame_read = 80,						\
+		.code_read = 200,						\
+		.owner_generator = PY315_FRAME_OWNED_BY_GENERATOR,		\
+		.tstate_thread_id = PY315_TSTATE_THREAD_ID,			\
+		.tstate_base_frame = PY315_TSTATE_BASE_FRAME,			\
+		.layout_flags = PY_LAYOUT_CSTACK_ENTRY | PY_LAYOUT_NO_CFRAME |	\
+				PY_LAYOUT_TAGGED_EXEC | PY_LAYOUT_FROM_DEBUG_OFFSETS |	\
+				PY_LAYOUT_TLS_TSTATE,				\
+		.owner_cstack = PY315_FRAME_OWNED_BY_INTERPRETER,		\
+	} },									\
+}
+
+/*
  * Fill *L (a copy of version v's layout) from the _Py_DebugOffsets at the
  * start of _PyRuntime (runtime) in process pid.  0 when done; -EAGAIN if
  * it cannot be read yet; -EINVAL when it does not hold (why says what, for
@@ -149,5 +193,15 @@ int py_debug_layout(pid_t pid, uint64_t runtime, const struct interp_version *v,
  * found with certainty.
  */
 bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint64_t *end);
+
+/*
+ * 3.15: where the thread-local that PyGILState_GetThisThreadState() returns
+ * lies from the thread pointer, read from that function's code in elf
+ * (python_tls.c).  False: not code stitch knows the meaning of.
+ */
+bool py_tls_tstate(Elf *elf, int64_t *tpoff);
+
+/* The bytes of [vaddr, vaddr + size) in an executable section of elf, or NULL. */
+const uint8_t *py_text_at(Elf *elf, uint64_t vaddr, uint64_t size);
 
 #endif /* STITCH_INTERP_PYTHON_NEW_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * CPython 3.12, 3.13 and 3.14 offsets, as offsetof() printed them against each
+ * CPython 3.12 to 3.15 offsets, as offsetof() printed them against each
  * version's own headers; plain macros, so that the check
  * (tools/interp-walk/offsets-python-new.c, compiled against those headers)
  * includes this very file: see python_new.h for which builds.
@@ -128,5 +128,66 @@
 #define PY314_DO_STR_STATE		624
 #define PY314_DO_STR_LENGTH		632
 #define PY314_DO_STR_ASCII_SIZE		640
+
+/*
+ * ---- 3.15 (Debian sid's python3.15-dev 3.15.2-1, the build of sid's
+ * python3.15: offsetof() on its headers; every _Py_DebugOffsets value the
+ * headers give equals the one in that binary's .PyRuntime, but for the
+ * sizes of _PyRuntimeState and PyInterpreterState, 8 bytes more in the
+ * binary, both unused here) ----
+ * No autoTSSkey any more: the thread's bound state is the thread-local
+ * _Py_tss_gilstate (Python/pystate.c), found by python_tls.c.
+ */
+#define PY315_TSTATE_CURRENT_FRAME	72
+#define PY315_TSTATE_THREAD_ID		176	/* moved: 3.15 added fields before it */
+#define PY315_TSTATE_BASE_FRAME		80	/* -> _PyThreadStateImpl.base_frame */
+#define PY315_FRAME_EXECUTABLE		0	/* a _PyStackRef: tag bits low */
+#define PY315_FRAME_PREVIOUS		8
+#define PY315_FRAME_INSTR_PTR		56
+#define PY315_FRAME_OWNER		74
+#define PY315_FRAME_OWNED_BY_GENERATOR	1
+#define PY315_FRAME_OWNED_BY_INTERPRETER 3	/* the eval call's shim, as 3.14 */
+#define PY315_CODE_FIRSTLINENO		68
+#define PY315_CODE_FILENAME		112
+#define PY315_CODE_QUALNAME		128
+#define PY315_CODE_LINETABLE		136
+#define PY315_CODE_FIRSTTRACEABLE	192
+#define PY315_CODE_CODE_ADAPTIVE	208
+#define PY315_CODEUNIT			2
+#define PY315_OB_TYPE			8
+#define PY315_VAR_SIZE			16
+#define PY315_BYTES_SVAL		32
+#define PY315_UNICODE_LENGTH		16
+#define PY315_UNICODE_STATE		32
+#define PY315_ASCII_DATA		40
+#define PY315_COMPACT_DATA		56
+
+/*
+ * Where fields sit in 3.15's _Py_DebugOffsets: its thread state section
+ * grew (base_frame, last_profiled_frame... before thread_id) and an
+ * err_stackitem section came before the frame's, so all but the first
+ * fields moved.
+ */
+#define PY315_DO_SIZE			888
+#define PY315_DO_VERSION		8
+#define PY315_DO_FREE_THREADED		16
+#define PY315_DO_TS_CURRENT_FRAME	208
+#define PY315_DO_TS_BASE_FRAME		216
+#define PY315_DO_TS_THREAD_ID		240
+#define PY315_DO_FR_PREVIOUS		320
+#define PY315_DO_FR_EXECUTABLE		328
+#define PY315_DO_FR_INSTR_PTR		336
+#define PY315_DO_FR_OWNER		352
+#define PY315_DO_CO_FILENAME		384
+#define PY315_DO_CO_QUALNAME		400
+#define PY315_DO_CO_LINETABLE		408
+#define PY315_DO_CO_FIRSTLINENO		416
+#define PY315_DO_CO_CODE_ADAPTIVE	448
+#define PY315_DO_OB_TYPE		472
+#define PY315_DO_BYTES_OB_SIZE		696
+#define PY315_DO_BYTES_OB_SVAL		704
+#define PY315_DO_STR_STATE		720
+#define PY315_DO_STR_LENGTH		728
+#define PY315_DO_STR_ASCII_SIZE		736
 
 #endif /* STITCH_INTERP_PYTHON_OFFSETS_NEW_H */

@@ -22,7 +22,7 @@
 #define MAX_CANDIDATES 8
 
 /* The bytes of [vaddr, vaddr + size) in an executable section, or NULL. */
-static const uint8_t *text_at(Elf *elf, uint64_t vaddr, uint64_t size)
+const uint8_t *py_text_at(Elf *elf, uint64_t vaddr, uint64_t size)
 {
 	Elf_Scn *scn = NULL;
 
@@ -78,7 +78,7 @@ bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint6
 	*start = *end = 0;
 	if (!elf || size < 6 || size > (1u << 20) || cfi_hdr_index_read(elf, &ix) || !ix.count)
 		return false;
-	code = text_at(elf, eval, size);
+	code = py_text_at(elf, eval, size);
 	if (!code)
 		return false;
 	for (off = 0; off + 5 <= size; off++) {
@@ -104,7 +104,7 @@ bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint6
 		 * target lies past the last FDE, or in a gap after this one.
 		 */
 		if (!fs || fs == target || fs == cfi_hdr_func_start(&ix, eval) ||
-		    !text_at(elf, target, 1) || target >= next_start(&ix, fs))
+		    !py_text_at(elf, target, 1) || target >= next_start(&ix, fs))
 			continue;
 		for (i = 0; i < ncand && cand[i] != fs; i++)
 			;

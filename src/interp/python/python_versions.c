@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The CPython versions stitch can walk, and the layouts of their structures.
- * Adding a version with the same walk is one entry here.  3.12, 3.13, 3.14:
- * python_new.h (3.13's and 3.14's layout is mostly read from the process at attach,
- * python_debug.c).  3.11 offsets: checked with offsetof() against
+ * Adding a version with the same walk is one entry here.  3.12 to 3.15:
+ * python_new.h (3.13's to 3.15's layout is mostly read from the process at
+ * attach, python_debug.c).  3.11 offsets: checked with offsetof() against
  * python3.11-dev's headers by tools/interp-walk/offsets-python.c (Debian's
  * 3.11.2 and the pyenv 3.11.7 build have the same layout); see
  * docs/interpreters.md.
@@ -141,5 +141,6 @@ const struct interp_version python_versions[] = {
 	PYTHON_VERSION_312,
 	PYTHON_VERSION_313,
 	PYTHON_VERSION_314,
+	PYTHON_VERSION_315,
 	{ .version = NULL },	/* end */
 };

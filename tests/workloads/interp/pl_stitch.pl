@@ -84,7 +84,7 @@ if ($mode eq 'threads') {
 	$_->join for $ta, $tb;
 } elsif ($mode eq 'cpu') {
 	my $ta = threads->create(\&Work::A::cpu);  # MARK: cpu_create
-	my $tb = threads->create(\&Work::B::nap);
+	my $tb = threads->create(\&Work::B::nap);  # MARK: nap_create
 	$_->join for $ta, $tb;
 } elsif ($mode eq 'deep') {
 	Work::A::deep();
