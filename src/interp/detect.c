@@ -41,6 +41,9 @@ static const struct interp_glibc glibc_layouts[] = {
 	{ .major = 2, .minor = 43,	/* Debian sid, 2026 */
 	  .pthread_specific = 784,
 	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1168 },
+	{ .major = 2, .minor = 44,	/* Debian experimental, 2026 (gdb 13 on its DWARF) */
+	  .pthread_specific = 784,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1168 },
 };
 
 const struct interp_glibc *interp_glibc_layout(int major, int minor)
