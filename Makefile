@@ -166,7 +166,7 @@ check-layers: $(LIB_OBJS)
 
 # Out-of-process interpreter walkers (the oracle for the BPF walkers): offsets checked against
 # the interpreters' own headers, then every thread of real Python/Ruby workloads walked.
-interp-walk:
+interp-walk: roots
 	./tools/interp-walk/run-checks.sh
 
 # The SVG flame graph in headless Chromium: zoom, search, escaping.

@@ -10,7 +10,7 @@ die() {
 }
 . tests/integration/roots.sh
 
-releases=${*:-bullseye bookworm trixie sid experimental}
+releases=${*:-bullseye bookworm trixie sid experimental bullseye-dev trixie-dev sid-dev}
 pids=()
 for rel in $releases; do
 	root_build "$rel" &
@@ -22,5 +22,5 @@ for pid in "${pids[@]}"; do
 done
 [ "$rc" -eq 0 ] || die "roots: a release root could not be built (see above)"
 for rel in $releases; do
-	echo "roots: $rel ready in $STITCH_ROOTS/$rel"
+	echo "roots: $rel ready in $(root_dir "$rel")"
 done

@@ -979,7 +979,7 @@ test_ruby33_main_thread_complete() { rb_use trixie && rb_main_thread_complete; }
 # with the development files (tools/interp-walk/check-ruby-roots.sh: 2.7's MJIT header
 # compiled there, 3.3's RJIT bindings and live objects; 3.3.14 in trixie, 3.3.8 in sid).
 test_ruby_offsets_in_roots() {
-	local d=${STITCH_DEV_ROOTS:-/var/cache/stitch-dev} r
+	local d=${STITCH_DEV_ROOTS:-${STITCH_ROOTS:-/var/cache/stitch/roots}/dev} r
 	for r in bullseye trixie sid; do
 		[ -x "$d/$r/usr/bin/ruby" ] || die "$d/$r has no ruby: the dev roots are needed (STITCH_DEV_ROOTS)"
 	done

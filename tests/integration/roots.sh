@@ -23,7 +23,23 @@ root_packages() {
 	trixie) echo python3,ruby,perl,libpython3.13,libperl5.40,procps ;;
 	sid) echo python3,python3.13,python3.15,ruby,perl,libpython3.14,libperl5.42,procps ;;
 	experimental) echo python3,ruby3.4,perl,libperl5.44,procps ;;
+	# The development roots: each release's interpreters with their own
+	# headers and a compiler, where tools/interp-walk checks stitch's
+	# offset tables against offsetof() in that very build.
+	bullseye-dev | trixie-dev)
+		echo python3,python3-dev,ruby,ruby-dev,perl,libperl-dev,gcc,libc6-dev,procps ;;
+	sid-dev)
+		echo python3,python3-dev,python3.15-dev,ruby,ruby-dev,perl,libperl-dev,gcc,libc6-dev,procps ;;
 	*) return 1 ;;
+	esac
+}
+
+# Where a root lives: the lean ones by release, the development ones under
+# dev/ ($STITCH_DEV_ROOTS/RELEASE, as tools/interp-walk names them).
+root_dir() {
+	case "$1" in
+	*-dev) echo "$STITCH_ROOTS/dev/${1%-dev}" ;;
+	*) echo "$STITCH_ROOTS/$1" ;;
 	esac
 }
 
@@ -33,7 +49,7 @@ root_packages() {
 root_suite() {
 	case "$1" in
 	experimental) echo sid ;;
-	*) echo "$1" ;;
+	*) echo "${1%-dev}" ;;
 	esac
 }
 root_mirrors() {
@@ -51,9 +67,9 @@ root_aptopts() {
 root_build() {
 	local rel=$1 pkgs dir stamp
 	pkgs=$(root_packages "$rel") || die "no root is defined for release '$rel'"
-	dir=$STITCH_ROOTS/$rel
+	dir=$(root_dir "$rel")
 	stamp="$pkgs $(root_mirrors "$rel" | tr '\n' ' ')"
-	mkdir -p "$STITCH_ROOTS" || die "cannot create $STITCH_ROOTS"
+	mkdir -p "$STITCH_ROOTS" "$(dirname "$dir")" || die "cannot create $STITCH_ROOTS"
 	(
 		flock 9
 		if [ "$(cat "$dir/.stitch-root" 2>/dev/null)" = "$stamp" ]; then
@@ -81,7 +97,7 @@ root_build() {
 # root_of RELEASE: the release's root directory, built if needed.
 root_of() {
 	root_build "$1" || exit 1
-	echo "$STITCH_ROOTS/$1"
+	root_dir "$1"
 }
 
 # root_put RELEASE FILE...: copy files into the root's /stitch-tests/.

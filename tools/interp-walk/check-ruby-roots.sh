@@ -3,7 +3,7 @@
 # by ruby-layout.c) against the real ones, each read inside a root of its release:
 # offsets-ruby27.c compiled there against rb_mjit_min_header-2.7.N.h (needs gcc and
 # ruby-dev in the root), offsets-ruby33.rb run there (RJIT's bindings, live objects).
-#   check-ruby-roots.sh ROOT27 ROOT33...   (e.g. /var/cache/stitch-dev/{bullseye,trixie,sid})
+#   check-ruby-roots.sh ROOT27 ROOT33...   (e.g. /var/cache/stitch/roots/dev/{bullseye,trixie,sid})
 # Prints "ruby offsets: N passed, M failed"; exits 1 on any mismatch or missing piece.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -2,7 +2,7 @@
  * Every number is checked by offsets-perl.c against this build's own headers
  * ($Config{archlib}/CORE from libperl5.32 5.32.1) with its own
  * $Config{ccflags}, compiled and run inside the release's root
- * (/var/cache/stitch-dev/bullseye, chroot; run-checks.sh does).
+ * ($STITCH_ROOTS/dev/bullseye, chroot; run-checks.sh does).
  * The walk is perl536.h's but for HvNAME: the HV aux struct follows the bucket array. */
 #ifndef INTERP_PERL532_H
 #define INTERP_PERL532_H

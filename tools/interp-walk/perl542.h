@@ -2,7 +2,7 @@
  * Every number is checked by offsets-perl.c against this build's own headers
  * ($Config{archlib}/CORE from libperl5.42 5.42.3) with its own
  * $Config{ccflags}, compiled and run inside the release's root
- * (/var/cache/stitch-dev/sid, chroot; run-checks.sh does).
+ * ($STITCH_ROOTS/dev/sid, chroot; run-checks.sh does).
  * The walk is perl536.h's; the numbers differ (interpreter, op numbers). */
 #ifndef INTERP_PERL542_H
 #define INTERP_PERL542_H

@@ -37,7 +37,7 @@ if [ -f "$plcore/perl.h" ] && gcc $plflags -I"$plcore" -I"$here" -o "$out/offset
 # The other perls' tables: the same offsets-perl.c (it picks the table of the PERL_VERSION it
 # is compiled against), compiled and run inside each release's dev root (gcc, libperl5.N with
 # CORE/*.h) with that perl's own ccflags.  STITCH_NO_DEV_ROOTS=1 says they are not there.
-devroots=${STITCH_DEV_ROOTS:-/var/cache/stitch-dev}
+devroots=${STITCH_DEV_ROOTS:-${STITCH_ROOTS:-/var/cache/stitch/roots}/dev}
 for rel in bullseye:5.32 trixie:5.40 sid:5.42; do
 	r=$devroots/${rel%%:*} v=${rel##*:}
 	if [ "${STITCH_NO_DEV_ROOTS:-}" = 1 ]; then echo "SKIP (STITCH_NO_DEV_ROOTS): perl $v offsets"; continue; fi
@@ -49,17 +49,17 @@ for rel in bullseye:5.32 trixie:5.40 sid:5.42; do
 		grep -q "^ok major=${v#5.} " "$out/offsets-perl-$v.txt"; then ok; else bad "perl$(echo "$v" | tr -d .).h vs $r's perl $v headers"; grep MISMATCH "$out/offsets-perl-$v.txt"; fi
 done
 # CPython 3.12 and 3.13 (src/interp/python/python_offsets_new.h): pyenv builds' headers,
-# and Debian trixie's python3.13-dev compiled inside its root (stitch-dev roots).
+# and Debian trixie's python3.13-dev compiled inside its development root.
 pyinc=$root/src/interp/python
 for v in 3.12.1:312 3.13.0:313; do
 	d=/root/.pyenv/versions/${v%%:*}/include/python$(echo "${v%%:*}" | cut -d. -f1,2)
 	if gcc -DPYV="${v##*:}" -I"$pyinc" -I"$d" -o "$out/offsets-python-${v##*:}" "$here/offsets-python-new.c" &&
 		"$out/offsets-python-${v##*:}" > "$out/offsets-python-${v##*:}.txt"; then ok; else bad "python_offsets_new.h vs $d"; grep MISMATCH "$out/offsets-python-${v##*:}.txt"; fi
 done
-# Debian releases' own -dev headers, compiled inside their stitch-dev roots.
-for r in trixie:3.13:313 sid:3.14:314; do
+# Debian releases' own -dev headers, compiled inside their development roots.
+for r in trixie:3.13:313 sid:3.14:314 sid:3.15:315; do
 	rel=${r%%:*} v=$(echo "$r" | cut -d: -f2) n=${r##*:}
-	rd=/var/cache/stitch-dev/$rel
+	rd=$devroots/$rel
 	if [ -d "$rd/usr/include/python$v" ]; then
 		mkdir -p "$rd/tmp/stitch-offsets"
 		cp "$here/offsets-python-new.c" "$pyinc/python_offsets_new.h" "$rd/tmp/stitch-offsets/"
@@ -67,18 +67,9 @@ for r in trixie:3.13:313 sid:3.14:314; do
 			-o /tmp/stitch-offsets/check /tmp/stitch-offsets/offsets-python-new.c &&
 			chroot "$rd" /tmp/stitch-offsets/check > "$out/offsets-python-$n-$rel.txt"; then ok; else bad "python_offsets_new.h vs $rel's python$v-dev"; grep MISMATCH "$out/offsets-python-$n-$rel.txt"; fi
 	else
-		echo "note: no $rd/usr/include/python$v: $rel's python $v headers not checked"
+		bad "$rel's python $v headers: no development root at $rd (make roots)"
 	fi
 done
-# 3.15: sid's python3.15-dev is in no root: its .debs (with libpython3.15-dev) unpacked
-# aside (dpkg -x), PY315_INCLUDE=that/usr/include, compiled here (amd64 as sid).
-if [ -n "${PY315_INCLUDE:-}" ]; then
-	if gcc -DPYV=315 -I"$pyinc" -I"$PY315_INCLUDE" -I"$PY315_INCLUDE/python3.15" \
-		-o "$out/offsets-python-315" "$here/offsets-python-new.c" &&
-		"$out/offsets-python-315" > "$out/offsets-python-315.txt"; then ok; else bad "python_offsets_new.h vs $PY315_INCLUDE/python3.15"; grep MISMATCH "$out/offsets-python-315.txt"; fi
-else
-	echo "note: no PY315_INCLUDE: python 3.15's headers not checked"
-fi
 [ -x "$out/interp-walk" ] || { echo "interp: $pass passed, $fail failed"; exit 1; }
 
 # line of "MARK: name" in a file
