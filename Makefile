@@ -119,7 +119,7 @@ golden: stitch
 # The integration suite runs twice: the release binary, then the ASan/UBSan one.
 integration: stitch $(BUILD)/stitch-asan $(BUILD)/stall/stall_loop roots
 	@./tests/integration/run.sh
-	@STITCH=$(BUILD)/stitch-asan ./tests/integration/run.sh
+	@STITCH=$(BUILD)/stitch-asan STITCH_TEST_SET=asan ./tests/integration/run.sh
 
 # Debian release roots (bullseye, bookworm, trixie, sid) the interpreter tests run
 # in as containers: built once by mmdebstrap, cached in $STITCH_ROOTS.

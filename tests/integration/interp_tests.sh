@@ -963,9 +963,6 @@ test_ruby_cpu_samples() { rb_use host && rb_cpu_samples; }
 test_ruby_name_rules() { rb_use host && rb_name_rules; }
 test_ruby_main_thread_complete() { rb_use host && rb_main_thread_complete; }
 test_ruby31_threads_syscall() { rb_use bookworm && rb_threads_syscall; }
-test_ruby31_cpu_samples() { rb_use bookworm && rb_cpu_samples; }
-test_ruby31_name_rules() { rb_use bookworm && rb_name_rules; }
-test_ruby31_main_thread_complete() { rb_use bookworm && rb_main_thread_complete; }
 test_ruby27_threads_syscall() { rb_use bullseye && rb_threads_syscall; }
 test_ruby27_cpu_samples() { rb_use bullseye && rb_cpu_samples; }
 test_ruby27_name_rules() { rb_use bullseye && rb_name_rules; }

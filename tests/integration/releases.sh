@@ -207,11 +207,9 @@ release_latency_perl() {
 }
 
 # Debian 12's interpreters in a container: the host's versions, through the
-# root's own binaries and paths.
+# root's own binaries and paths (their off-CPU and latency: the host's tests).
 test_release_bookworm_snapshot() { release_snapshot bookworm; }
-test_release_bookworm_offcpu_wall() { release_offcpu_wall bookworm; }
 test_release_bookworm_stalls() { release_stalls bookworm; }
-test_release_bookworm_latency_perl() { release_latency_perl bookworm; }
 
 # Debian 11 (Python 3.9, Ruby 2.7, Perl 5.32, glibc 2.31) and 13 (3.13, 3.3,
 # 5.40, glibc 2.41); sid (3.14, 3.3, 5.42, glibc 2.43) for what its own
