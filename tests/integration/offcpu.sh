@@ -136,14 +136,19 @@ offcpu_python_lines() {
 	# shellcheck disable=SC2086 # run is a command and its arguments
 	"$STITCH" record -e offcpu -o "$TMP/py.folded" -- $run 2 >"$TMP/py.out"
 	cat "$TMP/py.out"
+	# CPython 3.8 - 3.10 name a lambda by co_name alone, and run each
+	# function in its own eval call, the call machinery between frames;
+	# before 3.11, time.sleep waits in select(2).
+	local n='([^;()]+;)*' lambda='(sleeper\.<locals>\.)?<lambda>'
 	within_pct "python time.sleep" "$(offcpu_total "$TMP/py.folded" \
-		"sleeper \\($re:$sleep\\);timed \\($re:$call\\);sleeper\\.<locals>\\.<lambda> \\($re:$sleep\\);.*;do_nanosleep_\\[k\\];")" \
+		"sleeper \\($re:$sleep\\);${n}timed \\($re:$call\\);$n$lambda \\($re:$sleep\\);.*;(do_nanosleep|do_select)_\\[k\\];")" \
 		"$(waited "$TMP/py.out" sleep)" 5
+	lambda='(reader\.<locals>\.)?<lambda>'
 	within_pct "python os.read of a pipe" "$(offcpu_total "$TMP/py.folded" \
-		"reader \\($re:$read\\);timed \\($re:$call\\);reader\\.<locals>\\.<lambda> \\($re:$read\\);.*;anon_pipe_read_\\[k\\];")" \
+		"reader \\($re:$read\\);${n}timed \\($re:$call\\);$n$lambda \\($re:$read\\);.*;anon_pipe_read_\\[k\\];")" \
 		"$(waited "$TMP/py.out" pipe)" 5
 	within_pct "python Lock.acquire" "$(offcpu_total "$TMP/py.folded" \
-		"locker \\($re:$lock\\);timed \\($re:$call\\);.*;futex_wait_\\[k\\];")" \
+		"locker \\($re:$lock\\);${n}timed \\($re:$call\\);.*;futex_wait_\\[k\\];")" \
 		"$(waited "$TMP/py.out" lock)" 5
 }
 

@@ -5,7 +5,7 @@
 # uses): the guarantees of the host's tests beyond record's, per release.
 # snapshot (every thread's script chain, exact lines, right threads),
 # off-CPU and wall time with the script's lines, stalls with the spinning
-# line, latency of a Perl sub.  The frames' files are the paths inside the
+# line (a Perl sub's latency per release: interp_perl_tests.sh).  The frames' files are the paths inside the
 # root (/stitch-tests/...).  record's own chains per version are in
 # interp_tests.sh and interp_perl_tests.sh.
 
@@ -90,33 +90,16 @@ release_snapshot() {
 
 # Off-CPU time of Python threads blocked in time.sleep, os.read and
 # Lock.acquire, on their script lines, within 5% of what each thread
-# measured; and wall time: a thread computing in a known line has every
-# one of its samples under the exact chain.
+# measured (offcpu.sh); and wall time: a thread computing in a known line
+# has every one of its samples under the exact chain.
 release_offcpu_wall() {
-	local rel=$1 py re call sleep read lock burn
+	local rel=$1 py re burn
 	rel_setup "$rel"
-	py=tests/workloads/interp/py_waits.py
-	re=/stitch-tests/py_waits\\.py
-	call=$(grep -n '# CALL_LINE$' "$py" | cut -d: -f1)
-	sleep=$(grep -n '# SLEEP_LINE$' "$py" | cut -d: -f1)
-	read=$(grep -n '# READ_LINE$' "$py" | cut -d: -f1)
-	lock=$(grep -n '# LOCK_LINE$' "$py" | cut -d: -f1)
-	"$STITCH" record -e offcpu -o "$TMP/ro.folded" -- \
-		$RUN "$(rel_python "$rel")" /stitch-tests/py_waits.py 2 >"$TMP/ro.out"
-	cat "$TMP/ro.out"
-	within_pct "python time.sleep" "$(offcpu_total "$TMP/ro.folded" \
-		"sleeper \\($re:$sleep\\);timed \\($re:$call\\);sleeper\\.<locals>\\.<lambda> \\($re:$sleep\\);.*;do_nanosleep_\\[k\\];")" \
-		"$(waited "$TMP/ro.out" sleep)" 5
-	within_pct "python os.read of a pipe" "$(offcpu_total "$TMP/ro.folded" \
-		"reader \\($re:$read\\);timed \\($re:$call\\);reader\\.<locals>\\.<lambda> \\($re:$read\\);.*;anon_pipe_read_\\[k\\];")" \
-		"$(waited "$TMP/ro.out" pipe)" 5
-	within_pct "python Lock.acquire" "$(offcpu_total "$TMP/ro.folded" \
-		"locker \\($re:$lock\\);timed \\($re:$call\\);.*;futex_wait_\\[k\\];")" \
-		"$(waited "$TMP/ro.out" lock)" 5
+	offcpu_python_lines "$(rel_python "$rel")" "$rel"
 
 	py=tests/workloads/interp/py_stitch.py
 	re=/stitch-tests/py_stitch\\.py
-	burn="cpu_a \\($re:$(grep -n '# MARK: cpu_a$' "$py" | cut -d: -f1)\\);cpu_burn \\($re:$(grep -n '# MARK: cpu_burn$' "$py" | cut -d: -f1)\\)"
+	burn="cpu_a \\($re:$(grep -n '# MARK: cpu_a$' "$py" | cut -d: -f1)\\);([^;()]+;)*cpu_burn \\($re:$(grep -n '# MARK: cpu_burn$' "$py" | cut -d: -f1)\\)"
 	"$STITCH" record -e wall -F 499 -o "$TMP/rw.folded" -- \
 		$RUN "$(rel_python "$rel")" /stitch-tests/py_stitch.py cpu 2
 	show "$TMP/rw.folded"
@@ -124,7 +107,7 @@ release_offcpu_wall() {
 	expect_ge "ms in cpu_a -> cpu_burn" \
 		"$(awk -v t="$(offcpu_total "$TMP/rw.folded" "$burn")" 'BEGIN { print int(t * 1000) }')" 1000
 	expect_eq "% of cpu_burn() samples with the exact chain" \
-		"$(share "$TMP/rw.folded" ';cpu_burn \(' "Thread\\.run \\([^)]*\\);([^;()]+;)*$burn")" 100
+		"$(share "$TMP/rw.folded" ';cpu_burn \(' "(Thread\\.)?run \\([^)]*threading\\.py:[0-9]+\\);([^;()]+;)*$burn")" 100
 }
 
 # stall_chain FILE INNER OUTER [missing]: % of a stall report's samples
@@ -184,28 +167,6 @@ release_stalls() {
 		'main::spin_for_stall  \(stall_select\.pl:17\)' '<main>  \(stall_select\.pl:27\)')" 85
 }
 
-# A Perl sub as latency's root, in the root's perl: every call counted, the
-# slow ones' time in the pipe read under read_byte with the script's lines.
-release_latency_perl() {
-	local rel=$1 pl=tests/workloads/interp/pl_slow_calls.pl out=$TMP/rlp pid st i re
-	rel_setup "$rel"
-	re=/stitch-tests/pl_slow_calls\\.pl
-	$RUN perl /stitch-tests/pl_slow_calls.pl 400 >"$out.wl" &
-	pid=$!
-	for i in $(seq 100); do grep -q ready "$out.wl" && break; sleep 0.05; done
-	"$STITCH" latency -e perl:handle -p "$pid" -o "$out.json" -o "$out.folded" 2>"$out.err" &
-	st=$!
-	for i in $(seq 400); do grep -q 'stitch latency: timing' "$out.err" && break; sleep 0.05; done
-	kill -USR1 "$pid"
-	wait "$pid" || die "the workload failed"
-	wait "$st" || { cat "$out.err"; die "stitch latency failed"; }
-	cat "$out.wl" "$out.err"
-	expect_eq "calls counted" "$(jq .calls "$out.json")" 400
-	expect_eq "slow calls (the workload's count)" "$(jq .slow "$out.json")" "$(wl "$out" slow)"
-	expect_ge "% of the slow calls' time blocked reading the pipe in read_byte" \
-		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\($re:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\($re:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;anon_pipe_read_\\[k\\];")" 90
-}
-
 # Debian 12's interpreters in a container: the host's versions, through the
 # root's own binaries and paths (their off-CPU and latency: the host's tests).
 test_release_bookworm_snapshot() { release_snapshot bookworm; }
@@ -217,11 +178,9 @@ test_release_bookworm_stalls() { release_stalls bookworm; }
 test_release_bullseye_snapshot() { release_snapshot bullseye; }
 test_release_bullseye_offcpu_wall() { release_offcpu_wall bullseye; }
 test_release_bullseye_stalls() { release_stalls bullseye; }
-test_release_bullseye_latency_perl() { release_latency_perl bullseye; }
 test_release_trixie_snapshot() { release_snapshot trixie; }
 test_release_trixie_offcpu_wall() { release_offcpu_wall trixie; }
 test_release_trixie_stalls() { release_stalls trixie; }
-test_release_trixie_latency_perl() { release_latency_perl trixie; }
 test_release_sid_snapshot() { release_snapshot sid; }
 test_release_sid_stalls() { release_stalls sid; }
 
