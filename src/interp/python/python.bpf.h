@@ -17,6 +17,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "interp/interp_common.bpf.h"
+#include "interp/python/python_code.bpf.h"
 #include "interp/python/python_frameobject.bpf.h"
 
 /* State of one walk, for the bpf_loop() callback (verified once, not per iteration). */
@@ -39,6 +40,7 @@ static long interp_python_step(__u64 i, void *ctx)
 	struct interp_frame *f, *prev;
 	const __u8 *fr;
 	__u64 code;
+	__u32 bad;
 	__u8 owner;
 
 	if (!s->cursor)
@@ -94,28 +96,10 @@ static long interp_python_step(__u64 i, void *ctx)
 		return 0;
 	}
 	prev = &ev->frames[(s->n - 1) & (INTERP_MAX_FRAMES - 1)];
-	/*
-	 * Recursion: this frame runs the code object its callee ran.  A frame
-	 * holds a reference to its code object, whose names and first line
-	 * never change, so within one walk they are those just read: one read
-	 * of ~90 ns saved per repeated frame.
-	 */
-	if (s->n && code && prev->addr == code) {
-		f->id1 = prev->id1;
-		f->id2 = prev->id2;
-		f->id3 = prev->id3;
-	} else {
-		if (!code || interp_read(w->task, s->code, code_read, code)) {
-			ev->flags |= INTERP_EV_FAULT;
-			return 1;
-		}
-		if (chunk_u64(s->code, L->ob_type) != w->cfg->py.code_type) {
-			ev->flags |= INTERP_EV_CORRUPT;
-			return 1;
-		}
-		f->id1 = chunk_u64(s->code, L->code_qualname);
-		f->id2 = chunk_u64(s->code, L->code_filename);
-		f->id3 = chunk_u32(s->code, L->code_firstlineno);
+	bad = py_code_identity(w->task, s, w->cfg, L, f, prev, code, code_read);
+	if (bad) {
+		ev->flags |= bad;
+		return 1;
 	}
 	f->addr = code;
 	f->pc = chunk_u64(fr, L->frame_instr);
@@ -160,16 +144,13 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 	}
 	if (!tstate)		/* a thread that never ran Python code */
 		return;
-	if (L->frameobject) {	/* 3.8 - 3.10 */
-		interp_pyfo_walk(task, ev, s, cfg, L, fs_base, tstate);
-		return;
-	}
 	s->n = 0;
 	s->cursor = 0;
 	/*
 	 * The key's slot is this thread's, but a stale or misread value would
 	 * give another thread's frames: its state must name this thread
-	 * (pthread_self(), which is fs_base with glibc on x86-64).
+	 * (pthread_self(), which is fs_base with glibc on x86-64).  Every
+	 * version's layout has the field.
 	 */
 	if (L->tstate_thread_id) {
 		__u64 owner_thread = 0;
@@ -183,6 +164,10 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 			ev->flags |= INTERP_EV_CORRUPT;
 			return;
 		}
+	}
+	if (L->frameobject) {	/* 3.8 - 3.10 */
+		interp_pyfo_walk(task, ev, s, cfg, L, tstate);
+		return;
 	}
 	if (L->tstate_base_frame && (interp_read(task, &w.base_frame, sizeof(w.base_frame),
 						 tstate + L->tstate_base_frame) ||

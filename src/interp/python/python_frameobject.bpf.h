@@ -16,6 +16,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "interp/interp_common.bpf.h"
+#include "interp/python/python_code.bpf.h"
 
 /* State of one walk, for the bpf_loop() callback. */
 struct pyfo_walk {
@@ -35,6 +36,7 @@ static long interp_pyfo_step(__u64 i, void *ctx)
 	__u32 frame_read = L->frame_read, code_read = L->code_read;
 	struct interp_frame *f, *prev;
 	__u64 code;
+	__u32 bad;
 
 	if (!s->cursor)
 		return 1;
@@ -63,23 +65,10 @@ static long interp_pyfo_step(__u64 i, void *ctx)
 	code = chunk_u64(s->frame, L->fo_code);
 	f = &ev->frames[s->n & (INTERP_MAX_FRAMES - 1)];
 	prev = &ev->frames[(s->n - 1) & (INTERP_MAX_FRAMES - 1)];
-	/* Recursion: the code object just read, whose identity fields never change. */
-	if (s->n && code && prev->addr == code) {
-		f->id1 = prev->id1;
-		f->id2 = prev->id2;
-		f->id3 = prev->id3;
-	} else {
-		if (!code || interp_read(w->task, s->code, code_read, code)) {
-			ev->flags |= INTERP_EV_FAULT;
-			return 1;
-		}
-		if (chunk_u64(s->code, L->ob_type) != w->cfg->py.code_type) {
-			ev->flags |= INTERP_EV_CORRUPT;
-			return 1;
-		}
-		f->id1 = chunk_u64(s->code, L->code_qualname);
-		f->id2 = chunk_u64(s->code, L->code_filename);
-		f->id3 = chunk_u32(s->code, L->code_firstlineno);
+	bad = py_code_identity(w->task, s, w->cfg, L, f, prev, code, code_read);
+	if (bad) {
+		ev->flags |= bad;
+		return 1;
 	}
 	f->addr = code;
 	/* f_lasti is an int: -1 before the first instruction. */
@@ -90,31 +79,21 @@ static long interp_pyfo_step(__u64 i, void *ctx)
 	return 0;
 }
 
+/*
+ * From thread state tstate, which the caller found in this thread's own key
+ * slot and checked is this thread's (its thread_id is fs_base).
+ */
 static __always_inline void interp_pyfo_walk(struct task_struct *task, struct interp_event *ev,
 					     struct interp_scratch *s,
 					     const struct interp_proc_cfg *cfg,
-					     const struct interp_python_layout *L, __u64 fs_base,
-					     __u64 tstate)
+					     const struct interp_python_layout *L, __u64 tstate)
 {
 	struct pyfo_walk w = { .task = task, .ev = ev, .s = s, .cfg = cfg, .L = L };
-	__u64 thread_id = 0;
 
 	s->n = 0;
 	s->cursor = 0;
-	/*
-	 * The thread state in this thread's own key slot names the thread it
-	 * belongs to (pthread_self(), which is fs_base on x86-64 glibc): any
-	 * other value is a slot or a thread state we misread, never a reason
-	 * to show that thread's frames here.
-	 */
-	if (interp_read(task, &thread_id, sizeof(thread_id), tstate + L->tstate_thread_id) ||
-	    interp_read(task, &s->cursor, sizeof(s->cursor), tstate + L->tstate_frame)) {
+	if (interp_read(task, &s->cursor, sizeof(s->cursor), tstate + L->tstate_frame)) {
 		ev->flags |= INTERP_EV_FAULT;
-		return;
-	}
-	if (thread_id != fs_base) {
-		s->cursor = 0;
-		ev->flags |= INTERP_EV_CORRUPT;
 		return;
 	}
 	bpf_loop(INTERP_MAX_FRAMES, interp_pyfo_step, &w, 0);
