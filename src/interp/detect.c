@@ -24,7 +24,7 @@
  * struct r_debug and struct link_map give a library's TLS module id.  The
  * offsets are per glibc version, each read with gdb's ptype/o from that
  * release's libc6-dbg DWARF (struct pthread in libc.so.6, struct link_map
- * and struct r_debug in ld.so): Debian 11, 12, 13, sid and experimental.  Only
+ * and struct r_debug in ld.so): Debian 11, 12, 13 and sid.  Only
  * link_map's TLS module id moves between them; a version not listed is
  * named and left native rather than assumed to be like its neighbours.
  */
@@ -41,11 +41,7 @@ static const struct interp_glibc glibc_layouts[] = {
 	{ .major = 2, .minor = 43,	/* Debian sid, 2026 */
 	  .pthread_specific = 784,
 	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1168 },
-	/*
-	 * Debian experimental 2.44-3: gdb ptype/o on libc6-dbg 2.44-3's DWARF (the debug
-	 * files of the experimental root's libc.so.6 and ld.so build ids): as 2.43.
-	 */
-	{ .major = 2, .minor = 44,
+	{ .major = 2, .minor = 44,	/* Debian experimental, 2026 (gdb 13 on its DWARF) */
 	  .pthread_specific = 784,
 	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1168 },
 };

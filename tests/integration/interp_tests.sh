@@ -877,8 +877,10 @@ rb_cpu_samples() {
 	# IO#write popped before Time.now is pushed, dropped unless placed at its function).
 	expect_eq "IO#write under writer_b's other line" "$(total "$TMP/rbc.folded" \
 		"writer_b \\($RBW_RE:$(($(rmark b_write) - 1))\\);${NAT}IO#write;")" 0
-	expect_eq "% of IO#write samples under writer_b" "$(share "$TMP/rbc.folded" ';IO#write;' \
-		"$(r 'block in <main>' b_thread);$(r writer_b b_write);${NAT}IO#write;")" 100
+	# (2.7 may keep none: share() of nothing is 0)
+	[ "$(total "$TMP/rbc.folded" ';IO#write;')" -eq 0 ] && [ "$RB_WRITE_MIN" -eq 0 ] ||
+		expect_eq "% of IO#write samples under writer_b" "$(share "$TMP/rbc.folded" \
+			';IO#write;' "$(r 'block in <main>' b_thread);$(r writer_b b_write);${NAT}IO#write;")" 100
 	expect_ge "Time.now" "$(total "$TMP/rbc.folded" "$RB_TIME_NOW")" 10
 }
 
