@@ -371,6 +371,7 @@ pl_release() {
 test_perl_release_bullseye() { pl_release bullseye 5.32 0 - 90; }
 test_perl_release_trixie() { pl_release trixie 5.40 1 embed 90; }
 test_perl_release_sid() { pl_release sid 5.42 1 embed 60; }
+test_perl_release_experimental() { pl_release experimental 5.44 1 embed 60; }
 
 # Names as perl 5.40+ prints them, in the release's root: a sub with a signature, a lexical
 # sub (no package), an anonymous sub with a signature, a `class` method (Pt::poke).
@@ -398,3 +399,4 @@ pl_release_names() {
 
 test_perl_release_names_trixie() { pl_release_names trixie; }
 test_perl_release_names_sid() { pl_release_names sid; }
+test_perl_release_names_experimental() { pl_release_names experimental; }

@@ -21,9 +21,10 @@
 #include "../../tools/interp-walk/perl536.h"
 #include "../../tools/interp-walk/perl540.h"
 #include "../../tools/interp-walk/perl542.h"
+#include "../../tools/interp-walk/perl544.h"
 
 static const struct perl_layout *const checked[] = { &perl_5_32, &perl_5_36, &perl_5_40,
-						     &perl_5_42 };
+						     &perl_5_42, &perl_5_44 };
 
 static const struct interp_perl_layout *bpf_layout(const char *version)
 {
@@ -114,6 +115,9 @@ static void test_module_names(void **state)
 	iv = interp_version_for_module("perl5.32.1", l, sizeof(l), v, sizeof(v));
 	assert_non_null(iv);
 	assert_string_equal(iv->version, "5.32");
+	iv = interp_version_for_module("libperl.so.5.44.0", l, sizeof(l), v, sizeof(v));
+	assert_non_null(iv);
+	assert_string_equal(iv->version, "5.44");
 	/* another version: named in the one-line message, not walked */
 	assert_null(interp_version_for_module("libperl.so.5.38.2", l, sizeof(l), v, sizeof(v)));
 	assert_string_equal(l, "perl");

@@ -37,6 +37,7 @@
 #include "perl536.h"
 #include "perl540.h"
 #include "perl542.h"
+#include "perl544.h"
 #include "python311.h"
 #include "ruby31.h"
 
@@ -1332,7 +1333,7 @@ static int pl_snapshot(const struct perl_layout *L, uint64_t my_perl, struct pl_
 
 /* One entry per supported perl: adding a version is adding its table here. */
 static const struct perl_layout *const perl_layouts[] = { &perl_5_32, &perl_5_36, &perl_5_40,
-							  &perl_5_42 };
+							  &perl_5_42, &perl_5_44 };
 
 /* The table for the target's perl, from its PL_revision/PL_version; NULL if none. */
 static const struct perl_layout *pl_layout(const struct module *m, unsigned *rev, unsigned *major)
@@ -1364,7 +1365,7 @@ static int walk_perl(const struct module *m, pid_t tid, uint64_t fs_base)
 		if (!rev)
 			truncated("perl version unreadable (PL_revision/PL_version)");
 		else
-			truncated("perl %u.%u: no offsets table (supported: 5.32, 5.36, 5.40, 5.42); add one, see perl536.h", rev, major);
+			truncated("perl %u.%u: no offsets table (supported: 5.32, 5.36, 5.40, 5.42, 5.44); add one, see perl536.h", rev, major);
 		return 3;
 	}
 	my_perl = pl_my_perl(m, fs_base);

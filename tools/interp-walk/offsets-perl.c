@@ -1,4 +1,5 @@
-/* Checks a perl version's table (perl532.h, perl536.h, perl540.h, perl542.h) against offsetof()
+/* Checks a perl version's table (perl532.h, perl536.h, perl540.h, perl542.h,
+ * perl544.h) against offsetof()
  * in that perl build's own headers: the table is chosen by the PERL_VERSION of the headers it is
  * compiled against, so the same file checks every version.  Build with that perl's
  * $Config{ccflags} and -I$Config{archlib}/CORE, inside its own root for another release
@@ -9,6 +10,7 @@
 #include "perl536.h"
 #include "perl540.h"
 #include "perl542.h"
+#include "perl544.h"
 
 #if PERL_REVISION == 5 && PERL_VERSION == 32
 #define TABLE perl_5_32
@@ -18,6 +20,8 @@
 #define TABLE perl_5_40
 #elif PERL_REVISION == 5 && PERL_VERSION == 42
 #define TABLE perl_5_42
+#elif PERL_REVISION == 5 && PERL_VERSION == 44
+#define TABLE perl_5_44
 #else
 #error "no table for this perl version: add one (see perl536.h)"
 #endif

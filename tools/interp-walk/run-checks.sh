@@ -48,6 +48,20 @@ for rel in bullseye:5.32 trixie:5.40 sid:5.42; do
 	if chroot "$r" sh -c 'cd /tmp/stitch-offsets && gcc -O2 -Wall -Werror $(perl -MConfig -e "print \$Config{ccflags}") -I"$(perl -MConfig -e "print \$Config{archlib}")/CORE" -o offsets-perl offsets-perl.c && ./offsets-perl' > "$out/offsets-perl-$v.txt" &&
 		grep -q "^ok major=${v#5.} " "$out/offsets-perl-$v.txt"; then ok; else bad "perl$(echo "$v" | tr -d .).h vs $r's perl $v headers"; grep MISMATCH "$out/offsets-perl-$v.txt"; fi
 done
+# 5.44: the experimental dev root has libperl5.44's CORE/*.h but no gcc: compiled here (amd64
+# as that root) against its headers with its perl's own ccflags, run here.
+r=$devroots/experimental
+if [ "${STITCH_NO_DEV_ROOTS:-}" = 1 ]; then
+	echo "SKIP (STITCH_NO_DEV_ROOTS): perl 5.44 offsets"
+elif [ ! -f "$r/usr/lib/x86_64-linux-gnu/perl/5.44.0/CORE/perl.h" ]; then
+	bad "perl 5.44 offsets: no $r/usr/lib/x86_64-linux-gnu/perl/5.44.0/CORE (STITCH_NO_DEV_ROOTS=1 to skip)"
+else
+	# shellcheck disable=SC2046,SC2016 # ccflags is a list of flags, expanded by perl
+	if gcc -O2 -Wall -Werror $(unshare --mount --root="$r" perl -MConfig -e 'print $Config{ccflags}') \
+		-I"$r/usr/lib/x86_64-linux-gnu/perl/5.44.0/CORE" -I"$here" -o "$out/offsets-perl-5.44" \
+		"$here/offsets-perl.c" && "$out/offsets-perl-5.44" > "$out/offsets-perl-5.44.txt" &&
+		grep -q "^ok major=44 " "$out/offsets-perl-5.44.txt"; then ok; else bad "perl544.h vs $r's perl 5.44 headers"; grep MISMATCH "$out/offsets-perl-5.44.txt"; fi
+fi
 # CPython 3.12 and 3.13 (src/interp/python/python_offsets_new.h): pyenv builds' headers,
 # and Debian trixie's python3.13-dev compiled inside its development root.
 pyinc=$root/src/interp/python
@@ -221,10 +235,10 @@ else
 	bad "no $pl"
 fi
 
-# ---- Perl 5.32, 5.40, 5.42 in their release roots (unshare --mount --root, as a container) ----
+# ---- Perl 5.32, 5.40, 5.42, 5.44 in their release roots (unshare --mount --root, as a container) ----
 # The same four threads and chains through each version's table: 5.32's interpreter from
-# TSD alone and its stash names after the bucket array; 5.40/5.42's other offsets.
-for rel in bullseye:5.32 trixie:5.40 sid:5.42; do
+# TSD alone and its stash names after the bucket array; 5.40/5.42/5.44's other offsets.
+for rel in bullseye:5.32 trixie:5.40 sid:5.42 experimental:5.44; do
 	r=$devroots/${rel%%:*} v=${rel##*:}
 	[ "${STITCH_NO_DEV_ROOTS:-}" = 1 ] && continue
 	if [ ! -x "$r/usr/bin/perl" ]; then bad "perl $v: no root $r"; continue; fi
