@@ -10,7 +10,7 @@ die() {
 }
 . tests/integration/roots.sh
 
-releases=${*:-bullseye bookworm trixie sid experimental bullseye-dev trixie-dev sid-dev}
+releases=${*:-bullseye bookworm trixie sid experimental bullseye-dev trixie-dev sid-dev experimental-dev}
 pids=()
 for rel in $releases; do
 	root_build "$rel" &

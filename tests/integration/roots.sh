@@ -30,6 +30,9 @@ root_packages() {
 		echo python3,python3-dev,ruby,ruby-dev,perl,libperl-dev,gcc,libc6-dev,procps ;;
 	sid-dev)
 		echo python3,python3-dev,python3.15-dev,ruby,ruby-dev,perl,libperl-dev,gcc,libc6-dev,procps ;;
+	# Perl 5.44's CORE headers (its check is compiled on the host: experimental's
+	# gcc and libc6-dev would not install beside 5.44 in 2026-11).
+	experimental-dev) echo perl,libperl-dev,procps ;;
 	*) return 1 ;;
 	esac
 }
@@ -47,18 +50,18 @@ root_dir() {
 # archive: bullseye's security suite is gone from the mirror, and sid's
 # Release file may have expired on a snapshot mirror.
 root_suite() {
-	case "$1" in
+	case "${1%-dev}" in
 	experimental) echo sid ;;
 	*) echo "${1%-dev}" ;;
 	esac
 }
 root_mirrors() {
 	echo "deb http://deb.debian.org/debian $(root_suite "$1") main"
-	[ "$1" != experimental ] || echo "deb http://deb.debian.org/debian experimental main"
+	[ "${1%-dev}" != experimental ] || echo "deb http://deb.debian.org/debian experimental main"
 }
 root_aptopts() {
 	echo 'Acquire::Check-Valid-Until "false"'
-	[ "$1" != experimental ] || echo 'APT::Default-Release "experimental"'
+	[ "${1%-dev}" != experimental ] || echo 'APT::Default-Release "experimental"'
 }
 
 # root_build RELEASE: build the root unless a complete one with this package
