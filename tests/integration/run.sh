@@ -225,9 +225,11 @@ test_kernel_remembered_walk_tells_twins_apart() {
 	expect_grep "$TMP/twinc.err" '^stitch: check: [0-9]{4} stacks compared \(0 on the copied part only\), 0 differ$'
 	walks=$(sed -n 's/.*per walk (\([0-9]*\) walks.*/\1/p' "$TMP/twinc.err")
 	remembered=$(sed -n 's/.*walks, \([0-9]*\) ended as this CPU.s last.*/\1/p' "$TMP/twinc.err")
-	# Else this tests nothing: the remembered walks were used, and missed.
+	# Else this tests nothing: the remembered walks were used, and missed
+	# (the misses measured 17-31% of ~1970 walks in four runs on a quiet
+	# machine; 25 failed one run in two).
 	expect_ge "% of walks that ended as the CPU's last" "$((100 * ${remembered:-0} / ${walks:-1}))" 25
-	expect_ge "% of walks that did not" "$((100 - 100 * ${remembered:-0} / ${walks:-1}))" 25
+	expect_ge "% of walks that did not" "$((100 - 100 * ${remembered:-0} / ${walks:-1}))" 10
 	# Counted in the kernel: the time splits 1:3.
 	taskset -c 1 "$STITCH" record -F 999 -o "$TMP/twins.folded" -- "$CHAIN" twins 3
 	show "$TMP/twins.folded"
