@@ -176,7 +176,10 @@ test_snapshot_never_stops_target() {
 	ratio=$((100 * during / before))
 	echo "spinner: $before/s before, $during/s during 20 snapshots: $ratio%"
 	expect_eq "rounds" "$(grep -c '^round ' "$TMP/ns.txt")" 20
-	expect_ge "progress during snapshots, % of before" "$ratio" 95
+	# 97-103% on the VM this test was written on; 90-92% on today's, with
+	# the code of then and of now alike (2026-11-26).  A target stopped
+	# while each round's ~20 ms walks run would keep ~80%.
+	expect_ge "progress during snapshots, % of before" "$ratio" 88
 	snap_no_programs_left
 }
 
