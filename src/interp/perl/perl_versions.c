@@ -9,6 +9,34 @@
  */
 #include "interp/perl/perl.h"
 
+/* Perl 5.42's offsets, which 5.44 keeps to the last number (perl544.h). */
+#define PERL_LAYOUT_542 {							\
+	.interp_curstackinfo = 224, .interp_curcop = 208, .interp_compiling = 1720,	\
+	.interp_phase = 2216, .phase_destruct = 6,	\
+	.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,	\
+	.si_type = 44,	\
+	.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,	\
+	.cx_retop = 48, .cx_old_cxsubix = 56, .cx_sub_cv = 72,	\
+	.sv_any = 0, .sv_flags = 12,	\
+	.xcv_stash = 32, .xcv_start = 40, .xcv_gv_or_hek = 56, .xcv_flags = 92,	\
+	.xgv_namehek = 32, .xgv_stash = 40,	\
+	.hv_aux_after_array = 0, .xhv_max = 0, .xhv_aux_name = 32,	\
+	.xhv_aux_name_count = 60,	\
+	.hek_len = 4, .hek_key = 8,	\
+	.op_type_word = 32, .op_type_mask = 0x1ff, .cop_line = 36, .cop_file = 48,	\
+	.cxtypemask = 0xf, .cxt_sub = 9, .cxt_format = 10, .cxt_eval = 11,	\
+	.old_op_type_shift = 7,	\
+	.perlsi_main = 1,	\
+	.svtypemask = 0xff, .svt_pvgv = 9, .svt_pvhv = 12, .svt_pvcv = 13,	\
+	.svt_pvfm = 14,	\
+	.svf_ook = 0x02000000, .svp_pok = 0x00004000, .svpgv_gp = 0x00008000,	\
+	.cvf_named = 0x00008000, .cvf_lexical = 0x10000,	\
+	.op_nextstate = 202, .op_dbstate = 203, .op_entersub = 191,	\
+	.op_leavesub = 192, .op_leavesublv = 193,	\
+	.interp_stack_sp = 0, .sv_u = 16, .gp_cv = 16, .svf_rok = 0x00000800,	\
+	.cvf_isxsub = 0x0008,	\
+}
+
 const struct interp_version perl_versions[] = {
 	/*
 	 * Perl 5.36 (Debian 12's /usr/bin/perl, libperl linked in, ithreads; or
@@ -127,32 +155,7 @@ const struct interp_version perl_versions[] = {
 		.lang_name = "perl", .version = "5.42", .lang = INTERP_PERL,
 		.exe_name = "perl", .exe_prefix = "perl5.42.", .lib_prefix = "libperl.so.5.42",
 		.eval_func = "Perl_runops_standard",
-		.layout = { .lang = INTERP_PERL, .pl = {
-			.interp_curstackinfo = 224, .interp_curcop = 208, .interp_compiling = 1720,
-			.interp_phase = 2216, .phase_destruct = 6,
-			.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,
-			.si_type = 44,
-			.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,
-			.cx_retop = 48, .cx_old_cxsubix = 56, .cx_sub_cv = 72,
-			.sv_any = 0, .sv_flags = 12,
-			.xcv_stash = 32, .xcv_start = 40, .xcv_gv_or_hek = 56, .xcv_flags = 92,
-			.xgv_namehek = 32, .xgv_stash = 40,
-			.hv_aux_after_array = 0, .xhv_max = 0, .xhv_aux_name = 32,
-			.xhv_aux_name_count = 60,
-			.hek_len = 4, .hek_key = 8,
-			.op_type_word = 32, .op_type_mask = 0x1ff, .cop_line = 36, .cop_file = 48,
-			.cxtypemask = 0xf, .cxt_sub = 9, .cxt_format = 10, .cxt_eval = 11,
-			.old_op_type_shift = 7,
-			.perlsi_main = 1,
-			.svtypemask = 0xff, .svt_pvgv = 9, .svt_pvhv = 12, .svt_pvcv = 13,
-			.svt_pvfm = 14,
-			.svf_ook = 0x02000000, .svp_pok = 0x00004000, .svpgv_gp = 0x00008000,
-			.cvf_named = 0x00008000, .cvf_lexical = 0x10000,
-			.op_nextstate = 202, .op_dbstate = 203, .op_entersub = 191,
-			.op_leavesub = 192, .op_leavesublv = 193,
-			.interp_stack_sp = 0, .sv_u = 16, .gp_cv = 16, .svf_rok = 0x00000800,
-			.cvf_isxsub = 0x0008,
-		} },
+		.layout = { .lang = INTERP_PERL, .pl = PERL_LAYOUT_542 },
 	},
 	/*
 	 * Perl 5.44 (Debian experimental, 5.44.0-2): perl544.h, checked against
@@ -162,32 +165,7 @@ const struct interp_version perl_versions[] = {
 		.lang_name = "perl", .version = "5.44", .lang = INTERP_PERL,
 		.exe_name = "perl", .exe_prefix = "perl5.44.", .lib_prefix = "libperl.so.5.44",
 		.eval_func = "Perl_runops_standard",
-		.layout = { .lang = INTERP_PERL, .pl = {
-			.interp_curstackinfo = 224, .interp_curcop = 208, .interp_compiling = 1720,
-			.interp_phase = 2216, .phase_destruct = 6,
-			.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,
-			.si_type = 44,
-			.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,
-			.cx_retop = 48, .cx_old_cxsubix = 56, .cx_sub_cv = 72,
-			.sv_any = 0, .sv_flags = 12,
-			.xcv_stash = 32, .xcv_start = 40, .xcv_gv_or_hek = 56, .xcv_flags = 92,
-			.xgv_namehek = 32, .xgv_stash = 40,
-			.hv_aux_after_array = 0, .xhv_max = 0, .xhv_aux_name = 32,
-			.xhv_aux_name_count = 60,
-			.hek_len = 4, .hek_key = 8,
-			.op_type_word = 32, .op_type_mask = 0x1ff, .cop_line = 36, .cop_file = 48,
-			.cxtypemask = 0xf, .cxt_sub = 9, .cxt_format = 10, .cxt_eval = 11,
-			.old_op_type_shift = 7,
-			.perlsi_main = 1,
-			.svtypemask = 0xff, .svt_pvgv = 9, .svt_pvhv = 12, .svt_pvcv = 13,
-			.svt_pvfm = 14,
-			.svf_ook = 0x02000000, .svp_pok = 0x00004000, .svpgv_gp = 0x00008000,
-			.cvf_named = 0x00008000, .cvf_lexical = 0x10000,
-			.op_nextstate = 202, .op_dbstate = 203, .op_entersub = 191,
-			.op_leavesub = 192, .op_leavesublv = 193,
-			.interp_stack_sp = 0, .sv_u = 16, .gp_cv = 16, .svf_rok = 0x00000800,
-			.cvf_isxsub = 0x0008,
-		} },
+		.layout = { .lang = INTERP_PERL, .pl = PERL_LAYOUT_542 },
 	},
 	{ .version = NULL },	/* end */
 };
