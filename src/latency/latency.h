@@ -54,7 +54,8 @@ struct lat_key {
 /* A thread inside a call (open_calls, by tid). */
 struct lat_open {
 	__u64 start_ns;		/* bpf_ktime_get_ns at entry */
-	__u64 start_cpu_ns;	/* its se.sum_exec_runtime at entry */
+	__u64 off_ns;		/* time switched out inside the call so far */
+	__u64 out_ns;		/* when it was last switched out; 0: running */
 	__u64 args[LAT_NARGS];
 	__u32 depth;		/* entries of the same root inside it (recursion, nested pairs) */
 	__u32 pid;		/* keyed pairs: the thread that began the call */

@@ -127,6 +127,13 @@ test_latency_function_lock_breakdown() {
 	expect_eq "tree: wait_for_lock > pthread_mutex_lock" \
 		"$(jq '.children.children[] | select(.name == "wait_for_lock") | .children[0] | "\(.name) \(.calls)"' -r "$TMP/ll.json")" \
 		"pthread_mutex_lock $waited"
+	# The stacks taken at the calls' switch-outs weigh what the calls spent
+	# switched out, never more (their CPU time read from se.sum_exec_runtime
+	# once missed up to a tick, and 5.13 ms stacks sat in 4.92 ms off-CPU).
+	# Folded weights are in us, rounded: 1 us a line of slack.
+	expect_ge "the slow calls' off-CPU time covers their off-CPU stacks" \
+		"$(($(jq '.slow_off_cpu_ns / 1000 | floor' "$TMP/ll.json") + $(grep -c . "$TMP/ll.folded") \
+			- $(total "$TMP/ll.folded" '^lookup_record;\[off-cpu\];_start;')))" 0
 	within_pct "tree: wait_for_lock's time = the slow calls' off-CPU time" \
 		"$(jq '.children.children[] | select(.name == "wait_for_lock") | .total_ns / 1e9' "$TMP/ll.json")" \
 		"$(jq '.slow_off_cpu_ns / 1e9' "$TMP/ll.json")" 5
