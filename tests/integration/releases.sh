@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Each Debian release's stock interpreters in their own mount namespace and
 # root, as a container runs them, traced from the host (sourced by run.sh,
-# after roots.sh, snapshot.sh, stalls.sh and offcpu.sh, whose helpers it
+# after roots.sh, snapshot.sh, stalls.sh, offcpu.sh and latency.sh, whose helpers it
 # uses): the guarantees of the host's tests beyond record's, per release.
 # snapshot (every thread's script chain, exact lines, right threads),
 # off-CPU and wall time with the script's lines, stalls with the spinning
-# line (a Perl sub's latency per release: interp_perl_tests.sh).  The frames' files are the paths inside the
-# root (/stitch-tests/...).  record's own chains per version are in
-# interp_tests.sh and interp_perl_tests.sh.
+# line, latency's slow calls broken down into the Python and Ruby threads'
+# lines (a Perl sub's latency per release: interp_perl_tests.sh).  The
+# frames' files are the paths inside the root (/stitch-tests/...).  record's
+# own chains per version are in interp_tests.sh and interp_perl_tests.sh.
 
 # The interpreters of a release's root, as its packages name them.
 rel_python() {
@@ -117,6 +118,58 @@ release_offcpu_wall() {
 		"$(share "$TMP/rw.folded" ';cpu_burn \(' "(Thread\\.)?run \\([^)]*threading\\.py:[0-9]+\\);([^;()]+;)*$burn")" 100
 }
 
+# rel_latency OUT SYSCALL -- COMMAND: stitch latency of the slow calls of
+# SYSCALL in COMMAND.
+rel_latency() {
+	local out=$1 sc=$2
+	shift 3
+	"$STITCH" latency -e "syscall:$sc" -t 5ms --top 3 -o "$out.json" -o "$out.folded" \
+		-o "$out.txt" -- "$@" >"$out.wl" 2>"$out.err" || { cat "$out.err"; die "stitch latency failed"; }
+	cat "$out.wl" "$out.err"
+	sed -n '/slowest:$/,$p' "$out.txt" | head -8
+}
+
+# stitch latency in the root: the Python and Ruby readers' os.read /
+# IO#sysread of a pipe fed every 10 ms (py_waits.py, rb_waits.rb) are the
+# run's slow reads, broken down into the reader thread's own script frames
+# and lines, blocked in the pipe; no slow read's stack carries another
+# thread's functions (the sleeper, the locker and their partners never read).
+# Ruby's IO#sysread waits for the pipe before it reads (2.7: ppoll(2); 3.x
+# makes pipes non-blocking, reads EAGAIN, then poll(2)s): its slow calls are
+# the wait's.
+release_latency() {
+	local rel=$1 py=tests/workloads/interp/py_waits.py rb=tests/workloads/interp/rb_waits.rb
+	local n='([^;()]+;)*' re read call
+	rel_setup "$rel"
+	root_put "$rel" "$rb"
+	re='/stitch-tests/py_waits\.py'
+	read=$(grep -n '# READ_LINE$' "$py" | cut -d: -f1)
+	call=$(grep -n '# CALL_LINE$' "$py" | cut -d: -f1)
+	rel_latency "$TMP/rlp" read -- $RUN "$(rel_python "$rel")" /stitch-tests/py_waits.py 2
+	# ~200 reads of ~10 ms in 2 s; a loaded machine merges a few.
+	expect_ge "python: slow reads" "$(jq .slow "$TMP/rlp.json")" 100
+	expect_ge "python: % of the slow reads' time blocked in reader's os.read" \
+		"$(share_of_slow "$TMP/rlp.folded" "^read;\\[off-cpu\\];.*;reader \\($re:$read\\);${n}timed \\($re:$call\\);$n(reader\\.<locals>\\.)?<lambda> \\($re:$read\\);.*;anon_pipe_read_\\[k\\];")" 90
+	expect_eq "python: slow reads' stacks with another thread's functions" \
+		"$(total "$TMP/rlp.folded" ';(sleeper|locker|feeder|holder) \(')" 0
+
+	re='/stitch-tests/rb_waits\.rb'
+	read=$(grep -n '# MARK: read$' "$rb" | cut -d: -f1)
+	call=$(grep -n '# MARK: call$' "$rb" | cut -d: -f1)
+	local sc=poll
+	[ "$rel" = bullseye ] && sc=ppoll
+	rel_latency "$TMP/rlr" $sc -- $RUN "$(rel_ruby "$rel")" /stitch-tests/rb_waits.rb 2
+	expect_ge "ruby: slow waits for the pipe" "$(jq .slow "$TMP/rlr.json")" 100
+	expect_ge "ruby: % of the reader's slow waits blocked in its IO#sysread" \
+		"$(share "$TMP/rlr.folded" '^[a-z]+;\[off-cpu\];.*;reader \(' "^$sc;\\[off-cpu\\];.*;reader \\($re:$read\\);${n}timed \\($re:$call\\);${n}block in reader \\($re:$read\\);${n}IO#sysread;.*;do_sys_poll_\\[k\\];")" 90
+	# 2.7's Thread#join waits in ppoll(2) too: the main thread's one slow call.
+	local join=$(grep -n 'threads.each(&:join)' "$rb" | cut -d: -f1)
+	expect_ge "ruby: % of the slow calls' time in the reader or the main thread's join" \
+		"$(share "$TMP/rlr.folded" . "(;reader \\($re:$read\\);|;<main> \\($re:$join\\);${n}Thread#join;)")" 98
+	expect_eq "ruby: slow reads' stacks with another thread's methods" \
+		"$(total "$TMP/rlr.folded" ';(sleeper|locker|feeder|holder|block in (sleeper|locker|feeder|holder)) \(')" 0
+}
+
 # stall_chain FILE INNER OUTER [missing]: % of a stall report's samples
 # whose stack has INNER with OUTER at most two native frames further out
 # (CPython 3.8 - 3.10 run each function in its own eval call, with the call
@@ -185,11 +238,14 @@ test_release_bookworm_stalls() { release_stalls bookworm; }
 test_release_bullseye_snapshot() { release_snapshot bullseye; }
 test_release_bullseye_offcpu_wall() { release_offcpu_wall bullseye; }
 test_release_bullseye_stalls() { release_stalls bullseye; }
+test_release_bullseye_latency() { release_latency bullseye; }
 test_release_trixie_snapshot() { release_snapshot trixie; }
 test_release_trixie_offcpu_wall() { release_offcpu_wall trixie; }
 test_release_trixie_stalls() { release_stalls trixie; }
+test_release_trixie_latency() { release_latency trixie; }
 test_release_sid_snapshot() { release_snapshot sid; }
 test_release_sid_stalls() { release_stalls sid; }
+test_release_sid_latency() { release_latency sid; }
 
 # Debian experimental (glibc 2.44): Python 3.14 walked there too, with its
 # off-CPU and wall time on the script's lines; Ruby 3.4, which stitch does

@@ -867,7 +867,7 @@ MATRIX='^test_(python(3[0-9]+)_|ruby(27|31|33)_|perl_release_|release_|snapshot_
 MATRIX_KEPT=' test_python38_pyenv test_python312_threads_syscall test_python313_trixie_in_its_root
 	test_python315_sid_in_its_root test_ruby27_threads_syscall test_ruby33_threads_syscall
 	test_perl_release_bullseye test_perl_release_trixie test_python_embedded_libpython313_trixie
-	test_release_trixie_snapshot test_release_bullseye_stalls '
+	test_release_trixie_snapshot test_release_bullseye_stalls test_release_trixie_latency '
 if [ "${STITCH_TEST_SET:-}" = asan ]; then
 	ALL_TESTS=$(for t in $ALL_TESTS; do
 		if [[ ! $t =~ $MATRIX ]] || [[ $MATRIX_KEPT == *[[:space:]]$t[[:space:]]* ]]; then
