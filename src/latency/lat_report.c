@@ -41,12 +41,41 @@ static bool is_user(const struct named_frame *nf)
 	return nf->kind != FRAME_KERNEL && nf->module;
 }
 
+static bool is_script(const struct named_frame *nf)
+{
+	return nf->kind >= FRAME_INTERP && nf->kind < FRAME_KIND_NR;
+}
+
+/* The innermost interpreter frame outside index from, or -1. */
+static int innermost_script_frame(const struct named_frame *nf, int first, int from)
+{
+	int i;
+
+	for (i = from; i >= first; i--)
+		if (is_script(&nf[i]))
+			return i;
+	return -1;
+}
+
+static void print_frame(FILE *f, const struct named_frame *nf, const char *sep)
+{
+	fprintf(f, "%s%s", sep, nf->name ? nf->name : "?");
+	if (is_script(nf) && nf->file) {
+		const char *base = strrchr(nf->file, '/');
+
+		fprintf(f, " (%s:%u)", base ? base + 1 : nf->file, nf->line);
+	}
+}
+
 /*
  * "in A <- B <- ... <- X <- ... <- Y": the two innermost kernel frames past
  * the thread state and the scheduler's, then the innermost user frame and
- * the first one outside its module (the call into the library: a lock
- * wait reads "futex_wait <- ... <- wait_for_lock", not three of libc's own
- * frames); within one module, its three innermost frames.
+ * the script's innermost frame (a Python read reads "anon_pipe_read <-
+ * vfs_read <- ... <- read <- ... <- <lambda> (py_waits.py:36)", not the
+ * interpreter's own C), or else the first one outside its module (the call
+ * into the library: a lock wait reads "futex_wait <- ... <- wait_for_lock",
+ * not three of libc's own frames); within one module, its three innermost
+ * frames.
  */
 static void one_line(FILE *f, const struct named_frame *nf, int first, int n)
 {
@@ -59,21 +88,23 @@ static void one_line(FILE *f, const struct named_frame *nf, int first, int n)
 	for (user = i; user >= first && !is_user(&nf[user]); user--)
 		;
 	for (; i >= first && i > user && shown < 2; i--, shown++)
-		fprintf(f, "%s%s", shown ? " <- " : "", nf[i].name ? nf[i].name : "?");
+		print_frame(f, &nf[i], shown ? " <- " : "");
 	if (i > user)
 		fputs(" <- ...", f);
 	if (user < first)
 		return;
-	for (out = user - 1; out >= first && is_user(&nf[out]) &&
-	     !strcmp(nf[out].module, nf[user].module); out--)
-		;
-	if (out >= first && is_user(&nf[out])) {
-		fprintf(f, "%s%s%s%s", shown ? " <- " : "", nf[user].name ? nf[user].name : "?",
-			out < user - 1 ? " <- ... <- " : " <- ", nf[out].name ? nf[out].name : "?");
+	out = innermost_script_frame(nf, first, user - 1);
+	if (out < 0 || is_script(&nf[user]))
+		for (out = user - 1; out >= first && is_user(&nf[out]) &&
+		     !strcmp(nf[out].module, nf[user].module); out--)
+			;
+	if (out >= first && (is_user(&nf[out]) || is_script(&nf[out]))) {
+		print_frame(f, &nf[user], shown ? " <- " : "");
+		print_frame(f, &nf[out], out < user - 1 ? " <- ... <- " : " <- ");
 		return;
 	}
 	for (i = user; i >= first && i > user - 3; i--, shown++)
-		fprintf(f, "%s%s", shown ? " <- " : "", nf[i].name ? nf[i].name : "?");
+		print_frame(f, &nf[i], shown ? " <- " : "");
 }
 
 static void print_stacks(FILE *f, const struct lat_summary *s, struct stack_table *st,

@@ -150,6 +150,8 @@ release_latency() {
 	expect_ge "python: slow reads" "$(jq .slow "$TMP/rlp.json")" 100
 	expect_ge "python: % of the slow reads' time blocked in reader's os.read" \
 		"$(share_of_slow "$TMP/rlp.folded" "^read;\\[off-cpu\\];.*;reader \\($re:$read\\);${n}timed \\($re:$call\\);$n(reader\\.<locals>\\.)?<lambda> \\($re:$read\\);.*;anon_pipe_read_\\[k\\];")" 90
+	# The summary names the script's innermost frame, not the interpreter's C.
+	expect_grep "$TMP/rlp.txt" "off-CPU in anon_pipe_read <- vfs_read <- .* <- (reader\\.<locals>\\.)?<lambda> \\(py_waits\\.py:$read\\)\$"
 	expect_eq "python: slow reads' stacks with another thread's functions" \
 		"$(total "$TMP/rlp.folded" ';(sleeper|locker|feeder|holder) \(')" 0
 
@@ -162,6 +164,7 @@ release_latency() {
 	expect_ge "ruby: slow waits for the pipe" "$(jq .slow "$TMP/rlr.json")" 100
 	expect_ge "ruby: % of the reader's slow waits blocked in its IO#sysread" \
 		"$(share "$TMP/rlr.folded" '^[a-z]+;\[off-cpu\];.*;reader \(' "^$sc;\\[off-cpu\\];.*;reader \\($re:$read\\);${n}timed \\($re:$call\\);${n}block in reader \\($re:$read\\);${n}IO#sysread;.*;do_sys_poll_\\[k\\];")" 90
+	expect_grep "$TMP/rlr.txt" "off-CPU in poll_schedule_timeout.* <- .* <- IO#sysread\$"
 	# 2.7's Thread#join waits in ppoll(2) too: the main thread's one slow call.
 	local join=$(grep -n 'threads.each(&:join)' "$rb" | cut -d: -f1)
 	expect_ge "ruby: % of the slow calls' time in the reader or the main thread's join" \
