@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "latency/lat_calls.h"
+#include "util/array.h"
 
 struct pending {
 	uint64_t time_ns, ns;
@@ -65,6 +66,7 @@ void lat_calls_free(struct lat_calls *lc)
 		free(t->v);
 	}
 	hmap_free_all(&lc->threads);
+	free(lc->bounds);
 	for (j = 0; j < lc->nslowest; j++) {
 		stacks_free(&lc->slowest[j].stacks);
 		lat_tree_free(&lc->slowest[j].tree);
@@ -230,7 +232,7 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_
 		t->n = kept;
 	if (!rc && !lc->keyed && on < on_exact)
 		rc = add_annotated(&s.stacks, lc->root, NULL, "[on-cpu]",
-				   "[not sampled: before the threshold, or between samples]",
+				   "[not sampled: between samples]",
 				   on_exact - on);
 	if (!rc && !lc->keyed && off < off_exact)
 		rc = add_annotated(&s.stacks, lc->root, NULL, "[off-cpu]", "[no stack taken]",
@@ -254,4 +256,48 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_
 	lc->off_cpu_ns += off_exact;
 	keep_if_slowest(lc, &s);
 	return rc;
+}
+
+int lat_calls_bound(struct lat_calls *lc, uint64_t now_ns,
+		    uint64_t (*open_start)(void *ctx, uint32_t tid), void *ctx)
+{
+	struct hmap_node *n;
+	uint64_t start;
+	size_t i;
+
+	lc->nbounds = 0;
+	hmap_for_each(&lc->threads, i, n) {
+		struct thread_stacks *t = (struct thread_stacks *)n;
+
+		if (!t->n)
+			continue;
+		if (array_reserve((void **)&lc->bounds, &lc->bounds_cap, lc->nbounds + 1,
+				  sizeof(*lc->bounds), 64))
+			return -ENOMEM;
+		start = open_start(ctx, t->tid);
+		lc->bounds[lc->nbounds].tid = t->tid;
+		lc->bounds[lc->nbounds++].before_ns = start ? start : now_ns;
+	}
+	return 0;
+}
+
+void lat_calls_prune(struct lat_calls *lc)
+{
+	size_t b, i, kept;
+
+	for (b = 0; b < lc->nbounds; b++) {
+		struct thread_stacks *t = thread_of(lc, lc->bounds[b].tid, false);
+
+		for (i = kept = 0; t && i < t->n; i++) {
+			if (t->v[i].time_ns >= lc->bounds[b].before_ns) {
+				t->v[kept++] = t->v[i];
+				continue;
+			}
+			free(t->v[i].key);
+			lc->pruned++;
+		}
+		if (t)
+			t->n = kept;
+	}
+	lc->nbounds = 0;
 }

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * stitch latency, user side: the stacks taken while a thread was in a call
- * (cpu samples once the call was threshold old, every switch-out with the
- * time it stayed off) wait per thread until the call ends.  A slow call
- * claims those inside it; those of calls that ended under the threshold
- * are dropped when a later call of the thread ends, or by age.  Each slow
- * call's time is split among its stacks: on-CPU (samples, weighed by the
- * sampling period) and off-CPU (switch-outs, weighed by the time off), and
- * what the stacks do not cover (on-CPU time before the threshold, between
- * samples; off-CPU intervals whose stack was lost) under a marker.
+ * (cpu samples from the call's start, every switch-out with the time it
+ * stayed off) wait per thread until the call ends.  A slow call claims
+ * those inside it; those of calls that ended under the threshold are
+ * dropped once the kernel's open calls show the call over (lat_calls_bound,
+ * lat_calls_prune).  Each slow call's time is split among its stacks:
+ * on-CPU (samples, weighed by the sampling period) and off-CPU
+ * (switch-outs, weighed by the time off), and what the stacks do not cover
+ * (on-CPU time between samples; off-CPU intervals whose stack was lost)
+ * under a marker.
  */
 #ifndef STITCH_LATENCY_CALLS_H
 #define STITCH_LATENCY_CALLS_H
@@ -32,6 +33,12 @@ struct lat_slow {
 	struct lat_child_tree tree;	/* --children: its nested calls */
 };
 
+/* A thread's stacks taken before before_ns are of calls that ended (lat_calls_bound). */
+struct lat_bound {
+	uint32_t tid;
+	uint64_t before_ns;
+};
+
 struct lat_calls {
 	const char *root;		/* the flame graph's root frame: the call */
 	uint64_t period_ns;		/* weight of one cpu sample */
@@ -42,6 +49,9 @@ struct lat_calls {
 	uint64_t slow, slow_ns, on_cpu_ns, off_cpu_ns;
 	uint64_t dropped;		/* stacks dropped: a thread had too many waiting */
 	uint64_t taken, claimed;	/* stacks given, and those a slow call claimed */
+	uint64_t pruned;		/* stacks of calls that ended fast, dropped */
+	struct lat_bound *bounds;	/* per thread waiting: older stacks are of ended calls */
+	size_t nbounds, bounds_cap;
 	struct lat_child_tree tree;	/* --children: every slow call's nested calls */
 	bool children;			/* --children given: build the trees */
 	bool keyed;			/* calls matched by key: no thread, no breakdown */
@@ -59,5 +69,17 @@ int lat_calls_stack(struct lat_calls *lc, uint32_t tid, uint64_t time_ns,
  * ev: its c->nchild child events (--children), or NULL.
  */
 int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_t *ev);
+
+/*
+ * Where each thread with stacks waiting stands now (now_ns, CLOCK_MONOTONIC,
+ * the BPF clock): open_start(ctx, tid) gives the start of its call in
+ * flight, or 0 if it is in none.  Stacks taken before that start (before
+ * now_ns when in no call) belong to calls that have ended: a slow one's
+ * record is in the latency ring before this returns, so once that ring has
+ * been read and its calls claimed, lat_calls_prune() drops the rest.
+ */
+int lat_calls_bound(struct lat_calls *lc, uint64_t now_ns,
+		    uint64_t (*open_start)(void *ctx, uint32_t tid), void *ctx);
+void lat_calls_prune(struct lat_calls *lc);
 
 #endif /* STITCH_LATENCY_CALLS_H */

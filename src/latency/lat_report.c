@@ -46,6 +46,12 @@ static bool is_script(const struct named_frame *nf)
 	return nf->kind >= FRAME_INTERP && nf->kind < FRAME_KIND_NR;
 }
 
+/* The program's entry, past main: a frame that says nothing of the call. */
+static bool entry_frame(const struct named_frame *nf)
+{
+	return nf->name && (!strcmp(nf->name, "_start") || !strncmp(nf->name, "__libc_start", 12));
+}
+
 /* The innermost interpreter frame outside index from, or -1. */
 static int innermost_script_frame(const struct named_frame *nf, int first, int from)
 {
@@ -74,8 +80,9 @@ static void print_frame(FILE *f, const struct named_frame *nf, const char *sep)
  * vfs_read <- ... <- read <- ... <- <lambda> (py_waits.py:36)", not the
  * interpreter's own C), or else the first one outside its module (the call
  * into the library: a lock wait reads "futex_wait <- ... <- wait_for_lock",
- * not three of libc's own frames); within one module, its three innermost
- * frames.
+ * not three of libc's own frames); within one module, or when that frame
+ * is the program's entry (libc's __libc_start_call_main under main), its
+ * three innermost frames.
  */
 static void one_line(FILE *f, const struct named_frame *nf, int first, int n)
 {
@@ -98,7 +105,7 @@ static void one_line(FILE *f, const struct named_frame *nf, int first, int n)
 		for (out = user - 1; out >= first && is_user(&nf[out]) &&
 		     !strcmp(nf[out].module, nf[user].module); out--)
 			;
-	if (out >= first && (is_user(&nf[out]) || is_script(&nf[out]))) {
+	if (out >= first && (is_user(&nf[out]) || is_script(&nf[out])) && !entry_frame(&nf[out])) {
 		print_frame(f, &nf[user], shown ? " <- " : "");
 		print_frame(f, &nf[out], out < user - 1 ? " <- ... <- " : " <- ");
 		return;

@@ -11,9 +11,9 @@
  * interrupt), by key fields of the two events.
  *
  * While a thread is in a call, the capture program's gate (owned here,
- * capture/targets.bpf.h) lets its switch-outs through, and its cpu samples
- * once the call is threshold old: a call that ends under the threshold
- * without blocking costs only its two probes.  With --children, named
+ * capture/targets.bpf.h) lets its switch-outs and cpu samples through from
+ * the call's first instant: a call that ends under the threshold without
+ * blocking or being sampled costs only its two probes.  With --children, named
  * functions' entries and exits inside a call are written to the thread's
  * child buffer, sent with the call only if it is slow.
  */
@@ -160,8 +160,12 @@ static __always_inline bool call_enter_at(__u64 a0, __u64 a1, __u64 a2, __u64 pe
 		stat_add(LAT_STAT_UNTRACKED, 1);
 		return false;
 	}
-	/* The gate opens last: a sample inside this program finds the call. */
-	now += threshold_ns;
+	/*
+	 * The gate opens last: a sample inside this program finds the call.
+	 * Open from the call's start: its samples wait in user space and are
+	 * kept only if it ends slow (lat_calls.c), so a computing call's time
+	 * before the threshold has its stacks too.
+	 */
 	if (bpf_map_update_elem(&gate_threads, &tid, &now, BPF_ANY))
 		stat_add(LAT_STAT_UNTRACKED, 1);
 	return true;

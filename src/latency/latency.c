@@ -3,7 +3,7 @@
  * stitch latency: "X is slow, where did each slow call's time go?".  Every
  * call of the root is timed in the kernel (latency.bpf.c) into a
  * histogram; record's pipeline, driven through its hooks, takes stacks of
- * threads inside a call (cpu samples once the call is threshold old, and
+ * threads inside a call (cpu samples from the call's start, and
  * every switch-out with its time off CPU: -e wall, gated by latency.bpf.c);
  * when a call ends at or over the threshold, the stacks taken in it are its
  * breakdown (lat_calls.c), printed and written (lat_report.c, -o).
@@ -87,9 +87,9 @@ static void usage(FILE *f)
 "Time every call of ROOT per thread: a histogram with p50/p90/p99/max.  For\n"
 "the calls at or over the threshold, where their wall time went: blocked (the\n"
 "stack at each switch-out, weighed by the time off CPU) or on CPU (stacks\n"
-"sampled at -F once the call is threshold old), with kernel, native and\n"
-"script frames.  A call that ends under the threshold without blocking costs\n"
-"only its begin and end probes.\n"
+"sampled at -F from the call's start, kept if it ends slow), with kernel,\n"
+"native and script frames.  A call that ends under the threshold without\n"
+"blocking or being sampled costs only its begin and end probes.\n"
 "\n"
 "Roots (a call begins and ends on one thread, nested begins count as inside it):\n"
 "  syscall:NAME                       a system call: syscall:pread64, syscall:fsync\n"
@@ -283,7 +283,7 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 		libbpf_load_failed("stitch latency", err);
 		return -1;
 	}
-	/* The gate is ours: threads in a call, samples once it is threshold old. */
+	/* The gate is ours: threads in a call, from the call's start. */
 	rskel->rodata->gate_wall = true;
 	return record_gate_share(rskel, "stitch latency", bpf_map__fd(l->skel->maps.gate_threads),
 				 bpf_map__fd(l->skel->maps.traced_tgids));
@@ -362,10 +362,24 @@ static void on_weighed(void *ctx, uint32_t tid, uint64_t time_ns, const struct s
 	lat_calls_stack(&l->calls, tid, time_ns, key, key_bytes, ns, false);
 }
 
+/* The start of tid's call in flight (open_calls), or 0. */
+static uint64_t open_start(void *ctx, uint32_t tid)
+{
+	struct latency *l = ctx;
+	struct lat_open o;
+
+	if (bpf_map__lookup_elem(l->skel->maps.open_calls, &tid, sizeof(tid), &o, sizeof(o), 0))
+		return 0;
+	return o.start_ns;
+}
+
 /*
  * Slow calls read in the previous turn are claimed now: every stack taken
  * in them was in record's ring before the call's record was written, and
- * record's ring has been read again since.
+ * record's ring has been read again since.  Then the stacks of calls that
+ * had ended when the previous turn looked (lat_calls_bound) and were not
+ * claimed are those of fast calls: dropped.  Then look again, and read
+ * the slow calls ended so far.
  */
 static void on_poll(void *ctx)
 {
@@ -377,6 +391,9 @@ static void on_poll(void *ctx)
 		free(l->pending[i].ev);
 	}
 	l->npending = 0;
+	lat_calls_prune(&l->calls);
+	if (!l->calls.keyed && lat_calls_bound(&l->calls, mono_ns(), open_start, l))
+		l->calls.nbounds = 0;
 	ring_buffer__consume(l->rb);
 }
 

@@ -5,15 +5,22 @@
 gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
 	-o "$W/slow_calls" tests/workloads/slow_calls.c || exit 1
 SLOW_CALLS=$(realpath "$W/slow_calls")
+gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$W/two_way" tests/workloads/two_way.c || exit 1
+TWO_WAY=$(realpath "$W/two_way")
 LIBC=$(ldd "$SLOW_CALLS" | awk '$1 ~ /^libc[.]so/ { print $3 }')
 
-# lat_run MODE N OUT -- STITCH-ARGS...: start slow_calls MODE N, trace it
+# lat_run MODE N OUT -- STITCH-ARGS...: start slow_calls MODE N (two_way N
+# for MODE two_way), trace it
 # with -p and the arguments given, let it run once stitch is attached; the
 # workload's own line in OUT.wl, stitch's output in OUT.out and OUT.err.
 lat_run() {
 	local mode=$1 n=$2 out=$3 pid i st
 	shift 4
-	"$SLOW_CALLS" "$mode" "$n" >"$out.wl" &
+	if [ "$mode" = two_way ]; then
+		"$TWO_WAY" "$n" >"$out.wl" &
+	else
+		"$SLOW_CALLS" "$mode" "$n" >"$out.wl" &
+	fi
 	pid=$!
 	for i in $(seq 100); do grep -q ready "$out.wl" && break; sleep 0.05; done
 	"$STITCH" latency -p "$pid" "$@" >"$out.out" 2>"$out.err" &
@@ -36,6 +43,19 @@ wl_fd() {
 	awk '$1 == "ready" && $3 == "fd" { print $4 }' "$1.wl"
 }
 
+# expect_slow_count JSON OUT DESIGNED: stitch's slow calls are at least the
+# DESIGNED ones and at most the workload's own count.  stitch times a call
+# inside the workload's two clock reads, so a call at the threshold's edge
+# can be slow for the workload and not for stitch (a CI run on a busy machine
+# counted 55 and 54), never the other way.
+expect_slow_count() {
+	local got all
+	got=$(jq .slow "$1")
+	all=$(wl "$2" slow)
+	expect_ge "slow calls (at least the $3 slow by design)" "$got" "$3"
+	expect_ge "slow calls: at most the workload's own count, $all" "$((all - got))" 0
+}
+
 # share_of_slow FOLDED REGEX: percent (integer) of the slow calls' time on stacks matching REGEX.
 share_of_slow() {
 	local all part
@@ -51,8 +71,7 @@ test_latency_syscall_pipe_breakdown() {
 		-o "$TMP/lp.folded" -o "$TMP/lp.svg" -o "$TMP/lp.txt"
 	head -40 "$TMP/lp.txt"
 	expect_eq "calls counted" "$(jq .calls "$TMP/lp.json")" 2000
-	expect_eq "calls at or over 1 ms (the workload's count)" "$(jq .slow "$TMP/lp.json")" \
-		"$(wl "$TMP/lp" slow)"
+	expect_slow_count "$TMP/lp.json" "$TMP/lp" 100
 	within_pct "p99" "$(jq '.p99_ns / 1e9' "$TMP/lp.json")" "$(awk "BEGIN { print $(wl "$TMP/lp" p99_ns) / 1e9 }")" 10
 	within_pct "slow calls' time" "$(jq '.slow_ns / 1e9' "$TMP/lp.json")" \
 		"$(awk "BEGIN { print $(wl "$TMP/lp" slow_ns) / 1e9 }")" 5
@@ -75,17 +94,14 @@ test_latency_wakers() {
 		-o "$TMP/lw.json"
 	# The workload's own count: 50 by design, one more when a fast read is
 	# held up (a CI run of the sanitizer build measured 51, and so did stitch).
-	expect_eq "calls at or over 1 ms (the workload's count)" "$(jq .slow "$TMP/lw.json")" \
-		"$(wl "$TMP/lw" slow)"
-	expect_ge "slow calls (50 by design)" "$(wl "$TMP/lw" slow)" 50
+	expect_slow_count "$TMP/lw.json" "$TMP/lw" 50
 	expect_ge "% of the slow calls' time blocked in read_byte and woken by the writer's write" \
 		"$(share_of_slow "$TMP/lw.folded" '^read;\[off-cpu\];.*;main;read_byte;read;.*;anon_pipe_read_\[k\];.*\[S sleeping\];--;try_to_wake_up_\[k\];.*;anon_pipe_write_\[k\];.*;write;writer;start_thread;clone3;\[woken by slow_calls tid [0-9]+\] ')" 90
 	no_programs_left
 }
 
 # A C function root (uprobe + uretprobe): every 20th lookup waits for a
-# mutex another thread holds.  The fast ones, which never block and end
-# under the threshold, cost no stack: every stack taken is a slow call's.
+# mutex another thread holds.
 # --children: read_block and wait_for_lock timed exactly inside each slow
 # call, nested by our own entry/return order (pthread_mutex_lock in libc
 # under wait_for_lock).
@@ -96,20 +112,20 @@ test_latency_function_lock_breakdown() {
 	sed -n '/^Nested/,/^$/p' "$TMP/ll.txt"
 	sed -n '/slowest/,$p' "$TMP/ll.txt" | head -12
 	local slow
-	slow=$(wl "$TMP/ll" slow)
+	slow=$(jq .slow "$TMP/ll.json")
 	expect_eq "calls counted" "$(jq .calls "$TMP/ll.json")" 2000
-	expect_eq "calls at or over 1 ms (the workload's count)" "$(jq .slow "$TMP/ll.json")" "$slow"
+	expect_slow_count "$TMP/ll.json" "$TMP/ll" 100
 	within_pct "p99" "$(jq '.p99_ns / 1e9' "$TMP/ll.json")" "$(awk "BEGIN { print $(wl "$TMP/ll" p99_ns) / 1e9 }")" 10
 	# The whole chain: main, lookup_record and wait_for_lock returned to a
 	# uretprobe's trampoline (the root and two children), which the kernel
 	# walk looks through into the thread's return instances.
 	expect_ge "% of the slow calls' time waiting for the mutex in lookup_record" \
 		"$(share_of_slow "$TMP/ll.folded" '^lookup_record;\[off-cpu\];_start;__libc_start_main;__libc_start_call_main;main;lookup_record;wait_for_lock;pthread_mutex_lock;.*;futex_wait_\[k\];')" 90
-	# A fast call takes no stack unless it leaves the CPU: then its switch-out
-	# is taken, as whether the call will end slow is not known yet (one of
-	# 1,900 fast calls was preempted in a CI-like run; most runs, none).
-	expect_ge "stacks taken outside slow calls: at most 1% of the calls" \
-		"$((20 - $(jq '.stacks_taken - .stacks_in_slow_calls' "$TMP/ll.json")))" 0
+	# Calls are sampled from their start: a fast call's stacks (a sample that
+	# hit it, a switch-out) are taken and then dropped, so they are bounded
+	# by the sampling rate over the run, not by the calls.
+	expect_ge "stacks taken outside slow calls: at most 999 a second of the run" \
+		"$(jq '(.seconds * 999 | floor) - (.stacks_taken - .stacks_in_slow_calls)' "$TMP/ll.json")" 0
 	expect_ge "stacks taken" "$(jq .stacks_taken "$TMP/ll.json")" 100
 	# The tree: every slow call read a block and waited once, the wait was
 	# pthread_mutex_lock, and it is the slow calls' time less what they spent
@@ -145,6 +161,37 @@ test_latency_function_lock_breakdown() {
 	no_programs_left
 }
 
+# A handler slow two ways (two_way.c): of every 25 calls one sleeps 20 ms,
+# one computes for 10 ms.  The slow calls' time is on the stacks that cause
+# it, the computing calls' from their first microsecond (sampled from the
+# call's start, kept because the call ended slow), and nothing is lost.
+test_latency_two_way_whole_time() {
+	lat_run two_way 2000 "$TMP/l2" -- -e "uprobe:$TWO_WAY:handle" -t 5ms -F 999 \
+		-o "$TMP/l2.json" -o "$TMP/l2.folded" -o "$TMP/l2.txt"
+	sed -n '/where it went/,/^$/p' "$TMP/l2.txt" | grep -v '^        '
+	local sleep compute
+	expect_eq "calls counted" "$(jq .calls "$TMP/l2.json")" 2000
+	# 160 by design (80 of each kind); stitch's window is inside the workload's.
+	expect_slow_count "$TMP/l2.json" "$TMP/l2" 160
+	sleep=$(share_of_slow "$TMP/l2.folded" '^handle;\[off-cpu\];_start;__libc_start_main;__libc_start_call_main;main;handle;fetch_slow;.*;do_nanosleep_\[k\];')
+	# Preempted while computing (a busy machine) is the computing call's own stack too.
+	compute=$(share_of_slow "$TMP/l2.folded" '^handle;\[(on|off)-cpu\];_start;__libc_start_main;__libc_start_call_main;main;handle;compute_slow(;|$| )')
+	echo "sleeping: $sleep%, computing: $compute%"
+	expect_ge "% of the slow calls' time on the two stacks that cause it" $((sleep + compute)) 90
+	# 80 x 10 ms of 80 x 20 ms + 80 x 10 ms: a third
+	expect_ge "% of it computing (a third by design)" "$compute" 28
+	expect_grep "$TMP/l2.txt" 'on CPU in crunch <- compute_slow <- handle$'
+	expect_eq "slow calls lost" "$(jq .slow_lost "$TMP/l2.json")" 0
+	# Measured: 0-3 of ~400 switch-outs in a run have no switch-in before the
+	# thread's next switch-out, in record's sched_switch program and in
+	# latency's own alike (a kernel matter not understood yet): said, bounded.
+	local lost
+	lost=$(sed -n 's/^stitch: LOST \([0-9]*\) off-CPU intervals.*/\1/p' "$TMP/l2.err")
+	expect_ge "off-CPU intervals lost: at most 2% of the slow calls" \
+		$(($(jq .slow "$TMP/l2.json") / 50 - ${lost:-0})) 0
+	no_programs_left
+}
+
 # Roots made of a begin/end pair: the workload's own USDT probes around each
 # call, and the read system call's two tracepoints (matched by thread, like
 # syscall:read); then a pair matched by a field (a wakeup of a thread and its
@@ -153,8 +200,7 @@ test_latency_pairs() {
 	lat_run pipe 1000 "$TMP/lu" -- -e "usdt:$SLOW_CALLS:slowcalls:call__begin,call__end" \
 		-o "$TMP/lu.json" -o "$TMP/lu.folded"
 	expect_eq "usdt pair: calls" "$(jq .calls "$TMP/lu.json")" 1000
-	expect_eq "usdt pair: slow calls (the workload's count)" "$(jq .slow "$TMP/lu.json")" \
-		"$(wl "$TMP/lu" slow)"
+	expect_slow_count "$TMP/lu.json" "$TMP/lu" 50
 	expect_ge "usdt pair: % of the slow calls' time blocked in the pipe read" \
 		"$(share_of_slow "$TMP/lu.folded" '^slowcalls:call__begin;\[off-cpu\];_start;.*;main;read_byte;read;.*;anon_pipe_read_\[k\];')" 90
 	expect_eq "usdt pair: the slowest's argument is its call number" \
@@ -163,7 +209,7 @@ test_latency_pairs() {
 	lat_run pipe 1000 "$TMP/lt" -- -e tracepoint:syscalls:sys_enter_read,sys_exit_read \
 		-o "$TMP/lt.json"
 	expect_eq "tracepoint pair: calls" "$(jq .calls "$TMP/lt.json")" 1000
-	expect_eq "tracepoint pair: slow calls" "$(jq .slow "$TMP/lt.json")" "$(wl "$TMP/lt" slow)"
+	expect_slow_count "$TMP/lt.json" "$TMP/lt" 50
 	expect_eq "tracepoint pair: fields as arguments, ret as the end's" \
 		"$(jq --argjson fd "$(wl_fd "$TMP/lt")" '[.slowest[] | select(.args.fd == $fd and .args.count == 1 and .ret == 1)] | length' "$TMP/lt.json")" 5
 
@@ -235,7 +281,7 @@ test_latency_perl_sub_root() {
 	cat "$out.wl" "$out.err"
 	head -3 "$out.txt"
 	expect_eq "calls counted" "$(jq .calls "$out.json")" 1000
-	expect_eq "slow calls (the workload's count)" "$(jq .slow "$out.json")" "$(wl "$out" slow)"
+	expect_slow_count "$out.json" "$out" 50
 	within_pct "p99" "$(jq '.p99_ns / 1e9' "$out.json")" "$(awk "BEGIN { print $(wl "$out" p99_ns) / 1e9 }")" 10
 	within_pct "slow calls' time" "$(jq '.slow_ns / 1e9' "$out.json")" \
 		"$(awk "BEGIN { print $(wl "$out" slow_ns) / 1e9 }")" 5
@@ -247,13 +293,17 @@ test_latency_perl_sub_root() {
 
 # A system call without arguments (getppid's record ends before args[0]:
 # reading them would make the tracepoint refuse the program), hundreds of
-# thousands of calls, none slow: all counted, and no stack taken.
+# thousands of calls, none slow: all counted, none claimed any stack, and
+# the stacks taken (calls are sampled from their start) are bounded by the
+# sampling rate, not by the calls: at -F 999, 0.3 s gives ~300 at most.
 test_latency_syscall_without_arguments() {
 	"$STITCH" latency -e syscall:getppid -t 1s -o "$TMP/lg.json" -- "$CHAIN" syscall 0.3 \
 		2>"$TMP/lg.err"
 	cat "$TMP/lg.err"
 	expect_ge "calls" "$(jq .calls "$TMP/lg.json")" 100000
 	expect_eq "slow" "$(jq .slow "$TMP/lg.json")" 0
-	expect_eq "stacks taken" "$(jq .stacks_taken "$TMP/lg.json")" 0
+	expect_eq "stacks in slow calls" "$(jq .stacks_in_slow_calls "$TMP/lg.json")" 0
+	expect_ge "stacks taken: at most the samples of 0.3 s at 999 Hz, with margin" \
+		$((450 - $(jq .stacks_taken "$TMP/lg.json"))) 0
 	expect_eq "no arguments" "$(jq -c '.slowest' "$TMP/lg.json")" "[]"
 }
