@@ -24,7 +24,8 @@
 #   bench/interp_cost.sh     (HZ=999 RUNS=3 LANGS="python ruby perl python-rec
 #                             ruby-rec perl-rec python3.8 ... perl-deb13"; as root)
 # Rows python3.X: pyenv's source builds (shared libpython); *-deb11, *-deb13:
-# Debian 11's and 13's stock interpreters in their release roots.
+# Debian 11's and 13's stock interpreters in their release roots; ruby-exp:
+# Debian experimental's ruby3.4 in its root.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -63,6 +64,7 @@ lang_cmd() {	# ROW SECONDS
 	python-deb13) echo "$(in_rel trixie) python3.13 /stitch-tests/flat.py $2" ;;
 	ruby-deb11) echo "$(in_rel bullseye) ruby2.7 /stitch-tests/flat.rb $2" ;;
 	ruby-deb13) echo "$(in_rel trixie) ruby3.3 /stitch-tests/flat.rb $2" ;;
+	ruby-exp) echo "$(in_rel experimental) ruby3.4 /stitch-tests/flat.rb $2" ;;
 	perl-deb11) echo "$(in_rel bullseye) perl /stitch-tests/flat.pl $2" ;;
 	perl-deb13) echo "$(in_rel trixie) perl /stitch-tests/flat.pl $2" ;;
 	python) echo "/usr/bin/python3.11 bench/workloads/flat.py $2" ;;
@@ -110,7 +112,8 @@ steady() {	# LANG MODE -> "median_ns_per_event bytes_per_event"
 
 # The host's Debian 12 rows and their best cases, then every other version's flat row.
 LANGS=${LANGS:-python ruby perl python-rec ruby-rec perl-rec python3.8 python3.9 python3.10 \
-	python3.12 python3.13 python-deb11 python-deb13 ruby-deb11 ruby-deb13 perl-deb11 perl-deb13}
+	python3.12 python3.13 python-deb11 python-deb13 ruby-deb11 ruby-deb13 ruby-exp perl-deb11 \
+	perl-deb13}
 for l in $LANGS; do
 	command -v "$(lang_cmd "$l" 0 | cut -d' ' -f1)" >/dev/null || continue
 	for i in $(seq "$RUNS"); do

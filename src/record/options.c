@@ -99,7 +99,7 @@ static void usage(FILE *f)
 "Folded lines are 'comm;outermost;...;innermost COUNT'.  Kernel frames end in\n"
 "_[k], inlined ones in _[i]; a frame that cannot be named is module+0xVADDR or\n"
 "[unknown]; a stack cut short is marked [truncated].\n"
-"Interpreter frames (CPython 3.8-3.15, Ruby 2.7, 3.1, 3.3, Perl 5.32-5.44;\n"
+"Interpreter frames (CPython 3.8-3.15, Ruby 2.7, 3.1, 3.3, 3.4, Perl 5.32-5.44;\n"
 "README's \"Interpreter versions\") replace the interpreter loop's native\n"
 "frames and show as 'function (file:line)'; other versions say so once and\n"
 "show native frames only.\n"

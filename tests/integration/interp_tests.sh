@@ -682,7 +682,7 @@ test_python313_generator_comprehension_signal_handler() {
 	py312_reenter "$PY_313" "$TMP/p313r.folded"
 }
 
-# ---- Ruby 3.1 (the host), 2.7 and 3.3 (release roots) ----------------------
+# ---- Ruby 3.1 (the host), 2.7, 3.3 and 3.4 (release roots) -----------------
 
 RBW=$(realpath tests/workloads/interp/rb_stitch.rb)
 RNW=$(realpath tests/workloads/interp/rb_names.rb)
@@ -690,12 +690,14 @@ RUBY=/usr/bin/ruby3.1
 
 # rb_in_root RELEASE FILE...: the files copied into the release's root; sets RB_CMD
 # (its ruby, in its own mount namespace and root, as a container runs it: words) and
-# RB_DIR (where the files are, inside).
+# RB_DIR (where the files are, inside).  experimental's ruby is 3.3 (sid's): its 3.4
+# is ruby3.4.
 rb_in_root() {
-	local rel=$1
+	local rel=$1 exe=ruby
 	shift
+	[ "$rel" != experimental ] || exe=ruby3.4
 	root_put "$rel" "$@"
-	RB_CMD="$(in_root_cmd "$rel") ruby" RB_DIR=/stitch-tests
+	RB_CMD="$(in_root_cmd "$rel") $exe" RB_DIR=/stitch-tests
 }
 
 # The Ruby a test runs, set by rb_use: the command (words), the workloads' paths as
@@ -711,7 +713,7 @@ rb_use() {
 		RB_TIMES="${NAT}Integer#times;$NAT" RB_TIME_NOW=';Time\.now \(<internal:timev>:'
 		RB_START='__libc_start_main;__libc_start_call_main;' RB_BLOCK_MIN=300
 		;;
-	bullseye | bookworm | trixie)
+	bullseye | bookworm | trixie | experimental)
 		rb_in_root "$rel" "$RBW" "$RNW"
 		RB_RBW=$RB_DIR/rb_stitch.rb RB_RNW=$RB_DIR/rb_names.rb RB_MAIN_COMM=ruby
 		if [ "$rel" = bullseye ]; then
@@ -729,13 +731,14 @@ rb_use() {
 			RB_TIMES="${NAT}Integer#times;$NAT" RB_TIME_NOW=';Time\.now \(<internal:timev>:'
 			RB_START="__libc_start_main;$NAT" RB_BLOCK_MIN=200	# 274 on a loaded machine
 		else
-			# 3.3: Integer#times is written in Ruby (numeric.rb), and its own
-			# loop takes most of burn's samples: its block had 266 of 1154
-			# (140 on a loaded machine).  __libc_start_call_main is not
-			# exported by glibc 2.41.
+			# 3.3 and 3.4: Integer#times is written in Ruby (numeric.rb), and
+			# its own loop takes most of burn's samples: its block had 266 of
+			# 1154 (140 on a loaded machine).  __libc_start_call_main is not
+			# exported by glibc 2.41 or 2.44.
 			RB_TIMES='Integer#times \(<internal:numeric>:[0-9]+\);'
 			RB_TIME_NOW=';Time\.now \(<internal:timev>:'
 			RB_START="__libc_start_main;$NAT" RB_BLOCK_MIN=100
+			[ "$rel" != experimental ] || RB_MAIN_COMM='ruby3\.4'
 		fi
 		;;
 	*) die "rb_use: no release $rel" ;;
@@ -957,7 +960,8 @@ rb_main_thread_complete() {
 		"$(share "$TMP/rbm.folded" ';Process\.ppid;' "$chain")" 100
 	expect_eq "stacks not stitched" "$(total "$TMP/rbm.folded" 'not stitched')" 0
 }
-# Each Ruby: the host's 3.1, and Debian 12's 3.1, 11's 2.7 and 13's 3.3 in their roots.
+# Each Ruby: the host's 3.1, and Debian 12's 3.1, 11's 2.7, 13's 3.3 and experimental's 3.4
+# in their roots.
 test_ruby_threads_syscall() { rb_use host && rb_threads_syscall; }
 test_ruby_cpu_samples() { rb_use host && rb_cpu_samples; }
 test_ruby_name_rules() { rb_use host && rb_name_rules; }
@@ -971,17 +975,27 @@ test_ruby33_threads_syscall() { rb_use trixie && rb_threads_syscall; }
 test_ruby33_cpu_samples() { rb_use trixie && rb_cpu_samples; }
 test_ruby33_name_rules() { rb_use trixie && rb_name_rules; }
 test_ruby33_main_thread_complete() { rb_use trixie && rb_main_thread_complete; }
+# Debian experimental's 3.4 (3.3's layout but for FL_SINGLETON and tLAST_OP_ID).
+test_ruby34_threads_syscall() { rb_use experimental && rb_threads_syscall; }
+test_ruby34_cpu_samples() { rb_use experimental && rb_cpu_samples; }
+test_ruby34_name_rules() { rb_use experimental && rb_name_rules; }
+test_ruby34_main_thread_complete() { rb_use experimental && rb_main_thread_complete; }
 
-# The 2.7 and 3.3 entries of the table against each build's own offsets, read in roots
-# with the development files (tools/interp-walk/check-ruby-roots.sh: 2.7's MJIT header
-# compiled there, 3.3's RJIT bindings and live objects; 3.3.14 in trixie, 3.3.8 in sid).
+# The 2.7, 3.3 and 3.4 entries of the table against each build's own offsets, read in
+# roots (tools/interp-walk/check-ruby-roots.sh: 2.7's MJIT header compiled in its dev root,
+# 3.3's and 3.4's RJIT bindings and live objects; 3.3.14 in trixie, 3.3.8 in sid, 3.4.11 in
+# experimental's own root, whose ruby3.4 is all the script needs).
 test_ruby_offsets_in_roots() {
-	local d=${STITCH_DEV_ROOTS:-${STITCH_ROOTS:-/var/cache/stitch/roots}/dev} r
+	local d=${STITCH_DEV_ROOTS:-${STITCH_ROOTS:-/var/cache/stitch/roots}/dev} r exp
 	for r in bullseye trixie sid; do
 		[ -x "$d/$r/usr/bin/ruby" ] || die "$d/$r has no ruby: the dev roots are needed (STITCH_DEV_ROOTS)"
 	done
-	tools/interp-walk/check-ruby-roots.sh "$d/bullseye" "$d/trixie" "$d/sid" >"$TMP/rbo.out" ||
-		{ cat "$TMP/rbo.out"; die "Ruby offsets differ from the real builds'"; }
+	exp=$(root_of experimental)
+	[ -x "$exp/usr/bin/ruby3.4" ] || die "$exp has no ruby3.4"
+	tools/interp-walk/check-ruby-roots.sh "$d/bullseye" "$d/trixie" "$d/sid" "$exp" \
+		>"$TMP/rbo.out" || { cat "$TMP/rbo.out"; die "Ruby offsets differ from the real builds'"; }
 	tail -1 "$TMP/rbo.out"
 	expect_grep "$TMP/rbo.out" '^ruby offsets: [0-9]+ passed, 0 failed$'
+	# Each of the four builds compared (a root whose script printed nothing adds none).
+	expect_ge "values compared" "$(sed -n 's/^ruby offsets: \([0-9]*\) passed.*/\1/p' "$TMP/rbo.out")" 190
 }

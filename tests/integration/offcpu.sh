@@ -152,7 +152,7 @@ offcpu_python_lines() {
 		"$(waited "$TMP/py.out" lock)" 5
 }
 
-# The Ruby twin, for Ruby 2.7 and 3.3 in their release roots (rb_in_root,
+# The Ruby twin, for Ruby 2.7, 3.3 and 3.4 in their release roots (rb_in_root,
 # interp_tests.sh): each blocked stack with its own thread's script frames and
 # lines (sleep, IO#sysread, Mutex#lock: none holds the GVL while it waits),
 # within 5% of what the threads measured (2.2% and less in 2 runs each).
@@ -189,6 +189,7 @@ offcpu_ruby_root() {
 
 test_offcpu_ruby27_lines() { offcpu_ruby_root bullseye; }
 test_offcpu_ruby33_lines() { offcpu_ruby_root trixie; }
+test_offcpu_ruby34_lines() { offcpu_ruby_root experimental; }
 
 # wall: a thread that computes for 1 s, then sleeps for 1 s: half and half,
 # on-CPU samples weighed by their period, in one picture and per thread.

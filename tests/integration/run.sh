@@ -860,10 +860,10 @@ ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 # runs every test but the interpreter version matrix, of which it keeps one
 # walk per way of finding a thread's state and per walker (3.8's frame
 # objects, 3.12's key, 3.13's debug offsets, 3.15's thread-local, Ruby 2.7's
-# key and 3.3's TLS, Perl 5.32's key and 5.40's TLS, embedded and in a
+# key and 3.3's TLS (3.4's is 3.3's), Perl 5.32's key and 5.40's TLS, embedded and in a
 # root): the rest ran in the first pass and adds no code of stitch's to
 # check, only minutes (each version's walk is the same user-space code).
-MATRIX='^test_(python(3[0-9]+)_|ruby(27|31|33)_|perl_release_|release_|snapshot_(python_old|python_312_313|ruby27_frames|ruby33_frames)$|offcpu_(python31[35]|ruby(27|33))_|python_embedded_libpython31[34]_)'
+MATRIX='^test_(python(3[0-9]+)_|ruby(27|31|33|34)_|perl_release_|release_|snapshot_(python_old|python_312_313|ruby27_frames|ruby3[34]_frames)$|offcpu_(python31[35]|ruby(27|33|34))_|python_embedded_libpython31[34]_)'
 MATRIX_KEPT=' test_python38_pyenv test_python312_threads_syscall test_python313_trixie_in_its_root
 	test_python315_sid_in_its_root test_ruby27_threads_syscall test_ruby33_threads_syscall
 	test_perl_release_bullseye test_perl_release_trixie test_python_embedded_libpython313_trixie

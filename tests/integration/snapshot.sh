@@ -281,9 +281,9 @@ expect_chains() {
 		[$rows | split(",")[] | tonumber | $t[. - 1].group] | unique | length' "$j")" 1
 }
 
-# Ruby 2.7 and 3.3, each in its release's root (rb_in_root, interp_tests.sh): every
+# Ruby 2.7, 3.3 and 3.4, each in its release's root (rb_in_root, interp_tests.sh): every
 # thread in its own place with its lines (none of the waiting threads holds the GVL),
-# identical threads one group.  3.3 has one thread more, its timer thread.
+# identical threads one group.  3.3 and 3.4 have one thread more, their timer thread.
 snapshot_ruby_root() {
 	local rel=$1 threads=$2 f=tests/workloads/interp/rb_snapshot.rb rb
 	# (libc's start_thread and clone3 are libc.so.6+0x... without libc6-dbg in the root)
@@ -310,6 +310,7 @@ snapshot_ruby_root() {
 
 test_snapshot_ruby27_frames() { snapshot_ruby_root bullseye 10; }
 test_snapshot_ruby33_frames() { snapshot_ruby_root trixie 11; }
+test_snapshot_ruby34_frames() { snapshot_ruby_root experimental 11; }
 
 # CPython 3.12 (offsets from its headers) and 3.13 (from its _Py_DebugOffsets),
 # pyenv builds, in one snapshot: each thread its own script frames and lines.

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Ruby 2.7's and 3.3's offsets in stitch's table (src/interp/ruby/ruby_versions.c, printed
-# by ruby-layout.c) against the real ones, each read inside a root of its release:
+# Ruby 2.7's, 3.3's and 3.4's offsets in stitch's table (src/interp/ruby/ruby_versions.c,
+# printed by ruby-layout.c) against the real ones, each read inside a root of its release:
 # offsets-ruby27.c compiled there against rb_mjit_min_header-2.7.N.h (needs gcc and
-# ruby-dev in the root), offsets-ruby33.rb run there (RJIT's bindings, live objects).
-#   check-ruby-roots.sh ROOT27 ROOT33...   (e.g. /var/cache/stitch/roots/dev/{bullseye,trixie,sid})
+# ruby-dev in the root), offsets-ruby-rjit.rb run there by each root's ruby3.3 or ruby3.4
+# (RJIT's bindings, live objects; no development files needed).
+#   check-ruby-roots.sh ROOT27 ROOT3X...
+#   (e.g. /var/cache/stitch/roots/dev/{bullseye,trixie,sid} /var/cache/stitch/roots/experimental)
 # Prints "ruby offsets: N passed, M failed"; exits 1 on any mismatch or missing piece.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +33,7 @@ compare() {
 	done <"$real"
 }
 
-r27=${1:?usage: check-ruby-roots.sh ROOT27 ROOT33...}
+r27=${1:?usage: check-ruby-roots.sh ROOT27 ROOT3X...}
 shift
 hdr=$(cd "$r27/usr/include/x86_64-linux-gnu/ruby-2.7.0" 2>/dev/null && ls rb_mjit_min_header-2.7.*.h | head -1)
 mkdir -p "$r27/tmp/stitch-offsets"
@@ -44,16 +46,19 @@ if [ -n "$hdr" ] && chroot "$r27" gcc -w -DRB_MJIT_HEADER="\"$hdr\"" \
 else
 	bad "offsets-ruby27.c in $r27 (${hdr:-no rb_mjit_min_header-2.7.N.h: ruby2.7-dev and gcc needed})"
 fi
-for r33 in "$@"; do
-	"$out/ruby-layout" 3.3 >"$out/table-3.3.txt"
-	mkdir -p "$r33/tmp/stitch-offsets"
-	cp "$here/offsets-ruby33.rb" "$out/table-3.3.txt" "$r33/tmp/stitch-offsets/"
-	if unshare --mount --root="$r33" ruby --rjit=disable /tmp/stitch-offsets/offsets-ruby33.rb \
-		/tmp/stitch-offsets/table-3.3.txt >"$out/real-3.3.txt"; then
-		compare 3.3 "$out/real-3.3.txt"
+# Each root's Ruby 3.x: ruby3.4 if it has one (experimental also has sid's 3.3), else ruby3.3.
+for r3 in "$@"; do
+	v=3.3
+	[ ! -x "$r3/usr/bin/ruby3.4" ] || v=3.4
+	"$out/ruby-layout" "$v" >"$out/table-$v.txt"
+	mkdir -p "$r3/tmp/stitch-offsets"
+	cp "$here/offsets-ruby-rjit.rb" "$out/table-$v.txt" "$r3/tmp/stitch-offsets/"
+	if unshare --mount --root="$r3" "ruby$v" --rjit=disable /tmp/stitch-offsets/offsets-ruby-rjit.rb \
+		"/tmp/stitch-offsets/table-$v.txt" >"$out/real-$v.txt"; then
+		compare "$v" "$out/real-$v.txt"
 	else
-		bad "offsets-ruby33.rb in $r33:"
-		grep MISMATCH "$out/real-3.3.txt"
+		bad "offsets-ruby-rjit.rb (ruby $v) in $r3:"
+		grep MISMATCH "$out/real-$v.txt"
 	fi
 done
 echo "ruby offsets: $pass passed, $fail failed"

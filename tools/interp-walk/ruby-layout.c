@@ -1,5 +1,5 @@
 /* Prints stitch's table entry for one Ruby version (src/interp/ruby/ruby_versions.c) as
- * name=value lines, the names offsets-ruby27.c and offsets-ruby33.rb print the real values
+ * name=value lines, the names offsets-ruby27.c and offsets-ruby-rjit.rb print the real values
  * under: check-ruby-roots.sh compares the two.  Usage: ruby-layout VERSION */
 #include <stdio.h>
 #include <string.h>

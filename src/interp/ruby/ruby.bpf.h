@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Ruby 2.7-3.3 walker (interp_walk.bpf.h calls it).  The execution
+ * Ruby 2.7-3.4 walker (interp_walk.bpf.h calls it).  The execution
  * context is libruby's TLS variable ruby_current_ec of the triggering
  * thread (3.x), read through its DTV as __tls_get_addr would, or its
  * rb_thread_t's (2.7, rb_ec_from_tsd); never the GVL holder.  Control frames go from ec->cfp outwards to the end of the VM

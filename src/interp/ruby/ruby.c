@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Naming Ruby 2.7-3.3 frames from the target's memory (the VM is found by
+ * Naming Ruby 2.7-3.4 frames from the target's memory (the VM is found by
  * ruby_detect.c): iseq labels and paths (RString, or an RArray [path,
  * realpath]), C method names through the global symbol table, the class
  * owning a frame's method (its __classpath__), and exact lines from the
@@ -427,7 +427,12 @@ static char *class_prefix(struct interp_proc *ip, uint64_t klass)
 		find_class_ids(ip);
 	if ((rp->classpath_id || L->class_mode == RUBY_CLASS_EXT) &&
 	    class_flags(ip->pid, L, klass, &flags)) {
-		if (!(flags & L->fl_singleton)) {
+		/*
+		 * A singleton class is always a T_CLASS (rb_class_boot); a
+		 * module's FL_SINGLETON bit means something else (3.4: FL_USER1,
+		 * set on some modules, which RCLASS_SINGLETON_P does not take).
+		 */
+		if (!(flags & L->fl_singleton) || (flags & L->t_mask) != L->t_class) {
 			path = class_path(ip, klass);
 		} else if ((L->class_mode == RUBY_CLASS_EXT ?
 			    rd64(ip->pid, klass + L->cls_attached, &attached) :

@@ -8,7 +8,7 @@
  * libruby's TLS module id.
  *
  * Where a value comes from the code, the instruction patterns were read in
- * Debian's builds (2.7.4, 3.1.2, 3.3.8, 3.3.14: docs/interpreters.md); code
+ * Debian's builds (2.7.4, 3.1.2, 3.3.8, 3.3.14, 3.4.11: docs/interpreters.md); code
  * that differs gives 0, and the version is then not walked (or not named),
  * never a guessed address.
  */
@@ -53,8 +53,8 @@ static uint64_t find_cmp_edi_rip(const uint8_t *code, size_t n, uint64_t base)
 /*
  * &ruby_global_symbols is not exported.  rb_id2str (exported) compares the
  * serial with ruby_global_symbols.last_id, "cmp rel32(%rip), %edi": inline
- * in 2.7, in the lookup its last instruction ("jmp rel32") goes to in 3.1
- * and 3.3.  0 if the code differs.
+ * in 2.7, in the lookup its last instruction ("jmp rel32") goes to in 3.1,
+ * 3.3 and 3.4.  0 if the code differs.
  */
 static uint64_t rb_find_symbols(pid_t pid, const struct map *m)
 {
@@ -73,7 +73,7 @@ static uint64_t rb_find_symbols(pid_t pid, const struct map *m)
 }
 
 /*
- * 3.3: ruby_current_ec is in libruby's TLS block but not exported.
+ * 3.3, 3.4: ruby_current_ec is in libruby's TLS block but not exported.
  * rb_thread_current() is GET_EC()->thread_ptr->self: a general-dynamic TLS
  * access, "data16 lea rel32(%rip), %rdi; data16 data16 rex.W call
  * __tls_get_addr; mov (%rax), %rax", whose GOT pair (tls_index) holds the
@@ -125,7 +125,7 @@ static size_t rel32_targets(const uint8_t *code, size_t n, uint64_t base, uint64
 }
 
 /*
- * 3.3: the VM's loop (vm_exec) is not exported.  rb_iseq_eval() and
+ * 3.3, 3.4: the VM's loop (vm_exec) is not exported.  rb_iseq_eval() and
  * rb_iseq_eval_main() both end in vm_exec(ec): the one function both call
  * or jump to that starts an FDE of libruby (bytes that only look like a
  * call are not function starts).  Its range runs to the next FDE's start.

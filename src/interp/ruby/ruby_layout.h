@@ -18,7 +18,7 @@
 
 /* How a class's name and a singleton's object are found (class_mode). */
 #define RUBY_CLASS_IV_TBL	0	/* 2.7, 3.1: __classpath__, __attached__ in iv_tbl */
-#define RUBY_CLASS_EXT		1	/* 3.3: classpath, attached_object in rb_classext_t */
+#define RUBY_CLASS_EXT		1	/* 3.3, 3.4: classpath, attached_object in rb_classext_t */
 
 /*
  * A Ruby version's layout: the execution context (a TLS variable of

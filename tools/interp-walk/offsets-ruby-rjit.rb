@@ -1,13 +1,15 @@
-# Ruby 3.3's real offsets, printed as name=value lines with the names of ruby-layout.c
-# (stitch's table): check-ruby-roots.sh runs it inside a Debian 13 root and compares.
+# Ruby 3.3's and 3.4's real offsets, printed as name=value lines with the names of
+# ruby-layout.c (stitch's table): check-ruby-roots.sh runs it inside a Debian 13, sid and
+# experimental root (3.3.14, 3.3.8, 3.4.11) and compares.
 #
-# 3.3 ships no MJIT header.  RubyVM::RJIT::C is RJIT's binding of the VM's structures: its
-# sizes, offsets and constants are Primitive.cexpr! of OFFSETOF()/SIZEOF()/the macros,
-# compiled into this very libruby, so they are this build's own.  What it does not bind
-# (rb_classext_t, the imemo types of method entries, the iseq types, the insns_info table's
-# fields) was taken from ruby/ruby's v3_3 sources and is checked here against live objects
+# 3.3 and 3.4 ship no MJIT header.  RubyVM::RJIT::C is RJIT's binding of the VM's
+# structures: its sizes, offsets and constants are Primitive.cexpr! of
+# OFFSETOF()/SIZEOF()/the macros, compiled into this very libruby, so they are this build's
+# own.  What it does not bind (rb_classext_t, the imemo types of method entries, the iseq
+# types, the insns_info table's fields; 3.4: RUBY_FL_SINGLETON) was taken from ruby/ruby's
+# sources (3.4: and ruby3.4-dev's public headers) and is checked here against live objects
 # of this process (Fiddle reads its own memory), or else by the exact-frame tests.
-#   ruby --rjit=disable offsets-ruby33.rb
+#   ruby --rjit=disable offsets-ruby-rjit.rb TABLE
 require "fiddle"
 
 C = RubyVM::RJIT::C
@@ -74,7 +76,15 @@ out :t_string, C::RUBY_T_STRING
 out :t_array, C::RUBY_T_ARRAY
 out :t_class, C::RUBY_T_CLASS
 out :t_module, C::RUBY_T_MODULE
-out :fl_singleton, C::RUBY_FL_SINGLETON
+# FL_SINGLETON: bound in 3.3; 3.4 binds RCLASS_SINGLETON_P (a function) instead.  There,
+# the one flag bit (FL_USER0..19) set on exactly the singleton classes among this process's
+# classes (Module#singleton_class?, the VM's own answer).
+classes = ObjectSpace.each_object(Class).to_a
+singleton_bits = (12..31).select do |b|
+  classes.all? { |k| ((word(val(k)) >> b) & 1 == 1) == k.singleton_class? }
+end
+out :fl_singleton, C.const_defined?(:RUBY_FL_SINGLETON) ? C::RUBY_FL_SINGLETON :
+  (singleton_bits.size == 1 ? 1 << singleton_bits[0] : -1)
 out :str_len, off(:RString, :len)
 out :str_ptr, off(:RString, :as)
 out :str_embed, off(:RString, :as)
@@ -88,7 +98,7 @@ out :imemo_iseq, C.imemo_iseq
 # ---- live objects: what the table says of them must hold ----
 t = {}
 File.foreach(ARGV[0]) { |l| k, v = l.chomp.split("=", 2); t[k.to_sym] = Integer(v) } if ARGV[0]
-abort "usage: offsets-ruby33.rb TABLE (ruby-layout 3.3's output)" if t.empty?
+abort "usage: offsets-ruby-rjit.rb TABLE (ruby-layout 3.N's output)" if t.empty?
 
 def imemo_type(t, addr)
   f = word(addr)
@@ -118,6 +128,26 @@ check "body_local_iseq (block in a block)", word(bbody, t[:body_local_iseq]) == 
 check "body_insns_info_size", Fiddle::Pointer.new(mbody + t[:body_insns_info_size])[0, 4].unpack1("L").between?(1, 64)
 check "body_succ_index follows size", t[:body_succ_index] == t[:body_insns_info_size] + 8
 
+# The insns_info entries ({line_no, node_id, events}, insn_info_entry_size apart): their
+# lines are the lines iseq.to_a gives the method's instructions, in order, each one once
+# per change (an entry per event or line; to_a repeats none).
+def lines_of(body, t)
+  info = word(body, t[:body_insns_info])
+  n = Fiddle::Pointer.new(body + t[:body_insns_info_size])[0, 4].unpack1("L")
+  ls = (0...n).map { |i| Fiddle::Pointer.new(info + i * t[:insn_info_entry_size])[0, 4].unpack1("l") }
+  ls.chunk_while { |a, b| a == b }.map(&:first)
+end
+def multi_line_probe(a)
+  b = a + 1
+  c = [a, b].map { |x| x * 2 }
+  c.sum +
+    b
+end
+mlp = RubyVM::InstructionSequence.of(method(:multi_line_probe))
+want = mlp.to_a.last.grep(Integer).chunk_while { |a, b| a == b }.map(&:first)
+check "insns_info lines (entry size #{t[:insn_info_entry_size]})",
+  lines_of(word(C.rb_iseqw_to_iseq(mlp).to_i, t[:iseq_body]), t) == want && want.size >= 3
+
 # Strings: embedded ("ab", its length at .len as well) and not.
 s = "ab".dup
 check "str embedded, len", (word(val(s)) & t[:str_noembed]) == 0 && word(val(s), t[:str_len]) == 2 &&
@@ -135,12 +165,14 @@ check "cls_classpath", word(val(k), t[:cls_classpath]) == val(k.name)
 check "cls_permanent (named)", perm.(k)
 check "cls_attached", word(val(k.singleton_class), t[:cls_attached]) == val(k)
 check "fl_singleton", (word(val(k.singleton_class)) & t[:fl_singleton]) != 0 && (word(val(k)) & t[:fl_singleton]) == 0
+check "fl_singleton: set on exactly the #{classes.size} classes' singletons",
+  singleton_bits.map { |b| 1 << b } == [t[:fl_singleton]]
 anon = Module.new
 anon.const_set(:Inner, Class.new)
 check "cls_permanent (under an anonymous module)", !perm.(anon::Inner)
 
 # tLAST_OP_ID: rb_id2str's own "cmp $tLAST_OP_ID, %rdi" (48 81 ff imm32; 3.3.14) or
-# "cmp $tLAST_OP_ID, %rax" (48 3d imm32; 3.3.8).
+# "cmp $tLAST_OP_ID, %rax" (48 3d imm32; 3.3.8, 3.4.11).
 code = Fiddle::Pointer.new(Fiddle::Handle::DEFAULT["rb_id2str"])[0, 32]
 imm = (i = code.index("\x48\x81\xff".b)) ? code[i + 3, 4] : (i = code.index("\x48\x3d".b)) && code[i + 2, 4]
 check "tlast_op_id (rb_id2str's code)", imm && imm.unpack1("L") == t[:tlast_op_id]
