@@ -255,4 +255,5 @@ test_release_sid_latency() { release_latency sid; }
 # the other releases (Ruby 3.4's record chains: test_ruby34_* in interp_tests.sh).
 test_release_experimental_snapshot() { release_snapshot experimental; }
 test_release_experimental_offcpu_wall() { release_offcpu_wall experimental; }
+test_release_experimental_latency() { release_latency experimental; }
 test_release_experimental_stalls() { release_stalls experimental; }
