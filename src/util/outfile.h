@@ -29,12 +29,18 @@ struct outfile {
 
 /*
  * Can path be written, before any work is done?  Its directory exists and
- * is writable, and path is absent, a regular file, or (with force) a
- * symlink.  0, or -errno with a one-line reason in err ("PATH: ...").
+ * takes a new file (one is made and removed there, as the final write
+ * will: /proc and /sys refuse only then), and path is absent, a regular
+ * file, or (with force) a symlink.  0, or -errno with a one-line reason in
+ * err ("PATH: ...").
  */
 int outfile_check(const char *path, bool force, char *err, size_t errlen);
 
-/* outfile_check, then create the temporary and open it as of->f. */
+/*
+ * outfile_check's checks, then create the temporary and open it as of->f
+ * (locked while it is written); stale temporaries a killed stitch left in
+ * the directory are removed first (util/outfile_stale.h).
+ */
 int outfile_open(struct outfile *of, const char *path, bool force, char *err, size_t errlen);
 
 /*
