@@ -785,7 +785,7 @@ static int run(struct snapper *s)
 {
 	struct snap_opts *o = s->o;
 	uint32_t round;
-	int rc = 0;
+	int rc = 0, taken;
 
 	if (snap_outputs_open(&s->out, o->outputs, o->formats, o->noutputs, o->force))
 		return -1;
@@ -797,9 +797,11 @@ static int run(struct snapper *s)
 		if (round + 1 < o->count && mono_ns() - start < o->interval_ns)
 			sleep_ns(o->interval_ns - (mono_ns() - start));
 	}
+	/* A profile that cannot be written leaves the others, text and JSON, written. */
+	taken = rc;
 	if (!rc && s->out.profiles)
 		rc = write_profiles(s);
-	if (snap_outputs_close(&s->out, !rc))
+	if (snap_outputs_close(&s->out, !taken))
 		rc = -1;
 	if (s->bad_records)
 		fprintf(stderr, "stitch snapshot: %" PRIu64 " malformed records from the iterator "

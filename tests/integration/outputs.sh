@@ -45,13 +45,13 @@ test_outputs_pseudo_fs_refused_before_tracing() {
 		for dir in /proc /sys; do
 			t0=$(date +%s%N)
 			# shellcheck disable=SC2046
-			(cd "$TMP/pseudo-cwd" && expect_error 1 \
-				"cannot write $dir/foo.svg: its directory (does not take new files|is not writable)" \
-				-- $(out_long_cmd "$cmd" "$dir/foo.svg")) ||
+			(cd "$TMP/pseudo-cwd" && expect_error 1 "cannot write $dir/foo.svg: its \
+directory (does not take new files|is not writable)" -- $(out_long_cmd "$cmd" "$dir/foo.svg")) ||
 				die "$cmd -o $dir/foo.svg"
 			ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 			echo "$cmd -o $dir/foo.svg: refused in $ms ms"
-			[ "$ms" -lt 1500 ] || die "$cmd: $dir/foo.svg refused after $ms ms, not before tracing"
+			[ "$ms" -lt 1500 ] ||
+				die "$cmd: $dir/foo.svg refused after $ms ms, not before tracing"
 		done
 	done
 	expect_eq "files left in the current directory" "$(ls -A "$TMP/pseudo-cwd")" ""
@@ -120,7 +120,8 @@ test_outputs_stale_temporaries_cleaned() {
 			{ cat "$d/err"; die "$cmd failed"; }
 		[ -f "$d/out.svg" ] || die "$cmd wrote nothing"
 		[ ! -e "$d/.stitch-dead01.tmp" ] || die "$cmd left a stale temporary of ours"
-		[ -e "$d/.stitch-dead02.tmp" ] || die "$cmd removed a temporary that may be being written"
+		[ -e "$d/.stitch-dead02.tmp" ] ||
+			die "$cmd removed a temporary that may be being written"
 		[ -e "$d/.stitch-dead03.tmp" ] || die "$cmd removed another user's file"
 		[ -e "$d/keep.tmp" ] || die "$cmd removed a file not named as ours"
 		echo "$cmd: stale temporary removed, the others kept"

@@ -674,7 +674,8 @@ test_outputs_safe_record_stalls() {
 	# snapshot too, before its first round (it took 1.9 s of rounds to find it).
 	t0=$(date +%s%N)
 	expect_error 1 "cannot write /nonexistent/x.svg: its directory does not exist" -- \
-		snapshot -p $$ --count 10 --interval 200ms -o "$TMP/snap-ok.json" -o /nonexistent/x.svg
+		snapshot -p $$ --count 10 --interval 200ms -o "$TMP/snap-ok.json" \
+		-o /nonexistent/x.svg
 	[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 1000 ] || die "snapshot found the bad -o late"
 	[ ! -e "$TMP/snap-ok.json" ] || die "snapshot wrote one output of a run that failed"
 	echo victim >"$TMP/rvictim"
@@ -693,7 +694,8 @@ test_outputs_safe_record_stalls() {
 	chmod 600 "$sticky/root-only"
 	for ext in json txt svg folded; do
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
-			ln -s "$sticky/root-only" "$sticky/link.$ext" || die "nobody cannot plant a link"
+			ln -s "$sticky/root-only" "$sticky/link.$ext" ||
+			die "nobody cannot plant a link"
 		expect_error 1 "cannot write $sticky/link.$ext: is a symlink: not following it" -- \
 			snapshot -p $$ -o "$sticky/link.$ext"
 	done
@@ -750,13 +752,18 @@ test_report_hostile_input() {
 	printf 'main;a 9007199254740992\nmain;b 9007199254740992\n' >"$TMP/sat.folded"
 	"$STITCH" report "$TMP/sat.folded" >"$TMP/sat.txt" 2>"$TMP/sat.err"
 	cat "$TMP/sat.txt" "$TMP/sat.err"
-	expect_grep "$TMP/sat.txt" '^stitch: counts added up past 2\^53 and the totals saturated there: shares are not exact$'
+	expect_grep "$TMP/sat.txt" \
+		'^stitch: counts added up past 2\^53 and the totals saturated there: shares are not exact$'
 	expect_eq "stacks at 50%" "$(grep -c '^ 50\.00% 9007199254740992  main$' "$TMP/sat.txt")" 2
-	expect_grep "$TMP/sat.err" 'sat.folded: counts add up past 2\^53 and the totals saturated there'
+	expect_grep "$TMP/sat.err" \
+		'sat.folded: counts add up past 2\^53 and the totals saturated there'
 	"$STITCH" report "$TMP/sat.folded" -o "$TMP/sat.svg" 2>/dev/null
-	expect_grep "$TMP/sat.svg" 'Total: 18014398509481984 samples \(counts added up past 2\^53: totals and shares are not exact\)'
-	expect_eq "boxes at 50% in the graph" "$(grep -c '^9007199254740992 samples, 50\.00%</title>' "$TMP/sat.svg")" 2
-	"$STITCH" diff tests/golden/input.folded "$TMP/sat.folded" -o "$TMP/satd.svg" 2>"$TMP/satd.err"
+	expect_grep "$TMP/sat.svg" \
+		'Total: 18014398509481984 samples \(counts added up past 2\^53: totals and shares are not'
+	expect_eq "boxes at 50% in the graph" \
+		"$(grep -c '^9007199254740992 samples, 50\.00%</title>' "$TMP/sat.svg")" 2
+	"$STITCH" diff tests/golden/input.folded "$TMP/sat.folded" -o "$TMP/satd.svg" \
+		2>"$TMP/satd.err"
 	expect_grep "$TMP/satd.err" 'sat.folded: counts add up past 2\^53'
 	expect_grep "$TMP/satd.svg" 'counts added up past 2\^53: totals and shares are not exact'
 	expect_eq "boxes at 50% in the differential graph" \
