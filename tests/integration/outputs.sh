@@ -142,3 +142,47 @@ test_outputs_stale_temporaries_cleaned() {
 	"$STITCH" report tests/golden/input.folded -o "$d/again.svg"
 	[ ! -e "$d/$left" ] || die "the killed snapshot's temporary is still there"
 }
+
+# latency writes whole outputs on SIGTERM too (record's and stalls' have
+# their own interrupt tests), and a kill -9 of any of them leaves no output:
+# the files appear only once complete.
+test_outputs_whole_on_sigterm_absent_on_sigkill() {
+	local d=$TMP/sigs cmd sig st rc i
+	mkdir -p "$d"
+	for cmd in latency record stalls; do
+		for sig in TERM KILL; do
+			rm -f "$d"/out.*
+			case $cmd in
+			latency) "$STITCH" latency -e syscall:getppid -o "$d/out.json" -o "$d/out.txt" \
+					-o "$d/out.folded" -- sleep 33.5 2>"$d/err" & ;;
+			*) "$STITCH" "$cmd" -o "$d/out.txt" -o "$d/out.folded" -o "$d/out.svg" \
+					-- sleep 33.5 2>"$d/err" & ;;
+			esac
+			st=$!
+			# Attached: the command runs once everything is.
+			for i in $(seq 100); do
+				pgrep -fx 'sleep 33.5' >/dev/null && break
+				sleep 0.05
+			done
+			kill "-$sig" "$st"
+			rc=0
+			wait "$st" 2>/dev/null || rc=$?
+			for i in $(seq 40); do
+				pgrep -fx 'sleep 33.5' >/dev/null || break
+				sleep 0.05
+			done
+			if [ "$sig" = KILL ]; then
+				expect_eq "$cmd: outputs after kill -9" "$(ls "$d" | grep -c '^out\.' || true)" 0
+				continue
+			fi
+			cat "$d/err"
+			expect_eq "$cmd: exit status after SIGTERM" "$rc" 0
+			[ -f "$d/out.txt" ] && [ -f "$d/out.folded" ] || die "$cmd: an output is missing"
+			if [ "$cmd" = latency ]; then
+				jq -e . "$d/out.json" >/dev/null || die "latency: the JSON is not whole"
+			else
+				xmllint --noout "$d/out.svg" || die "$cmd: the SVG is not whole"
+			fi
+		done
+	done
+}
