@@ -10,7 +10,12 @@
 
 #include <stdbool.h>
 
-/* A temporary left untouched this long (and unlocked) has no writer: seconds. */
+/*
+ * A temporary unchanged this long (seconds), and unlocked, has no writer.
+ * A writer's lock covers its whole life; the age covers the instant
+ * between its creation and its lock, and builds of stitch that took no
+ * lock (their writes took seconds at most), with a wide margin.
+ */
 #define OUTFILE_STALE_AGE 3600
 
 /* Is name (a directory entry) one of ours: ".stitch-" 1 to 8 hex digits ".tmp"? */
