@@ -62,6 +62,16 @@ static int check_place(const char *path, bool force, char *dir, size_t dirlen, c
 		    "write to stdout with -o - and redirect instead");
 }
 
+/* The try-th name for a hidden temporary in dir, in tmp: 0, or -ENAMETOOLONG. */
+static int temp_name(const char *dir, int try, char *tmp, size_t len)
+{
+	unsigned int r = try;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		r ^= (unsigned int)getpid() << 8;
+	return snprintf(tmp, len, "%s/.stitch-%x.tmp", dir, r) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
 /*
  * A new hidden temporary in dir, named in tmp: an fd, or -errno.  A name
  * nobody can have made for us: O_EXCL fails on anything that exists, a
@@ -72,11 +82,7 @@ static int create_temp(const char *dir, char *tmp, size_t len)
 	int fd = -EEXIST, i;
 
 	for (i = 0; i < 100 && fd == -EEXIST; i++) {
-		unsigned int r = i;
-
-		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-			r ^= (unsigned int)getpid() << 8;
-		if (snprintf(tmp, len, "%s/.stitch-%x.tmp", dir, r) >= (int)len)
+		if (temp_name(dir, i, tmp, len))
 			return -ENAMETOOLONG;
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (fd < 0)
@@ -85,6 +91,38 @@ static int create_temp(const char *dir, char *tmp, size_t len)
 	if (fd < 0)
 		tmp[0] = '\0';
 	return fd;
+}
+
+/* /proc/self/fd/N of an fd, to link an unnamed file by: 0, or -1 without /proc. */
+static int fd_path(int fd, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+	return faccessat(AT_FDCWD, buf, F_OK, AT_SYMLINK_NOFOLLOW);
+}
+
+/*
+ * Give of's unnamed temporary (O_TMPFILE) a hidden name beside the
+ * destination, to be renamed over it: linked through /proc, which
+ * outfile_open found.  0 or -errno.
+ */
+static int name_unnamed(struct outfile *of)
+{
+	char dir[PATH_MAX], proc[64];
+	int i, rc = -EEXIST;
+
+	if (dir_of(of->path, dir, sizeof(dir)))
+		return -ENAMETOOLONG;
+	if (fd_path(of->fd, proc, sizeof(proc)))
+		return -errno;
+	for (i = 0; i < 100 && rc == -EEXIST; i++) {
+		rc = temp_name(dir, i, of->tmp, sizeof(of->tmp));
+		/* Like O_EXCL: a name that exists, a planted symlink too, is EEXIST. */
+		if (!rc && linkat(AT_FDCWD, proc, AT_FDCWD, of->tmp, AT_SYMLINK_FOLLOW))
+			rc = -errno;
+	}
+	if (rc)
+		of->tmp[0] = '\0';	/* not made by us: never to be unlinked */
+	return rc;
 }
 
 /* Why the directory of path took no new file (-e), in err. */
@@ -152,7 +190,7 @@ static int cookie_close(void *cookie)
 
 int outfile_open(struct outfile *of, const char *path, bool force, char *err, size_t errlen)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], proc[64];
 	int rc, fd;
 
 	memset(of, 0, sizeof(*of));
@@ -163,7 +201,20 @@ int outfile_open(struct outfile *of, const char *path, bool force, char *err, si
 		return fail(err, errlen, ENAMETOOLONG, path, NULL);
 	/* What a killed stitch left here is removed now: nobody else would. */
 	outfile_clean_stale(dir);
-	fd = create_temp(dir, of->tmp, sizeof(of->tmp));
+	/*
+	 * Without a name until complete, where the file system can (ext4,
+	 * xfs, btrfs, tmpfs): a kill -9 while it is written leaves nothing
+	 * behind.  Else a hidden named one, which outfile_clean_stale removes
+	 * once a killed writer left it.
+	 */
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	if (fd >= 0 && fd_path(fd, proc, sizeof(proc))) {
+		close(fd);	/* no /proc to name it by at the end */
+		fd = -1;
+	}
+	of->unnamed = fd >= 0;
+	if (fd < 0)
+		fd = create_temp(dir, of->tmp, sizeof(of->tmp));
 	if (fd < 0)
 		return refused(err, errlen, -fd, path);
 	/* Held until commit or abort: a live writer's temporary is never stale. */
@@ -188,12 +239,17 @@ int outfile_commit(struct outfile *of, char *err, size_t errlen)
 		rc = fail(err, errlen, of->werr ? of->werr : EIO, of->path, NULL);
 	else if (fsync(of->fd) != 0)
 		rc = fail(err, errlen, errno, of->path, NULL);
+	if (!rc && of->unnamed) {
+		rc = name_unnamed(of);
+		if (rc)
+			rc = fail(err, errlen, -rc, of->path, NULL);
+	}
 	if (fclose(of->f) != 0 && !rc)
 		rc = fail(err, errlen, errno, of->path, NULL);
 	of->f = NULL;
 	if (!rc && rename(of->tmp, of->path) != 0)
 		rc = fail(err, errlen, errno, of->path, NULL);
-	if (rc)
+	if (rc && of->tmp[0])
 		unlink(of->tmp);
 	of->tmp[0] = '\0';
 	return rc;

@@ -4,8 +4,9 @@
  * write as root in directories others share, such as /tmp.
  *
  * A file is written as a new temporary in the destination's directory
- * (O_EXCL: never a file someone planted) and renamed over the destination
- * only once complete and on disk.  A symlink at the destination is replaced,
+ * (O_TMPFILE, unnamed until complete, or O_EXCL: never a file someone
+ * planted) and renamed over the destination only once complete and on
+ * disk.  A symlink at the destination is replaced,
  * never followed, and only with --force; a directory, device or FIFO is
  * never replaced.  Readers never see a half-written file, and a failed
  * write leaves the destination as it was.
@@ -24,7 +25,8 @@ struct outfile {
 	int fd;
 	int werr;		/* the first write's errno (ENOSPC), which stdio forgets */
 	char path[PATH_MAX];	/* the destination */
-	char tmp[PATH_MAX];	/* the temporary beside it, until commit or abort */
+	char tmp[PATH_MAX];	/* the temporary beside it, once named, until commit or abort */
+	bool unnamed;		/* the temporary is an O_TMPFILE, named only at commit */
 };
 
 /*

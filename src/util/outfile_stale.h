@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The hidden temporaries util/outfile.c writes beside a destination
+ * The hidden temporaries util/outfile.c names beside a destination
  * (".stitch-1a2b3c4d.tmp"), and the ones a killed stitch left behind: a
- * SIGKILL in the write phase leaves its temporary (seen once in 27 tries),
- * and nothing else would ever remove it.
+ * SIGKILL in the write phase left its temporary (once in 27 tries, before
+ * temporaries had no name until complete; still so where a file system
+ * has no O_TMPFILE), and nothing else would ever remove it.
  */
 #ifndef STITCH_UTIL_OUTFILE_STALE_H
 #define STITCH_UTIL_OUTFILE_STALE_H

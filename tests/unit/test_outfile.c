@@ -132,17 +132,24 @@ static void test_clean_stale(void **state)
 	test_shell_ok("rm -rf %s/.stitch-* %s/victim", dir, dir);
 }
 
-/* Writing a file is when the stale ones go; ours is locked while written. */
+/*
+ * Writing a file is when the stale ones go.  Ours has no name while it is
+ * written (O_TMPFILE on this tmpfs or ext4): a kill -9 then leaves
+ * nothing.  It is locked, for the instant it has a name before the rename.
+ */
 static void test_open_cleans_and_locks(void **state)
 {
-	char err[PATH_MAX + 128];
+	char err[PATH_MAX + 128], proc[64];
 	struct outfile of;
 	int fd;
 
 	make_file(".stitch-abc.tmp", OUTFILE_STALE_AGE + 1);
 	assert_int_equal(outfile_open(&of, at("out.txt"), false, err, sizeof(err)), 0);
 	assert_false(exists(".stitch-abc.tmp"));
-	fd = open(of.tmp, O_RDONLY);
+	assert_true(of.unnamed);
+	assert_int_equal(entries(), 0);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", of.fd);
+	fd = open(proc, O_RDONLY);
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), -1);
 	assert_int_equal(errno, EWOULDBLOCK);
@@ -151,6 +158,16 @@ static void test_open_cleans_and_locks(void **state)
 	assert_int_equal(outfile_commit(&of, err, sizeof(err)), 0);
 	assert_int_equal(entries(), 1);
 	assert_true(exists("out.txt"));
+	fd = open(at("out.txt"), O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, err, sizeof(err)), 6);
+	assert_memory_equal(err, "whole\n", 6);
+	close(fd);
+	/* An abort leaves nothing, and the old file as it was. */
+	assert_int_equal(outfile_open(&of, at("out.txt"), false, err, sizeof(err)), 0);
+	fputs("other\n", of.f);
+	outfile_abort(&of);
+	assert_int_equal(entries(), 1);
 	unlink(at("out.txt"));
 }
 
