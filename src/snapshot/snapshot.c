@@ -740,8 +740,8 @@ static int write_profiles(struct snapper *s)
 	profile_init(&p);
 	rc = profile_from_stacks(&p, &s->stacks, &s->res, events, 1);
 	p.title = profile_str(&p, "threads (one sample per thread and round)");
-	snprintf(what, sizeof(what), "%" PRIu64 " thread%s", s->threads_seen,
-		 s->threads_seen == 1 ? "" : "s");
+	snprintf(what, sizeof(what), "%" PRIu64 " sample%s (one per thread and round)",
+		 s->threads_seen, s->threads_seen == 1 ? "" : "s");
 	if (rc)
 		fprintf(stderr, "stitch snapshot: %s\n", strerror(-rc));
 	else
