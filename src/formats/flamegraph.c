@@ -74,6 +74,7 @@ struct fg {
 	unsigned int width;
 	double min_width;
 	bool inverted, diff;
+	bool saturated;		/* either profile's sums saturated (profile.h) */
 
 	struct fg_label *labels;
 	uint32_t nlabels, caplabels;
@@ -93,6 +94,12 @@ struct fg {
 	size_t nboxes, capboxes;
 
 	uint64_t total, btotal;
+	/*
+	 * Counts are drawn divided by 2^shift (profile, base): 0 unless a
+	 * profile's counts add up past 2^53, where sums would saturate and
+	 * boxes outgrow their parents.
+	 */
+	unsigned int shift[2];
 	uint64_t mincount;	/* narrowest count drawn */
 	double scale;		/* px per count */
 	double maxdelta;	/* largest change of share, for differential colours */
@@ -312,10 +319,35 @@ static uint32_t *frame_labels(struct fg *g, const struct profile *p)
 	return map;
 }
 
+/*
+ * The shift that keeps the sum of p's counts within PROFILE_MAX_COUNT, so
+ * that every sum of them is exact and no box is wider than its parent (a
+ * sum of counts each shifted is at most their sum shifted).
+ */
+static unsigned int count_shift(const struct profile *p)
+{
+	unsigned __int128 sum = 0;
+	unsigned int shift = 0;
+	size_t s;
+
+	for (s = 0; s < p->nsamples; s++)
+		sum += p->samples[s].count;
+	while ((sum >> shift) > PROFILE_MAX_COUNT)
+		shift++;
+	return shift;
+}
+
+/* A count drawn divided by 2^shift, as it was (to the nearest 2^shift). */
+static uint64_t unshift(uint64_t v, unsigned int shift)
+{
+	return shift && v > UINT64_MAX >> shift ? UINT64_MAX : v << shift;
+}
+
 /* Refs for p's samples; their comm and the frame map hold labels until ranked. */
 static int add_refs(struct fg *g, const struct profile *p, uint8_t which)
 {
 	uint32_t *comm = calloc(p->nstr ? p->nstr : 1, sizeof(*comm));	/* string -> label + 1 */
+	unsigned int shift = g->shift[which] = count_shift(p);
 	size_t s;
 
 	g->rmap[which] = frame_labels(g, p);
@@ -327,7 +359,7 @@ static int add_refs(struct fg *g, const struct profile *p, uint8_t which)
 		struct fg_ref *r = &g->refs[g->nrefs];
 		uint32_t c = smp->comm < p->nstr ? smp->comm : 0;
 
-		if (!smp->count)
+		if (!(smp->count >> shift))
 			continue;
 		if (!comm[c]) {
 			uint32_t l = label_get(g, profile_s(p, c), KIND_PROC);
@@ -337,11 +369,12 @@ static int add_refs(struct fg *g, const struct profile *p, uint8_t which)
 			comm[c] = l + 1;
 		}
 		*r = (struct fg_ref){ .frames = smp->frames, .nframes = smp->nframes,
-				      .comm = comm[c] - 1, .count = smp->count, .which = which };
+				      .comm = comm[c] - 1, .count = smp->count >> shift,
+				      .which = which };
 		if (which)
-			g->btotal = count_add(g->btotal, smp->count);
+			g->btotal = count_add(g->btotal, r->count);
 		else
-			g->total = count_add(g->total, smp->count);
+			g->total = count_add(g->total, r->count);
 		g->nrefs++;
 	}
 	free(comm);
@@ -629,13 +662,13 @@ static void put_details(FILE *f, const struct fg *g, const struct fg_box *b)
 	const char *word = profile_count_word(g->p);
 	char v[32], bv[32];
 
-	profile_value_str(g->p, b->count, v, sizeof(v));
+	profile_value_str(g->p, unshift(b->count, g->shift[0]), v, sizeof(v));
 	if (!g->diff) {
 		fprintf(f, "%s%s, %.2f%%", v, word, pct);
 		return;
 	}
 	fprintf(f, "%s%s (%.2f%%), base %s (%.2f%%), %+.2f%%", v, word, pct,
-		profile_value_str(g->p, b->base, bv, sizeof(bv)),
+		profile_value_str(g->p, unshift(b->base, g->shift[1]), bv, sizeof(bv)),
 		g->btotal ? 100.0 * b->base / g->btotal : 0.0, 100 * delta(g, b));
 }
 
@@ -782,10 +815,14 @@ static int emit_svg(FILE *f, struct fg *g, const struct profile *p, const struct
 	}
 	y += 18;
 	fprintf(f, "<text class=\"fg-tot\" x=\"%u\" y=\"%u\">Total: %s%s", g->width / 2, y,
-		profile_value_str(g->p, g->total, v, sizeof(v)), profile_count_word(g->p));
+		profile_value_str(g->p, unshift(g->total, g->shift[0]), v, sizeof(v)),
+		profile_count_word(g->p));
 	if (g->diff)
-		fprintf(f, ", base: %s%s", profile_value_str(g->p, g->btotal, v, sizeof(v)),
+		fprintf(f, ", base: %s%s",
+			profile_value_str(g->p, unshift(g->btotal, g->shift[1]), v, sizeof(v)),
 			profile_count_word(g->p));
+	if (g->saturated || g->shift[0] || g->shift[1])
+		fputs(" (counts added up past 2^53: totals and shares are not exact)", f);
 	fputs(g->inverted ? " (icicle: innermost frames on top)</text>\n" : "</text>\n", f);
 	y += 22;
 	fprintf(f, "<text class=\"fg-btn fg-reset fg-off\" x=\"%u\" y=\"%u\">Reset Zoom</text>\n"
@@ -846,6 +883,7 @@ int flamegraph_write(FILE *f, const struct profile *p, const struct flamegraph_o
 	g.p = p;
 	g.inverted = o && o->inverted;
 	g.diff = base;
+	g.saturated = p->saturated || (base && base->saturated);
 
 	err = -ENOMEM;
 	g.refs = malloc((n ? n : 1) * sizeof(*g.refs));

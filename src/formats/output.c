@@ -194,8 +194,21 @@ static const char *kind_suffix(uint8_t kind)
 	}
 }
 
+/*
+ * A sample's share in percent.  When the total saturated at 2^53 shares
+ * are of sat_sum, the sum of the counts shown (exact to 64 bits in a long
+ * double), so that no two shares add up past 100%.
+ */
+static double share_pct(const struct profile *p, uint64_t count, long double sat_sum)
+{
+	if (p->saturated)
+		return sat_sum > 0 ? (double)(100.0L * count / sat_sum) : 0;
+	return 100.0 * count / (p->total ? p->total : 1);
+}
+
 int profile_write_text(FILE *f, const struct profile *p, int top)
 {
+	long double sat_sum = 0;
 	size_t i;
 
 	/* Folded input knows no title, duration, pids or events: say only what is known. */
@@ -211,13 +224,18 @@ int profile_write_text(FILE *f, const struct profile *p, int top)
 	if (p->duration_ns)
 		fprintf(f, " in %.1f s", p->duration_ns / 1e9);
 	fprintf(f, ", %zu distinct stacks\n", p->nsamples);
+	if (p->saturated)
+		fputs("stitch: counts added up past 2^53 and the totals saturated there: "
+		      "shares are not exact\n", f);
+	for (i = 0; p->saturated && i < p->nsamples; i++)
+		sat_sum += p->samples[i].count;
 	for (i = 0; i < p->nsamples && (int)i < top; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		char comm[64];
 		int j;
 
 		folded_clean(comm, sizeof(comm), profile_s(p, s->comm));
-		fprintf(f, "\n%6.2f%% %8s  %s", 100.0 * s->count / (p->total ? p->total : 1),
+		fprintf(f, "\n%6.2f%% %8s  %s", share_pct(p, s->count, sat_sum),
 			profile_value_str(p, s->count, v, sizeof(v)), comm);
 		if (s->pid || s->tid)
 			fprintf(f, "  pid %u tid %u", s->pid, s->tid);

@@ -104,6 +104,8 @@ int profile_filter(const struct profile *in, struct profile *out, const struct p
 	out->period_ns = in->period_ns;
 	out->time_ns = in->time_ns;
 	out->duration_ns = in->duration_ns;
+	/* A count merged past 2^53 in the input stays inexact in any part of it. */
+	out->saturated = in->saturated;
 	for (i = 0; i < in->nmodules; i++)
 		profile_module(out, profile_s(in, in->modules[i].path),
 			       profile_s(in, in->modules[i].build_id));

@@ -166,7 +166,7 @@ int profile_add_sample(struct profile *p, const uint32_t *frames, uint32_t n,
 	if (n)
 		memcpy(s->frames, frames, n * sizeof(*frames));
 	p->nsamples++;
-	p->total = count_add(p->total, s->count);
+	p->total = count_add_noting(p->total, s->count, &p->saturated);
 	return 0;
 }
 
@@ -258,7 +258,8 @@ int profile_merge_samples(struct profile *p)
 		struct sample_node *n = (struct sample_node *)hmap_find(&seen, h, sample_eq, &key);
 
 		if (n) {
-			p->samples[n->idx].count = count_add(p->samples[n->idx].count, s->count);
+			p->samples[n->idx].count = count_add_noting(p->samples[n->idx].count,
+								    s->count, &p->saturated);
 			free(s->frames);
 			continue;
 		}

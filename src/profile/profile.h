@@ -86,6 +86,12 @@ struct profile {
 	uint64_t time_ns;	/* start, ns since the Unix epoch; 0: unknown */
 	uint64_t duration_ns;
 	uint64_t total;		/* sum of sample counts */
+	/*
+	 * A sum of counts (total, or identical samples merged) passed
+	 * PROFILE_MAX_COUNT and stopped there: totals and shares are not
+	 * exact, and the writers that show them say so.
+	 */
+	bool saturated;
 	uint64_t names_cut;	/* read: frame names cut short (NUL byte, over 4 KiB) */
 };
 
@@ -104,6 +110,14 @@ static inline uint64_t count_add(uint64_t a, uint64_t b)
 	if (a >= PROFILE_MAX_COUNT || b >= PROFILE_MAX_COUNT - a)
 		return PROFILE_MAX_COUNT;
 	return a + b;
+}
+
+/* count_add, and *saturated set when the true sum is past PROFILE_MAX_COUNT. */
+static inline uint64_t count_add_noting(uint64_t a, uint64_t b, bool *saturated)
+{
+	if (b > PROFILE_MAX_COUNT || a > PROFILE_MAX_COUNT - b)
+		*saturated = true;
+	return count_add(a, b);
 }
 
 void profile_init(struct profile *p);

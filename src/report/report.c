@@ -193,6 +193,9 @@ static int load(const char *cmd, const char *path, const struct report_opts *o,
 	if (raw.names_cut)
 		fprintf(stderr, "stitch %s: %s: %" PRIu64 " frame names cut short (a NUL byte, or "
 			"over 4 KiB), marked with '...'\n", cmd, path, raw.names_cut);
+	if (raw.saturated)
+		fprintf(stderr, "stitch %s: %s: counts add up past 2^53 and the totals saturated "
+			"there: shares are not exact\n", cmd, path);
 	if (filter_is_empty(&o->filter)) {
 		*out = raw;
 		return 0;

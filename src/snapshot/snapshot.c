@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -34,12 +35,12 @@
 #include "util/clock.h"
 #include "util/libbpf_log.h"
 #include "util/privileges.h"
+#include "snapshot/snap_outputs.h"
 #include "snapshot/snap_report.h"
 #include "snapshot/stack_rest.h"
 #include "snapshot/snapshot.h"
 #include "snapshot.skel.h"
 
-#define MAX_OUTPUTS 8
 #define MAX_TARGETS 4096
 #define MAX_UFRAMES 1024
 /* Room for the user frames: native, a marker, and interpreter frames stitched in. */
@@ -58,9 +59,10 @@ struct snap_opts {
 	bool all, no_kthreads, no_group, no_interp;
 	long count;
 	uint64_t interval_ns;
-	const char *outputs[MAX_OUTPUTS];
-	int formats[MAX_OUTPUTS];	/* output_add_json's */
+	const char *outputs[SNAP_MAX_OUTPUTS];
+	int formats[SNAP_MAX_OUTPUTS];	/* output_add_json's */
 	int noutputs;
+	bool force;		/* -o may replace a symlink */
 };
 
 struct snapper {
@@ -79,8 +81,7 @@ struct snapper {
 	struct unwind_frame uframes[MAX_UFRAMES];
 	struct named_frame nf[RESOLVE_MAX_FRAMES];
 	uint8_t *key_buf;
-	FILE *json;
-	bool json_first;
+	struct snap_outputs out;
 	uint64_t threads_seen, bad_records;
 };
 
@@ -88,7 +89,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: stitch snapshot (-p PID[,PID...] | -a [--no-kthreads] | --comm NAME)\n"
-"                       [--count N [--interval TIME]] [--no-group] [-o FILE]...\n"
+"                       [--count N [--interval TIME]] [--no-group] [-o FILE]... [--force]\n"
 "\n"
 "Show what every thread of the targets is doing right now, without stopping\n"
 "any of them (no ptrace, no signals): its state, how long since it last ran,\n"
@@ -114,7 +115,13 @@ static void usage(FILE *f)
 "                           - or FILE.txt (text, the default), FILE.json (one\n"
 "                           object per thread and round), FILE.folded,\n"
 "                           FILE.svg, FILE.pb.gz, FILE.speedscope.json (one\n"
-"                           sample per thread and round)\n"
+"                           sample per thread and round).  Each is checked\n"
+"                           before the first snapshot, and written whole or\n"
+"                           not at all (a new file renamed over it), also\n"
+"                           when stopped by Ctrl-C or SIGTERM: then with the\n"
+"                           rounds taken so far\n"
+"      --force              let -o replace a symlink (the link itself; what it\n"
+"                           points to is never written)\n"
 "  -h, --help               this help\n"
 "\n"
 "Examples:\n"
@@ -142,7 +149,7 @@ static int add_pid(void *ctx, long pid)
 	return 0;
 }
 
-enum { OPT_NO_KTHREADS = 256, OPT_COMM, OPT_NO_GROUP, OPT_NO_INTERP };
+enum { OPT_NO_KTHREADS = 256, OPT_COMM, OPT_NO_GROUP, OPT_NO_INTERP, OPT_FORCE };
 
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -154,6 +161,7 @@ static const struct option longopts[] = {
 	{ "no-group", no_argument, NULL, OPT_NO_GROUP },
 	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -198,9 +206,12 @@ static int take_opt(void *ctx, int c, const char *arg)
 		o->no_interp = true;
 		break;
 	case 'o':
-		if (output_add_json("snapshot", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS,
-				    arg))
+		if (output_add_json("snapshot", o->outputs, o->formats, &o->noutputs,
+				    SNAP_MAX_OUTPUTS, arg))
 			return 2;
+		break;
+	case OPT_FORCE:
+		o->force = true;
 		break;
 	}
 	return 0;
@@ -633,11 +644,11 @@ static int find_interpreters(struct snapper *s)
 	return found;
 }
 
-static int one_round(struct snapper *s, uint32_t round, FILE **texts, int ntexts)
+static int one_round(struct snapper *s, uint32_t round)
 {
 	struct snap_thread *t = NULL;
 	struct snap_group *g = NULL;
-	size_t n = 0, cap = 0, off = 0;
+	size_t n = 0, cap = 0, off = 0, k;
 	double t0 = mono_s(), t1;
 	int ng = 0, i, rc = 0;
 
@@ -689,15 +700,15 @@ static int one_round(struct snapper *s, uint32_t round, FILE **texts, int ntexts
 		rc = -1;
 		goto out;
 	}
-	for (i = 0; i < ntexts; i++)
-		text_out(s, texts[i], t, n, g, ng, round, (t1 - t0) * 1e3, (mono_s() - t0) * 1e3);
-	if (s->json) {
-		size_t k;
+	for (i = 0; i < s->out.ntexts; i++)
+		text_out(s, s->out.texts[i], t, n, g, ng, round, (t1 - t0) * 1e3,
+			 (mono_s() - t0) * 1e3);
+	for (k = 0; k < n; k++) {
+		const char *sep = snap_outputs_json_sep(&s->out);
 
-		for (k = 0; k < n; k++) {
-			fprintf(s->json, "%s\n", s->json_first ? "[" : ",");
-			snap_print_json(s->json, &t[k]);
-			s->json_first = false;
+		for (i = 0; i < s->out.njsons; i++) {
+			fprintf(s->out.jsons[i], "%s\n", sep);
+			snap_print_json(s->out.jsons[i], &t[k]);
 		}
 	}
 	if (!n && !round)
@@ -709,79 +720,89 @@ out:
 	return rc;
 }
 
+/* The profile outputs (SVG, folded, pprof, speedscope) of every round. */
 static int write_profiles(struct snapper *s)
 {
 	static const char *const events[] = { "snapshot" };
-	struct output_opts oo = { .top = 20, .subtitle = "stitch snapshot: one sample per "
-				  "thread and round" };
+	struct output_opts oo = { .top = 20, .force = s->o->force,
+				  .subtitle = "stitch snapshot: one sample per thread and round" };
+	const char *paths[SNAP_MAX_OUTPUTS];
+	int formats[SNAP_MAX_OUTPUTS], n = 0, i, rc;
 	struct profile p;
-	int i, rc;
+	char what[64];
 
+	for (i = 0; i < s->o->noutputs; i++) {
+		if (s->o->formats[i] == OUTPUT_JSON || s->o->formats[i] == OUTPUT_TEXT)
+			continue;
+		paths[n] = s->o->outputs[i];
+		formats[n++] = s->o->formats[i];
+	}
 	profile_init(&p);
 	rc = profile_from_stacks(&p, &s->stacks, &s->res, events, 1);
 	p.title = profile_str(&p, "threads (one sample per thread and round)");
-	for (i = 0; !rc && i < s->o->noutputs; i++) {
-		if (s->o->formats[i] == OUTPUT_JSON || s->o->formats[i] == OUTPUT_TEXT)
-			continue;
-		rc = output_write(s->o->outputs[i], s->o->formats[i], &p, &oo);
-		if (rc)
-			fprintf(stderr, "stitch snapshot: writing %s failed: %s\n", s->o->outputs[i],
-				strerror(-rc));
-	}
+	snprintf(what, sizeof(what), "%" PRIu64 " sample%s (one per thread and round)",
+		 s->threads_seen, s->threads_seen == 1 ? "" : "s");
+	if (rc)
+		fprintf(stderr, "stitch snapshot: %s\n", strerror(-rc));
+	else
+		rc = output_write_all("snapshot", paths, formats, n, &p, &oo, what);
 	profile_free(&p);
 	return rc ? -1 : 0;
 }
 
+/*
+ * SIGINT, SIGTERM, SIGHUP: no more rounds; the one being taken ends and
+ * every output is written with the rounds taken, as record's are.
+ */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void stop_on_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Sleep ns, or less when a stop is asked for. */
 static void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { ns / 1000000000ull, ns % 1000000000ull };
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
+	while (!stop_requested && nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
 
 static int run(struct snapper *s)
 {
 	struct snap_opts *o = s->o;
-	FILE *texts[MAX_OUTPUTS];
-	int ntexts = 0, i, rc = 0;
 	uint32_t round;
-	bool profiles = false;
+	int rc = 0, taken;
 
-	for (i = 0; i < o->noutputs; i++) {
-		const char *path = o->outputs[i];
-		FILE *f;
-
-		if (o->formats[i] != OUTPUT_JSON && o->formats[i] != OUTPUT_TEXT) {
-			profiles = true;
-			continue;
-		}
-		f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-		if (!f) {
-			fprintf(stderr, "stitch snapshot: cannot write %s: %s\n", path,
-				strerror(errno));
-			rc = -1;
-			goto out;
-		}
-		if (o->formats[i] == OUTPUT_JSON)
-			s->json = f;
-		else
-			texts[ntexts++] = f;
-	}
-	if (!o->noutputs)
-		texts[ntexts++] = stdout;
-	s->json_first = true;
-	for (round = 0; round < o->count && !rc; round++) {
+	if (snap_outputs_open(&s->out, o->outputs, o->formats, o->noutputs, o->force))
+		return -1;
+	/* The first round is taken even when stopped already: it takes milliseconds. */
+	for (round = 0; round < o->count && !rc && (!round || !stop_requested); round++) {
 		uint64_t start = mono_ns();
 
-		rc = one_round(s, round, texts, ntexts);
+		rc = one_round(s, round);
 		if (round + 1 < o->count && mono_ns() - start < o->interval_ns)
 			sleep_ns(o->interval_ns - (mono_ns() - start));
 	}
-	if (s->json)
-		fprintf(s->json, "%s]\n", s->json_first ? "[" : "");
-	if (!rc && profiles)
+	/* A profile that cannot be written leaves the others, text and JSON, written. */
+	taken = rc;
+	if (!rc && s->out.profiles)
 		rc = write_profiles(s);
+	if (snap_outputs_close(&s->out, !taken))
+		rc = -1;
 	if (s->bad_records)
 		fprintf(stderr, "stitch snapshot: %" PRIu64 " malformed records from the iterator "
 			"were skipped\n", s->bad_records);
@@ -789,14 +810,6 @@ static int run(struct snapper *s)
 		fprintf(stderr, "stitch snapshot: %llu threads could not be written by the "
 			"iterator and are missing\n",
 			(unsigned long long)s->skel->bss->write_errors);
-out:
-	for (i = 0; i < ntexts; i++)
-		if (texts[i] != stdout)
-			fclose(texts[i]);
-	if (s->json && s->json != stdout)
-		fclose(s->json);
-	else if (s->json)
-		fflush(stdout);
 	return rc;
 }
 
@@ -809,6 +822,11 @@ int cmd_snapshot(int argc, char **argv)
 	rc = parse_opts(argc, argv, &o);
 	if (rc)
 		goto out_opts;
+	/* Every -o is checked before anything is read. */
+	if (output_check_all("snapshot", o.outputs, o.noutputs, o.force)) {
+		rc = 1;
+		goto out_opts;
+	}
 	if (o.comm && pids_of_comm(&o)) {
 		rc = 1;
 		goto out_opts;
@@ -825,6 +843,7 @@ int cmd_snapshot(int argc, char **argv)
 		goto out;
 	}
 	resolver_name_kernel_lazily(&s.res, "/proc/kallsyms");
+	stop_on_signals();
 	rc = load_bpf(&s) || run(&s) ? 1 : 0;
 out:
 	bpf_link__destroy(s.link);

@@ -671,12 +671,45 @@ test_outputs_safe_record_stalls() {
 		record -a -d 3 -o ok.folded -o /nonexistent/x.svg
 	[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 1000 ] || die "the bad -o was found late"
 	no_programs_left
+	# snapshot too, before its first round (it took 1.9 s of rounds to find it).
+	t0=$(date +%s%N)
+	expect_error 1 "cannot write /nonexistent/x.svg: its directory does not exist" -- \
+		snapshot -p $$ --count 10 --interval 200ms -o "$TMP/snap-ok.json" \
+		-o /nonexistent/x.svg
+	[ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 1000 ] || die "snapshot found the bad -o late"
+	[ ! -e "$TMP/snap-ok.json" ] || die "snapshot wrote one output of a run that failed"
 	echo victim >"$TMP/rvictim"
 	chown nobody "$TMP/rvictim"
 	ln -s "$TMP/rvictim" "$TMP/rlink.svg"
 	expect_error 1 "rlink.svg: is a symlink" -- record -a -d 1 -o "$TMP/rlink.svg"
 	expect_error 1 "rlink.svg: is a symlink" -- stalls -p 1 -d 1 -o "$TMP/rlink.svg"
 	expect_eq "the symlink's target" "$(cat "$TMP/rvictim")" victim
+	# Planted by nobody in a sticky directory, as in /tmp, at a root-only
+	# file: snapshot's JSON and text overwrote it with "[]".
+	local sticky=$TMP/sticky ext
+	mkdir -p "$sticky"
+	chmod 755 "$TMP"
+	chmod 1777 "$sticky"
+	echo secret >"$sticky/root-only"
+	chmod 600 "$sticky/root-only"
+	for ext in json txt svg folded; do
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			ln -s "$sticky/root-only" "$sticky/link.$ext" ||
+			die "nobody cannot plant a link"
+		expect_error 1 "cannot write $sticky/link.$ext: is a symlink: not following it" -- \
+			snapshot -p $$ -o "$sticky/link.$ext"
+	done
+	expect_error 1 "link.json: is a symlink: not following it" -- \
+		latency -e syscall:getppid -a -d 1 -o "$sticky/link.json"
+	expect_error 1 "link.svg: is a symlink: not following it" -- \
+		latency -e syscall:getppid -a -d 1 -o "$sticky/link.svg"
+	expect_eq "the root-only file" "$(cat "$sticky/root-only")" secret
+	# --force replaces the links themselves, as every other command's does.
+	"$STITCH" snapshot -p $$ -o "$sticky/link.json" -o "$sticky/link.txt" --force
+	[ ! -L "$sticky/link.json" ] && [ ! -L "$sticky/link.txt" ] || die "--force kept a link"
+	expect_eq "threads in the JSON written with --force" "$(jq length "$sticky/link.json")" 1
+	expect_grep "$sticky/link.txt" '^stitch snapshot: 1 thread in 1 group'
+	expect_eq "the root-only file after --force" "$(cat "$sticky/root-only")" secret
 
 	mkdir -p "$TMP/rtiny"
 	mount -t tmpfs -o size=4k tmpfs "$TMP/rtiny" || die "cannot mount a tmpfs"
@@ -714,6 +747,27 @@ test_report_hostile_input() {
 	"$STITCH" report "$TMP/max.folded" -o "$TMP/max.pb.gz"
 	"$STITCH" report "$TMP/max.pb.gz" -o "$TMP/max.back.folded"
 	expect_grep "$TMP/max.back.folded" '^app;main 9007199254740992$'
+	# Counts that add up past 2^53 saturate the totals: said, and never two
+	# shares of 100% (each stack was shown at 100.00% of 2^53 events).
+	printf 'main;a 9007199254740992\nmain;b 9007199254740992\n' >"$TMP/sat.folded"
+	"$STITCH" report "$TMP/sat.folded" >"$TMP/sat.txt" 2>"$TMP/sat.err"
+	cat "$TMP/sat.txt" "$TMP/sat.err"
+	expect_grep "$TMP/sat.txt" \
+		'^stitch: counts added up past 2\^53 and the totals saturated there: shares are not exact$'
+	expect_eq "stacks at 50%" "$(grep -c '^ 50\.00% 9007199254740992  main$' "$TMP/sat.txt")" 2
+	expect_grep "$TMP/sat.err" \
+		'sat.folded: counts add up past 2\^53 and the totals saturated there'
+	"$STITCH" report "$TMP/sat.folded" -o "$TMP/sat.svg" 2>/dev/null
+	expect_grep "$TMP/sat.svg" \
+		'Total: 18014398509481984 samples \(counts added up past 2\^53: totals and shares are not'
+	expect_eq "boxes at 50% in the graph" \
+		"$(grep -c '^9007199254740992 samples, 50\.00%</title>' "$TMP/sat.svg")" 2
+	"$STITCH" diff tests/golden/input.folded "$TMP/sat.folded" -o "$TMP/satd.svg" \
+		2>"$TMP/satd.err"
+	expect_grep "$TMP/satd.err" 'sat.folded: counts add up past 2\^53'
+	expect_grep "$TMP/satd.svg" 'counts added up past 2\^53: totals and shares are not exact'
+	expect_eq "boxes at 50% in the differential graph" \
+		"$(grep -c '^9007199254740992 samples (50\.00%)' "$TMP/satd.svg")" 2
 }
 
 # ---- clean exit, errors ------------------------------------------------------
@@ -840,6 +894,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/stalls.sh
 # stitch snapshot (issue 16).
 . tests/integration/snapshot.sh
+# Outputs of every command: pseudo-file systems, SIGTERM, stale temporaries (issue 31).
+. tests/integration/outputs.sh
 # Debian release roots: interpreters run as in containers (issue 25).
 . tests/integration/roots.sh
 # Interpreter frames (CPython, Ruby).

@@ -579,6 +579,42 @@ static void test_many_stacks(void **state)
 	profile_free(&p);
 }
 
+/*
+ * Counts that add up past 2^53 (report of folded input with huge weights):
+ * the sums would saturate and two 2^53 children each fill their 2^53
+ * parent.  Drawn halved instead, each is half as wide as its parent, and
+ * the total line says the shares are not exact.
+ */
+static void test_saturated_counts(void **state)
+{
+	struct profile p;
+	struct box all, main_, a, b;
+	uint32_t m, fa, fb;
+	char *svg;
+
+	profile_init(&p);
+	m = frame(&p, "main", FRAME_USER, 1);
+	fa = frame(&p, "a", FRAME_USER, 2);
+	fb = frame(&p, "b", FRAME_USER, 3);
+	sample(&p, "app", (uint32_t[]){ m, fa }, 2, PROFILE_MAX_COUNT);
+	sample(&p, "app", (uint32_t[]){ m, fb }, 2, PROFILE_MAX_COUNT);
+	assert_true(p.saturated);
+	svg = render(&p, NULL, NULL);
+	assert_true(find_box(svg, "all", 0, &all));
+	assert_true(find_box(svg, "main", 0, &main_));
+	assert_true(find_box(svg, "a", 0, &a));
+	assert_true(find_box(svg, "b", 0, &b));
+	assert_true(near(main_.w, FULL));
+	assert_true(near(a.w, FULL / 2) && near(b.w, FULL / 2));
+	assert_true(near(b.x, a.x + FULL / 2));
+	assert_true(a.c + b.c <= main_.c && main_.c <= all.c && all.c <= PROFILE_MAX_COUNT);
+	assert_non_null(strstr(svg, "<title>a\n9007199254740992 samples, 50.00%</title>"));
+	assert_non_null(strstr(svg, "Total: 18014398509481984 samples (counts added up past "
+				    "2^53: totals and shares are not exact)"));
+	free(svg);
+	profile_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_empty_and_width),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_many_stacks),
+		cmocka_unit_test(test_saturated_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

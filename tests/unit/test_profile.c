@@ -171,6 +171,46 @@ static void test_folded_count_range(void **state)
 	read_folded(&p, "app;main 9007199254740992\napp;main 9007199254740992\n");
 	assert_int_equal(p.nsamples, 1);
 	assert_int_equal(p.samples[0].count, PROFILE_MAX_COUNT);
+	assert_true(p.saturated);
+	profile_free(&p);
+	/* A sum of exactly 2^53 is exact: not saturated. */
+	read_folded(&p, "app;main 9007199254740991\napp;other 1\n");
+	assert_int_equal(p.total, PROFILE_MAX_COUNT);
+	assert_false(p.saturated);
+	profile_free(&p);
+}
+
+/*
+ * Two stacks of 2^53 each: the total saturates at 2^53.  The text says so
+ * on its second line and gives each stack half, never both 100%.
+ */
+static void test_saturated_text(void **state)
+{
+	struct profile p, f;
+	struct profile_filter none;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	read_folded(&p, "main;a 9007199254740992\nmain;b 9007199254740992\n");
+	assert_true(p.saturated);
+	out = open_memstream(&buf, &len);
+	assert_int_equal(profile_write_text(out, &p, 10), 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "stitch: 9007199254740992 events, 2 distinct stacks\n"
+				    "stitch: counts added up past 2^53 and the totals saturated "
+				    "there: shares are not exact\n"));
+	assert_non_null(strstr(buf, "\n 50.00% 9007199254740992  main\n        a\n"));
+	assert_non_null(strstr(buf, "\n 50.00% 9007199254740992  main\n        b\n"));
+	assert_null(strstr(buf, "100.00%"));
+	free(buf);
+	/* A part of a saturated profile stays inexact. */
+	filter_init(&none);
+	assert_int_equal(filter_set_regex(&none, true, "^a$", NULL, 0), 0);
+	assert_int_equal(profile_filter(&p, &f, &none), 0);
+	assert_true(f.saturated);
+	filter_free(&none);
+	profile_free(&f);
 	profile_free(&p);
 }
 
@@ -320,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_folded_count_range),
 		cmocka_unit_test(test_folded_names_cut),
 		cmocka_unit_test(test_time_units),
+		cmocka_unit_test(test_saturated_text),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_speedscope_escaping),
 	};
