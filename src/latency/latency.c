@@ -28,7 +28,7 @@
 #include "latency/lat_report.h"
 #include "latency/lat_root.h"
 #include "profile/resolve.h"
-#include "record/record_hooks.h"
+#include "record/engine.h"
 #include "util/array.h"
 #include "util/cli.h"
 #include "util/bpf_keys.h"

@@ -29,7 +29,7 @@
 #include "proc/perf_tracker.h"
 #include "proc/procs.h"
 #include "profile/stacks.h"
-#include "record/record_hooks.h"
+#include "record/engine.h"
 #include "unwind/unwind.h"
 
 #define MAX_EVENTS 64

@@ -23,7 +23,7 @@
 #include "formats/output.h"
 #include "util/privileges.h"
 #include "capture/capture.h"
-#include "record/record_hooks.h"
+#include "record/engine.h"
 #include "capture.skel.h"
 #include "stalls.skel.h"
 #include "stalls/stall_stacks.h"
