@@ -2,7 +2,7 @@
 /*
  * stitch latency: "X is slow, where did each slow call's time go?".  Every
  * call of the root is timed in the kernel (latency.bpf.c) into a
- * histogram; record's pipeline, driven through its hooks, takes stacks of
+ * histogram; the recording engine, driven through its hooks, takes stacks of
  * threads inside a call (cpu samples from the call's start, and
  * every switch-out with its time off CPU: -e wall, gated by latency.bpf.c);
  * when a call ends at or over the threshold, the stacks taken in it are its
@@ -221,7 +221,7 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o, struct run_args
 			      t->command);
 }
 
-/* ---- hooks into record's pipeline -------------------------------------- */
+/* ---- hooks into the recording engine (record/engine.h) ------------------ */
 
 static int before_load(void *ctx, struct capture_bpf *rskel)
 {
@@ -557,7 +557,6 @@ int cmd_latency(int argc, char **argv)
 		.poll = on_poll,
 		.finish = finish,
 	};
-	char err[256];
 	int rc, i;
 
 	rc = parse_opts(argc, argv, &o, &a);
@@ -579,17 +578,8 @@ int cmd_latency(int argc, char **argv)
 	l.calls.children = l.children.n > 0;
 	l.calls.keyed = o.root.nkeys > 0;
 	resolver_name_kernel_lazily(&l.res, "/proc/kallsyms");
-	/*
-	 * cpu samples and off-CPU time (-e wall) of the same targets, every
-	 * one sent: each is matched to a call of its thread.
-	 */
-	o.run.per_event = true;
-	if (record_opts_add_event(&o.run, "wall", err, sizeof(err))) {
-		fprintf(stderr, "stitch latency: %s\n", err);
-		rc = 1;
-		goto out;
-	}
-	rc = record_run(&o.run, &hooks);
+	/* cpu samples and off-CPU time (-e wall) of the same targets: each matched to a call */
+	rc = record_run_each(&o.run, "wall", &hooks);
 out:
 	record_opts_free(&o.run);
 	lat_calls_free(&l.calls);

@@ -515,6 +515,18 @@ int record_run(struct record_opts *o, const struct record_hooks *hooks)
 	return rc;
 }
 
+int record_run_each(struct record_opts *o, const char *event, const struct record_hooks *hooks)
+{
+	char err[256];
+
+	o->per_event = true;
+	if (record_opts_add_event(o, event, err, sizeof(err))) {
+		fprintf(stderr, "stitch record: %s\n", err);
+		return 1;
+	}
+	return record_run(o, hooks);
+}
+
 void record_opts_init(struct record_opts *o)
 {
 	memset(o, 0, sizeof(*o));

@@ -119,6 +119,13 @@ void record_opts_free(struct record_opts *o);
 int record_run(struct record_opts *o, const struct record_hooks *hooks);
 
 /*
+ * record_run for a command that takes each sample itself (stalls, latency):
+ * event (cpu, wall) of o's target, every one sent to user space for the
+ * hooks (per_event), none counted in the kernel.
+ */
+int record_run_each(struct record_opts *o, const char *event, const struct record_hooks *hooks);
+
+/*
  * For a before_load hook: the engine's samples gated by the driving command's
  * own programs, through their maps of gated threads and traced processes.
  * 0, or -1 (said, as who).

@@ -4,7 +4,7 @@
  * stalled when it has been on CPU for longer than the threshold since it
  * last returned from its loop's waiting system call (stalls.bpf.c).  While
  * it is, record's cpu sampler (its gate opened by the same per-thread state)
- * captures kernel + user stacks, which record's pipeline unwinds; when the
+ * captures kernel + user stacks, which the recording engine unwinds; when the
  * thread waits again, the stall is reported with the stacks taken in it.
  */
 #include <errno.h>
@@ -184,7 +184,7 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o, struct run_a
 	return run_target_check(&stalls_run_cmd, a);
 }
 
-/* ---- hooks into record's pipeline -------------------------------------- */
+/* ---- hooks into the recording engine (record/engine.h) ------------------ */
 
 static int before_load(void *ctx, struct capture_bpf *rskel)
 {
@@ -404,7 +404,6 @@ int cmd_stalls(int argc, char **argv)
 		.poll = on_poll,
 		.finish = finish,
 	};
-	char err[256];
 	int rc;
 
 	rc = parse_opts(argc, argv, &o, &a);
@@ -419,14 +418,8 @@ int cmd_stalls(int argc, char **argv)
 		goto out;
 	}
 	resolver_name_kernel_lazily(&s.res, "/proc/kallsyms");
-	/* cpu samples of the same targets, every one sent: each is matched to a stall */
-	o.run.per_event = true;
-	if (record_opts_add_event(&o.run, "cpu", err, sizeof(err))) {
-		fprintf(stderr, "stitch stalls: %s\n", err);
-		rc = 1;
-		goto out;
-	}
-	rc = record_run(&o.run, &hooks);
+	/* cpu samples of the same targets: each matched to a stall */
+	rc = record_run_each(&o.run, "cpu", &hooks);
 out:
 	record_opts_free(&o.run);
 	stalls_report_free(&s.rep);
