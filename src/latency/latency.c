@@ -191,6 +191,7 @@ static const struct run_cmd latency_run_cmd = {
 	.usage = usage,
 	.shared = RUN_OPT_PID | RUN_OPT_ALL | RUN_OPT_FREQ | RUN_OPT_DURATION | RUN_OPT_OUTPUT |
 		  RUN_OPT_WAKERS,
+	.default_freq = DEFAULT_FREQ,
 	.shortopts = "e:t:",
 	.longopts = longopts,
 	.take = take_opt,
@@ -204,8 +205,6 @@ static int parse_opts(int argc, char **argv, struct lat_opts *o, struct run_args
 	struct target *t = &o->run.target;
 	int rc;
 
-	record_opts_init(&o->run);
-	o->run.freq = DEFAULT_FREQ;
 	o->threshold_ns = 1000000;
 	o->top = DEFAULT_TOP;
 	rc = run_opts_parse(&latency_run_cmd, argc, argv, a, o);

@@ -243,6 +243,7 @@ static const struct run_cmd record_run_cmd = {
 	.usage = usage,
 	.shared = RUN_OPT_PID | RUN_OPT_ALL | RUN_OPT_FREQ | RUN_OPT_DURATION | RUN_OPT_OUTPUT |
 		  RUN_OPT_WAKERS,
+	.default_freq = DEFAULT_FREQ,
 	.shortopts = "e:",
 	.longopts = longopts,
 	.take = take_opt,
@@ -279,8 +280,6 @@ static int parse_opts(int argc, char **argv, struct record_cmd *rc, struct run_a
 {
 	int err;
 
-	record_opts_init(&rc->o);
-	rc->o.freq = DEFAULT_FREQ;
 	rc->top = DEFAULT_TOP;
 	err = run_opts_parse(&record_run_cmd, argc, argv, a, rc);
 	if (err)

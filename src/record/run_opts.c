@@ -153,6 +153,8 @@ int run_opts_parse(const struct run_cmd *cmd, int argc, char **argv, struct run_
 	char *shortopts;
 	int rc;
 
+	record_opts_init(a->o);
+	a->o->freq = cmd->default_freq;
 	if (build_tables(cmd, &longopts, &shortopts)) {
 		fprintf(stderr, "stitch %s: out of memory\n", cmd->name);
 		return 1;

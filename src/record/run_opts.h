@@ -40,6 +40,7 @@ struct run_cmd {
 	const char *name;		/* stitch NAME */
 	void (*usage)(FILE *f);		/* --help */
 	unsigned shared;		/* RUN_OPT_* */
+	int default_freq;		/* -F's default, in Hz */
 	const char *shortopts;		/* its own options' letters, getopt's way */
 	const struct option *longopts;	/* its own long options, up to a NULL name */
 	cli_opt_fn take;		/* one of its own options */
@@ -61,7 +62,8 @@ struct run_args {
 };
 
 /*
- * argv's options: the shared ones into a, the command's own to cmd->take(ctx)
+ * argv's options: the shared ones into a (a->o starting from
+ * record_opts_init() and cmd's -F), the command's own to cmd->take(ctx)
  * (cli_parse's rules: --help exits), then -- COMMAND.  0, or the exit status.
  */
 int run_opts_parse(const struct run_cmd *cmd, int argc, char **argv, struct run_args *a,

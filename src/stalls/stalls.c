@@ -161,6 +161,7 @@ static const struct run_cmd stalls_run_cmd = {
 	.name = "stalls",
 	.usage = usage,
 	.shared = RUN_OPT_PID | RUN_OPT_FREQ | RUN_OPT_DURATION | RUN_OPT_OUTPUT,
+	.default_freq = DEFAULT_FREQ,
 	.shortopts = "t:l:",
 	.longopts = longopts,
 	.take = take_opt,
@@ -173,8 +174,6 @@ static int parse_opts(int argc, char **argv, struct stalls_opts *o, struct run_a
 {
 	int rc;
 
-	record_opts_init(&o->run);
-	o->run.freq = DEFAULT_FREQ;
 	o->threshold_ns = DEFAULT_THRESHOLD_MS * 1000000ull;
 	o->loop_nr = -1;
 	o->top = DEFAULT_TOP;
