@@ -2,14 +2,13 @@
 /*
  * stitch latency: "X is slow, where did each slow call's time go?".  Every
  * call of the root is timed in the kernel (latency.bpf.c) into a
- * histogram; record's pipeline, driven through its hooks, takes stacks of
+ * histogram; the recording engine, driven through its hooks, takes stacks of
  * threads inside a call (cpu samples from the call's start, and
  * every switch-out with its time off CPU: -e wall, gated by latency.bpf.c);
  * when a call ends at or over the threshold, the stacks taken in it are its
  * breakdown (lat_calls.c), printed and written (lat_report.c, -o).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,7 +27,8 @@
 #include "latency/lat_report.h"
 #include "latency/lat_root.h"
 #include "profile/resolve.h"
-#include "record/record_hooks.h"
+#include "record/engine.h"
+#include "record/run_opts.h"
 #include "util/array.h"
 #include "util/cli.h"
 #include "util/bpf_keys.h"
@@ -36,27 +36,20 @@
 #include "util/core_btf.h"
 #include "util/libbpf_log.h"
 #include "util/outfile.h"
-#include "util/privileges.h"
 #include "capture.skel.h"
 #include "interp/interp.h"	/* the skeleton's perl_L */
 #include "latency.skel.h"
 
 #define DEFAULT_FREQ 999
 #define DEFAULT_TOP 5
-#define MAX_OUTPUTS 8
 
 struct lat_opts {
+	struct record_opts run;		/* the engine's: the targets, -F, -d, --wakers */
+	struct run_outputs out;		/* -o, --force */
 	struct lat_root root;
 	const char *root_spec, *keys, *children;
 	uint64_t threshold_ns;
-	long freq;
-	const char *freq_arg, *duration, *pids;
-	bool all, force, wakers;
 	int top;
-	const char *outputs[MAX_OUTPUTS];
-	int formats[MAX_OUTPUTS];
-	int noutputs;
-	char **command;
 };
 
 /* A slow call read from the ring, with its child events (--children). */
@@ -148,28 +141,19 @@ static int fail_usage(const char *fmt, const char *arg)
 	return cli_usage_error("latency", fmt, arg);
 }
 
-enum { OPT_TOP = 256, OPT_FORCE, OPT_CHILDREN, OPT_KEY, OPT_WAKERS };
+enum { OPT_TOP = 256, OPT_CHILDREN, OPT_KEY };
 
+/* latency's own options; -p, -a, -F, -d, -o, --force and --wakers are shared (run_opts.h). */
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "all", no_argument, NULL, 'a' },
 	{ "threshold", required_argument, NULL, 't' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "children", required_argument, NULL, OPT_CHILDREN },
 	{ "key", required_argument, NULL, OPT_KEY },
-	{ "wakers", no_argument, NULL, OPT_WAKERS },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const struct cli_cmd latency_cmd = { "latency", usage, "+e:p:at:F:d:o:h", longopts };
-
-/* One option of stitch latency: a cli_opt_fn. */
+/* One of stitch latency's own options: a cli_opt_fn. */
 static int take_opt(void *ctx, int c, const char *arg)
 {
 	struct lat_opts *o = ctx;
@@ -181,30 +165,11 @@ static int take_opt(void *ctx, int c, const char *arg)
 			return fail_usage("%s", "one root at a time (-e once)");
 		o->root_spec = arg;
 		break;
-	case 'p':
-		o->pids = arg;		/* record checks them */
-		break;
-	case 'a':
-		o->all = true;
-		break;
 	case 't':
 		o->threshold_ns = cli_parse_time(arg);
 		if (!o->threshold_ns)
 			return fail_usage("--threshold: '%s' is not a time between 1us and 1h "
 					  "(like 1ms, 500us, 0.2s)", arg);
-		break;
-	case 'F':
-		if (!cli_parse_long(arg, 1, 100000, &o->freq))
-			return fail_usage("-F: '%s' is not a frequency from 1 to 100000 Hz", arg);
-		o->freq_arg = arg;
-		break;
-	case 'd':
-		o->duration = arg;	/* record checks it */
-		break;
-	case 'o':
-		if (output_add_json("latency", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS,
-				    arg))
-			return 2;
 		break;
 	case OPT_TOP:
 		if (!cli_parse_long(arg, 0, 1000, &v))
@@ -217,40 +182,45 @@ static int take_opt(void *ctx, int c, const char *arg)
 	case OPT_KEY:
 		o->keys = arg;
 		break;
-	case OPT_WAKERS:
-		o->wakers = true;
-		break;
-	case OPT_FORCE:
-		o->force = true;
-		break;
 	}
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct lat_opts *o)
+static const struct run_cmd latency_run_cmd = {
+	.name = "latency",
+	.usage = usage,
+	.shared = RUN_OPT_PID | RUN_OPT_ALL | RUN_OPT_FREQ | RUN_OPT_DURATION | RUN_OPT_OUTPUT |
+		  RUN_OPT_WAKERS,
+	.default_freq = DEFAULT_FREQ,
+	.shortopts = "e:t:",
+	.longopts = longopts,
+	.take = take_opt,
+	.json_outputs = true,
+	.target_what = "whose calls",
+	.target_choices = "-p PID, -a, or -- COMMAND",
+};
+
+static int parse_opts(int argc, char **argv, struct lat_opts *o, struct run_args *a)
 {
+	struct target *t = &o->run.target;
 	int rc;
 
 	o->threshold_ns = 1000000;
-	o->freq = DEFAULT_FREQ;
 	o->top = DEFAULT_TOP;
-	rc = cli_parse(&latency_cmd, argc, argv, take_opt, o);
+	rc = run_opts_parse(&latency_run_cmd, argc, argv, a, o);
 	if (rc)
 		return rc;
-	if (optind < argc)
-		o->command = &argv[optind];
 	if (!o->root_spec)
 		return fail_usage("%s", "say what to time with -e: syscall:NAME, "
 				  "uprobe:BINARY:FUNCTION, ... (--help lists them)");
-	rc = cli_one_target("latency", (o->pids != NULL) + o->all + (o->command != NULL),
-			    "whose calls", "-p PID, -a, or -- COMMAND");
+	rc = run_target_check(&latency_run_cmd, a);
 	if (rc)
 		return rc;
-	return lat_root_parse(&o->root, o->root_spec, o->keys,
-			      o->pids ? (pid_t)strtol(o->pids, NULL, 10) : 0, o->command);
+	return lat_root_parse(&o->root, o->root_spec, o->keys, t->npids ? (pid_t)t->pids[0] : 0,
+			      t->command);
 }
 
-/* ---- hooks into record's pipeline -------------------------------------- */
+/* ---- hooks into the recording engine (record/engine.h) ------------------ */
 
 static int before_load(void *ctx, struct capture_bpf *rskel)
 {
@@ -270,7 +240,7 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 		return -1;
 	}
 	l->skel->rodata->threshold_ns = l->o->threshold_ns;
-	l->skel->rodata->filter_tgids = !l->o->all;
+	l->skel->rodata->filter_tgids = !l->o->run.target.all;
 	l->skel->rodata->children_on = l->children.n > 0;
 	lat_root_configure(&l->o->root, l->skel);
 	bpf_program__set_autoload(l->skel->progs.lat_child_enter, l->children.n > 0);
@@ -461,7 +431,7 @@ static void open_calls(struct latency *l, struct lat_summary *s)
 static int write_outputs(struct latency *l, struct lat_summary *s, double seconds)
 {
 	static const char *const events[] = { "latency" };
-	struct lat_opts *o = l->o;
+	struct run_outputs *o = &l->o->out;
 	struct output_opts oo = { .top = 20, .force = o->force };
 	const char *paths[MAX_OUTPUTS];
 	int formats[MAX_OUTPUTS], n = 0, i, rc = 0;
@@ -470,20 +440,20 @@ static int write_outputs(struct latency *l, struct lat_summary *s, double second
 	uint32_t root;
 	size_t k;
 
-	for (i = 0; i < o->noutputs; i++) {
+	for (i = 0; i < o->n; i++) {
 		struct outfile of;
 		char err[PATH_MAX + 128];
 
 		if (o->formats[i] != OUTPUT_JSON && o->formats[i] != OUTPUT_TEXT) {
-			paths[n] = o->outputs[i];
+			paths[n] = o->paths[i];
 			formats[n++] = o->formats[i];
 			continue;
 		}
-		if (!strcmp(o->outputs[i], "-")) {
+		if (!strcmp(o->paths[i], "-")) {
 			lat_report_text(stdout, s);
 			continue;
 		}
-		if (outfile_open(&of, o->outputs[i], o->force, err, sizeof(err))) {
+		if (outfile_open(&of, o->paths[i], o->force, err, sizeof(err))) {
 			fprintf(stderr, "stitch latency: cannot write %s\n", err);
 			rc = -1;
 			continue;
@@ -522,9 +492,10 @@ static int write_outputs(struct latency *l, struct lat_summary *s, double second
 	return rc;
 }
 
-static int finish(void *ctx, double seconds)
+static int finish(void *ctx, const struct record_result *res)
 {
 	struct latency *l = ctx;
+	double seconds = res->seconds;
 	struct lat_summary s = { 0 };
 	struct lat_hist *h = calloc(1, sizeof(*h));
 	bool text_to_stdout = true;
@@ -550,8 +521,8 @@ static int finish(void *ctx, double seconds)
 	s.res = &l->res;
 	s.top_stacks = 8;
 	open_calls(l, &s);
-	for (i = 0; i < l->o->noutputs; i++)
-		if (l->o->formats[i] == OUTPUT_TEXT)
+	for (i = 0; i < l->o->out.n; i++)
+		if (l->o->out.formats[i] == OUTPUT_TEXT)
 			text_to_stdout = false;
 	if (text_to_stdout)
 		lat_report_text(stdout, &s);
@@ -574,6 +545,7 @@ static int finish(void *ctx, double seconds)
 int cmd_latency(int argc, char **argv)
 {
 	struct lat_opts o = { 0 };
+	struct run_args a = { .o = &o.run, .out = &o.out };
 	struct latency l = { .o = &o };
 	const struct record_hooks hooks = {
 		.ctx = &l,
@@ -586,20 +558,18 @@ int cmd_latency(int argc, char **argv)
 	};
 	int rc, i;
 
-	rc = parse_opts(argc, argv, &o);
+	rc = parse_opts(argc, argv, &o, &a);
+	if (!rc)
+		rc = run_opts_ready(&latency_run_cmd, &a);
 	if (rc)
-		return rc;
-	if (output_check_all("latency", o.outputs, o.noutputs, o.force))
-		return 1;
-	if (check_tracing_privileges("stitch latency") != 0)
-		return 1;
+		goto out;
 	if (o.children) {
 		rc = lat_children_parse(&l.children, o.children, &o.root);
 		if (rc)
 			goto out;
 	}
 	if (resolver_init(&l.res, NULL) ||
-	    lat_calls_init(&l.calls, o.root.name, 1000000000ull / o.freq, o.top)) {
+	    lat_calls_init(&l.calls, o.root.name, 1000000000ull / o.run.freq, o.top)) {
 		fprintf(stderr, "stitch latency: out of memory\n");
 		rc = 1;
 		goto out;
@@ -607,13 +577,10 @@ int cmd_latency(int argc, char **argv)
 	l.calls.children = l.children.n > 0;
 	l.calls.keyed = o.root.nkeys > 0;
 	resolver_name_kernel_lazily(&l.res, "/proc/kallsyms");
-	/* cpu samples and off-CPU time (-e wall) of the same targets */
-	rc = record_run(&(struct record_request){
-		.name = "stitch latency", .event = "wall", .freq = o.freq_arg,
-		.duration = o.duration, .pids = o.pids, .all = o.all, .command = o.command,
-		.wakers = o.wakers,
-	}, &hooks);
+	/* cpu samples and off-CPU time (-e wall) of the same targets: each matched to a call */
+	rc = record_run_each(&o.run, "wall", &hooks);
 out:
+	record_opts_free(&o.run);
 	lat_calls_free(&l.calls);
 	resolver_free(&l.res);
 	ring_buffer__free(l.rb);

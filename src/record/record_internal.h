@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stitch record's parts, as the files of src/record/ share them: the options
- * (options.c), the recorder's state, sample decoding (decode.c), BPF setup
- * and attaching (setup.c), statistics and losses (stats.c), writing the
- * profile (write.c), and the run loop (record.c), which calls the others;
- * none of them calls back into it.  Not for other commands: they drive
- * record through record_hooks.h.
+ * The engine's parts, as the files of src/record/ share them: the
+ * recorder's state, sample decoding (decode.c), BPF setup and attaching
+ * (setup.c), the interpreter walkers (walkers.c), statistics and losses
+ * (stats.c), and the run's phases (engine.c), which calls the others; none
+ * of them calls back into it.  Not for commands: they drive the engine
+ * through engine.h.
  */
 #ifndef STITCH_RECORD_INTERNAL_H
 #define STITCH_RECORD_INTERNAL_H
@@ -29,60 +29,14 @@
 #include "proc/perf_tracker.h"
 #include "proc/procs.h"
 #include "profile/stacks.h"
-#include "record/record_hooks.h"
+#include "record/engine.h"
 #include "unwind/unwind.h"
 
-#define MAX_EVENTS 64
-#define MAX_PIDS 1024
 #define MAX_UFRAMES 1024
-#define DEFAULT_FREQ 99
-#define DEFAULT_TOP 10
-#define MAX_OUTPUTS 8
-/*
- * Unwind tables' memory: allocated whole when the programs load (~0.2 ms a
- * MiB of kernel time here: 64 MiB was ~13 of a 1 s profile's ~70 ms).  A
- * few processes' binaries take well under 16 (a C program and libc:
- * 0.5 MiB; python3.11: ~3); the whole machine's, more.  Beyond it, the
- * tables that do not fit are copied and unwound in user space.
- */
-#define DEFAULT_TABLE_MB 16
-#define DEFAULT_TABLE_MB_ALL 64
-
-struct record_opts {
-	struct event_spec events[MAX_EVENTS];
-	const char *event_names[MAX_EVENTS];
-	int nevents;
-	uint32_t pids[MAX_PIDS];
-	int npids;
-	bool all;
-	int freq;
-	double duration;
-	const char *outputs[MAX_OUTPUTS];	/* -o, repeatable */
-	int formats[MAX_OUTPUTS];
-	int noutputs;
-	uint32_t stack_bytes;
-	size_t ringbuf_mb;
-	int top;
-	bool stats;
-	bool time_walks;		/* --stats=walks */
-	bool no_lines;
-	bool no_interp;
-	char **command;
-	int unwind_mode;		/* enum kunwind_mode */
-	bool unwind_asked;		/* --unwind given: no silent fallback */
-	bool per_event;			/* --per-event: no counting in the kernel */
-	uint64_t min_block_ns;		/* offcpu: --min-block */
-	bool wall;			/* cpu + offcpu, both weighed in nanoseconds */
-	uint32_t wall_cpu_idx;		/* wall: the cpu event's index */
-	bool no_runnable;		/* offcpu: --no-runnable */
-	bool wakers;			/* offcpu: --wakers */
-	bool force;			/* -o may replace a symlink */
-	double max_table_mb;		/* 0: the default for the targets */
-};
 
 struct recorder {
 	struct record_opts *o;
-	const struct record_hooks *hooks;	/* another command driving us, or NULL */
+	const struct record_hooks *hooks;	/* the driving command's, or NULL */
 	struct capture_bpf *skel;
 	struct capture_bpf *walkers;	/* the interpreter walkers' copy, once loaded (walkers.c) */
 	/*
@@ -130,8 +84,15 @@ struct recorder {
 	struct offcpu_pending offcpu;	/* off-CPU samples awaiting their weight */
 };
 
-/* options.c: 0, or the exit status of a usage error (said on stderr). */
-int parse_opts(int argc, char **argv, struct record_opts *o);
+/*
+ * Driven by a command with its own programs (stalls, latency): its gate,
+ * shared in before_load, decides which threads are sampled and its map
+ * which processes are traced.
+ */
+static inline bool record_gated(const struct recorder *r)
+{
+	return r->hooks && r->hooks->before_load;
+}
 
 /* decode.c: one record from the ring (a sample, interpreter frames, an off-CPU weight). */
 int handle_sample(void *ctx, void *data, size_t size);
@@ -173,8 +134,5 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR]);
 /* CPU time the targets have used so far (-a: the machine's busy time), in ns. */
 uint64_t targets_cpu_ns(struct recorder *r);
 void report_debug_cache(void);
-
-/* write.c: the profile to every -o; 0 or -1. */
-int write_output(struct recorder *r, double seconds, uint64_t start_unix_ns);
 
 #endif /* STITCH_RECORD_INTERNAL_H */

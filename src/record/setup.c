@@ -34,14 +34,14 @@ struct kagg_fds kagg_fds_of(struct recorder *r)
  */
 static void size_maps_for_use(struct recorder *r, bool cpu_only, bool offcpu)
 {
-	if (cpu_only && !r->o->all)
+	if (cpu_only && !r->o->target.all)
 		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks, 4096);
 	if (!offcpu) {
 		bpf_map__set_max_entries(r->skel->maps.offcpu_threads, 1);
 		bpf_map__set_max_entries(r->skel->maps.offcpu_wakes, 1);
 	}
-	/* Another command's gate replaces it (record_hooks.h before_load). */
-	if (!r->hooks)
+	/* A driving command's gate replaces it (engine.h before_load). */
+	if (!record_gated(r))
 		bpf_map__set_max_entries(r->skel->maps.gate_threads, 1);
 }
 
@@ -118,7 +118,7 @@ static size_t ringbuf_mb_of(const struct record_opts *o)
 
 	if (o->ringbuf_mb)
 		return o->ringbuf_mb;
-	if (o->all || ncpus <= 0)
+	if (o->target.all || ncpus <= 0)
 		return 64;
 	for (i = 0; i < o->nevents; i++)
 		if (o->events[i].kind != EVENT_CPU)
@@ -178,18 +178,18 @@ static int load_bpf(struct recorder *r)
 	bpf_map__set_max_entries(r->skel->maps.kunwind_rows,
 				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :
 				 kunwind_rows_for_mb(o->max_table_mb));
-	r->skel->rodata->filter_tgids = !o->all;
+	r->skel->rodata->filter_tgids = !o->target.all;
 	/*
 	 * -p of a few processes: their tgids in the program itself.  Not when
-	 * another command drives us: it may add processes to traced_tgids.
+	 * gated: the driving command may add processes to traced_tgids.
 	 */
-	if (o->npids && !o->command && !r->hooks &&
-	    o->npids <= STITCH_FIXED_TGIDS) {
-		for (i = 0; i < o->npids; i++)
-			r->skel->rodata->fixed_tgids[i] = o->pids[i];
-		r->skel->rodata->nfixed_tgids = o->npids;
+	if (o->target.npids && !o->target.command && !record_gated(r) &&
+	    o->target.npids <= STITCH_FIXED_TGIDS) {
+		for (i = 0; i < o->target.npids; i++)
+			r->skel->rodata->fixed_tgids[i] = o->target.pids[i];
+		r->skel->rodata->nfixed_tgids = o->target.npids;
 	}
-	r->skel->rodata->follow_forks = o->command != NULL;
+	r->skel->rodata->follow_forks = o->target.command != NULL;
 	r->skel->rodata->interp_lazy = !walkers_wanted_at_start(o);
 	r->skel->rodata->ustack_limit = o->stack_bytes;
 	bpf_map__set_max_entries(r->skel->maps.samples, r->ringbuf_mb << 20);
@@ -294,8 +294,8 @@ int attach_all(struct recorder *r)
 	}
 	r->att.skel = r->skel;
 	r->att.freq_hz = o->freq;
-	r->att.pids = o->pids;
-	r->att.npids = o->npids;
+	r->att.pids = o->target.pids;
+	r->att.npids = o->target.npids;
 	for (i = 0; i < o->nevents; i++) {
 		if (attach_event(&r->att, &o->events[i], i, err, sizeof(err)) != 0) {
 			fprintf(stderr, "stitch record: %s\n", err);
@@ -336,7 +336,7 @@ int attach_process_tracking(struct recorder *r)
 	    (attach_kept(skel->progs.kunwind_on_exec, &skel->links.kunwind_on_exec) ||
 	     attach_kept(skel->progs.kunwind_on_exit, &skel->links.kunwind_on_exit)))
 		goto fail;
-	if (r->o->all)
+	if (r->o->target.all)
 		return 0;
 	if (attach_kept(skel->progs.on_fork, &skel->links.on_fork) ||
 	    attach_kept(skel->progs.on_exit, &skel->links.on_exit))

@@ -163,17 +163,17 @@ uint64_t targets_cpu_ns(struct recorder *r)
 	uint64_t ns = 0;
 	int i;
 
-	if (r->o->all)
+	if (r->o->target.all)
 		return machine_cpu_ns();
-	if (r->o->command) {
+	if (r->o->target.command) {
 		/* Reaped: its time (and its children's) is ours to read; else still in /proc. */
 		if (r->child_done && getrusage(RUSAGE_CHILDREN, &ru) == 0)
 			return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
 			       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
 		return r->child > 0 ? proc_cpu_ns(r->child, true) : 0;
 	}
-	for (i = 0; i < r->o->npids; i++)
-		ns += proc_cpu_ns(r->o->pids[i], false);
+	for (i = 0; i < r->o->target.npids; i++)
+		ns += proc_cpu_ns(r->o->target.pids[i], false);
 	return ns;
 }
 
@@ -219,7 +219,8 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		if (cpu)
 			fprintf(stderr, "stitch stats: bpf time %.1f ms, %.3f%% of the %s CPU time "
 				"(%.2f s)\n", ns / 1e6, 100.0 * ns / cpu,
-				r->o->all ? "machine's busy" : "traced processes'", cpu / 1e9);
+				r->o->target.all ? "machine's busy" : "traced processes'",
+				cpu / 1e9);
 	} else
 		fprintf(stderr, "stitch stats: bpf run time unknown "
 			"(sysctl kernel.bpf_stats_enabled=1 to measure it)\n");
@@ -253,7 +254,7 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 			(double)st[STAT_KUNWIND_NS] / st[STAT_KUNWIND_WALKS],
 			(double)st[STAT_KUNWIND_FRAMES] / st[STAT_KUNWIND_WALKS],
 			st[STAT_KUNWIND_WALKS], st[STAT_KUNWIND_MEMO]);
-	if (r->kw_ready && r->o->npids)
+	if (r->kw_ready && r->o->target.npids)
 		fprintf(stderr, "stitch stats: kernel unwinding: targets' tables loaded in %.0f ms\n",
 			r->kw_setup_s * 1e3);
 	if (r->kw_ready)

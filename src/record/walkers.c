@@ -76,14 +76,14 @@ bool walkers_wanted_at_start(const struct record_opts *o)
 	if (o->no_interp)
 		return false;
 	/* The whole machine runs interpreters more often than not. */
-	if (o->all)
+	if (o->target.all)
 		return true;
-	for (i = 0; i < o->npids; i++)
-		if (maps_interpreter(o->pids[i]))
+	for (i = 0; i < o->target.npids; i++)
+		if (maps_interpreter(o->target.pids[i]))
 			return true;
-	if (!o->command)
+	if (!o->target.command)
 		return false;
-	if (command_is_interpreter(o->command[0]))
+	if (command_is_interpreter(o->target.command[0]))
 		return true;
 	/*
 	 * A wrapper that runs one (env, nice, timeout, chroot, unshare
@@ -93,8 +93,8 @@ bool walkers_wanted_at_start(const struct record_opts *o)
 	 * first quarter second native only (a 2 s off-CPU profile of
 	 * py_waits.py in a Debian 12 root lost 8% of its sleep's script frames).
 	 */
-	for (i = 1; o->command[i]; i++)
-		if (interp_command_word_names_interpreter(o->command[i]))
+	for (i = 1; o->target.command[i]; i++)
+		if (interp_command_word_names_interpreter(o->target.command[i]))
 			return true;
 	return false;
 }

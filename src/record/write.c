@@ -8,9 +8,10 @@
 #include "offcpu/wall.h"
 #include "profile/resolve.h"
 
-#include "record/record_internal.h"
+#include "profile/stacks.h"
+#include "record/record_cmd.h"
 
-static void title_of(struct record_opts *o, char *buf, size_t len)
+static void title_of(const struct record_opts *o, char *buf, size_t len)
 {
 	size_t n = 0;
 	int i;
@@ -30,77 +31,79 @@ static void title_of(struct record_opts *o, char *buf, size_t len)
 }
 
 /* What was traced, for the flame graph's subtitle. */
-static void target_of(struct recorder *r, char *buf, size_t len)
+static void target_of(const struct target *t, char *buf, size_t len)
 {
-	struct record_opts *o = r->o;
 	size_t n = 0;
 	int i;
 
-	if (o->all) {
+	if (t->all) {
 		snprintf(buf, len, "whole system");
-	} else if (o->command) {
+	} else if (t->command) {
 		n = snprintf(buf, len, "command:");
-		for (i = 0; o->command[i] && n < len; i++)
-			n += snprintf(buf + n, len - n, " %s", o->command[i]);
+		for (i = 0; t->command[i] && n < len; i++)
+			n += snprintf(buf + n, len - n, " %s", t->command[i]);
 	} else {
 		n = snprintf(buf, len, "pid");
-		for (i = 0; i < o->npids && n < len; i++)
-			n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ", o->pids[i]);
+		for (i = 0; i < t->npids && n < len; i++)
+			n += snprintf(buf + n, len - n, "%s%u", i ? "," : " ", t->pids[i]);
 	}
 	if (len > 80 && strlen(buf) > 80)
 		strcpy(buf + 77, "...");
 }
 
-int write_output(struct recorder *r, double seconds, uint64_t start_unix_ns)
+int record_write(struct record_cmd *cmd, const struct record_result *res)
 {
-	struct record_opts *o = r->o;
-	struct output_opts oo = { .top = o->top };
-	struct resolver res;
+	const struct record_opts *o = &cmd->o;
+	struct stack_table *stacks = res->stacks;
+	double seconds = res->seconds;
+	struct output_opts oo = { .top = cmd->top };
+	struct resolver names;
 	struct profile p;
 	char title[512], sub[512], threads[8192], what[128], v[32];
-	int rc;
+	int err;
 
 	profile_init(&p);
-	if (o->wall)
-		oo.preamble = wall_weigh(&r->stacks, o->wall_cpu_idx, 1000000000ULL / o->freq,
+	if (cmd->wall)
+		oo.preamble = wall_weigh(stacks, cmd->wall_cpu_idx, 1000000000ULL / o->freq,
 					 threads, sizeof(threads));
-	rc = resolver_init(&res, NULL);
-	resolver_name_kernel_lazily(&res, "/proc/kallsyms");
-	if (!rc)
-		rc = profile_from_stacks(&p, &r->stacks, &res, o->event_names, o->nevents);
-	if (!rc) {
+	err = resolver_init(&names, NULL);
+	resolver_name_kernel_lazily(&names, "/proc/kallsyms");
+	if (!err)
+		err = profile_from_stacks(&p, stacks, &names, o->event_names, o->nevents);
+	if (!err) {
 		title_of(o, title, sizeof(title));
 		p.title = profile_str(&p, title);
 		p.duration_ns = seconds * 1e9;
-		p.time_ns = start_unix_ns;
+		p.time_ns = res->start_unix_ns;
 		/* Samples are time only when cpu sampling is all there is. */
 		if (o->nevents == 1 && o->events[0].kind == EVENT_CPU)
 			p.period_ns = 1000000000ULL / o->freq;
 		/* Off-CPU stacks weigh nanoseconds (recorded alone, or as wall). */
-		if (o->wall || o->events[0].kind == EVENT_OFFCPU) {
-			p.value_type = profile_str(&p, o->wall ? "wall" : "off_cpu");
+		if (cmd->wall || o->events[0].kind == EVENT_OFFCPU) {
+			p.value_type = profile_str(&p, cmd->wall ? "wall" : "off_cpu");
 			p.value_unit = profile_str(&p, "nanoseconds");
 			p.period_ns = 0;
 		}
-		target_of(r, sub, sizeof(sub));
+		target_of(&o->target, sub, sizeof(sub));
 		if (profile_unit_ns(&p))
 			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %.3f s "
-				 "%s", seconds, r->stacks.total / 1e9, o->wall ? "of threads' time" :
-				 "off-CPU");
+				 "%s", seconds, stacks->total / 1e9,
+				 cmd->wall ? "of threads' time" : "off-CPU");
 		else
 			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %" PRIu64
-				 " events", seconds, r->stacks.total);
+				 " events", seconds, stacks->total);
 		oo.subtitle = sub;
-		profile_value_str(&p, r->stacks.total, v, sizeof(v));
+		profile_value_str(&p, stacks->total, v, sizeof(v));
 		snprintf(what, sizeof(what), "%s%s, %zu distinct stacks", v,
-			 !profile_unit_ns(&p) ? " events" : o->wall ? " of threads' time" :
+			 !profile_unit_ns(&p) ? " events" : cmd->wall ? " of threads' time" :
 			 " off-CPU", p.nsamples);
-		oo.force = o->force;
-		rc = output_write_all("record", o->outputs, o->formats, o->noutputs, &p, &oo, what);
+		oo.force = cmd->out.force;
+		err = output_write_all("record", cmd->out.paths, cmd->out.formats, cmd->out.n, &p,
+				       &oo, what);
 	} else {
-		fprintf(stderr, "stitch record: %s\n", strerror(-rc));
+		fprintf(stderr, "stitch record: %s\n", strerror(-err));
 	}
 	profile_free(&p);
-	resolver_free(&res);
-	return rc ? -1 : 0;
+	resolver_free(&names);
+	return err ? -1 : 0;
 }

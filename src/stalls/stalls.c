@@ -4,11 +4,10 @@
  * stalled when it has been on CPU for longer than the threshold since it
  * last returned from its loop's waiting system call (stalls.bpf.c).  While
  * it is, record's cpu sampler (its gate opened by the same per-thread state)
- * captures kernel + user stacks, which record's pipeline unwinds; when the
+ * captures kernel + user stacks, which the recording engine unwinds; when the
  * thread waits again, the stall is reported with the stacks taken in it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +20,9 @@
 #include "util/cli.h"
 #include "commands.h"
 #include "formats/output.h"
-#include "util/privileges.h"
 #include "capture/capture.h"
-#include "record/record_hooks.h"
+#include "record/engine.h"
+#include "record/run_opts.h"
 #include "capture.skel.h"
 #include "stalls.skel.h"
 #include "stalls/stall_stacks.h"
@@ -34,7 +33,6 @@
 #define DEFAULT_THRESHOLD_MS 50
 #define DEFAULT_FREQ 999
 #define DEFAULT_TOP 3
-#define MAX_OUTPUTS 8
 
 static const char *const auto_loop_syscalls[] = {
 	"epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect6",
@@ -42,17 +40,11 @@ static const char *const auto_loop_syscalls[] = {
 };
 
 struct stalls_opts {
-	const char *pids;
+	struct record_opts run;		/* the engine's: the targets, -F, -d */
+	struct run_outputs out;		/* -o, --force */
 	uint64_t threshold_ns;
 	long loop_nr;			/* -1: automatic */
-	const char *freq;
-	const char *duration;
-	const char *outputs[MAX_OUTPUTS];
-	int formats[MAX_OUTPUTS];
-	int noutputs;
 	int top;
-	bool force;		/* -o may replace a symlink */
-	char **command;
 };
 
 struct stalls {
@@ -116,22 +108,15 @@ static int fail_usage(const char *fmt, const char *arg)
 	return cli_usage_error("stalls", fmt, arg);
 }
 
-enum { OPT_TOP = 256, OPT_FORCE };
+enum { OPT_TOP = 256 };
 
+/* stalls' own options; -p, -F, -d, -o and --force are shared (run_opts.h). */
 static const struct option longopts[] = {
-	{ "pid", required_argument, NULL, 'p' },
 	{ "threshold", required_argument, NULL, 't' },
 	{ "loop-syscall", required_argument, NULL, 'l' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
 	{ "top", required_argument, NULL, OPT_TOP },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-static const struct cli_cmd stalls_cmd = { "stalls", usage, "+p:t:l:F:d:o:h", longopts };
 
 /* --loop-syscall: a name stitch knows, or a number. */
 static int set_loop(struct stalls_opts *o, const char *arg)
@@ -148,16 +133,13 @@ static int set_loop(struct stalls_opts *o, const char *arg)
 	return 0;
 }
 
-/* One option of stitch stalls: a cli_opt_fn. */
+/* One of stitch stalls' own options: a cli_opt_fn. */
 static int take_opt(void *ctx, int c, const char *arg)
 {
 	struct stalls_opts *o = ctx;
 	long v;
 
 	switch (c) {
-	case 'p':
-		o->pids = arg;
-		break;
 	case 't':
 		o->threshold_ns = cli_parse_time(arg);
 		if (!o->threshold_ns)
@@ -166,45 +148,42 @@ static int take_opt(void *ctx, int c, const char *arg)
 		break;
 	case 'l':
 		return set_loop(o, arg);
-	case 'F':
-		o->freq = arg;	/* record checks it */
-		break;
-	case 'd':
-		o->duration = arg;
-		break;
-	case 'o':
-		if (output_add("stalls", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS, arg))
-			return 2;
-		break;
 	case OPT_TOP:
 		if (!cli_parse_long(arg, 1, 100000, &v))
 			return fail_usage("--top: '%s' is not a positive count", arg);
 		o->top = v;
 		break;
-	case OPT_FORCE:
-		o->force = true;
-		break;
 	}
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct stalls_opts *o)
+static const struct run_cmd stalls_run_cmd = {
+	.name = "stalls",
+	.usage = usage,
+	.shared = RUN_OPT_PID | RUN_OPT_FREQ | RUN_OPT_DURATION | RUN_OPT_OUTPUT,
+	.default_freq = DEFAULT_FREQ,
+	.shortopts = "t:l:",
+	.longopts = longopts,
+	.take = take_opt,
+	.pids_after_outputs = true,
+	.target_what = "what to watch",
+	.target_choices = "-p PID, or -- COMMAND",
+};
+
+static int parse_opts(int argc, char **argv, struct stalls_opts *o, struct run_args *a)
 {
 	int rc;
 
 	o->threshold_ns = DEFAULT_THRESHOLD_MS * 1000000ull;
 	o->loop_nr = -1;
 	o->top = DEFAULT_TOP;
-	rc = cli_parse(&stalls_cmd, argc, argv, take_opt, o);
+	rc = run_opts_parse(&stalls_run_cmd, argc, argv, a, o);
 	if (rc)
 		return rc;
-	if (optind < argc)
-		o->command = &argv[optind];
-	return cli_one_target("stalls", (o->pids != NULL) + (o->command != NULL), "what to watch",
-			      "-p PID, or -- COMMAND");
+	return run_target_check(&stalls_run_cmd, a);
 }
 
-/* ---- hooks into record's pipeline -------------------------------------- */
+/* ---- hooks into the recording engine (record/engine.h) ------------------ */
 
 static int before_load(void *ctx, struct capture_bpf *rskel)
 {
@@ -268,7 +247,7 @@ static void seed_running_threads(struct stalls *s)
 		candidates[i] = stalls_syscall_nr(auto_loop_syscalls[i]);
 	seeded = stalls_seed_threads(bpf_map__fd(s->skel->maps.stall_threads),
 				     bpf_map__fd(s->skel->maps.gate_threads), s->o->threshold_ns,
-				     s->o->pids,
+				     s->o->run.target.pids, s->o->run.target.npids,
 				     s->o->loop_nr, candidates, n);
 	if (seeded)
 		fprintf(stderr, "stitch stalls: %d threads not waiting in their loop at attach: "
@@ -285,7 +264,7 @@ static int attached(void *ctx)
 	 * Before the programs run: once they do, any system call creates the
 	 * thread's state (loop return not seen), which a seed must not replace.
 	 */
-	if (s->o->pids)
+	if (s->o->run.target.npids)
 		seed_running_threads(s);
 	err = stalls_bpf__attach(s->skel);
 	if (err) {
@@ -364,9 +343,10 @@ static void report_ongoing(struct stalls *s)
 	}
 }
 
-static int finish(void *ctx, double seconds)
+static int finish(void *ctx, const struct record_result *res)
 {
 	struct stalls *s = ctx;
+	double seconds = res->seconds;
 	static const char *const events[] = { "stall" };
 	struct output_opts oo = { .top = 10, .subtitle = "on-CPU milliseconds of event-loop stalls" };
 	uint64_t lost = s->skel->bss->lost_stalls, untracked = s->skel->bss->untracked_threads;
@@ -395,17 +375,17 @@ static int finish(void *ctx, double seconds)
 	if (s->rep.dropped_samples)
 		fprintf(stderr, "stitch stalls: %" PRIu64 " samples of very long stalls not kept\n",
 			s->rep.dropped_samples);
-	if (!s->o->noutputs)
+	if (!s->o->out.n)
 		return 0;
 	profile_init(&p);
 	rc = profile_from_stacks(&p, &s->rep.weighted, &s->res, events, 1);
 	p.title = profile_str(&p, "event-loop stalls (on-CPU ms)");
 	p.duration_ns = seconds * 1e9;
 	snprintf(what, sizeof(what), "%" PRIu64 " stall ms", s->rep.weighted.total);
-	oo.force = s->o->force;
+	oo.force = s->o->out.force;
 	if (!rc)
-		rc = output_write_all("stalls", s->o->outputs, s->o->formats, s->o->noutputs, &p,
-				      &oo, what);
+		rc = output_write_all("stalls", s->o->out.paths, s->o->out.formats, s->o->out.n,
+				      &p, &oo, what);
 	profile_free(&p);
 	return rc ? -1 : 0;
 }
@@ -413,6 +393,7 @@ static int finish(void *ctx, double seconds)
 int cmd_stalls(int argc, char **argv)
 {
 	struct stalls_opts o = { 0 };
+	struct run_args a = { .o = &o.run, .out = &o.out };
 	struct stalls s = { .o = &o };
 	const struct record_hooks hooks = {
 		.ctx = &s,
@@ -424,16 +405,11 @@ int cmd_stalls(int argc, char **argv)
 	};
 	int rc;
 
-	rc = parse_opts(argc, argv, &o);
+	rc = parse_opts(argc, argv, &o, &a);
+	if (!rc)
+		rc = run_opts_ready(&stalls_run_cmd, &a);
 	if (rc)
-		return rc;
-	if (output_check_all("stalls", o.outputs, o.noutputs, o.force))
-		return 1;
-	/* Each of -p's pids exists (record checks them again, in its own words). */
-	if (o.pids && cli_check_pids("stalls", o.pids))
-		return 1;
-	if (check_tracing_privileges("stitch stalls") != 0)
-		return 1;
+		goto out;
 	if (resolver_init(&s.res, NULL) ||
 	    stalls_report_init(&s.rep, stdout, o.top, &s.res)) {
 		fprintf(stderr, "stitch stalls: out of memory\n");
@@ -441,12 +417,10 @@ int cmd_stalls(int argc, char **argv)
 		goto out;
 	}
 	resolver_name_kernel_lazily(&s.res, "/proc/kallsyms");
-	/* cpu samples of the same targets */
-	rc = record_run(&(struct record_request){
-		.name = "stitch stalls", .event = "cpu", .freq = o.freq, .duration = o.duration,
-		.pids = o.pids, .command = o.command,
-	}, &hooks);
+	/* cpu samples of the same targets: each matched to a stall */
+	rc = record_run_each(&o.run, "cpu", &hooks);
 out:
+	record_opts_free(&o.run);
 	stalls_report_free(&s.rep);
 	resolver_free(&s.res);
 	ring_buffer__free(s.rb);

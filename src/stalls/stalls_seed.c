@@ -106,24 +106,13 @@ static int seed_process(int map_fd, int gate_fd, uint64_t threshold_ns, uint32_t
 	return seeded;
 }
 
-int stalls_seed_threads(int map_fd, int gate_fd, uint64_t threshold_ns, const char *pids,
-			long loop_nr, const uint32_t *candidates, int ncandidates)
+int stalls_seed_threads(int map_fd, int gate_fd, uint64_t threshold_ns, const uint32_t *pids,
+			int npids, long loop_nr, const uint32_t *candidates, int ncandidates)
 {
-	const char *p = pids;
-	int seeded = 0;
+	int seeded = 0, i;
 
-	while (*p) {
-		char *end;
-		unsigned long pid = strtoul(p, &end, 10);
-
-		if (end == p)
-			break;
-		if (pid && pid <= 0x7fffffff)
-			seeded += seed_process(map_fd, gate_fd, threshold_ns, pid, loop_nr,
-					       candidates, ncandidates);
-		if (*end != ',')
-			break;
-		p = end + 1;
-	}
+	for (i = 0; i < npids; i++)
+		seeded += seed_process(map_fd, gate_fd, threshold_ns, pids[i], loop_nr, candidates,
+				       ncandidates);
 	return seeded;
 }

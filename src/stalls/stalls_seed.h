@@ -14,14 +14,14 @@
 uint64_t stalls_thread_runtime(uint32_t pid, uint32_t tid);
 
 /*
- * Every thread of the comma-separated pids not waiting in a loop syscall
+ * Every thread of the npids processes pids not waiting in a loop syscall
  * (loop_nr, or any of candidates[] when loop_nr < 0) gets a candidate in the
  * stall_threads map (fd), and its capture gate (gate_fd) opens once it has
  * run threshold_ns more.  Call it before stalls.bpf.c's programs are
  * attached: a thread's state they create is never replaced.  Returns the
  * number of threads seeded.
  */
-int stalls_seed_threads(int map_fd, int gate_fd, uint64_t threshold_ns, const char *pids,
-			long loop_nr, const uint32_t *candidates, int ncandidates);
+int stalls_seed_threads(int map_fd, int gate_fd, uint64_t threshold_ns, const uint32_t *pids,
+			int npids, long loop_nr, const uint32_t *candidates, int ncandidates);
 
 #endif /* STITCH_STALLS_SEED_H */

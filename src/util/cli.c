@@ -87,6 +87,17 @@ bool cli_parse_long(const char *s, long min, long max, long *out)
 	return true;
 }
 
+bool cli_parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= min) || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 /* Whether /proc shows a process (or a thread) of that id. */
 static bool pid_seen(long pid)
 {

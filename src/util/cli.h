@@ -47,6 +47,9 @@ int cli_one_target(const char *cmd, int given, const char *what, const char *cho
 /* A whole decimal integer in [min, max]: no trailing text, no overflow. */
 bool cli_parse_long(const char *s, long min, long max, long *out);
 
+/* A decimal number in [min, max], decimals allowed, no trailing text: -d SECONDS. */
+bool cli_parse_double(const char *s, double min, double max, double *out);
+
 /* A time from 1us to 1h: "50ms", "500us", "0.2s", "50" (ms) -> ns; 0 if not. */
 uint64_t cli_parse_time(const char *s);
 

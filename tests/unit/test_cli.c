@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tests for the commands' shared option parsing (util/cli.c): the walk over
- * the options, times in either default unit, -p lists and the one-target
+ * the options, numbers, times in either default unit, -p lists and the one-target
  * rule.
  */
 #include <setjmp.h>
@@ -78,6 +78,23 @@ static void test_parse_stops(void **state)
 	s.answer = 7;
 	assert_int_equal(cli_parse(&test_cmd, 5, refused, take_opt, &s), 7);
 	assert_int_equal(s.n, 1);
+}
+
+static void test_numbers(void **state)
+{
+	double v = -1;
+
+	/* Decimals in [min, max], nothing after: -d, --max-table-mb. */
+	assert_true(cli_parse_double("2.5", 0, 1e7, &v));
+	assert_true(v == 2.5);
+	assert_true(cli_parse_double("0", 0, 1e7, &v));
+	assert_true(v == 0);
+	assert_false(cli_parse_double("0.001", 0.01, 65536, &v));
+	assert_false(cli_parse_double("1e8", 0, 1e7, &v));
+	assert_false(cli_parse_double("2s", 0, 1e7, &v));
+	assert_false(cli_parse_double("", 0, 1e7, &v));
+	assert_false(cli_parse_double("nan", 0, 1e7, &v));
+	assert_true(v == 0);
 }
 
 static void test_times(void **state)
@@ -157,6 +174,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_walks_options),
 		cmocka_unit_test(test_parse_stops),
+		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_pid_lists),
 		cmocka_unit_test(test_one_target),

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stitch record: the run loop.  Load and attach (setup.c), start the command
- * if there is one, read the ring until the end (decode.c turns each record
- * into a counted stack), move the kernel's count epochs on, then report what
- * was lost (stats.c) and write the profile (write.c).  Options are parsed in
- * options.c; record_hooks.h lets another command drive all of it.
+ * The engine's run, in its phases: setup (load and attach: setup.c; start
+ * the command if there is one), the loop (read the ring until the end:
+ * decode.c turns each record into a counted stack; move the kernel's count
+ * epochs on), the drain (detach, then the last records and counts), and
+ * the finish (report what was lost: stats.c; the command's finish hook).
+ * Commands drive it through engine.h, with options they parsed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,6 @@
 #include <bpf/libbpf.h>
 
 #include "capture.skel.h"
-#include "formats/output.h"
 #include "offcpu/offcpu_blocked.h"
 #include "offcpu/offcpu_wakes.h"
 #include "record/record_internal.h"
@@ -80,7 +80,7 @@ static int spawn_command(struct recorder *r, int *go_fd, int *err_fd)
 			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		execvp(r->o->command[0], r->o->command);
+		execvp(r->o->target.command[0], r->o->target.command);
 		e = errno;
 		if (write(ex[1], &e, sizeof(e)) < 0)
 			_exit(127);
@@ -181,23 +181,23 @@ static bool targets_alive(struct recorder *r)
 {
 	int i;
 
-	if (r->o->command) {
+	if (r->o->target.command) {
 		if (!r->child_done && waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
 			r->child_done = true;
 			child_to_signal = 0;	/* reaped: its pid may be reused */
 		}
 		return !r->child_done;
 	}
-	if (r->o->all)
+	if (r->o->target.all)
 		return true;
-	for (i = 0; i < r->o->npids; i++)
-		if (kill(r->o->pids[i], 0) == 0 || errno == EPERM)
+	for (i = 0; i < r->o->target.npids; i++)
+		if (kill(r->o->target.pids[i], 0) == 0 || errno == EPERM)
 			return true;
 	return false;
 }
 
 /*
- * Driven by another command (stitch stalls), the sampler is gated: no
+ * Driven by a command with a gate (stitch stalls), the sampler is gated: no
  * sample comes until a thread stalls, and a process is recognized as an
  * interpreter only when one of its samples is read, so the first samples of
  * the first stall would lose their script frames.  Bring the targets'
@@ -210,26 +210,35 @@ static void watch_interpreters(struct recorder *r, uint64_t read_ns)
 	const uint64_t margin_ns = 10000000;
 	int i;
 
-	if (!r->hooks || r->interp.disabled || read_ns < margin_ns)
+	if (!record_gated(r) || r->interp.disabled || read_ns < margin_ns)
 		return;
 	perf_tracker_drain(&r->ptrack);
 	perf_tracker_apply(&r->ptrack, &r->procs, read_ns - margin_ns);
-	if (r->o->command && !r->child_done)
+	if (r->o->target.command && !r->child_done)
 		interp_proc_update(&r->interp, procs_get(&r->procs, r->child));
-	for (i = 0; i < r->o->npids; i++)
-		interp_proc_update(&r->interp, procs_get(&r->procs, r->o->pids[i]));
+	for (i = 0; i < r->o->target.npids; i++)
+		interp_proc_update(&r->interp, procs_get(&r->procs, r->o->target.pids[i]));
 }
 
-static int run(struct recorder *r)
+/* One run of the engine, from setup to finish. */
+struct run {
+	struct recorder *r;
+	int go_fd, err_fd;		/* -- COMMAND: its start, its exec error (spawn_command) */
+	double start, deadline;		/* mono_s() at the targets' start; the end, or 0 */
+	uint64_t start_unix_ns;
+};
+
+/*
+ * Setup: load the programs, start the process model, the command (stopped)
+ * and every target's tables, attach, open the ring.  0, or the exit status.
+ */
+static int run_setup(struct run *run)
 {
+	struct recorder *r = run->r;
 	struct record_opts *o = r->o;
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
-	uint64_t st[STAT_NR];
-	int go_fd = -1, err_fd = -1, i, rc = 0, exec_err = 0;
-	double start, deadline;
-	int poll_ms = 20;
-	bool idle_backoff;
-	uint64_t start_unix_ns;
+	double start;
+	int i;
 
 	/* From here on a signal ends recording cleanly, even during setup. */
 	sigemptyset(&sa.sa_mask);
@@ -245,67 +254,78 @@ static int run(struct recorder *r)
 			strerror(errno));
 		return 1;
 	}
-	r->procs.track_all = o->all;
-	if (o->command) {
-		if (spawn_command(r, &go_fd, &err_fd) != 0) {
-			fprintf(stderr, "stitch record: cannot start %s: %s\n", o->command[0],
-				strerror(errno));
+	r->procs.track_all = o->target.all;
+	if (o->target.command) {
+		if (spawn_command(r, &run->go_fd, &run->err_fd) != 0) {
+			fprintf(stderr, "stitch record: cannot start %s: %s\n",
+				o->target.command[0], strerror(errno));
 			return 1;
 		}
 		trace_tgid(r, r->child);
 		procs_exec(&r->procs, r->child);
 	}
 	start = mono_s();
-	for (i = 0; i < o->npids; i++) {
-		trace_tgid(r, o->pids[i]);
-		interp_proc_update(&r->interp, procs_get(&r->procs, o->pids[i]));
+	for (i = 0; i < o->target.npids; i++) {
+		trace_tgid(r, o->target.pids[i]);
+		interp_proc_update(&r->interp, procs_get(&r->procs, o->target.pids[i]));
 		if (r->kw_ready)
-			kunwind_mark_dirty(&r->kw, o->pids[i]);
+			kunwind_mark_dirty(&r->kw, o->target.pids[i]);
 	}
 	kunwind_update(r);
 	r->kw_setup_s = mono_s() - start;
-	if (attach_process_tracking(r) || attach_all(r)) {
-		rc = 1;
-		goto out;
-	}
+	if (attach_process_tracking(r) || attach_all(r))
+		return 1;
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.samples), handle_sample_in_turn, r,
 				 NULL);
 	if (!r->rb) {
 		fprintf(stderr, "stitch record: cannot open the ring buffer: %s\n", strerror(errno));
-		rc = 1;
-		goto out;
+		return 1;
 	}
-	if (r->hooks && r->hooks->attached && r->hooks->attached(r->hooks->ctx)) {
-		rc = 1;
-		goto out;
-	}
+	if (r->hooks && r->hooks->attached && r->hooks->attached(r->hooks->ctx))
+		return 1;
+	return 0;
+}
 
-	start = mono_s();
-	start_unix_ns = clock_ns(CLOCK_REALTIME);
-	deadline = o->duration > 0 ? start + o->duration : 0;
-	if (o->command) {
-		/* Go: the command runs from here on, traced. */
-		if (write(go_fd, "g", 1) != 1) {
-			fprintf(stderr, "stitch record: cannot start %s: %s\n", o->command[0],
-				strerror(errno));
-			rc = 1;
-			goto out;
+/* The clock starts, and the command runs from here on, traced.  0, or the exit status. */
+static int run_start(struct run *run)
+{
+	struct recorder *r = run->r;
+	struct record_opts *o = r->o;
+	int exec_err = 0;
+
+	run->start = mono_s();
+	run->start_unix_ns = clock_ns(CLOCK_REALTIME);
+	run->deadline = o->duration > 0 ? run->start + o->duration : 0;
+	if (o->target.command) {
+		if (write(run->go_fd, "g", 1) != 1) {
+			fprintf(stderr, "stitch record: cannot start %s: %s\n",
+				o->target.command[0], strerror(errno));
+			return 1;
 		}
-		close(go_fd);
-		go_fd = -1;
-		if (read(err_fd, &exec_err, sizeof(exec_err)) == sizeof(exec_err)) {
-			fprintf(stderr, "stitch record: cannot run %s: %s\n", o->command[0],
+		close(run->go_fd);
+		run->go_fd = -1;
+		if (read(run->err_fd, &exec_err, sizeof(exec_err)) == sizeof(exec_err)) {
+			fprintf(stderr, "stitch record: cannot run %s: %s\n", o->target.command[0],
 				strerror(exec_err));
-			rc = 127;
-			goto out;
+			return 127;
 		}
 	} else if (isatty(STDERR_FILENO)) {
 		fprintf(stderr, "stitch: recording %s... Ctrl-C to stop\n",
-			o->all ? "the whole system" : "the target");
+			o->target.all ? "the whole system" : "the target");
 	}
+	return 0;
+}
+
+/* The loop: read the ring, turn after turn, until the end.  0, or 1 if reading failed. */
+static int run_loop(struct run *run)
+{
+	struct recorder *r = run->r;
+	int poll_ms = 20;
+	bool idle_backoff;
 
 	r->target_cpu_start = targets_cpu_ns(r);
-	idle_backoff = r->skel->rodata->kunwind_count_in_kernel && !r->hooks;
+	/* A driving command's poll hook wants its turns. */
+	idle_backoff = r->skel->rodata->kunwind_count_in_kernel && !(r->hooks && r->hooks->poll);
 	while (!stop_requested) {
 		/*
 		 * The BPF side wakes us only when the ring fills up; consume
@@ -316,8 +336,8 @@ static int run(struct recorder *r)
 		int n, wait_ms = poll_ms;
 		uint64_t read_ns;
 
-		if (deadline && (deadline - mono_s()) * 1000 < wait_ms)
-			wait_ms = (deadline - mono_s()) * 1000 + 1;
+		if (run->deadline && (run->deadline - mono_s()) * 1000 < wait_ms)
+			wait_ms = (run->deadline - mono_s()) * 1000 + 1;
 		r->turn_start = 0;
 		r->turn_records = 0;
 		n = ring_buffer__poll(r->rb, wait_ms > 0 ? wait_ms : 0);
@@ -350,19 +370,24 @@ static int run(struct recorder *r)
 
 		if (n < 0 && n != -EINTR) {
 			fprintf(stderr, "stitch record: reading events failed: %s\n", strerror(-n));
-			rc = 1;
-			break;
+			return 1;
 		}
 		if (r->hooks && r->hooks->poll)
 			r->hooks->poll(r->hooks->ctx);
-		if (deadline && mono_s() >= deadline)
+		if (run->deadline && mono_s() >= run->deadline)
 			break;
 		if (!targets_alive(r))
 			break;
 	}
+	return 0;
+}
+
+/* The drain: detach first so the last events are all in the ring, then read them all. */
+static void run_drain(struct run *run)
+{
+	struct recorder *r = run->r;
 
 	r->target_cpu_end = targets_cpu_ns(r);
-	/* Detach first so the last events are all in the ring, then drain. */
 	attach_destroy(&r->att);
 	capture_bpf__detach(r->skel);
 	do {
@@ -376,6 +401,17 @@ static int run(struct recorder *r)
 
 	offcpu_still_blocked(r);
 	kernel_counts_read(r, -1);	/* the rest: nothing counts any more */
+}
+
+/* The finish: what was lost and what it cost, then the command's output.  0 or 1. */
+static int run_finish(struct run *run)
+{
+	struct recorder *r = run->r;
+	struct record_opts *o = r->o;
+	struct record_result res = { .start_unix_ns = run->start_unix_ns, .stacks = &r->stacks };
+	uint64_t st[STAT_NR];
+	int rc = 0;
+
 	read_stats(r, st);
 	report_losses(r, st);
 	if (o->unwind_mode == KUNWIND_MODE_CHECK)
@@ -384,149 +420,147 @@ static int run(struct recorder *r)
 			r->check_compared, r->check_prefix, r->check_mismatched);
 	if (o->stats)
 		report_stats(r, st);
-	if (r->hooks && r->hooks->finish) {
-		if (r->hooks->finish(r->hooks->ctx, mono_s() - start))
-			rc = 1;
-	} else if (write_output(r, mono_s() - start, start_unix_ns) != 0) {
+	res.seconds = mono_s() - run->start;
+	if (r->hooks && r->hooks->finish && r->hooks->finish(r->hooks->ctx, &res))
 		rc = 1;
-	}
 	if (o->stats)
 		report_debug_cache();
-out:
-	if (go_fd >= 0)
-		close(go_fd);
-	if (err_fd >= 0)
-		close(err_fd);
-	if (o->command && !r->child_done) {
-		if (rc == 127 || rc == 1) {
-			kill(r->child, SIGKILL);
-			waitpid(r->child, NULL, 0);
-		}
+	return rc;
+}
+
+static int run(struct recorder *r)
+{
+	struct run run = { .r = r, .go_fd = -1, .err_fd = -1 };
+	int rc;
+
+	rc = run_setup(&run);
+	if (!rc)
+		rc = run_start(&run);
+	if (!rc) {
+		rc = run_loop(&run);
+		run_drain(&run);
+		if (run_finish(&run))
+			rc = 1;
+	}
+	if (run.go_fd >= 0)
+		close(run.go_fd);
+	if (run.err_fd >= 0)
+		close(run.err_fd);
+	/* A run that failed takes its command with it (never pid -1: every process). */
+	if (r->o->target.command && !r->child_done && r->child > 0 && (rc == 127 || rc == 1)) {
+		kill(r->child, SIGKILL);
+		waitpid(r->child, NULL, 0);
 	}
 	return rc;
 }
 
-int cmd_record(int argc, char **argv)
+/* The recorder's tables and scratch buffers; 0, or -1 (said). */
+static int recorder_init(struct recorder *r, struct record_opts *o,
+			 const struct record_hooks *hooks)
 {
-	return record_main(argc, argv, NULL);
-}
-
-int record_main(int argc, char **argv, const struct record_hooks *hooks)
-{
-	struct record_opts *o = calloc(1, sizeof(*o));
-	struct recorder r;
-	int rc, i;
-
-	if (!o)
-		return 1;
-	rc = parse_opts(argc, argv, o);
-	if (rc)
-		goto out_opts;
-	/* A typo in -o is found now, not after a long recording. */
-	if (output_check_all("record", o->outputs, o->noutputs, o->force)) {
-		rc = 1;
-		goto out_opts;
-	}
-	if (check_tracing_privileges("stitch record") != 0) {
-		rc = 1;
-		goto out_opts;
-	}
-	libbpf_quiet();
-
-	memset(&r, 0, sizeof(r));
-	r.o = o;
-	r.hooks = hooks;
-	r.child = -1;
-	r.kagg_pending = -1;
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	r->hooks = hooks;
+	r->child = -1;
+	r->kagg_pending = -1;
 	/* The kernel stack, after an off-CPU tag, and every user frame. */
-	r.key_buf = malloc(sizeof(struct stack_key) + (1 + STITCH_MAX_KSTACK) * sizeof(uint64_t) +
-			   (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES) * sizeof(struct uframe));
-	r.uframes = malloc(MAX_UFRAMES * sizeof(*r.uframes));
-	r.check_uf = malloc((MAX_UFRAMES + 1) * sizeof(*r.check_uf));
-	if (!r.key_buf || !r.uframes || !r.check_uf || binary_cache_init(&r.bins) ||
-	    procs_init(&r.procs, &r.bins) || stacks_init(&r.stacks) ||
-	    offcpu_pending_init(&r.offcpu)) {
+	r->key_buf = malloc(sizeof(struct stack_key) + (1 + STITCH_MAX_KSTACK) * sizeof(uint64_t) +
+			    (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES) * sizeof(struct uframe));
+	r->uframes = malloc(MAX_UFRAMES * sizeof(*r->uframes));
+	r->check_uf = malloc((MAX_UFRAMES + 1) * sizeof(*r->check_uf));
+	if (!r->key_buf || !r->uframes || !r->check_uf || binary_cache_init(&r->bins) ||
+	    procs_init(&r->procs, &r->bins) || stacks_init(&r->stacks) ||
+	    offcpu_pending_init(&r->offcpu)) {
 		fprintf(stderr, "stitch record: out of memory\n");
-		rc = 1;
-		goto out;
+		return -1;
 	}
 	if (hooks && hooks->weighed) {
-		r.offcpu.sink = hooks->weighed;
-		r.offcpu.sink_ctx = hooks->ctx;
+		r->offcpu.sink = hooks->weighed;
+		r->offcpu.sink_ctx = hooks->ctx;
 	}
-	rc = run(&r);
-out:
-	if (r.rb)
-		ring_buffer__free(r.rb);
-	attach_destroy(&r.att);
-	if (r.skel)
-		capture_bpf__destroy(r.skel);
-	walkers_free(&r);
-	perf_tracker_close(&r.ptrack);
-	stacks_free(&r.stacks);
-	offcpu_pending_free(&r.offcpu);
-	procs_free(&r.procs);
-	binary_cache_free(&r.bins);
-	interp_free(&r.interp);
-	free(r.key_buf);
-	free(r.uframes);
-	free(r.check_uf);
-	kunwind_free(&r.kw);
-out_opts:
+	return 0;
+}
+
+static void recorder_free(struct recorder *r)
+{
+	if (r->rb)
+		ring_buffer__free(r->rb);
+	attach_destroy(&r->att);
+	if (r->skel)
+		capture_bpf__destroy(r->skel);
+	walkers_free(r);
+	perf_tracker_close(&r->ptrack);
+	stacks_free(&r->stacks);
+	offcpu_pending_free(&r->offcpu);
+	procs_free(&r->procs);
+	binary_cache_free(&r->bins);
+	interp_free(&r->interp);
+	free(r->key_buf);
+	free(r->uframes);
+	free(r->check_uf);
+	kunwind_free(&r->kw);
+}
+
+int record_run(struct record_opts *o, const struct record_hooks *hooks)
+{
+	struct recorder r;
+	int rc = 1;
+
+	libbpf_quiet();
+	if (!o->max_table_mb)
+		o->max_table_mb = o->target.all ? DEFAULT_TABLE_MB_ALL : DEFAULT_TABLE_MB;
+	if (!recorder_init(&r, o, hooks))
+		rc = run(&r);
+	recorder_free(&r);
+	return rc;
+}
+
+int record_run_each(struct record_opts *o, const char *event, const struct record_hooks *hooks)
+{
+	char err[256];
+
+	o->per_event = true;
+	if (record_opts_add_event(o, event, err, sizeof(err))) {
+		fprintf(stderr, "stitch record: %s\n", err);
+		return 1;
+	}
+	return record_run(o, hooks);
+}
+
+void record_opts_init(struct record_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->stack_bytes = STITCH_DEFAULT_USTACK;
+	o->unwind_mode = KUNWIND_MODE_KERNEL;
+}
+
+int record_opts_add_event(struct record_opts *o, const char *name, char *err, size_t errlen)
+{
+	static const char *const wall_events[] = { "cpu", "offcpu" };
+	bool wall = strcmp(name, "wall") == 0;
+	int k;
+
+	if (o->nevents + (wall ? 2 : 1) > MAX_EVENTS) {
+		snprintf(err, errlen, "too many events (at most %d)", MAX_EVENTS);
+		return -1;
+	}
+	for (k = 0; k < (wall ? 2 : 1); k++) {
+		struct event_spec *ev = &o->events[o->nevents];
+
+		if (event_parse(wall ? wall_events[k] : name, ev, err, errlen) != 0) {
+			event_free(ev);
+			return -1;
+		}
+		o->event_names[o->nevents++] = ev->text;
+	}
+	return 0;
+}
+
+void record_opts_free(struct record_opts *o)
+{
+	int i;
+
 	for (i = 0; i < o->nevents; i++)
 		event_free(&o->events[i]);
-	free(o);
-	return rc;
-}
-
-/* record's argv for r in av (max entries with the NULL); argc, or -1 if it does not fit. */
-static int request_args(const struct record_request *r, char **av, int max)
-{
-	char *fixed[] = { (char *)r->name, "-e", (char *)r->event, "-F",
-			  (char *)(r->freq ? r->freq : "999"), "--per-event" };
-	int n = 0, i;
-
-	if (max < 13)
-		return -1;
-	for (i = 0; i < (int)(sizeof(fixed) / sizeof(fixed[0])); i++)
-		av[n++] = fixed[i];
-	if (r->duration) {
-		av[n++] = "-d";
-		av[n++] = (char *)r->duration;
-	}
-	if (r->pids) {
-		av[n++] = "-p";
-		av[n++] = (char *)r->pids;
-	}
-	if (r->all)
-		av[n++] = "-a";
-	if (r->wakers)
-		av[n++] = "--wakers";
-	if (r->command) {
-		av[n++] = "--";
-		for (i = 0; r->command[i]; i++) {
-			if (n == max - 1)
-				return -1;
-			av[n++] = r->command[i];
-		}
-	}
-	av[n] = NULL;
-	return n;
-}
-
-int record_run(const struct record_request *r, const struct record_hooks *hooks)
-{
-	/* Room for every option a request turns into, then COMMAND's words. */
-	int max = 32, n, rc;
-	char **av;
-
-	for (n = 0; r->command && r->command[n]; n++)
-		max++;
-	av = calloc(max, sizeof(*av));
-	if (!av)
-		return 1;
-	n = request_args(r, av, max);
-	rc = n < 0 ? 1 : record_main(n, av, hooks);
-	free(av);
-	return rc;
+	o->nevents = 0;
 }

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
-/* stitch record's command line: usage and options. */
-#include <errno.h>
+/*
+ * stitch record: its options (the shared ones are record/run_opts.c's),
+ * the engine run with them, and the profile written (write.c).
+ */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
+#include "capture/capture.h"
 #include "formats/output.h"
+#include "kunwind/kunwind.h"
+#include "record/record_cmd.h"
 #include "util/cli.h"
 
-#include "record/record_internal.h"
+#define DEFAULT_FREQ 99
 
 static void usage(FILE *f)
 {
@@ -116,47 +122,13 @@ static int fail_usage(const char *fmt, const char *arg)
 	return cli_usage_error("record", fmt, arg);
 }
 
-/* A pid or tid of -p, traced as its whole thread group: a cli_pid_fn. */
-static int add_pid(void *ctx, long v)
-{
-	struct record_opts *o = ctx;
-	char path[64], line[256];
-	long tgid = v;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", v);
-	f = fopen(path, "re");
-	if (!f)
-		return -ESRCH;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
-			break;
-	fclose(f);
-	if (o->npids == MAX_PIDS)
-		return -E2BIG;
-	o->pids[o->npids++] = (uint32_t)tgid;
-	return 0;
-}
-
 /* -e NAME; wall is two events: on-CPU samples and off-CPU time, in one unit. */
 static int add_event(struct record_opts *o, const char *name)
 {
-	static const char *const wall_events[] = { "cpu", "offcpu" };
-	bool wall = strcmp(name, "wall") == 0;
 	char err[512];
-	int k;
 
-	if (o->nevents + (wall ? 2 : 1) > MAX_EVENTS)
-		return fail_usage("too many events (at most %s)", "64");
-	for (k = 0; k < (wall ? 2 : 1); k++) {
-		struct event_spec *ev = &o->events[o->nevents];
-
-		if (event_parse(wall ? wall_events[k] : name, ev, err, sizeof(err)) != 0) {
-			event_free(ev);
-			return fail_usage("%s", err);
-		}
-		o->event_names[o->nevents++] = ev->text;
-	}
+	if (record_opts_add_event(o, name, err, sizeof(err)))
+		return fail_usage("%s", err);
 	return 0;
 }
 
@@ -175,29 +147,12 @@ static int set_unwind(struct record_opts *o, const char *mode)
 	return 0;
 }
 
-/* A number in [min, max], decimals allowed, nothing after it: -d, --max-table-mb. */
-static bool parse_number(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v >= min) || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
-       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE, OPT_WAKERS,
-       OPT_FORCE };
+       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE };
 
+/* record's own options; -p, -a, -F, -d, -o, --force and --wakers are shared (run_opts.h). */
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 	{ "ringbuf-mb", required_argument, NULL, OPT_RINGBUF_MB },
@@ -209,45 +164,45 @@ static const struct option longopts[] = {
 	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
-	{ "wakers", no_argument, NULL, OPT_WAKERS },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const struct cli_cmd record_cmd = { "record", usage, "+e:p:aF:d:o:h", longopts };
+/* Options that set one flag of the engine's options. */
+static bool take_flag(struct record_opts *o, int c)
+{
+	switch (c) {
+	case OPT_PER_EVENT:
+		o->per_event = true;
+		return true;
+	case OPT_NO_LINES:
+		o->no_lines = true;
+		return true;
+	case OPT_NO_INTERP:
+		o->no_interp = true;
+		return true;
+	case OPT_NO_RUNNABLE:
+		o->no_runnable = true;
+		return true;
+	}
+	return false;
+}
 
-/* One option of stitch record: a cli_opt_fn. */
+/* One of stitch record's own options: a cli_opt_fn. */
 static int take_opt(void *ctx, int c, const char *arg)
 {
-	struct record_opts *o = ctx;
+	struct record_cmd *rc = ctx;
+	struct record_opts *o = &rc->o;
 	long v;
 
+	if (take_flag(o, c))
+		return 0;
 	switch (c) {
 	case 'e':
 		return add_event(o, arg);
-	case 'p':
-		return cli_parse_pids("record", arg, NULL, add_pid, o);
-	case 'a':
-		o->all = true;
-		break;
-	case 'F':
-		if (!cli_parse_long(arg, 1, 100000, &v))
-			return fail_usage("-F: '%s' is not a frequency in Hz (1..100000)", arg);
-		o->freq = v;
-		break;
-	case 'd':
-		if (!parse_number(arg, 0, 1e7, &o->duration) || o->duration == 0)
-			return fail_usage("-d: '%s' is not a positive number of seconds", arg);
-		break;
-	case 'o':
-		if (output_add("record", o->outputs, o->formats, &o->noutputs, MAX_OUTPUTS, arg))
-			return 2;
-		break;
 	case OPT_TOP:
 		if (!cli_parse_long(arg, 1, 1000000, &v))
 			return fail_usage("--top: '%s' is not a positive count", arg);
-		o->top = v;
+		rc->top = v;
 		break;
 	case OPT_STACK_BYTES:
 		if (!cli_parse_long(arg, 0, STITCH_MAX_USTACK, &v))
@@ -268,19 +223,10 @@ static int take_opt(void *ctx, int c, const char *arg)
 		break;
 	case OPT_UNWIND:
 		return set_unwind(o, arg);
-	case OPT_PER_EVENT:
-		o->per_event = true;
-		break;
 	case OPT_MAX_TABLE_MB:
-		if (!parse_number(arg, 0.01, 65536, &o->max_table_mb))
+		if (!cli_parse_double(arg, 0.01, 65536, &o->max_table_mb))
 			return fail_usage("--max-table-mb: '%s' must be a number of MiB, "
 					  "0.01..65536", arg);
-		break;
-	case OPT_NO_LINES:
-		o->no_lines = true;
-		break;
-	case OPT_NO_INTERP:
-		o->no_interp = true;
 		break;
 	case OPT_MIN_BLOCK:
 		o->min_block_ns = strcmp(arg, "0") ? cli_parse_time(arg) : 0;
@@ -288,22 +234,27 @@ static int take_opt(void *ctx, int c, const char *arg)
 			return fail_usage("--min-block: '%s' is not a time (like 1ms, 500us, 0.2s; "
 					  "0 keeps every interval)", arg);
 		break;
-	case OPT_NO_RUNNABLE:
-		o->no_runnable = true;
-		break;
-	case OPT_WAKERS:
-		o->wakers = true;
-		break;
-	case OPT_FORCE:
-		o->force = true;
-		break;
 	}
 	return 0;
 }
 
+static const struct run_cmd record_run_cmd = {
+	.name = "record",
+	.usage = usage,
+	.shared = RUN_OPT_PID | RUN_OPT_ALL | RUN_OPT_FREQ | RUN_OPT_DURATION | RUN_OPT_OUTPUT |
+		  RUN_OPT_WAKERS,
+	.default_freq = DEFAULT_FREQ,
+	.shortopts = "e:",
+	.longopts = longopts,
+	.take = take_opt,
+	.target_what = "what to trace",
+	.target_choices = "-p PID, -a (whole system), or -- COMMAND",
+};
+
 /* What the options say together: the events' units, --wakers' event, one target. */
-static int check_opts(struct record_opts *o)
+static int check_opts(struct record_cmd *rc, const struct run_args *a)
 {
+	struct record_opts *o = &rc->o;
 	int i;
 
 	if (o->wakers) {
@@ -316,38 +267,56 @@ static int check_opts(struct record_opts *o)
 	for (i = 0; i < o->nevents; i++) {
 		if (o->events[i].kind != EVENT_OFFCPU || o->nevents == 1)
 			continue;
-		o->wall = o->nevents == 2 && o->events[!i].kind == EVENT_CPU;
-		o->wall_cpu_idx = !i;
-		if (!o->wall)
+		rc->wall = o->nevents == 2 && o->events[!i].kind == EVENT_CPU;
+		rc->wall_cpu_idx = !i;
+		if (!rc->wall)
 			return fail_usage("%s", "-e offcpu weighs stacks in time, other events in "
 					  "counts: record it alone, or with cpu (-e wall)");
 	}
-	return cli_one_target("record", o->all + (o->npids > 0) + (o->command != NULL),
-			      "what to trace", "-p PID, -a (whole system), or -- COMMAND");
+	return run_target_check(&record_run_cmd, a);
 }
 
-int parse_opts(int argc, char **argv, struct record_opts *o)
+static int parse_opts(int argc, char **argv, struct record_cmd *rc, struct run_args *a)
 {
-	int rc;
+	int err;
 
-	o->freq = DEFAULT_FREQ;
-	o->stack_bytes = STITCH_DEFAULT_USTACK;
-	o->ringbuf_mb = 0;	/* ringbuf_mb_of(): sized by what goes through it */
-	o->top = DEFAULT_TOP;
-	o->unwind_mode = KUNWIND_MODE_KERNEL;
-	rc = cli_parse(&record_cmd, argc, argv, take_opt, o);
-	if (rc)
-		return rc;
-	if (optind < argc)
-		o->command = &argv[optind];
-	if (!o->max_table_mb)
-		o->max_table_mb = o->all ? DEFAULT_TABLE_MB_ALL : DEFAULT_TABLE_MB;
-	if (!o->nevents)
-		add_event(o, "cpu");
-	if (!o->noutputs) {
-		o->outputs[0] = "-";
-		o->formats[0] = OUTPUT_TEXT;
-		o->noutputs = 1;
+	rc->top = DEFAULT_TOP;
+	err = run_opts_parse(&record_run_cmd, argc, argv, a, rc);
+	if (err)
+		return err;
+	if (!rc->o.nevents)
+		add_event(&rc->o, "cpu");
+	if (!rc->out.n) {
+		rc->out.paths[0] = "-";
+		rc->out.formats[0] = OUTPUT_TEXT;
+		rc->out.n = 1;
 	}
-	return check_opts(o);
+	return check_opts(rc, a);
+}
+
+/* The engine's finish hook: the profile to every -o. */
+static int finish(void *ctx, const struct record_result *res)
+{
+	return record_write(ctx, res);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_cmd *rc = calloc(1, sizeof(*rc));
+	struct record_hooks hooks = { .ctx = rc, .finish = finish };
+	struct run_args a = { 0 };
+	int err;
+
+	if (!rc)
+		return 1;
+	a.o = &rc->o;
+	a.out = &rc->out;
+	err = parse_opts(argc, argv, rc, &a);
+	if (!err)
+		err = run_opts_ready(&record_run_cmd, &a);
+	if (!err)
+		err = record_run(&rc->o, &hooks);
+	record_opts_free(&rc->o);
+	free(rc);
+	return err;
 }
