@@ -10,6 +10,7 @@
 
 #include "proc/binary.h"
 #include "symbolize/symbolize.h"
+#include "unwind/entry_end.h"
 
 struct file_key {
 	dev_t dev;
@@ -192,6 +193,8 @@ const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b
 		b->table_built = true;
 		if (cfi_build_table(b->elf, NULL, &b->table) != 0)
 			memset(&b->table, 0, sizeof(b->table));
+		else if (entry_mark_end(b->elf, &b->table) != 0)
+			unwind_table_free(&b->table);
 		c->table_rows += b->table.nr;
 	}
 	return &b->table;
