@@ -48,6 +48,8 @@ static void binary_free(struct binary *b)
 		elf_end(b->elf);
 	if (b->fd >= 0)
 		close(b->fd);
+	if (b->root_fd >= 0)
+		close(b->root_fd);
 	free(b->image);
 	free(b->path);
 	free(b->root);
@@ -70,6 +72,32 @@ void binary_cache_free(struct binary_cache *c)
 	c->vdso = NULL;
 }
 
+/*
+ * Hold a process's root open (see struct binary): "" if it is ours, or if it
+ * cannot be opened (the process is gone: its files are unreachable anyway).
+ */
+static char *pin_root(const char *root, int *root_fd)
+{
+	struct stat ours, theirs;
+	char buf[64];
+	int fd;
+
+	*root_fd = -1;
+	if (!root || !root[0])
+		return strdup("");
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return strdup("");
+	if (fstat(fd, &theirs) != 0 || stat("/", &ours) != 0 ||
+	    (theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino)) {
+		close(fd);
+		return strdup("");
+	}
+	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
+	*root_fd = fd;
+	return strdup(buf);
+}
+
 static struct binary *binary_new(const char *path, const char *root)
 {
 	struct binary *b = calloc(1, sizeof(*b));
@@ -79,7 +107,7 @@ static struct binary *binary_new(const char *path, const char *root)
 		return NULL;
 	b->fd = -1;
 	b->path = strdup(path ? path : "[unknown]");
-	b->root = strdup(root ? root : "");
+	b->root = pin_root(root, &b->root_fd);
 	if (!b->path || !b->root) {
 		binary_free(b);
 		return NULL;

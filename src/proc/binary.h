@@ -25,7 +25,14 @@ struct binary {
 	ino_t ino;
 	char *path;		/* path as the traced process named it */
 	const char *name;	/* basename of path, for module+0xOFF frames */
-	char *root;		/* "/proc/PID/root" it was found under, for debug files */
+	/*
+	 * The root it was found under, for debug files: "" for our own, else
+	 * "/proc/self/fd/N" with root_fd (N) an O_PATH fd of the process's
+	 * /proc/PID/root taken while it ran, so its own debug files are still
+	 * found when frames are named, after it has exited.
+	 */
+	char *root;
+	int root_fd;
 	int fd;
 	void *image;		/* in-memory image (vDSO), else NULL */
 	Elf *elf;

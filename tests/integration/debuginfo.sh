@@ -49,3 +49,52 @@ test_short_lived_loader_complete_copy() {
 	short_lived_stacks copy "$TMP/short-copy.folded"
 	check_short_lived "$TMP/short-copy.folded"
 }
+
+# A root of our own, in a mount namespace of its own: a stripped static
+# FP-less chain whose debug file is only in the root, under
+# /usr/lib/debug/.build-id/ (as /chain) or through .gnu_debuglink under
+# /usr/lib/debug/ (as /chain-link, built without a build-id so only the link
+# can find it).  The host has neither.
+make_debug_root() {
+	local root=$1 id
+	rm -rf "$root"
+	mkdir -p "$root/usr/lib/debug"
+	gcc -O2 -fomit-frame-pointer -g -static -pthread -o "$root/full" tests/workloads/chain.c
+	gcc -O2 -fomit-frame-pointer -g -static -pthread -Wl,--build-id=none \
+		-o "$root/full-link" tests/workloads/chain.c
+	id=$(readelf -n "$root/full" | awk '/Build ID/ { print $3 }')
+	[ -n "$id" ] || die "no build-id in $root/full"
+	mkdir -p "$root/usr/lib/debug/.build-id/${id:0:2}"
+	objcopy --only-keep-debug "$root/full" "$root/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	strip -o "$root/chain" "$root/full"
+	objcopy --only-keep-debug "$root/full-link" "$root/usr/lib/debug/chain-link.debug"
+	strip -o "$root/chain-link" "$root/full-link"
+	objcopy --add-gnu-debuglink="$root/usr/lib/debug/chain-link.debug" "$root/chain-link"
+	rm -f "$root/full" "$root/full-link"
+	[ ! -e "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] || die "the host has $id's debug file"
+}
+
+# check_root_names BIN: names and lines of the stripped BIN from the root's debug file.
+check_root_names() {
+	local bin=$1 root="$TMP/dbgroot"
+	"$STITCH" record -F 499 -o "$TMP/$bin.folded" -o "$TMP/$bin.txt" --top 1 -- \
+		unshare --mount --root="$root" "/$bin" spin 2
+	show "$TMP/$bin.folded"
+	cat "$TMP/$bin.txt"
+	expect_ge "$bin samples" "$(total "$TMP/$bin.folded" "^$bin;")" 300
+	expect_ge "% of $bin's samples with _start..main;a;b;c;burn" \
+		"$(share "$TMP/$bin.folded" "^$bin;" \
+			"^$bin;_start;__libc_start_main;__libc_start_call_main;main;a;b;c;burn( |;)")" 95
+	expect_grep "$TMP/$bin.txt" '^ +burn +\(chain\.c:[0-9]+\)'
+	expect_grep "$TMP/$bin.txt" '^ +main +\(chain\.c:[0-9]+\)'
+}
+
+test_container_debug_file_by_build_id() {
+	make_debug_root "$TMP/dbgroot"
+	check_root_names chain
+}
+
+test_container_debug_file_by_debuglink() {
+	make_debug_root "$TMP/dbgroot"
+	check_root_names chain-link
+}
