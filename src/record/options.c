@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/output.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "util/cli.h"
 
 #include "record/record_internal.h"
@@ -86,6 +87,8 @@ static void usage(FILE *f)
 "      --no-runnable        offcpu: leave out time waiting for a CPU after\n"
 "                           preemption (shown by default: it is time the\n"
 "                           thread waited too)\n"
+"      --no-debuginfod      ask no debuginfod server (DEBUGINFOD_URLS) for\n"
+"                           debug files\n"
 "      --stats[=walks]      what recording cost and how stacks ended: bytes\n"
 "                           and BPF time per event (BPF time needs sysctl\n"
 "                           kernel.bpf_stats_enabled=1), unwind outcomes;\n"
@@ -106,6 +109,10 @@ static void usage(FILE *f)
 "Compressed debug files (libc6-dbg, -dbgsym) are decompressed once into\n"
 "$STITCH_CACHE_DIR/debug (default ~/.cache/stitch/debug); STITCH_CACHE_DIR=\n"
 "turns that off.\n"
+"Binaries with no local debug file (/usr/lib/debug, in a container's root\n"
+"first) are looked up by build-id on the DEBUGINFOD_URLS servers (timeout\n"
+"DEBUGINFOD_TIMEOUT, default here 2 s; ~3 s for all queries of a run), cached\n"
+"in DEBUGINFOD_CACHE_PATH if it is yours alone, else $STITCH_CACHE_DIR/debuginfod.\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
 		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK, DEFAULT_TABLE_MB,
 		DEFAULT_TABLE_MB_ALL);
@@ -189,7 +196,7 @@ static bool parse_number(const char *s, double min, double max, double *out)
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
        OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE, OPT_WAKERS,
-       OPT_FORCE };
+       OPT_FORCE, OPT_NO_DEBUGINFOD };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -211,6 +218,7 @@ static const struct option longopts[] = {
 	{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -296,6 +304,9 @@ static int take_opt(void *ctx, int c, const char *arg)
 		break;
 	case OPT_FORCE:
 		o->force = true;
+		break;
+	case OPT_NO_DEBUGINFOD:
+		debuginfod_disable();
 		break;
 	}
 	return 0;

@@ -390,6 +390,7 @@ static int run(struct recorder *r)
 	} else if (write_output(r, mono_s() - start, start_unix_ns) != 0) {
 		rc = 1;
 	}
+	report_debuginfod();
 	if (o->stats)
 		report_debug_cache();
 out:

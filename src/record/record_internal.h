@@ -173,6 +173,7 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR]);
 /* CPU time the targets have used so far (-a: the machine's busy time), in ns. */
 uint64_t targets_cpu_ns(struct recorder *r);
 void report_debug_cache(void);
+void report_debuginfod(void);
 
 /* write.c: the profile to every -o; 0 or -1. */
 int write_output(struct recorder *r, double seconds, uint64_t start_unix_ns);

@@ -79,14 +79,17 @@ static void describe(struct sym_source *src)
 		snprintf(src->desc, sizeof(src->desc), "none");
 	else if (src->debug.origin != DEBUG_NONE)
 		snprintf(src->desc + len, sizeof(src->desc) - len, "(%s)",
-			 src->debug.origin == DEBUG_BUILD_ID ? "build-id" : "debuglink");
+			 src->debug.origin == DEBUG_BUILD_ID ? "build-id" :
+			 src->debug.origin == DEBUG_DEBUGLINK ? "debuglink" : "debuginfod");
 }
 
 static void load_symbols(struct sym_source *src, const char *path, const char *root)
 {
 	Elf *dbg;
 
-	debug_file_find(src->elf, path, root, &src->debug);
+	/* Local files first; a server only for a binary with no DWARF at all. */
+	if (debug_file_find(src->elf, path, root, &src->debug) != 0 && !has_dwarf(src->elf))
+		debug_file_fetch(src->elf, &src->debug);
 	dbg = src->debug.elf;
 	/* The debug file's .symtab is the complete one; MiniDebugInfo is the fallback. */
 	if (!dbg && minidebug_open(src->elf, &src->mini) == 0)

@@ -98,3 +98,134 @@ test_container_debug_file_by_debuglink() {
 	make_debug_root "$TMP/dbgroot"
 	check_root_names chain-link
 }
+
+# ---- debuginfod -------------------------------------------------------------
+
+# free_port: a TCP port on 127.0.0.1 nobody listens on now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# A stripped FP-less chain ($TMP/dbgd/deep_strip) whose debug file is only in
+# $TMP/dbgd/srv, which a real debuginfod serves on 127.0.0.1:$DBGD_PORT
+# (its log: $TMP/dbgd/server.log).  Ready once it serves the file.
+start_debuginfod() {
+	local d=$TMP/dbgd i code
+	rm -rf "$d"
+	mkdir -p "$d/srv"
+	gcc -O2 -fomit-frame-pointer -g -pthread -o "$d/full" tests/workloads/chain.c
+	objcopy --only-keep-debug "$d/full" "$d/srv/deep_strip.debug"
+	strip -o "$d/deep_strip" "$d/full"
+	rm -f "$d/full"
+	DBGD_ID=$(readelf -n "$d/deep_strip" | awk '/Build ID/ { print $3 }')
+	[ -n "$DBGD_ID" ] || die "no build-id in deep_strip"
+	DBGD_PORT=$(free_port)
+	debuginfod -p "$DBGD_PORT" -F -d "$d/db.sqlite" -v "$d/srv" >"$d/server.log" 2>&1 &
+	DBGD_PID=$!
+	for i in $(seq 100); do
+		code=$(curl -s -o /dev/null -w '%{http_code}' \
+			"http://127.0.0.1:$DBGD_PORT/buildid/$DBGD_ID/debuginfo" || true)
+		[ "$code" = 200 ] && return 0
+		sleep 0.2
+	done
+	die "debuginfod on port $DBGD_PORT did not serve $DBGD_ID: $(tail -n 5 "$d/server.log")"
+}
+
+stop_debuginfod() {
+	kill "$DBGD_PID" 2>/dev/null || true
+	wait "$DBGD_PID" 2>/dev/null || true
+}
+
+# Requests for the build-id from libdebuginfod (not the readiness probe: curl).
+dbgd_requests() {
+	grep "GET /buildid/$DBGD_ID/debuginfo" "$TMP/dbgd/server.log" | grep -c 'UA:elfutils' || true
+}
+
+# record_deep_strip OUT: 2 s of the stripped chain, timed (seconds in $OUT.time).
+record_deep_strip() {
+	local out=$1 start end
+	start=$(date +%s.%N)
+	"$STITCH" record -F 499 -o "$out.folded" -o "$out.txt" --top 1 -- \
+		"$TMP/dbgd/deep_strip" spin 2 2>"$out.err"
+	end=$(date +%s.%N)
+	awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f\n", b - a }' >"$out.time"
+	cat "$out.err" "$out.txt"
+	echo "recording took $(cat "$out.time") s"
+}
+
+expect_deep_strip_named() {
+	local out=$1
+	expect_ge "deep_strip samples" "$(total "$out.folded" '^deep_strip;')" 300
+	expect_ge "% of deep_strip's samples named _start..main;a;b;c;burn" \
+		"$(share "$out.folded" '^deep_strip;' \
+			'^deep_strip;_start;__libc_start_main;__libc_start_call_main;main;a;b;c;burn( |;)')" 95
+	expect_grep "$out.txt" '^ +burn +\(chain\.c:[0-9]+\)'
+	expect_grep "$out.txt" '^ +main +\(chain\.c:[0-9]+\)'
+}
+
+# at_most WHAT SECONDS MAX: SECONDS <= MAX.
+at_most() {
+	awk -v v="$2" -v m="$3" 'BEGIN { exit !(v <= m) }' || die "$1: $2 s, expected at most $3 s"
+	echo "$1: $2 s (<= $3 s)"
+}
+
+# Names and lines through the server; the second run takes the file from the
+# cache and asks nothing (the server's log shows one request in all).
+test_debuginfod_names_and_cache() {
+	export STITCH_CACHE_DIR=$TMP/cache-di
+	start_debuginfod
+	export DEBUGINFOD_URLS="http://127.0.0.1:$DBGD_PORT"
+	record_deep_strip "$TMP/di1"
+	expect_deep_strip_named "$TMP/di1"
+	expect_grep "$TMP/di1.err" '^stitch: debuginfod: 1 debug files fetched, 0 from its cache'
+	expect_eq "requests after the first run" "$(dbgd_requests)" 1
+	record_deep_strip "$TMP/di2"
+	expect_deep_strip_named "$TMP/di2"
+	expect_grep "$TMP/di2.err" '^stitch: debuginfod: 0 debug files fetched, 1 from its cache'
+	expect_eq "requests after the second run" "$(dbgd_requests)" 1
+	# --no-debuginfod: a fresh cache, nothing asked, nothing named.
+	STITCH_CACHE_DIR=$TMP/cache-none "$STITCH" record --no-debuginfod -F 499 \
+		-o "$TMP/di3.folded" -- "$TMP/dbgd/deep_strip" spin 1 2>"$TMP/di3.err"
+	cat "$TMP/di3.err"
+	expect_eq "deep_strip samples named main with --no-debuginfod" \
+		"$(total "$TMP/di3.folded" '^deep_strip;.*;main;')" 0
+	expect_eq "requests after --no-debuginfod" "$(dbgd_requests)" 1
+	stop_debuginfod
+}
+
+# The server stopped (connection refused) or black-holed (a listener that
+# never answers): the recording ends on time, frames stay binary+0x..., and
+# the summary says what failed.
+test_debuginfod_server_down() {
+	export STITCH_CACHE_DIR=$TMP/cache-down
+	start_debuginfod
+	stop_debuginfod
+	export DEBUGINFOD_URLS="http://127.0.0.1:$DBGD_PORT"
+	record_deep_strip "$TMP/down"
+	at_most "recording of 2 s with the server down" "$(cat "$TMP/down.time")" 4.5
+	expect_grep "$TMP/down.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, 1 failed \(1 of 1 servers given up'
+	expect_ge "deep_strip samples" "$(total "$TMP/down.folded" '^deep_strip;')" 300
+	expect_eq "deep_strip samples named main" "$(total "$TMP/down.folded" '^deep_strip;.*;main;')" 0
+}
+
+test_debuginfod_server_silent() {
+	local port_file=$TMP/silent.port listener
+	export STITCH_CACHE_DIR=$TMP/cache-silent
+	start_debuginfod
+	stop_debuginfod
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
+	listener=$!
+	for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
+	# Two servers: the silent one costs its timeout once, the refused one nothing.
+	export DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$port_file") http://127.0.0.1:$DBGD_PORT"
+	record_deep_strip "$TMP/silent"
+	kill "$listener"
+	wait "$listener" 2>/dev/null || true
+	# 2 s of recording, ~2.2 s of waiting for the silent server (DEBUGINFOD_TIMEOUT
+	# default 2 s), startup: 5.5 s leaves a busy machine its margin; 90 s of
+	# libdebuginfod's own default timeout (x3 tries) would not fit.
+	at_most "recording of 2 s with a silent server" "$(cat "$TMP/silent.time")" 6
+	expect_grep "$TMP/silent.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, 1 failed \(2 of 2 servers given up'
+}
