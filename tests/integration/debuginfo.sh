@@ -178,6 +178,9 @@ test_debuginfod_names_and_cache() {
 	record_deep_strip "$TMP/di1"
 	expect_deep_strip_named "$TMP/di1"
 	expect_grep "$TMP/di1.err" '^stitch: debuginfod: 1 debug files fetched, 0 from its cache'
+	if grep -q "^  $TMP/dbgd/deep_strip: " "$TMP/di1.txt"; then
+		die "deep_strip listed with unnamed frames once named"
+	fi
 	expect_eq "requests after the first run" "$(dbgd_requests)" 1
 	record_deep_strip "$TMP/di2"
 	expect_deep_strip_named "$TMP/di2"
@@ -206,6 +209,9 @@ test_debuginfod_server_down() {
 	expect_grep "$TMP/down.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, 1 failed \(1 of 1 servers given up'
 	expect_ge "deep_strip samples" "$(total "$TMP/down.folded" '^deep_strip;')" 300
 	expect_eq "deep_strip samples named main" "$(total "$TMP/down.folded" '^deep_strip;.*;main;')" 0
+	# The text summary counts them and says what would name them.
+	expect_grep "$TMP/down.txt" '^Frames without a name \(binary\+0xOFFSET\), by binary: install its debug symbols or set DEBUGINFOD_URLS$'
+	expect_grep "$TMP/down.txt" "^  $TMP/dbgd/deep_strip: [0-9]+ addresses, in [0-9]+ of [0-9]+ samples\$"
 }
 
 test_debuginfod_server_silent() {
