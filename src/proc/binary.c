@@ -221,7 +221,8 @@ const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b
 		b->table_built = true;
 		if (cfi_build_table(b->elf, NULL, &b->table) != 0)
 			memset(&b->table, 0, sizeof(b->table));
-		else if (entry_mark_end(b->elf, &b->table) != 0)
+		else if (entry_code_range(b->elf, &b->table, &b->entry_lo, &b->entry_hi) &&
+			 unwind_table_mark_end(&b->table, b->entry_lo, b->entry_hi) != 0)
 			unwind_table_free(&b->table);
 		c->table_rows += b->table.nr;
 	}

@@ -40,6 +40,7 @@ struct binary {
 	size_t build_id_len;
 	bool table_built;
 	struct unwind_table table;
+	uint64_t entry_lo, entry_hi;	/* CFI-less entry code marked as the end, or 0, 0 */
 	bool syms_opened;
 	struct sym_source *syms;
 };

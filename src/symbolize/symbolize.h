@@ -69,6 +69,16 @@ void sym_source_free(struct sym_source *src);
 int sym_source_find_symbol(struct sym_source *src, const char *name, uint64_t *vaddr,
 			   uint64_t *size);
 
+/*
+ * A program's or loader's entry code [lo, ...) has no CFI and its labels no
+ * size (ld.so's _start and _dl_start_user, glibc's RTLD_START): name vaddr
+ * after the last label at or below it, from lo on, of the .symtab of the
+ * debug file, else of the binary.  Only for such a range, which the caller
+ * knows to be one piece of code from lo (unwind/entry_end.h); NULL if no
+ * label.  The name is owned by the source.
+ */
+const char *sym_source_entry_label(struct sym_source *src, uint64_t lo, uint64_t vaddr);
+
 /* Path of the separate debug file in use, or NULL. */
 const char *sym_source_debug_path(const struct sym_source *src);
 

@@ -23,17 +23,19 @@ short_lived_stacks() {
 # ld.so's _start and _dl_start_user have no CFI (glibc 2.36): a starting
 # process's stacks under _dl_start or _dl_init ended in [unknown] (51 of
 # 1,353 samples of 60 `python3 -c pass`, 3.8%; 64 with [unknown] in all,
-# 4.7%); they are complete now, and <= 2% of the samples hold [unknown].
+# 4.7%); they are complete now, and <= 2% of the samples hold [unknown]
+# (0.6-1.1%: _dl_runtime_resolve's CFA is rbx-based, which the table cannot
+# say).
 check_short_lived() {
 	local out=$1
-	expect_ge "samples of the short-lived processes" "$(total "$out" '^shortlived_py;')" 300
+	expect_ge "samples of the short-lived processes" "$(total "$out" '^shortlived_py;')" 200
 	expect_ge "samples in the loader's start (_dl_start)" \
 		"$(total "$out" '^shortlived_py;.*;_dl_start;')" 5
 	expect_eq "% of _dl_start's samples ending in [unknown]" \
 		"$(share "$out" '^shortlived_py;.*;_dl_start;' '^shortlived_py;\[unknown\];')" 0
-	expect_eq "% of _dl_start's samples starting at ld.so's entry" \
-		"$(share "$out" '^shortlived_py;.*;_dl_start;' \
-			'^shortlived_py;ld-linux-x86-64\.so\.2\+0x[0-9a-f]+;_dl_start;')" 100
+	# ld.so's _start, named from libc6-dbg's zero-sized label (sym_source_entry_label).
+	expect_eq "% of _dl_start's samples starting at ld.so's _start" \
+		"$(share "$out" '^shortlived_py;.*;_dl_start;' '^shortlived_py;_start;_dl_start;')" 100
 	local unknown
 	unknown=$(share "$out" '^shortlived_py;' ';\[unknown\](;| )')
 	echo "% of samples with [unknown]: $unknown"
@@ -81,7 +83,7 @@ check_root_names() {
 		unshare --mount --root="$root" "/$bin" spin 2
 	show "$TMP/$bin.folded"
 	cat "$TMP/$bin.txt"
-	expect_ge "$bin samples" "$(total "$TMP/$bin.folded" "^$bin;")" 300
+	expect_ge "$bin samples" "$(total "$TMP/$bin.folded" "^$bin;")" 100
 	expect_ge "% of $bin's samples with _start..main;a;b;c;burn" \
 		"$(share "$TMP/$bin.folded" "^$bin;" \
 			"^$bin;_start;__libc_start_main;__libc_start_call_main;main;a;b;c;burn( |;)")" 95
@@ -155,7 +157,7 @@ record_deep_strip() {
 
 expect_deep_strip_named() {
 	local out=$1
-	expect_ge "deep_strip samples" "$(total "$out.folded" '^deep_strip;')" 300
+	expect_ge "deep_strip samples" "$(total "$out.folded" '^deep_strip;')" 100
 	expect_ge "% of deep_strip's samples named _start..main;a;b;c;burn" \
 		"$(share "$out.folded" '^deep_strip;' \
 			'^deep_strip;_start;__libc_start_main;__libc_start_call_main;main;a;b;c;burn( |;)')" 95
@@ -207,7 +209,7 @@ test_debuginfod_server_down() {
 	record_deep_strip "$TMP/down"
 	at_most "recording of 2 s with the server down" "$(cat "$TMP/down.time")" 4.5
 	expect_grep "$TMP/down.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, 1 failed \(1 of 1 servers given up'
-	expect_ge "deep_strip samples" "$(total "$TMP/down.folded" '^deep_strip;')" 300
+	expect_ge "deep_strip samples" "$(total "$TMP/down.folded" '^deep_strip;')" 100
 	expect_eq "deep_strip samples named main" "$(total "$TMP/down.folded" '^deep_strip;.*;main;')" 0
 	# The text summary counts them and says what would name them.
 	expect_grep "$TMP/down.txt" '^Frames without a name \(binary\+0xOFFSET\), by binary: install its debug symbols or set DEBUGINFOD_URLS$'
