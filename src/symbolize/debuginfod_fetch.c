@@ -31,8 +31,9 @@ static struct {
 	int nr_urls;
 	long timeout_s;
 	char cache[PATH_MAX];
-	double first_query;	/* mono_s() of the first query, 0: none yet */
 	/* the transfer in flight */
+	double query_start;
+	bool cut;		/* we stopped it (libdebuginfod then says ENOENT) */
 	long bytes;
 	double last_progress;
 	bool asked;		/* any query this run */
@@ -120,13 +121,12 @@ static int on_progress(debuginfod_client *c, long a, long b)
 	}
 	/* Silent for the timeout: this server is not answering. */
 	if (now - di.last_progress >= (double)di.timeout_s)
-		return 1;
+		di.cut = true;
 	/* Past the run's budget only a transfer still moving may go on. */
-	if (now - di.first_query >= DEBUGINFOD_BUDGET_S && now - di.last_progress >= 1.0) {
-		di.st.budget_spent = true;
-		return 1;
-	}
-	return 0;
+	if (di.st.seconds + (now - di.query_start) >= DEBUGINFOD_BUDGET_S &&
+	    now - di.last_progress >= 1.0)
+		di.cut = di.st.budget_spent = true;
+	return di.cut;
 }
 
 static bool setup(void)
@@ -180,9 +180,12 @@ static int ask(int server, const uint8_t *id, size_t len, char **found)
 	if (setenv(DEBUGINFOD_URLS_ENV_VAR, di.urls[server], 1) != 0)
 		return -ENOMEM;
 	di.bytes = 0;
-	di.last_progress = start;
+	di.cut = false;
+	di.query_start = di.last_progress = start;
 	fd = debuginfod_find_debuginfo(di.client, id, (int)len, found);
 	di.st.seconds += mono_s() - start;
+	if (fd < 0 && di.cut)
+		fd = -ETIME;
 	if (getenv("STITCH_DEBUG"))
 		fprintf(stderr, "stitch: debuginfod: %s: %s in %.2f s\n", di.urls[server],
 			fd < 0 ? strerror(-fd) : "found", mono_s() - start);
@@ -206,7 +209,7 @@ int debuginfod_fetch_debuginfo(const uint8_t *build_id, size_t len, char *path, 
 		di.st.cached++;
 		return 0;
 	}
-	if (di.first_query && mono_s() - di.first_query >= DEBUGINFOD_BUDGET_S) {
+	if (di.st.seconds >= DEBUGINFOD_BUDGET_S) {
 		di.st.budget_spent = true;
 		di.st.failed++;
 		return -ENOENT;
@@ -214,8 +217,10 @@ int debuginfod_fetch_debuginfo(const uint8_t *build_id, size_t len, char *path, 
 	for (i = 0; i < di.nr_urls && err != 0; i++) {
 		if (di.dead[i])
 			continue;
-		if (!di.first_query)
-			di.first_query = mono_s();
+		if (di.st.seconds >= DEBUGINFOD_BUDGET_S) {
+			di.st.budget_spent = true;
+			break;
+		}
 		di.asked = any_asked = true;
 		free(found);
 		found = NULL;
