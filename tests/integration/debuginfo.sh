@@ -208,7 +208,7 @@ test_debuginfod_server_down() {
 	export DEBUGINFOD_URLS="http://127.0.0.1:$DBGD_PORT"
 	record_deep_strip "$TMP/down"
 	at_most "recording of 2 s with the server down" "$(cat "$TMP/down.time")" 4.5
-	expect_grep "$TMP/down.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, 1 failed \(1 of 1 servers given up'
+	expect_grep "$TMP/down.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, [1-9][0-9]* failed \(1 of 1 servers given up'
 	expect_ge "deep_strip samples" "$(total "$TMP/down.folded" '^deep_strip;')" 100
 	expect_eq "deep_strip samples named main" "$(total "$TMP/down.folded" '^deep_strip;.*;main;')" 0
 	# The text summary counts them and says what would name them.
@@ -235,5 +235,5 @@ print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
 	# default 2 s), startup: 5.5 s leaves a busy machine its margin; 90 s of
 	# libdebuginfod's own default timeout (x3 tries) would not fit.
 	at_most "recording of 2 s with a silent server" "$(cat "$TMP/silent.time")" 6
-	expect_grep "$TMP/silent.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, 1 failed \(2 of 2 servers given up'
+	expect_grep "$TMP/silent.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, [1-9][0-9]* failed \(2 of 2 servers given up'
 }
