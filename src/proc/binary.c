@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "proc/binary.h"
+#include "util/array.h"
 #include "symbolize/symbolize.h"
 #include "unwind/entry_end.h"
 
@@ -48,8 +49,6 @@ static void binary_free(struct binary *b)
 		elf_end(b->elf);
 	if (b->fd >= 0)
 		close(b->fd);
-	if (b->root_fd >= 0)
-		close(b->root_fd);
 	free(b->image);
 	free(b->path);
 	free(b->root);
@@ -70,19 +69,25 @@ void binary_cache_free(struct binary_cache *c)
 	hmap_free(&c->by_file);
 	binary_free(c->vdso);
 	c->vdso = NULL;
+	for (i = 0; i < c->nr_roots; i++)
+		close(c->roots[i].fd);
+	free(c->roots);
+	c->roots = NULL;
+	c->nr_roots = c->cap_roots = 0;
 }
 
 /*
- * Hold a process's root open (see struct binary): "" if it is ours, or if it
- * cannot be opened (the process is gone: its files are unreachable anyway).
+ * Hold a process's root open (see struct binary), once per root directory:
+ * "" if it is ours, or if it cannot be opened (the process is gone: its
+ * files are unreachable anyway).  NULL only when out of memory.
  */
-static char *pin_root(const char *root, int *root_fd)
+static char *pin_root(struct binary_cache *c, const char *root)
 {
 	struct stat ours, theirs;
 	char buf[64];
+	size_t i;
 	int fd;
 
-	*root_fd = -1;
 	if (!root || !root[0])
 		return strdup("");
 	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -93,12 +98,26 @@ static char *pin_root(const char *root, int *root_fd)
 		close(fd);
 		return strdup("");
 	}
+	for (i = 0; i < c->nr_roots; i++) {
+		if (c->roots[i].dev == theirs.st_dev && c->roots[i].ino == theirs.st_ino) {
+			close(fd);
+			fd = c->roots[i].fd;
+			break;
+		}
+	}
+	if (i == c->nr_roots) {
+		if (array_reserve((void **)&c->roots, &c->cap_roots, c->nr_roots + 1,
+				  sizeof(*c->roots), 8) != 0) {
+			close(fd);
+			return NULL;
+		}
+		c->roots[c->nr_roots++] = (struct pinned_root){ theirs.st_dev, theirs.st_ino, fd };
+	}
 	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
-	*root_fd = fd;
 	return strdup(buf);
 }
 
-static struct binary *binary_new(const char *path, const char *root)
+static struct binary *binary_new(struct binary_cache *c, const char *path, const char *root)
 {
 	struct binary *b = calloc(1, sizeof(*b));
 	const char *slash;
@@ -107,7 +126,7 @@ static struct binary *binary_new(const char *path, const char *root)
 		return NULL;
 	b->fd = -1;
 	b->path = strdup(path ? path : "[unknown]");
-	b->root = pin_root(root, &b->root_fd);
+	b->root = pin_root(c, root);
 	if (!b->path || !b->root) {
 		binary_free(b);
 		return NULL;
@@ -146,7 +165,7 @@ struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, c
 		close(fd);
 		return (struct binary *)n;
 	}
-	b = binary_new(path, root);
+	b = binary_new(c, path, root);
 	if (!b) {
 		close(fd);
 		return NULL;
@@ -196,7 +215,7 @@ struct binary *binary_get_vdso(struct binary_cache *c)
 	/* The vDSO is at most a few pages; refuse anything odd. */
 	if (size == 0 || size > (1 << 20))
 		return NULL;
-	b = binary_new("[vdso]", "");
+	b = binary_new(c, "[vdso]", "");
 	if (!b)
 		return NULL;
 	b->image = malloc(size);

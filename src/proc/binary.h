@@ -27,12 +27,11 @@ struct binary {
 	const char *name;	/* basename of path, for module+0xOFF frames */
 	/*
 	 * The root it was found under, for debug files: "" for our own, else
-	 * "/proc/self/fd/N" with root_fd (N) an O_PATH fd of the process's
-	 * /proc/PID/root taken while it ran, so its own debug files are still
-	 * found when frames are named, after it has exited.
+	 * "/proc/self/fd/N", N an O_PATH fd of the process's /proc/PID/root
+	 * taken while it ran (struct pinned_root), so its own debug files are
+	 * still found when frames are named, after it has exited.
 	 */
 	char *root;
-	int root_fd;
 	int fd;
 	void *image;		/* in-memory image (vDSO), else NULL */
 	Elf *elf;
@@ -45,8 +44,17 @@ struct binary {
 	struct sym_source *syms;
 };
 
+/* A foreign root held open, one fd per root directory however many binaries. */
+struct pinned_root {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+};
+
 struct binary_cache {
 	struct hmap by_file;
+	struct pinned_root *roots;
+	size_t nr_roots, cap_roots;
 	struct binary *vdso;
 	size_t table_rows;	/* rows over every built table, for reporting */
 };
