@@ -124,6 +124,8 @@ start_debuginfod() {
 	DBGD_PORT=$(free_port)
 	debuginfod -p "$DBGD_PORT" -F -d "$d/db.sqlite" -v "$d/srv" >"$d/server.log" 2>&1 &
 	DBGD_PID=$!
+	# The test runs in a subshell of its own: a failing one stops its server too.
+	trap stop_debuginfod EXIT
 	for i in $(seq 100); do
 		code=$(curl -s -o /dev/null -w '%{http_code}' \
 			"http://127.0.0.1:$DBGD_PORT/buildid/$DBGD_ID/debuginfo" || true)
@@ -134,8 +136,10 @@ start_debuginfod() {
 }
 
 stop_debuginfod() {
+	[ -n "${DBGD_PID:-}" ] || return 0
 	kill "$DBGD_PID" 2>/dev/null || true
 	wait "$DBGD_PID" 2>/dev/null || true
+	DBGD_PID=
 }
 
 # Requests for the build-id from libdebuginfod (not the readiness probe: curl).
@@ -225,10 +229,12 @@ test_debuginfod_server_silent() {
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
 print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
 	listener=$!
+	trap 'kill $listener 2>/dev/null || true' EXIT
 	for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
 	# Two servers: the silent one costs its timeout once, the refused one nothing.
 	export DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$port_file") http://127.0.0.1:$DBGD_PORT"
 	record_deep_strip "$TMP/silent"
+	trap - EXIT
 	kill "$listener"
 	wait "$listener" 2>/dev/null || true
 	# 2 s of recording, ~2.2 s of waiting for the silent server (DEBUGINFOD_TIMEOUT
