@@ -108,7 +108,7 @@ static bool pick_cache(void)
 
 static int on_progress(debuginfod_client *c, long a, long b)
 {
-	double now = mono_s();
+	double now = mono_s(), spent;
 
 	(void)c;
 	/*
@@ -122,9 +122,10 @@ static int on_progress(debuginfod_client *c, long a, long b)
 	/* Silent for the timeout: this server is not answering. */
 	if (now - di.last_progress >= (double)di.timeout_s)
 		di.cut = true;
-	/* Past the run's budget only a transfer still moving may go on. */
-	if (di.st.seconds + (now - di.query_start) >= DEBUGINFOD_BUDGET_S &&
-	    now - di.last_progress >= 1.0)
+	/* Past the run's budget only a transfer still moving may go on, for a while. */
+	spent = di.st.seconds + (now - di.query_start);
+	if ((spent >= DEBUGINFOD_BUDGET_S && now - di.last_progress >= 1.0) ||
+	    spent >= DEBUGINFOD_HARD_LIMIT_S)
 		di.cut = di.st.budget_spent = true;
 	return di.cut;
 }

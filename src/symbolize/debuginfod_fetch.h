@@ -10,7 +10,8 @@
  * 90) has timed out; and once queries have taken DEBUGINFOD_BUDGET_S
  * seconds in a run, no new query starts and a transfer that stalls for a
  * second is dropped: a dead or black-holed server costs a recording at most
- * ~3 s in all (measured: a silent server 2.2 s, a refused connection ~0).
+ * ~3 s in all (measured: a silent server 2.2 s, a refused connection ~0),
+ * and no download goes on past DEBUGINFOD_HARD_LIMIT_S of queries.
  *
  * Files: libdebuginfod's cache (DEBUGINFOD_CACHE_PATH if it is ours and
  * writable by nobody else, else stitch's cache directory "debuginfod", see
@@ -28,6 +29,12 @@
 #define DEBUGINFOD_URL_MAX 512
 #define DEBUGINFOD_DEFAULT_TIMEOUT_S 2
 #define DEBUGINFOD_BUDGET_S 3.0
+/*
+ * Even a transfer still moving is cut here: a large debug file on a slow
+ * link is better fetched ahead (debuginfod-find debuginfo BUILDID, same
+ * cache) than holding up a recording.
+ */
+#define DEBUGINFOD_HARD_LIMIT_S 10.0
 
 struct debuginfod_stats {
 	unsigned long fetched;		/* downloaded in this run */
