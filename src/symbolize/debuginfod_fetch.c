@@ -150,7 +150,8 @@ static bool setup(void)
 	/* Nothing on stderr from the library: we say what happened in one line. */
 	unsetenv(DEBUGINFOD_PROGRESS_ENV_VAR);
 	/* A server that timed out once is not asked again (libdebuginfod: 2 retries). */
-	if (!getenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR) && setenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR, "0", 1))
+	if (!getenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR) &&
+	    setenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR, "0", 1) != 0)
 		return false;
 	unsetenv(DEBUGINFOD_VERBOSE_ENV_VAR);
 	di.client = debuginfod_begin();
