@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "symbolize/debuginfo.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "util/elf_util.h"
 #include "symbolize/symbolize.h"
 #include "symbolize/symtab.h"
@@ -42,6 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct minidebug md;
 	char *copy;
 	Elf *elf;
+
+	/* Inputs are not worth a server's time, and the fuzzer stays off the network. */
+	debuginfod_disable();
 
 	if (!empty_root[0]) {
 		snprintf(empty_root, sizeof(empty_root), "/tmp/stitch_fuzz_XXXXXX");

@@ -11,6 +11,8 @@ fi
 packages=(
 	# build
 	make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config
+	# debug files by build-id from debuginfod servers (elfutils' client library)
+	libdebuginfod-dev
 	# tests: unit tests, sanitizer runtimes, USDT headers, workloads
 	libcmocka-dev libclang-rt-14-dev systemtap-sdt-dev binutils util-linux xz-utils
 	# a linker with another layout (lld shares a page between text and rodata)
@@ -20,6 +22,8 @@ packages=(
 	# debug symbols for libc: the tests name libc-internal frames through
 	# /usr/lib/debug/.build-id, the path users with -dbg packages take
 	libc6-dbg
+	# the real debuginfod server the debuginfod tests start on 127.0.0.1
+	debuginfod
 	# peers for benchmarks (libbpf-tools: offcputime, funclatency; elfutils: eu-stack)
 	linux-perf bpftrace libbpf-tools elfutils gdb
 	# protoc: the pprof tests decode our output with the real tool

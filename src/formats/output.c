@@ -8,6 +8,7 @@
 
 #include "formats/flamegraph.h"
 #include "formats/output.h"
+#include "formats/unnamed.h"
 #include "formats/pprof.h"
 #include "util/cli.h"
 #include "util/outfile.h"
@@ -210,6 +211,7 @@ int profile_write_text(FILE *f, const struct profile *p, int top)
 {
 	long double sat_sum = 0;
 	size_t i;
+	int err;
 
 	/* Folded input knows no title, duration, pids or events: say only what is known. */
 	char v[32];
@@ -262,6 +264,9 @@ int profile_write_text(FILE *f, const struct profile *p, int top)
 	if (p->nsamples > (size_t)top)
 		fprintf(f, "\n... %zu more stacks (write -o FILE.folded for all of them)\n",
 			p->nsamples - top);
+	err = profile_write_unnamed(f, p);
+	if (err)
+		return err;
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "proc/binary.h"
+#include "util/array.h"
 #include "symbolize/symbolize.h"
+#include "unwind/entry_end.h"
 
 struct file_key {
 	dev_t dev;
@@ -67,9 +69,55 @@ void binary_cache_free(struct binary_cache *c)
 	hmap_free(&c->by_file);
 	binary_free(c->vdso);
 	c->vdso = NULL;
+	for (i = 0; i < c->nr_roots; i++)
+		close(c->roots[i].fd);
+	free(c->roots);
+	c->roots = NULL;
+	c->nr_roots = c->cap_roots = 0;
 }
 
-static struct binary *binary_new(const char *path, const char *root)
+/*
+ * Hold a process's root open (see struct binary), once per root directory:
+ * "" if it is ours, or if it cannot be opened (the process is gone: its
+ * files are unreachable anyway).  NULL only when out of memory.
+ */
+static char *pin_root(struct binary_cache *c, const char *root)
+{
+	struct stat ours, theirs;
+	char buf[64];
+	size_t i;
+	int fd;
+
+	if (!root || !root[0])
+		return strdup("");
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return strdup("");
+	if (fstat(fd, &theirs) != 0 || stat("/", &ours) != 0 ||
+	    (theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino)) {
+		close(fd);
+		return strdup("");
+	}
+	for (i = 0; i < c->nr_roots; i++) {
+		if (c->roots[i].dev == theirs.st_dev && c->roots[i].ino == theirs.st_ino) {
+			close(fd);
+			fd = c->roots[i].fd;
+			break;
+		}
+	}
+	if (i == c->nr_roots) {
+		if (array_reserve((void **)&c->roots, &c->cap_roots, c->nr_roots + 1,
+				  sizeof(*c->roots), 8) != 0) {
+			close(fd);
+			return NULL;
+		}
+		c->roots[c->nr_roots++] = (struct pinned_root){ theirs.st_dev, theirs.st_ino, fd };
+	}
+	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
+	return strdup(buf);
+}
+
+static struct binary *binary_new(struct binary_cache *c, const char *path, const char *root)
 {
 	struct binary *b = calloc(1, sizeof(*b));
 	const char *slash;
@@ -78,7 +126,7 @@ static struct binary *binary_new(const char *path, const char *root)
 		return NULL;
 	b->fd = -1;
 	b->path = strdup(path ? path : "[unknown]");
-	b->root = strdup(root ? root : "");
+	b->root = pin_root(c, root);
 	if (!b->path || !b->root) {
 		binary_free(b);
 		return NULL;
@@ -117,7 +165,7 @@ struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, c
 		close(fd);
 		return (struct binary *)n;
 	}
-	b = binary_new(path, root);
+	b = binary_new(c, path, root);
 	if (!b) {
 		close(fd);
 		return NULL;
@@ -167,7 +215,7 @@ struct binary *binary_get_vdso(struct binary_cache *c)
 	/* The vDSO is at most a few pages; refuse anything odd. */
 	if (size == 0 || size > (1 << 20))
 		return NULL;
-	b = binary_new("[vdso]", "");
+	b = binary_new(c, "[vdso]", "");
 	if (!b)
 		return NULL;
 	b->image = malloc(size);
@@ -192,6 +240,9 @@ const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b
 		b->table_built = true;
 		if (cfi_build_table(b->elf, NULL, &b->table) != 0)
 			memset(&b->table, 0, sizeof(b->table));
+		else if (entry_code_range(b->elf, &b->table, &b->entry_lo, &b->entry_hi) &&
+			 unwind_table_mark_end(&b->table, b->entry_lo, b->entry_hi) != 0)
+			unwind_table_free(&b->table);
 		c->table_rows += b->table.nr;
 	}
 	return &b->table;

@@ -25,7 +25,13 @@ struct binary {
 	ino_t ino;
 	char *path;		/* path as the traced process named it */
 	const char *name;	/* basename of path, for module+0xOFF frames */
-	char *root;		/* "/proc/PID/root" it was found under, for debug files */
+	/*
+	 * The root it was found under, for debug files: "" for our own, else
+	 * "/proc/self/fd/N", N an O_PATH fd of the process's /proc/PID/root
+	 * taken while it ran (struct pinned_root), so its own debug files are
+	 * still found when frames are named, after it has exited.
+	 */
+	char *root;
 	int fd;
 	void *image;		/* in-memory image (vDSO), else NULL */
 	Elf *elf;
@@ -33,12 +39,22 @@ struct binary {
 	size_t build_id_len;
 	bool table_built;
 	struct unwind_table table;
+	uint64_t entry_lo, entry_hi;	/* CFI-less entry code marked as the end, or 0, 0 */
 	bool syms_opened;
 	struct sym_source *syms;
 };
 
+/* A foreign root held open, one fd per root directory however many binaries. */
+struct pinned_root {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+};
+
 struct binary_cache {
 	struct hmap by_file;
+	struct pinned_root *roots;
+	size_t nr_roots, cap_roots;
 	struct binary *vdso;
 	size_t table_rows;	/* rows over every built table, for reporting */
 };

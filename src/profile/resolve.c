@@ -141,6 +141,8 @@ static struct cached_frame *resolve_user(struct resolver *r, const struct uframe
 	struct sym_frame sf[MAX_INLINE];
 	struct cached_frame *c;
 	struct sym_source *syms;
+	const char *label;
+	uint64_t at;
 	int n = 0, i;
 
 	c = (struct cached_frame *)hmap_find(&r->cache, h, frame_eq, &key);
@@ -148,13 +150,21 @@ static struct cached_frame *resolve_user(struct resolver *r, const struct uframe
 		return c;
 	/* A return address points after the call: name the call itself. */
 	syms = binary_syms(u->bin);
+	at = u->exact ? u->addr : u->addr - 1;
 	if (syms)
-		n = sym_source_lookup(syms, u->exact ? u->addr : u->addr - 1, sf, MAX_INLINE);
+		n = sym_source_lookup(syms, at, sf, MAX_INLINE);
 	c = malloc(sizeof(*c) + (n ? n : 1) * sizeof(c->f[0]));
 	if (!c)
 		return NULL;
 	c->key = key;
-	if (n <= 0) {
+	if (n <= 0 && syms && at >= u->bin->entry_lo && at < u->bin->entry_hi &&
+	    (label = sym_source_entry_label(syms, u->bin->entry_lo, at))) {
+		c->n = 1;
+		c->f[0].name = label;
+		c->f[0].file = NULL;
+		c->f[0].line = 0;
+		c->f[0].kind = FRAME_USER;
+	} else if (n <= 0) {
 		c->n = 1;
 		c->f[0].name = format_string(r, "%s+0x%llx", u->bin->name, u->addr);
 		c->f[0].file = NULL;

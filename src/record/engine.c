@@ -26,6 +26,7 @@
 #include "offcpu/offcpu_blocked.h"
 #include "offcpu/offcpu_wakes.h"
 #include "record/record_internal.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "util/clock.h"
 #include "util/libbpf_log.h"
 #include "util/privileges.h"
@@ -423,6 +424,7 @@ static int run_finish(struct run *run)
 	res.seconds = mono_s() - run->start;
 	if (r->hooks && r->hooks->finish && r->hooks->finish(r->hooks->ctx, &res))
 		rc = 1;
+	report_debuginfod();
 	if (o->stats)
 		report_debug_cache();
 	return rc;

@@ -13,6 +13,7 @@
 #include "formats/output.h"
 #include "kunwind/kunwind.h"
 #include "record/record_cmd.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "util/cli.h"
 
 #define DEFAULT_FREQ 99
@@ -92,6 +93,8 @@ static void usage(FILE *f)
 "      --no-runnable        offcpu: leave out time waiting for a CPU after\n"
 "                           preemption (shown by default: it is time the\n"
 "                           thread waited too)\n"
+"      --no-debuginfod      ask no debuginfod server (DEBUGINFOD_URLS) for\n"
+"                           debug files\n"
 "      --stats[=walks]      what recording cost and how stacks ended: bytes\n"
 "                           and BPF time per event (BPF time needs sysctl\n"
 "                           kernel.bpf_stats_enabled=1), unwind outcomes;\n"
@@ -112,6 +115,10 @@ static void usage(FILE *f)
 "Compressed debug files (libc6-dbg, -dbgsym) are decompressed once into\n"
 "$STITCH_CACHE_DIR/debug (default ~/.cache/stitch/debug); STITCH_CACHE_DIR=\n"
 "turns that off.\n"
+"Binaries with no local debug file (/usr/lib/debug, in a container's root\n"
+"first) are looked up by build-id on the DEBUGINFOD_URLS servers (timeout\n"
+"DEBUGINFOD_TIMEOUT, default here 2 s; ~3 s for all queries of a run), cached\n"
+"in DEBUGINFOD_CACHE_PATH if it is yours alone, else $STITCH_CACHE_DIR/debuginfod.\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
 		DEFAULT_FREQ, DEFAULT_TOP, STITCH_DEFAULT_USTACK, STITCH_MAX_USTACK, DEFAULT_TABLE_MB,
 		DEFAULT_TABLE_MB_ALL);
@@ -148,7 +155,8 @@ static int set_unwind(struct record_opts *o, const char *mode)
 }
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
-       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE };
+       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE,
+       OPT_NO_DEBUGINFOD };
 
 /* record's own options; -p, -a, -F, -d, -o, --force and --wakers are shared (run_opts.h). */
 static const struct option longopts[] = {
@@ -164,6 +172,7 @@ static const struct option longopts[] = {
 	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -233,6 +242,9 @@ static int take_opt(void *ctx, int c, const char *arg)
 		if (!o->min_block_ns && strcmp(arg, "0"))
 			return fail_usage("--min-block: '%s' is not a time (like 1ms, 500us, 0.2s; "
 					  "0 keeps every interval)", arg);
+		break;
+	case OPT_NO_DEBUGINFOD:
+		debuginfod_disable();
 		break;
 	}
 	return 0;

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "symbolize/debuginfo.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "util/elf_util.h"
 
 #ifndef PROC_SUPER_MAGIC
@@ -283,6 +284,23 @@ int debug_file_find(Elf *bin, const char *path, const char *root, struct debug_f
 	if (find_by_build_id(&want, root, out) == 0)
 		return 0;
 	return find_by_debuglink(bin, &want, path, root, out);
+}
+
+int debug_file_fetch(Elf *bin, struct debug_file *out)
+{
+	struct bin_identity want;
+	char path[PATH_MAX];
+
+	out->elf = NULL;
+	out->fd = -1;
+	out->origin = DEBUG_NONE;
+	out->path[0] = '\0';
+	if (identify(bin, &want) != 0 || want.build_id_len < 2 ||
+	    debuginfod_fetch_debuginfo(want.build_id, want.build_id_len, path, sizeof(path)) != 0 ||
+	    try_debug_file(path, &want, NULL, out) != 0)
+		return -ENOENT;
+	out->origin = DEBUG_DEBUGINFOD;
+	return 0;
 }
 
 /* Grow the output buffer by doubling, never past MINIDEBUG_MAX_SIZE. */

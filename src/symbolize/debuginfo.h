@@ -20,6 +20,7 @@ enum debug_origin {
 	DEBUG_NONE,
 	DEBUG_BUILD_ID,		/* .build-id/xx/rest.debug, build-id checked */
 	DEBUG_DEBUGLINK,	/* .gnu_debuglink, CRC and build-id checked */
+	DEBUG_DEBUGINFOD,	/* fetched by build-id (debuginfod_fetch.h), checked */
 };
 
 struct debug_file {
@@ -35,6 +36,12 @@ struct debug_file {
  */
 int debug_file_find(Elf *bin, const char *path, const char *root, struct debug_file *out);
 void debug_file_close(struct debug_file *df);
+
+/*
+ * The debug file of `bin` from a debuginfod server (or a run before's
+ * download), checked as a local one.  0, or -ENOENT.
+ */
+int debug_file_fetch(Elf *bin, struct debug_file *out);
 
 /* Parse .gnu_debuglink: name (no '/'), CRC; 0 or -ENOENT if absent/malformed. */
 int debuglink_read(Elf *bin, char *name, size_t name_size, uint32_t *crc);

@@ -79,14 +79,17 @@ static void describe(struct sym_source *src)
 		snprintf(src->desc, sizeof(src->desc), "none");
 	else if (src->debug.origin != DEBUG_NONE)
 		snprintf(src->desc + len, sizeof(src->desc) - len, "(%s)",
-			 src->debug.origin == DEBUG_BUILD_ID ? "build-id" : "debuglink");
+			 src->debug.origin == DEBUG_BUILD_ID ? "build-id" :
+			 src->debug.origin == DEBUG_DEBUGLINK ? "debuglink" : "debuginfod");
 }
 
 static void load_symbols(struct sym_source *src, const char *path, const char *root)
 {
 	Elf *dbg;
 
-	debug_file_find(src->elf, path, root, &src->debug);
+	/* Local files first; a server only for a binary with no DWARF at all. */
+	if (debug_file_find(src->elf, path, root, &src->debug) != 0 && !has_dwarf(src->elf))
+		debug_file_fetch(src->elf, &src->debug);
 	dbg = src->debug.elf;
 	/* The debug file's .symtab is the complete one; MiniDebugInfo is the fallback. */
 	if (!dbg && minidebug_open(src->elf, &src->mini) == 0)
@@ -248,6 +251,55 @@ int sym_source_lookup(struct sym_source *src, uint64_t vaddr, struct sym_frame *
 		memcpy(slot->frames, out, n * sizeof(*out));
 	}
 	return n;
+}
+
+/* The highest-addressed code label of elf's .symtab in [lo, vaddr], or NULL. */
+static const char *label_below(Elf *elf, uint64_t lo, uint64_t vaddr, uint64_t *at)
+{
+	const char *best = NULL;
+	Elf_Scn *scn = NULL;
+
+	while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		n = d ? d->d_size / sh.sh_entsize : 0;
+		for (i = 0; i < n; i++) {
+			const char *name;
+			GElf_Sym sym;
+			int type;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_shndx >= SHN_LORESERVE || sym.st_value < lo ||
+			    sym.st_value > vaddr || (best && sym.st_value <= *at))
+				continue;
+			type = GELF_ST_TYPE(sym.st_info);
+			if (type != STT_NOTYPE && type != STT_FUNC)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && name[0] && name[0] != '.') {
+				best = name;
+				*at = sym.st_value;
+			}
+		}
+		break;
+	}
+	return best;
+}
+
+const char *sym_source_entry_label(struct sym_source *src, uint64_t lo, uint64_t vaddr)
+{
+	const char *name;
+	uint64_t at = 0;
+
+	if (!src || vaddr < lo)
+		return NULL;
+	name = label_below(src->debug.elf, lo, vaddr, &at);
+	return name ? name : label_below(src->elf, lo, vaddr, &at);
 }
 
 int sym_source_find_symbol(struct sym_source *src, const char *name, uint64_t *vaddr,

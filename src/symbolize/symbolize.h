@@ -28,8 +28,10 @@ struct sym_frame {
  * namespace visible to us (e.g. "/proc/1234/root", or "" for our own), both
  * used to find debug files: first <root>/usr/lib/debug/.build-id/xx/rest.debug
  * (then the same without root), then .gnu_debuglink next to the binary, in
- * its .debug/ subdir and under /usr/lib/debug/<dir>/ (CRC-checked), then
- * MiniDebugInfo (.gnu_debugdata, xz-compressed ELF, its .symtab).  A debug
+ * its .debug/ subdir and under /usr/lib/debug/<dir>/ (CRC-checked), then,
+ * for a binary without DWARF of its own, a debuginfod server
+ * (debuginfod_fetch.h), then MiniDebugInfo (.gnu_debugdata, xz-compressed
+ * ELF, its .symtab).  A debug
  * file must carry the binary's build-id (or lack one, like the binary).
  * Never NULL except on allocation failure; a binary with no symbols at all
  * (or elf == NULL, or not an ELF) yields an empty source.  DWARF is opened
@@ -50,7 +52,7 @@ int sym_source_lookup(struct sym_source *src, uint64_t vaddr, struct sym_frame *
 
 /*
  * What was found, for diagnostics: "+"-joined parts of symtab, dynsym,
- * minidebuginfo, dwarf, then "(build-id)" or "(debuglink)" when a separate
+ * minidebuginfo, dwarf, then "(build-id)", "(debuglink)" or "(debuginfod)" when a separate
  * debug file was used; "none" for an empty source.
  */
 const char *sym_source_describe(const struct sym_source *src);
@@ -66,6 +68,16 @@ void sym_source_free(struct sym_source *src);
  */
 int sym_source_find_symbol(struct sym_source *src, const char *name, uint64_t *vaddr,
 			   uint64_t *size);
+
+/*
+ * A program's or loader's entry code [lo, ...) has no CFI and its labels no
+ * size (ld.so's _start and _dl_start_user, glibc's RTLD_START): name vaddr
+ * after the last label at or below it, from lo on, of the .symtab of the
+ * debug file, else of the binary.  Only for such a range, which the caller
+ * knows to be one piece of code from lo (unwind/entry_end.h); NULL if no
+ * label.  The name is owned by the source.
+ */
+const char *sym_source_entry_label(struct sym_source *src, uint64_t lo, uint64_t vaddr);
 
 /* Path of the separate debug file in use, or NULL. */
 const char *sym_source_debug_path(const struct sym_source *src);

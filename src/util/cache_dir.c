@@ -112,3 +112,17 @@ int cache_dir_open(const char *sub, char *path, size_t len)
 	}
 	return fd;
 }
+
+int cache_dir_open_path(const char *path)
+{
+	struct stat st;
+	int fd = open_dirs(path);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !cache_ours(&st)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

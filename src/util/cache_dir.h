@@ -24,4 +24,11 @@ bool cache_ours(const struct stat *st);
  */
 int cache_dir_open(const char *sub, char *path, size_t len);
 
+/*
+ * The same for a directory named whole (an absolute path; another tool's
+ * cache the user pointed us at): made as above, an open directory if it is
+ * ours and writable by nobody else, else -1 (nothing said).
+ */
+int cache_dir_open_path(const char *path);
+
 #endif /* STITCH_UTIL_CACHE_DIR_H */

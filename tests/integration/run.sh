@@ -17,6 +17,9 @@ TMP=$(mktemp -d /tmp/stitch-it.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 # Decompressed debug files (debug_cache.h) of this run only, not root's home.
 export STITCH_CACHE_DIR=$TMP/cache
+# No debuginfod server but the ones a test starts on 127.0.0.1 (Debian's
+# profile.d sets DEBUGINFOD_URLS to debuginfod.debian.net in login shells).
+unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH DEBUGINFOD_TIMEOUT
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "integration tests need root (BPF, perf events): run them with sudo" >&2
@@ -910,6 +913,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/latency.sh
 # Each Debian release's interpreters in a container (issue 25).
 . tests/integration/releases.sh
+# Names and stack ends: the loader's entry, containers' debug files, debuginfod (issue 28).
+. tests/integration/debuginfo.sh
 
 ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 # The sanitizer pass (make integration's second run, STITCH_TEST_SET=asan)

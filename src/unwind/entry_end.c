@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Marking a program's or the dynamic loader's CFI-less entry code as the
+ * outermost frame (see entry_end.h for why and where).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind/entry_end.h"
+
+static bool has_interp(Elf *elf)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+			return true;
+	}
+	return false;
+}
+
+/* glibc's ld.so, and nothing else, defines _rtld_global_ro. */
+static bool is_glibc_loader(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			return false;
+		n = d->d_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			const char *name;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && strcmp(name, "_rtld_global_ro") == 0)
+				return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* End of the executable section holding vaddr, 0 if none does. */
+static uint64_t code_section_end(Elf *elf, uint64_t vaddr)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    sh.sh_type == SHT_NOBITS)
+			continue;
+		if (vaddr >= sh.sh_addr && vaddr - sh.sh_addr < sh.sh_size)
+			return sh.sh_addr + sh.sh_size;
+	}
+	return 0;
+}
+
+bool entry_code_range(Elf *elf, const struct unwind_table *t, uint64_t *lo, uint64_t *hi)
+{
+	const struct stitch_unwind_row *row;
+	uint64_t end;
+	GElf_Ehdr eh;
+	size_t next;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) || eh.e_entry == 0 ||
+	    eh.e_entry > UINT32_MAX)
+		return false;
+	if (eh.e_type != ET_EXEC && !has_interp(elf) && !is_glibc_loader(elf))
+		return false;
+	end = code_section_end(elf, eh.e_entry);
+	if (!end)
+		return false;
+	row = unwind_table_lookup(t, eh.e_entry);
+	if (row && row->cfa_rule != STITCH_CFA_UNKNOWN)
+		return false;	/* its own CFI says what it is */
+	/* Rows never repeat a rule, so the next row starts some FDE's code. */
+	next = row ? (size_t)(row - t->rows) + 1 : 0;
+	if (next < t->nr && t->rows[next].pc < end)
+		end = t->rows[next].pc;
+	if (end > UINT32_MAX || end <= eh.e_entry)
+		return false;
+	*lo = eh.e_entry;
+	*hi = end;
+	return true;
+}
+
+static bool same_rule(const struct stitch_unwind_row *a, const struct stitch_unwind_row *b)
+{
+	return a->cfa_rule == b->cfa_rule && a->cfa_offset == b->cfa_offset &&
+	       a->rbp_rule == b->rbp_rule && a->rbp_offset == b->rbp_offset;
+}
+
+static void put_row(struct stitch_unwind_row *rows, size_t *n, const struct stitch_unwind_row *r)
+{
+	if (*n && same_rule(&rows[*n - 1], r))
+		return;
+	rows[(*n)++] = *r;
+}
+
+int unwind_table_mark_end(struct unwind_table *t, uint64_t lo, uint64_t hi)
+{
+	struct stitch_unwind_row end = { .pc = (uint32_t)lo, .cfa_rule = STITCH_CFA_END };
+	struct stitch_unwind_row unknown = { .pc = (uint32_t)hi };
+	struct stitch_unwind_row *rows;
+	size_t i = 0, n = 0;
+
+	rows = calloc(t->nr + 2, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (; i < t->nr && t->rows[i].pc < lo; i++)
+		put_row(rows, &n, &t->rows[i]);
+	put_row(rows, &n, &end);
+	/* Rows inside [lo, hi) are UNKNOWN ones this range replaces. */
+	while (i < t->nr && t->rows[i].pc < hi)
+		i++;
+	/* What followed lo before goes on at hi: UNKNOWN unless a row starts there. */
+	if (i == t->nr || t->rows[i].pc != hi)
+		put_row(rows, &n, &unknown);
+	for (; i < t->nr; i++)
+		put_row(rows, &n, &t->rows[i]);
+	free(t->rows);
+	t->rows = rows;
+	t->nr = n;
+	return 0;
+}
+
+int entry_mark_end(Elf *elf, struct unwind_table *t)
+{
+	uint64_t lo, hi;
+
+	if (!entry_code_range(elf, t, &lo, &hi))
+		return 0;
+	return unwind_table_mark_end(t, lo, hi);
+}
