@@ -133,11 +133,14 @@ struct recorder {
 /* options.c: 0, or the exit status of a usage error (said on stderr). */
 int parse_opts(int argc, char **argv, struct record_opts *o);
 
-/* decode.c: one record from the ring (a sample, interpreter frames, an off-CPU weight). */
-int handle_sample(void *ctx, void *data, size_t size);
+/*
+ * decode.c: one record from the ring (a sample, interpreter frames, an
+ * off-CPU waker or weight) to its type's handler.
+ */
+int handle_record(void *ctx, void *data, size_t size);
 
 /*
- * handle_sample(), then RECORD_TURN_OVER once the turn has read long enough:
+ * handle_record(), then RECORD_TURN_OVER once the turn has read long enough:
  * libbpf stops reading the ring there (the record is consumed) and returns it.
  */
 #define RECORD_TURN_NS 20000000ull
