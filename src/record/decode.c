@@ -226,9 +226,10 @@ static void on_sample(struct recorder *r, const void *rec, size_t size)
 /* ---- dispatch by type ---------------------------------------------------- */
 
 /*
- * Each type's handler and the sizes its record may have: a record comes
- * from the traced side, so its size is checked against its type before its
- * handler reads a field (and each handler checks the counts inside).
+ * Each type's handler and the sizes its record may have.  A record's counts
+ * come from what the kernel read of traced processes, so its size is checked
+ * against its type before its handler reads a field, and each handler checks
+ * the counts inside against the size (sample_sizes_ok, interp_stash).
  */
 static const struct ring_record_handler {
 	size_t min_size, max_size;
