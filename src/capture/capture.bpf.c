@@ -283,6 +283,8 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes;
 	if (size > sizeof(*e))
 		size = sizeof(*e);
+	e->hdr.type = RING_SAMPLE;
+	e->hdr.size = size;
 	/*
 	 * Wake the reader only once the ring is a quarter full: a wakeup per
 	 * event costs an IPI and may preempt the traced thread; the reader

@@ -10,6 +10,8 @@
 #include <linux/types.h>
 #endif
 
+#include "capture/ring_record.h"
+
 #define STITCH_COMM_LEN 16
 /* perf_event_max_stack defaults to 127; one more slot never hurts. */
 #define STITCH_MAX_KSTACK 128
@@ -35,6 +37,7 @@
 #define STITCH_SAMPLE_WEIGHT_LATER (1u << 6)
 
 struct sample_event {
+	struct ring_record_header hdr;	/* RING_SAMPLE */
 	__u64 time_ns;		/* CLOCK_MONOTONIC, same clock as the perf side */
 	__u32 pid;		/* tgid */
 	__u32 tid;

@@ -2,8 +2,9 @@
 /*
  * The ring every record of the capture program goes to user space through:
  * samples (struct sample_event), the interpreter frames before them
- * (struct interp_event), off-CPU weights (struct offcpu_weight); each kind
- * tells itself apart by its first word.
+ * (struct interp_event), off-CPU wakers and weights (struct offcpu_woken,
+ * offcpu_weight).  Each starts with a struct ring_record_header
+ * (ring_record.h) that its maker fills in: its type and size.
  */
 #ifndef STITCH_CAPTURE_SAMPLES_BPF_H
 #define STITCH_CAPTURE_SAMPLES_BPF_H

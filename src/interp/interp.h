@@ -26,6 +26,8 @@
 #include <linux/types.h>
 #endif
 
+#include "capture/ring_record.h"
+
 /* Interpreter frames walked per event; a deeper stack ends in a marker. */
 #define INTERP_MAX_FRAMES 128
 /* Bytes of a frame / code object the walker reads at once (offsets must fit). */
@@ -121,13 +123,11 @@ struct interp_frame {
 #define INTERP_EV_BAD_KEY	(1u << 3)	/* TSD key we cannot read (>= 32) */
 
 /*
- * Sent just before the sample_event it belongs to (same tid and time_ns).
- * sample_event starts with time_ns, which never takes the value of magic.
+ * Sent (RING_INTERP_WALK) just before the sample_event it belongs to (same
+ * tid and time_ns), or once as a definition (ihash set).
  */
-#define INTERP_EVENT_MAGIC 0xffffffff1e7e7f00ULL
-
 struct interp_event {
-	__u64 magic;
+	struct ring_record_header hdr;
 	__u64 time_ns;
 	__u32 pid, tid;
 	__u16 lang;

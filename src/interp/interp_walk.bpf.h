@@ -62,7 +62,7 @@ static __always_inline struct interp_scratch *interp_walk(struct task_struct *ta
 	s = bpf_map_lookup_elem(&interp_scratch, &zero);
 	if (!layout || !s || layout->lang != cfg->lang)
 		return NULL;
-	s->ev.magic = INTERP_EVENT_MAGIC;
+	s->ev.hdr.type = RING_INTERP_WALK;
 	s->ev.time_ns = time_ns;
 	s->ev.pid = tgid;
 	s->ev.tid = tid;
@@ -93,6 +93,7 @@ static __always_inline struct interp_scratch *interp_walk(struct task_struct *ta
 	/* The strings its frames point into (perl's) follow the frames walked. */
 	if (s->str_used && !interp_pack_strings(s, size))
 		return NULL;
+	s->ev.hdr.size = *size;
 	return s;
 }
 

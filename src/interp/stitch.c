@@ -382,10 +382,10 @@ int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint
 		interp_loop_of(ip, &loop);
 	if (ip && ip->ver && lost)
 		return interp_mark_lost(st, &loop, uf, nu, cap);
-	if (!proc || lost || ev->magic != INTERP_EVENT_MAGIC || ev->tid != tid ||
+	if (!proc || lost || ev->hdr.type != RING_INTERP_WALK || ev->tid != tid ||
 	    ev->time_ns != time_ns)
 		return nu;
-	ev->magic = 0;		/* used */
+	ev->hdr.type = RING_RECORD_NONE;	/* used */
 	if (!ip || !ip->ver || ev->lang != ip->ver->lang)
 		return nu;
 	g = malloc(sizeof(*g));

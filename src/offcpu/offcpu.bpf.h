@@ -131,7 +131,7 @@ static __always_inline bool offcpu_wake_add(struct offcpu_thread *t, __u64 ns)
 /* next runs again: the time since it left goes to the stack it left with. */
 static __always_inline void offcpu_in(struct task_struct *next)
 {
-	struct offcpu_weight w = { .magic = OFFCPU_WEIGHT_MAGIC };
+	struct offcpu_weight w = { .hdr = { RING_OFFCPU_WEIGHT, sizeof(w) } };
 	struct offcpu_thread *t;
 	__u32 tid = next->pid;
 	__u64 ns;
@@ -207,7 +207,8 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	}
 	/* A sent stack (an interpreter's, or per event): its waker follows it to user space. */
 	{
-		struct offcpu_woken r = { .magic = OFFCPU_WOKEN_MAGIC, .tid = tid, .waker = w };
+		struct offcpu_woken r = { .hdr = { RING_OFFCPU_WOKEN, sizeof(r) }, .tid = tid,
+					  .waker = w };
 
 		if (bpf_ringbuf_output(&samples, &r, sizeof(r), BPF_RB_NO_WAKEUP))
 			count(STAT_OFFCPU_LOST);

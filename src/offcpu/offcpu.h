@@ -19,6 +19,7 @@
 #include <linux/types.h>
 #endif
 
+#include "capture/ring_record.h"
 #include "kunwind/kunwind.h"
 
 /* What the thread was doing when it left the CPU: the tag of its stack. */
@@ -78,24 +79,20 @@ struct offcpu_thread {
 };
 
 /*
- * "stitchow": who woke a thread whose stack was sent (not counted): an
- * offcpu_woken record in the samples ring, between the thread's sample and
- * the offcpu_weight record of the same interval.
+ * Who woke a thread whose stack was sent (not counted): an offcpu_woken
+ * record (RING_OFFCPU_WOKEN) in the samples ring, between the thread's
+ * sample and the offcpu_weight record of the same interval.
  */
-#define OFFCPU_WOKEN_MAGIC 0x776f686374697473ULL
-
 struct offcpu_woken {
-	__u64 magic;
+	struct ring_record_header hdr;
 	__u32 tid;		/* the thread woken */
 	__u32 pad;
 	struct offcpu_waker waker;
 };
 
-/* "stitchof": an offcpu_weight record in the samples ring. */
-#define OFFCPU_WEIGHT_MAGIC 0x666f686374697473ULL
-
+/* What a sent stack weighs: an offcpu_weight record (RING_OFFCPU_WEIGHT) in the samples ring. */
 struct offcpu_weight {
-	__u64 magic;
+	struct ring_record_header hdr;
 	__u32 tid;
 	__u32 pad;
 	__u64 ns;		/* the time the thread's last sent sample weighs */

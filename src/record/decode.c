@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stitch record: each record from the ring into a counted stack: user frames
- * the kernel unwound or unwound here from the copied stack, against the
- * process model as it was at the event; interpreter frames spliced in;
- * off-CPU stacks held until their weight comes.
+ * stitch record: each record from the ring to its type's handler
+ * (ring_record.h).  A sample into a counted stack: user frames the kernel
+ * unwound or unwound here from the copied stack, against the process model
+ * as it was at the event; interpreter frames spliced in; off-CPU stacks held
+ * until their weight comes.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -87,87 +88,101 @@ static void model_at(struct recorder *r, uint64_t time_ns)
 	r->turn_last_ns = time_ns;
 }
 
+/* ---- each record type's handler ---------------------------------------- */
+
 /*
- * A walk sent once for the events counted in the kernel under its hash:
- * named now, against the process as it was at the walk.
+ * Interpreter frames: a walk sent once for the events counted in the kernel
+ * under its hash (ihash), named now against the process as it was at the
+ * walk; and every walk kept for the sample that follows it (same tid and time).
  */
-static void define_interp(struct recorder *r, const struct interp_event *ev, size_t size)
+static void on_interp_walk(struct recorder *r, const void *rec, size_t size)
 {
+	const struct interp_event *ev = rec;
 	struct proc *proc;
 
+	interp_stash(&r->interp, rec, size);
+	if (!ev->ihash)
+		return;
 	model_at(r, ev->time_ns);
 	proc = procs_get(&r->procs, ev->pid);
 	interp_proc_update(&r->interp, proc);
 	interp_define(&r->interp, proc, ev, size);
 }
 
-int handle_sample(void *ctx, void *data, size_t size)
+/* --wakers: who woke a thread whose stack was sent. */
+static void on_offcpu_woken(struct recorder *r, const void *rec, size_t size)
 {
-	struct recorder *r = ctx;
-	const struct sample_event *e = data;
-	struct stack_key *key = (struct stack_key *)r->key_buf;
-	struct uframe *uf;
-	uint64_t *kips;
-	struct proc *proc = NULL, *iproc;
-	enum unwind_stop why = UNWIND_STOP_END;
-	bool kframes, copied;
-	int nk, nu = 0, i;
+	const struct offcpu_woken *w = rec;
 
-	r->bytes_received += size;
-	/* Interpreter frames come just before their sample: keep them for it. */
-	if (size >= sizeof(uint64_t) && *(const uint64_t *)data == INTERP_EVENT_MAGIC) {
-		interp_stash(&r->interp, data, size);
-		if (size >= INTERP_EVENT_HDR_BYTES && ((const struct interp_event *)data)->ihash)
-			define_interp(r, data, size);
-		return 0;
-	}
-	/* --wakers: who woke a thread whose stack was sent. */
-	if (size == sizeof(struct offcpu_woken) &&
-	    *(const uint64_t *)data == OFFCPU_WOKEN_MAGIC) {
-		const struct offcpu_woken *w = data;
+	(void)size;
+	offcpu_woken(&r->offcpu, w->tid, &w->waker);
+}
 
-		offcpu_woken(&r->offcpu, w->tid, &w->waker);
-		return 0;
-	}
-	/* An off-CPU interval ended: what the thread's sent stack weighs. */
-	if (size == sizeof(struct offcpu_weight) &&
-	    *(const uint64_t *)data == OFFCPU_WEIGHT_MAGIC) {
-		const struct offcpu_weight *w = data;
+/* An off-CPU interval ended: what the thread's sent stack weighs. */
+static void on_offcpu_weight(struct recorder *r, const void *rec, size_t size)
+{
+	const struct offcpu_weight *w = rec;
 
-		offcpu_weigh(&r->offcpu, w->tid, w->ns, &r->stacks);
-		return 0;
-	}
-	if (size < STITCH_SAMPLE_HDR_BYTES || e->kstack_bytes > sizeof(e->kstack) ||
+	(void)size;
+	offcpu_weigh(&r->offcpu, w->tid, w->ns, &r->stacks);
+}
+
+/* A sample's sizes, from the traced side of the ring: false if they do not add up. */
+static bool sample_sizes_ok(const struct sample_event *e, size_t size)
+{
+	bool kframes = (e->flags & STITCH_SAMPLE_USER_REGS) && (e->flags & STITCH_SAMPLE_KFRAMES);
+
+	if (e->kstack_bytes > sizeof(e->kstack) ||
 	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES ||
 	    e->ustack_bytes > STITCH_USTACK_ROOM + STITCH_MAX_USTACK ||
 	    e->ucopy_off > e->ustack_bytes || e->nuframes > KUNWIND_MAX_FRAMES ||
-	    e->nuframes * 8u > e->ustack_bytes) {
-		r->bad_records++;
-		return 0;
-	}
-	kframes = (e->flags & STITCH_SAMPLE_USER_REGS) && (e->flags & STITCH_SAMPLE_KFRAMES);
-	copied = (e->flags & STITCH_SAMPLE_USER_REGS) &&
-		 (!kframes || r->o->unwind_mode == KUNWIND_MODE_CHECK);
-	if (kframes && e->ucopy_off && e->ucopy_off < e->nuframes * 8u) {
-		r->bad_records++;
-		return 0;
-	}
-	model_at(r, e->time_ns);
+	    e->nuframes * 8u > e->ustack_bytes)
+		return false;
+	return !(kframes && e->ucopy_off && e->ucopy_off < e->nuframes * 8u);
+}
+
+/* The key's kernel part: the off-CPU tag, then the kernel frames; their count. */
+static int key_kernel_frames(const struct sample_event *e, struct stack_key *key)
+{
+	uint64_t *kips = (uint64_t *)(key + 1);
+	int nk = 0, i;
 
 	memset(key, 0, sizeof(*key));
 	key->pid = e->pid;
 	key->tid = e->tid;
 	key->event_idx = e->event_idx;
 	memcpy(key->comm, e->comm, STITCH_COMM_LEN);
-	kips = (uint64_t *)(key + 1);
-	nk = 0;
 	/* An off-CPU stack's thread state: its innermost frame (stack_tag_frame). */
 	if (e->tag && e->tag < OFFCPU_TAG_NR)
 		kips[nk++] = e->tag;
 	for (i = 0; i < (int)(e->kstack_bytes / 8) && e->kstack[i]; i++)
 		kips[nk++] = e->kstack[i];
 	key->nkernel = nk;
-	uf = (struct uframe *)(kips + nk);
+	return nk;
+}
+
+/* A sample: its stack, kernel, native and interpreter frames, counted or held. */
+static void on_sample(struct recorder *r, const void *rec, size_t size)
+{
+	const struct sample_event *e = rec;
+	struct stack_key *key = (struct stack_key *)r->key_buf;
+	struct uframe *uf;
+	struct proc *proc = NULL, *iproc;
+	enum unwind_stop why = UNWIND_STOP_END;
+	bool kframes, copied;
+	int nk, nu = 0;
+
+	if (!sample_sizes_ok(e, size)) {
+		r->bad_records++;
+		return;
+	}
+	kframes = (e->flags & STITCH_SAMPLE_USER_REGS) && (e->flags & STITCH_SAMPLE_KFRAMES);
+	copied = (e->flags & STITCH_SAMPLE_USER_REGS) &&
+		 (!kframes || r->o->unwind_mode == KUNWIND_MODE_CHECK);
+	model_at(r, e->time_ns);
+
+	nk = key_kernel_frames(e, key);
+	uf = (struct uframe *)((uint64_t *)(key + 1) + nk);
 
 	/* kunwind: the kernel could not walk this one; give it the process's tables. */
 	if (copied && !kframes && r->kw_ready)
@@ -182,7 +197,7 @@ int handle_sample(void *ctx, void *data, size_t size)
 		nu = frames_from_kernel(r, e, uf, &why);
 		if (nu < 0) {
 			r->bad_records++;
-			return 0;
+			return;
 		}
 		if (proc) {
 			int nc = frames_from_copy(r, e, proc, r->check_uf, &why);
@@ -206,13 +221,54 @@ int handle_sample(void *ctx, void *data, size_t size)
 		r->hooks->sample(r->hooks->ctx, e, key, key_bytes_for(nk, nu));
 	else
 		stacks_add(&r->stacks, key, key_bytes_for(nk, nu));
+}
+
+/* ---- dispatch by type ---------------------------------------------------- */
+
+/*
+ * Each type's handler and the sizes its record may have.  A record's counts
+ * come from what the kernel read of traced processes, so its size is checked
+ * against its type before its handler reads a field, and each handler checks
+ * the counts inside against the size (sample_sizes_ok, interp_stash).
+ */
+static const struct ring_record_handler {
+	size_t min_size, max_size;
+	void (*handle)(struct recorder *r, const void *rec, size_t size);
+} ring_handlers[RING_RECORD_TYPES] = {
+	[RING_SAMPLE] = { STITCH_SAMPLE_HDR_BYTES, sizeof(struct sample_event), on_sample },
+	/* the frames walked, then the strings they point into (perl's) */
+	[RING_INTERP_WALK] = { INTERP_EVENT_HDR_BYTES,
+			       sizeof(struct interp_event) + INTERP_STR_BYTES, on_interp_walk },
+	[RING_OFFCPU_WOKEN] = { sizeof(struct offcpu_woken), sizeof(struct offcpu_woken),
+				on_offcpu_woken },
+	[RING_OFFCPU_WEIGHT] = { sizeof(struct offcpu_weight), sizeof(struct offcpu_weight),
+				 on_offcpu_weight },
+};
+
+int handle_record(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	const struct ring_record_header *h = data;
+	const struct ring_record_handler *rh;
+
+	r->bytes_received += size;
+	if (size < sizeof(*h) || h->size != size || h->type >= RING_RECORD_TYPES) {
+		r->bad_records++;
+		return 0;
+	}
+	rh = &ring_handlers[h->type];
+	if (!rh->handle || size < rh->min_size || size > rh->max_size) {
+		r->bad_records++;
+		return 0;
+	}
+	rh->handle(r, data, size);
 	return 0;
 }
 
-int handle_sample_in_turn(void *ctx, void *data, size_t size)
+int handle_record_in_turn(void *ctx, void *data, size_t size)
 {
 	struct recorder *r = ctx;
-	int rc = handle_sample(ctx, data, size);
+	int rc = handle_record(ctx, data, size);
 	uint64_t now;
 
 	/* A clock read every 256 records: ~1 ns a record. */

@@ -276,7 +276,7 @@ static int run_setup(struct run *run)
 	r->kw_setup_s = mono_s() - start;
 	if (attach_process_tracking(r) || attach_all(r))
 		return 1;
-	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.samples), handle_sample_in_turn, r,
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.samples), handle_record_in_turn, r,
 				 NULL);
 	if (!r->rb) {
 		fprintf(stderr, "stitch record: cannot open the ring buffer: %s\n", strerror(errno));

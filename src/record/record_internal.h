@@ -94,16 +94,19 @@ static inline bool record_gated(const struct recorder *r)
 	return r->hooks && r->hooks->before_load;
 }
 
-/* decode.c: one record from the ring (a sample, interpreter frames, an off-CPU weight). */
-int handle_sample(void *ctx, void *data, size_t size);
+/*
+ * decode.c: one record from the ring (a sample, interpreter frames, an
+ * off-CPU waker or weight) to its type's handler.
+ */
+int handle_record(void *ctx, void *data, size_t size);
 
 /*
- * handle_sample(), then RECORD_TURN_OVER once the turn has read long enough:
+ * handle_record(), then RECORD_TURN_OVER once the turn has read long enough:
  * libbpf stops reading the ring there (the record is consumed) and returns it.
  */
 #define RECORD_TURN_NS 20000000ull
 #define RECORD_TURN_OVER (-ECANCELED)
-int handle_sample_in_turn(void *ctx, void *data, size_t size);
+int handle_record_in_turn(void *ctx, void *data, size_t size);
 
 /* setup.c */
 /* Where the kernel stores counted stacks, for user space to read. */

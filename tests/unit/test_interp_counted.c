@@ -69,7 +69,8 @@ static size_t pack(struct perl_walk *r, uint64_t ihash, uint64_t time_ns)
 {
 	size_t hdr = INTERP_EVENT_HDR_BYTES + r->ev.nframes * sizeof(struct interp_frame);
 
-	r->ev.magic = INTERP_EVENT_MAGIC;
+	r->ev.hdr.type = RING_INTERP_WALK;
+	r->ev.hdr.size = hdr + r->used;
 	r->ev.time_ns = time_ns;
 	r->ev.pid = r->ev.tid = PID;
 	r->ev.lang = INTERP_PERL;
