@@ -327,11 +327,12 @@ wait_for_prog() {
 }
 
 test_kernel_counts_hot_syscall_without_loss() {
-	# The same flood with a frozen reader and a ring of 8 MiB (room for the
-	# first events, copied until the tables are in; the flood would fill it
-	# in 20 ms): counted in the kernel, nothing is lost, and every event is in
-	# the output with its full stack.
-	"$STITCH" record --stats --ringbuf-mb 8 -e syscall:getppid -o "$TMP/hot.folded" \
+	# The same flood with a frozen reader and a ring of 32 MiB (room for the
+	# first events, copied until the tables are in: the sanitizer build, slower
+	# to load them, copied 24,131 into a ring of 8 MiB and lost 6,129; the
+	# flood would fill 32 MiB in 80 ms): counted in the kernel, nothing is
+	# lost, and every event is in the output with its full stack.
+	"$STITCH" record --stats --ringbuf-mb 32 -e syscall:getppid -o "$TMP/hot.folded" \
 		-- "$CHAIN" syscall 1.5 2>"$TMP/hot.err" &
 	freeze_reader_during_flood $! tables
 	cat "$TMP/hot.err"
