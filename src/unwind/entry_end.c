@@ -55,6 +55,14 @@ static bool is_glibc_loader(Elf *elf)
 	return false;
 }
 
+/*
+ * The longest CFI-less entry code marked: glibc's loader's _start and
+ * _dl_start_user take 64 bytes (2.36, 2.41) and 112 (2.44).  A binary with
+ * no CFI at all after its entry (Go's, with .debug_frame only) would
+ * otherwise have the rest of its text end every stack there as complete.
+ */
+#define ENTRY_CODE_MAX 256
+
 /* End of the executable section holding vaddr, 0 if none does. */
 static uint64_t code_section_end(Elf *elf, uint64_t vaddr)
 {
@@ -94,7 +102,7 @@ bool entry_code_range(Elf *elf, const struct unwind_table *t, uint64_t *lo, uint
 	next = row ? (size_t)(row - t->rows) + 1 : 0;
 	if (next < t->nr && t->rows[next].pc < end)
 		end = t->rows[next].pc;
-	if (end > UINT32_MAX || end <= eh.e_entry)
+	if (end > UINT32_MAX || end <= eh.e_entry || end - eh.e_entry > ENTRY_CODE_MAX)
 		return false;
 	*lo = eh.e_entry;
 	*hi = end;

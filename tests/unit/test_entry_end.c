@@ -188,7 +188,10 @@ static int setup(void **state)
 		"gcc -Wa,--noexecstack -nostartfiles -fPIE -pie start.S -o pie\n"
 		"printf '.globl nocfi\\nnocfi:\\n\\tcall f\\n\\tret\\n"
 		"f:\\n\\t.cfi_startproc\\n\\tret\\n\\t.cfi_endproc\\n' > lib.S\n"
-		"gcc -Wa,--noexecstack -shared -fPIC -Wl,-e,nocfi lib.S -o lib.so\n", dir);
+		"gcc -Wa,--noexecstack -shared -fPIC -Wl,-e,nocfi lib.S -o lib.so\n"
+		"printf '.globl _start\n_start:\n\tcall work\n\thlt\n"
+		"work:\n\t.fill 1024,1,0x90\n\tret\n' > bare.S\n"
+		"gcc -Wa,--noexecstack -nostdlib -static -no-pie bare.S -o bare\n", dir);
 }
 
 static int teardown(void **state)
@@ -248,6 +251,27 @@ static void test_library_entry_untouched(void **state)
 }
 
 /*
+ * A program with no CFI anywhere (as Go's binaries, .debug_frame only):
+ * past its entry, 1 KiB of code no FDE covers is not entry code, and none
+ * of it may end a stack as complete.
+ */
+static void test_program_without_cfi_untouched(void **state)
+{
+	char path[PATH_MAX];
+	struct built b;
+	uint64_t lo, hi;
+	size_t nr;
+
+	snprintf(path, sizeof(path), "%s/bare", dir);
+	open_built(path, &b);
+	assert_false(entry_code_range(b.elf, &b.t, &lo, &hi));
+	nr = b.t.nr;
+	assert_int_equal(entry_mark_end(b.elf, &b.t), 0);
+	assert_int_equal(b.t.nr, nr);
+	close_built(&b);
+}
+
+/*
  * This machine's glibc loader: _start and _dl_start_user have no FDE
  * (glibc 2.36, checked with readelf -wf); both are END once marked, and the
  * next FDE's function keeps its rule.
@@ -280,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_static_program),
 		cmocka_unit_test(test_pie_program),
 		cmocka_unit_test(test_library_entry_untouched),
+		cmocka_unit_test(test_program_without_cfi_untouched),
 		cmocka_unit_test(test_glibc_loader),
 	};
 
