@@ -124,6 +124,8 @@ static void usage(FILE *f)
 "                           FILE.speedscope.json (the slow calls' breakdown, in\n"
 "                           ns: root = the call, then [on-cpu] or [off-cpu])\n"
 "      --force              let -o replace a symlink (the link itself)\n"
+"      --no-debuginfod      ask no debuginfod server (DEBUGINFOD_URLS) for\n"
+"                           debug files\n"
 "  -h, --help               this help\n"
 "\n"
 "Examples:\n"
@@ -143,7 +145,7 @@ static int fail_usage(const char *fmt, const char *arg)
 
 enum { OPT_TOP = 256, OPT_CHILDREN, OPT_KEY };
 
-/* latency's own options; -p, -a, -F, -d, -o, --force and --wakers are shared (run_opts.h). */
+/* latency's own options; the ones it shares with record are in run_opts.h. */
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "threshold", required_argument, NULL, 't' },
@@ -190,7 +192,7 @@ static const struct run_cmd latency_run_cmd = {
 	.name = "latency",
 	.usage = usage,
 	.shared = RUN_OPT_PID | RUN_OPT_ALL | RUN_OPT_FREQ | RUN_OPT_DURATION | RUN_OPT_OUTPUT |
-		  RUN_OPT_WAKERS,
+		  RUN_OPT_WAKERS | RUN_OPT_DEBUGINFOD,
 	.default_freq = DEFAULT_FREQ,
 	.shortopts = "e:t:",
 	.longopts = longopts,

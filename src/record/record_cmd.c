@@ -13,7 +13,6 @@
 #include "formats/output.h"
 #include "kunwind/kunwind.h"
 #include "record/record_cmd.h"
-#include "symbolize/debuginfod_fetch.h"
 #include "util/cli.h"
 
 #define DEFAULT_FREQ 99
@@ -155,10 +154,9 @@ static int set_unwind(struct record_opts *o, const char *mode)
 }
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
-       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE,
-       OPT_NO_DEBUGINFOD };
+       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE };
 
-/* record's own options; -p, -a, -F, -d, -o, --force and --wakers are shared (run_opts.h). */
+/* record's own options; the shared ones (-p, -a, -F, -d, -o...) are in run_opts.h. */
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "top", required_argument, NULL, OPT_TOP },
@@ -172,7 +170,6 @@ static const struct option longopts[] = {
 	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
-	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -243,9 +240,6 @@ static int take_opt(void *ctx, int c, const char *arg)
 			return fail_usage("--min-block: '%s' is not a time (like 1ms, 500us, 0.2s; "
 					  "0 keeps every interval)", arg);
 		break;
-	case OPT_NO_DEBUGINFOD:
-		debuginfod_disable();
-		break;
 	}
 	return 0;
 }
@@ -254,7 +248,7 @@ static const struct run_cmd record_run_cmd = {
 	.name = "record",
 	.usage = usage,
 	.shared = RUN_OPT_PID | RUN_OPT_ALL | RUN_OPT_FREQ | RUN_OPT_DURATION | RUN_OPT_OUTPUT |
-		  RUN_OPT_WAKERS,
+		  RUN_OPT_WAKERS | RUN_OPT_DEBUGINFOD,
 	.default_freq = DEFAULT_FREQ,
 	.shortopts = "e:",
 	.longopts = longopts,

@@ -6,10 +6,11 @@
 
 #include "formats/output.h"
 #include "record/run_opts.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "util/privileges.h"
 
 /* The long-only shared options' codes, clear of a command's own (256 up). */
-enum { RUN_WAKERS = 0x1000, RUN_FORCE };
+enum { RUN_WAKERS = 0x1000, RUN_FORCE, RUN_NO_DEBUGINFOD };
 
 /* The one table of the shared options, in the order getopt_long sees them. */
 static const struct {
@@ -23,6 +24,7 @@ static const struct {
 	{ { "output", required_argument, NULL, 'o' }, RUN_OPT_OUTPUT },
 	{ { "wakers", no_argument, NULL, RUN_WAKERS }, RUN_OPT_WAKERS },
 	{ { "force", no_argument, NULL, RUN_FORCE }, RUN_OPT_OUTPUT },
+	{ { "no-debuginfod", no_argument, NULL, RUN_NO_DEBUGINFOD }, RUN_OPT_DEBUGINFOD },
 };
 
 #define NSHARED (sizeof(shared_opts) / sizeof(shared_opts[0]))
@@ -101,6 +103,9 @@ static int take_opt(void *ctx, int c, const char *arg)
 		return 0;
 	case RUN_FORCE:
 		out->force = true;
+		return 0;
+	case RUN_NO_DEBUGINFOD:
+		debuginfod_disable();
 		return 0;
 	}
 	return cmd->take(pc->ctx, c, arg);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The options every command that drives the engine shares, in one table:
- * the target (-p, -a, -- COMMAND), -F, -d, -o with --force, --wakers.  A
+ * the target (-p, -a, -- COMMAND), -F, -d, -o with --force, --wakers,
+ * --no-debuginfod.  A
  * command names the ones it takes and adds its own; run_opts_parse() fills
  * the engine's typed options (record/engine.h) and the command's outputs.
  */
@@ -33,6 +34,7 @@ enum {
 	RUN_OPT_DURATION = 1 << 3,	/* -d, --duration SECONDS */
 	RUN_OPT_OUTPUT = 1 << 4,	/* -o, --output FILE; --force */
 	RUN_OPT_WAKERS = 1 << 5,	/* --wakers */
+	RUN_OPT_DEBUGINFOD = 1 << 6,	/* --no-debuginfod */
 };
 
 /* A command: its shared options, its own, and how it says its target. */

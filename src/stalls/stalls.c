@@ -93,6 +93,8 @@ static void usage(FILE *f)
 "                           FILE.folded, FILE.txt or -; checked before tracing,\n"
 "                           written whole or not at all\n"
 "      --force              let -o replace a symlink (the link itself)\n"
+"      --no-debuginfod      ask no debuginfod server (DEBUGINFOD_URLS) for\n"
+"                           debug files\n"
 "      --top N              stacks printed per stall (default %d)\n"
 "  -h, --help               this help\n"
 "\n"
@@ -110,7 +112,7 @@ static int fail_usage(const char *fmt, const char *arg)
 
 enum { OPT_TOP = 256 };
 
-/* stalls' own options; -p, -F, -d, -o and --force are shared (run_opts.h). */
+/* stalls' own options; -p, -F, -d, -o, --force and --no-debuginfod are shared (run_opts.h). */
 static const struct option longopts[] = {
 	{ "threshold", required_argument, NULL, 't' },
 	{ "loop-syscall", required_argument, NULL, 'l' },
@@ -160,7 +162,8 @@ static int take_opt(void *ctx, int c, const char *arg)
 static const struct run_cmd stalls_run_cmd = {
 	.name = "stalls",
 	.usage = usage,
-	.shared = RUN_OPT_PID | RUN_OPT_FREQ | RUN_OPT_DURATION | RUN_OPT_OUTPUT,
+	.shared = RUN_OPT_PID | RUN_OPT_FREQ | RUN_OPT_DURATION | RUN_OPT_OUTPUT |
+		  RUN_OPT_DEBUGINFOD,
 	.default_freq = DEFAULT_FREQ,
 	.shortopts = "t:l:",
 	.longopts = longopts,

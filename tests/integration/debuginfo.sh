@@ -218,6 +218,16 @@ test_debuginfod_server_down() {
 	# The text summary counts them and says what would name them.
 	expect_grep "$TMP/down.txt" '^Frames without a name \(binary\+0xOFFSET\), by binary: install its debug symbols or set DEBUGINFOD_URLS$'
 	expect_grep "$TMP/down.txt" "^  $TMP/dbgd/deep_strip: [0-9]+ addresses, in [0-9]+ of [0-9]+ samples\$"
+	# latency takes --no-debuginfod too (the option table record, latency and
+	# stalls share): the slow pause(2)s' stacks are named without asking.
+	local flag
+	for flag in "" --no-debuginfod; do
+		"$STITCH" latency -e syscall:pause $flag -o "$TMP/down-l.json" -- \
+			"$TMP/dbgd/deep_strip" signal 1 2>"$TMP/down-l.err" >/dev/null
+		cat "$TMP/down-l.err"
+		expect_eq "latency ${flag:-without --no-debuginfod}: debuginfod summary lines" \
+			"$(grep -c '^stitch: debuginfod: ' "$TMP/down-l.err")" "$([ -n "$flag" ] && echo 0 || echo 1)"
+	done
 }
 
 test_debuginfod_server_silent() {
