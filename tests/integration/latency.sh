@@ -43,17 +43,22 @@ wl_fd() {
 	awk '$1 == "ready" && $3 == "fd" { print $4 }' "$1.wl"
 }
 
-# expect_slow_count JSON OUT DESIGNED: stitch's slow calls are at least the
-# DESIGNED ones and at most the workload's own count.  stitch times a call
+# expect_slow_count JSON OUT DESIGNED: stitch's slow calls are the
+# workload's own count, or a few fewer, never more.  stitch times a call
 # inside the workload's two clock reads, so a call at the threshold's edge
 # can be slow for the workload and not for stitch (a CI run on a busy machine
-# counted 55 and 54), never the other way.
+# counted 55 and 54), never the other way; at most 2% of them (and 1) differ.
+# Of the DESIGNED slow calls, a busy machine can make one fast (a reader
+# held up past a late byte finds it there: CI counted 99 of 100), so the
+# workload's count is only asked for 90% of them.
 expect_slow_count() {
 	local got all
 	got=$(jq .slow "$1")
 	all=$(wl "$2" slow)
-	expect_ge "slow calls (at least the $3 slow by design)" "$got" "$3"
 	expect_ge "slow calls: at most the workload's own count, $all" "$((all - got))" 0
+	expect_ge "slow calls: the workload's count less the threshold's edge (2%, 1)" \
+		"$((got - all + (all / 50 > 1 ? all / 50 : 1)))" 0
+	expect_ge "the workload's slow calls: 90% of the $3 slow by design" "$((all * 10 / 9))" "$3"
 }
 
 # share_of_slow FOLDED REGEX: percent (integer) of the slow calls' time on stacks matching REGEX.
