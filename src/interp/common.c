@@ -51,7 +51,7 @@ void *interp_proc_take(struct interp_proc *ip, const struct interp_version *v,
 	uint64_t eval, eval_size;
 	void *priv;
 
-	if (!m->bin->elf || !interp_dynsym_find(m->bin->elf, v->eval_func, &eval, &eval_size) ||
+	if (!m->bin->elf || !elf_dynsym_find(m->bin->elf, v->eval_func, &eval, &eval_size) ||
 	    !eval_size)
 		return NULL;
 	priv = interp_proc_priv(ip, owner, size);
@@ -174,46 +174,13 @@ const struct interp_name *interp_intern(struct interp_state *st, uint8_t kind, c
 
 /* ---- ELF and ld.so ---- */
 
-bool interp_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			GElf_Sym sym;
-			const char *s;
-
-			if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF)
-				continue;
-			s = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (s && strcmp(s, name) == 0) {
-				*value = sym.st_value;
-				if (size)
-					*size = sym.st_size;
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
 uint64_t interp_tls_modid(pid_t pid, const struct map *ld, const struct interp_glibc *g,
 			  const char *lib_prefix)
 {
 	uint64_t rdebug, lm = 0, modid = 0;
 	int i;
 
-	if (!ld || !ld->bin->elf || !interp_dynsym_find(ld->bin->elf, "_r_debug", &rdebug, NULL) ||
+	if (!ld || !ld->bin->elf || !elf_dynsym_find(ld->bin->elf, "_r_debug", &rdebug, NULL) ||
 	    interp_read(pid, rdebug + ld->bias + g->r_map, &lm, 8))
 		return 0;
 	for (i = 0; lm && i < 1024; i++) {

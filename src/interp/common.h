@@ -234,9 +234,6 @@ void interp_code_clear(struct interp_code *c);
 const struct interp_name *interp_intern(struct interp_state *st, uint8_t kind, const char *name,
 					const char *file, int line);
 
-/* A defined symbol of an ELF's dynamic symbol table: what stripped builds keep. */
-bool interp_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size);
-
 /*
  * The TLS module id ld.so gave the loaded object whose basename starts with
  * lib_prefix, from its list of loaded objects; 0 if not there (yet).

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "unwind/entry_end.h"
+#include "util/elf_util.h"
 
 static bool has_interp(Elf *elf)
 {
@@ -27,32 +28,9 @@ static bool has_interp(Elf *elf)
 /* glibc's ld.so, and nothing else, defines _rtld_global_ro. */
 static bool is_glibc_loader(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
+	uint64_t v;
 
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			return false;
-		n = d->d_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			const char *name;
-			GElf_Sym sym;
-
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (name && strcmp(name, "_rtld_global_ro") == 0)
-				return true;
-		}
-		return false;
-	}
-	return false;
+	return elf_dynsym_find(elf, "_rtld_global_ro", &v, NULL);
 }
 
 /*

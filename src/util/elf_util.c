@@ -176,3 +176,36 @@ void build_id_hex(const uint8_t *id, size_t len, char *buf)
 	}
 	buf[2 * len] = '\0';
 }
+
+bool elf_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (s && strcmp(s, name) == 0) {
+				*value = sym.st_value;
+				if (size)
+					*size = sym.st_size;
+				return true;
+			}
+		}
+	}
+	return false;
+}

@@ -44,6 +44,9 @@ void build_id_hex(const uint8_t *id, size_t len, char *buf);
 /* Call once before any libelf use (idempotent, thread-safe enough for us). */
 void elf_util_init(void);
 
+/* A defined .dynsym symbol's value (and size, if size is not NULL): true if found. */
+bool elf_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size);
+
 /*
  * The ELF file at path, mapped (*fd is its descriptor: close it after
  * elf_end); NULL with errno set if it cannot be opened or is not ELF

@@ -13,6 +13,7 @@
 
 #include "interp/perl/perl.h"
 #include "profile/profile.h"
+#include "util/elf_util.h"
 
 /*
  * Where the executable's static TLS block starts below fs_base (x86-64,
@@ -99,8 +100,8 @@ static bool perl_file_version(Elf *elf, unsigned int *rev, unsigned int *ver)
 	uint8_t r, v;
 
 	*rev = *ver = 0;
-	if (!elf || !interp_dynsym_find(elf, "PL_revision", &rev_addr, NULL) ||
-	    !interp_dynsym_find(elf, "PL_version", &ver_addr, NULL) ||
+	if (!elf || !elf_dynsym_find(elf, "PL_revision", &rev_addr, NULL) ||
+	    !elf_dynsym_find(elf, "PL_version", &ver_addr, NULL) ||
 	    !elf_byte_at(elf, rev_addr, &r) || !elf_byte_at(elf, ver_addr, &v))
 		return false;
 	*rev = r;
@@ -176,7 +177,7 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 			snprintf(unsupported, unsupported_len, "perl %u.%u", rev, ver);
 		return false;
 	}
-	if (!interp_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size)
+	if (!elf_dynsym_find(elf, v->eval_func, &eval, &eval_size) || !eval_size)
 		return false;
 	/*
 	 * perl: PL_current_context in the executable's static TLS block, at a
@@ -186,13 +187,13 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 	 */
 	ip->cfg.pl.tls_off = 0;
 	ip->cfg.pl.thr_key_addr = 0;
-	if (!interp_dynsym_find(elf, "PL_current_context", &ctx, NULL)) {
+	if (!elf_dynsym_find(elf, "PL_current_context", &ctx, NULL)) {
 		/*
 		 * Before 5.36 (no PERL_THREAD_LOCAL): the thread's interpreter is
 		 * pthread_getspecific(PL_thr_key), in the executable or in
 		 * libperl.so alike.
 		 */
-		if (!interp_dynsym_find(elf, "PL_thr_key", &key, NULL))
+		if (!elf_dynsym_find(elf, "PL_thr_key", &key, NULL))
 			return false;
 		ip->cfg.pl.thr_key_addr = key + m->bias;
 	} else if (exe_tls_offset(elf, &off) && ctx < off) {

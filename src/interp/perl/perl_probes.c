@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "interp/perl/perl.h"
+#include "util/elf_util.h"
 
 /*
  * File offset of the function at vaddr, which must lie in an executable
@@ -106,9 +107,9 @@ static bool pp_offset(Elf *elf, const char *name, unsigned int op, __u64 *off)
 {
 	uint64_t addr, size;
 
-	if (interp_dynsym_find(elf, name, &addr, NULL))
+	if (elf_dynsym_find(elf, name, &addr, NULL))
 		return text_offset(elf, addr, off);
-	if (!interp_dynsym_find(elf, "PL_ppaddr", &addr, &size) || (uint64_t)op * 8 + 8 > size ||
+	if (!elf_dynsym_find(elf, "PL_ppaddr", &addr, &size) || (uint64_t)op * 8 + 8 > size ||
 	    !pointer_at(elf, addr + (uint64_t)op * 8, &addr))
 		return false;
 	return text_offset(elf, addr, off);
@@ -118,7 +119,7 @@ static bool func_offset(Elf *elf, const char *name, __u64 *off)
 {
 	uint64_t addr;
 
-	return interp_dynsym_find(elf, name, &addr, NULL) && text_offset(elf, addr, off);
+	return elf_dynsym_find(elf, name, &addr, NULL) && text_offset(elf, addr, off);
 }
 
 bool perl_sub_probes_of(Elf *elf, const struct interp_perl_layout *L,

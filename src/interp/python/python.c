@@ -15,6 +15,7 @@
 #include "interp/python/python_lnotab.h"
 #include "interp/python/python_new.h"
 #include "profile/profile.h"
+#include "util/elf_util.h"
 
 #define MAX_NAME_CHARS 1024
 #define MAX_LINETABLE (256 * 1024)
@@ -35,13 +36,13 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 	char why[64] = "";
 	int dbg = 0;
 
-	if (!elf || !interp_dynsym_find(elf, "_PyRuntime", &runtime, NULL) ||
-	    !interp_dynsym_find(elf, "PyCode_Type", &code, NULL) ||
-	    !interp_dynsym_find(elf, "PyUnicode_Type", &unicode, NULL) ||
-	    !interp_dynsym_find(elf, "PyBytes_Type", &bytes, NULL))
+	if (!elf || !elf_dynsym_find(elf, "_PyRuntime", &runtime, NULL) ||
+	    !elf_dynsym_find(elf, "PyCode_Type", &code, NULL) ||
+	    !elf_dynsym_find(elf, "PyUnicode_Type", &unicode, NULL) ||
+	    !elf_dynsym_find(elf, "PyBytes_Type", &bytes, NULL))
 		return false;
 	/* 3.8 - 3.10: every frame object is type-checked too. */
-	if (v->layout.py.frameobject && !interp_dynsym_find(elf, "PyFrame_Type", &frame, NULL))
+	if (v->layout.py.frameobject && !elf_dynsym_find(elf, "PyFrame_Type", &frame, NULL))
 		return false;
 	if (v->layout.py.layout_flags & PY_LAYOUT_FROM_DEBUG_OFFSETS) {
 		dbg = py_debug_layout(ip->pid, runtime + m->bias, v, &ip->layout.py, why,
@@ -86,7 +87,7 @@ static bool python_from_module(struct interp_proc *ip, const struct interp_versi
 		ip->own_layout = true;
 	}
 	/* Only 3.13's entry frames run None (python.bpf.h); 0: never matches a frame. */
-	if (interp_dynsym_find(elf, "_Py_NoneStruct", &none, NULL))
+	if (elf_dynsym_find(elf, "_Py_NoneStruct", &none, NULL))
 		ip->cfg.py.none_addr = none + m->bias;
 	ip->cfg.py.code_type = code + m->bias;
 	ip->cfg.py.frame_type = frame ? frame + m->bias : 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "interp/python/python_new.h"
+#include "util/elf_util.h"
 
 /* The executable's TLS segment, whose block ends at the thread pointer (x86-64). */
 static bool tls_segment(Elf *elf, uint64_t *memsz, uint64_t *align)
@@ -44,7 +45,7 @@ bool py_tls_tstate(Elf *elf, int64_t *tpoff)
 	size_t at = 0;
 	int32_t disp;
 
-	if (!elf || !interp_dynsym_find(elf, "PyGILState_GetThisThreadState", &fn, &size) ||
+	if (!elf || !elf_dynsym_find(elf, "PyGILState_GetThisThreadState", &fn, &size) ||
 	    size < sizeof(mov_fs) + 5 || size > 64 || !tls_segment(elf, &memsz, &align))
 		return false;
 	code = py_text_at(elf, fn, size);

@@ -17,6 +17,7 @@
 
 #include "interp/ruby/ruby.h"
 #include "unwind/cfi.h"
+#include "util/elf_util.h"
 
 /* The code of exported function name (at most n bytes), its address and size; false if absent. */
 static bool rb_func_code(pid_t pid, const struct map *m, const char *name, uint8_t *code,
@@ -24,7 +25,7 @@ static bool rb_func_code(pid_t pid, const struct map *m, const char *name, uint8
 {
 	uint64_t sz;
 
-	if (!interp_dynsym_find(m->bin->elf, name, addr, &sz) || !sz)
+	if (!elf_dynsym_find(m->bin->elf, name, addr, &sz) || !sz)
 		return false;
 	*addr += m->bias;
 	*size = sz < n ? sz : n;
@@ -201,12 +202,12 @@ static bool rb_find_vm(struct interp_proc *ip, const struct interp_version *v, c
 	}
 	if (v->layout.rb.ec_from == RUBY_EC_TSD) {
 		cfg->tsd_key_addr = rb_find_thread_key(ip->pid, m);
-		cfg->vm_ptr_addr = interp_dynsym_find(elf, "ruby_current_vm_ptr", &vm, NULL) ?
+		cfg->vm_ptr_addr = elf_dynsym_find(elf, "ruby_current_vm_ptr", &vm, NULL) ?
 				   vm + m->bias : 0;
 		return cfg->tsd_key_addr && cfg->vm_ptr_addr;
 	}
 	if (v->tls_sym) {
-		if (!interp_dynsym_find(elf, v->tls_sym, &tls, NULL))
+		if (!elf_dynsym_find(elf, v->tls_sym, &tls, NULL))
 			return false;
 	} else if (!rb_find_ec_tls(ip->pid, m, &tls, &got_modid)) {
 		return false;
@@ -251,6 +252,6 @@ bool ruby_attach(struct interp_proc *ip, const struct interp_version *v, const s
 		rp->id_tries = 0;
 	}
 	rp->symbols = symbols;
-	rp->cobject = interp_dynsym_find(elf, "rb_cObject", &cobject, NULL) ? cobject + m->bias : 0;
+	rp->cobject = elf_dynsym_find(elf, "rb_cObject", &cobject, NULL) ? cobject + m->bias : 0;
 	return true;
 }
