@@ -424,7 +424,7 @@ static int run_finish(struct run *run)
 	res.seconds = mono_s() - run->start;
 	if (r->hooks && r->hooks->finish && r->hooks->finish(r->hooks->ctx, &res))
 		rc = 1;
-	report_debuginfod();
+	debuginfod_report();
 	if (o->stats)
 		report_debug_cache();
 	return rc;

@@ -137,6 +137,5 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR]);
 /* CPU time the targets have used so far (-a: the machine's busy time), in ns. */
 uint64_t targets_cpu_ns(struct recorder *r);
 void report_debug_cache(void);
-void report_debuginfod(void);
 
 #endif /* STITCH_RECORD_INTERNAL_H */

@@ -12,7 +12,6 @@
 #include "capture.skel.h"
 #include "offcpu/offcpu.h"
 #include "symbolize/debug_cache.h"
-#include "symbolize/debuginfod_fetch.h"
 
 #include "record/record_internal.h"
 #include "util/core_btf.h"
@@ -281,21 +280,4 @@ void report_debug_cache(void)
 	fprintf(stderr, "stitch stats: compressed DWARF: %lu files from the cache, %lu "
 		"decompressed into it, %lu decompressed in memory (%s%s)\n",
 		st.used, st.written, st.uncached, dir ? "cache " : "no cache used", dir ? dir : "");
-}
-
-/* One line of what debuginfod gave, after the output (naming asks it). */
-void report_debuginfod(void)
-{
-	struct debuginfod_stats st;
-
-	if (!debuginfod_get_stats(&st))
-		return;
-	fprintf(stderr, "stitch: debuginfod: %lu debug files fetched, %lu from its cache, %lu not "
-		"found, %lu failed", st.fetched, st.cached, st.missing, st.failed);
-	if (st.servers_dead)
-		fprintf(stderr, " (%u of %u servers given up after a timeout or error)",
-			st.servers_dead, st.servers);
-	if (st.budget_spent)
-		fprintf(stderr, " (stopped at the %.0f s budget)", DEBUGINFOD_BUDGET_S);
-	fprintf(stderr, ", %.1f s\n", st.seconds);
 }

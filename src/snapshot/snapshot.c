@@ -30,6 +30,7 @@
 #include "proc/procs.h"
 #include "profile/resolve.h"
 #include "profile/stacks.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "unwind/unwind.h"
 #include "util/cli.h"
 #include "util/clock.h"
@@ -111,6 +112,8 @@ static void usage(FILE *f)
 "  -i, --interval TIME      ... this long apart: 100ms (default 1s), 2s, 500us\n"
 "      --no-group           list each thread on its own\n"
 "      --no-interp          no script frames: the interpreters' native frames\n"
+"      --no-debuginfod      ask no debuginfod server (DEBUGINFOD_URLS) for\n"
+"                           debug files\n"
 "  -o, --output FILE        write here, repeatable; the name sets the format:\n"
 "                           - or FILE.txt (text, the default), FILE.json (one\n"
 "                           object per thread and round), FILE.folded,\n"
@@ -149,7 +152,8 @@ static int add_pid(void *ctx, long pid)
 	return 0;
 }
 
-enum { OPT_NO_KTHREADS = 256, OPT_COMM, OPT_NO_GROUP, OPT_NO_INTERP, OPT_FORCE };
+enum { OPT_NO_KTHREADS = 256, OPT_COMM, OPT_NO_GROUP, OPT_NO_INTERP, OPT_FORCE,
+       OPT_NO_DEBUGINFOD };
 
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -162,6 +166,7 @@ static const struct option longopts[] = {
 	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -212,6 +217,9 @@ static int take_opt(void *ctx, int c, const char *arg)
 		break;
 	case OPT_FORCE:
 		o->force = true;
+		break;
+	case OPT_NO_DEBUGINFOD:
+		debuginfod_disable();
 		break;
 	}
 	return 0;
@@ -845,6 +853,7 @@ int cmd_snapshot(int argc, char **argv)
 	resolver_name_kernel_lazily(&s.res, "/proc/kallsyms");
 	stop_on_signals();
 	rc = load_bpf(&s) || run(&s) ? 1 : 0;
+	debuginfod_report();
 out:
 	bpf_link__destroy(s.link);
 	interp_free(&s.interp);

@@ -22,6 +22,7 @@
 
 #include "util/cli.h"
 #include "commands.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "symbolize/kallsyms.h"
 #include "formats/output.h"
 #include "profile/resolve.h"
@@ -84,6 +85,8 @@ static void usage(FILE *f)
 "                           or not at all (a new file renamed over FILE)\n"
 "      --force              let -o replace a symlink (the link itself; what it\n"
 "                           points to is never written)\n"
+"      --no-debuginfod      ask no debuginfod server (DEBUGINFOD_URLS) for\n"
+"                           debug files\n"
 "  -h, --help               this help\n"
 "\n"
 "A symbolized report reads, innermost frame first:\n"
@@ -109,6 +112,7 @@ static const struct option longopts[] = {
 	{ "folded", no_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'F' },
+	{ "no-debuginfod", no_argument, NULL, 'D' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -165,6 +169,9 @@ static int take_opt(void *ctx, int c, const char *arg)
 		return set_output(o, arg, -1);
 	case 'F':
 		o->force = true;
+		break;
+	case 'D':
+		debuginfod_disable();
 		break;
 	}
 	return 0;
@@ -598,6 +605,7 @@ int cmd_symbolize(int argc, char **argv)
 		fprintf(stderr, "stitch symbolize: %s hides addresses (kernel.kptr_restrict; "
 			"run as root): kernel frames stay addresses\n", o.kallsyms);
 	rc = run(&o, in, &mods, ks);
+	debuginfod_report();
 	if (ks)
 		kallsyms_free(ks);
 	stall_modules_free(&mods);

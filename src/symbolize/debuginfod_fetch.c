@@ -253,3 +253,19 @@ bool debuginfod_get_stats(struct debuginfod_stats *st)
 	*st = di.st;
 	return di.asked || di.st.cached;
 }
+
+void debuginfod_report(void)
+{
+	struct debuginfod_stats st;
+
+	if (!debuginfod_get_stats(&st))
+		return;
+	fprintf(stderr, "stitch: debuginfod: %lu debug files fetched, %lu from its cache, %lu not "
+		"found, %lu failed", st.fetched, st.cached, st.missing, st.failed);
+	if (st.servers_dead)
+		fprintf(stderr, " (%u of %u servers given up after a timeout or error)",
+			st.servers_dead, st.servers);
+	if (st.budget_spent)
+		fprintf(stderr, " (stopped at the %.0f s budget)", DEBUGINFOD_BUDGET_S);
+	fprintf(stderr, ", %.1f s\n", st.seconds);
+}

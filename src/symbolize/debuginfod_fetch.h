@@ -60,6 +60,12 @@ int debuginfod_fetch_debuginfo(const uint8_t *build_id, size_t len, char *path, 
 bool debuginfod_get_stats(struct debuginfod_stats *st);
 
 /*
+ * One line on stderr of what debuginfod gave, if anything was asked: after
+ * a command's output, since naming it is what asks.
+ */
+void debuginfod_report(void);
+
+/*
  * Split DEBUGINFOD_URLS (URLs separated by blanks) into at most max URLs,
  * each shorter than DEBUGINFOD_URL_MAX (longer ones are skipped).  Returns
  * the count.

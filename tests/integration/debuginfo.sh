@@ -253,3 +253,50 @@ print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
 	at_most "recording of 2 s with a silent server" "$(cat "$TMP/silent.time")" 6
 	expect_grep "$TMP/silent.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, [1-9][0-9]* failed \(2 of 2 servers given up'
 }
+
+# snapshot and symbolize name through debuginfod too, say what it gave, and
+# take --no-debuginfod: then nothing is asked and the frames stay addresses.
+test_debuginfod_snapshot_symbolize() {
+	local pid burn flag
+	export STITCH_CACHE_DIR=$TMP/cache-snap
+	start_debuginfod
+	export DEBUGINFOD_URLS="http://127.0.0.1:$DBGD_PORT"
+	"$TMP/dbgd/deep_strip" spin 30 &
+	pid=$!
+	sleep 0.5
+	"$STITCH" snapshot -p "$pid" --no-debuginfod -o "$TMP/snap-none.txt" 2>"$TMP/snap-none.err"
+	cat "$TMP/snap-none.err"
+	expect_eq "snapshot --no-debuginfod: requests" "$(dbgd_requests)" 0
+	expect_eq "snapshot --no-debuginfod: debuginfod summary lines" \
+		"$(grep -c '^stitch: debuginfod: ' "$TMP/snap-none.err")" 0
+	if grep -qE '^ +main( |$)' "$TMP/snap-none.txt"; then
+		die "snapshot --no-debuginfod named main: $(cat "$TMP/snap-none.txt")"
+	fi
+	"$STITCH" snapshot -p "$pid" -o "$TMP/snap.txt" 2>"$TMP/snap.err"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	cat "$TMP/snap.err" "$TMP/snap.txt"
+	expect_grep "$TMP/snap.err" '^stitch: debuginfod: 1 debug files fetched, 0 from its cache'
+	expect_grep "$TMP/snap.txt" '^ +main +\(?chain\.c'
+	expect_eq "requests after snapshot" "$(dbgd_requests)" 1
+	# A libstitch-stall report of burn's address in the stripped binary.
+	burn=$(nm "$TMP/dbgd/srv/deep_strip.debug" | awk '$3 == "burn" { print $1 }')
+	[ -n "$burn" ] || die "no burn in the debug file"
+	printf 'stitch-stall: tid=1 comm=x stall=20ms clock=cpu threshold=20ms suppressed=0\n  user %s+0x%x build-id=%s\n' \
+		"$TMP/dbgd/deep_strip" $((16#$burn + 4)) "$DBGD_ID" >"$TMP/dbgd.log"
+	for flag in --no-debuginfod ""; do
+		"$STITCH" symbolize $flag "$TMP/dbgd.log" >"$TMP/dbgd-sym.txt" 2>"$TMP/dbgd-sym.err"
+		cat "$TMP/dbgd-sym.err" "$TMP/dbgd-sym.txt"
+		if [ -n "$flag" ]; then
+			expect_eq "symbolize --no-debuginfod: debuginfod summary lines" \
+				"$(grep -c '^stitch: debuginfod: ' "$TMP/dbgd-sym.err")" 0
+			expect_grep "$TMP/dbgd-sym.txt" '^  user .*deep_strip\+0x'
+		else
+			# The file came into the cache with snapshot: not asked again.
+			expect_grep "$TMP/dbgd-sym.err" '^stitch: debuginfod: 0 debug files fetched, 1 from its cache'
+			expect_grep "$TMP/dbgd-sym.txt" '^  user burn .*chain\.c:[0-9]+'
+		fi
+	done
+	expect_eq "requests in all" "$(dbgd_requests)" 1
+	stop_debuginfod
+}
