@@ -401,6 +401,36 @@ static bool tracing_glue(const char *name)
 	       !strncmp(name, "__traceiter_", 12) || !strncmp(name, "__bpf_trace_", 12);
 }
 
+/*
+ * The kernel's softirq loop (handle_softirqs since 6.8, __do_softirq
+ * before).  Pending softirqs run where bottom halves are enabled again: at
+ * an interrupt's exit (an asm_* stub below, handled as the interrupt), in
+ * ksoftirqd, or in whatever thread calls local_bh_enable().  There the
+ * thread is only the stack the softirq ran on: a loopback TCP send runs the
+ * receive that wakes its peer (its own doing), but a timer that fired
+ * while some other thread had bottom halves off runs there too (seen:
+ * "[woken by stitch tid N]" for a sleeper of another process).
+ */
+static bool softirq_frame(const char *name)
+{
+	return !strcmp(name, "handle_softirqs") || !strcmp(name, "__do_softirq");
+}
+
+/*
+ * "[woken by COMM tid N]" said of a softirq's host thread as what it is:
+ * "[softirq in COMM tid N]", its frames below the softirq's kept.
+ */
+static int put_softirq_who(struct named_frame *out, int n, int max, const char *who)
+{
+	static const char prefix[] = "[woken by ";
+	char buf[96];
+
+	if (strncmp(who, prefix, sizeof(prefix) - 1) != 0)
+		return put(out, n, max, who, NULL, 0, FRAME_MARK);
+	snprintf(buf, sizeof(buf), "[softirq in %s", who + sizeof(prefix) - 1);
+	return put(out, n, max, stacks_name(buf), NULL, 0, FRAME_MARK);
+}
+
 int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max)
 {
 	bool ours = k->nkernel && stack_kernel_is_tag(stack_kernel(k)[0]);
@@ -434,9 +464,17 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 	if (k->nwaker) {
 		const struct uframe *w = stack_waker(k);
 
+		bool softirq = false;
+
 		n = put(out, n, max, "--", NULL, 0, FRAME_MARK);
 		for (i = 0; i < k->nwaker; i++) {
-			int m = put_uframe(r, &w[i], out, n, max, true);
+			int m;
+
+			if (w[i].kind == UFRAME_NAME && softirq) {
+				n = put_softirq_who(out, n, max, (const char *)(uintptr_t)w[i].addr);
+				continue;
+			}
+			m = put_uframe(r, &w[i], out, n, max, true);
 
 			/*
 			 * x86-64 enters interrupts through asm_* stubs: what is
@@ -450,6 +488,8 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 				n = put(out, n, max, "[woken by an interrupt]", NULL, 0, FRAME_MARK);
 				break;
 			}
+			if (w[i].kind == UFRAME_KERNEL && m > n && softirq_frame(out[n].name))
+				softirq = true;
 			n = m;
 		}
 	}

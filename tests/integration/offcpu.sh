@@ -245,6 +245,23 @@ test_offcpu_wakers_producer_above_consumer() {
 	expect_error 2 "--wakers goes with -e offcpu" -- record --wakers -a -d 1
 }
 
+# A wakeup in a softirq names the thread it ran on as its host, not as the
+# waker: a loopback TCP receive runs in the sender's __local_bh_enable_ip,
+# and so can a timer that fired while any thread had bottom halves off.
+test_offcpu_wakers_softirq_host() {
+	local py re blocked
+	py=$(realpath tests/workloads/interp/py_tcp_wake.py)
+	re=$(printf '%s' "$py" | sed 's/[.]/\\./g')
+	"$STITCH" record -e offcpu --wakers -o "$TMP/sq.folded" -- /usr/bin/python3.11 "$py" 100
+	blocked="reader \\($re:[0-9]+\\);.*;sk_wait_data_\\[k\\];.*\\[S sleeping\\];--;"
+	grep -E "$blocked" "$TMP/sq.folded" | sed 's/.*;--;//' | cut -c1-400
+	expect_ge "% of the reader's blocked time woken in the softirq on the sender's stack" \
+		"$(share "$TMP/sq.folded" "$blocked" \
+		   "$blocked.*;net_rx_action_\\[k\\];handle_softirqs_\\[k\\];.*;__local_bh_enable_ip_\\[k\\];.*tcp_sendmsg_\\[k\\];.*\\[softirq in python3\\.11 tid [0-9]+\\] ")" 90
+	expect_eq "softirq wakeups said to be a thread's" \
+		"$(total "$TMP/sq.folded" ";handle_softirqs_\\[k\\];.*\\[woken by [^]]* tid [0-9]+\\] ")" 0
+}
+
 # Interpreter threads' stacks are sent to user space, not counted in the
 # kernel: their wakers follow them there.  Python's pipe reader, woken by the
 # feeder thread's write.
