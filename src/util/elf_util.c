@@ -177,7 +177,7 @@ void build_id_hex(const uint8_t *id, size_t len, char *buf)
 	buf[2 * len] = '\0';
 }
 
-bool elf_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
+bool elf_sym_find(Elf *elf, uint32_t sh_type, const char *name, uint64_t *value, uint64_t *size)
 {
 	Elf_Scn *scn = NULL;
 
@@ -186,7 +186,7 @@ bool elf_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size
 		Elf_Data *d;
 		size_t i, n;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sh_type || !sh.sh_entsize)
 			continue;
 		d = elf_getdata(scn, NULL);
 		if (!d)

@@ -44,8 +44,16 @@ void build_id_hex(const uint8_t *id, size_t len, char *buf);
 /* Call once before any libelf use (idempotent, thread-safe enough for us). */
 void elf_util_init(void);
 
-/* A defined .dynsym symbol's value (and size, if size is not NULL): true if found. */
-bool elf_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size);
+/*
+ * A defined symbol's value (and size, if size is not NULL) in the symbol
+ * table of sh_type (SHT_DYNSYM, SHT_SYMTAB): true if found.
+ */
+bool elf_sym_find(Elf *elf, uint32_t sh_type, const char *name, uint64_t *value, uint64_t *size);
+
+static inline bool elf_dynsym_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
+{
+	return elf_sym_find(elf, SHT_DYNSYM, name, value, size);
+}
 
 /*
  * The ELF file at path, mapped (*fd is its descriptor: close it after

@@ -714,28 +714,10 @@ static void check_well_formed(const struct unwind_table *t)
 /* st_value of a symbol in .symtab, 0 if absent. */
 static uint64_t symbol_value(Elf *elf, const char *name)
 {
-	Elf_Scn *scn = NULL;
+	uint64_t v = 0;
 
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sizeof(Elf64_Sym); i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(d, i, &sym))
-				continue;
-			n = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (n && strcmp(n, name) == 0)
-				return sym.st_value;
-		}
-	}
-	return 0;
+	elf_sym_find(elf, SHT_SYMTAB, name, &v, NULL);
+	return v;
 }
 
 /* Kernel's view of our SIGUSR1 action: sa_restorer is glibc's __restore_rt. */

@@ -146,29 +146,11 @@ static uint64_t entry_of(Elf *elf)
 /* st_value of a .symtab symbol; fails the test if absent. */
 static uint64_t symbol(Elf *elf, const char *name)
 {
-	Elf_Scn *scn = NULL;
+	uint64_t v = 0;
 
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < d->d_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-
-			if (!gelf_getsym(d, (int)i, &s))
-				continue;
-			n = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (n && strcmp(n, name) == 0)
-				return s.st_value;
-		}
-	}
-	fail_msg("no symbol %s", name);
-	return 0;
+	if (!elf_sym_find(elf, SHT_SYMTAB, name, &v, NULL))
+		fail_msg("no symbol %s", name);
+	return v;
 }
 
 static int setup(void **state)
