@@ -69,14 +69,7 @@ bool interp_command_word_names_interpreter(const char *word);
 
 /* ---- state.c, detect.c, stitch.c: the recorder's interpreter state ---- */
 
-/* A named interpreter frame, interned: a stack key holds its address. */
-struct interp_name {
-	struct hmap_node node;
-	uint8_t kind;			/* enum frame_kind */
-	uint32_t line;			/* 0: unknown or --no-lines */
-	char *file;			/* NULL: none */
-	char name[];
-};
+/* struct interp_name, a named interpreter frame: profile/stacks.h. */
 
 struct interp_proc;
 struct interp_ops;

@@ -9,7 +9,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "capture/attach.h"
+#include "record/attach.h"
 #include "interp/perl/perl.h"
 #include "latency/lat_root.h"
 #include "proc/usdt.h"

@@ -19,7 +19,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "capture/attach.h"
+#include "record/attach.h"
 #include "capture/capture.h"
 #include "capture/events.h"
 #include "interp/interp_user.h"
