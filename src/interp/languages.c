@@ -152,12 +152,21 @@ const struct interp_ops *interp_root_lang(const char *spec, const char **name)
 int interp_root_find(const struct interp_ops *ops, struct interp_root *r, const char *name,
 		     pid_t pid, char *const *command, char *why, size_t why_len)
 {
+	int rc;
+
 	memset(r, 0, sizeof(*r));
 	if (!ops->root_find) {
 		snprintf(why, why_len, "its calls cannot be roots");
 		return INTERP_ROOT_NONE;
 	}
-	return ops->root_find(r, name, pid, command, why, why_len);
+	rc = ops->root_find(r, name, pid, command, why, why_len);
+	/* The kernel side compares names of up to INTERP_ROOT_NAME_MAX - 1 bytes. */
+	if (!rc && strlen(name) >= INTERP_ROOT_NAME_MAX) {
+		snprintf(why, why_len, "not %s:NAME (a name of at most %d bytes)",
+			 ops->versions[0].lang_name, INTERP_ROOT_NAME_MAX - 1);
+		return INTERP_ROOT_BAD_NAME;
+	}
+	return rc;
 }
 
 void interp_root_forms(char *buf, size_t len)
