@@ -21,7 +21,7 @@
 
 #include "record/attach.h"
 #include "capture/capture.h"
-#include "capture/events.h"
+#include "record/events.h"
 #include "interp/interp_user.h"
 #include "kunwind/kunwind.h"
 #include "offcpu/offcpu_pending.h"
