@@ -34,9 +34,13 @@ ALIB_OBJS := $(patsubst src/%.c,$(AOBJ)/%.o,$(LIB_SRCS))
 # The preprocessor cannot #include from a macro: each interpreter's headers
 # named by its line there are listed in headers made here (interp_layouts.h:
 # every src/interp/NAME/NAME_layout.h, for interp.h; interp_walkers.bpf.h:
-# every walker src/interp/NAME/NAME.bpf.h, for interp_walk.bpf.h).
+# every walker src/interp/NAME/NAME.bpf.h, for interp_walk.bpf.h;
+# interp_roots.bpf.h: every latency root's kernel side
+# src/interp/NAME/NAME_root.bpf.h, of the languages that have one, for
+# latency.bpf.c).
 INTERP_DEF := src/interp/languages.def
-INTERP_GEN := $(BUILD)/interp_layouts.h $(BUILD)/interp_walkers.bpf.h
+INTERP_ROOT_HDRS := $(wildcard src/interp/*/*_root.bpf.h)
+INTERP_GEN := $(BUILD)/interp_layouts.h $(BUILD)/interp_walkers.bpf.h $(BUILD)/interp_roots.bpf.h
 HDRS := $(shell find src -name '*.h' -o -name '*.def' | sort) $(INTERP_GEN)
 vpath %.bpf.c $(sort $(dir $(BPF_SRCS)))
 
@@ -75,6 +79,26 @@ $(BUILD)/interp_layouts.h: $(INTERP_DEF)
 $(BUILD)/interp_walkers.bpf.h: $(INTERP_DEF)
 	@mkdir -p $(BUILD)
 	$(call interp_includes,.bpf.h) >$@.tmp && mv $@.tmp $@
+
+# ID,NAME,member of every INTERP_LANG line whose language has a root (NAME_root.bpf.h).
+interp_roots = sed -n \
+	's|^INTERP_LANG( *\([A-Z0-9_]*\), *\([a-z0-9_]*\), *\([a-z0-9_]*\),.*|\1,\2,\3|p' \
+	$(INTERP_DEF) | while IFS=, read -r id name member; do \
+		if [ -f src/interp/$$name/$${name}_root.bpf.h ]; then \
+			echo "$$id,$$name,$$member"; \
+		fi; \
+	done
+
+# Their headers, and INTERP_ROOTS(X): X(ID, NAME, member) for each.
+$(BUILD)/interp_roots.bpf.h: $(INTERP_DEF) $(INTERP_ROOT_HDRS)
+	@mkdir -p $(BUILD)
+	@roots=$$($(interp_roots)); \
+	{ echo '/* Made by the Makefile from $(INTERP_DEF): do not edit. */'; \
+	  for r in $$roots; do n=$$(echo "$$r" | cut -d, -f2); \
+		echo "#include \"interp/$$n/$${n}_root.bpf.h\""; done; \
+	  printf '#define INTERP_ROOTS(X)'; \
+	  for r in $$roots; do printf ' X(%s)' "$$(echo "$$r" | sed 's/,/, /g')"; done; echo; \
+	} >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.bpf.o: %.bpf.c $(HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) -g -O2 -Wall -Werror -target bpf $(ARCH_DEF) $(BPF_INC) -c $< -o $@

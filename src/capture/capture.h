@@ -50,7 +50,7 @@ struct sample_event {
 	/* ---- kunwind (in-kernel unwinding) ---- */
 	__u16 nuframes;		/* STITCH_SAMPLE_KFRAMES: frame words at ustack[0] */
 	__u8 ustop;		/* and why the kernel's walk stopped (KUNWIND_STOP_*) */
-	__u8 tag;		/* enum offcpu_tag (offcpu/offcpu.h) */
+	__u8 tag;		/* enum offcpu_tag (profile/stack_tag.h) */
 	__u32 ucopy_off;	/* stack bytes copied from sp upward: ustack[ucopy_off..ustack_bytes) */
 	/* ---- end kunwind ---- */
 	__u64 kstack[STITCH_MAX_KSTACK];

@@ -165,6 +165,13 @@ struct interp_ops {
 	/* Its own caches for one recording (NULL: none); see interp_lang_state. */
 	void *(*state_new)(void);
 	void (*state_free)(void *state);
+	/*
+	 * stitch latency's roots (interp.h "Roots"), optional: as
+	 * interp_root_find for this language (interp_user.h).  NULL: its calls
+	 * cannot be roots.
+	 */
+	int (*root_find)(struct interp_root *r, const char *name, pid_t pid, char *const *command,
+			 char *why, size_t why_len);
 };
 
 /* ---- languages.c: the table of languages, and lookups over it ---- */

@@ -147,4 +147,37 @@ struct interp_event {
 
 #define INTERP_EVENT_HDR_BYTES ((unsigned long)&((struct interp_event *)0)->frames)
 
+/*
+ * Roots (stitch latency -e <name>:FUNCTION): every call of an interpreted
+ * function, timed on the language's own call path.  A language whose calls
+ * can be roots has an optional hook in its ops (interp_ops.root_find: where
+ * the probes go, user side) and interp/<name>/<name>_root.bpf.h, which
+ * latency.bpf.c includes through build/interp_roots.bpf.h (made by the
+ * Makefile from languages.def, for the languages that have one).  Calls are
+ * contexts on a stack: a call is where its context is (stack si, index ix),
+ * not a count of entries and returns, so a call left by an exception ends
+ * where its context is popped.  With L its layout (struct
+ * interp_<name>_layout), the kernel side gives:
+ *   int <name>_root_where(ctx, L, &si, &ix)	the thread's stack and its
+ *		innermost context's index; 0, or -1 if unreadable
+ *   bool <name>_root_is_callee(ctx, L, fn, len)	at an ENTER probe: the
+ *		function about to be called is the root (named fn, len bytes);
+ *		its context will be at ix + 1
+ *   __s32 <name>_root_unwound_to(ctx)	at an UNWIND probe: every context
+ *		above this index is popped now
+ */
+#define INTERP_ROOT_NAME_MAX 64		/* the longest function name, with its NUL */
+
+/* What happens where a root's probe is (struct interp_root, interp_user.h). */
+enum interp_root_probe {
+	INTERP_ROOT_ENTER,	/* a call is about to be made */
+	INTERP_ROOT_LEAVE,	/* the innermost context returns */
+	INTERP_ROOT_UNWIND,	/* contexts above an index are popped at once */
+	INTERP_ROOT_RAISE,	/* an exception starts: a call it ends, ends at this time */
+	INTERP_ROOT_PROBE_KINDS,
+};
+
+/* A root's probes, at most: perl's four, and three places an exception starts. */
+#define INTERP_ROOT_PROBES 7
+
 #endif /* STITCH_INTERP_H */

@@ -9,6 +9,7 @@
 #ifndef STITCH_INTERP_USER_H
 #define STITCH_INTERP_USER_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,16 +68,49 @@ const struct interp_version *interp_version_for_module(const char *base, char *l
  */
 bool interp_command_word_names_interpreter(const char *word);
 
+/*
+ * A root of stitch latency (-e <name>:FUNCTION; interp.h "Roots"): where
+ * its probes go and what its kernel side reads, as its language's
+ * root_find found them.
+ */
+struct interp_root {
+	char binary[PATH_MAX];		/* the interpreter's executable or library */
+	struct interp_layout layout;	/* its language (layout.lang) and version's offsets */
+	struct interp_root_probe_at {
+		enum interp_root_probe kind;
+		uint64_t off;		/* file offset in binary, for a uprobe */
+		const char *what;	/* the function there, for messages */
+	} probes[INTERP_ROOT_PROBES];
+	int nprobes;
+};
+
+struct interp_ops;
+
+/* The language a root's spec names ("perl" of "perl:handle"), or NULL; *name: what follows. */
+const struct interp_ops *interp_root_lang(const char *spec, const char **name);
+
+/* interp_root_find's failures; why says more. */
+enum interp_root_err {
+	INTERP_ROOT_BAD_NAME = -1,	/* no function name of the language (why: what one is) */
+	INTERP_ROOT_NOT_FOUND = -2,	/* no interpreter we follow (why: which, and which we do) */
+	INTERP_ROOT_NONE = -3,		/* the language has no root_find: its calls cannot be roots */
+};
+
+/*
+ * The root of function name (a spec's part after "<name>:") of language
+ * ops in the target: pid > 0, that process's interpreter; command, the
+ * interpreter of -- COMMAND; else the system's.  0, or an enum
+ * interp_root_err and why.
+ */
+int interp_root_find(const struct interp_ops *ops, struct interp_root *r, const char *name,
+		     pid_t pid, char *const *command, char *why, size_t why_len);
+
+/* The languages whose calls can be roots, as "perl:NAME" (joined by ", " and " or "). */
+void interp_root_forms(char *buf, size_t len);
+
 /* ---- state.c, detect.c, stitch.c: the recorder's interpreter state ---- */
 
-/* A named interpreter frame, interned: a stack key holds its address. */
-struct interp_name {
-	struct hmap_node node;
-	uint8_t kind;			/* enum frame_kind */
-	uint32_t line;			/* 0: unknown or --no-lines */
-	char *file;			/* NULL: none */
-	char name[];
-};
+/* struct interp_name, a named interpreter frame: profile/stacks.h. */
 
 struct interp_proc;
 struct interp_ops;

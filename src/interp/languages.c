@@ -133,6 +133,59 @@ const struct interp_version *interp_version_for_module(const char *base, char *l
 	return interp_module_version(base, &ops, lang_out, lang_len, ver_out, ver_len);
 }
 
+const struct interp_ops *interp_root_lang(const char *spec, const char **name)
+{
+	size_t i, n;
+
+	for (i = 0; i < interp_nlanguages; i++) {
+		const char *lang = interp_languages[i]->versions[0].lang_name;
+
+		n = strlen(lang);
+		if (!strncmp(spec, lang, n) && spec[n] == ':') {
+			*name = spec + n + 1;
+			return interp_languages[i];
+		}
+	}
+	return NULL;
+}
+
+int interp_root_find(const struct interp_ops *ops, struct interp_root *r, const char *name,
+		     pid_t pid, char *const *command, char *why, size_t why_len)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!ops->root_find) {
+		snprintf(why, why_len, "its calls cannot be roots");
+		return INTERP_ROOT_NONE;
+	}
+	rc = ops->root_find(r, name, pid, command, why, why_len);
+	/* The kernel side compares names of up to INTERP_ROOT_NAME_MAX - 1 bytes. */
+	if (!rc && strlen(name) >= INTERP_ROOT_NAME_MAX) {
+		snprintf(why, why_len, "not %s:NAME (a name of at most %d bytes)",
+			 ops->versions[0].lang_name, INTERP_ROOT_NAME_MAX - 1);
+		return INTERP_ROOT_BAD_NAME;
+	}
+	return rc;
+}
+
+void interp_root_forms(char *buf, size_t len)
+{
+	size_t i, n = 0, left = 0, at = 0;
+
+	for (i = 0; i < interp_nlanguages; i++)
+		left += interp_languages[i]->root_find != NULL;
+	buf[0] = '\0';
+	for (i = 0; i < interp_nlanguages && at < len; i++) {
+		if (!interp_languages[i]->root_find)
+			continue;
+		at += snprintf(buf + at, len - at, "%s%s:NAME",
+			       !n ? "" : n + 1 == left ? " or " : ", ",
+			       interp_languages[i]->versions[0].lang_name);
+		n++;
+	}
+}
+
 bool interp_command_word_names_interpreter(const char *word)
 {
 	const char *base = strrchr(word, '/');

@@ -15,7 +15,7 @@
 #include "latency/lat_root.h"
 #include "util/array.h"
 #include "util/cli.h"
-#include "interp/interp.h"	/* the skeleton's perl_L */
+#include "interp/interp.h"	/* the skeleton's root_L */
 #include "latency.skel.h"
 
 #define KPROBE_PMU "/sys/bus/event_source/devices/kprobe"
@@ -48,7 +48,7 @@ int lat_children_parse(struct lat_children *c, const char *list, const struct la
 			}
 		} else if (r->kind == ROOT_FUNCTION) {
 			bin = r->binary;
-		} else if (r->kind == ROOT_USDT_PAIR || r->kind == ROOT_PERL) {
+		} else if (r->kind == ROOT_USDT_PAIR || r->kind == ROOT_INTERP) {
 			rc = cli_usage_error("latency", "--children: '%s': name its binary, as "
 					     "BINARY:FUNCTION", fn);
 			break;

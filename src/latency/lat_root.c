@@ -9,14 +9,12 @@
 
 #include <bpf/libbpf.h>
 
-#include "capture/attach.h"
-#include "interp/perl/perl.h"
+#include "record/attach.h"
 #include "latency/lat_root.h"
 #include "proc/usdt.h"
 #include "util/cli.h"
 #include "util/elf_util.h"
-#include "util/exec_path.h"
-#include "interp/interp.h"	/* the skeleton's perl_L */
+#include "interp/interp.h"	/* the skeleton's root_L */
 #include "latency.skel.h"
 
 #define TRACEFS_EVENTS "/sys/kernel/tracing/events"
@@ -330,129 +328,56 @@ static int parse_tp_pair(struct lat_root *r, const char *rest, const char *keys)
 	return 0;
 }
 
-/* A script's interpreter from its "#!" line ("#!/usr/bin/env perl": perl, searched). */
-static bool shebang_of(const char *file, char *out, size_t len)
-{
-	char line[256], *p, *arg;
-	FILE *f = fopen(file, "re");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(line, sizeof(line), f) && !strncmp(line, "#!", 2);
-	fclose(f);
-	if (!ok)
-		return false;
-	p = line + 2 + strspn(line + 2, " \t");
-	p[strcspn(p, " \t\n")] = '\0';
-	if (!*p)
-		return false;
-	if (!strcmp(p, "/usr/bin/env") || !strcmp(p, "/bin/env")) {
-		arg = p + strlen(p) + 1;
-		if (arg >= line + sizeof(line))
-			return false;
-		arg += strspn(arg, " \t");
-		arg[strcspn(arg, " \t\n")] = '\0';
-		return *arg && exec_path_find(arg, out, len);
-	}
-	snprintf(out, len, "%s", p);
-	return true;
-}
-
-/* The perl layout of the ELF file at path and its probes, or NULL (why says why). */
-static const struct interp_perl_layout *perl_at(const char *path, struct perl_sub_probes *p,
-						char *why, size_t why_len)
-{
-	const struct interp_perl_layout *L;
-	int fd;
-	Elf *elf = elf_open_file(path, &fd);
-
-	if (!elf) {
-		snprintf(why, why_len, "%s", errno == ENOEXEC ? "not an ELF file" : strerror(errno));
-		return NULL;
-	}
-	L = perl_layout_of_file(elf, p, why, why_len);
-	elf_end(elf);
-	close(fd);
-	return L;
-}
-
 /*
- * Where a perl: root's subs run: -p, the process's executable or the
- * libperl.so it maps; -- COMMAND, the command (or its script's "#!"
- * interpreter); -a, /usr/bin/perl.
+ * LANG:NAME: every call of the interpreted function NAME, on its language's
+ * own call path; the language says where its probes go (interp_root_find,
+ * interp.h "Roots").
  */
-static bool find_perl(struct lat_root *r, pid_t pid, char *const *command, char *why,
-		      size_t why_len)
+static int parse_interp(struct lat_root *r, const struct interp_ops *ops, const char *name,
+			pid_t pid, char *const *command)
 {
-	char maps[64], line[PATH_MAX + 128], cand[PATH_MAX];
-	FILE *f;
+	char why[512], msg[640], forms[128];
 
-	if (pid > 0) {
-		snprintf(cand, sizeof(cand), "/proc/%d/exe", (int)pid);
-		r->perl = perl_at(cand, &r->perl_probes, why, why_len);
-		snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-		f = r->perl ? NULL : fopen(maps, "re");
-		while (f && !r->perl && fgets(line, sizeof(line), f)) {
-			char *path = strchr(line, '/');
-
-			if (!path || !strstr(path, "libperl.so"))
-				continue;
-			path[strcspn(path, "\n")] = '\0';
-			snprintf(cand, sizeof(cand), "/proc/%d/root%s", (int)pid, path);
-			r->perl = perl_at(cand, &r->perl_probes, why, why_len);
-		}
-		if (f)
-			fclose(f);
-	} else if (command && command[0]) {
-		if (!exec_path_find(command[0], cand, sizeof(cand))) {
-			snprintf(why, why_len, "%s: not found", command[0]);
-			return false;
-		}
-		r->perl = perl_at(cand, &r->perl_probes, why, why_len);
-		if (!r->perl && shebang_of(cand, cand, sizeof(cand)))
-			r->perl = perl_at(cand, &r->perl_probes, why, why_len);
-	} else {
-		snprintf(cand, sizeof(cand), "/usr/bin/perl");
-		r->perl = perl_at(cand, &r->perl_probes, why, why_len);
-	}
-	if (r->perl)
-		snprintf(r->binary, sizeof(r->binary), "%s", cand);
-	return r->perl != NULL;
-}
-
-/*
- * perl:NAME: every call of a Perl sub of that name (in any package), from
- * perl's own sub-call path: uprobes on Perl_pp_entersub (the sub about to
- * be called is on top of the argument stack; its context is the next one),
- * Perl_pp_leavesub and Perl_pp_leavesublv (which every return goes through,
- * `return` included) and Perl_dounwind (die, last out of a sub: the
- * contexts above an index popped at once).  A call is its context: where
- * it is, not a nesting count, tells its end.
- */
-static int parse_perl(struct lat_root *r, const char *name, pid_t pid, char *const *command)
-{
-	char why[256] = "";
-
-	if (!*name || strlen(name) >= LAT_NAME_MAX || strstr(name, "::") ||
-	    strspn(name, ident_chars) != strlen(name))
-		return usage_error("-e: '%s' is not perl:NAME (a sub's name, without its package)",
-				   r->spec);
-	if (!find_perl(r, pid, command, why, sizeof(why))) {
-		fprintf(stderr, "stitch latency: -e %s: no perl we can follow in this target (%s); "
-			"perls followed: 5.32, 5.36, 5.40, 5.42 (the executable or libperl.so)\n",
-			r->spec, why);
+	switch (interp_root_find(ops, &r->interp, name, pid, command, why, sizeof(why))) {
+	case 0:
+		break;
+	case INTERP_ROOT_BAD_NAME:
+		snprintf(msg, sizeof(msg), "-e: '%s' is %s", r->spec, why);
+		return usage_error("%s", msg);
+	case INTERP_ROOT_NONE:
+		/*
+		 * Measured here: CPython 3.11 fires function__entry only under
+		 * sys.settrace/setprofile (5 entries for 3,240 returns), Ruby 3.1's
+		 * method__entry only with a TracePoint on (0 for 143 returns): a
+		 * root made of them would never open, or open wrong.
+		 */
+		interp_root_forms(forms, sizeof(forms));
+		fprintf(stderr, "stitch latency: -e %s: the interpreter's function entry probe "
+			"does not fire for every call on this version (CPython 3.11, Ruby 3.1: only "
+			"while a tracer or profiler hook is set), so its functions cannot be timed "
+			"as roots; time the system call or C function they wait in "
+			"(syscall:NAME, uprobe:BINARY:FUNCTION): the breakdown still names the "
+			"script's functions and lines (roots of interpreted functions: %s)\n",
+			r->spec, forms);
+		return 2;
+	default:
+		fprintf(stderr, "stitch latency: -e %s: %s\n", r->spec, why);
 		return 2;
 	}
+	snprintf(r->binary, sizeof(r->binary), "%s", r->interp.binary);
 	snprintf(r->function, sizeof(r->function), "%s", name);
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->kind = ROOT_PERL;
+	r->kind = ROOT_INTERP;
 	return 0;
 }
 
 int lat_root_parse(struct lat_root *r, const char *spec, const char *keys, pid_t pid,
 		   char *const *command)
 {
+	const struct interp_ops *lang;
+	char msg[320], forms[128];
+	const char *name;
+
 	memset(r, 0, sizeof(*r));
 	r->spec = spec;
 	if (keys && strncmp(spec, "tracepoint:", 11))
@@ -471,26 +396,14 @@ int lat_root_parse(struct lat_root *r, const char *spec, const char *keys, pid_t
 		return parse_usdt_pair(r, spec + 5);
 	if (!strncmp(spec, "tracepoint:", 11))
 		return parse_tp_pair(r, spec + 11, keys);
-	if (!strncmp(spec, "perl:", 5))
-		return parse_perl(r, spec + 5, pid, command);
-	if (!strncmp(spec, "python:", 7) || !strncmp(spec, "ruby:", 5)) {
-		/*
-		 * Measured here: CPython 3.11 fires function__entry only under
-		 * sys.settrace/setprofile (5 entries for 3,240 returns), Ruby 3.1's
-		 * method__entry only with a TracePoint on (0 for 143 returns): a
-		 * root made of them would never open, or open wrong.
-		 */
-		fprintf(stderr, "stitch latency: -e %s: the interpreter's function entry probe "
-			"does not fire for every call on this version (CPython 3.11, Ruby 3.1: only "
-			"while a tracer or profiler hook is set), so its functions cannot be timed "
-			"as roots; time the system call or C function they wait in "
-			"(syscall:NAME, uprobe:BINARY:FUNCTION): the breakdown still names the "
-			"script's functions and lines (Perl subs can be roots: perl:NAME)\n", spec);
-		return 2;
-	}
-	return usage_error("-e: '%s' is not a root: syscall:NAME, uprobe:BINARY:FUNCTION, "
-			   "kprobe:FUNCTION, usdt:BINARY:PROVIDER:BEGIN,END, "
-			   "tracepoint:CATEGORY:BEGIN,END or perl:NAME", spec);
+	lang = interp_root_lang(spec, &name);
+	if (lang)
+		return parse_interp(r, lang, name, pid, command);
+	interp_root_forms(forms, sizeof(forms));
+	snprintf(msg, sizeof(msg), "-e: '%%s' is not a root: syscall:NAME, uprobe:BINARY:FUNCTION, "
+		 "kprobe:FUNCTION, usdt:BINARY:PROVIDER:BEGIN,END, "
+		 "tracepoint:CATEGORY:BEGIN,END or %s", forms);
+	return usage_error(msg, spec);
 }
 
 void lat_root_configure(const struct lat_root *r, struct latency_bpf *skel)
@@ -499,16 +412,18 @@ void lat_root_configure(const struct lat_root *r, struct latency_bpf *skel)
 	struct bpf_program *funcs[] = { skel->progs.lat_func_enter, skel->progs.lat_func_exit };
 	struct bpf_program *usdts[] = { skel->progs.lat_usdt_begin, skel->progs.lat_usdt_end };
 	struct bpf_program *tps[] = { skel->progs.lat_tp_begin, skel->progs.lat_tp_end };
-	struct bpf_program *perls[] = { skel->progs.lat_perl_enter, skel->progs.lat_perl_leave,
-					skel->progs.lat_perl_unwind, skel->progs.lat_perl_die };
+	struct bpf_program *interps[] = { skel->progs.lat_interp_enter,
+					  skel->progs.lat_interp_leave,
+					  skel->progs.lat_interp_unwind,
+					  skel->progs.lat_interp_raise };
 	int i;
 
 	for (i = 0; i < 4; i++)
-		bpf_program__set_autoload(perls[i], r->kind == ROOT_PERL);
-	if (r->kind == ROOT_PERL) {
-		skel->rodata->perl_L = *r->perl;
-		memcpy((char *)skel->rodata->perl_sub, r->function, strlen(r->function));
-		skel->rodata->perl_sub_len = strlen(r->function);
+		bpf_program__set_autoload(interps[i], r->kind == ROOT_INTERP);
+	if (r->kind == ROOT_INTERP) {
+		skel->rodata->root_L = r->interp.layout;
+		memcpy((char *)skel->rodata->root_fn, r->function, strlen(r->function));
+		skel->rodata->root_fn_len = strlen(r->function);
 	}
 
 	for (i = 0; i < 2; i++) {
@@ -575,30 +490,22 @@ int lat_root_attach(const struct lat_root *r, struct latency_bpf *skel, struct b
 							       r->binary, r->provider, r->end,
 							       NULL) : NULL;
 		break;
-	case ROOT_PERL: {
-		/*
-		 * By file offset (perl_probes.c): perl 5.40+ exports no pp
-		 * function, they are found through PL_ppaddr[].
-		 */
-		const struct perl_sub_probes *pp = &r->perl_probes;
-		const char *const what[] = { "pp_entersub", "pp_leavesub", "pp_leavesublv",
-					     "Perl_dounwind", "die", "die", "die" };
-		struct bpf_program *progs[LAT_ROOT_LINKS] = {
-			skel->progs.lat_perl_enter, skel->progs.lat_perl_leave,
-			skel->progs.lat_perl_leave, skel->progs.lat_perl_unwind };
-		uint64_t offs[LAT_ROOT_LINKS] = { pp->enter, pp->leave, pp->leavelv, pp->unwind };
-		int i, n = 4;
+	case ROOT_INTERP: {
+		/* By file offset: the language found each function (perl 5.40+ exports none). */
+		struct bpf_program *progs[INTERP_ROOT_PROBE_KINDS] = {
+			[INTERP_ROOT_ENTER] = skel->progs.lat_interp_enter,
+			[INTERP_ROOT_LEAVE] = skel->progs.lat_interp_leave,
+			[INTERP_ROOT_UNWIND] = skel->progs.lat_interp_unwind,
+			[INTERP_ROOT_RAISE] = skel->progs.lat_interp_raise };
+		const struct interp_root_probe_at *p = r->interp.probes;
+		int i;
 
-		for (i = 0; i < (int)pp->ndie && i < PERL_DIE_PROBES; i++, n++) {
-			progs[n] = skel->progs.lat_perl_die;
-			offs[n] = pp->die[i];
-		}
-		for (i = 0; i < n; i++) {
-			links[i] = bpf_program__attach_uprobe(progs[i], false, -1, r->binary,
-							      offs[i]);
+		for (i = 0; i < r->interp.nprobes; i++) {
+			links[i] = bpf_program__attach_uprobe(progs[p[i].kind], false, -1,
+							      r->binary, p[i].off);
 			if (!links[i]) {
 				fprintf(stderr, "stitch latency: cannot attach to %s in %s: %s\n",
-					what[i], r->binary, strerror(errno));
+					p[i].what, r->binary, strerror(errno));
 				return -1;
 			}
 		}
@@ -629,7 +536,7 @@ const char *lat_root_arg_name(const struct lat_root *r, int i, char *buf, size_t
 
 bool lat_root_has_args(const struct lat_root *r)
 {
-	return r->kind != ROOT_PERL;
+	return r->kind != ROOT_INTERP;
 }
 
 bool lat_root_has_ret(const struct lat_root *r)

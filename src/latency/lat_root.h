@@ -14,12 +14,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "interp/perl/perl_layout.h"
+#include "interp/interp_user.h"
 #include "latency/latency.h"
 
 struct latency_bpf;
 struct bpf_link;
-struct interp_perl_layout;
 
 enum lat_root_kind {
 	ROOT_SYSCALL,		/* syscall:NAME */
@@ -27,7 +26,7 @@ enum lat_root_kind {
 	ROOT_KFUNCTION,		/* kprobe:FUNCTION */
 	ROOT_USDT_PAIR,		/* usdt:BINARY:PROVIDER:BEGIN,END */
 	ROOT_TP_PAIR,		/* tracepoint:CATEGORY:BEGIN,END */
-	ROOT_PERL,		/* perl:NAME, a Perl sub: perl's own sub-call path */
+	ROOT_INTERP,		/* LANG:NAME, an interpreted function: its language's call path */
 };
 
 /* A field of a tracepoint's record, from its format file. */
@@ -41,7 +40,7 @@ struct lat_root {
 	const char *spec;		/* as given */
 	enum lat_root_kind kind;
 	char name[128];			/* the call, as the breakdown's root frame names it */
-	char binary[PATH_MAX];		/* function, USDT and script roots: the file */
+	char binary[PATH_MAX];		/* function, USDT and interpreter roots: the file */
 	char provider[64];		/* USDT: the provider; tracepoints: the category */
 	char begin[64], end[64];	/* the pair's two probes or events */
 	char function[128];		/* function roots: the symbol */
@@ -52,18 +51,18 @@ struct lat_root {
 	/* Keyed pairs (--key): the fields matched, in the begin and in the end. */
 	struct lat_field key_begin[LAT_NKEYS], key_end[LAT_NKEYS];
 	int nkeys;
-	/* perl:NAME: the interpreter's layout (binary is the perl or libperl.so) */
-	const struct interp_perl_layout *perl;
-	struct perl_sub_probes perl_probes;	/* where in binary (file offsets) */
+	/* LANG:NAME: where its probes go, and its interpreter's layout (interp/) */
+	struct interp_root interp;
 };
 
-/* Links a root attaches (perl: sub entry, two returns, unwinding, 1-3 for die). */
-#define LAT_ROOT_LINKS (4 + PERL_DIE_PROBES)
+/* Links a root attaches: two, or an interpreter root's probes. */
+#define LAT_ROOT_LINKS INTERP_ROOT_PROBES
+_Static_assert(LAT_ROOT_LINKS >= 2, "a root's begin and end");
 
 /*
  * Parse -e SPEC into r; keys is --key (NULL: by thread).  pid (the first -p
- * target, or 0) and command (-- COMMAND, or NULL) say where a perl: root's
- * interpreter is.  On error, prints one line and returns 2 (usage) or 1.
+ * target, or 0) and command (-- COMMAND, or NULL) say where an interpreter
+ * root's interpreter is.  On error, prints one line and returns 2 (usage) or 1.
  */
 int lat_root_parse(struct lat_root *r, const char *spec, const char *keys, pid_t pid,
 		   char *const *command);

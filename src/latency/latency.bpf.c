@@ -4,7 +4,8 @@
  * in a histogram; a call at or over the threshold is sent to user space at
  * its end, with its CPU time.  A root is a system call (its enter/exit
  * tracepoints), a user or kernel function (uprobe/kprobe and the return
- * probe), or a begin/end pair of USDT probes or tracepoints.  Calls are
+ * probe), a begin/end pair of USDT probes or tracepoints, or an interpreted
+ * function (its language's call path).  Calls are
  * matched by thread, with our own nesting count (a begin inside an open
  * call of the thread is nested, its end is not the call's), or, for a
  * tracepoint pair whose end happens elsewhere (an I/O completing in an
@@ -128,11 +129,11 @@ static __always_inline bool tgid_wanted(__u32 tgid)
 }
 
 /*
- * Returns whether a call was opened (not nested, not lost); perl_si and
- * perl_ix: where a perl root's call is (0 otherwise).
+ * Returns whether a call was opened (not nested, not lost); interp_si and
+ * interp_ix: where an interpreter root's call is (0 otherwise).
  */
-static __always_inline bool call_enter_at(__u64 a0, __u64 a1, __u64 a2, __u64 perl_si,
-					  __s32 perl_ix)
+static __always_inline bool call_enter_at(__u64 a0, __u64 a1, __u64 a2, __u64 interp_si,
+					  __s32 interp_ix)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now;
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -154,8 +155,8 @@ static __always_inline bool call_enter_at(__u64 a0, __u64 a1, __u64 a2, __u64 pe
 	v.args[0] = a0;
 	v.args[1] = a1;
 	v.args[2] = a2;
-	v.perl_si = perl_si;
-	v.perl_ix = perl_ix;
+	v.interp_si = interp_si;
+	v.interp_ix = interp_ix;
 	if (bpf_map_update_elem(&open_calls, &tid, &v, BPF_NOEXIST)) {
 		stat_add(LAT_STAT_UNTRACKED, 1);
 		return false;
@@ -438,178 +439,131 @@ int lat_tp_end(void *ctx)
 	return 0;
 }
 
-/* ---- Perl subs (perl:NAME), on perl's own sub-call path ------------------- */
+/* ---- interpreted functions (LANG:NAME), on the language's own call path -- */
 
 /*
- * The perl's layout and the sub's name, from user space (lat_root.c).  A
- * call is the sub's context: pushed at index perl_ix of stackinfo perl_si
- * just after Perl_pp_entersub, popped by Perl_pp_leavesub/leavesublv (every
- * return, `return` included) or by Perl_dounwind (die, last out of a sub).
- * Where the context is, not a count of entries and returns, tells the end.
+ * The root's language and its interpreter's layout, and the function's
+ * name, from user space (lat_root.c).  A call is the function's context:
+ * pushed at index interp_ix of stack interp_si just after the ENTER probe,
+ * popped at a LEAVE (every return) or an UNWIND (an exception, a loop
+ * exit out of the function).  Where the context is, not a count of entries
+ * and returns, tells the end (interp.h "Roots").  Each language's side is
+ * its interp/<name>/<name>_root.bpf.h.
  */
-const volatile struct interp_perl_layout perl_L;
-const volatile char perl_sub[LAT_NAME_MAX];
-const volatile __u32 perl_sub_len;
+const volatile struct interp_layout root_L;
+const volatile char root_fn[INTERP_ROOT_NAME_MAX];
+const volatile __u32 root_fn_len;
 
-static __always_inline __u64 pl_u64(__u64 addr)
+/* Every <name>_root.bpf.h, and INTERP_ROOTS(X): X(ID, name, member) for each. */
+#include "interp_roots.bpf.h"
+
+/* The thread's stack of contexts and its innermost context's index; -1 if unreadable. */
+static __always_inline int root_where(struct pt_regs *ctx, __u64 *si, __s32 *ix)
 {
-	__u64 v = 0;
-
-	bpf_probe_read_user(&v, sizeof(v), (const void *)addr);
-	return v;
+#define ROOT_WHERE(ID, name, member)						\
+	if (root_L.lang == INTERP_##ID)						\
+		return name##_root_where(ctx, &root_L.member, si, ix);
+	INTERP_ROOTS(ROOT_WHERE)
+#undef ROOT_WHERE
+	return -1;
 }
 
-static __always_inline __u32 pl_u32(__u64 addr)
+/* At the ENTER probe: is the function about to be called the root? */
+static __always_inline bool root_is_callee(struct pt_regs *ctx)
 {
-	__u32 v = 0;
-
-	bpf_probe_read_user(&v, sizeof(v), (const void *)addr);
-	return v;
+#define ROOT_IS_CALLEE(ID, name, member)					\
+	if (root_L.lang == INTERP_##ID)						\
+		return name##_root_is_callee(ctx, &root_L.member, root_fn, root_fn_len);
+	INTERP_ROOTS(ROOT_IS_CALLEE)
+#undef ROOT_IS_CALLEE
+	return false;
 }
 
-/* The thread's current stackinfo and its innermost context's index; -1 if unreadable. */
-static __always_inline int pl_where(__u64 my_perl, __u64 *si, __s32 *ix)
+/* At the UNWIND probe: every context above this index is popped now. */
+static __always_inline __s32 root_unwound_to(struct pt_regs *ctx)
 {
-	*si = pl_u64(my_perl + perl_L.interp_curstackinfo);
-	if (!*si)
-		return -1;
-	*ix = (__s32)pl_u32(*si + perl_L.si_cxix);
-	return 0;
-}
-
-/* The CV pp_entersub is about to call: the top of the argument stack (CV, GV, or \&CV). */
-static __always_inline __u64 pl_callee(__u64 my_perl)
-{
-	__u64 sp = pl_u64(my_perl + perl_L.interp_stack_sp), sv, gp;
-	__u32 flags;
-
-	sv = sp ? pl_u64(sp) : 0;
-	if (!sv)
-		return 0;
-	flags = pl_u32(sv + perl_L.sv_flags);
-	if (flags & perl_L.svf_rok) {
-		sv = pl_u64(sv + perl_L.sv_u);
-		if (!sv)
-			return 0;
-		flags = pl_u32(sv + perl_L.sv_flags);
-	}
-	if ((flags & perl_L.svtypemask) == perl_L.svt_pvcv)
-		return sv;
-	if ((flags & perl_L.svtypemask) != perl_L.svt_pvgv || !(flags & perl_L.svpgv_gp))
-		return 0;
-	gp = pl_u64(sv + perl_L.sv_u);
-	return gp ? pl_u64(gp + perl_L.gp_cv) : 0;
-}
-
-/* Is cv a Perl sub (not XS: it pushes no context) named perl_sub? */
-static __always_inline bool pl_is_root(__u64 cv)
-{
-	__u64 any = pl_u64(cv + perl_L.sv_any), gv_or_hek, gany, hek;
-	char name[LAT_NAME_MAX];
-	__u32 cvflags, len;
-	int i;
-
-	if (!any)
-		return false;
-	cvflags = pl_u32(any + perl_L.xcv_flags);
-	gv_or_hek = pl_u64(any + perl_L.xcv_gv_or_hek);
-	if ((cvflags & perl_L.cvf_isxsub) || !gv_or_hek)
-		return false;
-	if (cvflags & perl_L.cvf_named) {
-		hek = gv_or_hek;
-	} else {
-		gany = pl_u64(gv_or_hek + perl_L.sv_any);
-		hek = gany ? pl_u64(gany + perl_L.xgv_namehek) : 0;
-	}
-	if (!hek)
-		return false;
-	len = pl_u32(hek + perl_L.hek_len);
-	if (len != perl_sub_len || !len || len >= LAT_NAME_MAX)
-		return false;
-	if (bpf_probe_read_user(name, len & (LAT_NAME_MAX - 1),
-				(const void *)(hek + perl_L.hek_key)))
-		return false;
-	for (i = 0; i < LAT_NAME_MAX && i < len; i++)
-		if (name[i] != perl_sub[i])
-			return false;
-	return true;
+#define ROOT_UNWOUND_TO(ID, name, member)					\
+	if (root_L.lang == INTERP_##ID)						\
+		return name##_root_unwound_to(ctx);
+	INTERP_ROOTS(ROOT_UNWOUND_TO)
+#undef ROOT_UNWOUND_TO
+	return 0x7fffffff;
 }
 
 /*
  * The thread's call, popped already if the context index is below it:
- * ended by a die, whose start (Perl_die_unwind) was its end: the unwinding
- * itself (dounwind) is inlined into die_unwind here, so no probe sees it.
+ * ended by an exception, whose start was its end (perl: the unwinding
+ * itself, dounwind, is inlined into die_unwind, so no probe sees it).
  * True if the call is still open.
  */
-static __always_inline bool pl_still_open(struct lat_open *o, __u64 si, __s32 ix)
+static __always_inline bool root_still_open(struct lat_open *o, __u64 si, __s32 ix)
 {
-	if (si != o->perl_si || ix >= o->perl_ix)
+	if (si != o->interp_si || ix >= o->interp_ix)
 		return true;
-	call_exit_at(0, o->die_ns);
+	call_exit_at(0, o->raise_ns);
 	return false;
 }
 
-/* Perl_pp_entersub(my_perl): a sub is about to be called. */
+/* ENTER (perl: Perl_pp_entersub(my_perl)): a function is about to be called. */
 SEC("uprobe")
-int lat_perl_enter(struct pt_regs *ctx)
+int lat_interp_enter(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), my_perl = PT_REGS_PARM1(ctx), si, cv;
+	__u64 id = bpf_get_current_pid_tgid(), si;
 	__u32 tid = (__u32)id;
 	struct lat_open *o;
 	__s32 ix;
 
-	if (!tgid_wanted(id >> 32) || pl_where(my_perl, &si, &ix))
+	if (!tgid_wanted(id >> 32) || root_where(ctx, &si, &ix))
 		return 0;
 	o = bpf_map_lookup_elem(&open_calls, &tid);
 	/* A call inside the root's: where the root's context is says when it ends. */
-	if (o && pl_still_open(o, si, ix))
+	if (o && root_still_open(o, si, ix))
 		return 0;
-	cv = pl_callee(my_perl);
-	if (cv && pl_is_root(cv))
+	if (root_is_callee(ctx))
 		call_enter_at(0, 0, 0, si, ix + 1);
 	return 0;
 }
 
-/* Perl_pp_leavesub(my_perl), Perl_pp_leavesublv: the innermost context returns. */
+/* LEAVE (perl: Perl_pp_leavesub(my_perl), Perl_pp_leavesublv): the innermost context returns. */
 SEC("uprobe")
-int lat_perl_leave(struct pt_regs *ctx)
+int lat_interp_leave(struct pt_regs *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct lat_open *o = bpf_map_lookup_elem(&open_calls, &tid);
 	__u64 si;
 	__s32 ix;
 
-	if (!o || !o->perl_si || pl_where(PT_REGS_PARM1(ctx), &si, &ix))
+	if (!o || !o->interp_si || root_where(ctx, &si, &ix))
 		return 0;
-	if (pl_still_open(o, si, ix) && si == o->perl_si && ix == o->perl_ix)
+	if (root_still_open(o, si, ix) && si == o->interp_si && ix == o->interp_ix)
 		call_exit(0);
 	return 0;
 }
 
-/* Perl_die_unwind(my_perl, msv): an exception starts unwinding; its time is kept. */
+/* RAISE (perl: Perl_die_unwind(my_perl, msv)): an exception starts unwinding; its time is kept. */
 SEC("uprobe")
-int lat_perl_die(struct pt_regs *ctx)
+int lat_interp_raise(struct pt_regs *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct lat_open *o = bpf_map_lookup_elem(&open_calls, &tid);
 
-	if (o && o->perl_si)
-		o->die_ns = bpf_ktime_get_ns();
+	if (o && o->interp_si)
+		o->raise_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
-/* Perl_dounwind(my_perl, cxix): every context above cxix is popped now. */
+/* UNWIND (perl: Perl_dounwind(my_perl, cxix)): every context above an index is popped now. */
 SEC("uprobe")
-int lat_perl_unwind(struct pt_regs *ctx)
+int lat_interp_unwind(struct pt_regs *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct lat_open *o = bpf_map_lookup_elem(&open_calls, &tid);
-	__s32 cxix = (__s32)PT_REGS_PARM2(ctx), ix;
+	__s32 ix;
 	__u64 si;
 
-	if (!o || !o->perl_si || pl_where(PT_REGS_PARM1(ctx), &si, &ix))
+	if (!o || !o->interp_si || root_where(ctx, &si, &ix))
 		return 0;
-	if (si == o->perl_si && o->perl_ix > cxix)
+	if (si == o->interp_si && o->interp_ix > root_unwound_to(ctx))
 		call_exit(0);
 	return 0;
 }

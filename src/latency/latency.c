@@ -37,7 +37,7 @@
 #include "util/libbpf_log.h"
 #include "util/outfile.h"
 #include "capture.skel.h"
-#include "interp/interp.h"	/* the skeleton's perl_L */
+#include "interp/interp.h"	/* the skeleton's root_L */
 #include "latency.skel.h"
 
 #define DEFAULT_FREQ 999

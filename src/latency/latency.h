@@ -20,8 +20,6 @@
 #define LAT_SUB (1 << LAT_SUB_BITS)
 #define LAT_BUCKETS (64 * LAT_SUB)
 #define LAT_NARGS 3
-/* perl:NAME roots: the longest sub name, with its NUL. */
-#define LAT_NAME_MAX 64
 /* Tracepoint pairs matched by a field instead of by thread: up to two fields. */
 #define LAT_NKEYS 2
 /*
@@ -60,9 +58,9 @@ struct lat_open {
 	__u32 depth;		/* entries of the same root inside it (recursion, nested pairs) */
 	__u32 pid;		/* keyed pairs: the thread that began the call */
 	__u32 tid;
-	__s32 perl_ix;		/* perl roots: the call's context, in stackinfo perl_si */
-	__u64 perl_si;
-	__u64 die_ns;		/* perl roots: the last die seen in the call */
+	__s32 interp_ix;	/* interpreter roots: the call's context, in stack interp_si */
+	__u64 interp_si;
+	__u64 raise_ns;		/* interpreter roots: the last exception seen in the call */
 };
 
 /*

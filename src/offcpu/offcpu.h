@@ -21,31 +21,7 @@
 
 #include "capture/ring_record.h"
 #include "kunwind/kunwind.h"
-
-/* What the thread was doing when it left the CPU: the tag of its stack. */
-enum offcpu_tag {
-	OFFCPU_TAG_NONE,	/* not an off-CPU stack */
-	OFFCPU_TAG_SLEEP,	/* S: interruptible sleep (futex, pipe, poll, nanosleep) */
-	OFFCPU_TAG_DISK,	/* D: uninterruptible (disk I/O, some locks) */
-	OFFCPU_TAG_RUNNABLE,	/* preempted: ready to run, waiting for a CPU */
-	OFFCPU_TAG_OTHER,	/* stopped, traced, ... */
-	OFFCPU_TAG_NR,
-};
-
-#ifndef __bpf__
-/* A tag's frame, innermost in the stack: the state the thread was in. */
-static inline const char *offcpu_tag_name(unsigned long long tag)
-{
-	static const char *const names[OFFCPU_TAG_NR] = {
-		[OFFCPU_TAG_SLEEP] = "[S sleeping]",
-		[OFFCPU_TAG_DISK] = "[D uninterruptible]",
-		[OFFCPU_TAG_RUNNABLE] = "[runnable]",
-		[OFFCPU_TAG_OTHER] = "[stopped or traced]",
-	};
-
-	return tag < OFFCPU_TAG_NR && names[tag] ? names[tag] : "[off-CPU]";
-}
-#endif
+#include "profile/stack_tag.h"
 
 #define OFFCPU_MAX_THREADS 65536
 

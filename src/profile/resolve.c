@@ -4,11 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/interp_user.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/ksym_namer.h"
 #include "profile/resolve.h"
-#include "offcpu/offcpu.h"
+#include "profile/stack_tag.h"
 #include "symbolize/symbolize.h"
 #include "util/elf_util.h"
 

@@ -13,7 +13,13 @@
 
 #include "proc/binary.h"
 #include "util/hashmap.h"
-#include "capture/capture.h"
+
+/*
+ * A thread's name as the kernel keeps it (TASK_COMM_LEN), the same as the
+ * capture record's (capture/capture.h): a file that includes both (the
+ * decoder, record/decode.c) would not compile if they differed.
+ */
+#define STITCH_COMM_LEN 16
 
 enum uframe_kind {
 	UFRAME_ELF,		/* bin + ELF vaddr */
@@ -31,6 +37,15 @@ struct uframe {
 	uint8_t kind;
 	uint8_t exact;		/* addr is not a return address */
 	uint8_t pad[6];
+};
+
+/* A named interpreter frame, interned (interp/): a UFRAME_INTERP frame holds its address. */
+struct interp_name {
+	struct hmap_node node;
+	uint8_t kind;			/* enum frame_kind */
+	uint32_t line;			/* 0: unknown or --no-lines */
+	char *file;			/* NULL: none */
+	char name[];
 };
 
 struct stack_key {
@@ -53,7 +68,7 @@ struct stack {
 
 /*
  * A "kernel address" below this is no address but a tag: an off-CPU stack's
- * thread state (enum offcpu_tag), its innermost frame.  No kernel code lives
+ * thread state (enum offcpu_tag, stack_tag.h), its innermost frame.  No kernel code lives
  * in the first page.
  */
 #define STACK_TAG_LIMIT 4096

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/events.h"
+#include "record/events.h"
 
 #define MAX_EVENTS 64
 #define MAX_PIDS 1024
@@ -102,7 +102,7 @@ struct record_hooks {
 void record_opts_init(struct record_opts *o);
 
 /*
- * Event name (capture/events.h; wall is cpu and offcpu) added to o: 0, or
+ * Event name (record/events.h; wall is cpu and offcpu) added to o: 0, or
  * -1 with why in err.
  */
 int record_opts_add_event(struct record_opts *o, const char *name, char *err, size_t errlen);

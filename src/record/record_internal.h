@@ -19,9 +19,9 @@
 
 #include <bpf/libbpf.h>
 
-#include "capture/attach.h"
+#include "record/attach.h"
 #include "capture/capture.h"
-#include "capture/events.h"
+#include "record/events.h"
 #include "interp/interp_user.h"
 #include "kunwind/kunwind.h"
 #include "offcpu/offcpu_pending.h"

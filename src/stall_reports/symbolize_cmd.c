@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "util/cli.h"
+#include "capture/capture.h"
 #include "commands.h"
 #include "symbolize/debuginfod_fetch.h"
 #include "symbolize/kallsyms.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "capture/events.h"
+#include "record/events.h"
 
 static void accept(const char *text, enum event_kind kind, const char *a, const char *b,
 		   const char *c)

@@ -288,6 +288,54 @@ static void test_ruby_layout_is_the_checked_table(void **state)
 	assert_int_equal(L->id_attached, RB31_ID_ATTACHED);
 }
 
+/*
+ * stitch latency's interpreter roots come from the language table: a spec's
+ * language by its name, a language without a root hook says so, and the
+ * host's perl (Debian 12's 5.36, /usr/bin/perl) gives its four sub-call
+ * probes and where exceptions start, by file offset.
+ */
+static void test_roots(void **state)
+{
+	static const enum interp_root_probe kinds[] = { INTERP_ROOT_ENTER, INTERP_ROOT_LEAVE,
+							INTERP_ROOT_LEAVE, INTERP_ROOT_UNWIND };
+	const struct interp_ops *perl, *python;
+	struct interp_root *r = calloc(1, sizeof(*r));
+	const char *name = NULL;
+	char why[512], forms[64];
+	int i;
+
+	assert_non_null(r);
+	perl = interp_root_lang("perl:handle", &name);
+	assert_non_null(perl);
+	assert_string_equal(name, "handle");
+	python = interp_root_lang("python:handle", &name);
+	assert_non_null(python);
+	assert_ptr_not_equal(perl, python);
+	assert_null(interp_root_lang("perl5:handle", &name));
+	assert_null(interp_root_lang("syscall:read", &name));
+
+	interp_root_forms(forms, sizeof(forms));
+	assert_string_equal(forms, "perl:NAME");
+	assert_int_equal(interp_root_find(python, r, "handle", 0, NULL, why, sizeof(why)),
+			 INTERP_ROOT_NONE);
+	assert_int_equal(interp_root_find(perl, r, "Foo::handle", 0, NULL, why, sizeof(why)),
+			 INTERP_ROOT_BAD_NAME);
+	assert_string_equal(why, "not perl:NAME (a sub's name, without its package)");
+	assert_int_equal(interp_root_find(perl, r, "handle", 0, (char *[]){ "/bin/true", NULL },
+					  why, sizeof(why)), INTERP_ROOT_NOT_FOUND);
+
+	assert_int_equal(interp_root_find(perl, r, "handle", 0, NULL, why, sizeof(why)), 0);
+	assert_string_equal(r->binary, "/usr/bin/perl");
+	assert_int_equal(r->layout.lang, INTERP_PERL);
+	assert_in_range(r->nprobes, 5, INTERP_ROOT_PROBES);
+	for (i = 0; i < r->nprobes; i++) {
+		assert_int_equal(r->probes[i].kind, i < 4 ? kinds[i] : INTERP_ROOT_RAISE);
+		assert_true(r->probes[i].off > 0);
+		assert_non_null(r->probes[i].what);
+	}
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_glibc_table),
 		cmocka_unit_test(test_ruby_names),
 		cmocka_unit_test(test_ruby_layout_is_the_checked_table),
+		cmocka_unit_test(test_roots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

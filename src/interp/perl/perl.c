@@ -67,93 +67,6 @@ static bool lib_tls_holds(Elf *elf, uint64_t off)
 	return false;
 }
 
-/* The byte at ELF vaddr addr, from the file's loaded contents. */
-static bool elf_byte_at(Elf *elf, uint64_t addr, uint8_t *out)
-{
-	size_t i, n, size;
-	const char *raw = elf_rawfile(elf, &size);
-
-	if (!raw || elf_getphdrnum(elf, &n))
-		return false;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz &&
-		    ph.p_offset + (addr - ph.p_vaddr) < size) {
-			*out = raw[ph.p_offset + (addr - ph.p_vaddr)];
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * The perl version of elf (PL_revision, PL_version), read from the file
- * (const data): the table is chosen by the target's own version, not its
- * file name, and the process may be gone already.
- */
-static bool perl_file_version(Elf *elf, unsigned int *rev, unsigned int *ver)
-{
-	uint64_t rev_addr, ver_addr;
-	uint8_t r, v;
-
-	*rev = *ver = 0;
-	if (!elf || !elf_dynsym_find(elf, "PL_revision", &rev_addr, NULL) ||
-	    !elf_dynsym_find(elf, "PL_version", &ver_addr, NULL) ||
-	    !elf_byte_at(elf, rev_addr, &r) || !elf_byte_at(elf, ver_addr, &v))
-		return false;
-	*rev = r;
-	*ver = v;
-	return true;
-}
-
-static bool version_is(const struct interp_version *v, unsigned int rev, unsigned int ver)
-{
-	unsigned int want_rev, want_ver;
-
-	return sscanf(v->version, "%u.%u", &want_rev, &want_ver) == 2 && rev == want_rev &&
-	       ver == want_ver;
-}
-
-/* The version table of the perl in elf; NULL if none. */
-static const struct interp_version *perl_version_of(Elf *elf, unsigned int *rev,
-						    unsigned int *ver)
-{
-	size_t i;
-
-	if (!perl_file_version(elf, rev, ver))
-		return NULL;
-	for (i = 0; perl_versions[i].version; i++)
-		if (version_is(&perl_versions[i], *rev, *ver))
-			return &perl_versions[i];
-	return NULL;
-}
-
-const struct interp_perl_layout *perl_layout_of_file(Elf *elf, struct perl_sub_probes *p,
-						     char *why, size_t why_len)
-{
-	const struct interp_version *v;
-	unsigned int rev, ver;
-	char what[160];
-
-	v = perl_version_of(elf, &rev, &ver);
-	if (!v) {
-		if (rev)
-			snprintf(why, why_len, "perl %u.%u, whose layout we do not know "
-				 "(5.32, 5.36, 5.40, 5.42)", rev, ver);
-		else
-			snprintf(why, why_len, "not a perl (no PL_revision/PL_version)");
-		return NULL;
-	}
-	if (!perl_sub_probes_of(elf, &v->layout.pl, p, what, sizeof(what))) {
-		snprintf(why, why_len, "perl %s: %s", v->version, what);
-		return NULL;
-	}
-	return &v->layout.pl;
-}
-
 /*
  * Find perl's runtime in module m (the executable, or libperl.so); false,
  * and *unsupported naming it if it is a perl we cannot walk, otherwise.
@@ -342,4 +255,5 @@ const struct interp_ops perl_ops = {
 	.attach = perl_attach,
 	.walk_strings = true,
 	.groups = perl_ops_groups,
+	.root_find = perl_root_find,
 };

@@ -20,11 +20,16 @@ bool perl_sub_probes_of(Elf *elf, const struct interp_perl_layout *L,
 			struct perl_sub_probes *p, char *why, size_t why_len);
 
 /*
- * The layout of the perl in elf (an executable or libperl.so) if we can
- * follow its sub calls (stitch latency -e perl:NAME): its version is one
- * we know, and p is where the probes go.  NULL and why otherwise.
+ * The perl version of elf (PL_revision, PL_version), read from the file;
+ * false if it has none.  perl_versions.c.
  */
-const struct interp_perl_layout *perl_layout_of_file(Elf *elf, struct perl_sub_probes *p,
-						     char *why, size_t why_len);
+bool perl_file_version(Elf *elf, unsigned int *rev, unsigned int *ver);
+
+/* The entry of perl_versions[] of the perl in elf; NULL if none (rev, ver: its version). */
+const struct interp_version *perl_version_of(Elf *elf, unsigned int *rev, unsigned int *ver);
+
+/* perl:NAME roots (perl_root.c): interp_ops.root_find. */
+int perl_root_find(struct interp_root *r, const char *name, pid_t pid, char *const *command,
+		   char *why, size_t why_len);
 
 #endif /* STITCH_INTERP_PERL_H */

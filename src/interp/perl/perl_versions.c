@@ -5,9 +5,13 @@
  * offsets-perl.c checks against that perl's own headers (compiled inside
  * the release's root); tests/unit/test_interp_perl.c fails if they differ.
  * The first entry's exe_name "perl" only says a module is a perl:
- * perl_from_module picks the entry of the file's PL_revision/PL_version.
+ * perl_from_module picks the entry of the file's PL_revision/PL_version
+ * (perl_version_of, at the end).
  */
+#include <stdio.h>
+
 #include "interp/perl/perl.h"
+#include "util/elf_util.h"
 
 /* Perl 5.42's offsets, which 5.44 keeps to the last number (perl544.h). */
 #define PERL_LAYOUT_542 {							\
@@ -169,3 +173,66 @@ const struct interp_version perl_versions[] = {
 	},
 	{ .version = NULL },	/* end */
 };
+
+/* The byte at ELF vaddr addr, from the file's loaded contents. */
+static bool elf_byte_at(Elf *elf, uint64_t addr, uint8_t *out)
+{
+	size_t i, n, size;
+	const char *raw = elf_rawfile(elf, &size);
+
+	if (!raw || elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz &&
+		    ph.p_offset + (addr - ph.p_vaddr) < size) {
+			*out = raw[ph.p_offset + (addr - ph.p_vaddr)];
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The perl version of elf (PL_revision, PL_version), read from the file
+ * (const data): the table is chosen by the target's own version, not its
+ * file name, and the process may be gone already.
+ */
+bool perl_file_version(Elf *elf, unsigned int *rev, unsigned int *ver)
+{
+	uint64_t rev_addr, ver_addr;
+	uint8_t r, v;
+
+	*rev = *ver = 0;
+	if (!elf || !elf_dynsym_find(elf, "PL_revision", &rev_addr, NULL) ||
+	    !elf_dynsym_find(elf, "PL_version", &ver_addr, NULL) ||
+	    !elf_byte_at(elf, rev_addr, &r) || !elf_byte_at(elf, ver_addr, &v))
+		return false;
+	*rev = r;
+	*ver = v;
+	return true;
+}
+
+static bool version_is(const struct interp_version *v, unsigned int rev, unsigned int ver)
+{
+	unsigned int want_rev, want_ver;
+
+	return sscanf(v->version, "%u.%u", &want_rev, &want_ver) == 2 && rev == want_rev &&
+	       ver == want_ver;
+}
+
+/* The version table of the perl in elf; NULL if none. */
+const struct interp_version *perl_version_of(Elf *elf, unsigned int *rev, unsigned int *ver)
+{
+	size_t i;
+
+	if (!perl_file_version(elf, rev, ver))
+		return NULL;
+	for (i = 0; perl_versions[i].version; i++)
+		if (version_is(&perl_versions[i], *rev, *ver))
+			return &perl_versions[i];
+	return NULL;
+}

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/events.h"
+#include "record/events.h"
 
 struct capture_bpf;
 struct bpf_link;

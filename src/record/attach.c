@@ -13,7 +13,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "capture/attach.h"
+#include "record/attach.h"
 #include "util/cpus.h"
 #include "util/elf_util.h"
 #include "capture.skel.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/events.h"
+#include "record/events.h"
 
 static bool is_ident(const char *s)
 {
