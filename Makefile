@@ -51,7 +51,7 @@ ARCH_DEF := -D__TARGET_ARCH_x86
 # the multiarch directory that clang -target bpf does not search.
 BPF_INC := -I$(BUILD) -Isrc -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all clean install test check-docs check-layers bpf-headers unit integration roots fuzz fuzz-smoke bench asan deps golden browser interp-walk
+.PHONY: all clean install test agent-encode-check check-docs check-layers bpf-headers unit integration roots fuzz fuzz-smoke bench asan deps golden browser interp-walk
 .SECONDARY:
 SHELL := /bin/bash
 all: stitch build/lib/libstitch-stall.so build/lib/libstitch-stall.a build/lib/pkgconfig/stitch-stall.pc
@@ -108,6 +108,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a $(HDR
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit $< $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a \
 		-lcmocka $(LDLIBS) -o $@
+
+# The agent's encoders from a shell, for tests/agent/encode_check.sh (not part of stitch).
+$(BUILD)/tests/push_encode: tests/agent/push_encode.c $(BUILD)/libstitch-asan.a $(HDRS) $(SKELS)
+	@mkdir -p $(BUILD)/tests
+	$(CC) $(CFLAGS) $(SANFLAGS) $< $(BUILD)/libstitch-asan.a $(LDLIBS) -o $@
+
+agent-encode-check: $(BUILD)/tests/push_encode
+	@./tests/agent/encode_check.sh
 
 unit: $(UNIT_BINS)
 	@./tests/unit/run.sh $(UNIT_BINS)
