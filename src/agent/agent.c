@@ -345,8 +345,8 @@ static void queue_series(void *ctx, const struct push_series *s, uint32_t index)
 
 		pb_buf_reset(&a->enc);
 		if (push_wires[t->kind].encode(s, 1, &a->enc) || a->enc.oom) {
-			fprintf(stderr, "stitch agent: %s: out of memory encoding a push\n",
-				t->what);
+			fprintf(stderr, "stitch agent: %s: a push could not be encoded (out of "
+				"memory)\n", t->what);
 			a->enc.oom = false;
 			continue;
 		}
@@ -358,11 +358,11 @@ static void queue_series(void *ctx, const struct push_series *s, uint32_t index)
 static int on_period(void *ctx, const struct record_result *res)
 {
 	struct agent *a = ctx;
-	uint64_t end = res->start_unix_ns + (uint64_t)(res->seconds * 1e9);
 	int err;
 
 	a->periods++;
-	err = series_of_period(&a->cfg, res->stacks, res->start_unix_ns, end, queue_series, a);
+	err = series_of_period(&a->cfg, res->stacks, res->start_unix_ns, res->end_unix_ns,
+			       queue_series, a);
 	if (err)
 		fprintf(stderr, "stitch agent: a period's profiles: %s\n", strerror(-err));
 	/* Exited processes' labels go, so churn does not grow the cache. */
@@ -463,6 +463,8 @@ int cmd_agent(int argc, char **argv)
 		hooks.period_s = a->period_s;
 		hooks.period = on_period;
 		rc = record_run(&a->o, &hooks);
+		fprintf(stderr, "stitch agent: %" PRIu64 " period%s, %" PRIu64 " series\n",
+			a->periods, a->periods == 1 ? "" : "s", a->series);
 	}
 	stop_targets(a);
 	curl_global_cleanup();

@@ -270,6 +270,7 @@ static int period_hand_over(struct run *run)
 	struct record_result res = {
 		.seconds = run->cut - run->period_start,
 		.start_unix_ns = run->period_start_unix_ns,
+		.end_unix_ns = run->cut_unix_ns,
 		.stacks = &r->stacks,
 	};
 	int rc;

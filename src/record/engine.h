@@ -69,6 +69,7 @@ struct record_opts {
 struct record_result {
 	double seconds;			/* from the start of the targets' tracing */
 	uint64_t start_unix_ns;		/* its wall-clock time */
+	uint64_t end_unix_ns;		/* a period's end (hooks->period): the next one's start */
 	struct stack_table *stacks;	/* the stacks counted (none a sample hook took) */
 };
 

@@ -487,6 +487,10 @@ class Handler(BaseHTTPRequestHandler):
             srv.naccepted += 1
             line = {'n': srv.naccepted, 'kind': opts.kind, 'path': self.path,
                     'content_type': got_ctype, 'bytes': len(body), 'profiles': profiles}
+            # What --push-header-file sends (tenant, token), for the agent's tests.
+            for h in ('X-Scope-OrgID', 'Authorization'):
+                if self.headers.get(h) is not None:
+                    line.setdefault('headers', {})[h] = self.headers.get(h)
             if srv.out:
                 srv.out.write(json.dumps(line, sort_keys=True) + '\n')
                 srv.out.flush()

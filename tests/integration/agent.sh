@@ -1,0 +1,287 @@
+# SPDX-License-Identifier: GPL-2.0
+# Integration tests of `stitch agent` (issue 26): real workloads, real BPF,
+# pushed to the servers of tests/agent/backend.py, which decode every request
+# with the upstream .proto files and keep what a backend would have stored.
+# Sourced by run.sh, which gives $STITCH, $TMP, $W, $CHAIN and lib.sh's helpers.
+
+BACKEND=tests/agent/backend.py
+PUSHES=tests/agent/pushes.py
+# backend.py and pushes.py need Debian's python3-protobuf, not another python's.
+PY=/usr/bin/python3
+
+# backend_start NAME KIND [PORT [ARGS...]]: a backend on 127.0.0.1 (PORT, or a free
+# one), writing what it takes to $TMP/NAME.jsonl; its port in $TMP/NAME.port, its
+# pid in $TMP/NAME.pid.
+backend_start() {
+	local name=$1 kind=$2 port=${3:-0} i
+	shift 3 2>/dev/null || shift $#
+	rm -f "$TMP/$name.port"
+	"$PY" "$BACKEND" --kind "$kind" --port "$port" --port-file "$TMP/$name.port" \
+		--out "$TMP/$name.jsonl" "$@" >/dev/null 2>>"$TMP/$name.err" &
+	echo $! >"$TMP/$name.pid"
+	for i in $(seq 200); do
+		[ -s "$TMP/$name.port" ] && return 0
+		kill -0 "$(cat "$TMP/$name.pid")" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$TMP/$name.err" >&2
+	die "backend $name ($kind) did not start"
+}
+
+backend_stop() {
+	local pid
+	pid=$(cat "$TMP/$1.pid")
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+url_of() {
+	echo "http://127.0.0.1:$(cat "$TMP/$1.port")"
+}
+
+# A chain workload spinning in main;a;b;c;burn for SECONDS, its pid in $TMP/NAME.wpid.
+workload_start() {
+	"$CHAIN" spin "$2" >/dev/null &
+	echo $! >"$TMP/$1.wpid"
+}
+
+workload_stop() {
+	kill "$(cat "$TMP/$1.wpid")" 2>/dev/null || true
+	wait "$(cat "$TMP/$1.wpid")" 2>/dev/null || true
+}
+
+# The profiles of FILES, one a line (pushes.py profiles).
+profiles() {
+	"$PY" "$PUSHES" profiles "$@"
+}
+
+# periods_once WHAT FILE...: every period of the chain service came once, none twice,
+# none overlapping the next; their count on stdout.
+periods_once() {
+	local what=$1
+	shift
+	profiles "$@" | awk '$5 == "chain"' | sort -k2,2n >"$TMP/periods"
+	cat "$TMP/periods" >&2
+	[ -s "$TMP/periods" ] || die "$what: no period of chain"
+	awk '{ print $2 }' "$TMP/periods" | uniq -d | grep -q . &&
+		die "$what: a period arrived twice"
+	# Unix ns are past awk's doubles' 2^53: compared as integers.
+	"$PY" -c '
+import sys
+end = 0
+for line in open(sys.argv[1]):
+    start, length = int(line.split()[1]), int(line.split()[2])
+    if start < end:
+        sys.exit(1)
+    end = start + length' "$TMP/periods" || die "$what: periods overlap"
+	wc -l <"$TMP/periods"
+}
+
+# The agent's count of series it made (its last line but the targets').
+series_made() {
+	sed -n 's/^stitch agent: [0-9]* periods\?, \([0-9]*\) series$/\1/p' "$1"
+}
+
+# Pushed to Pyroscope: the Connect path and content type, labels (__name__,
+# service_name the process's name, host_name, --label's), the workload's
+# frames by name in order, and one profile a period with distinct time ranges.
+test_agent_pyroscope_push() {
+	backend_start pyro pyroscope
+	workload_start w 8
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 4 --period 1s --label env=test \
+		--push "pyroscope=$(url_of pyro)" 2>"$TMP/agent.err"
+	workload_stop w
+	backend_stop pyro
+	cat "$TMP/agent.err"
+	"$PY" "$PUSHES" requests "$TMP/pyro.jsonl" | sort | uniq -c
+	[ "$("$PY" "$PUSHES" requests "$TMP/pyro.jsonl" | sort -u)" = \
+	  "pyroscope /push.v1.PusherService/Push application/proto" ] ||
+		die "not every request went to Pyroscope's Connect path as application/proto"
+	profiles "$TMP/pyro.jsonl" >"$TMP/prof"
+	cat "$TMP/prof"
+	expect_eq "profiles not of chain" "$(awk '$5 != "chain"' "$TMP/prof" | wc -l)" 0
+	expect_eq "profiles without the labels" \
+		"$(awk -v h="$(hostname)" '!($4 == "process_cpu" && $6 == h && $9 == "env=test")' \
+			"$TMP/prof" | wc -l)" 0
+	expect_ge "periods" "$(periods_once "pyroscope" "$TMP/pyro.jsonl")" 4
+	"$PY" "$PUSHES" folded "$TMP/pyro.jsonl" >"$TMP/pyro.folded"
+	show "$TMP/pyro.folded"
+	expect_ge "% of chain's samples in main;a;b;c;burn" \
+		"$(share "$TMP/pyro.folded" '^pyroscope;chain;' ';main;a;b;c;burn ')" 80
+	expect_eq "series made and received" "$(series_made "$TMP/agent.err")" \
+		"$(wc -l <"$TMP/prof")"
+}
+
+# A server that answers 503 to the first pushes, then is gone (connection
+# refused), then comes back: every period reaches it exactly once.
+test_agent_server_down_gets_every_period_once() {
+	backend_start down pyroscope 0 --refuse 3
+	local port
+	port=$(cat "$TMP/down.port")
+	workload_start w 14
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 10 --period 1s \
+		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agent.err" &
+	local agent=$!
+	sleep 3.5
+	backend_stop down
+	sleep 2.5
+	backend_start up pyroscope "$port"
+	wait $agent
+	workload_stop w
+	backend_stop up
+	cat "$TMP/agent.err" "$TMP/down.err"
+	expect_grep "$TMP/agent.err" 'HTTP 503.*retrying'
+	local got
+	got=$(periods_once "down and up" "$TMP/down.jsonl" "$TMP/up.jsonl")
+	expect_ge "periods" "$got" 9
+	expect_eq "periods received, of those made" "$got" "$(series_made "$TMP/agent.err")"
+	expect_ge "periods the server took once back" "$(profiles "$TMP/up.jsonl" | wc -l)" 4
+}
+
+# SIGTERM in the middle of a long period: that period is pushed before the agent exits.
+test_agent_sigterm_sends_the_period() {
+	backend_start term pyroscope
+	workload_start w 8
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" --period 60s \
+		--push "pyroscope=$(url_of term)" 2>"$TMP/agent.err" &
+	local agent=$!
+	sleep 3
+	kill -TERM $agent
+	wait $agent
+	workload_stop w
+	backend_stop term
+	cat "$TMP/agent.err"
+	profiles "$TMP/term.jsonl" | tee "$TMP/prof"
+	expect_eq "periods" "$(wc -l <"$TMP/prof")" 1
+	# ~3 s of a 60 s period: the part recorded, not the period's length; chain spins all
+	# along, sampled at 19 Hz of the CPU it gets on a busy machine
+	expect_eq "its length in whole seconds" "$(awk '{ printf "%d", $3 / 1e9 + 0.5 }' "$TMP/prof")" 3
+	"$PY" "$PUSHES" folded "$TMP/term.jsonl" >"$TMP/term.folded"
+	show "$TMP/term.folded"
+	expect_ge "chain's samples in main;a;b;c;burn" \
+		"$(total "$TMP/term.folded" '^pyroscope;chain;.*;main;a;b;c;burn ')" 8
+}
+
+# No server: the periods go to the spool (0700, root's), and the next start
+# sends them first, each once, then its own; the spool is empty after.
+test_agent_spool_survives_a_restart() {
+	backend_start gone pyroscope
+	local port
+	port=$(cat "$TMP/gone.port")
+	backend_stop gone
+	workload_start w 12
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 3 --period 1s --spool "$TMP/spool" \
+		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agent1.err"
+	cat "$TMP/agent1.err"
+	expect_grep "$TMP/agent1.err" 'unsent push(es)? left in the spool'
+	ls -la "$TMP/spool" "$TMP"/spool/*
+	expect_eq "spool's mode" "$(stat -c %a "$TMP/spool")" 700
+	local spooled
+	spooled=$(ls "$TMP"/spool/pyroscope-*/ | grep -c '\.push$')
+	expect_eq "pushes spooled" "$spooled" "$(series_made "$TMP/agent1.err")"
+	backend_start back pyroscope "$port"
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 3 --period 1s --spool "$TMP/spool" \
+		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agent2.err"
+	workload_stop w
+	backend_stop back
+	cat "$TMP/agent2.err"
+	expect_grep "$TMP/agent2.err" "$spooled push(es)? left in the spool .* go first"
+	expect_eq "periods, spooled and new" "$(periods_once "restart" "$TMP/back.jsonl")" \
+		"$((spooled + $(series_made "$TMP/agent2.err")))"
+	expect_eq "pushes left in the spool" "$(ls "$TMP"/spool/pyroscope-*/ | wc -l)" 0
+}
+
+# A server that refuses pushes for good (400): the reason said once, those
+# pushes dropped (never retried), and the next ones go to the server once it takes them.
+test_agent_refused_push_dropped_once() {
+	backend_start bad pyroscope 0 --status 400
+	local port
+	port=$(cat "$TMP/bad.port")
+	workload_start w 12
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 7 --period 1s \
+		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agent.err" &
+	local agent=$!
+	sleep 3.5
+	backend_stop bad
+	backend_start good pyroscope "$port"
+	wait $agent
+	workload_stop w
+	backend_stop good
+	cat "$TMP/agent.err"
+	expect_eq "reasons said" "$(grep -c 'refused a push, dropped' "$TMP/agent.err")" 1
+	expect_grep "$TMP/agent.err" 'refused a push, dropped .*HTTP 400'
+	local refused got
+	refused=$(sed -n 's/.* \([0-9]*\) push\(es\)\? refused by the server and dropped$/\1/p' \
+		"$TMP/agent.err")
+	expect_ge "pushes refused" "$refused" 2
+	got=$(periods_once "after the refusals" "$TMP/good.jsonl")
+	expect_ge "periods after" "$got" 3
+	expect_eq "periods refused and received, of those made" "$((refused + got))" \
+		"$(series_made "$TMP/agent.err")"
+}
+
+# A cgroup v2 directory named as docker names a container's, and one as the
+# kubelet (systemd driver) with containerd names a pod's container: the
+# workloads in them carry container_id (and pod_uid).
+test_agent_container_and_pod_ids() {
+	local root id pod
+	root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$root" ] || die "no cgroup v2 hierarchy mounted"
+	id=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	pod=$(cat /proc/sys/kernel/random/uuid)
+	local docker="$root/docker-$id.scope"
+	local kube="$root/kubepods.slice/kubepods-pod${pod//-/_}.slice/cri-containerd-$id.scope"
+	mkdir -p "$docker" "$kube"
+	workload_start c1 8
+	workload_start c2 8
+	echo "$(cat "$TMP/c1.wpid")" >"$docker/cgroup.procs"
+	echo "$(cat "$TMP/c2.wpid")" >"$kube/cgroup.procs"
+	"$STITCH" agent -p "$(cat "$TMP/c1.wpid"),$(cat "$TMP/c2.wpid")" -d 2 --period 1s \
+		--push "pyroscope=$(url_of_started ids)" 2>"$TMP/agent.err" || true
+	workload_stop c1
+	workload_stop c2
+	backend_stop ids
+	rmdir "$docker" "$kube" "$root/kubepods.slice/kubepods-pod${pod//-/_}.slice" \
+		"$root/kubepods.slice"
+	cat "$TMP/agent.err"
+	profiles "$TMP/ids.jsonl" | tee "$TMP/prof"
+	expect_ge "docker container's profiles" \
+		"$(awk -v id="$id" '$5 == "chain" && $7 == id && $8 == "-"' "$TMP/prof" | wc -l)" 1
+	expect_ge "pod's container's profiles" \
+		"$(awk -v id="$id" -v pod="$pod" '$5 == "chain" && $7 == id && $8 == pod' "$TMP/prof" |
+		   wc -l)" 1
+	expect_eq "profiles without a container id" "$(awk '$7 == "-"' "$TMP/prof" | wc -l)" 0
+}
+
+url_of_started() {
+	backend_start "$1" pyroscope
+	url_of "$1"
+}
+
+# --push-header-file: sent with every push; refused if others can read it; its
+# content is never printed.
+test_agent_header_file() {
+	backend_start hdr pyroscope
+	printf 'X-Scope-OrgID: tenant-7\nAuthorization: Bearer sekrit-token\n' >"$TMP/headers"
+	chmod 644 "$TMP/headers"
+	workload_start w 6
+	if "$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 1 --push-header-file "$TMP/headers" \
+		--push "pyroscope=$(url_of hdr)" 2>"$TMP/agent.err"; then
+		die "a header file others can read was taken"
+	fi
+	cat "$TMP/agent.err"
+	expect_grep "$TMP/agent.err" 'chmod 600'
+	chmod 600 "$TMP/headers"
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 2 --period 1s \
+		--push-header-file "$TMP/headers" --push "pyroscope=$(url_of hdr)" \
+		2>"$TMP/agent.err"
+	workload_stop w
+	backend_stop hdr
+	grep -q sekrit "$TMP/agent.err" && die "the token was printed"
+	expect_ge "pushes" "$(profiles "$TMP/hdr.jsonl" | wc -l)" 1
+	expect_eq "pushes without the file's headers" "$("$PY" -c '
+import json, sys
+print(sum(1 for l in open(sys.argv[1]) if json.loads(l).get("headers") !=
+          {"X-Scope-OrgID": "tenant-7", "Authorization": "Bearer sekrit-token"}))' \
+		"$TMP/hdr.jsonl")" 0
+}
