@@ -19,7 +19,8 @@ JSON line:
                               "labels": {"thread.name": "w"}}]}]}
 
 frames are outermost first (the caller of all first, the leaf last), an
-inlined function after the one it was inlined into.  labels are Pyroscope's
+inlined function after the one it was inlined into; "details" has the same
+frames with file, line, mapping (and OTLP's profile.frame.type).  labels are Pyroscope's
 or Parca's series labels, or OTLP's resource attributes.  A request that
 fails a check is answered 400 (Parca: grpc-status 3 in the trailers) and
 said on stderr, never written to --out.
@@ -192,18 +193,21 @@ def decode_pprof(classes, raw, where):
             loc = locs[lid]
             if loc.mapping_id and loc.mapping_id not in maps:
                 raise Reject('%s: location %d: no mapping %d' % (where, lid, loc.mapping_id))
+            mapping = s(maps[loc.mapping_id].filename) if loc.mapping_id else ''
             for line in loc.line:  # innermost first
                 if line.function_id not in funcs:
                     raise Reject('%s: location %d: no function %d' % (
                         where, lid, line.function_id))
                 fn = funcs[line.function_id]
                 s(fn.system_name)
-                s(fn.filename)
-                frames.append(s(fn.name))
+                frames.append({'name': s(fn.name), 'file': s(fn.filename), 'line': line.line,
+                               'mapping': mapping})
         labels = {}
         for lab in smp.label:
             labels[s(lab.key)] = s(lab.str) if lab.str else lab.num
-        samples.append({'frames': frames[::-1], 'values': list(smp.value), 'labels': labels})
+        frames.reverse()
+        samples.append({'frames': [f['name'] for f in frames], 'details': frames,
+                        'values': list(smp.value), 'labels': labels})
     return {
         'sample_types': [[s(v.type), s(v.unit)] for v in p.sample_type],
         'period_type': [s(p.period_type.type), s(p.period_type.unit)],
@@ -347,15 +351,19 @@ def decode_otlp(classes, body):
         return out
 
     def frames_of(stack_index, where):
-        names = []
+        frames = []
         for li in at(d.stack_table, stack_index, where + ' stack').location_indices:
             loc = d.location_table[li]
             if li == 0:
                 raise Reject('%s: stack holds location 0 (the zero value)' % where)
+            mapping = s(d.mapping_table[loc.mapping_index].filename_strindex)
+            kind = attrs(loc.attribute_indices, where + ' location').get('profile.frame.type')
             for line in loc.lines:  # inlined first, the caller last
                 fn = d.function_table[line.function_index]
-                names.append(s(fn.name_strindex) or s(fn.system_name_strindex))
-        return names[::-1]
+                frames.append({'name': s(fn.name_strindex) or s(fn.system_name_strindex),
+                               'file': s(fn.filename_strindex), 'line': line.line,
+                               'mapping': mapping, 'type': kind})
+        return frames[::-1]
 
     out = []
     for i, rp in enumerate(req.resource_profiles):
@@ -378,11 +386,16 @@ def decode_otlp(classes, body):
                         raise Reject('%s: %d values, %d timestamps' % (
                             sw, len(smp.values), len(smp.timestamps_unix_nano)))
                     at(d.link_table, smp.link_index, sw + ' link')
-                    samples.append({'frames': frames_of(smp.stack_index, sw),
+                    frames = frames_of(smp.stack_index, sw)
+                    samples.append({'frames': [f['name'] for f in frames], 'details': frames,
                                     'values': list(smp.values),
                                     'timestamps': list(smp.timestamps_unix_nano),
                                     'labels': attrs(smp.attribute_indices, sw)})
+                if prof.profile_id and (len(prof.profile_id) != 16 or
+                                        not prof.profile_id.strip(b'\0')):
+                    raise Reject('%s: profile_id not 16 bytes, or all zero' % where)
                 out.append({
+                    'profile_id': prof.profile_id.hex(),
                     'labels': resource,
                     'scope': sp.scope.name,
                     'attributes': attrs(prof.attribute_indices, where),

@@ -10,6 +10,11 @@
  *
  * Writes the request body to OUT and "PATH CONTENT_TYPE" to stdout.  -n
  * repeats the series (its labels get series=<i>) to test many in one request.
+ *
+ *   push_encode grpc-status BODY [GRPC_STATUS_HEADER]
+ *
+ * Reads a gRPC-Web answer (Parca's) with push_grpc_web_status and prints
+ * "STATUS MESSAGE".
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,6 +62,24 @@ static uint8_t *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+static int grpc_status(const char *path, const char *hdr)
+{
+	char msg[256];
+	uint8_t *body;
+	size_t len;
+	int status;
+
+	body = read_file(path, &len);
+	if (!body) {
+		fprintf(stderr, "push_encode: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	status = push_grpc_web_status(body, len, hdr, msg, sizeof(msg));
+	printf("%d %s\n", status, msg);
+	free(body);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct push_label labels[MAX_SERIES][MAX_LABELS + 1];
@@ -70,6 +93,8 @@ int main(int argc, char **argv)
 	size_t len;
 	FILE *f;
 
+	if (argc >= 3 && strcmp(argv[1], "grpc-status") == 0)
+		return grpc_status(argv[2], argc > 3 ? argv[3] : NULL);
 	if (argc < 4)
 		return usage();
 	kind = push_kind_by_name(argv[1], strlen(argv[1]));

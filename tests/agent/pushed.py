@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Questions about what backend.py accepted (its --out file), for shell tests.
+
+  pushed.py OUT EXPR
+
+prints the value of the Python expression EXPR, in which
+  reqs      the accepted requests (backend.py's JSON lines, in order)
+  profs     every profile of every request
+  folded(p) a profile's samples as {"a;b;c": value[0] summed}
+  share(p, regex)  the part of p's value[0] in samples whose folded stack
+            matches regex (re.search)
+  total(p)  the sum of p's value[0]
+  frame(p, name)   the first frame detail (file, line, mapping, type) named name
+A string prints as is, anything else as JSON.
+"""
+import json
+import re
+import sys
+
+
+def folded(p):
+    out = {}
+    for s in p['samples']:
+        k = ';'.join(s['frames'])
+        out[k] = out.get(k, 0) + s['values'][0]
+    return out
+
+
+def total(p):
+    return sum(s['values'][0] for s in p['samples'])
+
+
+def share(p, regex):
+    t = total(p)
+    return sum(v for k, v in folded(p).items() if re.search(regex, k)) / t if t else 0.0
+
+
+def frame(p, name):
+    for s in p['samples']:
+        for d in s['details']:
+            if d['name'] == name:
+                return d
+    return None
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        reqs = [json.loads(line) for line in f if line.strip()]
+    profs = [p for r in reqs for p in r['profiles']]
+    v = eval(sys.argv[2], {'reqs': reqs, 'profs': profs, 'folded': folded, 'share': share,
+                           'total': total, 'frame': frame, 're': re, 'len': len,
+                           'sorted': sorted, 'set': set, 'sum': sum, 'all': all, 'any': any})
+    print(v if isinstance(v, str) else json.dumps(v, sort_keys=True))
+
+
+if __name__ == '__main__':
+    main()
