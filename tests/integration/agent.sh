@@ -285,3 +285,46 @@ print(sum(1 for l in open(sys.argv[1]) if json.loads(l).get("headers") !=
           {"X-Scope-OrgID": "tenant-7", "Authorization": "Bearer sekrit-token"}))' \
 		"$TMP/hdr.jsonl")" 0
 }
+
+# One agent, three kinds of server at once, each refusing its first two
+# pushes (503): each gets every series of every period once, C and Python
+# workloads' frames named (the Python functions spliced over the interpreter's).
+test_agent_three_kinds_at_once() {
+	local k
+	for k in pyroscope otlp parca; do
+		backend_start "$k" "$k" 0 --refuse 2
+	done
+	workload_start w 12
+	/usr/bin/python3.11 tests/workloads/interp/py_stitch.py cpu 12 &
+	local py=$!
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid"),$py" -d 5 --period 1s \
+		--push "pyroscope=$(url_of pyroscope)" --push "otlp=$(url_of otlp)" \
+		--push "parca=$(url_of parca)" 2>"$TMP/agent.err"
+	workload_stop w
+	kill $py 2>/dev/null || true
+	wait $py 2>/dev/null || true
+	for k in pyroscope otlp parca; do
+		backend_stop "$k"
+	done
+	cat "$TMP/agent.err"
+	local made
+	made=$(series_made "$TMP/agent.err")
+	expect_ge "series made" "$made" 8
+	for k in pyroscope otlp parca; do
+		echo "== $k"
+		"$PY" "$PUSHES" requests "$TMP/$k.jsonl" | sort | uniq -c
+		profiles "$TMP/$k.jsonl" >"$TMP/$k.prof"
+		cat "$TMP/$k.prof"
+		expect_eq "$k: series received, of those made" "$(wc -l <"$TMP/$k.prof")" "$made"
+		expect_eq "$k: a series twice" "$(awk '{ print $2, $5 }' "$TMP/$k.prof" | sort |
+			uniq -d | wc -l)" 0
+		expect_eq "$k: series without service and host" \
+			"$(awk -v h="$(hostname)" '$5 == "-" || $6 != h' "$TMP/$k.prof" | wc -l)" 0
+		"$PY" "$PUSHES" folded "$TMP/$k.jsonl" >"$TMP/$k.folded"
+		show "$TMP/$k.folded" 3
+		expect_ge "$k: chain's samples in main;a;b;c;burn" \
+			"$(total "$TMP/$k.folded" "^$k;chain;.*;main;a;b;c;burn ")" 10
+		expect_ge "$k: python's samples in cpu_a;cpu_burn" \
+			"$(total "$TMP/$k.folded" "^$k;python3\\.11;.*;cpu_a;cpu_burn( |;)")" 10
+	done
+}
