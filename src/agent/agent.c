@@ -165,6 +165,11 @@ static int take_push(struct agent *a, const char *arg)
 		return fail_usage("--push: '%s': the URL starts with http:// or https://", arg);
 	if (a->ntargets == MAX_TARGETS)
 		return fail_usage("--push: at most 8 targets (%s is one too many)", arg);
+	/* One queue and spool directory a server: twice would send each period twice. */
+	for (kind = 0; kind < a->ntargets; kind++)
+		if (!strcmp(a->targets[kind].what, arg))
+			return fail_usage("--push %s given twice", arg);
+	kind = push_kind_by_name(arg, eq - arg);
 	t = &a->targets[a->ntargets++];
 	t->kind = kind;
 	t->url = eq + 1;

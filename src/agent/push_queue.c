@@ -341,12 +341,17 @@ void push_queue_stop(struct push_queue *q, double flush_s)
 			pthread_join(q->thread, NULL);
 		}
 	}
-	/* What is left in memory survives in the spool, for the next run. */
-	for (it = q->head; it; it = next) {
-		next = it->next;
+	/*
+	 * What is left in memory survives in the spool, for the next run,
+	 * oldest first: making room drops older spooled pushes (never it,
+	 * which is in memory), so the next one is read after.
+	 */
+	for (it = q->head; it; it = it->next)
 		if (it->body && spool_item(q, it))
 			lost++;
-		else
+	for (it = q->head; it; it = next) {
+		next = it->next;
+		if (!it->body)
 			kept++;
 		item_free(it);
 	}

@@ -328,3 +328,25 @@ test_agent_three_kinds_at_once() {
 			"$(total "$TMP/$k.folded" "^$k;python3\\.11;.*;cpu_a;cpu_burn( |;)")" 10
 	done
 }
+
+# No server and a small --spool-max: the oldest pushes are dropped, with a
+# counted warning, the newest kept, and the spool stays within its bound.
+test_agent_spool_max_drops_the_oldest() {
+	backend_start none pyroscope
+	local port
+	port=$(cat "$TMP/none.port")
+	backend_stop none
+	workload_start w 8
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 5 --period 1s --spool "$TMP/small" \
+		--spool-max 2K --push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agent.err"
+	workload_stop w
+	cat "$TMP/agent.err"
+	ls -l "$TMP"/small/pyroscope-*/
+	expect_grep "$TMP/agent.err" 'spool over --spool-max: dropped the oldest [0-9]+ push(es)? \([0-9]+ so far\)'
+	local kept bytes
+	kept=$(ls "$TMP"/small/pyroscope-*/ | grep -c '\.push$')
+	bytes=$(cat "$TMP"/small/pyroscope-*/*.push | wc -c)
+	expect_ge "pushes kept" "$kept" 1
+	[ "$bytes" -le 6144 ] || die "the spool holds $bytes bytes, over --spool-max 2K"
+	[ "$kept" -lt "$(series_made "$TMP/agent.err")" ] || die "nothing was dropped"
+}
