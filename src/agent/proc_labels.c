@@ -32,10 +32,14 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return (ssize_t)n;
 }
 
-/* The process's start, in clock ticks since boot (field 22 of stat); 0 if gone. */
-static uint64_t start_ticks(const struct proc_labels_cache *c, uint32_t pid)
+/*
+ * The process's start, in clock ticks since boot (field 22 of stat), and
+ * its name (field 2, what /proc/PID/comm says); 0 if gone.
+ */
+static uint64_t start_ticks(const struct proc_labels_cache *c, uint32_t pid, char *name,
+			    size_t namelen)
 {
-	char path[64], buf[1024], *p;
+	char path[64], buf[1024], *p, *open;
 	unsigned long long v;
 	int field;
 
@@ -44,9 +48,12 @@ static uint64_t start_ticks(const struct proc_labels_cache *c, uint32_t pid)
 		return 0;
 	/* The name in parentheses may hold anything: count fields after its last ')'. */
 	p = strrchr(buf, ')');
-	if (!p)
+	open = strchr(buf, '(');
+	if (!p || !open || open > p)
 		return 0;
-	for (field = 2; field < 21 && p; field++)
+	snprintf(name, namelen, "%.*s", (int)(p - open - 1), open + 1);
+	/* Each step moves p to the blank before the next field: field 22 after 20. */
+	for (field = 2; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p + 1, "%llu", &v) != 1)
 		return 0;
@@ -59,7 +66,9 @@ static void read_labels(const struct proc_labels_cache *c, struct proc_labels *p
 	char path[64], buf[4096];
 	ssize_t n;
 
-	pl->start_ticks = start_ticks(c, pl->pid);
+	char stat_name[sizeof(pl->name)];
+
+	pl->start_ticks = start_ticks(c, pl->pid, stat_name, sizeof(stat_name));
 	snprintf(pl->name, sizeof(pl->name), "%s", comm);
 	snprintf(path, sizeof(path), "%s/%u/comm", c->proc, pl->pid);
 	if (read_small(path, buf, sizeof(pl->name) + 1) > 0) {
@@ -113,9 +122,13 @@ void proc_labels_sweep(struct proc_labels_cache *c)
 	for (b = 0; b < c->map.nbuckets; b++) {
 		for (n = c->map.buckets[b]; n; n = next) {
 			struct proc_labels *pl = (struct proc_labels *)n;
+			char name[sizeof(pl->name)];
 
 			next = n->next;
-			if (pl->start_ticks && start_ticks(c, pl->pid) == pl->start_ticks)
+			/* Gone, its pid reused, or an exec gave it another name: read again. */
+			if (pl->start_ticks &&
+			    start_ticks(c, pl->pid, name, sizeof(name)) == pl->start_ticks &&
+			    !strcmp(name, pl->name))
 				continue;
 			hmap_remove(&c->map, n);
 			free(pl);

@@ -39,7 +39,11 @@ void proc_labels_free(struct proc_labels_cache *c);
 const struct proc_labels *proc_labels_get(struct proc_labels_cache *c, uint32_t pid,
 					  const char *comm);
 
-/* Forget the processes that exited (or whose pid now names another). */
+/*
+ * Forget the processes that exited, whose pid now names another, or that
+ * changed their name (an exec): the ones still there are read again when
+ * next sampled.
+ */
 void proc_labels_sweep(struct proc_labels_cache *c);
 
 #endif /* STITCH_AGENT_PROC_LABELS_H */
