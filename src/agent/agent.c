@@ -331,7 +331,7 @@ static int parse_opts(struct agent *a, int argc, char **argv)
 		return fail_usage("%s", "say where to push with --push KIND=URL (pyroscope=, "
 				  "otlp= or parca=)");
 	if (a->o.duration && a->o.duration < 1)
-		return fail_usage("-d: %s: at least 1 second", "");
+		return fail_usage("-d: at least 1 second (%s)", "a period needs time");
 	rc = take_events(a);
 	if (rc)
 		return rc;
