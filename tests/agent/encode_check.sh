@@ -91,7 +91,7 @@ START=1790000000000000000
 END=1790000015000000000
 
 record_profiles() {
-	"$STITCH" record -F 499 -o "$CPU" -o "$TMP/cpu.folded" -- "$CHAIN" spin 2 >/dev/null
+	"$STITCH" record -F 499 -o "$CPU" -o "$TMP/cpu.folded" -- "$CHAIN" two 2 >/dev/null
 	"$STITCH" record -e offcpu -o "$OFF" -o "$TMP/off.folded" -- "$WAITS" wall 1 >/dev/null
 }
 
@@ -103,7 +103,7 @@ check_cpu() {
 		-x chain -s $START -e $END)" 200
 	expect_eq "$kind: requests accepted" "$(q "$kind" 'len(reqs)')" 1
 	expect_eq "$kind: profiles" "$(q "$kind" 'len(profs)')" 1
-	# c() burns the CPU: nearly every sample ends main -> a -> b -> c.
+	# c() -> burn_a() or burn_b() -> burn(): nearly every sample under main -> a -> b -> c.
 	expect_ge "$kind: % of samples in main;a;b;c" \
 		"$(q "$kind" 'int(100 * share(profs[0], ";main;a;b;c(;|$)"))')" 90
 	# Totals: what stitch counted, nothing lost or doubled.
@@ -112,7 +112,8 @@ check_cpu() {
 	# Every stack, frame by frame (inlined ones in their place), with its count.
 	folded_of "$TMP/cpu.folded" >"$TMP/$kind.want"
 	pushed_folded "$kind" >"$TMP/$kind.got"
-	expect_ge "$kind: stacks" "$(wc -l <"$TMP/$kind.want")" 2
+	expect_ge "$kind: stacks through burn_a and burn_b" \
+		"$(grep -c ';c;burn_[ab];burn ' "$TMP/$kind.want")" 2
 	diff "$TMP/$kind.want" "$TMP/$kind.got" || die "$kind: the stacks differ from stitch's"
 	expect_eq "$kind: file of c" "$(q "$kind" 'frame(profs[0], "c")["file"]')" \
 		tests/workloads/chain.c
@@ -195,6 +196,21 @@ test_backend_refusals() {
 	backend pyroscope nosvc
 	expect_eq "no service_name" "$(post pyroscope nosvc "$CPU" -l __name__=process_cpu)" 400
 	expect_eq "accepted" "$(q nosvc 'len(reqs)')" 0
+	expect_grep "$TMP/nosvc.resp" '^\{"code": "invalid_argument", "message": "series\[0\]: no service_name label"\}$'
+	# OTLP refuses with a google.rpc.Status (code 14: UNAVAILABLE), and Retry-After.
+	backend otlp otlp503 --refuse 1 --retry-after 7
+	expect_eq "otlp: refused" "$(post otlp otlp503 "$CPU" "${LABELS[@]}")" 503
+	expect_eq "otlp: Status.code" "$(od -An -tx1 -N2 "$TMP/otlp503.resp")" " 08 0e"
+	expect_grep "$TMP/otlp503.hdr" '^Retry-After: 7'
+	# A gzipped body (Content-Encoding) is taken, and the headers are kept.
+	gzip -c "$TMP/otlp503.body" >"$TMP/otlp503.body.gz"
+	expect_eq "otlp: gzipped" "$(curl -sS -o /dev/null -w '%{http_code}' \
+		-H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' \
+		-H 'X-Scope-OrgID: tenant-1' --data-binary @"$TMP/otlp503.body.gz" \
+		"http://127.0.0.1:$(cat "$TMP/otlp503.port")/v1development/profiles")" 200
+	expect_eq "otlp: header kept" "$(q otlp503 'reqs[0]["headers"]["x-scope-orgid"]')" tenant-1
+	expect_eq "otlp: total" "$(q otlp503 'total(profs[0])')" \
+		"$(awk '{ s += $NF } END { print s }' "$TMP/cpu.folded")"
 	# Parca's refusals come as a grpc-status in the trailers, read by push_grpc_web_status.
 	backend parca grpc --grpc-status 8
 	expect_eq "parca: HTTP status" "$(post parca grpc "$CPU" "${LABELS[@]}")" 200
