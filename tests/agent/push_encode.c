@@ -6,10 +6,11 @@
  * with the published schemas.  A test program, not part of stitch.
  *
  *   push_encode KIND PPROF OUT [-l NAME=VALUE]... [-p PID] [-x EXE]
- *               [-s START_NS] [-e END_NS] [-n SERIES]
+ *               [-s START_NS] [-e END_NS] [-n SERIES] [-r REPEAT]
  *
  * Writes the request body to OUT and "PATH CONTENT_TYPE" to stdout.  -n
- * repeats the series (its labels get series=<i>) to test many in one request.
+ * repeats the series (its labels get series=<i>) to test many in one request;
+ * -r encodes REPEAT times and says on stderr how long one encoding took.
  *
  *   push_encode grpc-status BODY [GRPC_STATUS_HEADER]
  *
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/push.h"
@@ -32,7 +34,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: push_encode pyroscope|otlp|parca PPROF OUT [-l NAME=VALUE]... "
-		"[-p PID] [-x EXE] [-s START_NS] [-e END_NS] [-n SERIES]\n");
+		"[-p PID] [-x EXE] [-s START_NS] [-e END_NS] [-n SERIES] [-r REPEAT]\n");
 	return 2;
 }
 
@@ -87,7 +89,8 @@ int main(int argc, char **argv)
 	struct push_series s[MAX_SERIES] = { { 0 } };
 	struct pb_buf out = { 0 };
 	struct profile prof;
-	int kind, nlabels = 0, nseries = 1, i, c;
+	int kind, nlabels = 0, nseries = 1, repeat = 1, i, c;
+	struct timespec t0, t1;
 	char err[256];
 	uint8_t *pprof;
 	size_t len;
@@ -116,7 +119,7 @@ int main(int argc, char **argv)
 	s[0].start_ns = prof.time_ns;
 	s[0].end_ns = prof.time_ns + prof.duration_ns;
 	optind = 4;
-	while ((c = getopt(argc, argv, "l:p:x:s:e:n:")) != -1) {
+	while ((c = getopt(argc, argv, "l:p:x:s:e:n:r:")) != -1) {
 		char *eq;
 
 		switch (c) {
@@ -145,6 +148,11 @@ int main(int argc, char **argv)
 			if (nseries < 1 || nseries > MAX_SERIES)
 				return usage();
 			break;
+		case 'r':
+			repeat = atoi(optarg);
+			if (repeat < 1)
+				return usage();
+			break;
 		default:
 			return usage();
 		}
@@ -161,10 +169,18 @@ int main(int argc, char **argv)
 			s[i].nlabels++;
 		}
 	}
-	if (push_wires[kind].encode(s, nseries, &out)) {
-		fprintf(stderr, "push_encode: %s: encoding failed\n", argv[1]);
-		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < repeat; i++) {
+		if (push_wires[kind].encode(s, nseries, &out)) {
+			fprintf(stderr, "push_encode: %s: encoding failed\n", argv[1]);
+			return 1;
+		}
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (repeat > 1)
+		fprintf(stderr, "push_encode: %s: %.3f ms per encoding, %zu bytes\n", argv[1],
+			((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6) / repeat,
+			out.len);
 	f = fopen(argv[3], "wb");
 	if (!f || fwrite(out.data, 1, out.len, f) != out.len || fclose(f)) {
 		fprintf(stderr, "push_encode: %s: %s\n", argv[3], strerror(errno));
