@@ -128,8 +128,11 @@ check_cpu() {
 		expect_eq "otlp: time" "$(q otlp 'profs[0]["time_ns"]')" $START
 		expect_eq "otlp: duration" "$(q otlp 'profs[0]["duration_ns"]')" $((END - START))
 		expect_eq "otlp: frame type of c" "$(q otlp 'frame(profs[0], "c")["type"]')" native
-		expect_eq "otlp: thread names" \
-			"$(q otlp 'sorted({s["labels"]["thread.name"] for s in profs[0]["samples"]})')" \
+		# Every sample names its thread (the chain's, a sample or two of the child before exec).
+		expect_eq "otlp: samples without a thread name" \
+			"$(q otlp 'sum(1 for s in profs[0]["samples"] if not s["labels"].get("thread.name"))')" 0
+		expect_eq "otlp: thread name of main;a;b;c" \
+			"$(q otlp '{s["labels"]["thread.name"] for s in profs[0]["samples"] if "c" in s["frames"]}')" \
 			'["chain"]'
 	else
 		want='{"__name__": "process_cpu", "container_id": "0123456789abcdef", "env": "ci", "host_name": "testhost", "service_name": "chain"}'
