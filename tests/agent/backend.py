@@ -33,7 +33,8 @@ and written to --port-file.  --refuse N answers 503 to the first N
 requests; --status CODE answers every request with CODE after checking it
 (written to --out only when CODE is 2xx); --grpc-status N (parca) answers
 200 with grpc-status N; --slow waits that long before each answer;
---retry-after S adds Retry-After: S to the 429 and 503 answers.  Errors
+--retry-after S adds Retry-After: S to the 429 and 503 answers; --partial N
+(otlp) answers a partial success, N profiles rejected.  Errors
 come as each server sends them: Connect's JSON {"code", "message"}
 (Pyroscope), a google.rpc.Status (OTLP), grpc-status 3 in the trailers
 (Parca, a bad message).  Content-Encoding: gzip is taken (not by Parca,
@@ -552,6 +553,9 @@ class Handler(BaseHTTPRequestHandler):
         elif opts.kind == 'otlp':
             resp = srv.classes['opentelemetry.proto.collector.profiles.v1development.'
                                'ExportProfilesServiceResponse']()
+            if opts.partial is not None:
+                resp.partial_success.rejected_profiles = opts.partial
+                resp.partial_success.error_message = 'rejected %d as told' % opts.partial
             self.answer(opts.status or 200, ctype, resp.SerializeToString())
         else:
             self.answer(opts.status or 200, ctype,
@@ -569,6 +573,7 @@ def main():
     ap.add_argument('--grpc-status', type=int, default=0)
     ap.add_argument('--slow', type=float, default=0)
     ap.add_argument('--retry-after', type=int)
+    ap.add_argument('--partial', type=int)
     opts = ap.parse_args()
     srv = ThreadingHTTPServer(('127.0.0.1', opts.port), Handler)
     srv.daemon_threads = True

@@ -128,6 +128,7 @@ check_cpu() {
 		expect_eq "otlp: time" "$(q otlp 'profs[0]["time_ns"]')" $START
 		expect_eq "otlp: duration" "$(q otlp 'profs[0]["duration_ns"]')" $((END - START))
 		expect_eq "otlp: frame type of c" "$(q otlp 'frame(profs[0], "c")["type"]')" native
+		expect_eq "otlp: answer" "$("$ENC" otlp-answer "$TMP/otlp.resp" ok)" "0 "
 		# Every sample names its thread (the chain's, a sample or two of the child before exec).
 		expect_eq "otlp: samples without a thread name" \
 			"$(q otlp 'sum(1 for s in profs[0]["samples"] if not s["labels"].get("thread.name"))')" 0
@@ -204,6 +205,8 @@ test_backend_refusals() {
 	backend otlp otlp503 --refuse 1 --retry-after 7
 	expect_eq "otlp: refused" "$(post otlp otlp503 "$CPU" "${LABELS[@]}")" 503
 	expect_eq "otlp: Status.code" "$(od -An -tx1 -N2 "$TMP/otlp503.resp")" " 08 0e"
+	expect_eq "otlp: Status.message" "$("$ENC" otlp-answer "$TMP/otlp503.resp" error)" \
+		"0 refusing request 1 of the first 1"
 	expect_grep "$TMP/otlp503.hdr" '^Retry-After: 7'
 	# A gzipped body (Content-Encoding) is taken, and the headers are kept.
 	gzip -c "$TMP/otlp503.body" >"$TMP/otlp503.body.gz"
@@ -218,6 +221,11 @@ test_backend_refusals() {
 	backend parca grpc --grpc-status 8
 	expect_eq "parca: HTTP status" "$(post parca grpc "$CPU" "${LABELS[@]}")" 200
 	expect_eq "parca: grpc status" "$("$ENC" grpc-status "$TMP/grpc.resp")" "8 refused as told"
+	# A partial success: read back by push_otlp_answer.
+	backend otlp partial --partial 1
+	expect_eq "otlp: partial, HTTP" "$(post otlp partial "$CPU" "${LABELS[@]}")" 200
+	expect_eq "otlp: partial" "$("$ENC" otlp-answer "$TMP/partial.resp" ok)" \
+		"1 rejected 1 as told"
 	backend parca badlabel
 	expect_eq "parca: bad label, HTTP" "$(post parca badlabel "$CPU" "${LABELS[@]}" -l 'a-b=1')" 200
 	"$ENC" grpc-status "$TMP/badlabel.resp" >"$TMP/badlabel.status"

@@ -13,9 +13,10 @@
  * -r encodes REPEAT times and says on stderr how long one encoding took.
  *
  *   push_encode grpc-status BODY [GRPC_STATUS_HEADER]
+ *   push_encode otlp-answer BODY ok|error
  *
- * Reads a gRPC-Web answer (Parca's) with push_grpc_web_status and prints
- * "STATUS MESSAGE".
+ * Read a gRPC-Web answer (Parca's) with push_grpc_web_status, or an
+ * OTLP/HTTP answer with push_otlp_answer, and print "RESULT MESSAGE".
  */
 #include <errno.h>
 #include <stdio.h>
@@ -64,7 +65,7 @@ static uint8_t *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-static int grpc_status(const char *path, const char *hdr)
+static int read_answer(const char *what, const char *path, const char *arg)
 {
 	char msg[256];
 	uint8_t *body;
@@ -76,7 +77,11 @@ static int grpc_status(const char *path, const char *hdr)
 		fprintf(stderr, "push_encode: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	status = push_grpc_web_status(body, len, hdr, msg, sizeof(msg));
+	if (strcmp(what, "otlp-answer") == 0)
+		status = push_otlp_answer(body, len, arg && strcmp(arg, "ok") == 0, msg,
+					  sizeof(msg));
+	else
+		status = push_grpc_web_status(body, len, arg, msg, sizeof(msg));
 	printf("%d %s\n", status, msg);
 	free(body);
 	return 0;
@@ -96,8 +101,9 @@ int main(int argc, char **argv)
 	size_t len;
 	FILE *f;
 
-	if (argc >= 3 && strcmp(argv[1], "grpc-status") == 0)
-		return grpc_status(argv[2], argc > 3 ? argv[3] : NULL);
+	if (argc >= 3 && (strcmp(argv[1], "grpc-status") == 0 ||
+			  strcmp(argv[1], "otlp-answer") == 0))
+		return read_answer(argv[1], argv[2], argc > 3 ? argv[3] : NULL);
 	if (argc < 4)
 		return usage();
 	kind = push_kind_by_name(argv[1], strlen(argv[1]));

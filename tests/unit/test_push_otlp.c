@@ -531,6 +531,45 @@ static void test_empty_and_labelless(void **state)
 	free(d);
 }
 
+static void test_answers(void **state)
+{
+	struct pb_buf b = { 0 }, sub = { 0 };
+	char msg[16];
+
+	/* Full success: an empty ExportProfilesServiceResponse. */
+	assert_int_equal(push_otlp_answer(NULL, 0, true, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+	/* Partial success: 3 rejected, why (cut to the buffer, a newline made '?'). */
+	pb_put_uint(&sub, 1, 3);
+	pb_put_bytes(&sub, 2, "bad\nstack index 7", 18);
+	pb_put_bytes(&b, 1, sub.data, sub.len);
+	assert_int_equal(push_otlp_answer(b.data, b.len, true, msg, sizeof(msg)), 3);
+	assert_string_equal(msg, "bad?stack index");
+	/* A warning: nothing rejected, a message. */
+	pb_buf_reset(&sub);
+	pb_buf_reset(&b);
+	pb_put_bytes(&sub, 2, "slow down", 9);
+	pb_put_bytes(&b, 1, sub.data, sub.len);
+	assert_int_equal(push_otlp_answer(b.data, b.len, true, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "slow down");
+	/* An error: google.rpc.Status { code = 1; message = 2 }. */
+	pb_buf_reset(&b);
+	pb_put_uint(&b, 1, 3);
+	pb_put_bytes(&b, 2, "no dictionary", 13);
+	assert_int_equal(push_otlp_answer(b.data, b.len, false, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "no dictionary");
+	/* Malformed: cut short, a negative count. */
+	assert_int_equal(push_otlp_answer(b.data, b.len - 1, false, msg, sizeof(msg)), -1);
+	pb_buf_reset(&sub);
+	pb_buf_reset(&b);
+	pb_put_uint(&sub, 1, (uint64_t)-1);
+	pb_put_bytes(&b, 1, sub.data, sub.len);
+	assert_int_equal(push_otlp_answer(b.data, b.len, true, msg, sizeof(msg)), -1);
+	assert_int_equal(push_otlp_answer((const uint8_t *)"\x0a\x05\x08", 3, true, NULL, 0), -1);
+	pb_buf_free(&b);
+	pb_buf_free(&sub);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +579,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mappings, setup, teardown),
 		cmocka_unit_test(test_empty_and_labelless),
+		cmocka_unit_test(test_answers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
