@@ -73,7 +73,8 @@ q() { /usr/bin/python3 tests/agent/pushed.py "$TMP/$1.out" "$2"; }
 # folded_of FOLDED: stitch's own folded stacks as the servers see them: without the
 # comm (a label there) and the _[k]/_[i] marks (kinds there), summed, sorted.
 folded_of() {
-	sed -e 's/^[^;]*;//' -e 's/_\[[ki]\]//g' "$1" |
+	# An interpreter's frame is "name (file:line)" there, its name alone in the servers'.
+	sed -E -e 's/^[^;]*;//' -e 's/_\[[ki]\]//g' -e 's/ \([^;()]*:[0-9]+\)(;| [0-9]+$)/\1/g' "$1" |
 		awk '{ v = $NF; $NF = ""; sub(/ $/, ""); s[$0] += v } END { for (k in s) print k " " s[k] }' |
 		LC_ALL=C sort
 }
@@ -90,9 +91,26 @@ OFF=$TMP/off.pb.gz
 START=1790000000000000000
 END=1790000015000000000
 
+PY=$TMP/py.pb.gz
+
 record_profiles() {
 	"$STITCH" record -F 499 -o "$CPU" -o "$TMP/cpu.folded" -- "$CHAIN" two 2 >/dev/null
 	"$STITCH" record -e offcpu -o "$OFF" -o "$TMP/off.folded" -- "$WAITS" wall 1 >/dev/null
+	cat >"$TMP/work.py" <<-'EOF'
+	import time
+	def leaf_work(n):
+	    s = 0
+	    for i in range(n):
+	        s += i * i
+	    return s
+	def middle():
+	    end = time.time() + 2
+	    while time.time() < end:
+	        leaf_work(10000)
+	middle()
+	EOF
+	"$STITCH" record -F 499 -o "$PY" -o "$TMP/py.folded" -- "$(realpath /usr/bin/python3)" \
+		"$TMP/work.py" >/dev/null
 }
 
 # The chain's cpu profile through each kind: the frames by name, the labels, the types.
@@ -171,6 +189,27 @@ test_offcpu_all_kinds() {
 		"$(for k in pyroscope otlp parca; do q "off-$k" 'total(profs[0])'; done | sort -u | wc -l)" 1
 }
 
+# Python's frames among the native ones: named, with their file and line, OTLP's type cpython.
+test_python_all_kinds() {
+	local kind
+	for kind in pyroscope otlp parca; do
+		backend "$kind" "py-$kind"
+		expect_eq "$kind: HTTP status" "$(post "$kind" "py-$kind" "$PY" "${LABELS[@]}")" 200
+		expect_ge "$kind: % of samples in middle;leaf_work" \
+			"$(q "py-$kind" 'int(100 * share(profs[0], ";PyEval_EvalCode;.*;middle;leaf_work(;|$)"))')" 80
+		expect_eq "$kind: leaf_work's file" "$(q "py-$kind" 'frame(profs[0], "leaf_work")["file"]')" \
+			"$TMP/work.py"
+		expect_eq "$kind: middle's line" "$(q "py-$kind" 'frame(profs[0], "middle")["line"]')" 10
+		folded_of "$TMP/py.folded" >"$TMP/py-$kind.want"
+		pushed_folded "py-$kind" >"$TMP/py-$kind.got"
+		diff "$TMP/py-$kind.want" "$TMP/py-$kind.got" || die "$kind: python stacks differ"
+	done
+	expect_eq "otlp: frame type of middle" "$(q py-otlp 'frame(profs[0], "middle")["type"]')" \
+		cpython
+	expect_eq "otlp: frame type of PyEval_EvalCode" \
+		"$(q py-otlp 'frame(profs[0], "PyEval_EvalCode")["type"]')" native
+}
+
 # Many series in one request: each arrives with its own labels (and OTLP shares one dictionary).
 test_many_series() {
 	local kind
@@ -233,8 +272,8 @@ test_backend_refusals() {
 }
 
 record_profiles || die "stitch record failed"
-for t in test_pyroscope_cpu test_otlp_cpu test_parca_cpu test_offcpu_all_kinds test_many_series \
-	test_backend_refusals; do
+for t in test_pyroscope_cpu test_otlp_cpu test_parca_cpu test_offcpu_all_kinds \
+	test_python_all_kinds test_many_series test_backend_refusals; do
 	run_test "$t"
 done
 echo "$PASSED passed, $FAILED failed"
