@@ -504,7 +504,7 @@ static void put_profile_id(struct pb_buf *b, const struct push_series *s)
 /* One series' Profile into o->prof. */
 static void put_profile(struct otlp *o, const struct push_series *series)
 {
-	const struct profile *p = series->prof;
+	const struct profile *p = o->p;
 	uint64_t start = series->start_ns, end = series->end_ns;
 	size_t i;
 
@@ -594,7 +594,8 @@ static void put_resource(struct otlp *o, struct pb_buf *b, const struct push_ser
 /* One series as a ResourceProfiles into out. */
 static int put_series(struct otlp *o, const struct push_series *s, struct pb_buf *out)
 {
-	const struct profile *p = s->prof;
+	static const struct profile none;	/* no profile: a Profile without samples */
+	const struct profile *p = s->prof ? s->prof : &none;
 	size_t i;
 
 	o->p = p;

@@ -526,6 +526,11 @@ static void test_empty_and_labelless(void **state)
 	assert_int_equal(pb_count(prof, 2), 0);
 	assert_int_equal(pb_count(prof, 3), 0);	/* time unknown: not sent */
 	assert_int_equal(pb_msg(prof, 7, 0).len, 16);
+	/* No profile at all: the same, a Profile without samples. */
+	s.prof = NULL;
+	assert_int_equal(push_encode_otlp(&s, 1, &out), 0);
+	prof = pb_msg(pb_msg(pb_msg(msg_of(out.data, out.len), 1, 0), 2, 0), 2, 0);
+	assert_int_equal(pb_count(prof, 2), 0);
 	profile_free(&p);
 	pb_buf_free(&out);
 	free(d);
