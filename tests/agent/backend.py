@@ -38,8 +38,8 @@ requests; --status CODE answers every request with CODE after checking it
 come as each server sends them: Connect's JSON {"code", "message"}
 (Pyroscope), a google.rpc.Status (OTLP), grpc-status 3 in the trailers
 (Parca, a bad message).  Content-Encoding: gzip is taken (not by Parca,
-whose gRPC-Web frames would say so).  Each accepted line also has the
-request's headers (names in lower case).
+whose gRPC-Web frames would say so).  Accepted lines carry the
+X-Scope-OrgID and Authorization headers, when sent, under "headers".
 """
 import argparse
 import gzip
@@ -543,8 +543,11 @@ class Handler(BaseHTTPRequestHandler):
         with srv.lock:
             srv.naccepted += 1
             line = {'n': srv.naccepted, 'kind': opts.kind, 'path': self.path,
-                    'content_type': got_ctype, 'bytes': len(body), 'profiles': profiles,
-                    'headers': {k.lower(): v for k, v in self.headers.items()}}
+                    'content_type': got_ctype, 'bytes': len(body), 'profiles': profiles}
+            # What --push-header-file sends (tenant, token), for the agent's tests.
+            for h in ('X-Scope-OrgID', 'Authorization'):
+                if self.headers.get(h) is not None:
+                    line.setdefault('headers', {})[h] = self.headers.get(h)
             if srv.out:
                 srv.out.write(json.dumps(line, sort_keys=True) + '\n')
                 srv.out.flush()

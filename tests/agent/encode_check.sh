@@ -253,7 +253,7 @@ test_backend_refusals() {
 		-H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' \
 		-H 'X-Scope-OrgID: tenant-1' --data-binary @"$TMP/otlp503.body.gz" \
 		"http://127.0.0.1:$(cat "$TMP/otlp503.port")/v1development/profiles")" 200
-	expect_eq "otlp: header kept" "$(q otlp503 'reqs[0]["headers"]["x-scope-orgid"]')" tenant-1
+	expect_eq "otlp: header kept" "$(q otlp503 'reqs[0]["headers"]["X-Scope-OrgID"]')" tenant-1
 	expect_eq "otlp: total" "$(q otlp503 'total(profs[0])')" \
 		"$(awk '{ s += $NF } END { print s }' "$TMP/cpu.folded")"
 	# Parca's refusals come as a grpc-status in the trailers, read by push_grpc_web_status.
