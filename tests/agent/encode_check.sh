@@ -31,7 +31,11 @@ trap cleanup EXIT
 export STITCH_CACHE_DIR=$TMP/cache
 unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH DEBUGINFOD_TIMEOUT
 
-[ "$(id -u)" -eq 0 ] || { echo "encode_check needs root (stitch record)"; echo "0 passed, 1 failed"; exit 1; }
+if [ "$(id -u)" -ne 0 ]; then
+	echo "encode_check needs root (stitch record)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 [ -x "$STITCH" ] && [ -x "$ENC" ] || { echo "no $STITCH or $ENC: make stitch $ENC"; exit 1; }
 mkdir -p "$W"
 gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
@@ -41,7 +45,8 @@ gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
 CHAIN=$(realpath "$W/chain")
 WAITS=$(realpath "$W/waits")
 
-# backend KIND NAME [ARGS...]: start backend.py; its port in $TMP/NAME.port, accepted in $TMP/NAME.out.
+# backend KIND NAME [ARGS...]: start backend.py; its port in $TMP/NAME.port, what it
+# accepted in $TMP/NAME.out.
 backend() {
 	local kind=$1 name=$2 i
 	shift 2
@@ -138,7 +143,8 @@ check_cpu() {
 	expect_ge "$kind: line of c" "$(q "$kind" 'frame(profs[0], "c")["line"]')" 1
 	expect_eq "$kind: mapping of c" "$(q "$kind" 'frame(profs[0], "c")["mapping"]')" "$CHAIN"
 	if [ "$kind" = otlp ]; then
-		want='{"container.id": "0123456789abcdef", "env": "ci", "host.name": "testhost", "process.executable.name": "chain", "process.pid": 4242, "service.name": "chain"}'
+		want='{"container.id": "0123456789abcdef", "env": "ci", "host.name": "testhost", '
+		want+='"process.executable.name": "chain", "process.pid": 4242, "service.name": "chain"}'
 		expect_eq "otlp: resource" "$(q otlp 'profs[0]["labels"]')" "$want"
 		expect_eq "otlp: sample type" "$(q otlp 'profs[0]["sample_types"]')" '[["samples", "count"]]'
 		expect_eq "otlp: period type" "$(q otlp 'profs[0]["period_type"]')" '["cpu", "nanoseconds"]'
@@ -154,7 +160,8 @@ check_cpu() {
 			"$(q otlp '{s["labels"]["thread.name"] for s in profs[0]["samples"] if "c" in s["frames"]}')" \
 			'["chain"]'
 	else
-		want='{"__name__": "process_cpu", "container_id": "0123456789abcdef", "env": "ci", "host_name": "testhost", "service_name": "chain"}'
+		want='{"__name__": "process_cpu", "container_id": "0123456789abcdef", "env": "ci", '
+		want+='"host_name": "testhost", "service_name": "chain"}'
 		expect_eq "$kind: labels" "$(q "$kind" 'profs[0]["labels"]')" "$want"
 		expect_eq "$kind: sample types" "$(q "$kind" 'profs[0]["sample_types"]')" \
 			'[["samples", "count"], ["cpu", "nanoseconds"]]'
@@ -239,7 +246,8 @@ test_backend_refusals() {
 	backend pyroscope nosvc
 	expect_eq "no service_name" "$(post pyroscope nosvc "$CPU" -l __name__=process_cpu)" 400
 	expect_eq "accepted" "$(q nosvc 'len(reqs)')" 0
-	expect_grep "$TMP/nosvc.resp" '^\{"code": "invalid_argument", "message": "series\[0\]: no service_name label"\}$'
+	expect_grep "$TMP/nosvc.resp" \
+		'^\{"code": "invalid_argument", "message": "series\[0\]: no service_name label"\}$'
 	# OTLP refuses with a google.rpc.Status (code 14: UNAVAILABLE), and Retry-After.
 	backend otlp otlp503 --refuse 1 --retry-after 7
 	expect_eq "otlp: refused" "$(post otlp otlp503 "$CPU" "${LABELS[@]}")" 503
