@@ -153,8 +153,8 @@ static const void *dent_data(const struct dtable *t, uint32_t i)
 static uint32_t intern(struct otlp *o, enum dict_table which, const void *data, size_t len)
 {
 	struct dtable *t = &o->t[which];
-	struct dkey key = { t, data, len };
-	uint64_t h = hash_bytes(data, len, which);
+	struct dkey key = { t, len ? data : "", len };	/* an empty buffer may be NULL */
+	uint64_t h = hash_bytes(key.data, len, which);
 	struct dnode *n;
 	bool added;
 
@@ -172,7 +172,7 @@ static uint32_t intern(struct otlp *o, enum dict_table which, const void *data, 
 	t->ents[t->n].off = t->data.len;
 	t->ents[t->n].len = len;
 	n->idx = t->n++;
-	pb_put_raw(&t->data, data, len);
+	pb_put_raw(&t->data, key.data, len);
 	if (t->data.oom) {
 		/* Its bytes never arrived: the entry must not be found again. */
 		hmap_remove(&t->index, &n->node);

@@ -526,6 +526,14 @@ static void test_empty_and_labelless(void **state)
 	assert_int_equal(pb_count(prof, 2), 0);
 	assert_int_equal(pb_count(prof, 3), 0);	/* time unknown: not sent */
 	assert_int_equal(pb_msg(prof, 7, 0).len, 16);
+	/* A sample without frames (first of all: nothing encoded before it): the zero stack. */
+	assert_int_equal(profile_add_sample(&p, NULL, 0, &(struct prof_sample){ .count = 4 }), 0);
+	assert_int_equal(push_encode_otlp(&s, 1, &out), 0);
+	prof = pb_msg(pb_msg(pb_msg(msg_of(out.data, out.len), 1, 0), 2, 0), 2, 0);
+	assert_int_equal(pb_count(prof, 2), 1);
+	assert_int_equal(pb_uint(pb_msg(prof, 2, 0), 1), 0);
+	read_dict(msg_of(out.data, out.len), d);
+	assert_int_equal(d->n[D_STACK], 1);
 	/* No profile at all: the same, a Profile without samples. */
 	s.prof = NULL;
 	assert_int_equal(push_encode_otlp(&s, 1, &out), 0);
