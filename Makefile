@@ -154,7 +154,7 @@ fuzz-smoke: $(FUZZ_BINS)
 		fi; \
 	done
 
-test: check-docs check-layers bpf-headers unit integration fuzz-smoke browser golden stall-test interp-walk
+test: check-docs check-layers bpf-headers unit integration fuzz-smoke browser golden stall-test interp-walk agent-encode-check
 
 # Every path README.md and docs/ name exists.
 check-docs:

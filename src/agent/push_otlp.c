@@ -121,8 +121,10 @@ struct otlp {
 	bool oom;
 	/* per profile: its string and frame indices -> dictionary indices (0: not yet) */
 	const struct profile *p;
-	uint32_t *str_of, *fn_of, *type_attr_of;
-	size_t cap_str, cap_fn;
+	uint32_t *str_of, *map_of;	/* by string index */
+	uint32_t *fn_of, *loc_of;	/* by frame index; loc_of: a location of that frame alone */
+	uint32_t *type_attr_of;		/* by frame kind */
+	size_t cap_str, cap_map, cap_fn, cap_loc;
 	uint32_t *locs;		/* one sample's location indices, leaf first */
 	size_t cap_locs;
 	/* scratch for entries; each nesting level has its own */
@@ -151,8 +153,8 @@ static const void *dent_data(const struct dtable *t, uint32_t i)
 static uint32_t intern(struct otlp *o, enum dict_table which, const void *data, size_t len)
 {
 	struct dtable *t = &o->t[which];
-	struct dkey key = { t, data, len };
-	uint64_t h = hash_bytes(data, len, which);
+	struct dkey key = { t, len ? data : "", len };	/* an empty buffer may be NULL */
+	uint64_t h = hash_bytes(key.data, len, which);
 	struct dnode *n;
 	bool added;
 
@@ -170,7 +172,7 @@ static uint32_t intern(struct otlp *o, enum dict_table which, const void *data, 
 	t->ents[t->n].off = t->data.len;
 	t->ents[t->n].len = len;
 	n->idx = t->n++;
-	pb_put_raw(&t->data, data, len);
+	pb_put_raw(&t->data, key.data, len);
 	if (t->data.oom) {
 		/* Its bytes never arrived: the entry must not be found again. */
 		hmap_remove(&t->index, &n->node);
@@ -307,12 +309,15 @@ static uint32_t mapping_of(struct otlp *o, const struct prof_frame *f)
 
 	if (!(native_kind(f->kind) || f->kind == FRAME_KERNEL) || !(file = pstr(o, f->module)))
 		return 0;
+	if (o->map_of[f->module])
+		return o->map_of[f->module];
 	build_id = profile_module_build_id(o->p, f->module);
 	if (build_id && build_id[0])
 		attr = attr_idx(o, o->s_build_id, build_id, 0);
 	pb_put_uint(&o->ent, MAPPING_FILENAME, file);
 	put_packed(&o->ent, &o->sub, MAPPING_ATTRIBUTES, &attr, attr ? 1 : 0);
-	return intern_ent(o, T_MAPPING);
+	o->map_of[f->module] = intern_ent(o, T_MAPPING);
+	return o->map_of[f->module];
 }
 
 /* How many frames from frames[0] form one Location: a native frame and those inlined at it. */
@@ -392,12 +397,21 @@ static uint32_t stack_of(struct otlp *o, const struct prof_sample *s)
 	uint32_t i, len;
 
 	for (i = 0; i < s->nframes; i += len) {
+		uint32_t f = s->frames[i];
+
 		len = group_len(o, s->frames + i, s->nframes - i);
 		if (array_reserve((void **)&o->locs, &o->cap_locs, n + 1, sizeof(*o->locs), 64)) {
 			o->oom = true;
 			return 0;
 		}
-		o->locs[n++] = location_of(o, s->frames + i, len);
+		/* A frame alone (most are) has one location: encode it once per profile. */
+		if (len == 1 && f < o->p->nframes) {
+			if (!o->loc_of[f])
+				o->loc_of[f] = location_of(o, s->frames + i, 1);
+			o->locs[n++] = o->loc_of[f];
+		} else {
+			o->locs[n++] = location_of(o, s->frames + i, len);
+		}
 	}
 	/* Ours are outermost first; Stack wants the leaf first. */
 	for (k = 0; k < n / 2; k++) {
@@ -490,7 +504,7 @@ static void put_profile_id(struct pb_buf *b, const struct push_series *s)
 /* One series' Profile into o->prof. */
 static void put_profile(struct otlp *o, const struct push_series *series)
 {
-	const struct profile *p = series->prof;
+	const struct profile *p = o->p;
 	uint64_t start = series->start_ns, end = series->end_ns;
 	size_t i;
 
@@ -580,17 +594,24 @@ static void put_resource(struct otlp *o, struct pb_buf *b, const struct push_ser
 /* One series as a ResourceProfiles into out. */
 static int put_series(struct otlp *o, const struct push_series *s, struct pb_buf *out)
 {
-	const struct profile *p = s->prof;
+	static const struct profile none;	/* no profile: a Profile without samples */
+	const struct profile *p = s->prof ? s->prof : &none;
 	size_t i;
 
 	o->p = p;
 	if (array_reserve((void **)&o->str_of, &o->cap_str, p->nstr, sizeof(*o->str_of), 256) ||
-	    array_reserve((void **)&o->fn_of, &o->cap_fn, p->nframes, sizeof(*o->fn_of), 256))
+	    array_reserve((void **)&o->map_of, &o->cap_map, p->nstr, sizeof(*o->map_of), 256) ||
+	    array_reserve((void **)&o->fn_of, &o->cap_fn, p->nframes, sizeof(*o->fn_of), 256) ||
+	    array_reserve((void **)&o->loc_of, &o->cap_loc, p->nframes, sizeof(*o->loc_of), 256))
 		return -ENOMEM;
-	if (p->nstr)
+	if (p->nstr) {
 		memset(o->str_of, 0, p->nstr * sizeof(*o->str_of));
-	if (p->nframes)
+		memset(o->map_of, 0, p->nstr * sizeof(*o->map_of));
+	}
+	if (p->nframes) {
 		memset(o->fn_of, 0, p->nframes * sizeof(*o->fn_of));
+		memset(o->loc_of, 0, p->nframes * sizeof(*o->loc_of));
+	}
 	for (i = 0; i < FRAME_KIND_NR; i++)
 		o->type_attr_of[i] = 0;
 	put_profile(o, s);
@@ -644,7 +665,9 @@ static void otlp_free(struct otlp *o)
 		free(o->t[t].ents);
 	}
 	free(o->str_of);
+	free(o->map_of);
 	free(o->fn_of);
+	free(o->loc_of);
 	free(o->type_attr_of);
 	free(o->locs);
 	pb_buf_free(&o->ent);

@@ -52,15 +52,4 @@ static inline bool push_label_set(const struct push_label *l)
 	return l->name && l->name[0] && l->value && l->value[0];
 }
 
-/* The value of label name in s, or NULL. */
-static inline const char *push_label_value(const struct push_series *s, const char *name)
-{
-	int i;
-
-	for (i = 0; i < s->nlabels; i++)
-		if (push_label_set(&s->labels[i]) && strcmp(s->labels[i].name, name) == 0)
-			return s->labels[i].value;
-	return NULL;
-}
-
 #endif /* STITCH_AGENT_PUSH_PB_H */

@@ -32,7 +32,14 @@ said on stderr, never written to --out.
 and written to --port-file.  --refuse N answers 503 to the first N
 requests; --status CODE answers every request with CODE after checking it
 (written to --out only when CODE is 2xx); --grpc-status N (parca) answers
-200 with grpc-status N; --slow waits that long before each answer.
+200 with grpc-status N; --slow waits that long before each answer;
+--retry-after S adds Retry-After: S to the 429 and 503 answers; --partial N
+(otlp) answers a partial success, N profiles rejected.  Errors
+come as each server sends them: Connect's JSON {"code", "message"}
+(Pyroscope), a google.rpc.Status (OTLP), grpc-status 3 in the trailers
+(Parca, a bad message).  Content-Encoding: gzip is taken (not by Parca,
+whose gRPC-Web frames would say so).  Accepted lines carry the
+X-Scope-OrgID and Authorization headers, when sent, under "headers".
 """
 import argparse
 import gzip
@@ -66,6 +73,21 @@ SCHEMAS = [
     ('pprof', ['profile.proto']),
 ]
 LABEL_NAME = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]*$')
+# An HTTP status as Connect's error code (connectrpc.com/docs/protocol) and gRPC's.
+CONNECT_CODES = {400: 'invalid_argument', 401: 'unauthenticated', 403: 'permission_denied',
+                 404: 'unimplemented', 408: 'deadline_exceeded', 429: 'resource_exhausted',
+                 500: 'internal', 502: 'unavailable', 503: 'unavailable',
+                 504: 'deadline_exceeded'}
+GRPC_CODES = {400: 3, 401: 16, 403: 7, 404: 12, 408: 4, 429: 8, 500: 13, 502: 14, 503: 14,
+              504: 4}
+
+
+def varint(n):
+    out = b''
+    while n >= 0x80:
+        out += bytes([n & 0x7f | 0x80])
+        n >>= 7
+    return out + bytes([n])
 
 
 class Reject(Exception):
@@ -456,14 +478,28 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(n)
 
     def reject(self, code, why):
+        """Refuse as each server does: Connect's JSON error, OTLP's google.rpc.Status,
+        gRPC-Web's trailers (a bad message) or plain text (what a proxy says)."""
         srv = self.server
-        print('backend(%s): %d: %s' % (srv.opts.kind, code, why), file=sys.stderr, flush=True)
-        if srv.opts.kind == 'parca' and code == 400:
-            # What a gRPC-Web server does with a bad message: HTTP 200, the error in trailers.
+        kind = srv.opts.kind
+        print('backend(%s): %d: %s' % (kind, code, why), file=sys.stderr, flush=True)
+        extra = []
+        if code in (429, 503) and srv.opts.retry_after is not None:
+            extra.append(('Retry-After', str(srv.opts.retry_after)))
+        if kind == 'parca' and code == 400:
+            # HTTP 200, the error in the trailers: INVALID_ARGUMENT.
             self.answer(200, 'application/grpc-web+proto',
                         grpc_web_answer(3, why.replace('\r', ' ').replace('\n', ' ')[:200]))
+        elif kind == 'pyroscope' and code != 415:
+            self.answer(code, 'application/json', json.dumps(
+                {'code': CONNECT_CODES.get(code, 'unknown'), 'message': why}).encode(), extra)
+        elif kind == 'otlp' and code != 415:
+            # google.rpc.Status { int32 code = 1; string message = 2; }, hand-encoded.
+            msg = why.encode()
+            status = bytes([0x08, GRPC_CODES.get(code, 2), 0x12]) + varint(len(msg)) + msg
+            self.answer(code, 'application/x-protobuf', status, extra)
         else:
-            self.answer(code, 'text/plain', (why + '\n').encode())
+            self.answer(code, 'text/plain', (why + '\n').encode(), extra)
 
     def do_GET(self):
         self.send_error(405)
@@ -482,6 +518,14 @@ class Handler(BaseHTTPRequestHandler):
             return self.reject(400, str(e))
         if refuse:
             return self.reject(503, 'refusing request %d of the first %d' % (srv.nreq, opts.refuse))
+        encoding = self.headers.get('Content-Encoding', 'identity').lower()
+        if encoding == 'gzip' and opts.kind != 'parca':
+            try:
+                body = gzip.decompress(body)
+            except Exception as e:
+                return self.reject(400, 'Content-Encoding gzip, but: %s' % e)
+        elif encoding != 'identity':
+            return self.reject(415, 'Content-Encoding %r' % encoding)
         got_ctype = self.headers.get('Content-Type', '')
         if self.path != path:
             return self.reject(404, 'path %r, want %r' % (self.path, path))
@@ -512,6 +556,9 @@ class Handler(BaseHTTPRequestHandler):
         elif opts.kind == 'otlp':
             resp = srv.classes['opentelemetry.proto.collector.profiles.v1development.'
                                'ExportProfilesServiceResponse']()
+            if opts.partial is not None:
+                resp.partial_success.rejected_profiles = opts.partial
+                resp.partial_success.error_message = 'rejected %d as told' % opts.partial
             self.answer(opts.status or 200, ctype, resp.SerializeToString())
         else:
             self.answer(opts.status or 200, ctype,
@@ -528,6 +575,8 @@ def main():
     ap.add_argument('--status', type=int, default=0)
     ap.add_argument('--grpc-status', type=int, default=0)
     ap.add_argument('--slow', type=float, default=0)
+    ap.add_argument('--retry-after', type=int)
+    ap.add_argument('--partial', type=int)
     opts = ap.parse_args()
     srv = ThreadingHTTPServer(('127.0.0.1', opts.port), Handler)
     srv.daemon_threads = True

@@ -31,7 +31,11 @@ trap cleanup EXIT
 export STITCH_CACHE_DIR=$TMP/cache
 unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH DEBUGINFOD_TIMEOUT
 
-[ "$(id -u)" -eq 0 ] || { echo "encode_check needs root (stitch record)"; echo "0 passed, 1 failed"; exit 1; }
+if [ "$(id -u)" -ne 0 ]; then
+	echo "encode_check needs root (stitch record)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 [ -x "$STITCH" ] && [ -x "$ENC" ] || { echo "no $STITCH or $ENC: make stitch $ENC"; exit 1; }
 mkdir -p "$W"
 gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
@@ -41,7 +45,8 @@ gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
 CHAIN=$(realpath "$W/chain")
 WAITS=$(realpath "$W/waits")
 
-# backend KIND NAME [ARGS...]: start backend.py; its port in $TMP/NAME.port, accepted in $TMP/NAME.out.
+# backend KIND NAME [ARGS...]: start backend.py; its port in $TMP/NAME.port, what it
+# accepted in $TMP/NAME.out.
 backend() {
 	local kind=$1 name=$2 i
 	shift 2
@@ -73,7 +78,8 @@ q() { /usr/bin/python3 tests/agent/pushed.py "$TMP/$1.out" "$2"; }
 # folded_of FOLDED: stitch's own folded stacks as the servers see them: without the
 # comm (a label there) and the _[k]/_[i] marks (kinds there), summed, sorted.
 folded_of() {
-	sed -e 's/^[^;]*;//' -e 's/_\[[ki]\]//g' "$1" |
+	# An interpreter's frame is "name (file:line)" there, its name alone in the servers'.
+	sed -E -e 's/^[^;]*;//' -e 's/_\[[ki]\]//g' -e 's/ \([^;()]*:[0-9]+\)(;| [0-9]+$)/\1/g' "$1" |
 		awk '{ v = $NF; $NF = ""; sub(/ $/, ""); s[$0] += v } END { for (k in s) print k " " s[k] }' |
 		LC_ALL=C sort
 }
@@ -90,9 +96,26 @@ OFF=$TMP/off.pb.gz
 START=1790000000000000000
 END=1790000015000000000
 
+PY=$TMP/py.pb.gz
+
 record_profiles() {
-	"$STITCH" record -F 499 -o "$CPU" -o "$TMP/cpu.folded" -- "$CHAIN" spin 2 >/dev/null
+	"$STITCH" record -F 499 -o "$CPU" -o "$TMP/cpu.folded" -- "$CHAIN" two 2 >/dev/null
 	"$STITCH" record -e offcpu -o "$OFF" -o "$TMP/off.folded" -- "$WAITS" wall 1 >/dev/null
+	cat >"$TMP/work.py" <<-'EOF'
+	import time
+	def leaf_work(n):
+	    s = 0
+	    for i in range(n):
+	        s += i * i
+	    return s
+	def middle():
+	    end = time.time() + 2
+	    while time.time() < end:
+	        leaf_work(10000)
+	middle()
+	EOF
+	"$STITCH" record -F 499 -o "$PY" -o "$TMP/py.folded" -- "$(realpath /usr/bin/python3)" \
+		"$TMP/work.py" >/dev/null
 }
 
 # The chain's cpu profile through each kind: the frames by name, the labels, the types.
@@ -103,7 +126,7 @@ check_cpu() {
 		-x chain -s $START -e $END)" 200
 	expect_eq "$kind: requests accepted" "$(q "$kind" 'len(reqs)')" 1
 	expect_eq "$kind: profiles" "$(q "$kind" 'len(profs)')" 1
-	# c() burns the CPU: nearly every sample ends main -> a -> b -> c.
+	# c() -> burn_a() or burn_b() -> burn(): nearly every sample under main -> a -> b -> c.
 	expect_ge "$kind: % of samples in main;a;b;c" \
 		"$(q "$kind" 'int(100 * share(profs[0], ";main;a;b;c(;|$)"))')" 90
 	# Totals: what stitch counted, nothing lost or doubled.
@@ -112,14 +135,16 @@ check_cpu() {
 	# Every stack, frame by frame (inlined ones in their place), with its count.
 	folded_of "$TMP/cpu.folded" >"$TMP/$kind.want"
 	pushed_folded "$kind" >"$TMP/$kind.got"
-	expect_ge "$kind: stacks" "$(wc -l <"$TMP/$kind.want")" 2
+	expect_ge "$kind: stacks through burn_a and burn_b" \
+		"$(grep -c ';c;burn_[ab];burn ' "$TMP/$kind.want")" 2
 	diff "$TMP/$kind.want" "$TMP/$kind.got" || die "$kind: the stacks differ from stitch's"
 	expect_eq "$kind: file of c" "$(q "$kind" 'frame(profs[0], "c")["file"]')" \
 		tests/workloads/chain.c
 	expect_ge "$kind: line of c" "$(q "$kind" 'frame(profs[0], "c")["line"]')" 1
 	expect_eq "$kind: mapping of c" "$(q "$kind" 'frame(profs[0], "c")["mapping"]')" "$CHAIN"
 	if [ "$kind" = otlp ]; then
-		want='{"container.id": "0123456789abcdef", "env": "ci", "host.name": "testhost", "process.executable.name": "chain", "process.pid": 4242, "service.name": "chain"}'
+		want='{"container.id": "0123456789abcdef", "env": "ci", "host.name": "testhost", '
+		want+='"process.executable.name": "chain", "process.pid": 4242, "service.name": "chain"}'
 		expect_eq "otlp: resource" "$(q otlp 'profs[0]["labels"]')" "$want"
 		expect_eq "otlp: sample type" "$(q otlp 'profs[0]["sample_types"]')" '[["samples", "count"]]'
 		expect_eq "otlp: period type" "$(q otlp 'profs[0]["period_type"]')" '["cpu", "nanoseconds"]'
@@ -127,11 +152,16 @@ check_cpu() {
 		expect_eq "otlp: time" "$(q otlp 'profs[0]["time_ns"]')" $START
 		expect_eq "otlp: duration" "$(q otlp 'profs[0]["duration_ns"]')" $((END - START))
 		expect_eq "otlp: frame type of c" "$(q otlp 'frame(profs[0], "c")["type"]')" native
-		expect_eq "otlp: thread names" \
-			"$(q otlp 'sorted({s["labels"]["thread.name"] for s in profs[0]["samples"]})')" \
+		expect_eq "otlp: answer" "$("$ENC" otlp-answer "$TMP/otlp.resp" ok)" "0 "
+		# Every sample names its thread (the chain's, a sample or two of the child before exec).
+		expect_eq "otlp: samples without a thread name" \
+			"$(q otlp 'sum(1 for s in profs[0]["samples"] if not s["labels"].get("thread.name"))')" 0
+		expect_eq "otlp: thread name of main;a;b;c" \
+			"$(q otlp '{s["labels"]["thread.name"] for s in profs[0]["samples"] if "c" in s["frames"]}')" \
 			'["chain"]'
 	else
-		want='{"__name__": "process_cpu", "container_id": "0123456789abcdef", "env": "ci", "host_name": "testhost", "service_name": "chain"}'
+		want='{"__name__": "process_cpu", "container_id": "0123456789abcdef", "env": "ci", '
+		want+='"host_name": "testhost", "service_name": "chain"}'
 		expect_eq "$kind: labels" "$(q "$kind" 'profs[0]["labels"]')" "$want"
 		expect_eq "$kind: sample types" "$(q "$kind" 'profs[0]["sample_types"]')" \
 			'[["samples", "count"], ["cpu", "nanoseconds"]]'
@@ -166,6 +196,27 @@ test_offcpu_all_kinds() {
 		"$(for k in pyroscope otlp parca; do q "off-$k" 'total(profs[0])'; done | sort -u | wc -l)" 1
 }
 
+# Python's frames among the native ones: named, with their file and line, OTLP's type cpython.
+test_python_all_kinds() {
+	local kind
+	for kind in pyroscope otlp parca; do
+		backend "$kind" "py-$kind"
+		expect_eq "$kind: HTTP status" "$(post "$kind" "py-$kind" "$PY" "${LABELS[@]}")" 200
+		expect_ge "$kind: % of samples in middle;leaf_work" \
+			"$(q "py-$kind" 'int(100 * share(profs[0], ";PyEval_EvalCode;.*;middle;leaf_work(;|$)"))')" 80
+		expect_eq "$kind: leaf_work's file" "$(q "py-$kind" 'frame(profs[0], "leaf_work")["file"]')" \
+			"$TMP/work.py"
+		expect_eq "$kind: middle's line" "$(q "py-$kind" 'frame(profs[0], "middle")["line"]')" 10
+		folded_of "$TMP/py.folded" >"$TMP/py-$kind.want"
+		pushed_folded "py-$kind" >"$TMP/py-$kind.got"
+		diff "$TMP/py-$kind.want" "$TMP/py-$kind.got" || die "$kind: python stacks differ"
+	done
+	expect_eq "otlp: frame type of middle" "$(q py-otlp 'frame(profs[0], "middle")["type"]')" \
+		cpython
+	expect_eq "otlp: frame type of PyEval_EvalCode" \
+		"$(q py-otlp 'frame(profs[0], "PyEval_EvalCode")["type"]')" native
+}
+
 # Many series in one request: each arrives with its own labels (and OTLP shares one dictionary).
 test_many_series() {
 	local kind
@@ -195,10 +246,33 @@ test_backend_refusals() {
 	backend pyroscope nosvc
 	expect_eq "no service_name" "$(post pyroscope nosvc "$CPU" -l __name__=process_cpu)" 400
 	expect_eq "accepted" "$(q nosvc 'len(reqs)')" 0
+	expect_grep "$TMP/nosvc.resp" \
+		'^\{"code": "invalid_argument", "message": "series\[0\]: no service_name label"\}$'
+	# OTLP refuses with a google.rpc.Status (code 14: UNAVAILABLE), and Retry-After.
+	backend otlp otlp503 --refuse 1 --retry-after 7
+	expect_eq "otlp: refused" "$(post otlp otlp503 "$CPU" "${LABELS[@]}")" 503
+	expect_eq "otlp: Status.code" "$(od -An -tx1 -N2 "$TMP/otlp503.resp")" " 08 0e"
+	expect_eq "otlp: Status.message" "$("$ENC" otlp-answer "$TMP/otlp503.resp" error)" \
+		"0 refusing request 1 of the first 1"
+	expect_grep "$TMP/otlp503.hdr" '^Retry-After: 7'
+	# A gzipped body (Content-Encoding) is taken, and the headers are kept.
+	gzip -c "$TMP/otlp503.body" >"$TMP/otlp503.body.gz"
+	expect_eq "otlp: gzipped" "$(curl -sS -o /dev/null -w '%{http_code}' \
+		-H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' \
+		-H 'X-Scope-OrgID: tenant-1' --data-binary @"$TMP/otlp503.body.gz" \
+		"http://127.0.0.1:$(cat "$TMP/otlp503.port")/v1development/profiles")" 200
+	expect_eq "otlp: header kept" "$(q otlp503 'reqs[0]["headers"]["X-Scope-OrgID"]')" tenant-1
+	expect_eq "otlp: total" "$(q otlp503 'total(profs[0])')" \
+		"$(awk '{ s += $NF } END { print s }' "$TMP/cpu.folded")"
 	# Parca's refusals come as a grpc-status in the trailers, read by push_grpc_web_status.
 	backend parca grpc --grpc-status 8
 	expect_eq "parca: HTTP status" "$(post parca grpc "$CPU" "${LABELS[@]}")" 200
 	expect_eq "parca: grpc status" "$("$ENC" grpc-status "$TMP/grpc.resp")" "8 refused as told"
+	# A partial success: read back by push_otlp_answer.
+	backend otlp partial --partial 1
+	expect_eq "otlp: partial, HTTP" "$(post otlp partial "$CPU" "${LABELS[@]}")" 200
+	expect_eq "otlp: partial" "$("$ENC" otlp-answer "$TMP/partial.resp" ok)" \
+		"1 rejected 1 as told"
 	backend parca badlabel
 	expect_eq "parca: bad label, HTTP" "$(post parca badlabel "$CPU" "${LABELS[@]}" -l 'a-b=1')" 200
 	"$ENC" grpc-status "$TMP/badlabel.resp" >"$TMP/badlabel.status"
@@ -206,8 +280,8 @@ test_backend_refusals() {
 }
 
 record_profiles || die "stitch record failed"
-for t in test_pyroscope_cpu test_otlp_cpu test_parca_cpu test_offcpu_all_kinds test_many_series \
-	test_backend_refusals; do
+for t in test_pyroscope_cpu test_otlp_cpu test_parca_cpu test_offcpu_all_kinds \
+	test_python_all_kinds test_many_series test_backend_refusals; do
 	run_test "$t"
 done
 echo "$PASSED passed, $FAILED failed"

@@ -6,20 +6,23 @@
  * with the published schemas.  A test program, not part of stitch.
  *
  *   push_encode KIND PPROF OUT [-l NAME=VALUE]... [-p PID] [-x EXE]
- *               [-s START_NS] [-e END_NS] [-n SERIES]
+ *               [-s START_NS] [-e END_NS] [-n SERIES] [-r REPEAT]
  *
  * Writes the request body to OUT and "PATH CONTENT_TYPE" to stdout.  -n
- * repeats the series (its labels get series=<i>) to test many in one request.
+ * repeats the series (its labels get series=<i>) to test many in one request;
+ * -r encodes REPEAT times and says on stderr how long one encoding took.
  *
  *   push_encode grpc-status BODY [GRPC_STATUS_HEADER]
+ *   push_encode otlp-answer BODY ok|error
  *
- * Reads a gRPC-Web answer (Parca's) with push_grpc_web_status and prints
- * "STATUS MESSAGE".
+ * Read a gRPC-Web answer (Parca's) with push_grpc_web_status, or an
+ * OTLP/HTTP answer with push_otlp_answer, and print "RESULT MESSAGE".
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/push.h"
@@ -32,7 +35,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: push_encode pyroscope|otlp|parca PPROF OUT [-l NAME=VALUE]... "
-		"[-p PID] [-x EXE] [-s START_NS] [-e END_NS] [-n SERIES]\n");
+		"[-p PID] [-x EXE] [-s START_NS] [-e END_NS] [-n SERIES] [-r REPEAT]\n");
 	return 2;
 }
 
@@ -62,7 +65,7 @@ static uint8_t *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-static int grpc_status(const char *path, const char *hdr)
+static int read_answer(const char *what, const char *path, const char *arg)
 {
 	char msg[256];
 	uint8_t *body;
@@ -74,7 +77,11 @@ static int grpc_status(const char *path, const char *hdr)
 		fprintf(stderr, "push_encode: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	status = push_grpc_web_status(body, len, hdr, msg, sizeof(msg));
+	if (strcmp(what, "otlp-answer") == 0)
+		status = push_otlp_answer(body, len, arg && strcmp(arg, "ok") == 0, msg,
+					  sizeof(msg));
+	else
+		status = push_grpc_web_status(body, len, arg, msg, sizeof(msg));
 	printf("%d %s\n", status, msg);
 	free(body);
 	return 0;
@@ -87,14 +94,16 @@ int main(int argc, char **argv)
 	struct push_series s[MAX_SERIES] = { { 0 } };
 	struct pb_buf out = { 0 };
 	struct profile prof;
-	int kind, nlabels = 0, nseries = 1, i, c;
+	int kind, nlabels = 0, nseries = 1, repeat = 1, i, c;
+	struct timespec t0, t1;
 	char err[256];
 	uint8_t *pprof;
 	size_t len;
 	FILE *f;
 
-	if (argc >= 3 && strcmp(argv[1], "grpc-status") == 0)
-		return grpc_status(argv[2], argc > 3 ? argv[3] : NULL);
+	if (argc >= 3 && (strcmp(argv[1], "grpc-status") == 0 ||
+			  strcmp(argv[1], "otlp-answer") == 0))
+		return read_answer(argv[1], argv[2], argc > 3 ? argv[3] : NULL);
 	if (argc < 4)
 		return usage();
 	kind = push_kind_by_name(argv[1], strlen(argv[1]));
@@ -116,7 +125,7 @@ int main(int argc, char **argv)
 	s[0].start_ns = prof.time_ns;
 	s[0].end_ns = prof.time_ns + prof.duration_ns;
 	optind = 4;
-	while ((c = getopt(argc, argv, "l:p:x:s:e:n:")) != -1) {
+	while ((c = getopt(argc, argv, "l:p:x:s:e:n:r:")) != -1) {
 		char *eq;
 
 		switch (c) {
@@ -145,6 +154,11 @@ int main(int argc, char **argv)
 			if (nseries < 1 || nseries > MAX_SERIES)
 				return usage();
 			break;
+		case 'r':
+			repeat = atoi(optarg);
+			if (repeat < 1)
+				return usage();
+			break;
 		default:
 			return usage();
 		}
@@ -161,10 +175,18 @@ int main(int argc, char **argv)
 			s[i].nlabels++;
 		}
 	}
-	if (push_wires[kind].encode(s, nseries, &out)) {
-		fprintf(stderr, "push_encode: %s: encoding failed\n", argv[1]);
-		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < repeat; i++) {
+		if (push_wires[kind].encode(s, nseries, &out)) {
+			fprintf(stderr, "push_encode: %s: encoding failed\n", argv[1]);
+			return 1;
+		}
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (repeat > 1)
+		fprintf(stderr, "push_encode: %s: %.3f ms per encoding, %zu bytes\n", argv[1],
+			((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6) / repeat,
+			out.len);
 	f = fopen(argv[3], "wb");
 	if (!f || fwrite(out.data, 1, out.len, f) != out.len || fclose(f)) {
 		fprintf(stderr, "push_encode: %s: %s\n", argv[3], strerror(errno));

@@ -12,7 +12,7 @@ prints the value of the Python expression EXPR, in which
             matches regex (re.search)
   total(p)  the sum of p's value[0]
   frame(p, name)   the first frame detail (file, line, mapping, type) named name
-A string prints as is, anything else as JSON.
+A string prints as is, a set as a sorted JSON list, anything else as JSON.
 """
 import json
 import re
@@ -51,6 +51,8 @@ def main():
     v = eval(sys.argv[2], {'reqs': reqs, 'profs': profs, 'folded': folded, 'share': share,
                            'total': total, 'frame': frame, 're': re, 'len': len,
                            'sorted': sorted, 'set': set, 'sum': sum, 'all': all, 'any': any})
+    if isinstance(v, (set, frozenset)):
+        v = sorted(v)
     print(v if isinstance(v, str) else json.dumps(v, sort_keys=True))
 
 

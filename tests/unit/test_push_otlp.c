@@ -526,9 +526,61 @@ static void test_empty_and_labelless(void **state)
 	assert_int_equal(pb_count(prof, 2), 0);
 	assert_int_equal(pb_count(prof, 3), 0);	/* time unknown: not sent */
 	assert_int_equal(pb_msg(prof, 7, 0).len, 16);
+	/* A sample without frames (first of all: nothing encoded before it): the zero stack. */
+	assert_int_equal(profile_add_sample(&p, NULL, 0, &(struct prof_sample){ .count = 4 }), 0);
+	assert_int_equal(push_encode_otlp(&s, 1, &out), 0);
+	prof = pb_msg(pb_msg(pb_msg(msg_of(out.data, out.len), 1, 0), 2, 0), 2, 0);
+	assert_int_equal(pb_count(prof, 2), 1);
+	assert_int_equal(pb_uint(pb_msg(prof, 2, 0), 1), 0);
+	read_dict(msg_of(out.data, out.len), d);
+	assert_int_equal(d->n[D_STACK], 1);
+	/* No profile at all: the same, a Profile without samples. */
+	s.prof = NULL;
+	assert_int_equal(push_encode_otlp(&s, 1, &out), 0);
+	prof = pb_msg(pb_msg(pb_msg(msg_of(out.data, out.len), 1, 0), 2, 0), 2, 0);
+	assert_int_equal(pb_count(prof, 2), 0);
 	profile_free(&p);
 	pb_buf_free(&out);
 	free(d);
+}
+
+static void test_answers(void **state)
+{
+	struct pb_buf b = { 0 }, sub = { 0 };
+	char msg[16];
+
+	/* Full success: an empty ExportProfilesServiceResponse. */
+	assert_int_equal(push_otlp_answer(NULL, 0, true, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+	/* Partial success: 3 rejected, why (cut to the buffer, a newline made '?'). */
+	pb_put_uint(&sub, 1, 3);
+	pb_put_bytes(&sub, 2, "bad\nstack index 7", 18);
+	pb_put_bytes(&b, 1, sub.data, sub.len);
+	assert_int_equal(push_otlp_answer(b.data, b.len, true, msg, sizeof(msg)), 3);
+	assert_string_equal(msg, "bad?stack index");
+	/* A warning: nothing rejected, a message. */
+	pb_buf_reset(&sub);
+	pb_buf_reset(&b);
+	pb_put_bytes(&sub, 2, "slow down", 9);
+	pb_put_bytes(&b, 1, sub.data, sub.len);
+	assert_int_equal(push_otlp_answer(b.data, b.len, true, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "slow down");
+	/* An error: google.rpc.Status { code = 1; message = 2 }. */
+	pb_buf_reset(&b);
+	pb_put_uint(&b, 1, 3);
+	pb_put_bytes(&b, 2, "no dictionary", 13);
+	assert_int_equal(push_otlp_answer(b.data, b.len, false, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "no dictionary");
+	/* Malformed: cut short, a negative count. */
+	assert_int_equal(push_otlp_answer(b.data, b.len - 1, false, msg, sizeof(msg)), -1);
+	pb_buf_reset(&sub);
+	pb_buf_reset(&b);
+	pb_put_uint(&sub, 1, (uint64_t)-1);
+	pb_put_bytes(&b, 1, sub.data, sub.len);
+	assert_int_equal(push_otlp_answer(b.data, b.len, true, msg, sizeof(msg)), -1);
+	assert_int_equal(push_otlp_answer((const uint8_t *)"\x0a\x05\x08", 3, true, NULL, 0), -1);
+	pb_buf_free(&b);
+	pb_buf_free(&sub);
 }
 
 int main(void)
@@ -540,6 +592,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mappings, setup, teardown),
 		cmocka_unit_test(test_empty_and_labelless),
+		cmocka_unit_test(test_answers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
