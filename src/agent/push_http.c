@@ -203,6 +203,32 @@ static void grpc_outcome(struct reading *rd, struct push_answer *a)
 		 msg[0] ? msg : rd->grpc_message);
 }
 
+/*
+ * An OTLP/HTTP 2xx may still refuse part of the push (partial_success):
+ * taken, not to be sent again, but said.
+ */
+static void otlp_partial(const struct reading *rd, struct push_answer *a)
+{
+	char msg[160] = "";
+	int n = push_otlp_answer((const uint8_t *)rd->body, rd->len, true, msg, sizeof(msg));
+
+	if (n > 0) {
+		a->rejected = n;
+		snprintf(a->reason, sizeof(a->reason), "%d profile%s refused: %s", n,
+			 n > 1 ? "s" : "", msg[0] ? msg : "(no message)");
+	}
+}
+
+/* An OTLP/HTTP error's google.rpc.Status message, when its body holds one. */
+static void otlp_reason(const struct reading *rd, long status, struct push_answer *a)
+{
+	char msg[160] = "";
+
+	if (push_otlp_answer((const uint8_t *)rd->body, rd->len, false, msg, sizeof(msg)) == 0 &&
+	    msg[0])
+		snprintf(a->reason, sizeof(a->reason), "HTTP %ld: %s", status, msg);
+}
+
 void push_conn_send(struct push_conn *c, const uint8_t *body, size_t len, struct push_answer *a)
 {
 	struct reading *rd = calloc(1, sizeof(*rd));
@@ -234,11 +260,15 @@ void push_conn_send(struct push_conn *c, const uint8_t *body, size_t len, struct
 		a->outcome = PUSH_SENT;
 		if (c->kind == PUSH_PARCA)
 			grpc_outcome(rd, a);
+		else if (c->kind == PUSH_OTLP)
+			otlp_partial(rd, a);
 	} else {
 		/* 5xx and 429: the server may take it later; any other 4xx, never. */
 		a->outcome = status >= 500 || status == 429 || status < 400 ? PUSH_RETRY :
 			     PUSH_REFUSED;
 		reason_from_body(rd, status, a->reason, sizeof(a->reason));
+		if (c->kind == PUSH_OTLP)
+			otlp_reason(rd, status, a);
 	}
 	free(rd);
 }

@@ -28,6 +28,7 @@ struct push_answer {
 	enum push_outcome outcome;
 	long status;			/* HTTP status, 0 if none came */
 	double retry_after_s;		/* the server's Retry-After, 0 if none */
+	int rejected;			/* sent, but this many profiles refused (OTLP partial) */
 	char reason[256];		/* why it was not sent, for the log */
 };
 

@@ -256,6 +256,12 @@ static double send_head(struct push_queue *q, double *backoff)
 		q->sent++;
 	else
 		note_refused(q, &a);
+	/* Taken, but part refused (OTLP's partial success): never sent again, said once. */
+	if (a.outcome == PUSH_SENT && a.rejected && !q->partial_said) {
+		q->partial_said = true;
+		fprintf(stderr, "stitch agent: %s took a push but %s (said once)\n", q->what,
+			a.reason);
+	}
 	unlink_item(q, it);
 	if (!it->body)
 		spool_remove(&q->spool, it->name);

@@ -46,6 +46,7 @@ struct push_queue {
 	uint64_t sent, refused, dropped_mem, dropped_spool, spooled, failures;
 	long refused_statuses[8];	/* each logged once */
 	bool down;			/* the last try failed: said once until it passes */
+	bool partial_said;		/* a partly refused push was said */
 };
 
 /*

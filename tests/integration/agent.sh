@@ -364,3 +364,36 @@ test_agent_spool_max_drops_the_oldest() {
 	[ "$bytes" -le 6144 ] || die "the spool holds $bytes bytes, over --spool-max 2K"
 	[ "$kept" -lt "$(series_made "$TMP/agent.err")" ] || die "nothing was dropped"
 }
+
+# Each kind's own way of refusing: Parca's grpc-status in a 200 answer
+# (3, INVALID_ARGUMENT: dropped, said once; 14, UNAVAILABLE: retried, then
+# spooled at exit), OTLP's partial success (taken, not sent again, said once).
+test_agent_refusals_of_each_kind() {
+	backend_start bad parca 0 --grpc-status 3
+	backend_start busy parca 0 --grpc-status 14
+	backend_start part otlp 0 --partial 1
+	workload_start w 8
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 3 --period 1s --spool "$TMP/sp" \
+		--push "parca=$(url_of bad)" --push "parca=$(url_of busy)" \
+		--push "otlp=$(url_of part)" 2>"$TMP/agent.err"
+	workload_stop w
+	backend_stop bad
+	backend_stop busy
+	backend_stop part
+	cat "$TMP/agent.err"
+	local made
+	made=$(series_made "$TMP/agent.err")
+	expect_ge "series made" "$made" 2
+	expect_eq "parca refusals said" \
+		"$(grep -cE "^stitch agent: parca=$(url_of bad) refused a push, dropped .*gRPC status 3" \
+			"$TMP/agent.err")" 1
+	expect_grep "$TMP/agent.err" \
+		"^stitch agent: parca=$(url_of bad): $made push(es)? refused by the server and dropped"
+	expect_grep "$TMP/agent.err" "^stitch agent: parca=$(url_of busy): gRPC status 14.*retrying"
+	expect_grep "$TMP/agent.err" \
+		"^stitch agent: parca=$(url_of busy): $made unsent push(es)? left in the spool"
+	expect_eq "otlp partial refusals said" \
+		"$(grep -c "^stitch agent: otlp=$(url_of part) took a push but 1 profile refused" \
+			"$TMP/agent.err")" 1
+	expect_eq "otlp pushes taken, of those made" "$(profiles "$TMP/part.jsonl" | wc -l)" "$made"
+}
