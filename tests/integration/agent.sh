@@ -397,3 +397,25 @@ test_agent_refusals_of_each_kind() {
 			"$TMP/agent.err")" 1
 	expect_eq "otlp pushes taken, of those made" "$(profiles "$TMP/part.jsonl" | wc -l)" "$made"
 }
+
+# A 503 with Retry-After: 3 is tried again 3 s later, not after the 0.5 s backoff.
+test_agent_retry_after() {
+	backend_start later pyroscope 0 --refuse 2 --retry-after 3
+	workload_start w 12
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 8 --period 1s \
+		--push "pyroscope=$(url_of later)" 2>"$TMP/agent.err" &
+	local agent=$! t1 t2
+	wait_lines "$TMP/later.err" '503' 1
+	t1=$(date +%s.%N)
+	wait_lines "$TMP/later.err" '503' 2
+	t2=$(date +%s.%N)
+	wait $agent
+	workload_stop w
+	backend_stop later
+	cat "$TMP/agent.err" "$TMP/later.err"
+	echo "between the two refusals: $(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }') s"
+	awk -v a="$t1" -v b="$t2" 'BEGIN { exit !(b - a >= 2.7 && b - a < 6) }' ||
+		die "the retry did not wait the server's 3 s"
+	expect_eq "periods received, of those made" "$(periods_once "retry-after" \
+		"$TMP/later.jsonl")" "$(series_made "$TMP/agent.err")"
+}
