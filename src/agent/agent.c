@@ -153,9 +153,9 @@ static uint64_t parse_size(const char *s)
 
 static int take_push(struct agent *a, const char *arg)
 {
-	const char *eq = strchr(arg, '=');
+	const char *eq = strchr(arg, '='), *host;
 	struct push_target *t;
-	int kind;
+	int kind, i;
 
 	if (!eq)
 		return fail_usage("--push: '%s' is not KIND=URL (pyroscope=, otlp= or parca=)",
@@ -165,13 +165,18 @@ static int take_push(struct agent *a, const char *arg)
 		return fail_usage("--push: '%s': the kinds are pyroscope, otlp and parca", arg);
 	if (strncmp(eq + 1, "http://", 7) && strncmp(eq + 1, "https://", 8))
 		return fail_usage("--push: '%s': the URL starts with http:// or https://", arg);
+	/* user:password@ in the URL is a secret where ps shows it. */
+	host = strstr(eq + 1, "//") + 2;
+	if (memchr(host, '@', strcspn(host, "/?#")))
+		return fail_usage("--push %s=URL: no credentials in the URL, where ps shows "
+				  "them (nor here): put an Authorization header in "
+				  "--push-header-file", push_wires[kind].name);
 	if (a->ntargets == MAX_TARGETS)
 		return fail_usage("--push: at most 8 targets (%s is one too many)", arg);
 	/* One queue and spool directory a server: twice would send each period twice. */
-	for (kind = 0; kind < a->ntargets; kind++)
-		if (!strcmp(a->targets[kind].what, arg))
+	for (i = 0; i < a->ntargets; i++)
+		if (!strcmp(a->targets[i].what, arg))
 			return fail_usage("--push %s given twice", arg);
-	kind = push_kind_by_name(arg, eq - arg);
 	t = &a->targets[a->ntargets++];
 	t->kind = kind;
 	t->url = eq + 1;
