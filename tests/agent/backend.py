@@ -162,7 +162,8 @@ def at(table, i, what):
 
 
 def check_labels(pairs, where):
-    """Pyroscope's and Parca's label rules: valid, unique names, __name__ and service_name."""
+    """Pyroscope's label rules (pkg/validation): valid, unique names, __name__ and
+    service_name.  Parca needs no service_name, but the agent sends both (issue 26)."""
     labels = {}
     for name, value in pairs:
         if not LABEL_NAME.match(name):
