@@ -419,3 +419,25 @@ test_agent_retry_after() {
 	expect_eq "periods received, of those made" "$(periods_once "retry-after" \
 		"$TMP/later.jsonl")" "$(series_made "$TMP/agent.err")"
 }
+
+# The whole host sampled (-a, the default) and kept to the processes named
+# --comm; -e cpu,offcpu: an off_cpu series with the blocking calls' stacks,
+# beside process_cpu.
+test_agent_comm_offcpu() {
+	backend_start offc pyroscope
+	"$WAITS" blockers 5 >/dev/null &
+	local w=$!
+	"$STITCH" agent --comm waits -e cpu,offcpu -d 3 --period 1s \
+		--push "pyroscope=$(url_of offc)" 2>"$TMP/agent.err"
+	wait $w || true
+	backend_stop offc
+	cat "$TMP/agent.err"
+	profiles "$TMP/offc.jsonl" | tee "$TMP/prof"
+	expect_eq "series of other processes" "$(awk '$5 != "waits"' "$TMP/prof" | wc -l)" 0
+	expect_ge "off_cpu series" "$(awk '$4 == "off_cpu"' "$TMP/prof" | wc -l)" 2
+	"$PY" "$PUSHES" folded "$TMP/offc.jsonl" >"$TMP/offc.folded"
+	show "$TMP/offc.folded" 5 | cut -c1-300
+	# off_cpu's values are nanoseconds: the sleeping thread's ~1 s a period
+	expect_ge "ms asleep in nanosleep" "$(awk '/;run_waiter;wait_sleep;.*nanosleep/ { n += $NF }
+		END { printf "%d", n / 1e6 }' "$TMP/offc.folded")" 1000
+}
