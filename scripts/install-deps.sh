@@ -16,7 +16,7 @@ packages=(
 	# stitch agent's pushes over HTTP(S) (libcurl with OpenSSL: the system's CAs)
 	libcurl4-openssl-dev
 	# stitch agent's tests: a server that decodes pushes with the upstream .proto files
-	protobuf-compiler python3-protobuf
+	protobuf-compiler python3-protobuf openssl
 	# tests: unit tests, sanitizer runtimes, USDT headers, workloads
 	libcmocka-dev libclang-rt-14-dev systemtap-sdt-dev binutils util-linux xz-utils
 	# a linker with another layout (lld shares a page between text and rodata)

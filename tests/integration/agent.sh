@@ -441,3 +441,36 @@ test_agent_comm_offcpu() {
 	expect_ge "ms asleep in nanosleep" "$(awk '/;run_waiter;wait_sleep;.*nanosleep/ { n += $NF }
 		END { printf "%d", n / 1e6 }' "$TMP/offc.folded")" 1000
 }
+
+# https:// is checked against the system's CAs: a server whose certificate
+# none of them signed (self-signed here) gets nothing; the pushes are kept.
+test_agent_https_verifies_the_server() {
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/key.pem" -out "$TMP/cert.pem" \
+		-days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+	"$PY" -c '
+import http.server, ssl, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        print("pushed", flush=True)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+s.socket = ctx.wrap_socket(s.socket, server_side=True)
+open(sys.argv[3], "w").write(str(s.server_address[1]))
+s.serve_forever()' "$TMP/cert.pem" "$TMP/key.pem" "$TMP/tls.port" >"$TMP/tls.out" 2>/dev/null &
+	local srv=$!
+	wait_lines "$TMP/tls.port" . 1
+	workload_start w 5
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 2 --period 1s --spool "$TMP/tls-spool" \
+		--push "pyroscope=https://127.0.0.1:$(cat "$TMP/tls.port")" 2>"$TMP/agent.err"
+	workload_stop w
+	kill $srv
+	wait $srv 2>/dev/null || true
+	cat "$TMP/agent.err"
+	expect_grep "$TMP/agent.err" 'certificate.*retrying'
+	expect_eq "pushes the server got" "$(grep -c pushed "$TMP/tls.out")" 0
+	expect_grep "$TMP/agent.err" 'unsent push(es)? left in the spool'
+}
