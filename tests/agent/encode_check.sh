@@ -78,15 +78,16 @@ q() { /usr/bin/python3 tests/agent/pushed.py "$TMP/$1.out" "$2"; }
 # folded_of FOLDED: stitch's own folded stacks as the servers see them: without the
 # comm (a label there) and the _[k]/_[i] marks (kinds there), summed, sorted.
 folded_of() {
-	# An interpreter's frame is "name (file:line)" there, its name alone in the servers'.
-	sed -E -e 's/^[^;]*;//' -e 's/_\[[ki]\]//g' -e 's/ \([^;()]*:[0-9]+\)(;| [0-9]+$)/\1/g' "$1" |
+	sed -e 's/^[^;]*;//' -e 's/_\[[ki]\]//g' "$1" |
 		awk '{ v = $NF; $NF = ""; sub(/ $/, ""); s[$0] += v } END { for (k in s) print k " " s[k] }' |
 		LC_ALL=C sort
 }
 
-# pushed_folded NAME: the first profile NAME's backend accepted, as folded_of prints.
+# pushed_folded NAME: the first profile NAME's backend accepted, as folded_of prints
+# (interpreter frames labelled "name (file:line)" from their file and line).
 pushed_folded() {
-	q "$1" '"\n".join("%s %d" % kv for kv in folded(profs[0]).items())' | LC_ALL=C sort
+	q "$1" '"\n".join("%s %d" % kv for kv in stitch_folded(profs[0]).items())' |
+		LC_ALL=C sort
 }
 
 LABELS=(-l __name__=process_cpu -l service_name=chain -l host_name=testhost
