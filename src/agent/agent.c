@@ -416,8 +416,13 @@ static int start_targets(struct agent *a)
 			rc = 1;
 			break;
 		}
-		if (rootfd >= 0 && spool_dir_open(&sd, rootfd, root, t->kind, t->url))
-			sd.fd = -1;
+		/* A spool we cannot hold is no reason to stop, unless --spool named it. */
+		if (rootfd >= 0 && spool_dir_open(&sd, rootfd, root, t->kind, t->url) &&
+		    a->spool_dir) {
+			push_conn_close(&conn);
+			rc = 1;
+			break;
+		}
 		if (push_queue_start(&t->q, t->what, &conn, &sd, MEM_QUEUE_MAX / a->ntargets,
 				     a->spool_max / a->ntargets)) {
 			push_conn_close(&conn);

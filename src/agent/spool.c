@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +84,15 @@ int spool_dir_open(struct spool_dir *sd, int rootfd, const char *root_path, enum
 		return -1;
 	}
 	if (own_dir(sd->fd, sd->path)) {
+		close(sd->fd);
+		sd->fd = -1;
+		return -1;
+	}
+	/* Two agents sending one spool would send its pushes twice: one holds it. */
+	if (flock(sd->fd, LOCK_EX | LOCK_NB)) {
+		fprintf(stderr, "stitch agent: spool %s: %s\n", sd->path, errno == EWOULDBLOCK ?
+			"another stitch agent pushes to this target from it; give this one "
+			"another --spool DIR" : strerror(errno));
 		close(sd->fd);
 		sd->fd = -1;
 		return -1;

@@ -33,7 +33,11 @@ struct spool_dir {
  */
 int spool_root_open(const char *dir, char *path, size_t len);
 
-/* The directory of one target (kind=url) under the root.  0, or -1 (said). */
+/*
+ * The directory of one target (kind=url) under the root, locked (flock)
+ * while open: another agent sending the same pushes would send them twice.
+ * 0, or -1 (said).
+ */
 int spool_dir_open(struct spool_dir *sd, int rootfd, const char *root_path, enum push_kind kind,
 		   const char *url);
 void spool_dir_close(struct spool_dir *sd);

@@ -474,3 +474,27 @@ s.serve_forever()' "$TMP/cert.pem" "$TMP/key.pem" "$TMP/tls.port" >"$TMP/tls.out
 	expect_eq "pushes the server got" "$(grep -c pushed "$TMP/tls.out")" 0
 	expect_grep "$TMP/agent.err" 'unsent push(es)? left in the spool'
 }
+
+# Two agents with one spool and one target would send its pushes twice: the
+# second is refused while the first holds it.
+test_agent_spool_held_by_one_agent() {
+	backend_start one pyroscope
+	workload_start w 8
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 4 --period 1s --spool "$TMP/shared" \
+		--push "pyroscope=$(url_of one)" 2>"$TMP/agent1.err" &
+	local first=$! rc=0 i
+	# the first holds the target's spool directory from its start
+	for i in $(seq 100); do
+		ls "$TMP"/shared/pyroscope-* >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 1 --spool "$TMP/shared" \
+		--push "pyroscope=$(url_of one)" 2>"$TMP/agent2.err" || rc=$?
+	wait $first
+	workload_stop w
+	backend_stop one
+	cat "$TMP/agent1.err" "$TMP/agent2.err"
+	expect_eq "the second agent's exit status" "$rc" 1
+	expect_grep "$TMP/agent2.err" 'another stitch agent pushes to this target from it'
+	expect_ge "the first agent's pushes" "$(profiles "$TMP/one.jsonl" | wc -l)" 3
+}
