@@ -21,7 +21,7 @@ AOBJ := $(BUILD)/asan
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Isrc -fno-omit-frame-pointer
-LDLIBS := -lbpf -ldw -ldebuginfod -lelf -llzma -lz -lpthread
+LDLIBS := -lbpf -ldw -ldebuginfod -lelf -llzma -lz -lpthread -lcurl
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 BPF_SRCS := $(shell find src -name '*.bpf.c' | sort)
@@ -55,7 +55,7 @@ ARCH_DEF := -D__TARGET_ARCH_x86
 # the multiarch directory that clang -target bpf does not search.
 BPF_INC := -I$(BUILD) -Isrc -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all clean install test check-docs check-layers bpf-headers unit integration roots fuzz fuzz-smoke bench asan deps golden browser interp-walk
+.PHONY: all clean install test agent-encode-check check-docs check-layers bpf-headers unit integration roots fuzz fuzz-smoke bench asan deps golden browser interp-walk
 .SECONDARY:
 SHELL := /bin/bash
 all: stitch build/lib/libstitch-stall.so build/lib/libstitch-stall.a build/lib/pkgconfig/stitch-stall.pc
@@ -133,6 +133,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a $(HDR
 	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit $< $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a \
 		-lcmocka $(LDLIBS) -o $@
 
+# The agent's encoders from a shell, for tests/agent/encode_check.sh (not part of stitch).
+$(BUILD)/tests/push_encode: tests/agent/push_encode.c $(BUILD)/libstitch-asan.a $(HDRS) $(SKELS)
+	@mkdir -p $(BUILD)/tests
+	$(CC) $(CFLAGS) $(SANFLAGS) $< $(BUILD)/libstitch-asan.a $(LDLIBS) -o $@
+
+agent-encode-check: $(BUILD)/tests/push_encode
+	@./tests/agent/encode_check.sh
+
 unit: $(UNIT_BINS)
 	@./tests/unit/run.sh $(UNIT_BINS)
 
@@ -170,7 +178,7 @@ fuzz-smoke: $(FUZZ_BINS)
 		fi; \
 	done
 
-test: check-docs check-layers bpf-headers unit integration fuzz-smoke browser golden stall-test interp-walk
+test: check-docs check-layers bpf-headers unit integration fuzz-smoke browser golden stall-test interp-walk agent-encode-check
 
 # Every path README.md and docs/ name exists.
 check-docs:

@@ -13,6 +13,10 @@ packages=(
 	make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config
 	# debug files by build-id from debuginfod servers (elfutils' client library)
 	libdebuginfod-dev
+	# stitch agent's pushes over HTTP(S) (libcurl with OpenSSL: the system's CAs)
+	libcurl4-openssl-dev
+	# stitch agent's tests: a server that decodes pushes with the upstream .proto files
+	protobuf-compiler python3-protobuf openssl
 	# tests: unit tests, sanitizer runtimes, USDT headers, workloads
 	libcmocka-dev libclang-rt-14-dev systemtap-sdt-dev binutils util-linux xz-utils
 	# a linker with another layout (lld shares a page between text and rodata)

@@ -9,5 +9,6 @@ int cmd_symbolize(int argc, char **argv);
 int cmd_stalls(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 
 #endif /* STITCH_COMMANDS_H */

@@ -27,6 +27,8 @@ static void usage(FILE *f)
 "            ones, where their time went (on CPU, blocked), with stacks\n"
 "  snapshot  every thread's kernel + native stack right now, grouped, without\n"
 "            stopping anything (a wchan/pstack for the whole machine)\n"
+"  agent     profile the whole host all the time, pushing every period's\n"
+"            profiles to Pyroscope, an OpenTelemetry collector or Parca\n"
 "  symbolize name the addresses in libstitch-stall reports, or fold them into\n"
 "            stacks weighted by stall time\n"
 "  help      this text; 'stitch COMMAND --help' for a command's options\n"
@@ -38,6 +40,7 @@ static void usage(FILE *f)
 "  sudo stitch stalls -p 1234 --threshold 50ms -d 30\n"
 "  sudo stitch snapshot -p $(pidof server)\n"
 "  sudo stitch latency -e syscall:pread64 -p 1234 --threshold 1ms -o slow.svg\n"
+"  sudo stitch agent --push pyroscope=http://pyroscope:4040\n"
 "  stitch symbolize < server-stderr.log\n");
 }
 
@@ -51,6 +54,7 @@ static const struct {
 	{ "stalls", cmd_stalls },
 	{ "snapshot", cmd_snapshot },
 	{ "latency", cmd_latency },
+	{ "agent", cmd_agent },
 	{ "symbolize", cmd_symbolize },
 };
 

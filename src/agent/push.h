@@ -18,6 +18,7 @@
 #ifndef STITCH_AGENT_PUSH_H
 #define STITCH_AGENT_PUSH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,5 +82,14 @@ int push_encode_parca(const struct push_series *s, int n, struct pb_buf *out);
  */
 int push_grpc_web_status(const uint8_t *body, size_t len, const char *grpc_status_hdr,
 			 char *msg, size_t msglen);
+
+/*
+ * An OTLP/HTTP answer's body (otlp): ok for a 2xx status.  For a 2xx, the
+ * number of profiles the server rejected (partial_success: 0 when all were
+ * taken; a rejected part must not be sent again), its error_message (a
+ * warning when 0) into msg; else the google.rpc.Status message into msg,
+ * and 0.  -1 if the body is malformed.
+ */
+int push_otlp_answer(const uint8_t *body, size_t len, bool ok, char *msg, size_t msglen);
 
 #endif /* STITCH_AGENT_PUSH_H */

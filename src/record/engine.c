@@ -221,13 +221,83 @@ static void watch_interpreters(struct recorder *r, uint64_t read_ns)
 		interp_proc_update(&r->interp, procs_get(&r->procs, r->o->target.pids[i]));
 }
 
+/* Where a period's cut is (hooks->period). */
+enum period_stage {
+	PERIOD_RUNNING,
+	PERIOD_FLIPPED,			/* the kernel's epoch flipped this turn */
+	PERIOD_READ,			/* ... and was read this turn: hand over */
+};
+
 /* One run of the engine, from setup to finish. */
 struct run {
 	struct recorder *r;
 	int go_fd, err_fd;		/* -- COMMAND: its start, its exec error (spawn_command) */
 	double start, deadline;		/* mono_s() at the targets' start; the end, or 0 */
 	uint64_t start_unix_ns;
+	/* hooks->period: the current period's start, the next cut, the cut under way */
+	double period_start, period_next, cut;
+	uint64_t period_start_unix_ns, cut_unix_ns;
+	enum period_stage stage;
 };
+
+static bool counting_in_kernel(struct recorder *r)
+{
+	return r->kw_ready && r->skel->rodata->kunwind_count_in_kernel;
+}
+
+/*
+ * A period ends: counted in the kernel, the count epoch flips at this
+ * turn's tick and is read at the next one (kernel_counts_tick), so the
+ * period's stacks are all in r->stacks a turn (20 to 100 ms) after its end.
+ */
+static void period_cut_start(struct run *run, double now)
+{
+	struct recorder *r = run->r;
+
+	if (!r->hooks || !r->hooks->period || run->stage != PERIOD_RUNNING ||
+	    now < run->period_next)
+		return;
+	run->cut = now;
+	run->cut_unix_ns = clock_ns(CLOCK_REALTIME);
+	run->stage = PERIOD_FLIPPED;
+	r->kagg_next_flip = 0;
+}
+
+/* The period's stacks to the hook, then a new period.  0, or 1 if the hook failed. */
+static int period_hand_over(struct run *run)
+{
+	struct recorder *r = run->r;
+	struct record_result res = {
+		.seconds = run->cut - run->period_start,
+		.start_unix_ns = run->period_start_unix_ns,
+		.end_unix_ns = run->cut_unix_ns,
+		.stacks = &r->stacks,
+	};
+	int rc;
+
+	rc = r->hooks->period(r->hooks->ctx, &res) ? 1 : 0;
+	stacks_free(&r->stacks);
+	if (stacks_init(&r->stacks)) {
+		fprintf(stderr, "stitch record: out of memory\n");
+		rc = 1;
+	}
+	run->period_start = run->cut;
+	run->period_start_unix_ns = run->cut_unix_ns;
+	while (run->period_next <= run->cut)
+		run->period_next += r->hooks->period_s;
+	run->stage = PERIOD_RUNNING;
+	return rc;
+}
+
+/* After the turn's kernel tick: hand the period over once its counts are read. */
+static int period_cut_end(struct run *run)
+{
+	if (run->stage == PERIOD_FLIPPED && counting_in_kernel(run->r))
+		run->stage = PERIOD_READ;
+	else if (run->stage != PERIOD_RUNNING)
+		return period_hand_over(run);
+	return 0;
+}
 
 /*
  * Setup: load the programs, start the process model, the command (stopped)
@@ -297,6 +367,10 @@ static int run_start(struct run *run)
 	run->start = mono_s();
 	run->start_unix_ns = clock_ns(CLOCK_REALTIME);
 	run->deadline = o->duration > 0 ? run->start + o->duration : 0;
+	run->period_start = run->start;
+	run->period_start_unix_ns = run->start_unix_ns;
+	if (r->hooks && r->hooks->period)
+		run->period_next = run->start + r->hooks->period_s;
 	if (o->target.command) {
 		if (write(run->go_fd, "g", 1) != 1) {
 			fprintf(stderr, "stitch record: cannot start %s: %s\n",
@@ -357,7 +431,10 @@ static int run_loop(struct run *run)
 		}
 		watch_interpreters(r, read_ns);
 		kunwind_update(r);
+		period_cut_start(run, mono_s());
 		kernel_counts_tick(r, mono_s());
+		if (period_cut_end(run))
+			return 1;
 		/*
 		 * Counted in the kernel, a steady profile leaves the ring
 		 * idle, and 50 wakeups a second were most of what it cost us
@@ -422,6 +499,13 @@ static int run_finish(struct run *run)
 	if (o->stats)
 		report_stats(r, st);
 	res.seconds = mono_s() - run->start;
+	/* The last period: everything since the last cut, all read by the drain. */
+	if (r->hooks && r->hooks->period) {
+		run->cut = mono_s();
+		run->cut_unix_ns = clock_ns(CLOCK_REALTIME);
+		if (period_hand_over(run))
+			rc = 1;
+	}
 	if (r->hooks && r->hooks->finish && r->hooks->finish(r->hooks->ctx, &res))
 		rc = 1;
 	debuginfod_report();

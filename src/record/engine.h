@@ -69,6 +69,7 @@ struct record_opts {
 struct record_result {
 	double seconds;			/* from the start of the targets' tracing */
 	uint64_t start_unix_ns;		/* its wall-clock time */
+	uint64_t end_unix_ns;		/* a period's end (hooks->period): the next one's start */
 	struct stack_table *stacks;	/* the stacks counted (none a sample hook took) */
 };
 
@@ -94,6 +95,15 @@ struct record_hooks {
 			uint32_t key_bytes, uint64_t ns);
 	/* Once per turn of the event loop, after the samples of the turn. */
 	void (*poll)(void *ctx);
+	/*
+	 * Every period_s seconds (0: never), the stacks counted since the last
+	 * period (res: the period's start and length), emptied after the hook
+	 * returns; the last, shorter period comes when recording ends, before
+	 * finish, whose stacks are then empty.  Counted in the kernel, a period
+	 * ends at a flip of the kernel's count epoch, read a turn later.
+	 */
+	double period_s;
+	int (*period)(void *ctx, const struct record_result *res);
 	/* Recording ended, every sample delivered: write the output; 0 or -1. */
 	int (*finish)(void *ctx, const struct record_result *res);
 };

@@ -912,6 +912,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/offcpu.sh
 # stitch latency (issue 15).
 . tests/integration/latency.sh
+# stitch agent (issue 26).
+. tests/integration/agent.sh
 # Each Debian release's interpreters in a container (issue 25).
 . tests/integration/releases.sh
 # Names and stack ends: the loader's entry, containers' debug files, debuginfod (issue 28).
