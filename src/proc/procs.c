@@ -235,15 +235,21 @@ static void add_map(struct procs *ps, struct proc *p, uint64_t start, uint64_t e
 		return;
 	strip_deleted(path);
 	m.uprobes = strcmp(path, "[uprobes]") == 0;
+	/*
+	 * Anonymous: no name in /proc/PID/maps (or a [anon:...] one),
+	 * "//anon" in the kernel's mmap records.  [vdso], [vsyscall] and
+	 * [uprobes] are the kernel's, not JIT code.
+	 */
+	m.anon = !strcmp(path, "//anon") || !path[0] || !strncmp(path, "[anon:", 6);
 	if (strcmp(path, "[vdso]") == 0)
 		m.bin = binary_get_vdso(ps->bins);
-	else if (path[0] == '/')
+	else if (path[0] == '/' && !m.anon)
 		m.bin = open_mapping(ps, p->pid, start, end, path, id);
 	if (m.bin && pgoff_vaddr(m.bin, pgoff, &vaddr) == 0) {
 		m.bias = start - vaddr;
 		m.name = m.bin->name;
 	} else {
-		if (path[0] == '/')
+		if (path[0] == '/' && !m.anon)
 			ps->unreadable_maps++;
 		m.bin = NULL;
 		m.name = NULL;

@@ -30,7 +30,8 @@ struct uframe {
 	uint64_t addr;
 	uint8_t kind;
 	uint8_t exact;		/* addr is not a return address */
-	uint8_t pad[6];
+	uint8_t by_fp;		/* found by a frame-pointer step (code without CFI before it) */
+	uint8_t pad[5];
 };
 
 struct stack_key {
