@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "jit/jit_names.h"
 #include "proc/procs.h"
 #include "util/array.h"
 
@@ -255,6 +256,12 @@ static void add_map(struct procs *ps, struct proc *p, uint64_t start, uint64_t e
 		m.name = NULL;
 	}
 	proc_insert_map(p, &m);
+	/*
+	 * JIT code: where its perf map lies must be found while the process
+	 * lives (a map written at exit is read after it).
+	 */
+	if (m.anon)
+		jit_names_watch(p->pid);
 }
 
 static void proc_load(struct procs *ps, struct proc *p)
