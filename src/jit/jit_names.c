@@ -218,12 +218,12 @@ const char *jit_names_find(uint32_t pid, uint64_t addr)
 	struct jit_proc *jp = find(pid);
 	const char *name;
 
-	if (!jp) {
-		jit_names_watch(pid);
-		jp = find(pid);
-		if (!jp)
-			return NULL;
-	}
+	/*
+	 * Only a process seen mapping JIT code in this run: a pid named by a
+	 * file (stitch symbolize's reports) may be another process's by now.
+	 */
+	if (!jp)
+		return NULL;
 	name = perf_map_find(&jp->pm, addr);
 	if (name)
 		return name;

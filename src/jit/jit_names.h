@@ -26,7 +26,7 @@
 
 /* Remember where pid's map lives, while pid is alive (once per pid). */
 void jit_names_watch(uint32_t pid);
-/* The perf map's name for addr in pid, or NULL. */
+/* The perf map's name for addr in pid (watched), or NULL. */
 const char *jit_names_find(uint32_t pid, uint64_t addr);
 /* Close and free everything (at exit; for leak checkers). */
 void jit_names_reset(void);
