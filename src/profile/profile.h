@@ -168,11 +168,12 @@ int profile_merge_samples(struct profile *p);
 
 /*
  * How a frame is marked where stacks are printed one frame a line (stalls,
- * snapshot): " [k]" kernel, " [inlined]", else "".
+ * snapshot): " [k]" kernel, " [inlined]", " [jit]", else "".
  */
 static inline const char *frame_line_mark(uint8_t kind)
 {
-	return kind == FRAME_KERNEL ? " [k]" : kind == FRAME_INLINED ? " [inlined]" : "";
+	return kind == FRAME_KERNEL ? " [k]" : kind == FRAME_INLINED ? " [inlined]" :
+	       kind == FRAME_JIT ? " [jit]" : "";
 }
 
 /* The last component of a path: a frame line's file name. */

@@ -105,6 +105,25 @@ test_jit_node_offcpu_chain_named() {
 	drop_maps "$JIT_JS/wait.js"
 }
 
+# stitch snapshot names JIT frames too, marked [jit]: node's main thread,
+# running its chain, caught in it in at least one of 3 snapshots (all 3 in
+# each of 3 runs: inner is where it runs).
+test_jit_node_snapshot() {
+	local out=$TMP/node-snapshot.txt pid
+	node $NODE_JIT_FLAGS "$JIT_JS/chain.js" 4 >/dev/null &
+	pid=$!
+	sleep 1.5
+	"$STITCH" snapshot -p "$pid" --count 3 --interval 200ms >"$out"
+	wait "$pid"
+	grep -A40 "node pid $pid, tid $pid)" "$out" | head -50
+	# inner, then middle, then outer: consecutive lines, each marked [jit].
+	awk '/JS:[~^+*]?inner .*chain\.js:[0-9:]+ \[jit\]$/ { i = NR }
+	     /JS:[~^+*]?middle .*chain\.js:[0-9:]+ \[jit\]$/ && NR == i + 1 { m = NR }
+	     /JS:[~^+*]?outer .*chain\.js:[0-9:]+ \[jit\]$/ && NR == m + 1 { n++ }
+	     END { exit n ? 0 : 1 }' "$out" || die "no snapshot shows inner, middle, outer as [jit] frames"
+	drop_maps "$JIT_JS/chain.js"
+}
+
 # The JVM with -XX:+PreserveFramePointer, its perf map dumped at exit (so
 # read after the process is gone): the hot method, named, with its stack
 # complete below it to the Java main thread's start, in >= 80% of the
