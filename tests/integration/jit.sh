@@ -58,6 +58,29 @@ test_jit_handmade_code_frame_pointer_or_cut() {
 	drop_maps ' jit_with_fp$'
 }
 
+# The same in a container: its own mount and pid namespaces (bookworm's
+# root), where the workload is pid 1 and writes /tmp/perf-1.map in its root:
+# stitch reads that map, through /proc/PID/root, under the pid from NSpid.
+test_jit_handmade_code_in_container() {
+	local f=$TMP/handmade-ns.folded dir fp
+	dir=$(root_of bookworm)
+	root_put bookworm "$JIT_CODE"
+	rm -f "$dir/tmp/perf-1.map"
+	"$STITCH" record -F 499 -o "$f" -- \
+		unshare --mount --pid --fork --root="$dir" /stitch-tests/jit_code 2
+	show "$f"
+	[ -s "$dir/tmp/perf-1.map" ] || die "the workload wrote no /tmp/perf-1.map in its root"
+	if [ -e /tmp/perf-1.map ] && grep -q jit_with_fp /tmp/perf-1.map; then
+		die "a /tmp/perf-1.map of ours names the workload's code: the test proves nothing"
+	fi
+	fp=$(share "$f" 'spin_under_fp' "^jit_code;_start;.*;main;run_jit[^;]*;jit_with_fp_\[j\];spin_under_fp(;|\$| )")
+	expect_ge "% of spin_under_fp complete through jit_with_fp" "$fp" 95
+	expect_eq "samples under jit_without_fp cut there" \
+		"$(total "$f" '^jit_code;\[unknown\];jit_without_fp_\[j\](;|$| )')" \
+		"$(total "$f" 'spin_under_nofp|jit_without_fp')"
+	rm -f "$dir/tmp/perf-1.map"
+}
+
 # Node.js (V8 keeps frame pointers; --interpreted-frames-native-stack gives
 # interpreted functions a frame of their own code): the chain outer ->
 # middle -> inner named, from node's main down, in >= 80% of the process's
