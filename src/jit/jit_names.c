@@ -232,6 +232,30 @@ const char *jit_names_find(uint32_t pid, uint64_t addr)
 	return perf_map_find(&jp->pm, addr);
 }
 
+static void drop(struct jit_proc *jp)
+{
+	if (jp->root_fd >= 0) {
+		close(jp->root_fd);
+		reg.nroots--;
+	}
+	if (jp->map_fd >= 0) {
+		close(jp->map_fd);
+		reg.nmaps--;
+	}
+	perf_map_free(&jp->pm);
+}
+
+void jit_names_forget(uint32_t pid)
+{
+	struct jit_proc *jp = find(pid);
+
+	if (!jp)
+		return;
+	drop(jp);
+	hmap_remove(&reg.by_pid, &jp->node);
+	free(jp);
+}
+
 void jit_names_reset(void)
 {
 	struct hmap_node *n;
@@ -239,15 +263,8 @@ void jit_names_reset(void)
 
 	if (!reg.ready)
 		return;
-	hmap_for_each(&reg.by_pid, i, n) {
-		struct jit_proc *jp = (struct jit_proc *)n;
-
-		if (jp->root_fd >= 0)
-			close(jp->root_fd);
-		if (jp->map_fd >= 0)
-			close(jp->map_fd);
-		perf_map_free(&jp->pm);
-	}
+	hmap_for_each(&reg.by_pid, i, n)
+		drop((struct jit_proc *)n);
 	hmap_free_all(&reg.by_pid);
 	if (reg.our_root >= 0)
 		close(reg.our_root);

@@ -28,6 +28,12 @@
 void jit_names_watch(uint32_t pid);
 /* The perf map's name for addr in pid (watched), or NULL. */
 const char *jit_names_find(uint32_t pid, uint64_t addr);
+/*
+ * pid is another program now (exec, or a reused pid): its map is not the
+ * one read.  Names of its earlier frames are lost, never taken from the
+ * new map.
+ */
+void jit_names_forget(uint32_t pid);
 /* Close and free everything (at exit; for leak checkers). */
 void jit_names_reset(void);
 

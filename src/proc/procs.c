@@ -325,6 +325,7 @@ void procs_exec(struct procs *ps, uint32_t pid)
 {
 	struct proc *p = proc_lookup(ps, pid);
 
+	jit_names_forget(pid);
 	if (p) {
 		p->nr = 0;
 		p->gen++;
@@ -340,9 +341,10 @@ void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid)
 		return;
 	parent = procs_get(ps, ppid);
 	child = proc_lookup(ps, pid);
-	if (child)
+	if (child) {
 		child->nr = 0;	/* a reused pid: start over */
-	else
+		jit_names_forget(pid);
+	} else
 		child = proc_create(ps, pid);
 	if (!parent || !child || !parent->nr)
 		return;
