@@ -8,6 +8,11 @@ gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$W/jit_code" tests/wor
 JIT_CODE=$(realpath "$W/jit_code")
 JIT_JS=$(realpath tests/workloads/jit)
 NODE_JIT_FLAGS="--perf-basic-prof --interpreted-frames-native-stack"
+# With --perf-basic-prof node also writes isolate-*-v8.log into its cwd: run it in $TMP.
+STITCH_BIN=$(realpath "$STITCH")
+in_tmp() {
+	(cd "$TMP" && "$@")
+}
 JAVA_JIT_FLAGS="-XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
 # Node's main thread from its start, to V8's entry into JavaScript.
 NODE_MAIN='^node;_start;__libc_start_main;__libc_start_call_main;_ZN4node5StartEiPPc;.*;Builtins_JSEntry;'
@@ -89,7 +94,7 @@ test_jit_handmade_code_in_container() {
 # Before issue 30: node;[unknown] in 94%.
 test_jit_node_chain_named() {
 	local f=$TMP/node.folded pct
-	"$STITCH" record -F 499 -o "$f" -o "$TMP/node.pb.gz" -- \
+	in_tmp "$STITCH_BIN" record -F 499 -o "$f" -o "$TMP/node.pb.gz" -- \
 		node $NODE_JIT_FLAGS "$JIT_JS/chain.js" 4
 	show "$f"
 	pct=$(share "$f" '^node;' \
@@ -106,7 +111,7 @@ test_jit_node_chain_named() {
 # --unwind=check on node: the kernel's walk and the user-space one agree
 # (0 of 155-421 stacks differed, in each of 8 runs).
 test_jit_node_unwind_check() {
-	"$STITCH" record -F 499 --unwind=check -o "$TMP/node-check.folded" -- \
+	in_tmp "$STITCH_BIN" record -F 499 --unwind=check -o "$TMP/node-check.folded" -- \
 		node $NODE_JIT_FLAGS "$JIT_JS/chain.js" 1.5 2>"$TMP/node-check.err"
 	cat "$TMP/node-check.err"
 	check_agreed "$TMP/node-check.err"
@@ -119,7 +124,7 @@ test_jit_node_unwind_check() {
 # main, in >= 95% of waiter's off-CPU time (100% measured).
 test_jit_node_offcpu_chain_named() {
 	local f=$TMP/node-offcpu.folded pct
-	"$STITCH" record -e offcpu -o "$f" -- node $NODE_JIT_FLAGS "$JIT_JS/wait.js" 1.5
+	in_tmp "$STITCH_BIN" record -e offcpu -o "$f" -- node $NODE_JIT_FLAGS "$JIT_JS/wait.js" 1.5
 	show "$f"
 	expect_ge "us off-CPU under waiter" "$(total "$f" 'JS:[~^+*]?waiter ')" 1000000
 	pct=$(share "$f" 'JS:[~^+*]?waiter ' \
@@ -133,8 +138,10 @@ test_jit_node_offcpu_chain_named() {
 # each of 3 runs: inner is where it runs).
 test_jit_node_snapshot() {
 	local out=$TMP/node-snapshot.txt pid
+	cd "$TMP"
 	node $NODE_JIT_FLAGS "$JIT_JS/chain.js" 4 >/dev/null &
 	pid=$!
+	cd - >/dev/null
 	sleep 1.5
 	"$STITCH" snapshot -p "$pid" --count 3 --interval 200ms >"$out"
 	wait "$pid"
