@@ -154,6 +154,25 @@ test_jit_node_snapshot() {
 	drop_maps "$JIT_JS/chain.js"
 }
 
+# stitch stalls on node's event loop: a timer callback that spins 100 ms in
+# JavaScript is a stall, its samples named spinFor <- stallOnce as [jit]
+# frames, down to uv_run and node's main (>= 90% of the stalls' samples;
+# 97-99% measured in 3 runs of 9-11 stalls).
+test_jit_node_stalls() {
+	local out=$TMP/node-stalls.txt n pct
+	in_tmp "$STITCH_BIN" stalls -- node $NODE_JIT_FLAGS "$JIT_JS/stall.js" 2 >"$out"
+	head -40 "$out"
+	n=$(grep -c '^stall: .*comm=node' "$out" || true)
+	expect_ge "stalls" "$n" 5
+	pct=$(awk '/^    [0-9]+ of [0-9]+ samples:$/ { n = $1; all += n; at = NR; next }
+		   NR == at + 1 && /JS:[~^+*]?spinFor .*stall\.js:[0-9:]+ \[jit\]$/ { first = NR }
+		   NR == at + 2 && NR == first + 1 && /JS:[~^+*]?stallOnce .*stall\.js:[0-9:]+ \[jit\]$/ { hit += n }
+		   END { print all ? int(100 * hit / all) : 0 }' "$out")
+	expect_ge "% of the stalls' samples in spinFor <- stallOnce" "$pct" 90
+	grep -q '^        uv_run ' "$out" || die "no stack reaches uv_run"
+	drop_maps "$JIT_JS/stall.js"
+}
+
 # The JVM with -XX:+PreserveFramePointer, its perf map dumped at exit (so
 # read after the process is gone): the hot method, named, with its stack
 # complete below it to the Java main thread's start, in >= 80% of the
