@@ -386,6 +386,9 @@ static int put_uframe(struct resolver *r, const struct uframe *u, struct named_f
 		return put_unknown(u, pid, out, n, max);
 	case UFRAME_NAME:
 		return put(out, n, max, (const char *)(uintptr_t)u->addr, NULL, 0, FRAME_MARK);
+	case UFRAME_JIT:
+		return put_at(out, n, max, (const char *)(uintptr_t)u->addr, NULL, 0, FRAME_JIT,
+			      FRAME_JIT_MODULE, 0);
 	case UFRAME_KERNEL:
 		name = kernel_name(r, u->addr, false, &module);
 		return put_at(out, n, max, name, module, 0, FRAME_KERNEL,
@@ -419,6 +422,30 @@ static bool tracing_glue(const char *name)
 {
 	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
 	       !strncmp(name, "__traceiter_", 12) || !strncmp(name, "__bpf_trace_", 12);
+}
+
+int resolve_jit_frames(uint32_t pid, struct uframe *uf, int n, int cap)
+{
+	bool cut = n && uf[n - 1].kind == UFRAME_UNKNOWN;
+	const char *name;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (uf[i].kind != UFRAME_UNKNOWN)
+			continue;
+		name = jit_names_find(pid, uf[i].addr);
+		name = name ? stacks_name(name) : NULL;
+		if (!name)
+			continue;
+		uf[i].kind = UFRAME_JIT;
+		uf[i].addr = (uint64_t)(uintptr_t)name;
+	}
+	/* As resolve_stack shows it: the walk stopped there. */
+	if (cut && uf[n - 1].kind == UFRAME_JIT && n < cap) {
+		memset(&uf[n], 0, sizeof(uf[n]));
+		uf[n++].kind = UFRAME_CUT;
+	}
+	return n;
 }
 
 int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max)

@@ -23,6 +23,7 @@ enum uframe_kind {
 	UFRAME_INTERP,		/* interpreter frame: addr is a struct interp_name * */
 	UFRAME_KERNEL,		/* waker section: a kernel return address */
 	UFRAME_NAME,		/* waker section: addr is a const char * (stacks_name) */
+	UFRAME_JIT,		/* JIT code named while its pid was known: addr is a const char * */
 };
 
 struct uframe {

@@ -173,6 +173,21 @@ test_jit_node_stalls() {
 	drop_maps "$JIT_JS/stall.js"
 }
 
+# stitch latency: slow futex calls (node's Atomics.wait, 10 ms each) broken
+# down to the JavaScript that made them, waiter <- middle <- outer as [jit]
+# frames, named while node runs (the breakdown merges processes and pids).
+test_jit_node_latency() {
+	local out=$TMP/node-latency.txt
+	in_tmp "$STITCH_BIN" latency -e syscall:futex --threshold 5ms -- \
+		node $NODE_JIT_FLAGS "$JIT_JS/wait.js" 1 >"$out"
+	grep -A3 'off-CPU in .*JS:[~^+*]\?waiter ' "$out" || die "no breakdown names waiter"
+	awk '/JS:[~^+*]?waiter .*wait\.js:[0-9:]+ \[jit\]$/ { w = NR }
+	     /JS:[~^+*]?middle .*wait\.js:[0-9:]+ \[jit\]$/ && NR == w + 1 { m = NR }
+	     /JS:[~^+*]?outer .*wait\.js:[0-9:]+ \[jit\]$/ && NR == m + 1 { n++ }
+	     END { exit n ? 0 : 1 }' "$out" || die "no breakdown shows waiter, middle, outer as [jit] frames"
+	drop_maps "$JIT_JS/wait.js"
+}
+
 # The JVM with -XX:+PreserveFramePointer, its perf map dumped at exit (so
 # read after the process is gone): the hot method, named, with its stack
 # complete below it to the Java main thread's start, in >= 80% of the
