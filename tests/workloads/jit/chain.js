@@ -12,6 +12,7 @@ function outer(n) { return middle(n) + 1; }
 
 const end = Date.now() + Number(process.argv[2]) * 1000;
 let t = 0;
+console.log("ready");
 while (Date.now() < end)
 	t += outer(200000);
 console.log(t > 0 ? "ok" : "no");
