@@ -15,7 +15,7 @@ in_tmp() {
 }
 JAVA_JIT_FLAGS="-XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
 # Node's main thread from its start, to V8's entry into JavaScript.
-NODE_MAIN='^node;_start;__libc_start_main;__libc_start_call_main;_ZN4node5StartEiPPc;.*;Builtins_JSEntry;'
+NODE_MAIN="^node;$LIBC_START;_ZN4node5StartEiPPc;.*;Builtins_JSEntry;"
 # A V8 frame of a function (~ interpreted, ^ baseline, + or * optimized), named by its perf map.
 js_frame() {
 	echo "JS:[~^+*]?$1 [^;]*$2:[0-9]+:[0-9]+_\[j\]"
@@ -78,7 +78,8 @@ test_jit_handmade_code_in_container() {
 	if [ -e /tmp/perf-1.map ] && grep -q jit_with_fp /tmp/perf-1.map; then
 		die "a /tmp/perf-1.map of ours names the workload's code: the test proves nothing"
 	fi
-	fp=$(share "$f" 'spin_under_fp' "^jit_code;_start;.*;main;run_jit[^;]*;jit_with_fp_\[j\];spin_under_fp(;|\$| )")
+	fp=$(share "$f" 'spin_under_fp' \
+		"^jit_code;_start;.*;main;run_jit[^;]*;jit_with_fp_\[j\];spin_under_fp(;|\$| )")
 	expect_ge "% of spin_under_fp complete through jit_with_fp" "$fp" 95
 	expect_eq "samples under jit_without_fp cut there" \
 		"$(total "$f" '^jit_code;\[unknown\];jit_without_fp_\[j\](;|$| )')" \
@@ -108,7 +109,8 @@ test_jit_node_chain_named() {
 	wait "$pid" || true
 	show "$f"
 	pct=$(share "$f" '^node;' \
-		"$NODE_MAIN.*$(js_frame outer chain.js);$(js_frame middle chain.js);$(js_frame inner chain.js)")
+		"$NODE_MAIN.*$(js_frame outer chain.js);$(js_frame middle chain.js);$(
+			js_frame inner chain.js)")
 	expect_ge "% of node's samples in outer;middle;inner" "$pct" 80
 	# pprof: JIT frames in their own mapping, read back as JIT frames; --focus on one.
 	"$STITCH" report "$TMP/node.pb.gz" --focus 'JS:.*inner' -o "$TMP/node-report.folded"
@@ -138,7 +140,8 @@ test_jit_node_offcpu_chain_named() {
 	show "$f"
 	expect_ge "us off-CPU under waiter" "$(total "$f" 'JS:[~^+*]?waiter ')" 1000000
 	pct=$(share "$f" 'JS:[~^+*]?waiter ' \
-		"$NODE_MAIN.*$(js_frame outer wait.js);$(js_frame middle wait.js);$(js_frame waiter wait.js);")
+		"$NODE_MAIN.*$(js_frame outer wait.js);$(js_frame middle wait.js);$(
+			js_frame waiter wait.js);")
 	expect_ge "% of waiter's off-CPU time under the named chain" "$pct" 95
 	drop_maps "$JIT_JS/wait.js"
 }
@@ -160,7 +163,8 @@ test_jit_node_snapshot() {
 	awk '/JS:[~^+*]?inner .*chain\.js:[0-9:]+ \[jit\]$/ { i = NR }
 	     /JS:[~^+*]?middle .*chain\.js:[0-9:]+ \[jit\]$/ && NR == i + 1 { m = NR }
 	     /JS:[~^+*]?outer .*chain\.js:[0-9:]+ \[jit\]$/ && NR == m + 1 { n++ }
-	     END { exit n ? 0 : 1 }' "$out" || die "no snapshot shows inner, middle, outer as [jit] frames"
+	     END { exit n ? 0 : 1 }' "$out" ||
+		die "no snapshot shows inner, middle, outer as [jit] frames"
 	drop_maps "$JIT_JS/chain.js"
 }
 
@@ -176,7 +180,8 @@ test_jit_node_stalls() {
 	expect_ge "stalls" "$n" 5
 	pct=$(awk '/^    [0-9]+ of [0-9]+ samples:$/ { n = $1; all += n; at = NR; next }
 		   NR == at + 1 && /JS:[~^+*]?spinFor .*stall\.js:[0-9:]+ \[jit\]$/ { first = NR }
-		   NR == at + 2 && NR == first + 1 && /JS:[~^+*]?stallOnce .*stall\.js:[0-9:]+ \[jit\]$/ { hit += n }
+		   NR == at + 2 && NR == first + 1 &&
+		   /JS:[~^+*]?stallOnce .*stall\.js:[0-9:]+ \[jit\]$/ { hit += n }
 		   END { print all ? int(100 * hit / all) : 0 }' "$out")
 	expect_ge "% of the stalls' samples in spinFor <- stallOnce" "$pct" 90
 	grep -q '^        uv_run ' "$out" || die "no stack reaches uv_run"
@@ -194,7 +199,8 @@ test_jit_node_latency() {
 	awk '/JS:[~^+*]?waiter .*wait\.js:[0-9:]+ \[jit\]$/ { w = NR }
 	     /JS:[~^+*]?middle .*wait\.js:[0-9:]+ \[jit\]$/ && NR == w + 1 { m = NR }
 	     /JS:[~^+*]?outer .*wait\.js:[0-9:]+ \[jit\]$/ && NR == m + 1 { n++ }
-	     END { exit n ? 0 : 1 }' "$out" || die "no breakdown shows waiter, middle, outer as [jit] frames"
+	     END { exit n ? 0 : 1 }' "$out" ||
+		die "no breakdown shows waiter, middle, outer as [jit] frames"
 	drop_maps "$JIT_JS/wait.js"
 }
 
@@ -205,12 +211,13 @@ test_jit_node_latency() {
 # the loop timed by CPU time; the rest: JVM start, C1/C2 compiling).
 # Threads keep the names the JVM gives them.
 test_jit_java_hot_method() {
-	local f=$TMP/java.folded pct
+	local f=$TMP/java.folded pct main hot
 	javac -d "$TMP/java" "$JIT_JS/Hot.java"
 	"$STITCH" record -F 499 -o "$f" -- java $JAVA_JIT_FLAGS -cp "$TMP/java" Hot 2
 	show "$f"
-	pct=$(share "$f" '^[^;]*;' \
-		'^java;clone3;start_thread;ThreadJavaMain;JavaMain;jni_CallStaticVoidMethod;.*;_ZN9JavaCalls11call_helper[^;]*;([^;]*_\[j\];)*double Hot\.hotLoop\(int\)_\[j\]( |;)')
+	main='^java;clone3;start_thread;ThreadJavaMain;JavaMain;jni_CallStaticVoidMethod;'
+	hot='_ZN9JavaCalls11call_helper[^;]*;([^;]*_\[j\];)*double Hot\.hotLoop\(int\)_\[j\]( |;)'
+	pct=$(share "$f" '^[^;]*;' "$main.*;$hot")
 	expect_ge "% of the JVM's samples in Hot.hotLoop, complete" "$pct" 80
 	expect_grep "$f" '^C[12] CompilerThre;clone3;start_thread;'
 	drop_maps 'Hot\.hotLoop'
