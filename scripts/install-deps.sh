@@ -40,6 +40,9 @@ packages=(
 	# perl 5.36 (Debian perl is threaded): libperl5.36 ships CORE/*.h and config.h, which
 	# offsets-perl.c compiles against to check tools/interp-walk/perl536.h
 	perl libperl5.36
+	# JIT runtimes (tests/integration/jit.sh): node (V8) and the JVM with javac and jcmd;
+	# node may come from another source too, at /usr/bin/node
+	nodejs openjdk-17-jdk-headless
 	# the other Debian releases' interpreters, run in roots built by mmdebstrap
 	# (tests/integration/roots.sh)
 	mmdebstrap

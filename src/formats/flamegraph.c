@@ -594,6 +594,7 @@ static const struct palette {
 #include "interp/languages.def"
 #undef INTERP_LANG
 #undef FG_RGB
+	[FRAME_JIT] = { 50, 190, 50, 40, 50, 40, "jit" },		/* green, as FlameGraph's */
 	[FRAME_MARK] = { 150, 150, 150, 35, 35, 35, "marker" },		/* grey */
 	[KIND_PROC] = { 200, 195, 140, 30, 30, 30, "process" },		/* khaki */
 };
@@ -737,7 +738,7 @@ static void emit_legend(FILE *f, const struct fg *g, unsigned int y)
 #define INTERP_LANG(ID, ...) FRAME_##ID,
 #include "interp/languages.def"
 #undef INTERP_LANG
-					 FRAME_MARK, KIND_PROC };
+					 FRAME_JIT, FRAME_MARK, KIND_PROC };
 	static const struct { const char *name; const uint8_t *rgb; } diff[] = {
 		{ "grew", diff_red },
 		{ "no change", diff_same },

@@ -61,6 +61,9 @@ static uint32_t folded_frame(struct profile *p, const char *label, size_t len)
 	} else if (len > 4 && strcmp(buf + len - 4, "_[i]") == 0) {
 		f.kind = FRAME_INLINED;
 		buf[len - 4] = '\0';
+	} else if (len > 4 && strcmp(buf + len - 4, "_[j]") == 0) {
+		f.kind = FRAME_JIT;
+		buf[len - 4] = '\0';
 	} else if (strcmp(buf, "[truncated]") == 0 || strcmp(buf, "[unknown]") == 0) {
 		f.kind = FRAME_MARK;
 	}

@@ -190,6 +190,8 @@ static const char *kind_suffix(uint8_t kind)
 		return "_[k]";
 	case FRAME_INLINED:
 		return "_[i]";
+	case FRAME_JIT:
+		return "_[j]";
 	default:
 		return "";
 	}

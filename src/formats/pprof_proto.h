@@ -58,7 +58,9 @@ enum {
 #define KERNEL_MODULE "[kernel]"	/* what resolve.c calls the kernel image */
 
 /* Mapping names of the interpreters, "[<name>]", in frame kind order from FRAME_INTERP. */
-#define NINTERP (FRAME_KIND_NR - FRAME_INTERP)
+#define NINTERP (FRAME_JIT - FRAME_INTERP)
+/* The mapping of JIT frames (FRAME_JIT): their code has no file. */
+#define JIT_MAPPING FRAME_JIT_MODULE
 static const char *const interp_mapping[NINTERP] = {
 #define INTERP_LANG(ID, name, ...) "[" #name "]",
 #include "interp/languages.def"

@@ -517,6 +517,8 @@ static uint8_t mapping_kind(const struct reader *r, uint64_t filename)
 			return FRAME_KERNEL;
 		if (span_is(r, s, KERNEL_MODULE))
 			return FRAME_KERNEL;
+		if (span_is(r, s, JIT_MAPPING))
+			return FRAME_JIT;
 		for (i = 0; i < NINTERP; i++)
 			if (span_is(r, s, interp_mapping[i]))
 				return FRAME_INTERP + i;

@@ -57,12 +57,12 @@ struct writer {
 	const char *extra[16 + NINTERP];	/* writer_strings' and the interpreters' */
 	uint32_t nextra;
 	uint32_t s_samples, s_count, s_cpu, s_ns, s_pid, s_tid, s_comm, s_event;
-	uint32_t s_kernel, s_interp[NINTERP];
+	uint32_t s_kernel, s_jit, s_interp[NINTERP];
 	/* mappings: ids are index + 1 */
 	struct wmapping *maps;
 	uint32_t nmaps;
 	uint32_t *module_map;	/* module string -> mapping id (0: none) */
-	uint32_t kernel_map, interp_map[NINTERP];
+	uint32_t kernel_map, jit_map, interp_map[NINTERP];
 	struct wtable fns, locs;
 	uint32_t *gframes;	/* frames of every location group */
 	size_t ngframes, capgframes;
@@ -107,6 +107,7 @@ static void writer_strings(struct writer *w)
 		w->s_interp[i] = wstr_lookup(w, interp_mapping[i]);
 }
 
+/* Not FRAME_JIT: its addresses are a process's, in no file. */
 static bool native_kind(uint8_t kind)
 {
 	return kind == FRAME_USER || kind == FRAME_INLINED || kind >= FRAME_KIND_NR;
@@ -116,6 +117,8 @@ static uint32_t frame_mapping(const struct writer *w, const struct prof_frame *f
 {
 	if (f->kind == FRAME_KERNEL)
 		return w->kernel_map;
+	if (f->kind == FRAME_JIT)
+		return w->jit_map;
 	if (f->kind == FRAME_MARK)
 		return 0;
 	if (frame_kind_is_interp(f->kind))
@@ -168,6 +171,12 @@ static int writer_mappings(struct writer *w)
 		if (f->kind == FRAME_KERNEL) {
 			slot = &w->kernel_map;
 			name = w->s_kernel;
+		} else if (f->kind == FRAME_JIT) {
+			/* Its string only in profiles with JIT frames: others stay as they were. */
+			if (!w->s_jit)
+				w->s_jit = wstr_lookup(w, JIT_MAPPING);
+			slot = &w->jit_map;
+			name = w->s_jit;
 		} else if (frame_kind_is_interp(f->kind)) {
 			slot = &w->interp_map[f->kind - FRAME_INTERP];
 			name = w->s_interp[f->kind - FRAME_INTERP];

@@ -605,6 +605,7 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 	w->s.bp_live = 0;
 	w->s.bp_used = 0;
 	w->s.uret_fixed = 0;
+	w->s.by_fp = 0;
 	w->stop = KUNWIND_STOP_TRUNCATED;
 	w->win_len = 0;
 	w->refills = 0;

@@ -337,8 +337,11 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 			out->nr--;
 			continue;
 		}
-		if (!kb)
+		if (!kb) {
+			if (m->anon)
+				km->flags = KUNWIND_MAP_ANON;
 			continue;
+		}
 		km->bias = m->bias;
 		km->slot = kb->slot;
 		if (kb->loaded) {
@@ -524,6 +527,7 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 
 		memset(&uf[i], 0, sizeof(uf[i]));
 		uf[i].exact = !!(w & KFRAME_EXACT);
+		uf[i].by_fp = !!(w & KFRAME_BY_FP);
 		if (w & KFRAME_IN_BINARY) {
 			uf[i].kind = UFRAME_ELF;
 			uf[i].bin = kunwind_slot_binary(kw, (w >> KFRAME_SLOT_SHIFT) &

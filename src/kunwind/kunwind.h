@@ -37,6 +37,7 @@
 /* kunwind_map.flags */
 #define KUNWIND_MAP_TABLE	(1u << 0)	/* binary with a loaded table (maybe empty) */
 #define KUNWIND_MAP_NO_TABLE	(1u << 1)	/* binary whose table is not in the map (budget) */
+#define KUNWIND_MAP_ANON	(1u << 2)	/* anonymous executable memory (JIT code) */
 
 struct kunwind_map {
 	__u64 start, end;	/* [start, end) */
@@ -59,14 +60,17 @@ struct kunwind_proc {
 
 /*
  * Frame word: bit 63 exact (pc is not a return address), bit 62 set when
- * bits 32..61 hold a binary slot and bits 0..31 the ELF vaddr; clear when
- * bits 0..61 hold a raw user pc (in no readable binary).
+ * bits 32..60 hold a binary slot and bits 0..31 the ELF vaddr; clear when
+ * bits 0..60 hold a raw user pc (in no readable binary).  Bit 61: the pc
+ * was found by a frame-pointer step (code without CFI called from here),
+ * which the user-space walk marks too (--unwind=check compares it).
  */
 #define KFRAME_EXACT		(1ull << 63)
 #define KFRAME_IN_BINARY	(1ull << 62)
+#define KFRAME_BY_FP		(1ull << 61)
 #define KFRAME_SLOT_SHIFT	32
-#define KFRAME_SLOT_MASK	((1ull << 30) - 1)
-#define KFRAME_ADDR_MASK	((1ull << 62) - 1)
+#define KFRAME_SLOT_MASK	((1ull << 29) - 1)
+#define KFRAME_ADDR_MASK	((1ull << 61) - 1)
 
 /*
  * Stop reasons of the walk: the enum unwind_stop values of unwind.h
@@ -111,6 +115,7 @@ struct ku_state {
 	 * is not remembered.
 	 */
 	__u32 uret_fixed;
+	__u32 by_fp;		/* s->ip was found by a frame-pointer step (KFRAME_BY_FP) */
 };
 
 /*

@@ -295,6 +295,51 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 }
 
 /*
+ * Code without CFI (anonymous executable memory: JIT code; or a binary's
+ * text no FDE covers: V8's builtins in node): the frame-pointer step,
+ * unwind.c's unwind_step_fp() and step_fp(), check for check.  rbp must lie
+ * on the stack at or above sp (so it grows strictly from one such step to
+ * the next), the return address in executable code of the list; else the
+ * stack is cut here rather than stepped to a guess.
+ */
+static __always_inline int ku_step_fp(struct ku_state *s, const struct kunwind_proc *p,
+				      void *ctx)
+{
+	const struct kunwind_map *m;
+	__u64 bp, ra;
+	int err;
+
+	if (s->n >= s->max)
+		return KUNWIND_STOP_TRUNCATED;
+	s->bp_used |= s->bp_live;
+	if (s->bp < s->sp || (s->bp & 7))
+		return KUNWIND_STOP_NO_RULE;
+	err = ku_read(s, ctx, s->bp, &bp);
+	if (!err)
+		err = ku_read(s, ctx, s->bp + 8, &ra);
+	if (err)
+		return err;
+	if (ra == 0)
+		return KUNWIND_STOP_NO_RULE;
+	/*
+	 * In no mapping of the list: it may be stale (JIT code is mapped all
+	 * the time), let user space decide.  Seen in 1 of ~200 node stacks.
+	 */
+	m = ku_map_search(p, ra - 1);
+	if (!m)
+		return KUNWIND_STOP_FALLBACK;
+	if (m->slot == KUNWIND_NO_SLOT && !(m->flags & KUNWIND_MAP_ANON))
+		return KUNWIND_STOP_NO_RULE;
+	s->sp = s->bp + 16;
+	s->ip = ra;
+	s->bp = bp;
+	s->bp_live = 0;
+	s->exact = 0;
+	s->by_fp = 1;
+	return 0;
+}
+
+/*
  * One frame: emit the frame at s->ip, find its row, step to the caller.
  * 0 to go on, else a KUNWIND_STOP_* (the frame emitted counts).  The order
  * of the checks is the user-space unwinder's, so both stop alike.
@@ -337,33 +382,41 @@ static __always_inline int ku_walk_frame(struct ku_state *s, const struct kunwin
 	}
 	if (s->exact)
 		word |= KFRAME_EXACT;
+	if (s->by_fp)
+		word |= KFRAME_BY_FP;
+	s->by_fp = 0;
 	ku_emit(ctx, s->n, word);
 	s->n++;
 
 	rm = pc >= m->start && pc < m->end ? m : ku_map_search(p, pc);
 	if (!rm)
 		return KUNWIND_STOP_FALLBACK;
-	if (rm->slot == KUNWIND_NO_SLOT)
-		return KUNWIND_STOP_NO_MODULE;
-	if (!(rm->flags & KUNWIND_MAP_TABLE))
-		return KUNWIND_STOP_FALLBACK;
-	vaddr = pc - rm->bias;
-	if (vaddr >> 32)
-		return KUNWIND_STOP_NO_RULE;
-	/*
-	 * Recursion repeats a return address frame after frame: its row is
-	 * the one just found.  Only within one walk, whose mappings and
-	 * rows do not change under it.
-	 */
-	if (pc == s->last_pc) {
-		row = ku_row_at(ctx, s->last_row);
+	if (rm->slot == KUNWIND_NO_SLOT) {
+		if (!(rm->flags & KUNWIND_MAP_ANON))
+			return KUNWIND_STOP_NO_MODULE;
+		row = 0;
 	} else {
-		row = ku_find_row_cached(ctx, rm->row_first, rm->row_nr, (__u32)vaddr, rm->slot,
-					 &s->last_row);
-		s->last_pc = row ? pc : 0;
+		if (!(rm->flags & KUNWIND_MAP_TABLE))
+			return KUNWIND_STOP_FALLBACK;
+		vaddr = pc - rm->bias;
+		if (vaddr >> 32)
+			return KUNWIND_STOP_NO_RULE;
+		/*
+		 * Recursion repeats a return address frame after frame: its
+		 * row is the one just found.  Only within one walk, whose
+		 * mappings and rows do not change under it.
+		 */
+		if (pc == s->last_pc) {
+			row = ku_row_at(ctx, s->last_row);
+		} else {
+			row = ku_find_row_cached(ctx, rm->row_first, rm->row_nr, (__u32)vaddr,
+						 rm->slot, &s->last_row);
+			s->last_pc = row ? pc : 0;
+		}
 	}
-	if (!row)
-		return KUNWIND_STOP_NO_RULE;
+	/* Anonymous code, or text before or between FDEs: no CFI. */
+	if (!row || row->cfa_rule == STITCH_CFA_NO_FDE)
+		return ku_step_fp(s, p, ctx);
 	/*
 	 * A signal trampoline is entered by the handler's return, not by a
 	 * call: its pc is exact, so it is named as itself.

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "latency/lat_calls.h"
+#include "profile/resolve.h"
 #include "util/array.h"
 
 struct pending {
@@ -125,14 +126,20 @@ static int add_annotated(struct stack_table *st, const char *root, const struct 
 	size_t front = key ? sizeof(*key) + key->nkernel * sizeof(uint64_t) +
 				 key->nuser * sizeof(struct uframe) : sizeof(struct stack_key);
 	size_t waker = key ? key->nwaker * sizeof(struct uframe) : 0;
-	struct stack_key *k = calloc(1, front + 2 * sizeof(struct uframe) + waker);
+	struct stack_key *k = calloc(1, front + 3 * sizeof(struct uframe) + waker);
+	size_t key_front = front;
 	struct uframe *u;
 	int rc, nu;
 
 	if (!k)
 		return -ENOMEM;
-	if (key)
+	if (key) {
 		memcpy(k, key, front);
+		/* Named now: below, the stack loses the pid whose perf map names its JIT frames. */
+		k->nuser = resolve_jit_frames(key->pid, (struct uframe *)stack_user(k), k->nuser,
+					      k->nuser + 1);
+		front = sizeof(*k) + k->nkernel * sizeof(uint64_t) + k->nuser * sizeof(struct uframe);
+	}
 	k->pid = k->tid = 0;
 	memset(k->comm, 0, sizeof(k->comm));
 	strncpy(k->comm, root, sizeof(k->comm) - 1);
@@ -147,7 +154,7 @@ static int add_annotated(struct stack_table *st, const char *root, const struct 
 	k->nuser += nu;
 	/* --wakers: who woke the thread stays after the user frames */
 	if (waker)
-		memcpy(u + nu, (const uint8_t *)key + front, waker);
+		memcpy(u + nu, (const uint8_t *)key + key_front, waker);
 	rc = stacks_add_n(st, k, front + nu * sizeof(struct uframe) + waker, ns);
 	free(k);
 	return rc;

@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "jit/jit_names.h"
 #include "proc/procs.h"
 #include "util/array.h"
 
@@ -235,20 +236,32 @@ static void add_map(struct procs *ps, struct proc *p, uint64_t start, uint64_t e
 		return;
 	strip_deleted(path);
 	m.uprobes = strcmp(path, "[uprobes]") == 0;
+	/*
+	 * Anonymous: no name in /proc/PID/maps (or a [anon:...] one),
+	 * "//anon" in the kernel's mmap records.  [vdso], [vsyscall] and
+	 * [uprobes] are the kernel's, not JIT code.
+	 */
+	m.anon = !strcmp(path, "//anon") || !path[0] || !strncmp(path, "[anon:", 6);
 	if (strcmp(path, "[vdso]") == 0)
 		m.bin = binary_get_vdso(ps->bins);
-	else if (path[0] == '/')
+	else if (path[0] == '/' && !m.anon)
 		m.bin = open_mapping(ps, p->pid, start, end, path, id);
 	if (m.bin && pgoff_vaddr(m.bin, pgoff, &vaddr) == 0) {
 		m.bias = start - vaddr;
 		m.name = m.bin->name;
 	} else {
-		if (path[0] == '/')
+		if (path[0] == '/' && !m.anon)
 			ps->unreadable_maps++;
 		m.bin = NULL;
 		m.name = NULL;
 	}
 	proc_insert_map(p, &m);
+	/*
+	 * JIT code: where its perf map lies must be found while the process
+	 * lives (a map written at exit is read after it).
+	 */
+	if (m.anon)
+		jit_names_watch(p->pid);
 }
 
 static void proc_load(struct procs *ps, struct proc *p)
@@ -312,6 +325,7 @@ void procs_exec(struct procs *ps, uint32_t pid)
 {
 	struct proc *p = proc_lookup(ps, pid);
 
+	jit_names_forget(pid);
 	if (p) {
 		p->nr = 0;
 		p->gen++;
@@ -327,9 +341,10 @@ void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid)
 		return;
 	parent = procs_get(ps, ppid);
 	child = proc_lookup(ps, pid);
-	if (child)
+	if (child) {
 		child->nr = 0;	/* a reused pid: start over */
-	else
+		jit_names_forget(pid);
+	} else
 		child = proc_create(ps, pid);
 	if (!parent || !child || !parent->nr)
 		return;

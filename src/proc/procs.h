@@ -21,6 +21,7 @@ struct map {
 	uint64_t bias;		/* ELF vaddr = addr - bias (valid if bin) */
 	const char *name;	/* module name for unresolved frames */
 	bool uprobes;		/* the kernel's [uprobes] page (uretprobe trampolines) */
+	bool anon;		/* anonymous executable memory: JIT code (V8, HotSpot) */
 };
 
 struct proc {

@@ -14,8 +14,10 @@ static const struct unwind_table *lookup_table(void *ctx, uint64_t pc, uint64_t 
 	struct lookup_ctx *l = ctx;
 	const struct map *m = proc_find_map(l->proc, pc);
 
-	if (!m || !m->bin)
+	if (!m)
 		return NULL;
+	if (!m->bin)
+		return m->anon ? &unwind_table_jit : NULL;
 	*bias = m->bias;
 	return binary_table(l->bins, m->bin);
 }
@@ -34,6 +36,7 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 
 		memset(&uf[nu], 0, sizeof(uf[nu]));
 		uf[nu].exact = scratch[i].exact;
+		uf[nu].by_fp = scratch[i].by_fp;
 		if (m && m->bin) {
 			uf[nu].kind = UFRAME_ELF;
 			uf[nu].bin = m->bin;

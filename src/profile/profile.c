@@ -293,6 +293,8 @@ size_t profile_frame_label(const struct profile *p, const struct prof_frame *f, 
 		suffix = "_[k]";
 	else if (f->kind == FRAME_INLINED)
 		suffix = "_[i]";
+	else if (f->kind == FRAME_JIT)
+		suffix = "_[j]";	/* FlameGraph's mark for JIT frames */
 	for (i = 0; name[i] && n + 1 < len; i++) {
 		unsigned char c = name[i];
 

@@ -26,14 +26,23 @@ enum frame_kind {
 #define INTERP_LANG(ID, ...) FRAME_##ID,
 #include "interp/languages.def"
 #undef INTERP_LANG
+	/*
+	 * JIT-compiled code (V8, HotSpot), named from the runtime's perf map
+	 * (jit/jit_names.h).  After the languages, so that no kind written
+	 * before it changed its number.
+	 */
+	FRAME_JIT,
 	FRAME_KIND_NR,
 	FRAME_INTERP = FRAME_MARK + 1,	/* the first language's: kind - FRAME_INTERP is its line */
 };
 
+/* The module of JIT frames, as pprof's mapping: their code lies in no file. */
+#define FRAME_JIT_MODULE "[jit]"
+
 /* An interpreter's frame, of the language on line kind - FRAME_INTERP of languages.def. */
 static inline bool frame_kind_is_interp(uint8_t kind)
 {
-	return kind >= FRAME_INTERP && kind < FRAME_KIND_NR;
+	return kind >= FRAME_INTERP && kind < FRAME_JIT;
 }
 
 struct prof_frame {
@@ -159,11 +168,12 @@ int profile_merge_samples(struct profile *p);
 
 /*
  * How a frame is marked where stacks are printed one frame a line (stalls,
- * snapshot): " [k]" kernel, " [inlined]", else "".
+ * snapshot): " [k]" kernel, " [inlined]", " [jit]", else "".
  */
 static inline const char *frame_line_mark(uint8_t kind)
 {
-	return kind == FRAME_KERNEL ? " [k]" : kind == FRAME_INLINED ? " [inlined]" : "";
+	return kind == FRAME_KERNEL ? " [k]" : kind == FRAME_INLINED ? " [inlined]" :
+	       kind == FRAME_JIT ? " [jit]" : "";
 }
 
 /* The last component of a path: a frame line's file name. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/jit_names.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/ksym_namer.h"
 #include "profile/resolve.h"
@@ -346,12 +347,31 @@ static int put_at(struct named_frame *out, int n, int max, const char *name, con
 }
 
 /*
+ * A pc in no binary, named by the perf map of the process (pid; 0: none
+ * to ask), as JIT code; else [unknown].
+ */
+static int put_unknown(const struct uframe *u, uint32_t pid, struct named_frame *out, int n,
+		       int max)
+{
+	const char *name = pid && u->kind == UFRAME_UNKNOWN ? jit_names_find(pid, u->addr) : NULL;
+
+	if (!name)
+		return put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
+	/* The map's names move as it grows: keep a copy that lasts. */
+	name = stacks_name(name);
+	if (!name)
+		return put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
+	return put_at(out, n, max, name, NULL, 0, FRAME_JIT, FRAME_JIT_MODULE, u->addr);
+}
+
+/*
  * One stored frame, as the frames it stands for (inlined ones too).
  * inner_first: the waker's section is drawn innermost first, so its
- * inlined frames come in that order too.
+ * inlined frames come in that order too.  pid: whose perf map names JIT
+ * frames (0: none).
  */
 static int put_uframe(struct resolver *r, const struct uframe *u, struct named_frame *out,
-		      int n, int max, bool inner_first)
+		      int n, int max, bool inner_first, uint32_t pid)
 {
 	struct cached_frame *c;
 	const char *module, *name;
@@ -362,9 +382,12 @@ static int put_uframe(struct resolver *r, const struct uframe *u, struct named_f
 		return put(out, n, max, "[truncated]", NULL, 0, FRAME_MARK);
 	case UFRAME_CUT:
 	case UFRAME_UNKNOWN:
-		return put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
+		return put_unknown(u, pid, out, n, max);
 	case UFRAME_NAME:
 		return put(out, n, max, (const char *)(uintptr_t)u->addr, NULL, 0, FRAME_MARK);
+	case UFRAME_JIT:
+		return put_at(out, n, max, (const char *)(uintptr_t)u->addr, NULL, 0, FRAME_JIT,
+			      FRAME_JIT_MODULE, 0);
 	case UFRAME_KERNEL:
 		name = kernel_name(r, u->addr, false, &module);
 		return put_at(out, n, max, name, module, 0, FRAME_KERNEL,
@@ -430,6 +453,30 @@ static int put_softirq_who(struct named_frame *out, int n, int max, const char *
 	return put(out, n, max, stacks_name(buf), NULL, 0, FRAME_MARK);
 }
 
+int resolve_jit_frames(uint32_t pid, struct uframe *uf, int n, int cap)
+{
+	bool cut = n && uf[n - 1].kind == UFRAME_UNKNOWN;
+	const char *name;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (uf[i].kind != UFRAME_UNKNOWN)
+			continue;
+		name = jit_names_find(pid, uf[i].addr);
+		name = name ? stacks_name(name) : NULL;
+		if (!name)
+			continue;
+		uf[i].kind = UFRAME_JIT;
+		uf[i].addr = (uint64_t)(uintptr_t)name;
+	}
+	/* As resolve_stack shows it: the walk stopped there. */
+	if (cut && uf[n - 1].kind == UFRAME_JIT && n < cap) {
+		memset(&uf[n], 0, sizeof(uf[n]));
+		uf[n++].kind = UFRAME_CUT;
+	}
+	return n;
+}
+
 int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max)
 {
 	bool ours = k->nkernel && stack_kernel_is_tag(stack_kernel(k)[0]);
@@ -437,9 +484,24 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 	const uint64_t *kern = stack_kernel(k);
 	int n = 0, i;
 
-	/* User frames are stored innermost first: walk them backwards. */
-	for (i = k->nuser - 1; i >= 0; i--)
-		n = put_uframe(r, &user[i], out, n, max, false);
+	/*
+	 * User frames are stored innermost first: walk them backwards.  A
+	 * stack whose walk stopped in a pc of no binary ends in it, with no
+	 * marker after (copy_unwind.c, kunwind_decode): named as JIT code, it
+	 * would look complete, so the cut is shown outside it.
+	 */
+	i = k->nuser - 1;
+	if (k->nuser && user[i].kind == UFRAME_UNKNOWN) {
+		struct named_frame outermost;
+
+		if (put_unknown(&user[i], k->pid, &outermost, 0, 1) && outermost.kind == FRAME_JIT)
+			n = put(out, n, max, "[unknown]", NULL, 0, FRAME_MARK);
+		if (n < max)
+			out[n++] = outermost;
+		i--;
+	}
+	for (; i >= 0; i--)
+		n = put_uframe(r, &user[i], out, n, max, false, k->pid);
 	for (i = k->nkernel - 1; i >= 0; i--) {
 		const char *module, *name;
 
@@ -462,7 +524,6 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 	 */
 	if (k->nwaker) {
 		const struct uframe *w = stack_waker(k);
-
 		bool softirq = false;
 
 		n = put(out, n, max, "--", NULL, 0, FRAME_MARK);
@@ -473,7 +534,7 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 				n = put_softirq_who(out, n, max, (const char *)(uintptr_t)w[i].addr);
 				continue;
 			}
-			m = put_uframe(r, &w[i], out, n, max, true);
+			m = put_uframe(r, &w[i], out, n, max, true, 0);
 
 			/*
 			 * x86-64 enters interrupts through asm_* stubs: what is

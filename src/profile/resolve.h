@@ -53,6 +53,12 @@ int resolver_init(struct resolver *r, struct kallsyms *ks);
  */
 void resolver_name_kernel_lazily(struct resolver *r, const char *path);
 void resolver_free(struct resolver *r);
+/*
+ * A stack about to lose its pid (merged across threads and processes):
+ * name its JIT frames now, as UFRAME_JIT, from pid's perf map; a walk that
+ * stopped at one gets its UFRAME_CUT (room: cap).  Returns the new count.
+ */
+int resolve_jit_frames(uint32_t pid, struct uframe *uf, int n, int cap);
 /* Frames of k, outermost first; returns how many were written (<= max). */
 int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_frame *out, int max);
 

@@ -29,6 +29,7 @@ enum uframe_kind {
 	UFRAME_INTERP,		/* interpreter frame: addr is a struct interp_name * */
 	UFRAME_KERNEL,		/* waker section: a kernel return address */
 	UFRAME_NAME,		/* waker section: addr is a const char * (stacks_name) */
+	UFRAME_JIT,		/* JIT code named while its pid was known: addr is a const char * */
 };
 
 struct uframe {
@@ -36,7 +37,8 @@ struct uframe {
 	uint64_t addr;
 	uint8_t kind;
 	uint8_t exact;		/* addr is not a return address */
-	uint8_t pad[6];
+	uint8_t by_fp;		/* found by a frame-pointer step (code without CFI before it) */
+	uint8_t pad[5];
 };
 
 /* A named interpreter frame, interned (interp/): a UFRAME_INTERP frame holds its address. */

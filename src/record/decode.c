@@ -45,7 +45,7 @@ static int frames_from_kernel(struct recorder *r, const struct sample_event *e,
 static bool uframe_eq(const struct uframe *a, const struct uframe *b)
 {
 	return a->kind == b->kind && a->bin == b->bin && a->addr == b->addr &&
-	       a->exact == b->exact;
+	       a->exact == b->exact && a->by_fp == b->by_fp;
 }
 
 /*

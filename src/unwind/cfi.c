@@ -7,7 +7,7 @@
  * [pc_begin, pc_end).  Sections are processed in priority order (eh_frame
  * first); inside a section the FDE that starts first wins an overlap, and a
  * later section only fills addresses no earlier one covered.  Every covered
- * range is closed by an UNKNOWN row so gaps never inherit a neighbour's rule.
+ * range is closed by a NO_FDE row so gaps never inherit a neighbour's rule.
  */
 #include <errno.h>
 #include <limits.h>
@@ -1158,11 +1158,11 @@ static int cmp_span(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Copy a span's rows clipped to [lo, hi), then close it with UNKNOWN at hi. */
+/* Copy a span's rows clipped to [lo, hi), then close it with NO_FDE at hi. */
 static int emit_piece(struct builder *b, const struct fde_span *s, uint64_t lo, uint64_t hi)
 {
 	const struct brow *rows = b->rows + s->first;
-	struct stitch_unwind_row unknown = { 0 };
+	struct stitch_unwind_row unknown = { .cfa_rule = STITCH_CFA_NO_FDE };
 	size_t i = 0;
 	int err;
 

@@ -74,7 +74,7 @@ bool entry_code_range(Elf *elf, const struct unwind_table *t, uint64_t *lo, uint
 	if (!end)
 		return false;
 	row = unwind_table_lookup(t, eh.e_entry);
-	if (row && row->cfa_rule != STITCH_CFA_UNKNOWN)
+	if (row && row->cfa_rule != STITCH_CFA_UNKNOWN && row->cfa_rule != STITCH_CFA_NO_FDE)
 		return false;	/* its own CFI says what it is */
 	/* Rows never repeat a rule, so the next row starts some FDE's code. */
 	next = row ? (size_t)(row - t->rows) + 1 : 0;

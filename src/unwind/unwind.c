@@ -7,6 +7,8 @@
 
 #include "unwind/unwind.h"
 
+const struct unwind_table unwind_table_jit;
+
 int unwind_stack_read(void *ctx, uint64_t addr, uint64_t *val)
 {
 	const struct unwind_stack *s = ctx;
@@ -108,7 +110,34 @@ int unwind_step(const struct stitch_unwind_row *row, struct unwind_regs *regs, b
 	return 0;
 }
 
-/* The row for the frame whose pc is regs->ip; 0 or a stop reason. */
+int unwind_step_fp(struct unwind_regs *regs, bool *next_exact, unwind_read_fn read, void *ctx)
+{
+	uint64_t bp, ra;
+	int err;
+
+	if (regs->bp < regs->sp || (regs->bp & 7))
+		return UNWIND_STOP_NO_RULE;
+	err = read(ctx, regs->bp, &bp);
+	if (!err)
+		err = read(ctx, regs->bp + 8, &ra);
+	if (err)
+		return err;
+	if (ra == 0)
+		return UNWIND_STOP_NO_RULE;
+	regs->sp = regs->bp + 16;
+	regs->ip = ra;
+	regs->bp = bp;
+	*next_exact = false;
+	return 0;
+}
+
+/* frame_row(): no CFI covers the pc, step by frame pointer. */
+#define FRAME_BY_FP (-1)
+
+/*
+ * The row for the frame whose pc is regs->ip: 0, FRAME_BY_FP, or a stop
+ * reason.
+ */
 static int frame_row(const struct unwind_regs *regs, bool exact, unwind_lookup_fn lookup,
 		     void *ctx, const struct stitch_unwind_row **row)
 {
@@ -117,11 +146,40 @@ static int frame_row(const struct unwind_regs *regs, bool exact, unwind_lookup_f
 	const struct unwind_table *t;
 	uint64_t bias = 0;
 
+	*row = NULL;
 	t = lookup(ctx, pc, &bias);
 	if (!t)
 		return UNWIND_STOP_NO_MODULE;
+	if (t == &unwind_table_jit)
+		return FRAME_BY_FP;
+	/* Rows stop at 4 GiB; the kernel's walk stops there too. */
+	if ((pc - bias) >> 32)
+		return UNWIND_STOP_NO_RULE;
 	*row = unwind_table_lookup(t, pc - bias);
-	return *row ? 0 : UNWIND_STOP_NO_RULE;
+	/* Before the first FDE, or in a gap between them: no CFI. */
+	if (!*row || (*row)->cfa_rule == STITCH_CFA_NO_FDE)
+		return FRAME_BY_FP;
+	return 0;
+}
+
+/*
+ * The frame-pointer step, and its last check: the return address must lie
+ * in executable code (a binary we read, or anonymous executable memory).
+ */
+static int step_fp(struct unwind_regs *r, bool *exact, const struct unwind_stack *stack,
+		   unwind_lookup_fn lookup, void *ctx)
+{
+	struct unwind_regs n = *r;
+	uint64_t bias;
+	int err;
+
+	err = unwind_step_fp(&n, exact, unwind_stack_read, (void *)stack);
+	if (err)
+		return err;
+	if (!lookup(ctx, n.ip - 1, &bias))
+		return UNWIND_STOP_NO_RULE;
+	*r = n;
+	return 0;
 }
 
 int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack,
@@ -137,27 +195,35 @@ int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack
 	if (max <= 0)
 		return 0;
 	frames[n].pc = r.ip;
+	frames[n].by_fp = false;
 	frames[n++].exact = true;
 	for (;;) {
+		bool by_fp;
+
 		err = frame_row(&r, exact, lookup, ctx, &row);
+		by_fp = err == FRAME_BY_FP;
+		if (by_fp)
+			err = n == max ? UNWIND_STOP_TRUNCATED
+				       : step_fp(&r, &exact, stack, lookup, ctx);
 		/*
 		 * A signal trampoline is entered by the handler's return, not
 		 * by a call: its pc is exact, so it is named as itself rather
 		 * than as the byte before it.
 		 */
-		if (!err && row->cfa_rule == STITCH_CFA_SIGNAL)
+		else if (!err && row->cfa_rule == STITCH_CFA_SIGNAL)
 			frames[n - 1].exact = true;
-		if (!err && n == max)
+		if (!by_fp && !err && n == max)
 			/* Full, but say "complete" if this was the outermost frame. */
 			err = row->cfa_rule == STITCH_CFA_END ? UNWIND_STOP_END
 							      : UNWIND_STOP_TRUNCATED;
-		if (!err)
+		if (!by_fp && !err)
 			err = unwind_step(row, &r, &exact, unwind_stack_read, (void *)stack);
 		if (err) {
 			*why = err;
 			return n;
 		}
 		frames[n].pc = r.ip;
+		frames[n].by_fp = by_fp;
 		frames[n++].exact = exact;
 	}
 }

@@ -23,7 +23,11 @@ struct unwind_stack {			/* bytes copied from the user stack */
 	size_t len;
 };
 
-/* Find the module mapping pc: return its table and load bias (ELF vaddr = pc - *bias), or NULL. */
+/*
+ * Find the module mapping pc: return its table and load bias (ELF vaddr =
+ * pc - *bias), &unwind_table_jit for executable anonymous memory (JIT code),
+ * or NULL (no mapping, or a file we cannot read).
+ */
 typedef const struct unwind_table *(*unwind_lookup_fn)(void *ctx, uint64_t pc, uint64_t *bias);
 
 enum unwind_stop {
@@ -37,7 +41,15 @@ enum unwind_stop {
 struct unwind_frame {
 	uint64_t pc;	/* as found: ip for frame 0, return addresses after */
 	bool exact;	/* pc is exact (frame 0, or interrupted by a signal): don't subtract 1 */
+	bool by_fp;	/* pc was read at [rbp + 8] by a frame-pointer step (no CFI) */
 };
+
+/*
+ * The table of executable anonymous memory: none.  Code there (JIT code of
+ * V8, HotSpot) is stepped by frame pointer, as code a binary's CFI does not
+ * cover (STITCH_CFA_NO_FDE): see unwind_step_fp().
+ */
+extern const struct unwind_table unwind_table_jit;
 
 /*
  * Unwind from regs; frames[0] is the innermost (regs->ip).  Returns the
@@ -61,6 +73,18 @@ typedef int (*unwind_read_fn)(void *ctx, uint64_t addr, uint64_t *val);
  */
 int unwind_step(const struct stitch_unwind_row *row, struct unwind_regs *regs, bool *next_exact,
 		unwind_read_fn read, void *ctx);
+
+/*
+ * The frame-pointer step, for code without CFI: the caller's rbp at [rbp],
+ * its return address at [rbp + 8], its sp rbp + 16.  Refused (NO_RULE)
+ * unless rbp lies on the stack at or above sp (so it grows strictly from
+ * one such step to the next) and 8-aligned; the caller checks that the
+ * return address lies in executable code.  JIT code that keeps no frame
+ * pointer leaves anything in rbp: most of it fails these checks and the
+ * stack is cut there; a stale rbp of a caller that kept one would skip
+ * that caller, which no check here can see (perf's walk shares this).
+ */
+int unwind_step_fp(struct unwind_regs *regs, bool *next_exact, unwind_read_fn read, void *ctx);
 
 /* unwind_read_fn over a struct unwind_stack (ctx). */
 int unwind_stack_read(void *ctx, uint64_t addr, uint64_t *val);

@@ -33,7 +33,7 @@ typedef uint16_t stitch_u16;
 #endif
 
 enum stitch_cfa_rule {
-	STITCH_CFA_UNKNOWN = 0,	/* no usable rule (no FDE, unsupported op) */
+	STITCH_CFA_UNKNOWN = 0,	/* no usable rule (unsupported op, malformed) */
 	STITCH_CFA_RSP = 1,	/* CFA = rsp + cfa_offset */
 	STITCH_CFA_RBP = 2,	/* CFA = rbp + cfa_offset */
 	/*
@@ -51,6 +51,13 @@ enum stitch_cfa_rule {
 	STITCH_CFA_SIGNAL = 5,
 	/* CFA = *(rbp + cfa_offset): stack realignment (DW_OP_breg6 N; deref) */
 	STITCH_CFA_DEREF_RBP = 6,
+	/*
+	 * No FDE covers this pc (the gap after an FDE's range): code without
+	 * CFI, such as V8's embedded builtins in node's text.  Unwinders step
+	 * it by frame pointer (unwind.c, kunwind_walk.h), which they do not
+	 * dare where an FDE exists but says something the format cannot hold.
+	 */
+	STITCH_CFA_NO_FDE = 7,
 };
 
 enum stitch_rbp_rule {

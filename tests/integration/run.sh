@@ -918,6 +918,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/releases.sh
 # Names and stack ends: the loader's entry, containers' debug files, debuginfod (issue 28).
 . tests/integration/debuginfo.sh
+# JIT runtimes: node, the JVM, hand-made JIT code (issue 30).
+. tests/integration/jit.sh
 
 ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 # The sanitizer pass (make integration's second run, STITCH_TEST_SET=asan)

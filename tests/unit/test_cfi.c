@@ -146,7 +146,8 @@ struct exp_row {
 #define RBP	STITCH_CFA_RBP
 #define SAME	STITCH_RBP_SAME
 #define ATCFA	STITCH_RBP_AT_CFA
-#define END_	{ FN + FN_LEN, U, 0, SAME, 0 }
+#define NF	STITCH_CFA_NO_FDE
+#define END_	{ FN + FN_LEN, NF, 0, SAME, 0 }
 
 static void check_rows(const struct unwind_table *t, const struct exp_row *exp, size_t n,
 		       const char *name)
@@ -220,22 +221,22 @@ static const struct prog_case prog_cases[] = {
 	  E({ FN, RSP, 8, ATCFA, -16 }, { FN + 1, RSP, 8, SAME, 0 }, END_) },
 	{ "rbp in another register is not expressible",
 	  P(0x41, 0x09, 6, 3),
-	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
+	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }, END_) },
 	{ "rip in a register (longjmp) is not expressible",
 	  P(0x41, 0x09, 16, 1),
-	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
+	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }, END_) },
 	{ "val_offset rbp", P(0x41, 0x14, 6, 2),
-	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
+	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }, END_) },
 	{ "val_expression rip", P(0x41, 0x16, 16, 2, 0x77, 0),
-	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
+	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }, END_) },
 	{ "expression on other registers is harmless",
 	  P(0x41, 0x10, 3, 2, 0x76, 0x50, 0x41, 0x14, 12, 2),
 	  E({ FN, RSP, 8, SAME, 0 }, END_) },
 	{ "CFA in rbx, then a CFA offset beyond s16",
 	  P(0x41, 0x0c, 3, 8, 0x41, 0x0c, 7, 0x80, 0x80, 0x04),
-	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
+	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }, END_) },
 	{ "RA not at CFA-8",
-	  P(0x41, 0x90, 2), E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
+	  P(0x41, 0x90, 2), E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }, END_) },
 	{ "GNU ld .plt expression",
 	  P(0x0f, 11, 0x77, 8, 0x80, 0, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22),
 	  E({ FN, STITCH_CFA_PLT, 8, SAME, 11 }, END_) },
@@ -245,14 +246,14 @@ static const struct prog_case prog_cases[] = {
 	    { FN + 2, STITCH_CFA_DEREF_RBP, -24, STITCH_RBP_AT_RBP, 0 }, END_) },
 	{ "other CFA expression (breg7 -8; deref; plus_uconst 8)",
 	  P(0x41, 0x0f, 5, 0x77, 0x78, 0x06, 0x23, 8),
-	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
+	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }, END_) },
 	{ "def_cfa_offset after a CFA expression is invalid",
 	  P(0x41, 0x0f, 3, 0x76, 0x68, 0x06, 0x41, 0x0e, 16),
 	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, STITCH_CFA_DEREF_RBP, -24, SAME, 0 },
-	    { FN + 2, U, 0, SAME, 0 }) },
+	    { FN + 2, U, 0, SAME, 0 }, END_) },
 	{ "unknown opcode cuts the rest",
 	  P(0x41, 0x0e, 16, 0x42, 0x3c, 0x41, 0x0e, 8),
-	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, RSP, 16, SAME, 0 }, { FN + 3, U, 0, SAME, 0 }) },
+	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, RSP, 16, SAME, 0 }, { FN + 3, U, 0, SAME, 0 }, END_) },
 	{ "nop and GNU_args_size are ignored",
 	  P(0x00, 0x2e, 16, 0x41, 0x00, 0x0e, 16),
 	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, RSP, 16, SAME, 0 }, END_) },
@@ -260,16 +261,16 @@ static const struct prog_case prog_cases[] = {
 	  P(0x41, 0x0e, 16, 0x04, 0xff, 0xff, 0xff, 0xff, 0x0e, 24),
 	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, RSP, 16, SAME, 0 }, END_) },
 	{ "restore_state with nothing remembered",
-	  P(0x41, 0x0b), E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }) },
+	  P(0x41, 0x0b), E({ FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }, END_) },
 	{ "truncated operand",
 	  P(0x41, 0x0e, 16, 0x41, 0x0c, 7),
-	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, RSP, 16, SAME, 0 }, { FN + 2, U, 0, SAME, 0 }) },
+	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, RSP, 16, SAME, 0 }, { FN + 2, U, 0, SAME, 0 }, END_) },
 	{ "advance of zero and restore of an untracked register",
 	  P(0x40, 0xc3, 0x41, 0x0e, 16),
 	  E({ FN, RSP, 8, SAME, 0 }, { FN + 1, RSP, 16, SAME, 0 }, END_) },
 	{ "set_loc forward, then backward",
 	  P(0x01, 0x10, 0, 0, 0, 0x0e, 16, 0x01, 0x08, 0, 0, 0),
-	  E({ FN, RSP, 8, SAME, 0 }, { FN + 0x10, U, 0, SAME, 0 }) },
+	  E({ FN, RSP, 8, SAME, 0 }, { FN + 0x10, U, 0, SAME, 0 }, END_) },
 };
 
 /* set_loc's operand is pcrel like pc_begin: fix up the two in that case. */
@@ -315,7 +316,7 @@ static void test_programs(void **state)
 
 static void test_deep_remember_state(void **state)
 {
-	struct exp_row exp[] = { { FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 } };
+	struct exp_row exp[] = { { FN, RSP, 8, SAME, 0 }, { FN + 1, U, 0, SAME, 0 }, END_ };
 	uint8_t prog[CFI_MAX_STATE_DEPTH + 8];
 	struct unwind_table t;
 	struct sec s = { 0 };
@@ -326,14 +327,14 @@ static void test_deep_remember_state(void **state)
 	cie = eh_cie(&s, "zR", 16, std_cie_prog, sizeof(std_cie_prog));
 	eh_fde(&s, cie, FN, FN_LEN, prog, sizeof(prog));
 	assert_int_equal(cfi_parse_section(s.d, s.n, SEC_VADDR, true, &t), 0);
-	check_rows(&t, exp, 2, "deep remember_state");
+	check_rows(&t, exp, 3, "deep remember_state");
 	unwind_table_free(&t);
 }
 
 static void test_signal_frame(void **state)
 {
 	struct exp_row exp[] = { { FN - 1, STITCH_CFA_SIGNAL, 0, SAME, 0 },
-				 { FN + 9, U, 0, SAME, 0 } };
+				 { FN + 9, NF, 0, SAME, 0 } };
 	/* glibc's __restore_rt FDE: a CFA expression we would otherwise refuse. */
 	uint8_t prog[] = { 0x0f, 4, 0x77, 0xa0, 0x01, 0x06 };
 	struct unwind_table t;
@@ -354,11 +355,11 @@ static void test_gaps_merge_overlap(void **state)
 	static const uint8_t push[] = { 0x41, 0x0e, 16 };
 	struct exp_row exp[] = {
 		{ 0x1000, RSP, 8, SAME, 0 },	/* A, then B adjacent and merged */
-		{ 0x1020, U, 0, SAME, 0 },	/* gap */
+		{ 0x1020, NF, 0, SAME, 0 },	/* gap */
 		{ 0x1030, RSP, 8, SAME, 0 },	/* C */
 		{ 0x1031, RSP, 16, SAME, 0 },
 		{ 0x1040, RBP, 16, SAME, 0 },	/* D's tail past C's end */
-		{ 0x1050, U, 0, SAME, 0 },
+		{ 0x1050, NF, 0, SAME, 0 },
 	};
 	static const uint8_t rbp_cfa[] = { 0x0c, 6, 16 };
 	struct unwind_table t;
@@ -375,9 +376,9 @@ static void test_gaps_merge_overlap(void **state)
 	check_rows(&t, exp, 6, "gaps");
 	assert_null(unwind_table_lookup(&t, 0xfff));
 	assert_int_equal(unwind_table_lookup(&t, 0x1000)->cfa_rule, RSP);
-	assert_int_equal(unwind_table_lookup(&t, 0x1025)->cfa_rule, U);
+	assert_int_equal(unwind_table_lookup(&t, 0x1025)->cfa_rule, NF);
 	assert_int_equal(unwind_table_lookup(&t, 0x1045)->cfa_offset, 16);
-	assert_int_equal(unwind_table_lookup(&t, 0x100000)->cfa_rule, U);
+	assert_int_equal(unwind_table_lookup(&t, 0x100000)->cfa_rule, NF);
 	assert_null(unwind_table_lookup(&t, 1ull << 33));
 	unwind_table_free(&t);
 }
@@ -474,7 +475,7 @@ static void test_section_priority(void **state)
 	static const uint8_t rbp_cfa[] = { 0x0c, 6, 16 };
 	struct exp_row exp[] = {
 		{ 0x800, RBP, 16, SAME, 0 }, { 0x1000, RSP, 8, SAME, 0 },
-		{ 0x1100, RBP, 16, SAME, 0 }, { 0x1200, U, 0, SAME, 0 },
+		{ 0x1100, RBP, 16, SAME, 0 }, { 0x1200, NF, 0, SAME, 0 },
 	};
 	struct sec eh = { 0 }, dbg = { 0 };
 	struct cfi_section secs[2] = {
@@ -585,17 +586,17 @@ static void test_malformed(void **state)
 	put_u8(&s, 'z');
 	expect_parse(&s, true, 0, 0, 0);
 
-	/* Return address column other than rip: rows, but UNKNOWN. */
+	/* Return address column other than rip: rows, but UNKNOWN (then NO_FDE at its end). */
 	memset(&s, 0, sizeof(s));
 	cie = eh_cie(&s, "zR", 15, std_cie_prog, sizeof(std_cie_prog));
 	eh_fde(&s, cie, FN, FN_LEN, NULL, 0);
-	expect_parse(&s, true, 0, 1, 0);
+	expect_parse(&s, true, 0, 2, 0);
 
 	/* A CIE program that advances: every FDE using it is UNKNOWN. */
 	memset(&s, 0, sizeof(s));
 	cie = eh_cie(&s, "zR", 16, (const uint8_t[]){ 0x0c, 7, 8, 0x41 }, 4);
 	eh_fde(&s, cie, FN, FN_LEN, NULL, 0);
-	expect_parse(&s, true, 0, 1, 0);
+	expect_parse(&s, true, 0, 2, 0);
 
 	/* Range wrapping around, zero range. */
 	memset(&s, 0, sizeof(s));
@@ -609,7 +610,7 @@ static void test_malformed(void **state)
 	cie = eh_cie(&s, "zR", 16, std_cie_prog, sizeof(std_cie_prog));
 	eh_fde(&s, cie, FN, FN_LEN, (const uint8_t[]){ 0x41, 0x0e, 0xff, 0xff, 0xff, 0xff,
 			0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 }, 13);
-	expect_parse(&s, true, 0, 2, 0);
+	expect_parse(&s, true, 0, 3, 0);
 
 	/* Nothing at all, or only a terminator. */
 	memset(&s, 0, sizeof(s));
@@ -707,7 +708,7 @@ static void check_well_formed(const struct unwind_table *t)
 		assert_true(a->pc < b->pc);
 		assert_false(a->cfa_rule == b->cfa_rule && a->cfa_offset == b->cfa_offset &&
 			     a->rbp_rule == b->rbp_rule && a->rbp_offset == b->rbp_offset);
-		assert_true(b->cfa_rule <= STITCH_CFA_DEREF_RBP);
+		assert_true(b->cfa_rule <= STITCH_CFA_NO_FDE);
 	}
 }
 

@@ -177,6 +177,7 @@ struct module {
 	uint64_t lo, hi, bias;
 	const struct unwind_table *table;	/* NULL: anonymous */
 	uint32_t slot;
+	bool jit;				/* anonymous executable memory: JIT code */
 };
 
 struct world {
@@ -198,6 +199,8 @@ static const struct unwind_table *world_lookup(void *ctx, uint64_t pc, uint64_t 
 {
 	const struct module *m = module_at(ctx, pc);
 
+	if (m && m->jit)
+		return &unwind_table_jit;
 	if (!m || !m->table)
 		return NULL;
 	*bias = m->bias;
@@ -215,6 +218,8 @@ static uint64_t word_of(const struct world *w, const struct unwind_frame *f)
 		       (f->pc - m->bias);
 	else
 		word = f->pc;
+	if (f->by_fp)
+		word |= KFRAME_BY_FP;
 	return f->exact ? word | KFRAME_EXACT : word;
 }
 
@@ -279,6 +284,7 @@ static void add_table(struct rowbuf *rb, const struct unwind_table *t, uint32_t 
 #define BIN_A 0x400000ull	/* bias 0: vaddr == pc */
 #define BIN_B 0x7f0000000000ull	/* bias BIN_B - 0x1000 */
 #define ANON 0x7e0000000000ull
+#define JIT 0x7d0000000000ull
 
 static uint64_t words[128];
 
@@ -297,7 +303,7 @@ static struct stitch_unwind_row row(uint32_t pc, int cfa_rule, int cfa_off, int 
 
 struct synth {
 	struct unwind_table ta, tb;
-	struct stitch_unwind_row a[8], b[8];
+	struct stitch_unwind_row a[9], b[8];
 	struct world w;
 	struct kunwind_proc *p;
 	struct rowbuf rb;
@@ -308,10 +314,12 @@ struct synth {
  * Binary A (0x400000..0x410000, vaddr == pc):
  *   0x401000 RSP+8 (leaf), 0x402000 RSP+16 rbp at CFA-16, 0x403000 RBP+16,
  *   0x404000 PLT (RSP+8, +8 from rip&15 >= 11), 0x405000 END, 0x406000 UNKNOWN,
- *   0x407000 SIGNAL, 0x408000 RSP+32 rbp at CFA-48 (an epilogue, three pops in)
+ *   0x407000 SIGNAL, 0x408000 RSP+32 rbp at CFA-48 (an epilogue, three pops in),
+ *   0x409000 NO_FDE (text without CFI)
  * Binary B (0x7f0000000000.., vaddr = pc - BIN_B + 0x1000):
  *   0x1000 RSP+8
- * One anonymous executable mapping at ANON.
+ * One anonymous executable mapping at ANON, as the kernel's list shows a
+ * file it cannot read; one of JIT code at JIT.
  */
 static void synth_init(struct synth *s)
 {
@@ -327,7 +335,8 @@ static void synth_init(struct synth *s)
 	s->a[5] = row(0x406000, STITCH_CFA_UNKNOWN, 0, STITCH_RBP_SAME, 0);
 	s->a[6] = row(0x407000, STITCH_CFA_SIGNAL, 0, STITCH_RBP_SAME, 0);
 	s->a[7] = row(0x408000, STITCH_CFA_RSP, 32, STITCH_RBP_AT_CFA, -48);
-	s->ta = (struct unwind_table){ s->a, 8 };
+	s->a[8] = row(0x409000, STITCH_CFA_NO_FDE, 0, STITCH_RBP_SAME, 0);
+	s->ta = (struct unwind_table){ s->a, 9 };
 	s->b[0] = row(0x1000, STITCH_CFA_RSP, 8, STITCH_RBP_SAME, 0);
 	s->tb = (struct unwind_table){ s->b, 1 };
 	s->rb.stride = 16;
@@ -339,7 +348,21 @@ static void synth_init(struct synth *s)
 	s->w.mods[0] = (struct module){ BIN_A, BIN_A + 0x10000, 0, &s->ta, 0 };
 	s->w.mods[1] = (struct module){ ANON, ANON + 0x1000, 0, NULL, KUNWIND_NO_SLOT };
 	s->w.mods[2] = (struct module){ BIN_B, BIN_B + 0x1000, BIN_B - 0x1000, &s->tb, 1 };
-	s->w.nr = 3;
+	s->w.mods[3] = (struct module){ JIT, JIT + 0x1000, 0, NULL, KUNWIND_NO_SLOT, true };
+	s->w.nr = 4;
+	/* The kernel's list is sorted by start. */
+	for (i = 0; i < s->w.nr; i++) {
+		int j;
+
+		for (j = i + 1; j < s->w.nr; j++) {
+			if (s->w.mods[j].lo < s->w.mods[i].lo) {
+				struct module t = s->w.mods[i];
+
+				s->w.mods[i] = s->w.mods[j];
+				s->w.mods[j] = t;
+			}
+		}
+	}
 	for (i = 0; i < s->w.nr; i++) {
 		struct kunwind_map *km = &s->p->maps[i];
 		const struct module *m = &s->w.mods[i];
@@ -348,6 +371,8 @@ static void synth_init(struct synth *s)
 		km->end = m->hi;
 		km->bias = m->bias;
 		km->slot = m->slot;
+		if (m->jit)
+			km->flags = KUNWIND_MAP_ANON;
 		if (m->table) {
 			add_table(&s->rb, m->table, &first);
 			km->row_first = first;
@@ -434,6 +459,57 @@ static void test_synthetic_rules(void **state)
 	/* A pc in no mapping at all: the kernel hands the stack to user space. */
 	*at(STACK_BASE) = 0x300000;
 	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, true, NULL);
+	synth_free(&s);
+}
+
+/*
+ * Code without CFI, stepped by frame pointer in both walks alike, the
+ * frames so found marked: JIT code, then text no FDE covers, then back to
+ * a row (END).  rbp below sp, or misaligned, or a return address of zero
+ * or in no code cuts the stack there (NO_RULE).
+ */
+static void test_synthetic_frame_pointer(void **state)
+{
+	struct unwind_regs regs;
+	enum unwind_stop why;
+	struct synth s;
+
+	synth_init(&s);
+	*at(STACK_BASE) = JIT + 0x10;			/* leaf (RSP+8) returns into JIT code */
+	*at(STACK_BASE + 0x20) = STACK_BASE + 0x40;	/* its frame: saved rbp, */
+	*at(STACK_BASE + 0x28) = 0x409010;		/* return address: text without CFI */
+	*at(STACK_BASE + 0x40) = 0x777;			/* whose frame: a caller's rbp (none), */
+	*at(STACK_BASE + 0x48) = 0x405010;		/* and return address: END */
+	regs = (struct unwind_regs){ 0x401004, STACK_BASE, STACK_BASE + 0x20 };
+	assert_int_equal(compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why), 4);
+	assert_int_equal(why, UNWIND_STOP_END);
+	assert_true(s.r->frames[2] & KFRAME_BY_FP);
+	assert_true(s.r->frames[3] & KFRAME_BY_FP);
+	assert_false(s.r->frames[1] & KFRAME_BY_FP);
+	/* Full at a frame-pointer step. */
+	compare(&s.w, s.r, s.p, &regs, 2, false, &why);
+	assert_int_equal(why, UNWIND_STOP_TRUNCATED);
+	/* Return address zero, or in code the list cannot read. */
+	*at(STACK_BASE + 0x48) = 0;
+	assert_int_equal(compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why), 3);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+	*at(STACK_BASE + 0x48) = ANON + 0x10;
+	assert_int_equal(compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why), 3);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+	/* JIT code without a frame pointer: rbp a counter, below sp, misaligned. */
+	regs.bp = 12345;
+	assert_int_equal(compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+	regs.bp = STACK_BASE;
+	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+	regs.bp = STACK_BASE + 0x21;
+	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+	/* Past the stack: truncated, as any read there. */
+	regs.bp = STACK_BASE + sizeof(words);
+	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why);
+	assert_int_equal(why, UNWIND_STOP_TRUNCATED);
 	synth_free(&s);
 }
 
@@ -922,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_synthetic_rules),
 		cmocka_unit_test(test_synthetic_signal),
 		cmocka_unit_test(test_synthetic_epilogue),
+		cmocka_unit_test(test_synthetic_frame_pointer),
 		cmocka_unit_test(test_build_proc_vsyscall),
 		cmocka_unit_test(test_build_proc_uprobes_page),
 		cmocka_unit_test(test_synthetic_uretprobe),

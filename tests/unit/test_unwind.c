@@ -230,6 +230,84 @@ static void test_unwind_user_small(void **state)
 	assert_int_equal(unwind_user(&r, &s, fake_lookup, &t, f, 0, &why), 0);
 }
 
+/* C code 0x401000-0x500000 (bias 0x1000), JIT code (no table) 0x700000-0x710000. */
+static const struct unwind_table *jit_lookup(void *ctx, uint64_t pc, uint64_t *bias)
+{
+	*bias = 0x1000;
+	if (pc >= 0x700000 && pc < 0x710000)
+		return &unwind_table_jit;
+	return pc >= 0x401000 && pc < 0x500000 ? ctx : NULL;
+}
+
+/*
+ * Code without CFI is stepped by frame pointer: JIT code (anonymous), and
+ * text in a gap between FDEs; back in code with CFI, its rows resume.  A
+ * frame pointer below sp or misaligned, or a return address in no code,
+ * cuts the stack there.
+ */
+static void test_unwind_user_jit(void **state)
+{
+	struct stitch_unwind_row rows[] = {
+		{ .pc = 0x400000, .cfa_rule = STITCH_CFA_RSP, .cfa_offset = 16 },
+		{ .pc = 0x400100, .cfa_rule = STITCH_CFA_END },
+		{ .pc = 0x400200, .cfa_rule = STITCH_CFA_UNKNOWN },
+		{ .pc = 0x400300, .cfa_rule = STITCH_CFA_NO_FDE },
+	};
+	struct unwind_table t = { rows, 4 };
+	struct unwind_stack s = fake_stack();
+	struct unwind_regs r = { 0x401010, FAKE_BASE, FAKE_BASE + 32 };
+	struct unwind_frame f[8];
+	enum unwind_stop why;
+
+	memset(fake_words, 0, sizeof(fake_words));
+	*word_at(FAKE_BASE + 8) = 0x700101;		/* C returns into JIT code */
+	*word_at(FAKE_BASE + 32) = FAKE_BASE + 64;	/* its frame: saved rbp, */
+	*word_at(FAKE_BASE + 40) = 0x700201;		/* return address: JIT again */
+	*word_at(FAKE_BASE + 64) = 0x1234;		/* outer frame: caller's rbp (none) */
+	*word_at(FAKE_BASE + 72) = 0x401101;		/* back in C: END row */
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 4);
+	assert_int_equal(why, UNWIND_STOP_END);
+	assert_int_equal(f[1].pc, 0x700101);
+	assert_false(f[1].by_fp);
+	assert_int_equal(f[2].pc, 0x700201);
+	assert_true(f[2].by_fp);
+	assert_int_equal(f[3].pc, 0x401101);
+	assert_true(f[3].by_fp);
+	/* Full at a frame-pointer step: truncated. */
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 2, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_TRUNCATED);
+
+	/* Return address in no code: cut after the JIT frame. */
+	*word_at(FAKE_BASE + 40) = 0x600000;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+	*word_at(FAKE_BASE + 40) = 0;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+	*word_at(FAKE_BASE + 40) = 0x700201;
+	/* JIT code without a frame pointer: rbp below sp, misaligned, past the stack. */
+	r.bp = FAKE_BASE + 8;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+	r.bp = FAKE_BASE + 33;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+	r.bp = FAKE_BASE + sizeof(fake_words);
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_TRUNCATED);
+
+	/* Text no FDE covers (a NO_FDE row) is stepped by frame pointer too. */
+	r = (struct unwind_regs){ 0x401310, FAKE_BASE, FAKE_BASE + 32 };
+	*word_at(FAKE_BASE + 40) = 0x401101;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_END);
+	assert_true(f[1].by_fp);
+	/* Not an UNKNOWN row: an FDE says something the format cannot hold. */
+	r.ip = 0x401210;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 1);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+}
+
 /* ---- real snapshots from the fixture -------------------------------------- */
 
 struct module {
@@ -634,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_step_signal),
 		cmocka_unit_test(test_step_stops),
 		cmocka_unit_test(test_unwind_user_small),
+		cmocka_unit_test(test_unwind_user_jit),
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_signal),
