@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include "symbolize/debug_cache.h"
+#include "symbolize/demangle.h"
 #include "symbolize/debuginfo.h"
 #include "symbolize/dwarf_src.h"
 #include "util/elf_util.h"
+#include "util/hashmap.h"
 #include "symbolize/symbolize.h"
 #include "symbolize/symtab.h"
 
@@ -45,7 +47,16 @@ struct sym_source {
 	struct dwarf_src dwarf;
 	struct debug_file dwarf_cached;	/* dwarf_elf decompressed, if cached */
 	struct cache_slot *cache;	/* allocated on first lookup */
+	struct hmap demangled;		/* mangled name (its pointer) -> struct readable */
+	bool demangled_ready;
 	char desc[80];
+};
+
+/* A mangled name of the source and its readable form, made once per name. */
+struct readable {
+	struct hmap_node node;
+	const char *mangled;		/* the source's own string */
+	char *name;			/* malloc'd; NULL if it does not demangle */
 };
 
 static bool has_dwarf(Elf *elf)
@@ -139,6 +150,14 @@ void sym_source_free(struct sym_source *src)
 	minidebug_close(&src->mini);
 	debug_file_close(&src->debug);
 	free(src->cache);
+	if (src->demangled_ready) {
+		struct hmap_node *node;
+		size_t i;
+
+		hmap_for_each(&src->demangled, i, node)
+			free(((struct readable *)node)->name);
+		hmap_free_all(&src->demangled);
+	}
 	free(src);
 }
 
@@ -231,10 +250,42 @@ static struct cache_slot *cache_slot(struct sym_source *src, uint64_t vaddr)
 	return &src->cache[h >> 56 & (CACHE_SLOTS - 1)];
 }
 
+static bool readable_eq(const struct hmap_node *node, const void *key)
+{
+	return ((const struct readable *)node)->mangled == key;
+}
+
+/*
+ * name as people read it (demangle.h), owned by the source like name: a
+ * symbol's name is one string of the source, so its pointer is its key.
+ */
+static const char *readable_name(struct sym_source *src, const char *name)
+{
+	struct readable *r;
+	bool added;
+
+	if (!demangle_wanted(name))
+		return name;
+	if (!src->demangled_ready) {
+		if (hmap_init(&src->demangled, 64))
+			return name;
+		src->demangled_ready = true;
+	}
+	r = (struct readable *)hmap_find_or_add(&src->demangled, hash_u64((uintptr_t)name),
+						readable_eq, name, sizeof(*r), &added);
+	if (!r)
+		return name;
+	if (added) {
+		r->mangled = name;
+		r->name = demangle(name);
+	}
+	return r->name ? r->name : name;
+}
+
 int sym_source_lookup(struct sym_source *src, uint64_t vaddr, struct sym_frame *out, int max)
 {
 	struct cache_slot *slot;
-	int n;
+	int n, i;
 
 	if (!src || !out || max <= 0)
 		return 0;
@@ -244,6 +295,8 @@ int sym_source_lookup(struct sym_source *src, uint64_t vaddr, struct sym_frame *
 		return slot->n;
 	}
 	n = lookup_uncached(src, vaddr, out, max);
+	for (i = 0; i < n; i++)
+		out[i].name = readable_name(src, out[i].name);
 	/* A chain cut at max is not the whole answer: do not cache it. */
 	if (slot && n <= CACHE_FRAMES && n < max) {
 		slot->vaddr = vaddr;

@@ -15,7 +15,7 @@ in_tmp() {
 }
 JAVA_JIT_FLAGS="-XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"
 # Node's main thread from its start, to V8's entry into JavaScript.
-NODE_MAIN="^node;$LIBC_START;_ZN4node5StartEiPPc;.*;Builtins_JSEntry;"
+NODE_MAIN="^node;$LIBC_START;node::Start\(int, char\*\*\);.*;Builtins_JSEntry;"
 # A V8 frame of a function (~ interpreted, ^ baseline, + or * optimized), named by its perf map.
 js_frame() {
 	echo "JS:[~^+*]?$1 [^;]*$2:[0-9]+:[0-9]+_\[j\]"
@@ -216,7 +216,7 @@ test_jit_java_hot_method() {
 	"$STITCH" record -F 499 -o "$f" -- java $JAVA_JIT_FLAGS -cp "$TMP/java" Hot 2
 	show "$f"
 	main='^java;clone3;start_thread;ThreadJavaMain;JavaMain;jni_CallStaticVoidMethod;'
-	hot='_ZN9JavaCalls11call_helper[^;]*;([^;]*_\[j\];)*double Hot\.hotLoop\(int\)_\[j\]( |;)'
+	hot='JavaCalls::call_helper\(JavaValue\*, [^;]*;([^;]*_\[j\];)*double Hot\.hotLoop\(int\)_\[j\]( |;)'
 	pct=$(share "$f" '^[^;]*;' "$main.*;$hot")
 	expect_ge "% of the JVM's samples in Hot.hotLoop, complete" "$pct" 80
 	expect_grep "$f" '^C[12] CompilerThre;clone3;start_thread;'

@@ -20,6 +20,7 @@
 
 #include "symbolize/debuginfo.h"
 #include "util/elf_util.h"
+#include "symbolize/demangle.h"
 #include "symbolize/symbolize.h"
 #include "symbolize/symtab.h"
 #include "unit_helpers.h"
@@ -495,6 +496,54 @@ static void test_libc(void **state)
 	close(fd);
 }
 
+/*
+ * C++ names as people read them, from DWARF's linkage names and from the
+ * symbol table alike; names the demangler cannot read stay as they are.
+ */
+static void test_cxx_demangled(void **state)
+{
+	static const char *const bins[] = { "cxx", "cxx_stripped" };
+	const char *mangled = "_ZN2ns6WidgetIiE4spinEl";
+	unsigned int i;
+	char *long_name;
+
+	test_shell_ok("cd '%s' && set -e\n"
+		      "printf '%%s\\n' 'namespace ns { template <class T> struct Widget {' "
+		      "'  T v; __attribute__((noinline)) T spin(long n) { while (n--) v += n; return v; }' "
+		      "'}; }' 'int main(int c, char **) { ns::Widget<int> w{c}; return w.spin(c); }' "
+		      ">cxx.cc\n"
+		      "g++ -O1 -g cxx.cc -o cxx\n"
+		      "strip --strip-debug -o cxx_stripped cxx\n", dir);
+	for (i = 0; i < 2; i++) {
+		struct opened o = open_bin(bins[i], NULL, "");
+		struct sym_frame f[8];
+		uint64_t addr, size;
+		int n;
+
+		assert_int_equal(sym_source_find_symbol(o.src, mangled, &addr, &size), 0);
+		n = sym_source_lookup(o.src, addr + 1, f, 8);
+		assert_int_equal(n, 1);
+		assert_string_equal(f[0].name, "ns::Widget<int>::spin(long)");
+		/* the second time from the source's cache: the same string */
+		assert_int_equal(sym_source_lookup(o.src, addr + 1, f, 8), 1);
+		assert_string_equal(f[0].name, "ns::Widget<int>::spin(long)");
+		close_bin(&o);
+	}
+	assert_null(demangle("main"));
+	assert_null(demangle("_Z"));
+	assert_null(demangle("_Zfoo"));
+	long_name = demangle("_ZN4node5StartEiPPc");
+	assert_string_equal(long_name, "node::Start(int, char**)");
+	free(long_name);
+	long_name = malloc(DEMANGLE_MAX_IN + 2);
+	assert_non_null(long_name);
+	memset(long_name, 'a', DEMANGLE_MAX_IN + 1);
+	memcpy(long_name, "_ZN1a", 5);
+	long_name[DEMANGLE_MAX_IN + 1] = 0;
+	assert_null(demangle(long_name));
+	free(long_name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_minidebug_garbage),
 		cmocka_unit_test(test_empty_and_null),
 		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_cxx_demangled),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
