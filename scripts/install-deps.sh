@@ -10,7 +10,8 @@ fi
 
 packages=(
 	# build
-	make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config
+	# (g++: libstdc++, whose __cxa_demangle names C++ frames; and the unit test's C++ program)
+	make gcc g++ clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config
 	# debug files by build-id from debuginfod servers (elfutils' client library)
 	libdebuginfod-dev
 	# stitch agent's pushes over HTTP(S) (libcurl with OpenSSL: the system's CAs)
