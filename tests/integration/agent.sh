@@ -193,6 +193,8 @@ test_agent_spool_survives_a_restart() {
 	local spooled
 	spooled=$(ls "$TMP"/spool/pyroscope-*/ | grep -c '\.push$')
 	expect_eq "pushes spooled" "$spooled" "$(series_made "$TMP/agent1.err")"
+	expect_eq "spooled pushes not readable by others (modes)" \
+		"$(stat -c %a "$TMP"/spool/pyroscope-*/*.push | sort -u)" 600
 	backend_start back pyroscope "$port"
 	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 3 --period 1s --spool "$TMP/spool" \
 		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agent2.err"
