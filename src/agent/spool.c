@@ -125,7 +125,7 @@ int spool_write(const struct spool_dir *sd, const char *name, const uint8_t *bod
 		return rc;
 	}
 	/* Profiles name a host's code and paths: readable by the agent only. */
-	if (fchmod(fileno(of.f), 0600) || fwrite(body, 1, len, of.f) != len) {
+	if (fchmod(of.fd, 0600) || fwrite(body, 1, len, of.f) != len) {
 		rc = outfile_write_error(&of);
 		outfile_abort(&of);
 		fprintf(stderr, "stitch agent: spool %s: %s\n", path, strerror(-rc));
