@@ -40,7 +40,7 @@ done
 check inverted.svg "$TMP/inverted.svg"
 "$STITCH" report "$G/input.folded" -o "$TMP/out.pb.gz" || failed=$((failed + 1))
 gzip -dc "$TMP/out.pb.gz" | protoc --decode=perftools.profiles.Profile \
-	-I tests/unit/fixtures tests/unit/fixtures/profile.proto >"$TMP/out.pprof.txt" ||
+	-I tests/agent/proto/pprof tests/agent/proto/pprof/profile.proto >"$TMP/out.pprof.txt" ||
 	failed=$((failed + 1))
 check pprof.txt "$TMP/out.pprof.txt"
 

@@ -463,7 +463,8 @@ static void test_protoc_decode(void **state)
 		fail_msg("protoc not found: install protobuf-compiler (scripts/install-deps.sh)");
 	here = strdup(__FILE__);
 	assert_non_null(here);
-	snprintf(proto_dir, sizeof(proto_dir), "%s/fixtures", dirname(here));
+	/* pprof's own schema, vendored for the agent's test servers too */
+	snprintf(proto_dir, sizeof(proto_dir), "%s/../agent/proto/pprof", dirname(here));
 	free(here);
 
 	build_profile(&a);
