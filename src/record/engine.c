@@ -359,7 +359,7 @@ static int run_loop(struct run *run)
 		watch_interpreters(r, read_ns);
 		kunwind_update(r);
 		kernel_counts_tick(r, mono_s());
-		reclaim_exited(r, false);
+		reclaim_exited(r, read_ns);
 		/*
 		 * Counted in the kernel, a steady profile leaves the ring
 		 * idle, and 50 wakeups a second were most of what it cost us

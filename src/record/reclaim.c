@@ -17,9 +17,12 @@
  * How long what an exited process held is kept: its samples and walks in
  * the ring (read every 20 to 100 ms), and the kernel's counts naming its
  * binaries (an epoch is read a second or two after it ends), are all
- * named well within it.
+ * named well within it.  Its binaries are mapped (procs_mark_binaries)
+ * as long as it is kept; then a sweep or two more, for a binary opened
+ * but never mapped (a file that was not the one the kernel reported).
  */
-#define RECLAIM_GRACE_NS (10 * 1000000000ull)
+#define RECLAIM_GRACE_NS (5 * 1000000000ull)
+#define RECLAIM_BINARY_GRACE_NS (2 * 1000000000ull)
 /* Sweeps a second; a look at whether each known pid still exists every 10th. */
 #define RECLAIM_EVERY_NS 1000000000ull
 #define RECLAIM_ALIVE_EVERY 10
@@ -45,18 +48,31 @@ static bool binary_release(void *ctx, struct binary *b)
 	return !r->kw_ready || kunwind_release_binary(&r->kw, b);
 }
 
-void reclaim_exited(struct recorder *r, bool now)
+void reclaim_exited(struct recorder *r, uint64_t read_ns)
 {
+	const uint64_t margin_ns = 10000000;
 	uint64_t t = mono_ns();
 
-	if (!now && t - r->reclaim_last_ns < RECLAIM_EVERY_NS)
+	if (t - r->reclaim_last_ns < RECLAIM_EVERY_NS)
 		return;
 	r->reclaim_last_ns = t;
+	/*
+	 * The model moves on with the records that need it; counted in the
+	 * kernel, a machine's stacks may send none for minutes, and the
+	 * kernel's process records (exits included) queued up unapplied:
+	 * apply them up to the moment before the ring was last read, less a
+	 * margin for samples timed before it but written after, as
+	 * watch_interpreters does.
+	 */
+	if (read_ns > margin_ns) {
+		perf_tracker_drain(&r->ptrack);
+		perf_tracker_apply(&r->ptrack, &r->procs, read_ns - margin_ns);
+	}
 	r->reclaim_turns++;
 	r->procs_reaped += procs_reap(&r->procs, t, RECLAIM_GRACE_NS,
 				      r->reclaim_turns % RECLAIM_ALIVE_EVERY == 0, proc_gone, r);
 	procs_mark_binaries(&r->procs, t);
-	binary_cache_sweep(&r->bins, t, RECLAIM_GRACE_NS, RECLAIM_TABLE_BUDGET, binary_release, r);
+	binary_cache_sweep(&r->bins, t, RECLAIM_BINARY_GRACE_NS, RECLAIM_TABLE_BUDGET, binary_release, r);
 	/*
 	 * What was freed in the heap's middle goes back to the kernel too
 	 * (a few ms when the heap is large): every 10th sweep.

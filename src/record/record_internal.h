@@ -143,10 +143,10 @@ static inline void uframes_mark_sampled(const struct uframe *uf, int n)
 }
 
 /*
- * reclaim.c: free what processes that exited a while ago held; at most once
- * a second unless now.
+ * reclaim.c: free what processes that exited a while ago held, at most once
+ * a second; read_ns: when the ring was last read to its end (run_loop).
  */
-void reclaim_exited(struct recorder *r, bool now);
+void reclaim_exited(struct recorder *r, uint64_t read_ns);
 
 /* stats.c */
 void read_stats(struct recorder *r, uint64_t out[STAT_NR]);

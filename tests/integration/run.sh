@@ -916,6 +916,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/releases.sh
 # Names and stack ends: the loader's entry, containers' debug files, debuginfod (issue 28).
 . tests/integration/debuginfo.sh
+# What a whole-machine recording holds over process churn (issue 26).
+. tests/integration/memory.sh
 
 ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 # The sanitizer pass (make integration's second run, STITCH_TEST_SET=asan)
