@@ -69,6 +69,7 @@ void interp_proc_forget(struct interp_state *st, uint32_t pid)
 {
 	struct interp_proc *ip = st->procs.buckets ? interp_proc_find(st, pid) : NULL;
 
+	interp_defs_forget(st, pid);
 	if (!ip)
 		return;
 	if (st->procs_fd >= 0)
