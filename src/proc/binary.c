@@ -303,7 +303,12 @@ void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_
 			next = n->next;
 			if (now_ns < b->last_mapped_ns || now_ns - b->last_mapped_ns < grace_ns)
 				continue;
-			if (!b->sampled && release(ctx, b)) {
+			/*
+			 * One with a table stays while the budget keeps the
+			 * table (a process maps it again: no rebuild), and goes
+			 * at a later sweep once it does not.
+			 */
+			if (!b->sampled && !(b->table_built && b->table.nr) && release(ctx, b)) {
 				hmap_remove(&c->by_file, n);
 				binary_free(b);
 				c->swept++;

@@ -92,12 +92,12 @@ static inline void binary_mark_mapped(struct binary *b, uint64_t now_ns)
 
 /*
  * What exited processes leave behind, once nothing maps a binary for
- * grace_ns (its processes' last stacks read): a binary no stack names is
- * freed, if release(ctx, b) lets it go (the in-kernel unwinder's hold on
- * it: false keeps it); the unwind tables of those kept (rebuilt if a
- * process maps them again) are freed, least recently mapped first, until
- * they take at most table_budget bytes.  Call procs_mark_binaries() just
- * before with the same now_ns.
+ * grace_ns (its processes' last stacks read): the unwind tables of those
+ * binaries (rebuilt if a process maps them again) are freed, least recently
+ * mapped first, until they take at most table_budget bytes; a binary no
+ * stack names and without a table is freed, if release(ctx, b) lets it go
+ * (the in-kernel unwinder's hold on it: false keeps it).  Call
+ * procs_mark_binaries() just before with the same now_ns.
  */
 void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_ns,
 			size_t table_budget, bool (*release)(void *ctx, struct binary *b),
