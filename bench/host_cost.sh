@@ -18,10 +18,11 @@
 #   total ms/s  the two: the CPU the host gives the profiler
 #   RSS MB      the process's peak resident set (VmHWM), and at the end
 #   vs perf     total ms/s over perf's at the same rate and workload
-# perf's row does not include `perf script` (naming its frames afterwards:
-# measured once, shown on its own line), and -g follows frame pointers,
-# which this workload does not keep: perf's stacks are incomplete where
-# stitch's are whole.
+# stitch names its frames before it exits; perf leaves that to `perf
+# script`, whose user+sys per second of recording is perf's "BPF ms/s"
+# column here (it has no BPF), so that both totals include naming.  perf's
+# -g follows frame pointers, which this workload does not keep: perf's
+# stacks are incomplete where stitch's are whole.
 #
 #   bench/host_cost.sh            (HZS="19 99" SECS=20; as root)
 #   STITCH_CMD="./stitch agent -a --push ..." bench/host_cost.sh
@@ -126,12 +127,16 @@ run_perf() {	# KIND HZ
 	measure "$pr"
 	wait "$pr"
 	workload_stop
-	cat "$T/row"
+	# Naming perf's frames, per second of recording, in the row's second column.
+	TIMEFORMAT='%U %S'
+	{ time perf script -i "$T/perf.data" >/dev/null 2>&1; } 2>"$T/script.time"
+	awk -v s="$SECS" 'NR == FNR { script = ($1 + $2) * 1000 / s; next }
+		{ printf "%s %.1f %s %s\n", $1, script, $3, $4 }' "$T/script.time" "$T/row"
 }
 
 echo "bench: whole host (-a), $NCPU CPUs, $SECS s a row, $(uname -r)"
 echo "  stitch: $STITCH_CMD -F HZ -d $SECS"
-echo "  perf:   perf record -a -F HZ -g (frame pointers; perf script not included)"
+echo "  perf:   perf record -a -F HZ -g (frame pointers); perf's BPF column: perf script's CPU"
 printf '| %-24s | %4s | %-6s | %8s | %8s | %10s | %15s | %8s |\n' workload Hz tracer \
 	"CPU ms/s" "BPF ms/s" "total ms/s" "RSS MB peak/end" "vs perf"
 printf '|%s|\n' "--------------------------|------|--------|----------|----------|------------|-----------------|----------"
@@ -150,8 +155,3 @@ for kind in headline best; do
 			"$pc" "$pb" "$ptot" "$ph / $pr" 1
 	done
 done
-# What perf's numbers leave out: naming its last recording's frames.
-TIMEFORMAT='%U %S'
-{ time perf script -i "$T/perf.data" >/dev/null 2>&1; } 2>"$T/script.time"
-echo "perf script of the last perf row ($SECS s of recording): $(awk '{ printf "%.2f", $1 + $2 }' \
-	"$T/script.time") s of CPU"

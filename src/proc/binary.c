@@ -317,8 +317,9 @@ void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_
 			if (!b->table_built || !b->table.nr ||
 			    array_reserve((void **)&kept, &capkept, nkept + 1, sizeof(*kept), 64))
 				continue;
-			kept[nkept++] = (struct kept_table){ b, b->table.nr * sizeof(*b->table.rows) };
-			total += kept[nkept - 1].bytes;
+			kept[nkept].b = b;
+			kept[nkept].bytes = b->table.nr * sizeof(*b->table.rows);
+			total += kept[nkept++].bytes;
 		}
 	}
 	if (total > table_budget) {

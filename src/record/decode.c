@@ -208,7 +208,7 @@ static void on_sample(struct recorder *r, const void *rec, size_t size)
 	} else if (proc) {
 		nu = frames_from_copy(r, e, proc, uf, &why);
 	}
-	/* Named at the end: kept past its processes (binary_cache_sweep), before and after splicing. */
+	/* Named at the end: kept past their processes (binary_cache_sweep), spliced or not. */
 	uframes_mark_sampled(uf, nu);
 	if (iproc)
 		nu = interp_stitch(&r->interp, iproc, e->tid, e->time_ns, uf, nu,

@@ -74,7 +74,8 @@ void reclaim_exited(struct recorder *r, uint64_t read_ns)
 	r->procs_reaped += procs_reap(&r->procs, t, RECLAIM_GRACE_NS,
 				      r->reclaim_turns % RECLAIM_ALIVE_EVERY == 0, proc_gone, r);
 	procs_mark_binaries(&r->procs, t);
-	binary_cache_sweep(&r->bins, t, RECLAIM_BINARY_GRACE_NS, RECLAIM_TABLE_BUDGET, binary_release, r);
+	binary_cache_sweep(&r->bins, t, RECLAIM_BINARY_GRACE_NS, RECLAIM_TABLE_BUDGET,
+			   binary_release, r);
 	/*
 	 * What was freed in the heap's middle goes back to the kernel too
 	 * (a few ms when the heap is large): every 10th sweep.
