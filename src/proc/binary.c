@@ -343,3 +343,12 @@ void binary_cache_drop_tables(struct binary_cache *c)
 	if (c->vdso && c->vdso->table_built)
 		table_evict(c, c->vdso);
 }
+
+void binary_cache_unmark_sampled(struct binary_cache *c)
+{
+	struct hmap_node *n;
+	size_t i;
+
+	hmap_for_each(&c->by_file, i, n)
+		((struct binary *)n)->sampled = false;
+}

@@ -103,6 +103,14 @@ void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_
 			size_t table_budget, bool (*release)(void *ctx, struct binary *b),
 			void *ctx);
 
+/*
+ * Every stack naming binaries has been named and dropped (a period's
+ * profile pushed, its stack table emptied): no binary is held for its
+ * frames any more, and binary_cache_sweep may free those no process maps.
+ * Frames decoded after it mark theirs again.
+ */
+void binary_cache_unmark_sampled(struct binary_cache *c);
+
 /* Unwinding is over: every unwind table goes (their rows were the most of our heap). */
 void binary_cache_drop_tables(struct binary_cache *c);
 
