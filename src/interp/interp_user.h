@@ -169,6 +169,12 @@ void interp_free(struct interp_state *st);
  * config.  True when the BPF side walks its threads' interpreter frames.
  */
 bool interp_proc_update(struct interp_state *st, struct proc *proc);
+/*
+ * The process is gone (procs_reap): its entry, its BPF config and its
+ * walks' definitions go (they name binaries that may go too).
+ */
+void interp_proc_forget(struct interp_state *st, uint32_t pid);
+void interp_defs_forget(struct interp_state *st, uint32_t pid);
 
 /* Keep an interp_event until its sample arrives. */
 void interp_stash(struct interp_state *st, const void *data, size_t size);

@@ -65,6 +65,20 @@ int interp_layout_slot(struct interp_state *st, const struct interp_layout *l)
 	return slot;
 }
 
+void interp_proc_forget(struct interp_state *st, uint32_t pid)
+{
+	struct interp_proc *ip = st->procs.buckets ? interp_proc_find(st, pid) : NULL;
+
+	interp_defs_forget(st, pid);
+	if (!ip)
+		return;
+	if (st->procs_fd >= 0)
+		bpf_map_delete_elem(st->procs_fd, &pid);
+	hmap_remove(&st->procs, &ip->node);
+	free(ip->priv);
+	free(ip);
+}
+
 void interp_free(struct interp_state *st)
 {
 	struct hmap_node *n;

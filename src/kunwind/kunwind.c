@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -54,14 +55,14 @@ int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap,
 	kw->rows_cap = rows_cap;
 	kw->table_mb = table_mb;
 	kw->row_stride = (sizeof(struct stitch_unwind_row) + 7) & ~(size_t)7;
-	if (rows_fd >= 0) {
-		void *mem = mmap(NULL, rows_cap * kw->row_stride, PROT_READ | PROT_WRITE,
-				 MAP_SHARED, rows_fd, 0);
-
-		if (mem == MAP_FAILED)
-			return -errno;
-		kw->rows_mem = mem;
-	} else {
+	/*
+	 * With a kernel, the rows are written through a mapping of just the
+	 * range being written (rows_write): a mapping of the whole array has
+	 * every page resident at once (the kernel maps them all at mmap), so
+	 * 64 MiB of -a's array was 64 MiB of our RSS over and above the
+	 * kernel's own copy.
+	 */
+	if (rows_fd < 0) {
 		/* No kernel (tests): the rows live in plain memory. */
 		kw->rows_mem = calloc(rows_cap ? rows_cap : 1, kw->row_stride);
 		if (!kw->rows_mem)
@@ -76,12 +77,7 @@ int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap,
 
 void kunwind_free(struct kunwind *kw)
 {
-	if (kw->rows_mem) {
-		if (kw->rows_fd >= 0)
-			munmap(kw->rows_mem, kw->rows_cap * kw->row_stride);
-		else
-			free(kw->rows_mem);
-	}
+	free(kw->rows_mem);
 	/* Lists first: dropping them looks their binaries up. */
 	while (kw->nlive)
 		live_drop(kw, kw->nlive - 1);
@@ -202,12 +198,34 @@ static void rows_release(struct kunwind *kw)
 	kw->nretired = keep;
 }
 
+/* t's rows into the row array from row first: 0 or -errno. */
+static int rows_write(struct kunwind *kw, uint32_t first, const struct unwind_table *t)
+{
+	size_t page = sysconf(_SC_PAGESIZE), i;
+	size_t lo = first * kw->row_stride, hi = (first + t->nr) * kw->row_stride;
+	size_t map_lo = lo & ~(page - 1), map_len = ((hi + page - 1) & ~(page - 1)) - map_lo;
+	uint8_t *mem = kw->rows_mem;
+
+	if (!t->nr)
+		return 0;
+	if (kw->rows_fd >= 0) {
+		mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, kw->rows_fd, map_lo);
+		if (mem == MAP_FAILED)
+			return -errno;
+		mem -= map_lo;
+	}
+	for (i = 0; i < t->nr; i++)
+		memcpy(mem + (first + i) * kw->row_stride, &t->rows[i], sizeof(t->rows[i]));
+	if (kw->rows_fd >= 0)
+		munmap(mem + map_lo, map_len);
+	return 0;
+}
+
 /* Put the binary's table in the row array; false if it does not fit. */
 static bool bin_load(struct kunwind *kw, struct binary_cache *bins, struct kunwind_bin *kb)
 {
 	const struct unwind_table *t = binary_table(bins, kb->bin);
 	uint32_t first;
-	size_t i;
 
 	if (!rows_alloc(kw, t->nr, &first)) {
 		if (!kb->refused)
@@ -222,8 +240,11 @@ static bool bin_load(struct kunwind *kw, struct binary_cache *bins, struct kunwi
 		}
 		return false;
 	}
-	for (i = 0; i < t->nr; i++)
-		memcpy(kw->rows_mem + (first + i) * kw->row_stride, &t->rows[i], sizeof(t->rows[i]));
+	if (rows_write(kw, first, t) != 0) {
+		kw->rows_live += t->nr;	/* never live: rows_retire takes them off again */
+		rows_retire(kw, first, t->nr);
+		return false;
+	}
 	kb->row_first = first;
 	kb->row_nr = t->nr;
 	kb->loaded = true;
@@ -288,6 +309,22 @@ static void bin_unref(struct kunwind *kw, uint32_t slot)
 		kb->row_first = kb->row_nr = 0;
 		kw->tables_dropped++;
 	}
+}
+
+bool kunwind_release_binary(struct kunwind *kw, struct binary *b)
+{
+	uint64_t h = hash_u64((uintptr_t)b);
+	struct kunwind_bin *kb = (struct kunwind_bin *)hmap_find(&kw->by_bin, h, bin_eq, &b);
+
+	if (!kb)
+		return true;
+	if (kb->refs || kb->loaded)
+		return false;
+	/* Its slot names nothing from now on: a stale word is refused, never misnamed. */
+	kw->slots[kb->slot] = NULL;
+	hmap_remove(&kw->by_bin, &kb->node);
+	free(kb);
+	return true;
 }
 
 int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p,
@@ -535,6 +572,8 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 			uf[i].addr = (uint32_t)w;
 			if (!uf[i].bin)
 				return -1;
+			/* Named at the end: kept past its processes (binary_cache_sweep). */
+			uf[i].bin->sampled = true;
 		} else {
 			uf[i].kind = UFRAME_UNKNOWN;
 			uf[i].addr = w & KFRAME_ADDR_MASK;

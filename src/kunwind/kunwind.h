@@ -222,7 +222,7 @@ struct kagg_splice {
 struct kunwind {
 	struct kagg_splice splice;	/* keys with an ihash; frames NULL: none */
 	int rows_fd, procs_fd;
-	uint8_t *rows_mem;		/* kunwind_rows, mmapped */
+	uint8_t *rows_mem;		/* no kernel (tests): the rows, else NULL */
 	size_t rows_cap, rows_used;	/* in rows */
 	size_t row_stride;		/* bytes per row in the array (value size rounded to 8) */
 	struct hmap by_bin;		/* struct binary * -> struct kunwind_bin */
@@ -266,6 +266,13 @@ void kunwind_mark_dirty(struct kunwind *kw, uint32_t pid);
 typedef bool (*kunwind_behind_fn)(void *ctx, uint32_t pid);
 void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs *ps,
 		     kunwind_behind_fn is_behind, void *ctx);
+
+/*
+ * b is about to be freed (no process maps it, no stack names it): forget
+ * it, its slot naming nothing from then on.  False, and nothing changed,
+ * while a list in the kernel still maps it.
+ */
+bool kunwind_release_binary(struct kunwind *kw, struct binary *b);
 
 /* The binary behind a frame word's slot, or NULL. */
 struct binary *kunwind_slot_binary(const struct kunwind *kw, uint32_t slot);

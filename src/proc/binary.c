@@ -10,6 +10,7 @@
 
 #include "proc/binary.h"
 #include "util/array.h"
+#include "util/clock.h"
 #include "symbolize/symbolize.h"
 #include "unwind/entry_end.h"
 
@@ -171,6 +172,7 @@ struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, c
 		return NULL;
 	}
 	b->fd = fd;
+	b->last_mapped_ns = mono_ns();
 	b->dev = key.dev;
 	b->ino = key.ino;
 	if (binary_open_elf(b) != 0) {
@@ -260,4 +262,93 @@ struct sym_source *binary_syms(struct binary *b)
 int binary_offset_to_vaddr(struct binary *b, uint64_t offset, uint64_t *vaddr)
 {
 	return elf_offset_to_vaddr(b->elf, offset, vaddr);
+}
+
+/* An unmapped binary whose table is kept, for the budget's ordering. */
+struct kept_table {
+	struct binary *b;
+	size_t bytes;
+};
+
+static int by_last_mapped(const void *x, const void *y)
+{
+	const struct kept_table *a = x, *b = y;
+
+	return a->b->last_mapped_ns < b->b->last_mapped_ns ? -1 :
+	       a->b->last_mapped_ns > b->b->last_mapped_ns;
+}
+
+/* Its table goes; binary_table() builds it again if a process maps it again. */
+static void table_evict(struct binary_cache *c, struct binary *b)
+{
+	unwind_table_free(&b->table);
+	memset(&b->table, 0, sizeof(b->table));
+	b->table_built = false;
+	b->entry_lo = b->entry_hi = 0;
+	c->tables_evicted++;
+}
+
+void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_ns,
+			size_t table_budget, bool (*release)(void *ctx, struct binary *b),
+			void *ctx)
+{
+	struct kept_table *kept = NULL;
+	size_t nkept = 0, capkept = 0, total = 0, i;
+	struct hmap_node *n, *next;
+
+	for (i = 0; i < c->by_file.nbuckets; i++) {
+		for (n = c->by_file.buckets[i]; n; n = next) {
+			struct binary *b = (struct binary *)n;
+
+			next = n->next;
+			if (now_ns < b->last_mapped_ns || now_ns - b->last_mapped_ns < grace_ns)
+				continue;
+			/*
+			 * One with a table stays while the budget keeps the
+			 * table (a process maps it again: no rebuild), and goes
+			 * at a later sweep once it does not.
+			 */
+			if (!b->sampled && !(b->table_built && b->table.nr) && release(ctx, b)) {
+				hmap_remove(&c->by_file, n);
+				binary_free(b);
+				c->swept++;
+				continue;
+			}
+			if (!b->table_built || !b->table.nr ||
+			    array_reserve((void **)&kept, &capkept, nkept + 1, sizeof(*kept), 64))
+				continue;
+			kept[nkept].b = b;
+			kept[nkept].bytes = b->table.nr * sizeof(*b->table.rows);
+			total += kept[nkept++].bytes;
+		}
+	}
+	if (total > table_budget) {
+		qsort(kept, nkept, sizeof(*kept), by_last_mapped);
+		for (i = 0; i < nkept && total > table_budget; i++) {
+			total -= kept[i].bytes;
+			table_evict(c, kept[i].b);
+		}
+	}
+	free(kept);
+}
+
+void binary_cache_drop_tables(struct binary_cache *c)
+{
+	struct hmap_node *n;
+	size_t i;
+
+	hmap_for_each(&c->by_file, i, n)
+		if (((struct binary *)n)->table_built)
+			table_evict(c, (struct binary *)n);
+	if (c->vdso && c->vdso->table_built)
+		table_evict(c, c->vdso);
+}
+
+void binary_cache_unmark_sampled(struct binary_cache *c)
+{
+	struct hmap_node *n;
+	size_t i;
+
+	hmap_for_each(&c->by_file, i, n)
+		((struct binary *)n)->sampled = false;
 }

@@ -42,6 +42,13 @@ struct binary {
 	uint64_t entry_lo, entry_hi;	/* CFI-less entry code marked as the end, or 0, 0 */
 	bool syms_opened;
 	struct sym_source *syms;
+	/*
+	 * A frame of a counted or delivered stack names it: it stays (its
+	 * table may go) as long as the cache, since stacks are named at the
+	 * end, after its processes may have exited.
+	 */
+	bool sampled;
+	uint64_t last_mapped_ns;	/* when a process last mapped it (binary_cache_sweep) */
 };
 
 /* A foreign root held open, one fd per root directory however many binaries. */
@@ -56,7 +63,8 @@ struct binary_cache {
 	struct pinned_root *roots;
 	size_t nr_roots, cap_roots;
 	struct binary *vdso;
-	size_t table_rows;	/* rows over every built table, for reporting */
+	size_t table_rows;	/* rows of every table built (again after a sweep too) */
+	uint64_t swept, tables_evicted;	/* binary_cache_sweep's work, for --stats */
 };
 
 int binary_cache_init(struct binary_cache *c);
@@ -75,6 +83,36 @@ struct binary *binary_get_vdso(struct binary_cache *c);
 const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b);
 /* Symbols, opened on first use. */
 struct sym_source *binary_syms(struct binary *b);
+
+/* A process maps b at now_ns (CLOCK_MONOTONIC): it is in use. */
+static inline void binary_mark_mapped(struct binary *b, uint64_t now_ns)
+{
+	b->last_mapped_ns = now_ns;
+}
+
+/*
+ * What exited processes leave behind, once nothing maps a binary for
+ * grace_ns (its processes' last stacks read): the unwind tables of those
+ * binaries (rebuilt if a process maps them again) are freed, least recently
+ * mapped first, until they take at most table_budget bytes; a binary no
+ * stack names and without a table is freed, if release(ctx, b) lets it go
+ * (the in-kernel unwinder's hold on it: false keeps it).  Call
+ * procs_mark_binaries() just before with the same now_ns.
+ */
+void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_ns,
+			size_t table_budget, bool (*release)(void *ctx, struct binary *b),
+			void *ctx);
+
+/*
+ * Every stack naming binaries has been named and dropped (a period's
+ * profile pushed, its stack table emptied): no binary is held for its
+ * frames any more, and binary_cache_sweep may free those no process maps.
+ * Frames decoded after it mark theirs again.
+ */
+void binary_cache_unmark_sampled(struct binary_cache *c);
+
+/* Unwinding is over: every unwind table goes (their rows were the most of our heap). */
+void binary_cache_drop_tables(struct binary_cache *c);
 
 /* ELF vaddr of a file offset, for computing a mapping's load bias. */
 int binary_offset_to_vaddr(struct binary *b, uint64_t offset, uint64_t *vaddr);

@@ -223,13 +223,16 @@ void perf_tracker_parse_record(struct perf_tracker *t, const uint8_t *rec, size_
 		push_pid_event(t, h.type, rec, &sid);
 		return;
 	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		/* Both: pid, ppid, tid, ptid, time. */
 		if (size < 8 + 24) {
 			t->malformed++;
 			return;
 		}
 		memcpy(u32s, rec + 8, 16);
-		if (u32s[0] == u32s[1])
-			return;	/* a new thread: same address space */
+		/* A thread's start or end: the same address space goes on. */
+		if (h.type == PERF_RECORD_FORK ? u32s[0] == u32s[1] : u32s[0] != u32s[2])
+			return;
 		ev = queue_push(t);
 		if (!ev)
 			return;
@@ -331,6 +334,9 @@ void perf_tracker_apply(struct perf_tracker *t, struct procs *ps, uint64_t until
 		case PERF_RECORD_FORK:
 			if (procs_tracking(ps, ev->ppid))
 				procs_fork(ps, ev->ppid, ev->pid);
+			break;
+		case PERF_RECORD_EXIT:
+			procs_exit(ps, ev->pid, ev->time);
 			break;
 		}
 		free(ev->path);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include "jit/jit_names.h"
 #include "proc/procs.h"
 #include "util/array.h"
+#include "util/clock.h"
 
 static bool pid_eq(const struct hmap_node *n, const void *key)
 {
@@ -271,8 +273,12 @@ static void proc_load(struct procs *ps, struct proc *p)
 
 	snprintf(fname, sizeof(fname), "/proc/%u/maps", p->pid);
 	f = fopen(fname, "re");
-	if (!f)
+	if (!f) {
+		/* Gone already (or never there): nothing to keep past the grace. */
+		if (errno == ENOENT)
+			p->exited_ns = mono_ns();
 		return;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t start, end, pgoff, ino;
 		unsigned int maj, min;
@@ -329,6 +335,7 @@ void procs_exec(struct procs *ps, uint32_t pid)
 	if (p) {
 		p->nr = 0;
 		p->gen++;
+		p->exited_ns = 0;
 	} else
 		proc_create(ps, pid);	/* maps follow as mmap records */
 }
@@ -344,6 +351,7 @@ void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid)
 	if (child) {
 		child->nr = 0;	/* a reused pid: start over */
 		jit_names_forget(pid);
+		child->exited_ns = 0;
 	} else
 		child = proc_create(ps, pid);
 	if (!parent || !child || !parent->nr)
@@ -374,4 +382,53 @@ const struct map *proc_find_map(const struct proc *p, uint64_t addr)
 			return &p->maps[mid];
 	}
 	return NULL;
+}
+
+void procs_exit(struct procs *ps, uint32_t pid, uint64_t time_ns)
+{
+	struct proc *p = proc_lookup(ps, pid);
+
+	if (p && !p->exited_ns)
+		p->exited_ns = time_ns ? time_ns : 1;
+}
+
+size_t procs_reap(struct procs *ps, uint64_t now_ns, uint64_t grace_ns, bool check_alive,
+		  void (*gone)(void *ctx, uint32_t pid), void *ctx)
+{
+	struct hmap_node *n, *next;
+	size_t i, freed = 0;
+
+	for (i = 0; i < ps->by_pid.nbuckets; i++) {
+		for (n = ps->by_pid.buckets[i]; n; n = next) {
+			struct proc *p = (struct proc *)n;
+
+			next = n->next;
+			if (!p->exited_ns && check_alive && kill(p->pid, 0) != 0 && errno == ESRCH)
+				p->exited_ns = now_ns;
+			if (!p->exited_ns || now_ns < p->exited_ns ||
+			    now_ns - p->exited_ns < grace_ns)
+				continue;
+			if (gone)
+				gone(ctx, p->pid);
+			hmap_remove(&ps->by_pid, n);
+			free(p->maps);
+			free(p);
+			freed++;
+		}
+	}
+	return freed;
+}
+
+void procs_mark_binaries(struct procs *ps, uint64_t now_ns)
+{
+	struct hmap_node *n;
+	size_t i, j;
+
+	hmap_for_each(&ps->by_pid, i, n) {
+		struct proc *p = (struct proc *)n;
+
+		for (j = 0; j < p->nr; j++)
+			if (p->maps[j].bin)
+				binary_mark_mapped(p->maps[j].bin, now_ns);
+	}
 }

@@ -30,6 +30,12 @@ struct proc {
 	struct map *maps;	/* sorted by start, non-overlapping */
 	size_t nr, cap;
 	uint64_t gen;		/* bumped when the mappings change (interpreter detection) */
+	/*
+	 * CLOCK_MONOTONIC ns of its exit (or of finding it gone), 0 while it
+	 * lives: kept for procs_reap()'s grace, so its samples and walks
+	 * still in the rings are named, then freed.
+	 */
+	uint64_t exited_ns;
 };
 
 struct procs {
@@ -67,6 +73,21 @@ void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, ui
 		const char *path, const struct map_file_id *id);
 void procs_exec(struct procs *ps, uint32_t pid);
 void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid);
+
+/* The process exited at time_ns (CLOCK_MONOTONIC); its state stays until procs_reap. */
+void procs_exit(struct procs *ps, uint32_t pid, uint64_t time_ns);
+
+/*
+ * Free the processes that exited grace_ns or more before now_ns, calling
+ * gone(ctx, pid) for each first (may be NULL).  check_alive: also mark as
+ * exited now the processes whose pid no longer exists (their exit record
+ * was lost).  Returns how many were freed.
+ */
+size_t procs_reap(struct procs *ps, uint64_t now_ns, uint64_t grace_ns, bool check_alive,
+		  void (*gone)(void *ctx, uint32_t pid), void *ctx);
+
+/* Every binary mapped by a known process (live, or in its grace): binary_mark_mapped. */
+void procs_mark_binaries(struct procs *ps, uint64_t now_ns);
 
 const struct map *proc_find_map(const struct proc *p, uint64_t addr);
 

@@ -208,10 +208,13 @@ static void on_sample(struct recorder *r, const void *rec, size_t size)
 	} else if (proc) {
 		nu = frames_from_copy(r, e, proc, uf, &why);
 	}
+	/* Named at the end: kept past their processes (binary_cache_sweep), spliced or not. */
+	uframes_mark_sampled(uf, nu);
 	if (iproc)
 		nu = interp_stitch(&r->interp, iproc, e->tid, e->time_ns, uf, nu,
 				   MAX_UFRAMES + 1 + INTERP_MAX_FRAMES, why == UNWIND_STOP_END,
 				   e->flags & STITCH_SAMPLE_INTERP_LOST);
+	uframes_mark_sampled(uf, nu);
 	if (kframes || proc)
 		r->unwind_stops[why]++;
 	key->nuser = nu;

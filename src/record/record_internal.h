@@ -82,6 +82,8 @@ struct recorder {
 	struct uframe *check_uf;	/* --unwind=check: the copy's frames */
 	struct interp_state interp;	/* interpreter frames (interp_*.c) */
 	struct offcpu_pending offcpu;	/* off-CPU samples awaiting their weight */
+	/* reclaim.c */
+	uint64_t reclaim_last_ns, reclaim_turns, procs_reaped;
 };
 
 /*
@@ -129,6 +131,22 @@ int walkers_load(void *recorder);
 void walkers_free(struct recorder *r);
 /* --stats: where the walkers came from. */
 void walkers_report(struct recorder *r);
+
+/* The binaries of n frames are named by a stack: binary_cache_sweep keeps them. */
+static inline void uframes_mark_sampled(const struct uframe *uf, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (uf[i].bin)
+			uf[i].bin->sampled = true;
+}
+
+/*
+ * reclaim.c: free what processes that exited a while ago held, at most once
+ * a second; read_ns: when the ring was last read to its end (run_loop).
+ */
+void reclaim_exited(struct recorder *r, uint64_t read_ns);
 
 /* stats.c */
 void read_stats(struct recorder *r, uint64_t out[STAT_NR]);

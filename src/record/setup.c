@@ -107,25 +107,32 @@ static void load_used_programs_only(struct recorder *r)
  * of a 1 s profile's ~70).  Counted in the kernel, a cpu sample is copied
  * only until its binaries' tables are loaded: those of -p targets are
  * before the first event, a COMMAND's within ~100 ms of its start, so a
- * sixteenth of a second of copies is room enough.
+ * sixteenth of a second of copies is room enough.  -a of cpu samples has
+ * the same bound (every sample may be copied while the machine's tables
+ * load), for a second (half a second lost 950 of 4,000 events at 499 Hz
+ * under ASan, building tables for clang's 23 MB of CFI): 64 MiB there was
+ * 64 MiB of kernel memory and 128 MiB of our RSS (the ring is mapped twice,
+ * every page resident) for ~7 MiB of copies a second at 99 Hz on 2 CPUs.
  */
 static size_t ringbuf_mb_of(const struct record_opts *o)
 {
 	uint64_t need;
-	size_t mb = 8;
+	size_t mb = o->target.all ? 4 : 8;
 	int i;
 	int ncpus = libbpf_num_possible_cpus();
 
 	if (o->ringbuf_mb)
 		return o->ringbuf_mb;
-	if (o->target.all || ncpus <= 0)
+	if (ncpus <= 0)
 		return 64;
 	for (i = 0; i < o->nevents; i++)
 		if (o->events[i].kind != EVENT_CPU)
 			return 64;
 	need = (uint64_t)o->freq * ncpus *
 	       (o->stack_bytes + sizeof(((struct sample_event *)0)->kstack) + 512) / 4;
-	if (o->unwind_mode == KUNWIND_MODE_KERNEL && !o->per_event)
+	if (o->target.all)
+		need *= 4;	/* a second: the first turns build the machine's tables */
+	else if (o->unwind_mode == KUNWIND_MODE_KERNEL && !o->per_event)
 		need /= 4;
 	while (mb < 64 && ((uint64_t)mb << 20) < need)
 		mb <<= 1;
@@ -141,8 +148,11 @@ static int splice_interp(void *ctx, const struct kagg_key *key, struct uframe *u
 			 int cap, bool complete)
 {
 	struct recorder *r = ctx;
+	int n = interp_counted_frames(&r->interp, key->pid, key->ihash, uf, nu, cap, complete);
 
-	return interp_counted_frames(&r->interp, key->pid, key->ihash, uf, nu, cap, complete);
+	/* Named at the end: kept past its processes (binary_cache_sweep). */
+	uframes_mark_sampled(uf, n);
+	return n;
 }
 
 static int load_bpf(struct recorder *r)

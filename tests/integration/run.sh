@@ -920,6 +920,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/debuginfo.sh
 # JIT runtimes: node, the JVM, hand-made JIT code (issue 30).
 . tests/integration/jit.sh
+# What a whole-machine recording holds over process churn (issue 26).
+. tests/integration/memory.sh
 
 ALL_TESTS=$(declare -F | awk '$3 ~ /^test_/ { print $3 }')
 # The sanitizer pass (make integration's second run, STITCH_TEST_SET=asan)

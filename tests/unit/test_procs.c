@@ -25,6 +25,7 @@
 #include "util/elf_util.h"
 #include "proc/procs.h"
 #include "unit_helpers.h"
+#include "util/clock.h"
 
 /* Above any pid_max (at most 2^22): never a live process. */
 #define FAKE_PID 0x7ffffff0u
@@ -600,6 +601,68 @@ static void test_self(void **state)
 	assert_ptr_equal(procs_get(&e->ps, getpid()), p);
 }
 
+static bool release_all(void *ctx, struct binary *b)
+{
+	(void)ctx;
+	(void)b;
+	return true;
+}
+
+/*
+ * An exited process stays for the grace, then goes; a reused pid (fork)
+ * is alive again; a binary nothing maps goes unless a stack names it.
+ */
+static void test_exit_reap_sweep(void **state)
+{
+	struct env *e = *state;
+	struct map_file_id id = { .has_devino = true };
+	const struct map *m;
+	struct binary *kept;
+	struct stat st;
+	GElf_Phdr ph;
+	const uint64_t s = 1000000000ull, t0 = mono_ns() + 3600 * s;
+	struct hmap_node *n;
+	size_t i;
+
+	assert_int_equal(stat(true_path, &st), 0);
+	id.maj = major(st.st_dev);
+	id.min = minor(st.st_dev);
+	id.ino = st.st_ino;
+	m = map_text(&e->ps, FAKE_PID, true_path, BASE, &id, &ph);
+	assert_non_null(m->bin);
+	kept = m->bin;
+	assert_int_equal(stat(other_path, &st), 0);
+	id.ino = st.st_ino;
+	m = map_text(&e->ps, FAKE_PID2, other_path, BASE, &id, &ph);
+	assert_non_null(m->bin);
+	assert_int_equal(e->bins.by_file.count, 2);
+
+	/* Fake pids are not in /proc: found gone at once.  Here they lived until t0. */
+	procs_find(&e->ps, FAKE_PID)->exited_ns = 0;
+	procs_find(&e->ps, FAKE_PID2)->exited_ns = 0;
+	procs_exit(&e->ps, FAKE_PID, t0);
+	procs_exit(&e->ps, FAKE_PID2, t0);
+	/* Within the grace: both kept, their binaries mapped. */
+	assert_int_equal(procs_reap(&e->ps, t0 + s, 5 * s, false, NULL, NULL), 0);
+	assert_non_null(procs_find(&e->ps, FAKE_PID));
+	/* FAKE_PID2's pid is reused by a fork: alive again, never reaped (its parent is). */
+	procs_fork(&e->ps, FAKE_PID3, FAKE_PID2);
+	assert_int_equal(procs_reap(&e->ps, t0 + 6 * s, 5 * s, false, NULL, NULL), 2);
+	assert_null(procs_find(&e->ps, FAKE_PID));
+	assert_null(procs_find(&e->ps, FAKE_PID3));
+	assert_non_null(procs_find(&e->ps, FAKE_PID2));
+
+	/* true was sampled: it stays for its frames; other is unmapped after the fork. */
+	kept->sampled = true;
+	procs_mark_binaries(&e->ps, t0 + 6 * s);
+	binary_cache_sweep(&e->bins, t0 + 9 * s, 2 * s, 0, release_all, NULL);
+	assert_int_equal(e->bins.by_file.count, 1);
+	assert_int_equal(e->bins.swept, 1);
+	hmap_for_each(&e->bins.by_file, i, n)
+		assert_ptr_equal(n, &kept->node);
+	assert_string_equal(kept->path, true_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +677,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exec_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tracking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_self, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exit_reap_sweep, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
