@@ -114,3 +114,19 @@ int offcpu_weigh(struct offcpu_pending *t, uint32_t tid, uint64_t ns, struct sta
 	free(h);
 	return rc;
 }
+
+void offcpu_pending_mark_sampled(struct offcpu_pending *t)
+{
+	struct hmap_node *n;
+	size_t i;
+	int j;
+
+	hmap_for_each(&t->by_tid, i, n) {
+		const struct held *h = (const struct held *)n;
+		const struct uframe *uf = stack_user(&h->key);
+
+		for (j = 0; j < h->key.nuser; j++)
+			if (uf[j].bin)
+				uf[j].bin->sampled = true;
+	}
+}

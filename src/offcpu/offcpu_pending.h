@@ -46,4 +46,10 @@ void offcpu_woken(struct offcpu_pending *t, uint32_t tid, const struct offcpu_wa
  */
 int offcpu_weigh(struct offcpu_pending *t, uint32_t tid, uint64_t ns, struct stack_table *stacks);
 
+/*
+ * The binaries the held stacks name are kept (binary->sampled): a period
+ * handed over (stitch agent) lets go of what it named, not of these.
+ */
+void offcpu_pending_mark_sampled(struct offcpu_pending *t);
+
 #endif /* STITCH_OFFCPU_PENDING_H */

@@ -278,6 +278,14 @@ static int period_hand_over(struct run *run)
 
 	rc = r->hooks->period(r->hooks->ctx, &res) ? 1 : 0;
 	stacks_free(&r->stacks);
+	/*
+	 * The period's stacks are named and gone: the binaries only they
+	 * named may go once no process maps them (reclaim.c), or an agent
+	 * would keep every binary the host ever ran.  Held off-CPU stacks
+	 * still name theirs.
+	 */
+	binary_cache_unmark_sampled(&r->bins);
+	offcpu_pending_mark_sampled(&r->offcpu);
 	if (stacks_init(&r->stacks)) {
 		fprintf(stderr, "stitch record: out of memory\n");
 		rc = 1;
