@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 STITCH=${STITCH:-./stitch}
 W=build/workloads
 TMP=$(mktemp -d /tmp/stitch-it.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+trap '[ -n "${STITCH_KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 # Decompressed debug files (debug_cache.h) of this run only, not root's home.
 export STITCH_CACHE_DIR=$TMP/cache
 # No debuginfod server but the ones a test starts on 127.0.0.1 (Debian's
