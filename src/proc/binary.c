@@ -284,7 +284,7 @@ static void table_evict(struct binary_cache *c, struct binary *b)
 	unwind_table_free(&b->table);
 	memset(&b->table, 0, sizeof(b->table));
 	b->table_built = false;
-	b->entry_lo = b->entry_hi = 0;
+	/* entry_lo/hi stay: naming the loader's _start (resolve.c) needs them after. */
 	c->tables_evicted++;
 }
 

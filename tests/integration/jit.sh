@@ -146,6 +146,25 @@ test_jit_node_offcpu_chain_named() {
 	drop_maps "$JIT_JS/wait.js"
 }
 
+# System call events and wall-clock profiles take the same walk and names:
+# node's futex calls (Atomics.wait, 10 ms each) under waiter <- middle <-
+# outer, from node's main, and in -e wall the blocked time under that chain.
+test_jit_node_syscall_and_wall() {
+	local f=$TMP/node-sys.folded w=$TMP/node-wall.folded chain
+	chain="$NODE_MAIN.*$(js_frame outer wait.js);$(js_frame middle wait.js);$(js_frame waiter wait.js);"
+	in_tmp "$STITCH_BIN" record -e syscall:futex -o "$f" -- node $NODE_JIT_FLAGS "$JIT_JS/wait.js" 1
+	show "$f"
+	# ~100 waits of 10 ms in 1 s; a busy machine makes fewer.
+	expect_ge "futex calls under the named chain" "$(total "$f" "$chain")" 40
+	expect_ge "% of waiter's futex calls under the named chain" \
+		"$(share "$f" 'JS:[~^+*]?waiter ' "$chain")" 95
+	in_tmp "$STITCH_BIN" record -e wall -o "$w" -- node $NODE_JIT_FLAGS "$JIT_JS/wait.js" 1
+	show "$w"
+	expect_ge "% of waiter's wall time under the named chain" \
+		"$(share "$w" 'JS:[~^+*]?waiter ' "$chain")" 95
+	drop_maps "$JIT_JS/wait.js"
+}
+
 # stitch snapshot names JIT frames too, marked [jit]: node's main thread,
 # running its chain, caught in it in at least one of 3 snapshots (all 3 in
 # each of 3 runs: inner is where it runs).

@@ -82,34 +82,3 @@ test_memory_flat_over_process_churn() {
 	expect_ge "% of gone_early complete" \
 		"$(share "$TMP/churn.folded" '^gone_early;' "^gone_early;$LIBC_START$MAIN_ABC")" 95
 }
-
-# The agent runs for days over a host's churn: what each period named goes
-# with the processes that mapped it (engine.c, period_hand_over), so its
-# resident set stays flat too.
-test_agent_memory_flat_over_process_churn() {
-	gcc -O2 -Wall -Wextra -Werror -o "$W/brief" tests/workloads/brief.c || exit 1
-	mkdir -p "$TMP/achurn"
-	backend_start achurn pyroscope
-	"$STITCH" agent -a -F 99 --period 1s --spool "$TMP/achurn-spool" \
-		--push "pyroscope=$(url_of achurn)" 2>"$TMP/achurn.err" &
-	local st=$! early late round
-	sleep 3
-	churn_distinct "$TMP/achurn" 300
-	churn_distinct "$TMP/achurn" 300
-	early=$(rss_floor_kb "$st")
-	for round in 1 2 3 4 5; do
-		churn_distinct "$TMP/achurn" 300
-		late=$(rss_floor_kb "$st")
-		echo "after $(((round + 2) * 300)) binaries: $late KiB (early: $early)"
-	done
-	kill -TERM "$st"
-	wait "$st"
-	backend_stop achurn
-	tail -n 5 "$TMP/achurn.err"
-	expect_ge "periods pushed" "$(wc -l <"$TMP/achurn.jsonl")" 25
-	if grep -qa __asan_init "$STITCH"; then
-		echo "RSS not compared: ASan's quarantine keeps what is freed (up to 256 MB)"
-	else
-		expect_ge "KiB of RSS left before 1,500 binaries more" "$((early + 12288))" "$late"
-	fi
-}
