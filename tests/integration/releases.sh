@@ -217,9 +217,9 @@ release_stalls() {
 	stall_lines "$TMP/rsr.out"
 	expect_eq "ruby: stalls" "$(stall_lines "$TMP/rsr.out" | wc -l)" 1
 	expect_eq "ruby: spin stacks without the script chain" "$(script_chain_missing "$TMP/rsr.out" \
-		'spin_for_stall  \(stall_select\.rb(:9)?\)' '<main>  \(stall_select\.rb:19\)')" 0
+		'spin_for_stall  \(stall_select\.rb(:16)?\)' '<main>  \(stall_select\.rb:26\)')" 0
 	expect_ge "ruby: % of samples in the chain" "$(script_chain_pct "$TMP/rsr.out" \
-		'spin_for_stall  \(stall_select\.rb:9\)' '<main>  \(stall_select\.rb:19\)')" 85
+		'spin_for_stall  \(stall_select\.rb:16\)' '<main>  \(stall_select\.rb:26\)')" 85
 	"$STITCH" stalls -t 100ms --top 1000 -- $RUN perl /stitch-tests/stall_select.pl \
 		>"$TMP/rsl.out" 2>"$TMP/rsl.err"
 	cat "$TMP/rsl.err"

@@ -555,9 +555,9 @@ test_stalls_ruby_select() {
 	# sample caught the frame before its pc was set: unknown, never another
 	# line), called from line 19.
 	expect_eq "spin stacks without the script chain" "$(script_chain_missing "$TMP/rb.out" \
-		'spin_for_stall  \(stall_select\.rb(:9)?\)' '<main>  \(stall_select\.rb:19\)')" 0
+		'spin_for_stall  \(stall_select\.rb(:16)?\)' '<main>  \(stall_select\.rb:26\)')" 0
 	expect_ge "% of samples in the chain" "$(script_chain_pct "$TMP/rb.out" \
-		'spin_for_stall  \(stall_select\.rb:9\)' '<main>  \(stall_select\.rb:19\)')" 85
+		'spin_for_stall  \(stall_select\.rb:16\)' '<main>  \(stall_select\.rb:26\)')" 85
 	expect_grep "$TMP/rb.out" '^        ruby_run_node$'
 	expect_grep "$TMP/rb.out" '^        _start$'
 	if grep 'outside any stall' "$TMP/rb.err"; then die "samples taken outside stalls"; fi
