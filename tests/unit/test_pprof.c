@@ -30,35 +30,6 @@
 #define K_SYSCALL 0xffffffff81000100ull
 #define K_EXT4 0xffffffffc0001000ull
 
-static uint32_t add_frame(struct profile *p, const char *name, const char *file,
-			  uint32_t line, const char *module, uint64_t addr, uint8_t kind)
-{
-	struct prof_frame f = {
-		.name = profile_str(p, name),
-		.file = profile_str(p, file),
-		.line = line,
-		.module = profile_str(p, module),
-		.addr = addr,
-		.kind = kind,
-	};
-
-	return profile_frame(p, &f);
-}
-
-static void add_sample(struct profile *p, const uint32_t *frames, uint32_t n, const char *comm,
-		       const char *event, uint32_t pid, uint32_t tid, uint64_t count)
-{
-	struct prof_sample s = {
-		.comm = profile_str(p, comm),
-		.event = profile_str(p, event),
-		.pid = pid,
-		.tid = tid,
-		.count = count,
-	};
-
-	assert_int_equal(profile_add_sample(p, frames, n, &s), 0);
-}
-
 /*
  * Outermost first, as the model keeps them:
  *  1: [truncated] main handle parse_inl helper_inl memcpy entry do_syscall ext4_read
@@ -71,20 +42,20 @@ static void build_profile(struct profile *p)
 		perl_work, pp_sleep;
 
 	profile_init(p);
-	trunc = add_frame(p, "[truncated]", NULL, 0, NULL, 0, FRAME_MARK);
-	unknown = add_frame(p, "[unknown]", NULL, 0, NULL, 0, FRAME_MARK);
-	main_f = add_frame(p, "main", "app.c", 10, "/usr/bin/app", 0x1000, FRAME_USER);
-	handle = add_frame(p, "handle", "app.c", 20, "/usr/bin/app", 0x1200, FRAME_USER);
-	parse_inl = add_frame(p, "parse_inl", "parse.h", 5, "/usr/bin/app", 0x1200, FRAME_INLINED);
-	helper_inl = add_frame(p, "helper_inl", "util.h", 7, "/usr/bin/app", 0x1200,
+	trunc = test_profile_frame(p, "[truncated]", NULL, 0, NULL, 0, FRAME_MARK);
+	unknown = test_profile_frame(p, "[unknown]", NULL, 0, NULL, 0, FRAME_MARK);
+	main_f = test_profile_frame(p, "main", "app.c", 10, "/usr/bin/app", 0x1000, FRAME_USER);
+	handle = test_profile_frame(p, "handle", "app.c", 20, "/usr/bin/app", 0x1200, FRAME_USER);
+	parse_inl = test_profile_frame(p, "parse_inl", "parse.h", 5, "/usr/bin/app", 0x1200, FRAME_INLINED);
+	helper_inl = test_profile_frame(p, "helper_inl", "util.h", 7, "/usr/bin/app", 0x1200,
 			       FRAME_INLINED);
-	memcpy_f = add_frame(p, "memcpy", NULL, 0, "/lib/x86_64-linux-gnu/libc.so.6", 0x9a000,
+	memcpy_f = test_profile_frame(p, "memcpy", NULL, 0, "/lib/x86_64-linux-gnu/libc.so.6", 0x9a000,
 			     FRAME_USER);
-	entry = add_frame(p, "entry_SYSCALL_64", NULL, 0, "[kernel]", K_ENTRY, FRAME_KERNEL);
-	sys = add_frame(p, "do_syscall_64", NULL, 0, "[kernel]", K_SYSCALL, FRAME_KERNEL);
-	ext4 = add_frame(p, "ext4_file_read_iter", NULL, 0, "[ext4]", K_EXT4, FRAME_KERNEL);
-	perl_work = add_frame(p, "main::work", "/srv/work.pl", 3, NULL, 0, FRAME_PERL);
-	pp_sleep = add_frame(p, "Perl_pp_sleep", NULL, 0, "/usr/bin/perl", 0x4000, FRAME_USER);
+	entry = test_profile_frame(p, "entry_SYSCALL_64", NULL, 0, "[kernel]", K_ENTRY, FRAME_KERNEL);
+	sys = test_profile_frame(p, "do_syscall_64", NULL, 0, "[kernel]", K_SYSCALL, FRAME_KERNEL);
+	ext4 = test_profile_frame(p, "ext4_file_read_iter", NULL, 0, "[ext4]", K_EXT4, FRAME_KERNEL);
+	perl_work = test_profile_frame(p, "main::work", "/srv/work.pl", 3, NULL, 0, FRAME_PERL);
+	pp_sleep = test_profile_frame(p, "Perl_pp_sleep", NULL, 0, "/usr/bin/perl", 0x4000, FRAME_USER);
 
 	{
 		uint32_t s1[] = { trunc, main_f, handle, parse_inl, helper_inl, memcpy_f,
@@ -92,9 +63,9 @@ static void build_profile(struct profile *p)
 		uint32_t s2[] = { main_f, handle, parse_inl, helper_inl, unknown };
 		uint32_t s3[] = { main_f, perl_work, pp_sleep };
 
-		add_sample(p, s1, 9, "app", "cpu", 100, 101, 5);
-		add_sample(p, s2, 5, "worker", "cpu", 100, 102, 3);
-		add_sample(p, s3, 3, "perl", "cpu", 200, 200, 1);
+		test_profile_sample(p, s1, 9, "app", "cpu", 100, 101, 5);
+		test_profile_sample(p, s2, 5, "worker", "cpu", 100, 102, 3);
+		test_profile_sample(p, s3, 3, "perl", "cpu", 200, 200, 1);
 	}
 	assert_int_equal(profile_module(p, "/usr/bin/app", "abcdef0123456789"), 0);
 	assert_int_equal(profile_module(p, "/lib/x86_64-linux-gnu/libc.so.6", "00112233"), 0);
@@ -783,10 +754,10 @@ static void test_large_round_trip(void **state)
 	for (i = 0; i < 20000; i++) {
 		for (j = 0; j < 40; j++) {
 			snprintf(name, sizeof(name), "fn_%d_%d", j, i % 997 + j);
-			frames[j] = add_frame(&a, name, "big.c", j + 1, "/usr/bin/big",
+			frames[j] = test_profile_frame(&a, name, "big.c", j + 1, "/usr/bin/big",
 					      0x1000 + 16 * (uint64_t)(i % 997 + j), FRAME_USER);
 		}
-		add_sample(&a, frames, 40, i & 1 ? "odd" : "even", "cpu", 1000 + i % 7, 2000 + i,
+		test_profile_sample(&a, frames, 40, i & 1 ? "odd" : "even", "cpu", 1000 + i % 7, 2000 + i,
 			   1 + i % 5);
 	}
 	data = write_mem(&a, &len);

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "unit_helpers.h"
+
 #include "agent/push.h"
 #include "profile/profile.h"
 #include "pb_decode.h"
@@ -29,35 +31,6 @@ struct dict {
 	int n[D_NR];
 };
 
-static uint32_t add_frame(struct profile *p, const char *name, const char *file,
-			  uint32_t line, const char *module, uint64_t addr, uint8_t kind)
-{
-	struct prof_frame f = {
-		.name = profile_str(p, name),
-		.file = profile_str(p, file),
-		.line = line,
-		.module = profile_str(p, module),
-		.addr = addr,
-		.kind = kind,
-	};
-
-	return profile_frame(p, &f);
-}
-
-static void add_sample(struct profile *p, const uint32_t *frames, uint32_t n, const char *comm,
-		       uint32_t pid, uint32_t tid, uint64_t count)
-{
-	struct prof_sample s = {
-		.comm = profile_str(p, comm),
-		.event = profile_str(p, "cpu"),
-		.pid = pid,
-		.tid = tid,
-		.count = count,
-	};
-
-	assert_int_equal(profile_add_sample(p, frames, n, &s), 0);
-}
-
 /*
  * Outermost first:
  *  0: [truncated] main handle parse_inl helper_inl memcpy entry_SYSCALL_64 ext4_read
@@ -70,28 +43,28 @@ static void build_cpu(struct profile *p)
 		perl_work, pp_sleep;
 
 	profile_init(p);
-	trunc = add_frame(p, "[truncated]", NULL, 0, NULL, 0, FRAME_MARK);
-	main_f = add_frame(p, "main", "app.c", 10, "/usr/bin/app", 0x1000, FRAME_USER);
-	handle = add_frame(p, "handle", "app.c", 20, "/usr/bin/app", 0x1200, FRAME_USER);
-	parse_inl = add_frame(p, "parse_inl", "parse.h", 5, "/usr/bin/app", 0x1200, FRAME_INLINED);
-	helper_inl = add_frame(p, "helper_inl", "util.h", 7, "/usr/bin/app", 0x1200,
+	trunc = test_profile_frame(p, "[truncated]", NULL, 0, NULL, 0, FRAME_MARK);
+	main_f = test_profile_frame(p, "main", "app.c", 10, "/usr/bin/app", 0x1000, FRAME_USER);
+	handle = test_profile_frame(p, "handle", "app.c", 20, "/usr/bin/app", 0x1200, FRAME_USER);
+	parse_inl = test_profile_frame(p, "parse_inl", "parse.h", 5, "/usr/bin/app", 0x1200, FRAME_INLINED);
+	helper_inl = test_profile_frame(p, "helper_inl", "util.h", 7, "/usr/bin/app", 0x1200,
 			       FRAME_INLINED);
-	memcpy_f = add_frame(p, "memcpy", NULL, 0, "/usr/lib/libc.so.6", 0x9a000, FRAME_USER);
-	entry = add_frame(p, "entry_SYSCALL_64", NULL, 0, "[kernel]", 0xffffffff81000100ull,
+	memcpy_f = test_profile_frame(p, "memcpy", NULL, 0, "/usr/lib/libc.so.6", 0x9a000, FRAME_USER);
+	entry = test_profile_frame(p, "entry_SYSCALL_64", NULL, 0, "[kernel]", 0xffffffff81000100ull,
 			  FRAME_KERNEL);
-	ext4 = add_frame(p, "ext4_read", NULL, 0, "[ext4]", 0xffffffffc0001000ull, FRAME_KERNEL);
-	nameless = add_frame(p, NULL, NULL, 0, NULL, 0, FRAME_USER);
-	perl_work = add_frame(p, "main::work", "/srv/work.pl", 3, NULL, 0, FRAME_PERL);
-	pp_sleep = add_frame(p, "Perl_pp_sleep", NULL, 0, "/usr/bin/perl", 0x4000, FRAME_USER);
+	ext4 = test_profile_frame(p, "ext4_read", NULL, 0, "[ext4]", 0xffffffffc0001000ull, FRAME_KERNEL);
+	nameless = test_profile_frame(p, NULL, NULL, 0, NULL, 0, FRAME_USER);
+	perl_work = test_profile_frame(p, "main::work", "/srv/work.pl", 3, NULL, 0, FRAME_PERL);
+	pp_sleep = test_profile_frame(p, "Perl_pp_sleep", NULL, 0, "/usr/bin/perl", 0x4000, FRAME_USER);
 	{
 		uint32_t s0[] = { trunc, main_f, handle, parse_inl, helper_inl, memcpy_f, entry,
 				  ext4 };
 		uint32_t s1[] = { main_f, handle, parse_inl, helper_inl, nameless };
 		uint32_t s2[] = { main_f, perl_work, pp_sleep };
 
-		add_sample(p, s0, 8, "app", 100, 101, 5);
-		add_sample(p, s1, 5, "worker", 100, 102, 3);
-		add_sample(p, s2, 3, "perl", 200, 200, 1);
+		test_profile_sample(p, s0, 8, "app", "cpu", 100, 101, 5);
+		test_profile_sample(p, s1, 5, "worker", "cpu", 100, 102, 3);
+		test_profile_sample(p, s2, 3, "perl", "cpu", 200, 200, 1);
 	}
 	assert_int_equal(profile_module(p, "/usr/bin/app", "abcdef0123456789"), 0);
 	p->period_ns = 52631578;
@@ -105,12 +78,12 @@ static void build_offcpu(struct profile *p)
 	uint32_t main_f, sleep_f;
 
 	profile_init(p);
-	main_f = add_frame(p, "main", "db.c", 3, "/usr/bin/db", 0x2000, FRAME_USER);
-	sleep_f = add_frame(p, "nanosleep", NULL, 0, "/usr/lib/libc.so.6", 0x5000, FRAME_USER);
+	main_f = test_profile_frame(p, "main", "db.c", 3, "/usr/bin/db", 0x2000, FRAME_USER);
+	sleep_f = test_profile_frame(p, "nanosleep", NULL, 0, "/usr/lib/libc.so.6", 0x5000, FRAME_USER);
 	{
 		uint32_t s0[] = { main_f, sleep_f };
 
-		add_sample(p, s0, 2, "db", 300, 301, 2500000000ull);
+		test_profile_sample(p, s0, 2, "db", "cpu", 300, 301, 2500000000ull);
 	}
 	p->value_type = profile_str(p, "off_cpu");
 	p->value_unit = profile_str(p, "nanoseconds");

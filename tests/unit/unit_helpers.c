@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "profile/profile.h"
+
 #include "unit_helpers.h"
 
 static int vshell(char *cmd, size_t len, const char *fmt, va_list ap)
@@ -62,4 +64,33 @@ void *test_read_file(const char *path, size_t *len)
 	close(fd);
 	*len = st.st_size;
 	return buf;
+}
+
+uint32_t test_profile_frame(struct profile *p, const char *name, const char *file, uint32_t line,
+			    const char *module, uint64_t addr, uint8_t kind)
+{
+	struct prof_frame f = {
+		.name = profile_str(p, name),
+		.file = profile_str(p, file),
+		.line = line,
+		.module = profile_str(p, module),
+		.addr = addr,
+		.kind = kind,
+	};
+
+	return profile_frame(p, &f);
+}
+
+void test_profile_sample(struct profile *p, const uint32_t *frames, uint32_t n, const char *comm,
+			 const char *event, uint32_t pid, uint32_t tid, uint64_t count)
+{
+	struct prof_sample s = {
+		.comm = profile_str(p, comm),
+		.event = profile_str(p, event),
+		.pid = pid,
+		.tid = tid,
+		.count = count,
+	};
+
+	assert_int_equal(profile_add_sample(p, frames, n, &s), 0);
 }
