@@ -259,6 +259,12 @@ struct sym_source *binary_syms(struct binary *b)
 	return b->syms;
 }
 
+bool binary_wants_debuginfod(struct binary *b)
+{
+	return !b->syms_opened && !b->image && b->build_id_len >= 2 &&
+	       sym_source_wants_debuginfod(b->elf, b->path, b->root);
+}
+
 int binary_offset_to_vaddr(struct binary *b, uint64_t offset, uint64_t *vaddr)
 {
 	return elf_offset_to_vaddr(b->elf, offset, vaddr);

@@ -114,6 +114,11 @@ void binary_cache_unmark_sampled(struct binary_cache *c);
 /* Unwinding is over: every unwind table goes (their rows were the most of our heap). */
 void binary_cache_drop_tables(struct binary_cache *c);
 
+/*
+ * Whether naming its frames would ask debuginfod for its debug file (its
+ * symbols not opened yet, none here): for debug_prefetch.h.
+ */
+bool binary_wants_debuginfod(struct binary *b);
 /* ELF vaddr of a file offset, for computing a mapping's load bias. */
 int binary_offset_to_vaddr(struct binary *b, uint64_t offset, uint64_t *vaddr);
 

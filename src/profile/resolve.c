@@ -7,6 +7,7 @@
 #include "jit/jit_names.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/ksym_namer.h"
+#include "profile/debug_prefetch.h"
 #include "profile/resolve.h"
 #include "profile/stack_tag.h"
 #include "symbolize/symbolize.h"
@@ -603,6 +604,7 @@ int profile_from_stacks(struct profile *p, struct stack_table *t, struct resolve
 		goto out;
 	}
 	kname_prefetch(r, t);
+	debug_prefetch_stacks(t);
 	hmap_for_each(&t->map, i, hn) {
 		const struct stack *s = (const struct stack *)hn;
 		char comm[STITCH_COMM_LEN + 1];

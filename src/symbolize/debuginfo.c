@@ -231,8 +231,9 @@ static int binary_dir(const char *path, const char *root, char *dir, size_t size
 	return 0;
 }
 
+/* with_crc false: a candidate with the build-id will do (debug_file_exists()). */
 static int find_by_debuglink(Elf *bin, const struct bin_identity *want, const char *path,
-			     const char *root, struct debug_file *df)
+			     const char *root, bool with_crc, struct debug_file *df)
 {
 	char name[NAME_MAX + 1], dir[PATH_MAX], cand[PATH_MAX];
 	uint32_t crc;
@@ -261,7 +262,7 @@ static int find_by_debuglink(Elf *bin, const struct bin_identity *want, const ch
 			ok = join_path(cand, sizeof(cand), "", "/usr/lib/debug", dir, "/", name);
 			break;
 		}
-		if (ok && try_debug_file(cand, want, &crc, df) == 0) {
+		if (ok && try_debug_file(cand, want, with_crc ? &crc : NULL, df) == 0) {
 			df->origin = DEBUG_DEBUGLINK;
 			return 0;
 		}
@@ -283,7 +284,23 @@ int debug_file_find(Elf *bin, const char *path, const char *root, struct debug_f
 		return -ENOENT;
 	if (find_by_build_id(&want, root, out) == 0)
 		return 0;
-	return find_by_debuglink(bin, &want, path, root, out);
+	return find_by_debuglink(bin, &want, path, root, true, out);
+}
+
+bool debug_file_exists(Elf *bin, const char *path, const char *root)
+{
+	struct bin_identity want;
+	struct debug_file df = { .fd = -1 };
+	bool found;
+
+	if (!root)
+		root = "";
+	if (identify(bin, &want) != 0)
+		return false;
+	found = find_by_build_id(&want, root, &df) == 0 ||
+		find_by_debuglink(bin, &want, path, root, false, &df) == 0;
+	debug_file_close(&df);
+	return found;
 }
 
 int debug_file_fetch(Elf *bin, struct debug_file *out)

@@ -8,6 +8,7 @@
 
 #include <gelf.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,14 @@ struct debug_file {
  */
 int debug_file_find(Elf *bin, const char *path, const char *root, struct debug_file *out);
 void debug_file_close(struct debug_file *df);
+
+/*
+ * Whether debug_file_find() would find one, without reading a debuglink
+ * candidate whole for its CRC: to know which binaries to ask debuginfod
+ * for ahead (a candidate with the build-id but the wrong CRC is then asked
+ * for one by one).
+ */
+bool debug_file_exists(Elf *bin, const char *path, const char *root);
 
 /*
  * The debug file of `bin` from a debuginfod server (or a run before's

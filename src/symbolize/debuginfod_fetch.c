@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The debuginfod client (see debuginfod_fetch.h for the rules).  stitch has
- * no other thread while it names frames, so the per-server DEBUGINFOD_URLS
- * and our cache path are handed to libdebuginfod through the environment,
- * which it reads at every query.
+ * The debuginfod client (see debuginfod_fetch.h for the rules): settings,
+ * the servers still in use, what each build-id came to, and the summary.
+ * Queries are debuginfod_query.c's, rounds at once debuginfod_batch.c's.
+ * libdebuginfod reads DEBUGINFOD_URLS and our cache path from the
+ * environment at every query, so they are set here, between queries and
+ * rounds, never while a query runs.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -16,27 +18,33 @@
 
 #include <elfutils/debuginfod.h>
 
+#include "symbolize/debuginfod_batch.h"
 #include "symbolize/debuginfod_fetch.h"
+#include "symbolize/debuginfod_query.h"
 #include "util/cache_dir.h"
 #include "util/clock.h"
-#include "util/elf_util.h"
 
 enum { DI_UNTRIED, DI_READY, DI_OFF };
 
+/* What a build-id came to in this run: asked once, whatever the answer. */
+struct outcome {
+	enum di_kind kind;
+	uint8_t id[STITCH_BUILD_ID_MAX];
+	size_t len;
+	int result;
+};
+
 static struct {
 	int state;
-	debuginfod_client *client;
+	struct di_client *client;	/* for one-by-one queries */
 	char urls[DEBUGINFOD_MAX_SERVERS][DEBUGINFOD_URL_MAX];
-	bool dead[DEBUGINFOD_MAX_SERVERS];
+	unsigned int dead;		/* bit i: urls[i] given up */
 	int nr_urls;
 	long timeout_s;
 	char cache[PATH_MAX];
-	/* the transfer in flight */
-	double query_start;
-	bool cut;		/* we stopped it (libdebuginfod then says ENOENT) */
-	long bytes;
-	double last_progress;
-	bool asked;		/* any query this run */
+	struct outcome *outcomes;
+	size_t nr_outcomes, cap_outcomes;
+	bool asked;			/* any query this run */
 	struct debuginfod_stats st;
 } di;
 
@@ -106,30 +114,6 @@ static bool pick_cache(void)
 	return true;
 }
 
-static int on_progress(debuginfod_client *c, long a, long b)
-{
-	double now = mono_s(), spent;
-
-	(void)c;
-	/*
-	 * Until a server answers, libdebuginfod passes its loop count (one a
-	 * second), not bytes, and b == 0; b is the file's size once it does.
-	 */
-	if (b > 0 && a > di.bytes) {
-		di.bytes = a;
-		di.last_progress = now;
-	}
-	/* Silent for the timeout: this server is not answering. */
-	if (now - di.last_progress >= (double)di.timeout_s)
-		di.cut = true;
-	/* Past the run's budget only a transfer still moving may go on, for a while. */
-	spent = di.st.seconds + (now - di.query_start);
-	if ((spent >= DEBUGINFOD_BUDGET_S && now - di.last_progress >= 1.0) ||
-	    spent >= DEBUGINFOD_HARD_LIMIT_S)
-		di.cut = di.st.budget_spent = true;
-	return di.cut;
-}
-
 static bool setup(void)
 {
 	char buf[32];
@@ -154,98 +138,244 @@ static bool setup(void)
 	    setenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR, "0", 1) != 0)
 		return false;
 	unsetenv(DEBUGINFOD_VERBOSE_ENV_VAR);
-	di.client = debuginfod_begin();
+	di.client = di_client_open();
 	if (!di.client)
 		return false;
-	debuginfod_set_progressfn(di.client, on_progress);
 	di.state = DI_READY;
 	return true;
 }
 
-/* <cache>/<hex>/debuginfo, if a run before fetched it: no server is asked. */
-static bool from_cache(const char *hex, char *path, size_t size)
+bool debuginfod_enabled(void)
 {
+	return setup();
+}
+
+static unsigned int alive_servers(void)
+{
+	return ((1u << di.nr_urls) - 1) & ~di.dead;
+}
+
+/* DEBUGINFOD_URLS: the servers still in use; false if there are none. */
+static bool set_urls(unsigned int *asked)
+{
+	char list[DEBUGINFOD_MAX_SERVERS * DEBUGINFOD_URL_MAX];
+	size_t len = 0;
+	int i;
+
+	*asked = alive_servers();
+	if (!*asked)
+		return false;
+	list[0] = '\0';
+	for (i = 0; i < di.nr_urls; i++)
+		if (*asked & (1u << i))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+						len ? " " : "", di.urls[i]);
+	return setenv(DEBUGINFOD_URLS_ENV_VAR, list, 1) == 0;
+}
+
+static const char *kind_file(enum di_kind kind)
+{
+	return kind == DI_EXECUTABLE ? "executable" : "debuginfo";
+}
+
+/* <cache>/<hex>/<kind>, if a run before fetched it: no server is asked. */
+static bool from_cache(enum di_kind kind, const uint8_t *id, size_t len, char *path,
+		       size_t size)
+{
+	char hex[2 * STITCH_BUILD_ID_MAX + 1];
 	struct stat st;
 
-	if (snprintf(path, size, "%s/%s/debuginfo", di.cache, hex) >= (int)size)
+	build_id_hex(id, len, hex);
+	if (snprintf(path, size, "%s/%s/%s", di.cache, hex, kind_file(kind)) >= (int)size)
 		return false;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	       cache_ours(&st);
 }
 
-/* One server: 0 with *found set, or the failure (-ENOENT: it has none). */
-static int ask(int server, const uint8_t *id, size_t len, char **found)
+static struct outcome *outcome_find(enum di_kind kind, const uint8_t *id, size_t len)
 {
-	double start = mono_s();
-	int fd;
+	size_t i;
 
-	if (setenv(DEBUGINFOD_URLS_ENV_VAR, di.urls[server], 1) != 0)
-		return -ENOMEM;
-	di.bytes = 0;
-	di.cut = false;
-	di.query_start = di.last_progress = start;
-	fd = debuginfod_find_debuginfo(di.client, id, (int)len, found);
-	di.st.seconds += mono_s() - start;
-	if (fd < 0 && di.cut)
-		fd = -ETIME;
+	for (i = 0; i < di.nr_outcomes; i++) {
+		struct outcome *o = &di.outcomes[i];
+
+		if (o->kind == kind && o->len == len && memcmp(o->id, id, len) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* Remember what a build-id came to, and count it once. */
+static void outcome_add(enum di_kind kind, const uint8_t *id, size_t len, int result,
+			bool any_failed)
+{
+	struct outcome *o;
+
+	if (result == 0)
+		kind == DI_EXECUTABLE ? di.st.executables++ : di.st.fetched++;
+	else if (result == -ENOENT && !any_failed)
+		di.st.missing++;
+	else
+		di.st.failed++;
+	if (di.nr_outcomes == di.cap_outcomes) {
+		size_t cap = di.cap_outcomes ? di.cap_outcomes * 2 : 64;
+
+		o = realloc(di.outcomes, cap * sizeof(*o));
+		if (!o)
+			return;
+		di.outcomes = o;
+		di.cap_outcomes = cap;
+	}
+	o = &di.outcomes[di.nr_outcomes++];
+	o->kind = kind;
+	memcpy(o->id, id, len);
+	o->len = len;
+	o->result = result;
+}
+
+static void give_up(unsigned int failed)
+{
+	unsigned int newly = failed & ~di.dead;
+
+	di.dead |= newly;
+	di.st.servers_dead += (unsigned int)__builtin_popcount(newly);
+}
+
+/* A query's settings for the time left of the run's budget. */
+static void query_template(struct di_query *q, unsigned int asked, double now)
+{
+	memset(q, 0, sizeof(*q));
+	q->deadline = now + (DEBUGINFOD_BUDGET_S - di.st.seconds);
+	q->hard_deadline = now + (DEBUGINFOD_HARD_LIMIT_S - di.st.seconds);
+	q->timeout_s = di.timeout_s;
+	q->urls = (const char (*)[DEBUGINFOD_URL_MAX])di.urls;
+	q->asked = asked;
+}
+
+static bool budget_left(void)
+{
+	if (di.st.seconds < DEBUGINFOD_BUDGET_S)
+		return true;
+	di.st.budget_spent = true;
+	return false;
+}
+
+static void note_query(const struct di_query *q, int result, const char *hex, double took)
+{
+	give_up(q->failed);
+	if (q->budget_cut)
+		di.st.budget_spent = true;
 	if (getenv("STITCH_DEBUG"))
-		fprintf(stderr, "stitch: debuginfod: %s: %s in %.2f s\n", di.urls[server],
-			fd < 0 ? strerror(-fd) : "found", mono_s() - start);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
+		fprintf(stderr, "stitch: debuginfod: %s: %s in %.2f s%s\n", hex,
+			result < 0 ? strerror(-result) : "found", took,
+			q->failed ? " (a server given up)" : "");
+}
+
+/* One round of at most DI_BATCH_THREADS queries at once. */
+static void run_round(struct di_job *jobs, size_t n)
+{
+	char hex[2 * STITCH_BUILD_ID_MAX + 1];
+	struct di_query tmpl;
+	unsigned int asked;
+	double start = mono_s(), took;
+	size_t i;
+
+	if (!budget_left() || !set_urls(&asked)) {
+		for (i = 0; i < n; i++)
+			outcome_add(jobs[i].kind, jobs[i].id, jobs[i].len, -ETIME, true);
+		return;
+	}
+	di.asked = true;
+	query_template(&tmpl, asked, start);
+	di_batch_run(jobs, n, &tmpl);
+	took = mono_s() - start;
+	di.st.seconds += took;
+	for (i = 0; i < n; i++) {
+		build_id_hex(jobs[i].id, jobs[i].len, hex);
+		note_query(&jobs[i].q, jobs[i].result, hex, took);
+		outcome_add(jobs[i].kind, jobs[i].id, jobs[i].len, jobs[i].result,
+			    jobs[i].q.failed || jobs[i].q.cut);
+		free(jobs[i].found);
+	}
+}
+
+void debuginfod_prefetch(const uint8_t (*ids)[STITCH_BUILD_ID_MAX], const size_t *lens,
+			 size_t n)
+{
+	struct di_job jobs[DI_BATCH_THREADS];
+	char path[PATH_MAX];
+	size_t i, nj = 0, j;
+
+	if (!setup())
+		return;
+	for (i = 0; i < n; i++) {
+		if (lens[i] < 2 || lens[i] > STITCH_BUILD_ID_MAX ||
+		    outcome_find(DI_DEBUGINFO, ids[i], lens[i]) ||
+		    from_cache(DI_DEBUGINFO, ids[i], lens[i], path, sizeof(path)))
+			continue;
+		/* The same build-id twice (one file through two paths): once. */
+		for (j = 0; j < nj; j++)
+			if (jobs[j].len == lens[i] && memcmp(jobs[j].id, ids[i], lens[i]) == 0)
+				break;
+		if (j < nj)
+			continue;
+		jobs[nj].kind = DI_DEBUGINFO;
+		memcpy(jobs[nj].id, ids[i], lens[i]);
+		jobs[nj].len = lens[i];
+		if (++nj == DI_BATCH_THREADS) {
+			run_round(jobs, nj);
+			nj = 0;
+		}
+	}
+	if (nj)
+		run_round(jobs, nj);
+}
+
+static int fetch_one(enum di_kind kind, const uint8_t *id, size_t len, char *path, size_t size)
+{
+	char hex[2 * STITCH_BUILD_ID_MAX + 1];
+	const struct outcome *o;
+	struct di_query q;
+	unsigned int asked;
+	char *found = NULL;
+	double start;
+	int err;
+
+	if (len < 2 || len > STITCH_BUILD_ID_MAX || !setup())
+		return -ENOENT;
+	o = outcome_find(kind, id, len);
+	if (o)
+		return o->result == 0 && from_cache(kind, id, len, path, size) ? 0 : -ENOENT;
+	if (from_cache(kind, id, len, path, size)) {
+		di.st.cached++;
+		return 0;
+	}
+	if (!budget_left() || !set_urls(&asked)) {
+		outcome_add(kind, id, len, -ETIME, true);
+		return -ENOENT;
+	}
+	di.asked = true;
+	start = mono_s();
+	query_template(&q, asked, start);
+	err = di_query_run(di.client, kind, id, len, &q, &found);
+	di.st.seconds += mono_s() - start;
+	build_id_hex(id, len, hex);
+	note_query(&q, err, hex, mono_s() - start);
+	if (err == 0 && snprintf(path, size, "%s", found) >= (int)size)
+		err = -ENAMETOOLONG;
+	free(found);
+	outcome_add(kind, id, len, err, q.failed || q.cut);
+	return err == 0 ? 0 : -ENOENT;
 }
 
 int debuginfod_fetch_debuginfo(const uint8_t *build_id, size_t len, char *path, size_t size)
 {
-	char hex[2 * STITCH_BUILD_ID_MAX + 1];
-	bool any_asked = false, any_failed = false;
-	char *found = NULL;
-	int i, err = -ENOENT;
+	return fetch_one(DI_DEBUGINFO, build_id, len, path, size);
+}
 
-	if (len < 2 || len > STITCH_BUILD_ID_MAX || !setup())
-		return -ENOENT;
-	build_id_hex(build_id, len, hex);
-	if (from_cache(hex, path, size)) {
-		di.st.cached++;
-		return 0;
-	}
-	if (di.st.seconds >= DEBUGINFOD_BUDGET_S) {
-		di.st.budget_spent = true;
-		di.st.failed++;
-		return -ENOENT;
-	}
-	for (i = 0; i < di.nr_urls && err != 0; i++) {
-		if (di.dead[i])
-			continue;
-		if (di.st.seconds >= DEBUGINFOD_BUDGET_S) {
-			di.st.budget_spent = true;
-			break;
-		}
-		di.asked = any_asked = true;
-		free(found);
-		found = NULL;
-		err = ask(i, build_id, len, &found);
-		if (err != 0 && err != -ENOENT) {
-			/* Timed out, refused, cut short or an HTTP error: not again. */
-			di.dead[i] = true;
-			di.st.servers_dead++;
-			any_failed = true;
-		}
-	}
-	if (err == 0 && found && snprintf(path, size, "%s", found) < (int)size) {
-		di.st.fetched++;
-		free(found);
-		return 0;
-	}
-	free(found);
-	/* Every server dead already counts as a failure too. */
-	if (any_failed || !any_asked)
-		di.st.failed++;
-	else
-		di.st.missing++;
-	return -ENOENT;
+int debuginfod_fetch_executable(const uint8_t *build_id, size_t len, char *path, size_t size)
+{
+	return fetch_one(DI_EXECUTABLE, build_id, len, path, size);
 }
 
 bool debuginfod_get_stats(struct debuginfod_stats *st)
@@ -262,6 +392,8 @@ void debuginfod_report(void)
 		return;
 	fprintf(stderr, "stitch: debuginfod: %lu debug files fetched, %lu from its cache, %lu not "
 		"found, %lu failed", st.fetched, st.cached, st.missing, st.failed);
+	if (st.executables)
+		fprintf(stderr, ", %lu executables fetched", st.executables);
 	if (st.servers_dead)
 		fprintf(stderr, " (%u of %u servers given up after a timeout or error)",
 			st.servers_dead, st.servers);

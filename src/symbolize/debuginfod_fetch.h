@@ -3,15 +3,19 @@
  * Debug files by build-id from debuginfod servers (DEBUGINFOD_URLS), through
  * elfutils' libdebuginfod, for binaries with no local debug file.
  *
- * Bounded: a server is asked one file at a time, each server on its own;
- * the first failure of a server other than "not found" (timeout, refused
- * connection, HTTP error) ends its use for the run.  A server that sends no
- * byte for DEBUGINFOD_TIMEOUT seconds (default here 2, not libdebuginfod's
- * 90) has timed out; and once queries have taken DEBUGINFOD_BUDGET_S
- * seconds in a run, no new query starts and a transfer that stalls for a
- * second is dropped: a dead or black-holed server costs a recording at most
- * ~3 s in all (measured: a silent server 2.2 s, a refused connection ~0),
- * and no download goes on past DEBUGINFOD_HARD_LIMIT_S of queries.
+ * Bounded: the binaries a profile needs are asked for at once
+ * (debuginfod_prefetch(), DI_BATCH_THREADS queries at a time), each query
+ * asking every server still in use at once.  A server that sends no byte
+ * for DEBUGINFOD_TIMEOUT seconds (default here 2, not libdebuginfod's 90)
+ * has timed out, and a server that timed out or could not be reached is
+ * not asked again in the run.  Once queries have taken DEBUGINFOD_BUDGET_S
+ * seconds of a run's wall time, no new query starts and a transfer that
+ * stalls for a second is dropped: a dead or black-holed server costs a
+ * recording at most ~3 s in all, however many binaries and servers
+ * (measured with 11 stripped binaries: a silent server 2.2 s, two silent
+ * servers 2.2 s (3.4 s when asked one binary and one server at a time), a
+ * refused connection ~0), and no download goes on past
+ * DEBUGINFOD_HARD_LIMIT_S of queries.
  *
  * Files: libdebuginfod's cache (DEBUGINFOD_CACHE_PATH if it is ours and
  * writable by nobody else, else stitch's cache directory "debuginfod", see
@@ -25,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/elf_util.h"
+
 #define DEBUGINFOD_MAX_SERVERS 8
 #define DEBUGINFOD_URL_MAX 512
 #define DEBUGINFOD_DEFAULT_TIMEOUT_S 2
@@ -37,7 +43,8 @@
 #define DEBUGINFOD_HARD_LIMIT_S 10.0
 
 struct debuginfod_stats {
-	unsigned long fetched;		/* downloaded in this run */
+	unsigned long fetched;		/* debug files downloaded in this run */
+	unsigned long executables;	/* executables downloaded (deleted binaries) */
 	unsigned long cached;		/* found in the cache, no request */
 	unsigned long missing;		/* no server has it */
 	unsigned long failed;		/* asked, but no answer in time / an error */
@@ -50,11 +57,25 @@ struct debuginfod_stats {
 /* Turn debuginfod off for this run (--no-debuginfod). */
 void debuginfod_disable(void);
 
+/* Whether debuginfod is on and has servers (sets it up on first use). */
+bool debuginfod_enabled(void);
+
+/*
+ * Fetch the debug files of ids[0..n) (lens[i] bytes each) at once, ahead
+ * of the one-by-one calls below, which then find the files (or the
+ * failure) without asking again.
+ */
+void debuginfod_prefetch(const uint8_t (*ids)[STITCH_BUILD_ID_MAX], const size_t *lens,
+			 size_t n);
+
 /*
  * The debug file of a build-id: its path in the cache in path (size bytes).
  * 0, or -ENOENT (not found / debuginfod off or unusable / budget spent).
  */
 int debuginfod_fetch_debuginfo(const uint8_t *build_id, size_t len, char *path, size_t size);
+
+/* The same for the executable itself (a binary deleted from disk). */
+int debuginfod_fetch_executable(const uint8_t *build_id, size_t len, char *path, size_t size);
 
 /* Whether any query was attempted, and what came of them. */
 bool debuginfod_get_stats(struct debuginfod_stats *st);

@@ -118,6 +118,12 @@ static void load_symbols(struct sym_source *src, const char *path, const char *r
 		src->have |= HAVE_DWARF;
 }
 
+bool sym_source_wants_debuginfod(Elf *elf, const char *path, const char *root)
+{
+	return elf && elf_kind(elf) == ELF_K_ELF && !has_dwarf(elf) &&
+	       !debug_file_exists(elf, path, root ? root : "");
+}
+
 struct sym_source *sym_source_open(Elf *elf, const char *path, const char *root)
 {
 	struct sym_source *src = calloc(1, sizeof(*src));

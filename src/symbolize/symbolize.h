@@ -40,6 +40,13 @@ struct sym_frame {
 struct sym_source *sym_source_open(Elf *elf, const char *path, const char *root);
 
 /*
+ * Whether sym_source_open() would ask debuginfod for this binary's debug
+ * file (no DWARF of its own, no local debug file): so that the files of
+ * many binaries can be fetched at once before (debuginfod_prefetch()).
+ */
+bool sym_source_wants_debuginfod(Elf *elf, const char *path, const char *root);
+
+/*
  * Name `vaddr` (an ELF virtual address of the binary, no load bias).  Fills
  * out[0..n) innermost first: inlined frames (inlined=true) then the real
  * function; returns n (0: nothing covers vaddr exactly; print module+offset).
