@@ -112,7 +112,7 @@ free_port() {
 # $TMP/dbgd/srv, which a real debuginfod serves on 127.0.0.1:$DBGD_PORT
 # (its log: $TMP/dbgd/server.log).  Ready once it serves the file.
 start_debuginfod() {
-	local d=$TMP/dbgd i code
+	local d=$TMP/dbgd
 	rm -rf "$d"
 	mkdir -p "$d/srv"
 	gcc -O2 -fomit-frame-pointer -g -pthread -o "$d/full" tests/workloads/chain.c
@@ -121,6 +121,14 @@ start_debuginfod() {
 	rm -f "$d/full"
 	DBGD_ID=$(readelf -n "$d/deep_strip" | awk '/Build ID/ { print $3 }')
 	[ -n "$DBGD_ID" ] || die "no build-id in deep_strip"
+	serve_debug_dir "$d"
+}
+
+# serve_debug_dir DIR [CODE]: a real debuginfod over DIR/srv on
+# 127.0.0.1:$DBGD_PORT (log: DIR/server.log), stopped when the test ends;
+# ready once it answers $DBGD_ID's debug file with CODE (default 200).
+serve_debug_dir() {
+	local d=$1 want=${2:-200} i code
 	DBGD_PORT=$(free_port)
 	debuginfod -p "$DBGD_PORT" -F -d "$d/db.sqlite" -v "$d/srv" >"$d/server.log" 2>&1 &
 	DBGD_PID=$!
@@ -129,10 +137,16 @@ start_debuginfod() {
 	for i in $(seq 100); do
 		code=$(curl -s -o /dev/null -w '%{http_code}' \
 			"http://127.0.0.1:$DBGD_PORT/buildid/$DBGD_ID/debuginfo" || true)
-		[ "$code" = 200 ] && return 0
+		[ "$code" = "$want" ] && return 0
 		sleep 0.2
 	done
-	die "debuginfod on port $DBGD_PORT did not serve $DBGD_ID: $(tail -n 5 "$d/server.log")"
+	die "debuginfod on port $DBGD_PORT did not answer $DBGD_ID with $want: $(tail -n 5 "$d/server.log")"
+}
+
+# more_servers_started PID...: stopped with the debuginfod when the test ends.
+more_servers_started() {
+	MORE_PIDS="${MORE_PIDS:-} $*"
+	trap 'stop_debuginfod; kill $MORE_PIDS 2>/dev/null || true' EXIT
 }
 
 stop_debuginfod() {
@@ -299,4 +313,120 @@ test_debuginfod_snapshot_symbolize() {
 	done
 	expect_eq "requests in all" "$(dbgd_requests)" 1
 	stop_debuginfod
+}
+
+# ---- many binaries at once -------------------------------------------------
+
+# $TMP/many/bin: many_libs and its ten libraries (tests/workloads/many_lib*.c),
+# FP-less and stripped; their eleven debug files only in $TMP/many/srv.
+make_many_libs() {
+	local d=$TMP/many n libs=
+	rm -rf "$d"
+	mkdir -p "$d/bin" "$d/srv"
+	for n in 0 1 2 3 4 5 6 7 8 9; do
+		gcc -O2 -fomit-frame-pointer -g -fPIC -shared -DLIB_N=$n -o "$d/full.so" \
+			tests/workloads/many_lib.c || die "libmany$n.so did not build"
+		objcopy --only-keep-debug "$d/full.so" "$d/srv/libmany$n.so.debug"
+		strip -o "$d/bin/libmany$n.so" "$d/full.so"
+		libs="$libs -lmany$n"
+	done
+	# shellcheck disable=SC2086
+	gcc -O2 -fomit-frame-pointer -g -o "$d/full" tests/workloads/many_libs.c -L"$d/bin" $libs \
+		-Wl,-rpath,"$d/bin" || die "many_libs did not build"
+	objcopy --only-keep-debug "$d/full" "$d/srv/many_libs.debug"
+	strip -o "$d/bin/many_libs" "$d/full"
+	rm -f "$d/full" "$d/full.so"
+	DBGD_ID=$(readelf -n "$d/bin/libmany9.so" | awk '/Build ID/ { print $3 }')
+	[ -n "$DBGD_ID" ] || die "no build-id in libmany9.so"
+}
+
+# start_silent_listener: a port that takes connections and never answers
+# ($SILENT_PORT), closed when the test ends (with the server, if any).
+start_silent_listener() {
+	local port_file=$TMP/silent-$RANDOM.port
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
+	more_servers_started $!
+	for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
+	SILENT_PORT=$(cat "$port_file")
+	[ -n "$SILENT_PORT" ] || die "the silent listener did not start"
+}
+
+# record_many OUT: 2 s of many_libs, timed (seconds in $OUT.time).
+record_many() {
+	local out=$1 start end
+	start=$(date +%s.%N)
+	"$STITCH" record -F 499 -o "$out.folded" -- "$TMP/many/bin/many_libs" 2 2>"$out.err"
+	end=$(date +%s.%N)
+	awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f\n", b - a }' >"$out.time"
+	cat "$out.err"
+	show "$out.folded"
+	echo "recording took $(cat "$out.time") s"
+}
+
+# What the summary line says debuginfod's queries took, in seconds.
+debuginfod_seconds() {
+	sed -n 's/^stitch: debuginfod: .*, \([0-9.]*\) s$/\1/p' "$1"
+}
+
+# Eleven binaries behind a server that takes 0.6 s to answer each request,
+# listed after a real server that has none of them: every one named.  One at
+# a time they fetched 5 of 11 in the 3 s budget (40% of the samples named),
+# and the first server's "not found" hid the second's files (0%).
+test_debuginfod_many_binaries_slow_server() {
+	local slow_port
+	export STITCH_CACHE_DIR=$TMP/cache-many
+	make_many_libs
+	# A real debuginfod without the files, then the slow one in front of one with them.
+	mkdir -p "$TMP/empty/srv"
+	serve_debug_dir "$TMP/empty" 404
+	local empty_port=$DBGD_PORT
+	more_servers_started "$DBGD_PID"
+	serve_debug_dir "$TMP/many"
+	python3 tests/integration/slow_debuginfod.py 0.6 "http://127.0.0.1:$DBGD_PORT" \
+		>"$TMP/slow.port" &
+	more_servers_started $!
+	for _ in $(seq 50); do [ -s "$TMP/slow.port" ] && break; sleep 0.1; done
+	slow_port=$(cat "$TMP/slow.port")
+	[ -n "$slow_port" ] || die "the slow server did not start"
+	export DEBUGINFOD_URLS="http://127.0.0.1:$empty_port http://127.0.0.1:$slow_port"
+	record_many "$TMP/many-slow"
+	expect_grep "$TMP/many-slow.err" '^stitch: debuginfod: 11 debug files fetched, 0 from its cache, 0 not found, 0 failed'
+	expect_ge "many_libs samples" "$(total "$TMP/many-slow.folded" '^many_libs;')" 200
+	expect_ge "% of many_libs's samples named _start..main;burn_libN;spin_libN" \
+		"$(share "$TMP/many-slow.folded" '^many_libs;' \
+			'^many_libs;_start;__libc_start_main;__libc_start_call_main;main;burn_lib[0-9];spin_lib[0-9] ')" 95
+	local n
+	for n in 0 1 2 3 4 5 6 7 8 9; do
+		expect_ge "samples in libmany$n.so named" \
+			"$(total "$TMP/many-slow.folded" ";main;burn_lib$n;spin_lib$n ")" 3
+	done
+	at_most "debuginfod's queries for 11 binaries behind a 0.6 s server" \
+		"$(debuginfod_seconds "$TMP/many-slow.err")" 2.8
+}
+
+# Eleven binaries, three servers that never answer, never answer in time or
+# refuse: the queries cost <= 3 s in all (2.2 s: the 2 s timeout once), not
+# the timeout per binary or per server (3.4 s asked in turn, stopped by the
+# 3 s budget).
+test_debuginfod_many_binaries_dead_servers() {
+	local refused s1 s2
+	export STITCH_CACHE_DIR=$TMP/cache-many-dead
+	make_many_libs
+	start_silent_listener
+	s1=$SILENT_PORT
+	start_silent_listener
+	s2=$SILENT_PORT
+	refused=$(free_port)
+	export DEBUGINFOD_URLS="http://127.0.0.1:$s1 http://127.0.0.1:$s2 http://127.0.0.1:$refused"
+	record_many "$TMP/many-dead"
+	expect_grep "$TMP/many-dead.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, 11 failed \(3 of 3 servers given up after a timeout or error\)'
+	at_most "debuginfod's queries with three dead servers" \
+		"$(debuginfod_seconds "$TMP/many-dead.err")" 3.0
+	# 2 s of recording, ~2.2 s of queries, start and naming: 7 s leaves a busy machine its margin.
+	at_most "recording of 2 s with three dead servers" "$(cat "$TMP/many-dead.time")" 7
+	expect_ge "many_libs samples" "$(total "$TMP/many-dead.folded" '^many_libs;')" 200
+	expect_eq "many_libs samples named main" \
+		"$(total "$TMP/many-dead.folded" '^many_libs;.*;main;')" 0
 }
