@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "proc/binary.h"
 #include "util/array.h"
 #include "util/clock.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "symbolize/symbolize.h"
 #include "unwind/entry_end.h"
 
@@ -257,6 +259,26 @@ struct sym_source *binary_syms(struct binary *b)
 		b->syms = sym_source_open(b->elf, b->path, b->root);
 	}
 	return b->syms;
+}
+
+struct binary *binary_fetch_by_build_id(struct binary_cache *c, const uint8_t *id, size_t len,
+					const char *path)
+{
+	char cached[PATH_MAX];
+	struct binary *b;
+	int fd;
+
+	if (len < 2 || len > STITCH_BUILD_ID_MAX ||
+	    debuginfod_fetch_executable(id, len, cached, sizeof(cached)) != 0)
+		return NULL;
+	fd = open(cached, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	b = binary_get_fd(c, fd, path, "");
+	/* A server's file is believed only with the build-id asked for. */
+	if (!b || b->build_id_len != len || memcmp(b->build_id, id, len) != 0)
+		return NULL;
+	return b;
 }
 
 bool binary_wants_debuginfod(struct binary *b)

@@ -115,6 +115,15 @@ void binary_cache_unmark_sampled(struct binary_cache *c);
 void binary_cache_drop_tables(struct binary_cache *c);
 
 /*
+ * A binary gone from disk (deleted after its process started, which has
+ * exited or whose map_files cannot be read): its executable by build-id
+ * from debuginfod (debuginfod_fetch.h), for symbols and CFI.  path is the
+ * name the process knew it by.  NULL if no server has it, or the file a
+ * server sent has another build-id.
+ */
+struct binary *binary_fetch_by_build_id(struct binary_cache *c, const uint8_t *id, size_t len,
+					const char *path);
+/*
  * Whether naming its frames would ask debuginfod for its debug file (its
  * symbols not opened yet, none here): for debug_prefetch.h.
  */

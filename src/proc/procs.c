@@ -95,7 +95,8 @@ static bool file_matches(struct binary *b, const struct map_file_id *id)
  * even if deleted, replaced or in another mount namespace; the process's
  * root is next; our own view of the path last, and only if its identity
  * matches what the kernel reported (a different file of the same name would
- * give wrong frames).
+ * give wrong frames); a server's copy by build-id (debuginfod) when none
+ * of them is the file.
  */
 static struct binary *open_mapping(struct procs *ps, uint32_t pid, uint64_t start, uint64_t end,
 				   const char *path, const struct map_file_id *id)
@@ -122,10 +123,15 @@ static struct binary *open_mapping(struct procs *ps, uint32_t pid, uint64_t star
 	if (path[0] != '/' || !id || (!id->build_id_len && !id->has_devino))
 		return NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd >= 0) {
+		b = binary_get_fd(ps->bins, fd, path, "");
+		if (b && file_matches(b, id))
+			return b;
+	}
+	/* Deleted, its process gone: the very file by its build-id, from debuginfod. */
+	if (!id->build_id_len)
 		return NULL;
-	b = binary_get_fd(ps->bins, fd, path, "");
-	return b && file_matches(b, id) ? b : NULL;
+	return binary_fetch_by_build_id(ps->bins, id->build_id, id->build_id_len, path);
 }
 
 /*

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -98,7 +99,31 @@ static bool build_id_matches(const struct binary *b, const char *want)
 	return b->build_id_len && strcmp(hex, want) == 0;
 }
 
-/* The binary at path if it is the one that ran, else its debug file by build-id. */
+/* Deleted since it ran: the executable by build-id from debuginfod, if a server has it. */
+static struct binary *fetch_by_build_id(struct stall_modules *m, const char *path,
+					const char *build_id)
+{
+	uint8_t id[STITCH_BUILD_ID_MAX];
+	size_t len = strlen(build_id) / 2, i;
+
+	if (len < 2 || len > STITCH_BUILD_ID_MAX || strlen(build_id) % 2)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		unsigned int byte;
+
+		if (!isxdigit((unsigned char)build_id[2 * i]) ||
+		    !isxdigit((unsigned char)build_id[2 * i + 1]) ||
+		    sscanf(build_id + 2 * i, "%2x", &byte) != 1)
+			return NULL;
+		id[i] = (uint8_t)byte;
+	}
+	return binary_fetch_by_build_id(&m->bins, id, len, path);
+}
+
+/*
+ * The binary at path if it is the one that ran, else its debug file by
+ * build-id, else (deleted) its executable from debuginfod.
+ */
 static struct binary *find_real(struct stall_modules *m, const char *path, const char *build_id)
 {
 	char dbg[64 + 2 * STITCH_BUILD_ID_MAX];
@@ -134,7 +159,7 @@ static struct binary *find_real(struct stall_modules *m, const char *path, const
 		if (b && build_id_matches(b, build_id))
 			return b;
 	}
-	return NULL;
+	return fetch_by_build_id(m, path, build_id);
 }
 
 static struct binary *make_stub(const char *path)

@@ -430,3 +430,40 @@ test_debuginfod_many_binaries_dead_servers() {
 	expect_eq "many_libs samples named main" \
 		"$(total "$TMP/many-dead.folded" '^many_libs;.*;main;')" 0
 }
+
+# A binary deleted since it ran (an upgrade, a build tree cleaned): a
+# libstitch-stall report names its frames by path and build-id; the path is
+# gone, so symbolize fetches the executable by build-id, then its debug file,
+# and names the frame (before: deep_strip+0x..., nothing to read).
+test_debuginfod_deleted_executable() {
+	local burn
+	export STITCH_CACHE_DIR=$TMP/cache-gone
+	start_debuginfod
+	stop_debuginfod
+	# Served: the stripped executable and its debug file.
+	cp "$TMP/dbgd/deep_strip" "$TMP/dbgd/srv/deep_strip"
+	serve_debug_dir "$TMP/dbgd"
+	for _ in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' \
+			"http://127.0.0.1:$DBGD_PORT/buildid/$DBGD_ID/executable")" = 200 ] && break
+		sleep 0.2
+	done
+	mkdir -p "$TMP/gone"
+	cp "$TMP/dbgd/deep_strip" "$TMP/gone/deep_strip"
+	"$TMP/gone/deep_strip" spin 0.2
+	rm -f "$TMP/gone/deep_strip"
+	burn=$(nm "$TMP/dbgd/srv/deep_strip.debug" | awk '$3 == "burn" { print $1 }')
+	[ -n "$burn" ] || die "no burn in the debug file"
+	printf 'stitch-stall: tid=1 comm=x stall=20ms clock=cpu threshold=20ms suppressed=0\n  user %s+0x%x build-id=%s\n' \
+		"$TMP/gone/deep_strip" $((16#$burn + 4)) "$DBGD_ID" >"$TMP/gone.log"
+	"$STITCH" symbolize --no-debuginfod "$TMP/gone.log" >"$TMP/gone-none.txt" 2>"$TMP/gone-none.err"
+	cat "$TMP/gone-none.err" "$TMP/gone-none.txt"
+	expect_grep "$TMP/gone-none.txt" '^  user .*deep_strip\+0x'
+	export DEBUGINFOD_URLS="http://127.0.0.1:$DBGD_PORT"
+	"$STITCH" symbolize "$TMP/gone.log" >"$TMP/gone.txt" 2>"$TMP/gone.err"
+	cat "$TMP/gone.err" "$TMP/gone.txt"
+	expect_grep "$TMP/gone.txt" '^  user burn .*chain\.c:[0-9]+'
+	expect_grep "$TMP/gone.err" '^stitch: debuginfod: 1 debug files fetched, 0 from its cache, 0 not found, 0 failed, 1 executables fetched'
+	expect_eq "executable requests" \
+		"$(grep "GET /buildid/$DBGD_ID/executable" "$TMP/dbgd/server.log" | grep -c 'UA:elfutils' || true)" 1
+}
