@@ -467,3 +467,45 @@ test_debuginfod_deleted_executable() {
 	expect_eq "executable requests" \
 		"$(grep "GET /buildid/$DBGD_ID/executable" "$TMP/dbgd/server.log" | grep -c 'UA:elfutils' || true)" 1
 }
+
+# The same in a recording: three copies of the stripped chain run while
+# stitch is stopped (SIGSTOP), deleted from disk, and exit before it reads
+# their mappings: no path, no /proc/PID/map_files.  Their executable comes
+# by build-id from the server (for CFI and symbols), then its debug file:
+# every sample named _start..main;a;b;c;burn.
+test_debuginfod_deleted_executable_record() {
+	local rec pids="" i
+	export STITCH_CACHE_DIR=$TMP/cache-gone-rec
+	start_debuginfod
+	stop_debuginfod
+	cp "$TMP/dbgd/deep_strip" "$TMP/dbgd/srv/deep_strip"
+	serve_debug_dir "$TMP/dbgd"
+	for _ in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' \
+			"http://127.0.0.1:$DBGD_PORT/buildid/$DBGD_ID/executable")" = 200 ] && break
+		sleep 0.2
+	done
+	export DEBUGINFOD_URLS="http://127.0.0.1:$DBGD_PORT"
+	"$STITCH" record -a -F 99 -d 6 -o "$TMP/gone-rec.folded" 2>"$TMP/gone-rec.err" &
+	rec=$!
+	sleep 2.5
+	kill -STOP "$rec"
+	for i in 1 2 3; do
+		cp "$TMP/dbgd/deep_strip" "$TMP/gone_strip$i"
+		"$TMP/gone_strip$i" spin 0.6 &
+		pids="$pids $!"
+	done
+	sleep 0.2
+	rm -f "$TMP/gone_strip1" "$TMP/gone_strip2" "$TMP/gone_strip3"
+	# shellcheck disable=SC2086
+	wait $pids
+	kill -CONT "$rec"
+	wait "$rec"
+	cat "$TMP/gone-rec.err"
+	show "$TMP/gone-rec.folded"
+	expect_grep "$TMP/gone-rec.err" '^stitch: debuginfod: .*, 1 executables fetched'
+	expect_ge "samples of the deleted binaries" "$(total "$TMP/gone-rec.folded" '^gone_strip[123];')" 10
+	expect_ge "% of them named _start..main;a;b;c;burn" \
+		"$(share "$TMP/gone-rec.folded" '^gone_strip[123];' \
+			'^gone_strip[123];_start;__libc_start_main;__libc_start_call_main;main;a;b;c;burn ')" 95
+}
