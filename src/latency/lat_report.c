@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "formats/json.h"
+#include "profile/debug_prefetch.h"
 #include "profile/profile.h"
 #include "latency/lat_report.h"
 
@@ -121,6 +122,7 @@ static void print_stacks(FILE *f, const struct lat_summary *s, struct stack_tabl
 	char t[32];
 	size_t k;
 
+	debug_prefetch_stacks(st);
 	if (!nf || stacks_sort(st)) {
 		free(nf);
 		return;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/debug_prefetch.h"
 #include "stalls/stall_stacks.h"
 
 struct pending {
@@ -182,6 +183,7 @@ static void print_stacks(struct stalls_report *sr, struct stack_table *st)
 
 	if (!v)
 		return;
+	debug_prefetch_stacks(st);
 	for (i = 0; i < st->nsorted; i++) {
 		v[n].text = render_stack(sr, st->sorted[i]);
 		v[n].count = st->sorted[i]->count;
