@@ -147,7 +147,12 @@ static bool setup(void)
 
 bool debuginfod_enabled(void)
 {
-	return setup();
+	char url[1][DEBUGINFOD_URL_MAX];
+
+	/* Nothing set up (cache directory, client) before a file is wanted. */
+	if (di.state == DI_UNTRIED)
+		return debuginfod_split_urls(getenv(DEBUGINFOD_URLS_ENV_VAR), url, 1) > 0;
+	return di.state == DI_READY;
 }
 
 static unsigned int alive_servers(void)

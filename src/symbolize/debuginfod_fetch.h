@@ -57,7 +57,7 @@ struct debuginfod_stats {
 /* Turn debuginfod off for this run (--no-debuginfod). */
 void debuginfod_disable(void);
 
-/* Whether debuginfod is on and has servers (sets it up on first use). */
+/* Whether debuginfod is on and has servers (nothing is set up yet). */
 bool debuginfod_enabled(void);
 
 /*
