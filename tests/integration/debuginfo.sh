@@ -425,7 +425,8 @@ test_debuginfod_many_binaries_dead_servers() {
 	expect_grep "$TMP/many-dead.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, 11 failed \(3 of 3 servers given up after a timeout or error\)'
 	at_most "debuginfod's queries with three dead servers" \
 		"$(debuginfod_seconds "$TMP/many-dead.err")" 3.0
-	# 2 s of recording, ~2.2 s of queries, start and naming: 7 s leaves a busy machine its margin.
+	# 2 s of recording, ~2.2 s of queries, start and naming: 7 s leaves a busy machine
+	# its margin.
 	at_most "recording of 2 s with three dead servers" "$(cat "$TMP/many-dead.time")" 7
 	expect_ge "many_libs samples" "$(total "$TMP/many-dead.folded" '^many_libs;')" 200
 	expect_eq "many_libs samples named main" \
