@@ -195,6 +195,9 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		fprintf(stderr, "stitch stats: off-CPU: %" PRIu64 " switch-outs of traced threads "
 			"took a stack; sched_switch ran %" PRIu64 " times, %.0f ns per run\n",
 			st[STAT_OFFCPU_OUT], scnt, scnt ? (double)sns / scnt : 0.0);
+		fprintf(stderr, "stitch stats: off-CPU: %" PRIu64 " intervals ended by a switch-in "
+			"no sched_switch showed (timed by the thread's CPU time since)\n",
+			st[STAT_OFFCPU_UNSEEN_IN]);
 		ns += sns;
 		cnt += scnt;
 		got = st[STAT_OFFCPU_OUT];
