@@ -183,11 +183,73 @@ static void keep_if_slowest(struct lat_calls *lc, struct lat_slow *s)
 	lc->slowest[i] = *s;
 }
 
+struct in_call {
+	uint64_t time_ns;
+	size_t i;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct in_call *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * What each of t's stacks taken in [start, end] weighs (0 outside): an
+ * off-CPU stack its time off; a cpu sample the time since the thread's last
+ * sample, its call's start or its return to the CPU, whichever came last:
+ * the time its thread ran there since the last thing seen of it.  At -F 999
+ * that is the period (1 ms), unless the CPU itself was taken away from
+ * under the thread: a VM's vCPU stolen by its host (the guest sees no
+ * switch, and the sampling timer fires once when the vCPU is back), which
+ * on our 2-vCPU VM under 4 other builds hid 30-620 ms of a two_way run's
+ * ~900 ms of computing calls as "[not sampled: between samples]" at a fixed
+ * weight per sample, in step with the steal time /proc/stat counted.  An
+ * array of t->n weights, or NULL (out of memory: each sample weighs period).
+ */
+static uint64_t *weights_in_call(const struct thread_stacks *t, uint64_t start, uint64_t end)
+{
+	struct in_call *order = malloc((t->n ? t->n : 1) * sizeof(*order));
+	uint64_t *w = calloc(t->n ? t->n : 1, sizeof(*w)), from = start, done;
+	size_t i, n = 0;
+
+	if (!order || !w) {
+		free(order);
+		free(w);
+		return NULL;
+	}
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].time_ns < start || t->v[i].time_ns > end)
+			continue;
+		order[n].time_ns = t->v[i].time_ns;
+		order[n++].i = i;
+	}
+	/* Arrival order is time order, but for an interval ended at a later switch-out. */
+	qsort(order, n, sizeof(*order), by_time);
+	for (i = 0; i < n; i++) {
+		const struct pending *p = &t->v[order[i].i];
+
+		if (!p->on_cpu) {
+			w[order[i].i] = p->ns;
+			done = p->time_ns + p->ns;
+		} else {
+			w[order[i].i] = p->time_ns > from ? p->time_ns - from : 0;
+			done = p->time_ns;
+		}
+		from = done > from ? done : from;
+	}
+	free(order);
+	return w;
+}
+
 int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_t *ev)
 {
 	struct thread_stacks *t = thread_of(lc, c->tid, false);
 	uint64_t end = c->start_ns + c->dur_ns, on = 0, off = 0, on_exact, off_exact;
-	uint64_t given = 0, cum = 0;
+	uint64_t given = 0, cum = 0, *wt = NULL;
 	struct lat_slow s = { .call = *c };
 	size_t i, kept = 0, k;
 	int rc = 0;
@@ -198,16 +260,21 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_
 	s.off_cpu_ns = off_exact;
 	if (stacks_init(&s.stacks))
 		return -ENOMEM;
+	if (t)
+		wt = weights_in_call(t, c->start_ns, end);
 	for (i = 0; t && i < t->n; i++) {
-		const struct pending *p = &t->v[i];
+		struct pending *p = &t->v[i];
 
 		if (p->time_ns >= c->start_ns && p->time_ns <= end) {
+			if (wt)
+				p->ns = wt[i];
 			if (p->on_cpu)
 				on += p->ns;
 			else
 				off += p->ns;
 		}
 	}
+	free(wt);
 	/*
 	 * Off-CPU stacks weigh what they were off; samples share the call's
 	 * exact CPU time in proportion (more samples than its CPU time is
