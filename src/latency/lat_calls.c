@@ -10,6 +10,7 @@
 
 struct pending {
 	uint64_t time_ns, ns;
+	uint64_t tail_ns;	/* a switch-out's: its run before it, on CPU (weights_in_call) */
 	bool on_cpu;
 	uint32_t key_bytes;
 	struct stack_key *key;
@@ -109,6 +110,7 @@ int lat_calls_stack(struct lat_calls *lc, uint32_t tid, uint64_t time_ns,
 	p->key_bytes = key_bytes;
 	p->time_ns = time_ns;
 	p->ns = ns;
+	p->tail_ns = 0;
 	p->on_cpu = on_cpu;
 	t->n++;
 	lc->taken++;
@@ -160,6 +162,25 @@ static int add_annotated(struct stack_table *st, const char *root, const struct 
 	return rc;
 }
 
+/* A switch-out's user frames alone, on CPU: where its thread ran before it left. */
+static int add_user_part(struct stack_table *st, const char *root, const struct stack_key *key,
+			 uint64_t ns)
+{
+	size_t ubytes = key->nuser * sizeof(struct uframe);
+	struct stack_key *k = malloc(sizeof(*k) + ubytes);
+	int rc;
+
+	if (!k)
+		return -ENOMEM;
+	*k = *key;
+	k->nkernel = 0;
+	k->nwaker = 0;
+	memcpy(k + 1, stack_user(key), ubytes);
+	rc = add_annotated(st, root, k, "[on-cpu]", NULL, ns);
+	free(k);
+	return rc;
+}
+
 /* Move slow call s into the --top list if it is among the slowest; else free its stacks. */
 static void keep_if_slowest(struct lat_calls *lc, struct lat_slow *s)
 {
@@ -207,13 +228,22 @@ static int by_time(const void *a, const void *b)
  * switch, and the sampling timer fires once when the vCPU is back), which
  * on our 2-vCPU VM under 4 other builds hid 30-620 ms of a two_way run's
  * ~900 ms of computing calls as "[not sampled: between samples]" at a fixed
- * weight per sample, in step with the steal time /proc/stat counted.  An
- * array of t->n weights, or NULL (out of memory: each sample weighs period).
+ * weight per sample, in step with the steal time /proc/stat counted.
+ *
+ * A switch-out is where its thread was at the end of its run too: the time
+ * it ran since the last thing seen of it, tail[i], is its user stack's, on
+ * CPU (the kernel part, the switch itself, took microseconds).  A thread
+ * preempted every millisecond or two (two_way's computing calls beside 3
+ * CPU burners on 2 vCPUs) left ~300 of its ~800 ms between its last sample
+ * and its switch-out.
+ *
+ * An array of t->n weights, then t->n tails; NULL if out of memory (each
+ * stack then weighs what it was given, the period for a sample).
  */
 static uint64_t *weights_in_call(const struct thread_stacks *t, uint64_t start, uint64_t end)
 {
 	struct in_call *order = malloc((t->n ? t->n : 1) * sizeof(*order));
-	uint64_t *w = calloc(t->n ? t->n : 1, sizeof(*w)), from = start, done;
+	uint64_t *w = calloc(t->n ? 2 * t->n : 1, sizeof(*w)), from = start, done;
 	size_t i, n = 0;
 
 	if (!order || !w) {
@@ -234,6 +264,7 @@ static uint64_t *weights_in_call(const struct thread_stacks *t, uint64_t start, 
 
 		if (!p->on_cpu) {
 			w[order[i].i] = p->ns;
+			w[t->n + order[i].i] = p->time_ns > from ? p->time_ns - from : 0;
 			done = p->time_ns + p->ns;
 		} else {
 			w[order[i].i] = p->time_ns > from ? p->time_ns - from : 0;
@@ -266,12 +297,15 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_
 		struct pending *p = &t->v[i];
 
 		if (p->time_ns >= c->start_ns && p->time_ns <= end) {
-			if (wt)
+			if (wt) {
 				p->ns = wt[i];
+				p->tail_ns = wt[t->n + i];
+			}
 			if (p->on_cpu)
 				on += p->ns;
 			else
 				off += p->ns;
+			on += p->tail_ns;
 		}
 	}
 	free(wt);
@@ -298,6 +332,14 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_
 			if (w)
 				rc = add_annotated(&s.stacks, lc->root, p->key,
 						   p->on_cpu ? "[on-cpu]" : "[off-cpu]", NULL, w);
+			w = p->tail_ns;
+			if (w && on > on_exact) {
+				cum += p->tail_ns;
+				w = (uint64_t)((double)cum * on_exact / on) - given;
+				given += w;
+			}
+			if (w && !rc)
+				rc = add_user_part(&s.stacks, lc->root, p->key, w);
 			lc->claimed++;
 		}
 		free(p->key);

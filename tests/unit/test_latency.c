@@ -103,13 +103,16 @@ static void test_slow_call_claims_its_stacks(void **state)
 	assert_int_equal(lc.slow, 1);
 	assert_int_equal(lc.taken, 6);
 	assert_int_equal(lc.claimed, 4);
-	/* The breakdown is the call's time: 3 + 7 (not sampled) on, 15 + 5 (no stack) off. */
+	/*
+	 * The breakdown is the call's time: 3 sampled, 1 run before the block
+	 * (its user frames), 6 not sampled on; 15 + 5 (no stack) off.
+	 */
 	assert_int_equal(lc.breakdown.total, 30000000);
 	assert_int_equal(lc.on_cpu_ns, 10000000);
 	assert_int_equal(lc.off_cpu_ns, 20000000);
 	assert_int_equal(lc.nslowest, 1);
 	assert_int_equal(lc.slowest[0].stacks.total, 30000000);
-	assert_int_equal(lc.slowest[0].stacks.nsorted, 4);
+	assert_int_equal(lc.slowest[0].stacks.nsorted, 5);
 	/* The stack after the call waits for a later one. */
 	c.start_ns = 39000000;
 	c.dur_ns = 2000000;
@@ -158,8 +161,9 @@ static uint64_t weight_of(struct lat_calls *lc, const char *name)
 
 /*
  * A sample weighs the time its thread ran since the last thing seen of it:
- * a vCPU stolen for 5 ms under a computing thread (no switch; the sampling
- * timer fires once when it is back) is that stack's, not "not sampled".
+ * a vCPU stolen for 3 ms under a computing thread (no switch; the sampling
+ * timer fires once when it is back) is that stack's, not "not sampled";
+ * and a switch-out's user frames the time it ran before it left.
  */
 static void test_sample_weighs_time_since_last_seen(void **state)
 {
@@ -189,9 +193,10 @@ static void test_sample_weighs_time_since_last_seen(void **state)
 	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
 	assert_int_equal(weight_of(&lc, "two"), 2500000);
 	assert_int_equal(weight_of(&lc, "three"), 5000000);
-	assert_int_equal(weight_of(&lc, "one"), 2000000);
-	/* what is left: 0.5 ms before the block, 2 ms after the last sample */
-	assert_int_equal(weight_of(&lc, "[not sampled: between samples]"), 2500000);
+	/* off 2 ms, and on CPU the 0.5 ms it ran before it left: its user frames' */
+	assert_int_equal(weight_of(&lc, "one"), 2500000);
+	/* what is left: the 2 ms after the last sample */
+	assert_int_equal(weight_of(&lc, "[not sampled: between samples]"), 2000000);
 	assert_int_equal(lc.breakdown.total, 12000000);
 	free(k1);
 	free(k2);
