@@ -361,7 +361,8 @@ int BPF_PROG(capture_sched_switch, bool preempt, struct task_struct *prev,
 		offcpu_unseen_in(prev);
 		if (offcpu_leaving(preempt, prev_state, &d.tag)) {
 			capture(ctx, offcpu_event_idx, false, &d);
-			offcpu_left(prev->pid, d.counted, d.sent, &d.key, prev->se.sum_exec_runtime);
+			offcpu_left(prev->pid, d.counted, d.sent, &d.key,
+				    prev->se.sum_exec_runtime);
 		}
 	}
 	if (next->pid && (!filter_tgids || tgid_traced(next->tgid)))
