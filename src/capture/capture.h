@@ -85,6 +85,7 @@ enum stitch_stat {
 	STAT_OFFCPU_OUT,	/* off-CPU: switch-outs of traced threads, stack taken */
 	STAT_OFFCPU_UNTRACKED,	/* off-CPU: thread map full, the interval is lost */
 	STAT_OFFCPU_LOST,	/* off-CPU: intervals whose time found no stack to add to */
+	STAT_OFFCPU_UNSEEN_IN,	/* off-CPU: intervals ended by a switch-in no tracepoint showed */
 	STAT_NO_WORKER,		/* an entry point found no worker for its event (a bug) */
 	STAT_NR,
 };

@@ -10,6 +10,7 @@
 
 struct pending {
 	uint64_t time_ns, ns;
+	uint64_t tail_ns;	/* a switch-out's: its run before it, on CPU (weights_in_call) */
 	bool on_cpu;
 	uint32_t key_bytes;
 	struct stack_key *key;
@@ -109,6 +110,7 @@ int lat_calls_stack(struct lat_calls *lc, uint32_t tid, uint64_t time_ns,
 	p->key_bytes = key_bytes;
 	p->time_ns = time_ns;
 	p->ns = ns;
+	p->tail_ns = 0;
 	p->on_cpu = on_cpu;
 	t->n++;
 	lc->taken++;
@@ -160,6 +162,25 @@ static int add_annotated(struct stack_table *st, const char *root, const struct 
 	return rc;
 }
 
+/* A switch-out's user frames alone, on CPU: where its thread ran before it left. */
+static int add_user_part(struct stack_table *st, const char *root, const struct stack_key *key,
+			 uint64_t ns)
+{
+	size_t ubytes = key->nuser * sizeof(struct uframe);
+	struct stack_key *k = malloc(sizeof(*k) + ubytes);
+	int rc;
+
+	if (!k)
+		return -ENOMEM;
+	*k = *key;
+	k->nkernel = 0;
+	k->nwaker = 0;
+	memcpy(k + 1, stack_user(key), ubytes);
+	rc = add_annotated(st, root, k, "[on-cpu]", NULL, ns);
+	free(k);
+	return rc;
+}
+
 /* Move slow call s into the --top list if it is among the slowest; else free its stacks. */
 static void keep_if_slowest(struct lat_calls *lc, struct lat_slow *s)
 {
@@ -183,11 +204,83 @@ static void keep_if_slowest(struct lat_calls *lc, struct lat_slow *s)
 	lc->slowest[i] = *s;
 }
 
+struct in_call {
+	uint64_t time_ns;
+	size_t i;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct in_call *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * What each of t's stacks taken in [start, end] weighs (0 outside): an
+ * off-CPU stack its time off; a cpu sample the time since the thread's last
+ * sample, its call's start or its return to the CPU, whichever came last:
+ * the time its thread ran there since the last thing seen of it.  At -F 999
+ * that is the period (1 ms), unless the CPU itself was taken away from
+ * under the thread: a VM's vCPU stolen by its host (the guest sees no
+ * switch, and the sampling timer fires once when the vCPU is back), which
+ * on our 2-vCPU VM under 4 other builds hid 30-620 ms of a two_way run's
+ * ~900 ms of computing calls as "[not sampled: between samples]" at a fixed
+ * weight per sample, in step with the steal time /proc/stat counted.
+ *
+ * A switch-out is where its thread was at the end of its run too: the time
+ * it ran since the last thing seen of it, tail[i], is its user stack's, on
+ * CPU (the kernel part, the switch itself, took microseconds).  A thread
+ * preempted every millisecond or two (two_way's computing calls beside 3
+ * CPU burners on 2 vCPUs) left ~300 of its ~800 ms between its last sample
+ * and its switch-out.
+ *
+ * An array of t->n weights, then t->n tails; NULL if out of memory (each
+ * stack then weighs what it was given, the period for a sample).
+ */
+static uint64_t *weights_in_call(const struct thread_stacks *t, uint64_t start, uint64_t end)
+{
+	struct in_call *order = malloc((t->n ? t->n : 1) * sizeof(*order));
+	uint64_t *w = calloc(t->n ? 2 * t->n : 1, sizeof(*w)), from = start, done;
+	size_t i, n = 0;
+
+	if (!order || !w) {
+		free(order);
+		free(w);
+		return NULL;
+	}
+	for (i = 0; i < t->n; i++) {
+		if (t->v[i].time_ns < start || t->v[i].time_ns > end)
+			continue;
+		order[n].time_ns = t->v[i].time_ns;
+		order[n++].i = i;
+	}
+	/* Arrival order is time order, but for an interval ended at a later switch-out. */
+	qsort(order, n, sizeof(*order), by_time);
+	for (i = 0; i < n; i++) {
+		const struct pending *p = &t->v[order[i].i];
+
+		if (!p->on_cpu) {
+			w[order[i].i] = p->ns;
+			w[t->n + order[i].i] = p->time_ns > from ? p->time_ns - from : 0;
+			done = p->time_ns + p->ns;
+		} else {
+			w[order[i].i] = p->time_ns > from ? p->time_ns - from : 0;
+			done = p->time_ns;
+		}
+		from = done > from ? done : from;
+	}
+	free(order);
+	return w;
+}
+
 int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_t *ev)
 {
 	struct thread_stacks *t = thread_of(lc, c->tid, false);
 	uint64_t end = c->start_ns + c->dur_ns, on = 0, off = 0, on_exact, off_exact;
-	uint64_t given = 0, cum = 0;
+	uint64_t given = 0, cum = 0, *wt = NULL;
 	struct lat_slow s = { .call = *c };
 	size_t i, kept = 0, k;
 	int rc = 0;
@@ -198,16 +291,24 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_
 	s.off_cpu_ns = off_exact;
 	if (stacks_init(&s.stacks))
 		return -ENOMEM;
+	if (t)
+		wt = weights_in_call(t, c->start_ns, end);
 	for (i = 0; t && i < t->n; i++) {
-		const struct pending *p = &t->v[i];
+		struct pending *p = &t->v[i];
 
 		if (p->time_ns >= c->start_ns && p->time_ns <= end) {
+			if (wt) {
+				p->ns = wt[i];
+				p->tail_ns = wt[t->n + i];
+			}
 			if (p->on_cpu)
 				on += p->ns;
 			else
 				off += p->ns;
+			on += p->tail_ns;
 		}
 	}
+	free(wt);
 	/*
 	 * Off-CPU stacks weigh what they were off; samples share the call's
 	 * exact CPU time in proportion (more samples than its CPU time is
@@ -231,6 +332,14 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_
 			if (w)
 				rc = add_annotated(&s.stacks, lc->root, p->key,
 						   p->on_cpu ? "[on-cpu]" : "[off-cpu]", NULL, w);
+			w = p->tail_ns;
+			if (w && on > on_exact) {
+				cum += p->tail_ns;
+				w = (uint64_t)((double)cum * on_exact / on) - given;
+				given += w;
+			}
+			if (w && !rc)
+				rc = add_user_part(&s.stacks, lc->root, p->key, w);
 			lc->claimed++;
 		}
 		free(p->key);

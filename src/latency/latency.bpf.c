@@ -226,6 +226,28 @@ static __always_inline bool send_with_children(const struct lat_open *o, __u64 d
 	return bpf_ringbuf_output(&slow_calls, b, sizeof(b->call) + n * sizeof(__u64), 0) == 0;
 }
 
+/*
+ * The thread runs at now with CPU time run, and its last switch-out is still
+ * open: it came back in with no sched_switch to show it (offcpu.bpf.h,
+ * offcpu_unseen_in, says when that happens).  It came in as long before now
+ * as the CPU time it gained since: that interval is the call's off-CPU time,
+ * ended exactly as the capture program ends it at a switch-out.  At a call's
+ * end (a probe), run is stale by up to a tick: the interval ends up to a
+ * tick late, never early.
+ */
+static __always_inline void lat_unseen_in(struct lat_open *o, __u64 now, __u64 run)
+{
+	__u64 ran, in;
+
+	if (!o->out_ns)
+		return;
+	ran = run - o->out_run_ns;
+	in = now > ran ? now - ran : 0;
+	if (in > o->out_ns)
+		o->off_ns += in - o->out_ns;
+	o->out_ns = 0;
+}
+
 /* The thread's call ends at end_ns (0: now). */
 static __always_inline void call_exit_at(__s64 ret, __u64 end_ns)
 {
@@ -244,6 +266,8 @@ static __always_inline void call_exit_at(__s64 ret, __u64 end_ns)
 	/* Close the gate before taking the end time: nothing after it is the call's. */
 	bpf_map_delete_elem(&gate_threads, &tid);
 	now = end_ns ? end_ns : bpf_ktime_get_ns();
+	lat_unseen_in(o, now, BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
+					    se.sum_exec_runtime));
 	dur = now > o->start_ns ? now - o->start_ns : 0;
 	if (count_call(dur)) {
 		on_cpu = dur > o->off_ns ? dur - o->off_ns : 0;
@@ -625,8 +649,13 @@ int BPF_PROG(lat_switch, bool preempt, struct task_struct *prev, struct task_str
 	struct lat_open *o;
 
 	o = bpf_map_lookup_elem(&open_calls, &out_tid);
-	if (o)
+	if (o) {
+		__u64 run = BPF_CORE_READ(prev, se.sum_exec_runtime);
+
+		lat_unseen_in(o, now, run);
 		o->out_ns = now;
+		o->out_run_ns = run;
+	}
 	o = bpf_map_lookup_elem(&open_calls, &in_tid);
 	if (o && o->out_ns) {
 		o->off_ns += now - o->out_ns;

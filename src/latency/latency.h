@@ -54,6 +54,7 @@ struct lat_open {
 	__u64 start_ns;		/* bpf_ktime_get_ns at entry */
 	__u64 off_ns;		/* time switched out inside the call so far */
 	__u64 out_ns;		/* when it was last switched out; 0: running */
+	__u64 out_run_ns;	/* its CPU time then (se.sum_exec_runtime) */
 	__u64 args[LAT_NARGS];
 	__u32 depth;		/* entries of the same root inside it (recursion, nested pairs) */
 	__u32 pid;		/* keyed pairs: the thread that began the call */

@@ -84,15 +84,16 @@ static __always_inline bool offcpu_leaving(bool preempt, unsigned int state, __u
 	return *tag != OFFCPU_TAG_RUNNABLE || offcpu_runnable;
 }
 
-/* Its stack was taken: counted in the kernel under key, or sent. */
+/* Its stack was taken: counted in the kernel under key, or sent.  run_ns: its CPU time now. */
 static __always_inline void offcpu_left(__u32 tid, bool counted, bool sent,
-					const struct kagg_key *key)
+					const struct kagg_key *key, __u64 run_ns)
 {
 	struct offcpu_thread t = {};
 
 	if (!counted && !sent)
 		return;
 	t.out_ns = bpf_ktime_get_ns();
+	t.run_ns = run_ns;
 	t.key = *key;
 	t.counted = counted;
 	t.sent = sent;
@@ -128,18 +129,13 @@ static __always_inline bool offcpu_wake_add(struct offcpu_thread *t, __u64 ns)
 	return !err;
 }
 
-/* next runs again: the time since it left goes to the stack it left with. */
-static __always_inline void offcpu_in(struct task_struct *next)
+/* tid ran again at in_ns: the time since it left goes to the stack it left with. */
+static __always_inline void offcpu_end(__u32 tid, struct offcpu_thread *t, __u64 in_ns)
 {
 	struct offcpu_weight w = { .hdr = { RING_OFFCPU_WEIGHT, sizeof(w) } };
-	struct offcpu_thread *t;
-	__u32 tid = next->pid;
 	__u64 ns;
 
-	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
-	if (!t)
-		return;
-	ns = bpf_ktime_get_ns() - t->out_ns;
+	ns = in_ns > t->out_ns ? in_ns - t->out_ns : 0;
 	if (ns < offcpu_min_block_ns)
 		ns = 0;
 	if (t->counted && t->woken) {
@@ -156,6 +152,46 @@ static __always_inline void offcpu_in(struct task_struct *next)
 			count(STAT_OFFCPU_LOST);
 	}
 	bpf_map_delete_elem(&offcpu_threads, &tid);
+}
+
+/* next runs again, now. */
+static __always_inline void offcpu_in(struct task_struct *next)
+{
+	__u32 tid = next->pid;
+	struct offcpu_thread *t;
+
+	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
+	if (t)
+		offcpu_end(tid, t, bpf_ktime_get_ns());
+}
+
+/*
+ * prev leaves the CPU while its last interval is still open: it ran again
+ * with no sched_switch to show it.  On our test VM (6.18) the switches from
+ * some tasks (its pid 1's threads, and once the idle task) reach no program
+ * on the tracepoint, ftrace's included: 0-10 of ~400 switch-outs of a
+ * latency run had no switch-in before them.
+ * It ran since then for the CPU time it gained (se.sum_exec_runtime, brought
+ * up to date by the switch, ~us), so it came in that long before now: the
+ * interval ends there.  Not counting stolen or interrupt time while it ran
+ * (the kernel leaves those out of its CPU time), the end is a little late,
+ * never early.  Called before its new stack is taken: the old interval's
+ * weight comes first in the ring.
+ */
+static __always_inline void offcpu_unseen_in(struct task_struct *prev)
+{
+	__u32 tid = prev->pid;
+	struct offcpu_thread *t;
+	__u64 now, ran, in;
+
+	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
+	if (!t)
+		return;
+	now = bpf_ktime_get_ns();
+	ran = prev->se.sum_exec_runtime - t->run_ns;
+	in = now > ran ? now - ran : 0;
+	count(STAT_OFFCPU_UNSEEN_IN);
+	offcpu_end(tid, t, in);
 }
 
 /*

@@ -47,6 +47,7 @@ struct offcpu_wake_key {
 /* A traced thread off the CPU (map offcpu_threads): what its interval goes to. */
 struct offcpu_thread {
 	__u64 out_ns;		/* when it left: bpf_ktime_get_ns() */
+	__u64 run_ns;		/* its CPU time then (se.sum_exec_runtime): see offcpu_unseen_in */
 	struct kagg_key key;	/* counted: its stack, stored in the kernel */
 	__u8 counted, sent;	/* sent: its stack went to user space as a sample */
 	__u8 woken;		/* waker is set */

@@ -51,7 +51,7 @@ int offcpu_hold(struct offcpu_pending *t, uint32_t tid, uint64_t time_ns,
 	if (h) {
 		hmap_remove(&t->by_tid, &h->node);
 		free(h);
-		t->lost++;
+		t->lost_weight++;
 	}
 	h = malloc(sizeof(*h) - sizeof(h->key) + key_bytes);
 	if (!h)
@@ -98,7 +98,7 @@ int offcpu_weigh(struct offcpu_pending *t, uint32_t tid, uint64_t ns, struct sta
 	int rc = 0;
 
 	if (!h) {
-		t->lost++;
+		t->lost_stack++;
 		return 0;
 	}
 	if (ns && h->woken)

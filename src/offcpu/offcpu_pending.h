@@ -20,7 +20,8 @@ typedef void (*offcpu_sink_fn)(void *ctx, uint32_t tid, uint64_t time_ns,
 
 struct offcpu_pending {
 	struct hmap by_tid;
-	uint64_t lost;		/* intervals whose sample or weight record was lost */
+	uint64_t lost_weight;	/* intervals whose stack came and whose weight never did */
+	uint64_t lost_stack;	/* intervals whose weight came and whose stack never did */
 	offcpu_sink_fn sink;	/* NULL: offcpu_weigh counts into its stack table */
 	void *sink_ctx;
 	/* --wakers: where a waker's stacks are stored (set by the recorder), and scratch */

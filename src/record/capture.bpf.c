@@ -357,10 +357,13 @@ int BPF_PROG(capture_sched_switch, bool preempt, struct task_struct *prev,
 	struct capture_defer d = {};
 
 	/* Filter first: the traced threads' switches are the only ones that cost. */
-	if (prev->pid && (!filter_tgids || tgid_traced(prev->tgid)) &&
-	    offcpu_leaving(preempt, prev_state, &d.tag)) {
-		capture(ctx, offcpu_event_idx, false, &d);
-		offcpu_left(prev->pid, d.counted, d.sent, &d.key);
+	if (prev->pid && (!filter_tgids || tgid_traced(prev->tgid))) {
+		offcpu_unseen_in(prev);
+		if (offcpu_leaving(preempt, prev_state, &d.tag)) {
+			capture(ctx, offcpu_event_idx, false, &d);
+			offcpu_left(prev->pid, d.counted, d.sent, &d.key,
+				    prev->se.sum_exec_runtime);
+		}
 	}
 	if (next->pid && (!filter_tgids || tgid_traced(next->tgid)))
 		offcpu_in(next);

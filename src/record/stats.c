@@ -90,12 +90,14 @@ void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 		fprintf(stderr, "stitch: the kernel dropped %" PRIu64 " process-tracking records "
 			"(mappings may be missing: some frames may show as [unknown])\n",
 			r->ptrack.lost);
-	if (st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] + r->offcpu.lost)
+	if (st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] + r->offcpu.lost_weight +
+	    r->offcpu.lost_stack)
 		fprintf(stderr, "stitch: LOST %" PRIu64 " off-CPU intervals (%" PRIu64 " threads "
-			"beyond %d tracked, %" PRIu64 " with full maps, %" PRIu64 " whose record "
-			"was lost)\n", st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] +
-			r->offcpu.lost, st[STAT_OFFCPU_UNTRACKED], OFFCPU_MAX_THREADS,
-			st[STAT_OFFCPU_LOST], r->offcpu.lost);
+			"beyond %d tracked, %" PRIu64 " with full maps, %" PRIu64 " whose weight "
+			"never came, %" PRIu64 " whose stack never came)\n",
+			st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] + r->offcpu.lost_weight +
+			r->offcpu.lost_stack, st[STAT_OFFCPU_UNTRACKED], OFFCPU_MAX_THREADS,
+			st[STAT_OFFCPU_LOST], r->offcpu.lost_weight, r->offcpu.lost_stack);
 	if (r->bad_records + r->ptrack.malformed)
 		fprintf(stderr, "stitch: %" PRIu64 " malformed records ignored\n",
 			r->bad_records + r->ptrack.malformed);
@@ -195,6 +197,9 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		fprintf(stderr, "stitch stats: off-CPU: %" PRIu64 " switch-outs of traced threads "
 			"took a stack; sched_switch ran %" PRIu64 " times, %.0f ns per run\n",
 			st[STAT_OFFCPU_OUT], scnt, scnt ? (double)sns / scnt : 0.0);
+		fprintf(stderr, "stitch stats: off-CPU: %" PRIu64 " intervals ended by a switch-in "
+			"no sched_switch showed (timed by the thread's CPU time since)\n",
+			st[STAT_OFFCPU_UNSEEN_IN]);
 		ns += sns;
 		cnt += scnt;
 		got = st[STAT_OFFCPU_OUT];

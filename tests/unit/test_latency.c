@@ -95,20 +95,24 @@ static void test_slow_call_claims_its_stacks(void **state)
 	/* before the call (a fast call's), 3 samples and one block inside, one after */
 	assert_int_equal(lat_calls_stack(&lc, 7, 500, k1, b1, 4000000, false), 0);
 	for (i = 0; i < 3; i++)
-		assert_int_equal(lat_calls_stack(&lc, 7, 2000 + i, k2, b2, 1000000, true), 0);
-	assert_int_equal(lat_calls_stack(&lc, 7, 5000, k3, b3, 15000000, false), 0);
+		assert_int_equal(lat_calls_stack(&lc, 7, 1000 + (i + 1) * 1000000, k2, b2, 1000000,
+						 true), 0);
+	assert_int_equal(lat_calls_stack(&lc, 7, 4001000, k3, b3, 15000000, false), 0);
 	assert_int_equal(lat_calls_stack(&lc, 7, 40000000, k1, b1, 1000000, false), 0);
 	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
 	assert_int_equal(lc.slow, 1);
 	assert_int_equal(lc.taken, 6);
 	assert_int_equal(lc.claimed, 4);
-	/* The breakdown is the call's time: 3 + 7 (not sampled) on, 15 + 5 (no stack) off. */
+	/*
+	 * The breakdown is the call's time: 3 sampled, 1 run before the block
+	 * (its user frames), 6 not sampled on; 15 + 5 (no stack) off.
+	 */
 	assert_int_equal(lc.breakdown.total, 30000000);
 	assert_int_equal(lc.on_cpu_ns, 10000000);
 	assert_int_equal(lc.off_cpu_ns, 20000000);
 	assert_int_equal(lc.nslowest, 1);
 	assert_int_equal(lc.slowest[0].stacks.total, 30000000);
-	assert_int_equal(lc.slowest[0].stacks.nsorted, 4);
+	assert_int_equal(lc.slowest[0].stacks.nsorted, 5);
 	/* The stack after the call waits for a later one. */
 	c.start_ns = 39000000;
 	c.dur_ns = 2000000;
@@ -116,18 +120,84 @@ static void test_slow_call_claims_its_stacks(void **state)
 	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
 	assert_int_equal(lc.claimed, 5);
 	assert_int_equal(lc.breakdown.total, 32000000);
-	/* More samples than CPU time: they share the exact CPU time. */
-	for (i = 0; i < 4; i++)
-		assert_int_equal(lat_calls_stack(&lc, 7, 50000000 + i, k2, b2, 1000000, true), 0);
+	/* More sampled time than CPU time: the samples share the exact CPU time. */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(lat_calls_stack(&lc, 7, 50000000 + (i + 1) * 1000000, k2, b2,
+						 1000000, true), 0);
 	c.start_ns = 50000000;
 	c.dur_ns = 3000000;
-	c.on_cpu_ns = 3000000;
+	c.on_cpu_ns = 2000000;
 	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
 	assert_int_equal(lc.breakdown.total, 35000000);
 	/* The two slowest kept, slowest first. */
 	assert_int_equal(lc.nslowest, 2);
 	assert_int_equal(lc.slowest[0].call.dur_ns, 30000000);
 	assert_int_equal(lc.slowest[1].call.dur_ns, 3000000);
+	free(k1);
+	free(k2);
+	free(k3);
+	lat_calls_free(&lc);
+}
+
+/* The weight of stack `name' in lc's breakdown. */
+static uint64_t weight_of(struct lat_calls *lc, const char *name)
+{
+	uint64_t ns = 0;
+	size_t i;
+	int j;
+
+	assert_int_equal(stacks_sort(&lc->breakdown), 0);
+	for (i = 0; i < lc->breakdown.nsorted; i++) {
+		const struct stack *st = lc->breakdown.sorted[i];
+		const struct uframe *u = stack_user(&st->key);
+
+		for (j = 0; j < st->key.nuser; j++)
+			if (u[j].kind == UFRAME_NAME && !strcmp((const char *)(uintptr_t)u[j].addr,
+								 name))
+				ns += st->count;
+	}
+	return ns;
+}
+
+/*
+ * A sample weighs the time its thread ran since the last thing seen of it:
+ * a vCPU stolen for 3 ms under a computing thread (no switch; the sampling
+ * timer fires once when it is back) is that stack's, not "not sampled";
+ * and a switch-out's user frames the time it ran before it left.
+ */
+static void test_sample_weighs_time_since_last_seen(void **state)
+{
+	struct lat_calls lc;
+	struct lat_call c = { .start_ns = 1000000, .dur_ns = 12000000, .on_cpu_ns = 10000000,
+			      .pid = 7, .tid = 7 };
+	static const uint64_t two[] = { 2, 3 }, three[] = { 9, 10, 11 };
+	struct stack_key *k2, *k3, *k1;
+	uint32_t b1, b2, b3;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(lat_calls_init(&lc, "handle", 1000000, 1), 0);
+	k1 = key_with(1, &b1);
+	k2 = key_with(2, &b2);
+	k3 = key_with(3, &b3);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(lat_calls_stack(&lc, 7, two[i] * 1000000, k2, b2, 1000000, true),
+				 0);
+	/* off from 3.5 to 5.5 ms: the sample after it stands for the 0.5 ms since */
+	assert_int_equal(lat_calls_stack(&lc, 7, 3500000, k1, b1, 2000000, false), 0);
+	assert_int_equal(lat_calls_stack(&lc, 7, 6000000, k2, b2, 1000000, true), 0);
+	/* then nothing for 3 ms: the host had the vCPU */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(lat_calls_stack(&lc, 7, three[i] * 1000000, k3, b3, 1000000,
+						 true), 0);
+	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
+	assert_int_equal(weight_of(&lc, "two"), 2500000);
+	assert_int_equal(weight_of(&lc, "three"), 5000000);
+	/* off 2 ms, and on CPU the 0.5 ms it ran before it left: its user frames' */
+	assert_int_equal(weight_of(&lc, "one"), 2500000);
+	/* what is left: the 2 ms after the last sample */
+	assert_int_equal(weight_of(&lc, "[not sampled: between samples]"), 2000000);
+	assert_int_equal(lc.breakdown.total, 12000000);
 	free(k1);
 	free(k2);
 	free(k3);
@@ -260,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_buckets_hold_their_values),
 		cmocka_unit_test(test_quantiles),
 		cmocka_unit_test(test_slow_call_claims_its_stacks),
+		cmocka_unit_test(test_sample_weighs_time_since_last_seen),
 		cmocka_unit_test(test_children_nest_by_order),
 		cmocka_unit_test(test_tracepoint_fields),
 	};
