@@ -45,14 +45,29 @@ static __always_inline void ku_walk_stats(__u64 t0, __u32 n, __u32 remembered)
 		add_stat(STAT_KUNWIND_MEMO, 1);
 }
 
-/* Every binary's table, one contiguous range each; resized by user space. */
-struct {
+/*
+ * Every binary's table, one contiguous range of row ids each (kunwind.h):
+ * chunk id >> KUNWIND_CHUNK_BITS of kunwind_chunks, row id's low bits in
+ * it.  User space creates a chunk when a table first needs it and deletes
+ * it when its last table is freed: the kernel holds what is loaded, not
+ * --max-table-mb (-a's 64 MiB array was 64 MiB from the start).  Every
+ * chunk has the template's size, so the verifier inlines both lookups.
+ */
+struct ku_rows_chunk {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
+	__uint(max_entries, KUNWIND_CHUNK_ROWS);
+	/* Sizes, not types: bpftool's libbpf (1.1) cannot size a struct value here. */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct stitch_unwind_row));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);		/* chunks for --max-table-mb: set by user space */
 	__type(key, __u32);
-	__type(value, struct stitch_unwind_row);
-} kunwind_rows SEC(".maps");
+	__array(values, struct ku_rows_chunk);
+} kunwind_chunks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -271,7 +286,10 @@ static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 
 static __always_inline const struct stitch_unwind_row *ku_row_at(void *ctx, __u32 idx)
 {
-	return bpf_map_lookup_elem(&kunwind_rows, &idx);
+	__u32 chunk = idx >> KUNWIND_CHUNK_BITS, off = idx & (KUNWIND_CHUNK_ROWS - 1);
+	void *rows = bpf_map_lookup_elem(&kunwind_chunks, &chunk);
+
+	return rows ? bpf_map_lookup_elem(rows, &off) : 0;
 }
 
 static __always_inline __u32 *ku_rcache_slot(void *ctx, __u32 h)
@@ -391,11 +409,36 @@ __noinline int ku_search_map(const struct kunwind_proc *p, __u64 addr)
 	return m ? (int)(m - p->maps) : -1;
 }
 
+/*
+ * A table inside one chunk (all but those larger than a chunk: kunwind.c
+ * places them so) is searched with one lookup of its chunk, not one per
+ * step; the same branch-free search as ku_find_row().
+ */
 __noinline int ku_search_row(__u32 first, __u32 nr, __u32 vaddr)
 {
-	__u32 idx = 0;
+	__u32 chunk = first >> KUNWIND_CHUNK_BITS, len = nr, base, i, idx = 0;
+	const struct stitch_unwind_row *row;
+	void *rows;
 
-	return ku_find_row(0, first, nr, vaddr, &idx) ? (int)idx : -1;
+	if (!nr || nr > KUNWIND_CHUNK_ROWS || (first + nr - 1) >> KUNWIND_CHUNK_BITS != chunk)
+		return ku_find_row(0, first, nr, vaddr, &idx) ? (int)idx : -1;
+	rows = bpf_map_lookup_elem(&kunwind_chunks, &chunk);
+	if (!rows)
+		return -1;
+	base = first & (KUNWIND_CHUNK_ROWS - 1);
+	for (i = 0; i < KUNWIND_CHUNK_BITS + 1 && len > 1; i++) {
+		__u32 half = len / 2, at = base + half;
+
+		row = bpf_map_lookup_elem(rows, &at);
+		if (!row)
+			return -1;
+		base += half & ku_le_mask(row->pc, vaddr);
+		len -= half;
+	}
+	row = bpf_map_lookup_elem(rows, &base);
+	if (!row || row->pc > vaddr)
+		return -1;
+	return (int)((chunk << KUNWIND_CHUNK_BITS) | base);
 }
 
 /* FNV-1a-like step, with a fold so that high bits reach the low ones. */

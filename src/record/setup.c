@@ -184,10 +184,10 @@ static int load_bpf(struct recorder *r)
 		r->skel->rodata->kagg_hash_mask = strtoull(test_mask, NULL, 0);
 		r->skel->rodata->interp_hash_mask = strtoull(test_mask, NULL, 0);
 	}
-	/* Copy mode needs no tables: keep the row array minimal. */
-	bpf_map__set_max_entries(r->skel->maps.kunwind_rows,
+	/* Copy mode needs no tables: room for one chunk, which it never makes. */
+	bpf_map__set_max_entries(r->skel->maps.kunwind_chunks,
 				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :
-				 kunwind_rows_for_mb(o->max_table_mb));
+				 kunwind_chunks_for_rows(kunwind_rows_for_mb(o->max_table_mb)));
 	r->skel->rodata->filter_tgids = !o->target.all;
 	/*
 	 * -p of a few processes: their tgids in the program itself.  Not when
@@ -221,7 +221,7 @@ static int load_bpf(struct recorder *r)
 		return err;
 	}
 	if (o->unwind_mode != KUNWIND_MODE_COPY && !r->kw_ready) {
-		err = kunwind_init(&r->kw, bpf_map__fd(r->skel->maps.kunwind_rows),
+		err = kunwind_init(&r->kw, bpf_map__fd(r->skel->maps.kunwind_chunks),
 				   bpf_map__fd(r->skel->maps.kunwind_procs),
 				   kunwind_rows_for_mb(o->max_table_mb), o->max_table_mb);
 		if (err) {

@@ -992,6 +992,62 @@ static void test_tables_dropped_and_reused(void **state)
 	kunwind_free(&kw);
 }
 
+/*
+ * Rows live in chunks made as tables need them: a table no larger than a
+ * chunk lies inside one (the walk looks its chunk up once per search), and
+ * a chunk goes when its last table is freed, 100 ms after its last list.
+ */
+static void test_tables_in_chunks_freed_with_them(void **state)
+{
+	struct kunwind kw;
+	struct procs ps;
+	struct kunwind_proc *kp = calloc(1, sizeof(*kp));
+	uint32_t self = getpid(), first, nr;
+	size_t chunks;
+	int i, n, big = 0;
+
+	(void)state;
+	assert_non_null(kp);
+	if (!fx.w.nr)
+		load_world();
+	/* 64 chunks' worth of ids; start 100 rows short of a chunk's end. */
+	assert_int_equal(kunwind_init(&kw, -1, -1, 64 * KUNWIND_CHUNK_ROWS, 64), 0);
+	kw.rows_used = KUNWIND_CHUNK_ROWS - 100;
+	fx.proc->pid = self;
+	n = kunwind_build_proc(&kw, &fx.bins, fx.proc, kp);
+	assert_true(n > 0);
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	for (i = 0; i < n; i++) {
+		if (!(kp->maps[i].flags & KUNWIND_MAP_TABLE) || !kp->maps[i].row_nr)
+			continue;
+		first = kp->maps[i].row_first;
+		nr = kp->maps[i].row_nr;
+		big += nr > 100;
+		if (nr <= KUNWIND_CHUNK_ROWS)
+			assert_int_equal(first >> KUNWIND_CHUNK_BITS,
+					 (first + nr - 1) >> KUNWIND_CHUNK_BITS);
+	}
+	/* One table at least did not fit before the first chunk's end. */
+	assert_true(big >= 1);
+	chunks = kw.chunks_live;
+	assert_true(chunks >= 1 && chunks <= 4);
+	/* Gone, and 100 ms later their chunks with them. */
+	kunwind_forget(&kw, self);
+	assert_int_equal(kw.chunks_live, chunks);
+	usleep(120 * 1000);
+	assert_int_equal(procs_init(&ps, &fx.bins), 0);
+	kunwind_refresh(&kw, &fx.bins, &ps, never_behind, NULL);
+	assert_int_equal(kw.chunks_live, 0);
+	/* Loaded again: the chunks come back, no new row ids needed. */
+	first = kw.rows_used;
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	assert_int_equal(kw.chunks_live, chunks);
+	assert_int_equal(kw.rows_used, first);
+	procs_free(&ps);
+	kunwind_free(&kw);
+	free(kp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1010,6 +1066,7 @@ int main(void)
 		cmocka_unit_test(test_row_cache_poisoned),
 		cmocka_unit_test(test_table_budget),
 		cmocka_unit_test(test_tables_dropped_and_reused),
+		cmocka_unit_test(test_tables_in_chunks_freed_with_them),
 		cmocka_unit_test(test_bp_use_tracked),
 	};
 
