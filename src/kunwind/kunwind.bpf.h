@@ -754,12 +754,41 @@ volatile __u32 kagg_epoch;
 #define EEXIST 17
 #endif
 
+/*
+ * Kernel stacks, in two maps: the one of kagg_kgen's parity takes new
+ * stacks.  A stack map's ids are never freed by the kernel, and a long run
+ * fills it, after which every event with a new kernel stack goes to user
+ * space.  `stitch agent` flips kagg_kgen at each period, once the map it
+ * moves to has been emptied (kagg_kstacks_flip): a map holds two periods'
+ * stacks at most.  `stitch record` never flips: kagg_kstacks1 has one entry.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16384);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, KAGG_KSTACK_DEPTH * sizeof(__u64));
 } kagg_kstacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, KAGG_KSTACK_DEPTH * sizeof(__u64));
+} kagg_kstacks1 SEC(".maps");
+
+/* Written by user space while running (kagg_kstacks_flip). */
+volatile __u32 kagg_kgen;
+
+/* The current kernel stack's id in the map of generation *kgen (set). */
+static __always_inline long kagg_stackid(void *ctx, __u64 flags, __u32 *kgen)
+{
+	__u32 g = kagg_kgen;
+
+	*kgen = g;
+	if (g & 1)
+		return bpf_get_stackid(ctx, &kagg_kstacks1, flags);
+	return bpf_get_stackid(ctx, &kagg_kstacks, flags);
+}
 
 /* User stacks by hash, up to KAGG_SHORT_FRAMES frames (kunwind.h), and longer. */
 struct {
@@ -989,7 +1018,7 @@ stored:
 	sv->hash = hash;
 	sv->stored = 1;
 	/* The kernel stack map compares stacks too: a collision is -EEXIST. */
-	key.kstack_id = user_sample ? -EFAULT : bpf_get_stackid(ctx, &kagg_kstacks, kskip);
+	key.kstack_id = user_sample ? -EFAULT : kagg_stackid(ctx, kskip, &key.kgen);
 	if (key.kstack_id == -EEXIST)
 		goto collision;
 	if (key.kstack_id < 0 && key.kstack_id != -EFAULT) {

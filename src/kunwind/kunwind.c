@@ -759,6 +759,38 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 	return n;
 }
 
+int kagg_kstack_get(const struct kagg_fds *fds, int32_t kstack_id, uint32_t kgen,
+		    uint64_t *kips)
+{
+	if (kstack_id < 0 || fds->kstacks_gen[kgen & 1] != kgen)
+		return -ENOENT;
+	return bpf_map_lookup_elem(fds->kstacks[kgen & 1], &kstack_id, kips) ? -ENOENT : 0;
+}
+
+uint32_t kagg_kstacks_flip(const int fds[2], uint32_t gen_of[2], volatile uint32_t *kgen)
+{
+	uint32_t next = *kgen + 1, id, prev;
+	int fd = fds[next & 1];
+	bool first = true;
+
+	/*
+	 * It holds the stacks of next - 2, taken a whole period ago or more:
+	 * no program still writes them, and keys still naming them (an off-CPU
+	 * thread blocked since) are told apart by their kgen.  Marked first,
+	 * then emptied: a key read meanwhile gets no frames, never a new one's.
+	 */
+	gen_of[next & 1] = next;
+	for (;;) {
+		if (bpf_map_get_next_key(fd, first ? NULL : &prev, &id))
+			break;
+		bpf_map_delete_elem(fd, &id);
+		prev = id;
+		first = false;
+	}
+	__atomic_store_n(kgen, next, __ATOMIC_RELEASE);
+	return next;
+}
+
 int kagg_ustack_get(const struct kagg_fds *fds, uint64_t hash, struct kagg_ustack *u)
 {
 	/* The hash says which map; the short map's value is a kagg_ustack's prefix. */
@@ -787,8 +819,7 @@ int kunwind_key_build(const struct kunwind *kw, const struct kagg_fds *fds,
 	/* An off-CPU stack's thread state: its innermost frame (stack_tag_frame). */
 	if (key->tag)
 		((uint64_t *)(sk + 1))[nk++] = key->tag;
-	if (key->kstack_id >= 0 &&
-	    bpf_map_lookup_elem(fds->kstacks, &key->kstack_id, kips) == 0) {
+	if (kagg_kstack_get(fds, key->kstack_id, key->kgen, kips) == 0) {
 		int i;
 
 		*bytes += sizeof(kips);

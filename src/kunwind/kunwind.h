@@ -154,6 +154,13 @@ struct kagg_key {
 	 */
 	__u32 epoch;
 	__u32 tag;		/* enum offcpu_tag: an off-CPU stack's thread state */
+	/*
+	 * kagg_kgen when kstack_id was taken: which of the two kernel stack
+	 * maps holds it (kgen & 1), and whether it still does (user space
+	 * clears a map before it takes new stacks again: kagg_kstacks_flip).
+	 */
+	__u32 kgen;
+	__u32 pad;		/* zero: the key is hashed whole */
 };
 
 struct kagg_ustack {
@@ -181,7 +188,13 @@ struct kagg_ustack_short {
 
 /* The kernel's maps of counted stacks, as user space reads them. */
 struct kagg_fds {
-	int kstacks;		/* kagg_kstacks */
+	/*
+	 * kagg_kstacks (even kgen), kagg_kstacks1 (odd), and the generation
+	 * whose stacks each holds: a kstack_id of another generation names a
+	 * stack that was cleared (its frames are unknown, never another's).
+	 */
+	int kstacks[2];
+	uint32_t kstacks_gen[2];
 	int ustacks;		/* kagg_ustacks: up to KAGG_SHORT_FRAMES frames */
 	int ustacks_long;	/* kagg_ustacks_long: longer */
 };
@@ -320,6 +333,21 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struct kagg_fds *fds,
 			    int64_t epoch, struct stack_table *stacks, uint64_t *stops,
 			    uint64_t *bytes);
+
+/*
+ * The kernel stack kstack_id of generation kgen into kips
+ * (KAGG_KSTACK_DEPTH words): 0, or -ENOENT if none or cleared since.
+ */
+int kagg_kstack_get(const struct kagg_fds *fds, int32_t kstack_id, uint32_t kgen,
+		    uint64_t *kips);
+
+/*
+ * Agent periods: the kernel stack map of generation kgen + 2 is emptied
+ * (it held kgen's, whose period was read long ago) and the kernel moves to
+ * it.  Stacks of kgen stay readable until the next flip.  Returns the new
+ * generation; *gen_of[] says which generation each map now holds.
+ */
+uint32_t kagg_kstacks_flip(const int fds[2], uint32_t gen_of[2], volatile uint32_t *kgen);
 
 /* The user stack stored under hash into u: 0, or -ENOENT. */
 int kagg_ustack_get(const struct kagg_fds *fds, uint64_t hash, struct kagg_ustack *u);

@@ -262,6 +262,14 @@ static void period_cut_start(struct run *run, double now)
 	run->cut_unix_ns = clock_ns(CLOCK_REALTIME);
 	run->stage = PERIOD_FLIPPED;
 	r->kagg_next_flip = 0;
+	/*
+	 * New kernel stacks go to the other map, emptied first: a long run's
+	 * stacks never fill it (the period before last's are read and gone).
+	 */
+	if (counting_in_kernel(r))
+		kagg_kstacks_flip((int[2]){ bpf_map__fd(r->skel->maps.kagg_kstacks),
+					    bpf_map__fd(r->skel->maps.kagg_kstacks1) },
+				  r->kstacks_gen, &r->skel->bss->kagg_kgen);
 }
 
 /* The period's stacks to the hook, then a new period.  0, or 1 if the hook failed. */

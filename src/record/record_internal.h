@@ -75,6 +75,7 @@ struct recorder {
 	uint64_t check_compared, check_mismatched, check_prefix;
 	double kw_setup_s;		/* -p: targets' tables loaded and lists written */
 	int64_t kagg_pending;		/* epoch to read at the next poll, or -1 */
+	uint32_t kstacks_gen[2];	/* the generation each kernel stack map holds */
 	double kagg_next_flip;
 	/* scratch for building one stack key */
 	uint8_t *key_buf;

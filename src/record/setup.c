@@ -18,7 +18,9 @@
 struct kagg_fds kagg_fds_of(struct recorder *r)
 {
 	return (struct kagg_fds){
-		.kstacks = bpf_map__fd(r->skel->maps.kagg_kstacks),
+		.kstacks = { bpf_map__fd(r->skel->maps.kagg_kstacks),
+			     bpf_map__fd(r->skel->maps.kagg_kstacks1) },
+		.kstacks_gen = { r->kstacks_gen[0], r->kstacks_gen[1] },
 		.ustacks = bpf_map__fd(r->skel->maps.kagg_ustacks),
 		.ustacks_long = bpf_map__fd(r->skel->maps.kagg_ustacks_long),
 	};
@@ -34,8 +36,26 @@ struct kagg_fds kagg_fds_of(struct recorder *r)
  */
 static void size_maps_for_use(struct recorder *r, bool cpu_only, bool offcpu)
 {
+	bool periods = r->hooks && r->hooks->period;
+
 	if (cpu_only && !r->o->target.all)
 		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks, 4096);
+	/*
+	 * Periods flip between the two kernel stack maps (kagg_kstacks_flip),
+	 * each holding a period's stacks or two: half of record's map each, as
+	 * much in all.  One long recording uses the first only.
+	 */
+	if (periods) {
+		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks,
+					 bpf_map__max_entries(r->skel->maps.kagg_kstacks) / 2);
+		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks1,
+					 bpf_map__max_entries(r->skel->maps.kagg_kstacks));
+	} else {
+		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks1, 1);
+	}
+	/* Nothing in the odd map yet: no generation's stacks. */
+	r->kstacks_gen[0] = 0;
+	r->kstacks_gen[1] = UINT32_MAX;
 	if (!offcpu) {
 		bpf_map__set_max_entries(r->skel->maps.offcpu_threads, 1);
 		bpf_map__set_max_entries(r->skel->maps.offcpu_wakes, 1);
