@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <bpf/bpf.h>
 
 #include "proc/binary.h"
 #include "unwind/cfi.h"
@@ -1048,6 +1049,35 @@ static void test_tables_in_chunks_freed_with_them(void **state)
 	free(kp);
 }
 
+/*
+ * Kernel stack ids are looked up in the map of their generation's parity,
+ * and only while that map holds their generation: once emptied for a later
+ * one (kagg_kstacks_flip), an old id gives no frames rather than the stack
+ * that took its place.  No map here (fd -1): a lookup that happens fails.
+ */
+static void test_kstack_of_a_cleared_generation(void **state)
+{
+	struct kagg_fds fds = { .kstacks = { -1, -1 }, .kstacks_gen = { 4, 3 } };
+	uint64_t kips[KAGG_KSTACK_DEPTH];
+	int fd;
+
+	(void)state;
+	assert_int_equal(kagg_kstack_get(&fds, 7, 2, kips), -ENOENT);
+	assert_int_equal(kagg_kstack_get(&fds, 7, 1, kips), -ENOENT);
+	assert_int_equal(kagg_kstack_get(&fds, -14, 4, kips), -ENOENT);
+	/* Generation 4's ids go to map 0: a real map answers for them. */
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(int32_t), sizeof(kips), 4, NULL);
+	assert_true(fd >= 0);	/* as root, as the tests run */
+	memset(kips, 0xab, sizeof(kips));
+	assert_int_equal(bpf_map_update_elem(fd, &(int32_t){ 7 }, kips, BPF_ANY), 0);
+	fds.kstacks[0] = fd;
+	memset(kips, 0, sizeof(kips));
+	assert_int_equal(kagg_kstack_get(&fds, 7, 4, kips), 0);
+	assert_true(kips[0] == 0xababababababababull);
+	assert_int_equal(kagg_kstack_get(&fds, 7, 2, kips), -ENOENT);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1067,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(test_table_budget),
 		cmocka_unit_test(test_tables_dropped_and_reused),
 		cmocka_unit_test(test_tables_in_chunks_freed_with_them),
+		cmocka_unit_test(test_kstack_of_a_cleared_generation),
 		cmocka_unit_test(test_bp_use_tracked),
 	};
 
