@@ -262,14 +262,6 @@ static void period_cut_start(struct run *run, double now)
 	run->cut_unix_ns = clock_ns(CLOCK_REALTIME);
 	run->stage = PERIOD_FLIPPED;
 	r->kagg_next_flip = 0;
-	/*
-	 * New kernel stacks go to the other map, emptied first: a long run's
-	 * stacks never fill it (the period before last's are read and gone).
-	 */
-	if (counting_in_kernel(r))
-		kagg_kstacks_flip((int[2]){ bpf_map__fd(r->skel->maps.kagg_kstacks),
-					    bpf_map__fd(r->skel->maps.kagg_kstacks1) },
-				  r->kstacks_gen, &r->skel->bss->kagg_kgen);
 }
 
 /* The period's stacks to the hook, then a new period.  0, or 1 if the hook failed. */
@@ -286,6 +278,17 @@ static int period_hand_over(struct run *run)
 
 	rc = r->hooks->period(r->hooks->ctx, &res) ? 1 : 0;
 	stacks_free(&r->stacks);
+	/*
+	 * New kernel stacks go to the other map, emptied first, so that a long
+	 * run's never fill it.  It holds the period before last's, all read by
+	 * now: here, not at the cut, whose epoch is read a turn later with keys
+	 * that took their stacks in the period before (an off-CPU interval
+	 * across the cut: seen as 100 ms sleeps without kernel frames).
+	 */
+	if (counting_in_kernel(r))
+		kagg_kstacks_flip((int[2]){ bpf_map__fd(r->skel->maps.kagg_kstacks),
+					    bpf_map__fd(r->skel->maps.kagg_kstacks1) },
+				  r->kstacks_gen, &r->skel->bss->kagg_kgen);
 	/*
 	 * The period's stacks are named and gone: the binaries only they
 	 * named may go once no process maps them (reclaim.c), or an agent
