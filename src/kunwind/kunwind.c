@@ -759,15 +759,43 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 	return n;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool kagg_kstack_valid(const struct kagg_fds *fds, int32_t kstack_id, uint32_t kgen)
+{
+	uint64_t pair = (uint64_t)kgen << 32 | (uint32_t)kstack_id;
+
+	if (kstack_id < 0)
+		return false;
+	if (fds->kstacks_gen[kgen & 1] == kgen)
+		return true;
+	return fds->nkstacks_kept[kgen & 1] &&
+	       bsearch(&pair, fds->kstacks_kept[kgen & 1], fds->nkstacks_kept[kgen & 1],
+		       sizeof(pair), u64_cmp);
+}
+
 int kagg_kstack_get(const struct kagg_fds *fds, int32_t kstack_id, uint32_t kgen,
 		    uint64_t *kips)
 {
-	if (kstack_id < 0 || fds->kstacks_gen[kgen & 1] != kgen)
+	if (!kagg_kstack_valid(fds, kstack_id, kgen))
 		return -ENOENT;
 	return bpf_map_lookup_elem(fds->kstacks[kgen & 1], &kstack_id, kips) ? -ENOENT : 0;
 }
 
-uint32_t kagg_kstacks_flip(const int fds[2], uint32_t gen_of[2], volatile uint32_t *kgen)
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint32_t kagg_kstacks_flip(const int fds[2], uint32_t gen_of[2], volatile uint32_t *kgen,
+			   const uint32_t *keep, size_t nkeep)
 {
 	uint32_t next = *kgen + 1, id, prev;
 	int fd = fds[next & 1];
@@ -783,7 +811,14 @@ uint32_t kagg_kstacks_flip(const int fds[2], uint32_t gen_of[2], volatile uint32
 	for (;;) {
 		if (bpf_map_get_next_key(fd, first ? NULL : &prev, &id))
 			break;
-		bpf_map_delete_elem(fd, &id);
+		/*
+		 * A kept stack stays where it is: the kernel never stores
+		 * another in its place (a stack hashed there is refused, and
+		 * sent to user space as a collision; the same stack gets the
+		 * same id).
+		 */
+		if (!nkeep || !bsearch(&id, keep, nkeep, sizeof(id), u32_cmp))
+			bpf_map_delete_elem(fd, &id);
 		prev = id;
 		first = false;
 	}

@@ -195,6 +195,13 @@ struct kagg_fds {
 	 */
 	int kstacks[2];
 	uint32_t kstacks_gen[2];
+	/*
+	 * Stacks of older generations each map was left holding when it was
+	 * emptied, because keys still named them (an off-CPU thread blocked
+	 * across periods): (kgen << 32 | id), sorted.
+	 */
+	const uint64_t *kstacks_kept[2];
+	size_t nkstacks_kept[2];
 	int ustacks;		/* kagg_ustacks: up to KAGG_SHORT_FRAMES frames */
 	int ustacks_long;	/* kagg_ustacks_long: longer */
 };
@@ -342,12 +349,17 @@ int kagg_kstack_get(const struct kagg_fds *fds, int32_t kstack_id, uint32_t kgen
 		    uint64_t *kips);
 
 /*
- * Agent periods: the kernel stack map of generation kgen + 2 is emptied
- * (it held kgen's, whose period was read long ago) and the kernel moves to
- * it.  Stacks of kgen stay readable until the next flip.  Returns the new
- * generation; *gen_of[] says which generation each map now holds.
+ * Agent periods: the kernel stack map of generation kgen + 1 is emptied
+ * (it held kgen - 1's, whose period was read before) but for the ids in
+ * keep (sorted: stacks keys still name, see kagg_fds.kstacks_kept), and the
+ * kernel moves to it.  Stacks of kgen stay readable until the next flip.
+ * Returns the new generation; gen_of[] says which generation each map now
+ * holds.
  */
-uint32_t kagg_kstacks_flip(const int fds[2], uint32_t gen_of[2], volatile uint32_t *kgen);
+uint32_t kagg_kstacks_flip(const int fds[2], uint32_t gen_of[2], volatile uint32_t *kgen,
+			   const uint32_t *keep, size_t nkeep);
+/* Whether (kgen, kstack_id) is a stack its map still holds (kagg_kstack_get's test). */
+bool kagg_kstack_valid(const struct kagg_fds *fds, int32_t kstack_id, uint32_t kgen);
 
 /* The user stack stored under hash into u: 0, or -ENOENT. */
 int kagg_ustack_get(const struct kagg_fds *fds, uint64_t hash, struct kagg_ustack *u);

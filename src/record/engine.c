@@ -286,9 +286,7 @@ static int period_hand_over(struct run *run)
 	 * across the cut: seen as 100 ms sleeps without kernel frames).
 	 */
 	if (counting_in_kernel(r))
-		kagg_kstacks_flip((int[2]){ bpf_map__fd(r->skel->maps.kagg_kstacks),
-					    bpf_map__fd(r->skel->maps.kagg_kstacks1) },
-				  r->kstacks_gen, &r->skel->bss->kagg_kgen);
+		kstacks_flip(r);
 	/*
 	 * The period's stacks are named and gone: the binaries only they
 	 * named may go once no process maps them (reclaim.c), or an agent
@@ -615,6 +613,8 @@ static void recorder_free(struct recorder *r)
 	free(r->key_buf);
 	free(r->uframes);
 	free(r->check_uf);
+	free(r->kstacks_kept[0]);
+	free(r->kstacks_kept[1]);
 	kunwind_free(&r->kw);
 }
 

@@ -21,6 +21,8 @@ struct kagg_fds kagg_fds_of(struct recorder *r)
 		.kstacks = { bpf_map__fd(r->skel->maps.kagg_kstacks),
 			     bpf_map__fd(r->skel->maps.kagg_kstacks1) },
 		.kstacks_gen = { r->kstacks_gen[0], r->kstacks_gen[1] },
+		.kstacks_kept = { r->kstacks_kept[0], r->kstacks_kept[1] },
+		.nkstacks_kept = { r->nkstacks_kept[0], r->nkstacks_kept[1] },
 		.ustacks = bpf_map__fd(r->skel->maps.kagg_ustacks),
 		.ustacks_long = bpf_map__fd(r->skel->maps.kagg_ustacks_long),
 	};
@@ -56,6 +58,11 @@ static void size_maps_for_use(struct recorder *r, bool cpu_only, bool offcpu)
 	/* Nothing in the odd map yet: no generation's stacks. */
 	r->kstacks_gen[0] = 0;
 	r->kstacks_gen[1] = UINT32_MAX;
+	for (int i = 0; i < 2; i++) {
+		free(r->kstacks_kept[i]);
+		r->kstacks_kept[i] = NULL;
+		r->nkstacks_kept[i] = 0;
+	}
 	if (!offcpu) {
 		bpf_map__set_max_entries(r->skel->maps.offcpu_threads, 1);
 		bpf_map__set_max_entries(r->skel->maps.offcpu_wakes, 1);

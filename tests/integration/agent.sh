@@ -553,3 +553,27 @@ test_agent_kernel_stacks_let_go() {
 		"$(grep -v ';entry_SYSCALL_64_after_hwframe;do_syscall_64;' "$TMP/ks.folded" |
 			grep -c ';do_syscall_64;')" 0
 }
+
+# A thread blocked across several periods has its stack's key in the kernel
+# until it runs again: the kernel stack map emptied at a flip keeps the
+# stacks such keys name.  Emptied whole, its 3.5 s sleep came without
+# kernel frames (__nanosleep;clock_nanosleep;[S sleeping]).
+test_agent_offcpu_across_periods_keeps_kernel_frames() {
+	gcc -O2 -g -Wall -Wextra -Werror -o "$W/long_sleep" tests/workloads/long_sleep.c || exit 1
+	backend_start ls pyroscope
+	"$W/long_sleep" 3.5 &
+	local wl=$!
+	"$STITCH" agent -p "$wl" -e offcpu --period 1s -d 7 --push "pyroscope=$(url_of ls)" \
+		2>"$TMP/ls.err"
+	wait "$wl"
+	backend_stop ls
+	cat "$TMP/ls.err"
+	"$PY" "$PUSHES" folded "$TMP/ls.jsonl" | grep '^[^;]*;long_sleep;' >"$TMP/ls.folded"
+	show "$TMP/ls.folded" 10
+	# The 3.5 s interval, in one period's profile, with its kernel frames.
+	expect_ge "ms asleep in nanosleep's kernel frames in one interval of 3 s or more" \
+		"$(awk '/;do_nanosleep;schedule;__schedule;\[S sleeping\] [0-9]+$/ &&
+			$NF >= 3000000000 { print int($NF / 1000000) }' "$TMP/ls.folded" | head -1)" 3400
+	expect_eq "intervals without kernel frames" \
+		"$(grep -c ';clock_nanosleep;\[S sleeping\]' "$TMP/ls.folded")" 0
+}
