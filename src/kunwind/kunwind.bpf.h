@@ -759,8 +759,10 @@ volatile __u32 kagg_epoch;
  * stacks.  A stack map's ids are never freed by the kernel, and a long run
  * fills it, after which every event with a new kernel stack goes to user
  * space.  `stitch agent` flips kagg_kgen at each period, once the map it
- * moves to has been emptied (kagg_kstacks_flip): a map holds two periods'
- * stacks at most.  `stitch record` never flips: kagg_kstacks1 has one entry.
+ * moves to has been emptied but for the stacks keys still name
+ * (kagg_kstacks_flip, record/kstacks_flip.c): a map holds two periods'
+ * stacks and those of threads blocked since.  `stitch record` never flips:
+ * kagg_kstacks1 has one entry.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
