@@ -45,14 +45,29 @@ static __always_inline void ku_walk_stats(__u64 t0, __u32 n, __u32 remembered)
 		add_stat(STAT_KUNWIND_MEMO, 1);
 }
 
-/* Every binary's table, one contiguous range each; resized by user space. */
-struct {
+/*
+ * Every binary's table, one contiguous range of row ids each (kunwind.h):
+ * chunk id >> KUNWIND_CHUNK_BITS of kunwind_chunks, row id's low bits in
+ * it.  User space creates a chunk when a table first needs it and deletes
+ * it when its last table is freed: the kernel holds what is loaded, not
+ * --max-table-mb (-a's 64 MiB array was 64 MiB from the start).  Every
+ * chunk has the template's size, so the verifier inlines both lookups.
+ */
+struct ku_rows_chunk {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
+	__uint(max_entries, KUNWIND_CHUNK_ROWS);
+	/* Sizes, not types: bpftool's libbpf (1.1) cannot size a struct value here. */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct stitch_unwind_row));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);		/* chunks for --max-table-mb: set by user space */
 	__type(key, __u32);
-	__type(value, struct stitch_unwind_row);
-} kunwind_rows SEC(".maps");
+	__array(values, struct ku_rows_chunk);
+} kunwind_chunks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -271,7 +286,10 @@ static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 
 static __always_inline const struct stitch_unwind_row *ku_row_at(void *ctx, __u32 idx)
 {
-	return bpf_map_lookup_elem(&kunwind_rows, &idx);
+	__u32 chunk = idx >> KUNWIND_CHUNK_BITS, off = idx & (KUNWIND_CHUNK_ROWS - 1);
+	void *rows = bpf_map_lookup_elem(&kunwind_chunks, &chunk);
+
+	return rows ? bpf_map_lookup_elem(rows, &off) : 0;
 }
 
 static __always_inline __u32 *ku_rcache_slot(void *ctx, __u32 h)
@@ -391,11 +409,36 @@ __noinline int ku_search_map(const struct kunwind_proc *p, __u64 addr)
 	return m ? (int)(m - p->maps) : -1;
 }
 
+/*
+ * A table inside one chunk (all but those larger than a chunk: kunwind.c
+ * places them so) is searched with one lookup of its chunk, not one per
+ * step; the same branch-free search as ku_find_row().
+ */
 __noinline int ku_search_row(__u32 first, __u32 nr, __u32 vaddr)
 {
-	__u32 idx = 0;
+	__u32 chunk = first >> KUNWIND_CHUNK_BITS, len = nr, base, i, idx = 0;
+	const struct stitch_unwind_row *row;
+	void *rows;
 
-	return ku_find_row(0, first, nr, vaddr, &idx) ? (int)idx : -1;
+	if (!nr || nr > KUNWIND_CHUNK_ROWS || (first + nr - 1) >> KUNWIND_CHUNK_BITS != chunk)
+		return ku_find_row(0, first, nr, vaddr, &idx) ? (int)idx : -1;
+	rows = bpf_map_lookup_elem(&kunwind_chunks, &chunk);
+	if (!rows)
+		return -1;
+	base = first & (KUNWIND_CHUNK_ROWS - 1);
+	for (i = 0; i < KUNWIND_CHUNK_BITS + 1 && len > 1; i++) {
+		__u32 half = len / 2, at = base + half;
+
+		row = bpf_map_lookup_elem(rows, &at);
+		if (!row)
+			return -1;
+		base += half & ku_le_mask(row->pc, vaddr);
+		len -= half;
+	}
+	row = bpf_map_lookup_elem(rows, &base);
+	if (!row || row->pc > vaddr)
+		return -1;
+	return (int)((chunk << KUNWIND_CHUNK_BITS) | base);
 }
 
 /* FNV-1a-like step, with a fold so that high bits reach the low ones. */
@@ -711,12 +754,43 @@ volatile __u32 kagg_epoch;
 #define EEXIST 17
 #endif
 
+/*
+ * Kernel stacks, in two maps: the one of kagg_kgen's parity takes new
+ * stacks.  A stack map's ids are never freed by the kernel, and a long run
+ * fills it, after which every event with a new kernel stack goes to user
+ * space.  `stitch agent` flips kagg_kgen at each period, once the map it
+ * moves to has been emptied but for the stacks keys still name
+ * (kagg_kstacks_flip, record/kstacks_flip.c): a map holds two periods'
+ * stacks and those of threads blocked since.  `stitch record` never flips:
+ * kagg_kstacks1 has one entry.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16384);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, KAGG_KSTACK_DEPTH * sizeof(__u64));
 } kagg_kstacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, KAGG_KSTACK_DEPTH * sizeof(__u64));
+} kagg_kstacks1 SEC(".maps");
+
+/* Written by user space while running (kagg_kstacks_flip). */
+volatile __u32 kagg_kgen;
+
+/* The current kernel stack's id in the map of generation *kgen (set). */
+static __always_inline long kagg_stackid(void *ctx, __u64 flags, __u32 *kgen)
+{
+	__u32 g = kagg_kgen;
+
+	*kgen = g;
+	if (g & 1)
+		return bpf_get_stackid(ctx, &kagg_kstacks1, flags);
+	return bpf_get_stackid(ctx, &kagg_kstacks, flags);
+}
 
 /* User stacks by hash, up to KAGG_SHORT_FRAMES frames (kunwind.h), and longer. */
 struct {
@@ -946,7 +1020,7 @@ stored:
 	sv->hash = hash;
 	sv->stored = 1;
 	/* The kernel stack map compares stacks too: a collision is -EEXIST. */
-	key.kstack_id = user_sample ? -EFAULT : bpf_get_stackid(ctx, &kagg_kstacks, kskip);
+	key.kstack_id = user_sample ? -EFAULT : kagg_stackid(ctx, kskip, &key.kgen);
 	if (key.kstack_id == -EEXIST)
 		goto collision;
 	if (key.kstack_id < 0 && key.kstack_id != -EFAULT) {

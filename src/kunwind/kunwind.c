@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * In-kernel unwinding, user side: each binary's CFI table goes once into
- * the shared row array (a bump allocation, bounded by --max-table-mb), and
- * each process gets its sorted mapping list pointing at those ranges.
+ * the shared rows (kunwind_chunks: chunks made as tables need them, bounded
+ * by --max-table-mb), and each process gets its sorted mapping list
+ * pointing at those ranges.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -44,25 +45,43 @@ size_t kunwind_rows_for_mb(double table_mb)
 	size_t stride = (sizeof(struct stitch_unwind_row) + 7) & ~(size_t)7;
 	size_t rows = table_mb * 1048576.0 / stride;
 
+	/* Row ids are 32 bits: the last chunk's ids must fit. */
+	if (rows > (size_t)UINT32_MAX + 1 - KUNWIND_CHUNK_ROWS)
+		rows = (size_t)UINT32_MAX + 1 - KUNWIND_CHUNK_ROWS;
 	return rows ? rows : 1;
 }
 
-int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap, double table_mb)
+size_t kunwind_chunks_for_rows(size_t rows_cap)
 {
+	return (rows_cap + KUNWIND_CHUNK_ROWS - 1) / KUNWIND_CHUNK_ROWS;
+}
+
+int kunwind_init(struct kunwind *kw, int chunks_fd, int procs_fd, size_t rows_cap,
+		 double table_mb)
+{
+	size_t c;
+
 	memset(kw, 0, sizeof(*kw));
-	kw->rows_fd = rows_fd;
+	kw->chunks_fd = chunks_fd;
 	kw->procs_fd = procs_fd;
 	kw->rows_cap = rows_cap;
 	kw->table_mb = table_mb;
 	kw->row_stride = (sizeof(struct stitch_unwind_row) + 7) & ~(size_t)7;
+	kw->nchunks = kunwind_chunks_for_rows(rows_cap);
+	kw->chunk_fd = malloc(kw->nchunks * sizeof(*kw->chunk_fd));
+	kw->chunk_rows = calloc(kw->nchunks, sizeof(*kw->chunk_rows));
+	if (!kw->chunk_fd || !kw->chunk_rows)
+		return -ENOMEM;
+	for (c = 0; c < kw->nchunks; c++)
+		kw->chunk_fd[c] = -1;
 	/*
 	 * With a kernel, the rows are written through a mapping of just the
-	 * range being written (rows_write): a mapping of the whole array has
+	 * range being written (rows_write): a mapping of a whole chunk has
 	 * every page resident at once (the kernel maps them all at mmap), so
-	 * 64 MiB of -a's array was 64 MiB of our RSS over and above the
+	 * -a's old 64 MiB array was 64 MiB of our RSS over and above the
 	 * kernel's own copy.
 	 */
-	if (rows_fd < 0) {
+	if (chunks_fd < 0) {
 		/* No kernel (tests): the rows live in plain memory. */
 		kw->rows_mem = calloc(rows_cap ? rows_cap : 1, kw->row_stride);
 		if (!kw->rows_mem)
@@ -77,11 +96,18 @@ int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap,
 
 void kunwind_free(struct kunwind *kw)
 {
+	size_t c;
+
 	free(kw->rows_mem);
 	/* Lists first: dropping them looks their binaries up. */
 	while (kw->nlive)
 		live_drop(kw, kw->nlive - 1);
 	hmap_free_all(&kw->by_bin);
+	for (c = 0; kw->chunk_fd && c < kw->nchunks; c++)
+		if (kw->chunk_fd[c] >= 0)
+			close(kw->chunk_fd[c]);
+	free(kw->chunk_fd);
+	free(kw->chunk_rows);
 	free(kw->slots);
 	free(kw->dirty);
 	free(kw->live);
@@ -97,28 +123,144 @@ struct binary *kunwind_slot_binary(const struct kunwind *kw, uint32_t slot)
 	return slot < kw->nslots ? kw->slots[slot] : NULL;
 }
 
+/* ---- chunks: made when a table first needs one, gone with its last row ---- */
+
+static int chunk_create(struct kunwind *kw, uint32_t c)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	int fd;
+
+	if (kw->chunks_fd < 0)
+		return 0;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ku_rows", sizeof(uint32_t),
+			    sizeof(struct stitch_unwind_row), KUNWIND_CHUNK_ROWS, &opts);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(kw->chunks_fd, &c, &fd, BPF_ANY)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	kw->chunk_fd[c] = fd;
+	return 0;
+}
+
+/*
+ * The chunk's last rows were freed: no list names them, and every program
+ * that could have been reading them has finished (rows_release).  A stale
+ * row cache entry pointing in finds no chunk, or the rows of a later table,
+ * which it never takes for its own (ku_find_row_cached).
+ */
+static void chunk_destroy(struct kunwind *kw, uint32_t c)
+{
+	if (kw->chunk_fd[c] < 0)
+		return;
+	bpf_map_delete_elem(kw->chunks_fd, &c);
+	close(kw->chunk_fd[c]);
+	kw->chunk_fd[c] = -1;
+}
+
+/* Rows of [first, first + nr) in chunk c. */
+static uint32_t chunk_share(uint32_t c, uint64_t first, size_t nr)
+{
+	uint64_t lo = (uint64_t)c << KUNWIND_CHUNK_BITS, hi = lo + KUNWIND_CHUNK_ROWS;
+
+	if (first > lo)
+		lo = first;
+	if (first + nr < hi)
+		hi = first + nr;
+	return hi > lo ? hi - lo : 0;
+}
+
+/* Rows [first, first + nr) go back: chunks left with none go. */
+static void chunks_put(struct kunwind *kw, uint64_t first, size_t nr)
+{
+	uint32_t c;
+
+	if (!nr)
+		return;
+	for (c = first >> KUNWIND_CHUNK_BITS; c <= (first + nr - 1) >> KUNWIND_CHUNK_BITS; c++) {
+		kw->chunk_rows[c] -= chunk_share(c, first, nr);
+		if (!kw->chunk_rows[c]) {
+			chunk_destroy(kw, c);
+			kw->chunks_live--;
+		}
+	}
+}
+
+/* Rows [first, first + nr) are taken: make the chunks they lie in.  0 or -errno. */
+static int chunks_get(struct kunwind *kw, uint64_t first, size_t nr)
+{
+	uint64_t lo;
+	uint32_t c;
+	int err;
+
+	if (!nr)
+		return 0;
+	for (c = first >> KUNWIND_CHUNK_BITS; c <= (first + nr - 1) >> KUNWIND_CHUNK_BITS; c++) {
+		if (!kw->chunk_rows[c]) {
+			err = chunk_create(kw, c);
+			if (err) {
+				lo = (uint64_t)c << KUNWIND_CHUNK_BITS;
+				chunks_put(kw, first, lo > first ? lo - first : 0);
+				return err;
+			}
+			kw->chunks_live++;
+		}
+		kw->chunk_rows[c] += chunk_share(c, first, nr);
+	}
+	return 0;
+}
+
 /* ---- row ranges: first fit from freed ranges, else past the high-water mark ---- */
+
+/*
+ * Where a table of nr rows goes at or after from: in one chunk, so that
+ * the walk looks its chunk up once per search (ku_search_row), unless it
+ * is larger than a chunk.
+ */
+static uint64_t rows_place(uint64_t from, size_t nr)
+{
+	if (nr <= KUNWIND_CHUNK_ROWS && from >> KUNWIND_CHUNK_BITS !=
+	    (from + nr - 1) >> KUNWIND_CHUNK_BITS)
+		return (from | (KUNWIND_CHUNK_ROWS - 1)) + 1;
+	return from;
+}
+
+static void free_insert(struct kunwind *kw, uint32_t first, uint32_t nr);
 
 static bool rows_alloc(struct kunwind *kw, size_t nr, uint32_t *first)
 {
+	uint64_t at, end;
 	size_t i;
 
 	for (i = 0; i < kw->nfree; i++) {
-		struct kunwind_range *f = &kw->free[i];
+		struct kunwind_range f = kw->free[i];
 
-		if (f->nr < nr)
+		at = rows_place(f.first, nr);
+		end = (uint64_t)f.first + f.nr;
+		if (at + nr > end)
 			continue;
-		*first = f->first;
-		f->first += nr;
-		f->nr -= nr;
-		if (!f->nr)
-			memmove(f, f + 1, (--kw->nfree - i) * sizeof(*f));
+		if (chunks_get(kw, at, nr))
+			return false;
+		memmove(&kw->free[i], &kw->free[i + 1], (--kw->nfree - i) * sizeof(kw->free[0]));
+		/* What is left on either side stays free. */
+		if (at > f.first)
+			free_insert(kw, f.first, at - f.first);
+		if (end > at + nr)
+			free_insert(kw, at + nr, end - at - nr);
+		*first = at;
 		return true;
 	}
-	if (nr > kw->rows_cap - kw->rows_used)
+	at = rows_place(kw->rows_used, nr);
+	if (at + nr > kw->rows_cap || chunks_get(kw, at, nr))
 		return false;
-	*first = kw->rows_used;
-	kw->rows_used += nr;
+	/* Skipped to a chunk's start: the gap is free for smaller tables. */
+	if (at > kw->rows_used)
+		free_insert(kw, kw->rows_used, at - kw->rows_used);
+	*first = at;
+	kw->rows_used = at + nr;
 	return true;
 }
 
@@ -146,7 +288,7 @@ static void rows_retire(struct kunwind *kw, uint32_t first, uint32_t nr)
 }
 
 /* Insert into the sorted free list, merging neighbours. */
-static void rows_free(struct kunwind *kw, uint32_t first, uint32_t nr)
+static void free_insert(struct kunwind *kw, uint32_t first, uint32_t nr)
 {
 	size_t i = 0;
 
@@ -179,6 +321,13 @@ static void rows_free(struct kunwind *kw, uint32_t first, uint32_t nr)
 	kw->nfree++;
 }
 
+/* Rows given back: free for other tables, and their chunks go when emptied. */
+static void rows_free(struct kunwind *kw, uint32_t first, uint32_t nr)
+{
+	free_insert(kw, first, nr);
+	chunks_put(kw, first, nr);
+}
+
 /*
  * Ranges retired 100 ms ago: every program that could have been walking
  * them when their last list went has finished (a walk takes at most
@@ -198,26 +347,48 @@ static void rows_release(struct kunwind *kw)
 	kw->nretired = keep;
 }
 
-/* t's rows into the row array from row first: 0 or -errno. */
+/* Rows [first, first + n) of table t (from its row i) into chunk c: 0 or -errno. */
+static int chunk_write(struct kunwind *kw, uint32_t c, uint32_t off, const struct unwind_table *t,
+		       size_t i, size_t n)
+{
+	size_t page = sysconf(_SC_PAGESIZE), j;
+	size_t lo = off * kw->row_stride, hi = (off + n) * kw->row_stride;
+	size_t map_lo = lo & ~(page - 1), map_len = ((hi + page - 1) & ~(page - 1)) - map_lo;
+	uint8_t *mem;
+
+	mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, kw->chunk_fd[c], map_lo);
+	if (mem == MAP_FAILED)
+		return -errno;
+	for (j = 0; j < n; j++)
+		memcpy(mem + lo - map_lo + j * kw->row_stride, &t->rows[i + j], sizeof(t->rows[0]));
+	munmap(mem, map_len);
+	return 0;
+}
+
+/* t's rows from row id first: 0 or -errno. */
 static int rows_write(struct kunwind *kw, uint32_t first, const struct unwind_table *t)
 {
-	size_t page = sysconf(_SC_PAGESIZE), i;
-	size_t lo = first * kw->row_stride, hi = (first + t->nr) * kw->row_stride;
-	size_t map_lo = lo & ~(page - 1), map_len = ((hi + page - 1) & ~(page - 1)) - map_lo;
-	uint8_t *mem = kw->rows_mem;
+	size_t i, n;
+	uint64_t id;
+	int err;
 
 	if (!t->nr)
 		return 0;
-	if (kw->rows_fd >= 0) {
-		mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, kw->rows_fd, map_lo);
-		if (mem == MAP_FAILED)
-			return -errno;
-		mem -= map_lo;
+	if (kw->chunks_fd < 0) {
+		for (i = 0; i < t->nr; i++)
+			memcpy(kw->rows_mem + (first + i) * kw->row_stride, &t->rows[i],
+			       sizeof(t->rows[i]));
+		return 0;
 	}
-	for (i = 0; i < t->nr; i++)
-		memcpy(mem + (first + i) * kw->row_stride, &t->rows[i], sizeof(t->rows[i]));
-	if (kw->rows_fd >= 0)
-		munmap(mem + map_lo, map_len);
+	for (i = 0; i < t->nr; i += n) {
+		id = (uint64_t)first + i;
+		n = KUNWIND_CHUNK_ROWS - (id & (KUNWIND_CHUNK_ROWS - 1));
+		if (n > t->nr - i)
+			n = t->nr - i;
+		err = chunk_write(kw, id >> KUNWIND_CHUNK_BITS, id & (KUNWIND_CHUNK_ROWS - 1), t, i, n);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -588,6 +759,73 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 	return n;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool kagg_kstack_valid(const struct kagg_fds *fds, int32_t kstack_id, uint32_t kgen)
+{
+	uint64_t pair = (uint64_t)kgen << 32 | (uint32_t)kstack_id;
+
+	if (kstack_id < 0)
+		return false;
+	if (fds->kstacks_gen[kgen & 1] == kgen)
+		return true;
+	return fds->nkstacks_kept[kgen & 1] &&
+	       bsearch(&pair, fds->kstacks_kept[kgen & 1], fds->nkstacks_kept[kgen & 1],
+		       sizeof(pair), u64_cmp);
+}
+
+int kagg_kstack_get(const struct kagg_fds *fds, int32_t kstack_id, uint32_t kgen,
+		    uint64_t *kips)
+{
+	if (!kagg_kstack_valid(fds, kstack_id, kgen))
+		return -ENOENT;
+	return bpf_map_lookup_elem(fds->kstacks[kgen & 1], &kstack_id, kips) ? -ENOENT : 0;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint32_t kagg_kstacks_flip(const int fds[2], uint32_t gen_of[2], volatile uint32_t *kgen,
+			   const uint32_t *keep, size_t nkeep)
+{
+	uint32_t next = *kgen + 1, id, prev;
+	int fd = fds[next & 1];
+	bool first = true;
+
+	/*
+	 * It holds the stacks of next - 2, taken a whole period ago or more:
+	 * no program still writes them, and keys still naming them (an off-CPU
+	 * thread blocked since) are told apart by their kgen.  Marked first,
+	 * then emptied: a key read meanwhile gets no frames, never a new one's.
+	 */
+	gen_of[next & 1] = next;
+	for (;;) {
+		if (bpf_map_get_next_key(fd, first ? NULL : &prev, &id))
+			break;
+		/*
+		 * A kept stack stays where it is: the kernel never stores
+		 * another in its place (a stack hashed there is refused, and
+		 * sent to user space as a collision; the same stack gets the
+		 * same id).
+		 */
+		if (!nkeep || !bsearch(&id, keep, nkeep, sizeof(id), u32_cmp))
+			bpf_map_delete_elem(fd, &id);
+		prev = id;
+		first = false;
+	}
+	__atomic_store_n(kgen, next, __ATOMIC_RELEASE);
+	return next;
+}
+
 int kagg_ustack_get(const struct kagg_fds *fds, uint64_t hash, struct kagg_ustack *u)
 {
 	/* The hash says which map; the short map's value is a kagg_ustack's prefix. */
@@ -616,8 +854,7 @@ int kunwind_key_build(const struct kunwind *kw, const struct kagg_fds *fds,
 	/* An off-CPU stack's thread state: its innermost frame (stack_tag_frame). */
 	if (key->tag)
 		((uint64_t *)(sk + 1))[nk++] = key->tag;
-	if (key->kstack_id >= 0 &&
-	    bpf_map_lookup_elem(fds->kstacks, &key->kstack_id, kips) == 0) {
+	if (kagg_kstack_get(fds, key->kstack_id, key->kgen, kips) == 0) {
 		int i;
 
 		*bytes += sizeof(kips);

@@ -5,9 +5,12 @@
  * (user space).  Includable from BPF C and from user space.
  *
  * Maps (see kunwind.bpf.h):
- *   kunwind_rows   one big array of struct stitch_unwind_row; every binary's
- *                  sorted table is one contiguous range [first, first + nr),
- *                  loaded once per binary and shared by every process
+ *   kunwind_chunks struct stitch_unwind_row by row id: an array of arrays
+ *                  ("chunks") of KUNWIND_CHUNK_ROWS rows each, made as
+ *                  tables need them; every binary's sorted table is one
+ *                  contiguous range of ids [first, first + nr), inside one
+ *                  chunk unless larger than a chunk, loaded once per binary
+ *                  and shared by every process
  *   kunwind_procs  tgid -> struct kunwind_proc: the process's executable
  *                  mappings sorted by start, each naming its binary's range
  *
@@ -30,6 +33,13 @@
 /* Native frames unwound per event before the stack shows [truncated]. */
 #define KUNWIND_MAX_FRAMES 1024
 #define KUNWIND_FRAMES_BYTES (KUNWIND_MAX_FRAMES * 8)
+/*
+ * Rows per chunk of kunwind_chunks: 1 MiB each (rows are stored at a stride
+ * of 16 bytes).  A small program's tables fit in one or two; the unit in
+ * which the kernel's memory follows what is loaded.
+ */
+#define KUNWIND_CHUNK_BITS 16
+#define KUNWIND_CHUNK_ROWS (1u << KUNWIND_CHUNK_BITS)
 /* Binary slots: frame words have 29 bits for them. */
 #define KUNWIND_MAX_SLOTS (1u << 20)
 #define KUNWIND_NO_SLOT 0xffffffffu
@@ -42,7 +52,7 @@
 struct kunwind_map {
 	__u64 start, end;	/* [start, end) */
 	__u64 bias;		/* ELF vaddr = addr - bias */
-	__u32 row_first;	/* first row of the binary's table in kunwind_rows */
+	__u32 row_first;	/* row id of the first row of the binary's table */
 	__u32 row_nr;		/* rows in it (0: no CFI) */
 	__u32 slot;		/* binary slot, KUNWIND_NO_SLOT for anonymous/unreadable */
 	__u32 flags;
@@ -144,6 +154,13 @@ struct kagg_key {
 	 */
 	__u32 epoch;
 	__u32 tag;		/* enum offcpu_tag: an off-CPU stack's thread state */
+	/*
+	 * kagg_kgen when kstack_id was taken: which of the two kernel stack
+	 * maps holds it (kgen & 1), and whether it still does (user space
+	 * clears a map before it takes new stacks again: kagg_kstacks_flip).
+	 */
+	__u32 kgen;
+	__u32 pad;		/* zero: the key is hashed whole */
 };
 
 struct kagg_ustack {
@@ -171,7 +188,20 @@ struct kagg_ustack_short {
 
 /* The kernel's maps of counted stacks, as user space reads them. */
 struct kagg_fds {
-	int kstacks;		/* kagg_kstacks */
+	/*
+	 * kagg_kstacks (even kgen), kagg_kstacks1 (odd), and the generation
+	 * whose stacks each holds: a kstack_id of another generation names a
+	 * stack that was cleared (its frames are unknown, never another's).
+	 */
+	int kstacks[2];
+	uint32_t kstacks_gen[2];
+	/*
+	 * Stacks of older generations each map was left holding when it was
+	 * emptied, because keys still named them (an off-CPU thread blocked
+	 * across periods): (kgen << 32 | id), sorted.
+	 */
+	const uint64_t *kstacks_kept[2];
+	size_t nkstacks_kept[2];
 	int ustacks;		/* kagg_ustacks: up to KAGG_SHORT_FRAMES frames */
 	int ustacks_long;	/* kagg_ustacks_long: longer */
 };
@@ -221,10 +251,18 @@ struct kagg_splice {
 
 struct kunwind {
 	struct kagg_splice splice;	/* keys with an ihash; frames NULL: none */
-	int rows_fd, procs_fd;
+	int chunks_fd, procs_fd;	/* chunks_fd: kunwind_chunks */
 	uint8_t *rows_mem;		/* no kernel (tests): the rows, else NULL */
-	size_t rows_cap, rows_used;	/* in rows */
-	size_t row_stride;		/* bytes per row in the array (value size rounded to 8) */
+	size_t rows_cap, rows_used;	/* in rows: the budget, the highest id used + 1 */
+	size_t row_stride;		/* bytes per row in a chunk (value size rounded to 8) */
+	/*
+	 * Chunk c (rows_cap / KUNWIND_CHUNK_ROWS of them, rounded up): the fd
+	 * of its map (-1: none in the kernel), and its rows allocated to
+	 * tables, live or retired; it goes when that count drops to 0.
+	 */
+	int *chunk_fd;
+	uint32_t *chunk_rows;
+	size_t nchunks, chunks_live;
 	struct hmap by_bin;		/* struct binary * -> struct kunwind_bin */
 	struct binary **slots;		/* slot -> binary */
 	size_t nslots, slots_cap;
@@ -244,10 +282,16 @@ struct kunwind {
 	uint64_t procs_written, tables_loaded, tables_refused, tables_dropped;
 };
 
-/* Rows that fit in table_mb MiB of kunwind_rows. */
+/* Rows that fit in table_mb MiB of chunks. */
 size_t kunwind_rows_for_mb(double table_mb);
-/* After the BPF object is loaded: map the row array. 0 or -errno. */
-int kunwind_init(struct kunwind *kw, int rows_fd, int procs_fd, size_t rows_cap, double table_mb);
+/* Chunks (kunwind_chunks' max_entries) for rows_cap rows. */
+size_t kunwind_chunks_for_rows(size_t rows_cap);
+/*
+ * After the BPF object is loaded.  chunks_fd < 0 (tests): the rows live in
+ * plain memory.  0 or -errno.
+ */
+int kunwind_init(struct kunwind *kw, int chunks_fd, int procs_fd, size_t rows_cap,
+		 double table_mb);
 void kunwind_free(struct kunwind *kw);
 
 /* Write the process's current mapping list (and load tables it needs). 0 or -errno. */
@@ -296,6 +340,26 @@ int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int s
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struct kagg_fds *fds,
 			    int64_t epoch, struct stack_table *stacks, uint64_t *stops,
 			    uint64_t *bytes);
+
+/*
+ * The kernel stack kstack_id of generation kgen into kips
+ * (KAGG_KSTACK_DEPTH words): 0, or -ENOENT if none or cleared since.
+ */
+int kagg_kstack_get(const struct kagg_fds *fds, int32_t kstack_id, uint32_t kgen,
+		    uint64_t *kips);
+
+/*
+ * Agent periods: the kernel stack map of generation kgen + 1 is emptied
+ * (it held kgen - 1's, whose period was read before) but for the ids in
+ * keep (sorted: stacks keys still name, see kagg_fds.kstacks_kept), and the
+ * kernel moves to it.  Stacks of kgen stay readable until the next flip.
+ * Returns the new generation; gen_of[] says which generation each map now
+ * holds.
+ */
+uint32_t kagg_kstacks_flip(const int fds[2], uint32_t gen_of[2], volatile uint32_t *kgen,
+			   const uint32_t *keep, size_t nkeep);
+/* Whether (kgen, kstack_id) is a stack its map still holds (kagg_kstack_get's test). */
+bool kagg_kstack_valid(const struct kagg_fds *fds, int32_t kstack_id, uint32_t kgen);
 
 /* The user stack stored under hash into u: 0, or -ENOENT. */
 int kagg_ustack_get(const struct kagg_fds *fds, uint64_t hash, struct kagg_ustack *u);

@@ -227,9 +227,10 @@ int BPF_PROG(on_sched_waking, struct task_struct *p)
 	    kunwind_count_event(ctx, cur, stack_top, ctgid, cur->pid, offcpu_event_idx, false, 0, 0,
 				&wk, 0)) {
 		w.kstack_id = wk.kstack_id;
+		w.kgen = wk.kgen;
 		w.uhash = wk.uhash;
 	} else {
-		w.kstack_id = bpf_get_stackid(ctx, &kagg_kstacks, 0);
+		w.kstack_id = kagg_stackid(ctx, 0, &w.kgen);
 	}
 	if (!irq) {
 		w.pid = ctgid;

@@ -33,7 +33,7 @@
 struct offcpu_waker {
 	__s32 kstack_id;	/* < 0: none */
 	__u32 pid, tid;
-	__u32 pad;
+	__u32 kgen;		/* of kstack_id (kagg_key.kgen) */
 	__u64 uhash;		/* its user stack; 0: none (not traced, or not walkable) */
 	char comm[16];
 };

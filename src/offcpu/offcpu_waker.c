@@ -16,7 +16,7 @@ size_t offcpu_waker_frames(const struct kunwind *kw, const struct kagg_fds *fds,
 	char who[64];
 	int n = 0, i, nu;
 
-	if (w->kstack_id >= 0 && bpf_map_lookup_elem(fds->kstacks, &w->kstack_id, kips) == 0) {
+	if (kagg_kstack_get(fds, w->kstack_id, w->kgen, kips) == 0) {
 		for (i = 0; i < KAGG_KSTACK_DEPTH && kips[i]; i++) {
 			memset(&f[n], 0, sizeof(f[n]));
 			f[n].kind = UFRAME_KERNEL;

@@ -279,6 +279,15 @@ static int period_hand_over(struct run *run)
 	rc = r->hooks->period(r->hooks->ctx, &res) ? 1 : 0;
 	stacks_free(&r->stacks);
 	/*
+	 * New kernel stacks go to the other map, emptied first, so that a long
+	 * run's never fill it.  It holds the period before last's, all read by
+	 * now: here, not at the cut, whose epoch is read a turn later with keys
+	 * that took their stacks in the period before (an off-CPU interval
+	 * across the cut: seen as 100 ms sleeps without kernel frames).
+	 */
+	if (counting_in_kernel(r))
+		kstacks_flip(r);
+	/*
 	 * The period's stacks are named and gone: the binaries only they
 	 * named may go once no process maps them (reclaim.c), or an agent
 	 * would keep every binary the host ever ran.  Held off-CPU stacks
@@ -604,6 +613,8 @@ static void recorder_free(struct recorder *r)
 	free(r->key_buf);
 	free(r->uframes);
 	free(r->check_uf);
+	free(r->kstacks_kept[0]);
+	free(r->kstacks_kept[1]);
 	kunwind_free(&r->kw);
 }
 

@@ -18,7 +18,11 @@
 struct kagg_fds kagg_fds_of(struct recorder *r)
 {
 	return (struct kagg_fds){
-		.kstacks = bpf_map__fd(r->skel->maps.kagg_kstacks),
+		.kstacks = { bpf_map__fd(r->skel->maps.kagg_kstacks),
+			     bpf_map__fd(r->skel->maps.kagg_kstacks1) },
+		.kstacks_gen = { r->kstacks_gen[0], r->kstacks_gen[1] },
+		.kstacks_kept = { r->kstacks_kept[0], r->kstacks_kept[1] },
+		.nkstacks_kept = { r->nkstacks_kept[0], r->nkstacks_kept[1] },
 		.ustacks = bpf_map__fd(r->skel->maps.kagg_ustacks),
 		.ustacks_long = bpf_map__fd(r->skel->maps.kagg_ustacks_long),
 	};
@@ -34,8 +38,31 @@ struct kagg_fds kagg_fds_of(struct recorder *r)
  */
 static void size_maps_for_use(struct recorder *r, bool cpu_only, bool offcpu)
 {
+	bool periods = r->hooks && r->hooks->period;
+
 	if (cpu_only && !r->o->target.all)
 		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks, 4096);
+	/*
+	 * Periods flip between the two kernel stack maps (kagg_kstacks_flip),
+	 * each holding a period's stacks or two: half of record's map each, as
+	 * much in all.  One long recording uses the first only.
+	 */
+	if (periods) {
+		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks,
+					 bpf_map__max_entries(r->skel->maps.kagg_kstacks) / 2);
+		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks1,
+					 bpf_map__max_entries(r->skel->maps.kagg_kstacks));
+	} else {
+		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks1, 1);
+	}
+	/* Nothing in the odd map yet: no generation's stacks. */
+	r->kstacks_gen[0] = 0;
+	r->kstacks_gen[1] = UINT32_MAX;
+	for (int i = 0; i < 2; i++) {
+		free(r->kstacks_kept[i]);
+		r->kstacks_kept[i] = NULL;
+		r->nkstacks_kept[i] = 0;
+	}
 	if (!offcpu) {
 		bpf_map__set_max_entries(r->skel->maps.offcpu_threads, 1);
 		bpf_map__set_max_entries(r->skel->maps.offcpu_wakes, 1);
@@ -184,10 +211,10 @@ static int load_bpf(struct recorder *r)
 		r->skel->rodata->kagg_hash_mask = strtoull(test_mask, NULL, 0);
 		r->skel->rodata->interp_hash_mask = strtoull(test_mask, NULL, 0);
 	}
-	/* Copy mode needs no tables: keep the row array minimal. */
-	bpf_map__set_max_entries(r->skel->maps.kunwind_rows,
+	/* Copy mode needs no tables: room for one chunk, which it never makes. */
+	bpf_map__set_max_entries(r->skel->maps.kunwind_chunks,
 				 o->unwind_mode == KUNWIND_MODE_COPY ? 1 :
-				 kunwind_rows_for_mb(o->max_table_mb));
+				 kunwind_chunks_for_rows(kunwind_rows_for_mb(o->max_table_mb)));
 	r->skel->rodata->filter_tgids = !o->target.all;
 	/*
 	 * -p of a few processes: their tgids in the program itself.  Not when
@@ -221,7 +248,7 @@ static int load_bpf(struct recorder *r)
 		return err;
 	}
 	if (o->unwind_mode != KUNWIND_MODE_COPY && !r->kw_ready) {
-		err = kunwind_init(&r->kw, bpf_map__fd(r->skel->maps.kunwind_rows),
+		err = kunwind_init(&r->kw, bpf_map__fd(r->skel->maps.kunwind_chunks),
 				   bpf_map__fd(r->skel->maps.kunwind_procs),
 				   kunwind_rows_for_mb(o->max_table_mb), o->max_table_mb);
 		if (err) {

@@ -500,3 +500,80 @@ test_agent_spool_held_by_one_agent() {
 	expect_grep "$TMP/agent2.err" 'another stitch agent pushes to this target from it'
 	expect_ge "the first agent's pushes" "$(profiles "$TMP/one.jsonl" | wc -l)" 3
 }
+
+# kstack_entries PID: kernel stacks held in the stack trace maps PID holds.
+kstack_entries() {
+	local f id n=0
+	for f in /proc/"$1"/fdinfo/*; do
+		grep -qx 'map_type:[[:space:]]*7' "$f" 2>/dev/null || continue
+		id=$(awk '/^map_id:/ { print $2 }' "$f")
+		n=$((n + $(bpftool -j map dump id "$id" |
+			"$PY" -c 'import json, sys; print(len(json.load(sys.stdin)))')))
+	done
+	echo "$n"
+}
+
+# The kernel stack map never lets go of a stack (a long run fills it, and
+# then every event with a new kernel stack goes to user space): the agent
+# flips between two at each period, emptying the one it moves to.  Busy in
+# many system calls, then in user space only: four periods later, the busy
+# phase's stacks are gone.  Before: all kept (busy == quiet).
+test_agent_kernel_stacks_let_go() {
+	gcc -O2 -g -Wall -Wextra -Werror -o "$W/kstacks" tests/workloads/kstacks.c || exit 1
+	backend_start ks pyroscope
+	"$W/kstacks" 4 10 >"$TMP/ks.out" &
+	local wl=$! ag i busy quiet
+	"$STITCH" agent -p "$wl" -F 499 -d 12 --period 1s --push "pyroscope=$(url_of ks)" \
+		2>"$TMP/ks.err" &
+	ag=$!
+	for i in $(seq 200); do
+		grep -q quiet "$TMP/ks.out" && break
+		sleep 0.1
+	done
+	busy=$(kstack_entries "$ag")
+	# Four periods of user-space work: two flips emptied both maps.
+	sleep 4.5
+	quiet=$(kstack_entries "$ag")
+	echo "kernel stacks held: $busy after the busy phase, $quiet four periods later"
+	wait "$ag"
+	wait "$wl"
+	backend_stop ks
+	cat "$TMP/ks.err"
+	expect_ge "kernel stacks held after the busy phase" "$busy" 20
+	expect_ge "kernel stacks held four quiet periods later: under a quarter of $busy" \
+		"$((busy / 4))" "$quiet"
+	expect_ge "periods pushed" "$(profiles "$TMP/ks.jsonl" | awk '$5 == "kstacks"' | wc -l)" 4
+	# The busy phase's kernel frames reached the backend, named, under the
+	# system call entry: from one map or the other, never another's stack.
+	"$PY" "$PUSHES" folded "$TMP/ks.jsonl" >"$TMP/ks.folded"
+	show "$TMP/ks.folded"
+	expect_ge "busy_once samples in system calls, kernel frames named" "$(total "$TMP/ks.folded" \
+		';busy_once;[^;]*;entry_SYSCALL_64_after_hwframe;do_syscall_64;')" 20
+	expect_eq "samples with do_syscall_64 not under the system call entry" \
+		"$(grep -v ';entry_SYSCALL_64_after_hwframe;do_syscall_64;' "$TMP/ks.folded" |
+			grep -c ';do_syscall_64;')" 0
+}
+
+# A thread blocked across several periods has its stack's key in the kernel
+# until it runs again: the kernel stack map emptied at a flip keeps the
+# stacks such keys name.  Emptied whole, its 3.5 s sleep came without
+# kernel frames (__nanosleep;clock_nanosleep;[S sleeping]).
+test_agent_offcpu_across_periods_keeps_kernel_frames() {
+	gcc -O2 -g -Wall -Wextra -Werror -o "$W/long_sleep" tests/workloads/long_sleep.c || exit 1
+	backend_start ls pyroscope
+	"$W/long_sleep" 3.5 &
+	local wl=$!
+	"$STITCH" agent -p "$wl" -e offcpu --period 1s -d 7 --push "pyroscope=$(url_of ls)" \
+		2>"$TMP/ls.err"
+	wait "$wl"
+	backend_stop ls
+	cat "$TMP/ls.err"
+	"$PY" "$PUSHES" folded "$TMP/ls.jsonl" | grep '^[^;]*;long_sleep;' >"$TMP/ls.folded"
+	show "$TMP/ls.folded" 10
+	# The 3.5 s interval, in one period's profile, with its kernel frames.
+	expect_ge "ms asleep in nanosleep's kernel frames in one interval of 3 s or more" \
+		"$(awk '/;do_nanosleep;schedule;__schedule;\[S sleeping\] [0-9]+$/ &&
+			$NF >= 3000000000 { print int($NF / 1000000) }' "$TMP/ls.folded" | head -1)" 3400
+	expect_eq "intervals without kernel frames" \
+		"$(grep -c ';clock_nanosleep;\[S sleeping\]' "$TMP/ls.folded")" 0
+}

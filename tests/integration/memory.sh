@@ -82,3 +82,43 @@ test_memory_flat_over_process_churn() {
 	expect_ge "% of gone_early complete" \
 		"$(share "$TMP/churn.folded" '^gone_early;' "^gone_early;$LIBC_START$MAIN_ABC")" 95
 }
+
+# map_mib PID REGEX: MiB (rounded down) of kernel memory in the BPF maps PID
+# holds whose names match REGEX (fdinfo's memlock, what the kernel charges).
+map_mib() {
+	local f id name bytes=0
+	for f in /proc/"$1"/fdinfo/*; do
+		id=$(awk '/^map_id:/ { print $2 }' "$f" 2>/dev/null)
+		[ -n "$id" ] || continue
+		name=$(bpftool map show id "$id" | sed -n 's/.* name \([^ ]*\) .*/\1/p')
+		[[ $name =~ $2 ]] || continue
+		bytes=$((bytes + $(awk '/^memlock:/ { print $2 }' "$f")))
+	done
+	echo $((bytes >> 20))
+}
+
+# The kernel holds the unwind tables loaded, not --max-table-mb: one small
+# program's (chain, libc, ld.so: ~31,000 rows, 0.5 MiB) in one 1 MiB chunk.
+# Before: an array of --max-table-mb from the start, 16 MiB for -p, 64 for -a.
+test_memory_unwind_rows_by_use() {
+	"$CHAIN" spin 8 >/dev/null &
+	local wl=$! st rows_p rows_a
+	"$STITCH" record -p "$wl" --stats -o "$TMP/rows-p.folded" 2>"$TMP/rows-p.err" &
+	st=$!
+	sleep 4
+	rows_p=$(map_mib "$st" '^(kunwind_rows|ku_rows)$')
+	echo "record -p: $rows_p MiB of unwind rows; all maps: $(map_mib "$st" .) MiB"
+	wait "$st"
+	wait "$wl"
+	grep 'kernel unwinding:' "$TMP/rows-p.err"
+	expect_ge "MiB of unwind rows in the kernel for one small program: under 4" 3 "$rows_p"
+	expect_ge "chain samples" "$(total "$TMP/rows-p.folded" '^chain;')" 100
+	# The whole machine, idle but for the other tests: a fraction of -a's 64.
+	"$STITCH" record -a -F 99 -d 6 -o "$TMP/rows-a.folded" 2>"$TMP/rows-a.err" &
+	st=$!
+	sleep 4
+	rows_a=$(map_mib "$st" '^(kunwind_rows|ku_rows)$')
+	echo "record -a: $rows_a MiB of unwind rows; all maps: $(map_mib "$st" .) MiB"
+	wait "$st"
+	expect_ge "MiB of unwind rows in the kernel for -a: under 48" 47 "$rows_a"
+}

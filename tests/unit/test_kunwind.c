@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <bpf/bpf.h>
 
 #include "proc/binary.h"
 #include "unwind/cfi.h"
@@ -992,6 +993,91 @@ static void test_tables_dropped_and_reused(void **state)
 	kunwind_free(&kw);
 }
 
+/*
+ * Rows live in chunks made as tables need them: a table no larger than a
+ * chunk lies inside one (the walk looks its chunk up once per search), and
+ * a chunk goes when its last table is freed, 100 ms after its last list.
+ */
+static void test_tables_in_chunks_freed_with_them(void **state)
+{
+	struct kunwind kw;
+	struct procs ps;
+	struct kunwind_proc *kp = calloc(1, sizeof(*kp));
+	uint32_t self = getpid(), first, nr;
+	size_t chunks;
+	int i, n, big = 0;
+
+	(void)state;
+	assert_non_null(kp);
+	if (!fx.w.nr)
+		load_world();
+	/* 64 chunks' worth of ids; start 100 rows short of a chunk's end. */
+	assert_int_equal(kunwind_init(&kw, -1, -1, 64 * KUNWIND_CHUNK_ROWS, 64), 0);
+	kw.rows_used = KUNWIND_CHUNK_ROWS - 100;
+	fx.proc->pid = self;
+	n = kunwind_build_proc(&kw, &fx.bins, fx.proc, kp);
+	assert_true(n > 0);
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	for (i = 0; i < n; i++) {
+		if (!(kp->maps[i].flags & KUNWIND_MAP_TABLE) || !kp->maps[i].row_nr)
+			continue;
+		first = kp->maps[i].row_first;
+		nr = kp->maps[i].row_nr;
+		big += nr > 100;
+		if (nr <= KUNWIND_CHUNK_ROWS)
+			assert_int_equal(first >> KUNWIND_CHUNK_BITS,
+					 (first + nr - 1) >> KUNWIND_CHUNK_BITS);
+	}
+	/* One table at least did not fit before the first chunk's end. */
+	assert_true(big >= 1);
+	chunks = kw.chunks_live;
+	assert_true(chunks >= 1 && chunks <= 4);
+	/* Gone, and 100 ms later their chunks with them. */
+	kunwind_forget(&kw, self);
+	assert_int_equal(kw.chunks_live, chunks);
+	usleep(120 * 1000);
+	assert_int_equal(procs_init(&ps, &fx.bins), 0);
+	kunwind_refresh(&kw, &fx.bins, &ps, never_behind, NULL);
+	assert_int_equal(kw.chunks_live, 0);
+	/* Loaded again: the chunks come back, no new row ids needed. */
+	first = kw.rows_used;
+	assert_int_equal(kunwind_sync_proc(&kw, &fx.bins, fx.proc), 0);
+	assert_int_equal(kw.chunks_live, chunks);
+	assert_int_equal(kw.rows_used, first);
+	procs_free(&ps);
+	kunwind_free(&kw);
+	free(kp);
+}
+
+/*
+ * Kernel stack ids are looked up in the map of their generation's parity,
+ * and only while that map holds their generation: once emptied for a later
+ * one (kagg_kstacks_flip), an old id gives no frames rather than the stack
+ * that took its place.  No map here (fd -1): a lookup that happens fails.
+ */
+static void test_kstack_of_a_cleared_generation(void **state)
+{
+	struct kagg_fds fds = { .kstacks = { -1, -1 }, .kstacks_gen = { 4, 3 } };
+	uint64_t kips[KAGG_KSTACK_DEPTH];
+	int fd;
+
+	(void)state;
+	assert_int_equal(kagg_kstack_get(&fds, 7, 2, kips), -ENOENT);
+	assert_int_equal(kagg_kstack_get(&fds, 7, 1, kips), -ENOENT);
+	assert_int_equal(kagg_kstack_get(&fds, -14, 4, kips), -ENOENT);
+	/* Generation 4's ids go to map 0: a real map answers for them. */
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(int32_t), sizeof(kips), 4, NULL);
+	assert_true(fd >= 0);	/* as root, as the tests run */
+	memset(kips, 0xab, sizeof(kips));
+	assert_int_equal(bpf_map_update_elem(fd, &(int32_t){ 7 }, kips, BPF_ANY), 0);
+	fds.kstacks[0] = fd;
+	memset(kips, 0, sizeof(kips));
+	assert_int_equal(kagg_kstack_get(&fds, 7, 4, kips), 0);
+	assert_true(kips[0] == 0xababababababababull);
+	assert_int_equal(kagg_kstack_get(&fds, 7, 2, kips), -ENOENT);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1010,6 +1096,8 @@ int main(void)
 		cmocka_unit_test(test_row_cache_poisoned),
 		cmocka_unit_test(test_table_budget),
 		cmocka_unit_test(test_tables_dropped_and_reused),
+		cmocka_unit_test(test_tables_in_chunks_freed_with_them),
+		cmocka_unit_test(test_kstack_of_a_cleared_generation),
 		cmocka_unit_test(test_bp_use_tracked),
 	};
 
