@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,10 +381,15 @@ static int on_period(void *ctx, const struct record_result *res)
 	if (err)
 		fprintf(stderr, "stitch agent: a period's profiles: %s\n", strerror(-err));
 	/* What a period costs the recording loop, which waits meanwhile (the ring fills). */
-	if (getenv("STITCH_DEBUG"))
+	if (getenv("STITCH_DEBUG")) {
+		/* The heap in use, all arenas: what is held, apart from fragments (mallinfo2). */
+		struct mallinfo2 mi = mallinfo2();
+
 		fprintf(stderr, "stitch agent: period %" PRIu64 ": %.2f s, %zu stacks, %" PRIu64
-			" series, built and queued in %.1f ms\n", a->periods, res->seconds,
-			res->stacks->map.count, a->series - series, (mono_s() - t0) * 1e3);
+			" series, built and queued in %.1f ms; heap in use %zu KiB\n", a->periods,
+			res->seconds, res->stacks->map.count, a->series - series,
+			(mono_s() - t0) * 1e3, (mi.uordblks + mi.hblkhd) >> 10);
+	}
 	/* Exited processes' labels go, so churn does not grow the cache. */
 	proc_labels_sweep(&a->procs);
 	return 0;

@@ -64,7 +64,8 @@ struct binary_cache {
 	size_t nr_roots, cap_roots;
 	struct binary *vdso;
 	size_t table_rows;	/* rows of every table built (again after a sweep too) */
-	uint64_t swept, tables_evicted;	/* binary_cache_sweep's work, for --stats */
+	/* binary_cache_sweep's work, for --stats */
+	uint64_t swept, tables_evicted, syms_dropped;
 };
 
 int binary_cache_init(struct binary_cache *c);
@@ -94,14 +95,15 @@ static inline void binary_mark_mapped(struct binary *b, uint64_t now_ns)
  * What exited processes leave behind, once nothing maps a binary for
  * grace_ns (its processes' last stacks read): the unwind tables of those
  * binaries (rebuilt if a process maps them again) are freed, least recently
- * mapped first, until they take at most table_budget bytes; a binary no
- * stack names and without a table is freed, if release(ctx, b) lets it go
- * (the in-kernel unwinder's hold on it: false keeps it).  Call
- * procs_mark_binaries() just before with the same now_ns.
+ * mapped first, until they take at most table_budget bytes and at most
+ * max_kept binaries keep one; a binary no stack names loses its symbols
+ * (opened again when needed), and without a table is freed, if
+ * release(ctx, b) lets it go (the in-kernel unwinder's hold on it: false
+ * keeps it).  Call procs_mark_binaries() just before with the same now_ns.
  */
 void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_ns,
-			size_t table_budget, bool (*release)(void *ctx, struct binary *b),
-			void *ctx);
+			size_t table_budget, size_t max_kept,
+			bool (*release)(void *ctx, struct binary *b), void *ctx);
 
 /*
  * Every stack naming binaries has been named and dropped (a period's

@@ -655,7 +655,7 @@ static void test_exit_reap_sweep(void **state)
 	/* true was sampled: it stays for its frames; other is unmapped after the fork. */
 	kept->sampled = true;
 	procs_mark_binaries(&e->ps, t0 + 6 * s);
-	binary_cache_sweep(&e->bins, t0 + 9 * s, 2 * s, 0, release_all, NULL);
+	binary_cache_sweep(&e->bins, t0 + 9 * s, 2 * s, 0, 0, release_all, NULL);
 	assert_int_equal(e->bins.by_file.count, 1);
 	assert_int_equal(e->bins.swept, 1);
 	hmap_for_each(&e->bins.by_file, i, n)
