@@ -18,13 +18,22 @@
 #   bench/agent_churn.sh   (ROUNDS=12 PER_ROUND=300 HZ=99 PERIOD=1s; as root)
 #   DURATION=3600 LOG=/tmp/rss.tsv bench/agent_churn.sh
 #   AGENT_ARGS="-e cpu,offcpu" bench/agent_churn.sh
+#   NAMED=1 bench/agent_churn.sh
+# NAMED=1 churns tests/workloads/named_brief.c instead (built with -g, 4,096
+# functions, 30 ms of CPU each, PER_ROUND=100 by default): sampled, so each
+# period's profile opens its symbols and DWARF.
 # (AGENT_LOG=FILE keeps the agent's stderr; SMAPS=DIR keeps its
 # /proc/PID/smaps after each round, as DIR/smaps.ROUND.)
 set -u
 cd "$(dirname "$0")/.."
 
 ROUNDS=${ROUNDS:-12}
-PER_ROUND=${PER_ROUND:-300}
+NAMED=${NAMED:-0}
+if [ "$NAMED" = 1 ]; then
+	PER_ROUND=${PER_ROUND:-100}
+else
+	PER_ROUND=${PER_ROUND:-300}
+fi
 HZ=${HZ:-99}
 PERIOD=${PERIOD:-1s}
 DURATION=${DURATION:-0}
@@ -50,7 +59,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-gcc -O2 -Wall -Wextra -Werror -o "$T/brief" tests/workloads/brief.c || exit 1
+if [ "$NAMED" = 1 ]; then
+	gcc -O1 -g -Wall -Wextra -Werror -o "$T/brief" tests/workloads/named_brief.c || exit 1
+else
+	gcc -O2 -Wall -Wextra -Werror -o "$T/brief" tests/workloads/brief.c || exit 1
+fi
 mkdir -p "$T/churn"
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -240,6 +241,7 @@ const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b
 {
 	if (!b->table_built) {
 		b->table_built = true;
+		b->pages_released = false;
 		if (cfi_build_table(b->elf, NULL, &b->table) != 0)
 			memset(&b->table, 0, sizeof(b->table));
 		else if (entry_code_range(b->elf, &b->table, &b->entry_lo, &b->entry_hi) &&
@@ -254,6 +256,7 @@ struct sym_source *binary_syms(struct binary *b)
 {
 	if (!b->syms_opened) {
 		b->syms_opened = true;
+		b->pages_released = false;
 		b->syms = sym_source_open(b->elf, b->path, b->root);
 	}
 	return b->syms;
@@ -302,6 +305,36 @@ static void syms_drop(struct binary_cache *c, struct binary *b)
 	c->syms_dropped++;
 }
 
+/*
+ * The pages of its file that reading its symbols, DWARF and CFI brought
+ * into our resident set leave it.  Kept for its table, a binary of 1.3 MB
+ * with DWARF held all of it resident, its file deleted or not (+1.2 MB of
+ * RSS a binary, 193 of them after 400 distinct ones).  libelf maps the file
+ * (ELF_C_READ_MMAP), but reads it into the heap if mmap fails, so never
+ * MADV_DONTNEED, which would zero that: MADV_PAGEOUT reclaims the clean
+ * file pages no other process maps (read again from the file if needed)
+ * and loses nothing, whatever the memory is.
+ */
+static void pages_release(struct binary *b)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t lo, hi;
+	size_t size = 0;
+	char *raw;
+
+	if (b->pages_released || b->image || !b->elf || page <= 0)
+		return;
+	b->pages_released = true;
+	raw = elf_rawfile(b->elf, &size);
+	if (!raw || !size)
+		return;
+	/* Whole pages within the image: a heap copy's neighbours are not ours to touch. */
+	lo = ((uintptr_t)raw + page - 1) & ~(uintptr_t)(page - 1);
+	hi = ((uintptr_t)raw + size) & ~(uintptr_t)(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_PAGEOUT);
+}
+
 void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_ns,
 			size_t table_budget, size_t max_kept,
 			bool (*release)(void *ctx, struct binary *b), void *ctx)
@@ -323,8 +356,10 @@ void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_
 			 * symbol table and DWARF it ever named, with its table
 			 * (+42 MB of symbols over 2,700 short-lived binaries).
 			 */
-			if (!b->sampled)
+			if (!b->sampled) {
 				syms_drop(c, b);
+				pages_release(b);
+			}
 			/*
 			 * One with a table stays while the budget keeps the
 			 * table (a process maps it again: no rebuild), and goes

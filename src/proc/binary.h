@@ -49,6 +49,8 @@ struct binary {
 	 */
 	bool sampled;
 	uint64_t last_mapped_ns;	/* when a process last mapped it (binary_cache_sweep) */
+	/* The pages of its file we read are no longer in our RSS (binary_cache_sweep). */
+	bool pages_released;
 };
 
 /* A foreign root held open, one fd per root directory however many binaries. */
@@ -89,6 +91,7 @@ struct sym_source *binary_syms(struct binary *b);
 static inline void binary_mark_mapped(struct binary *b, uint64_t now_ns)
 {
 	b->last_mapped_ns = now_ns;
+	b->pages_released = false;
 }
 
 /*
@@ -97,7 +100,9 @@ static inline void binary_mark_mapped(struct binary *b, uint64_t now_ns)
  * binaries (rebuilt if a process maps them again) are freed, least recently
  * mapped first, until they take at most table_budget bytes and at most
  * max_kept binaries keep one; a binary no stack names loses its symbols
- * (opened again when needed), and without a table is freed, if
+ * (opened again when needed) and the pages of its file we read leave our
+ * resident set (read again from the page cache when needed), and without
+ * a table it is freed, if
  * release(ctx, b) lets it go (the in-kernel unwinder's hold on it: false
  * keeps it).  Call procs_mark_binaries() just before with the same now_ns.
  */
