@@ -386,9 +386,9 @@ static int on_period(void *ctx, const struct record_result *res)
 		struct mallinfo2 mi = mallinfo2();
 
 		fprintf(stderr, "stitch agent: period %" PRIu64 ": %.2f s, %zu stacks, %" PRIu64
-			" series, built and queued in %.1f ms; heap in use %zu KiB\n", a->periods,
-			res->seconds, res->stacks->map.count, a->series - series,
-			(mono_s() - t0) * 1e3, (mi.uordblks + mi.hblkhd) >> 10);
+			" series, built and queued in %.1f ms; heap in use %zu KiB, free %zu KiB\n",
+			a->periods, res->seconds, res->stacks->map.count, a->series - series,
+			(mono_s() - t0) * 1e3, (mi.uordblks + mi.hblkhd) >> 10, mi.fordblks >> 10);
 	}
 	/* Exited processes' labels go, so churn does not grow the cache. */
 	proc_labels_sweep(&a->procs);

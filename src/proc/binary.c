@@ -389,6 +389,26 @@ void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_
 	free(kept);
 }
 
+size_t binary_cache_release_unnamed(struct binary_cache *c)
+{
+	uint64_t dropped = c->syms_dropped;
+	struct hmap_node *n;
+	size_t i;
+
+	if (!c->marked_ns)
+		return 0;
+	hmap_for_each(&c->by_file, i, n) {
+		struct binary *b = (struct binary *)n;
+
+		if (b->sampled || b->last_live_ns == c->marked_ns ||
+		    b->last_mapped_ns > c->marked_ns)
+			continue;
+		syms_drop(c, b);
+		pages_release(b);
+	}
+	return c->syms_dropped - dropped;
+}
+
 void binary_cache_drop_tables(struct binary_cache *c)
 {
 	struct hmap_node *n;

@@ -49,7 +49,12 @@ struct binary {
 	 */
 	bool sampled;
 	uint64_t last_mapped_ns;	/* when a process last mapped it (binary_cache_sweep) */
-	/* The pages of its file we read are no longer in our RSS (binary_cache_sweep). */
+	/* ... a process not known to have exited (binary_cache_release_unnamed) */
+	uint64_t last_live_ns;
+	/*
+	 * The pages of its file we read are no longer in our RSS; until we
+	 * read it again: its symbols or its table (binary_cache_sweep).
+	 */
 	bool pages_released;
 };
 
@@ -66,6 +71,7 @@ struct binary_cache {
 	size_t nr_roots, cap_roots;
 	struct binary *vdso;
 	size_t table_rows;	/* rows of every table built (again after a sweep too) */
+	uint64_t marked_ns;	/* the now_ns of the last procs_mark_binaries() */
 	/* binary_cache_sweep's work, for --stats */
 	uint64_t swept, tables_evicted, syms_dropped;
 };
@@ -87,11 +93,15 @@ const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b
 /* Symbols, opened on first use. */
 struct sym_source *binary_syms(struct binary *b);
 
-/* A process maps b at now_ns (CLOCK_MONOTONIC): it is in use. */
-static inline void binary_mark_mapped(struct binary *b, uint64_t now_ns)
+/*
+ * A process maps b at now_ns (CLOCK_MONOTONIC): it is in use; live, a
+ * process not known to have exited.
+ */
+static inline void binary_mark_mapped(struct binary *b, uint64_t now_ns, bool live)
 {
 	b->last_mapped_ns = now_ns;
-	b->pages_released = false;
+	if (live)
+		b->last_live_ns = now_ns;
 }
 
 /*
@@ -117,6 +127,16 @@ void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_
  * Frames decoded after it mark theirs again.
  */
 void binary_cache_unmark_sampled(struct binary_cache *c);
+
+/*
+ * After binary_cache_unmark_sampled() and the marks of the stacks still
+ * held: the binaries no stack names and no live process maps (its
+ * processes exited, at the last procs_mark_binaries()) let go of their
+ * symbols and of the pages of their file we read, now rather than at the
+ * sweep after their processes' grace; opened again if a stack names them.
+ * Returns how many symbol tables went.
+ */
+size_t binary_cache_release_unnamed(struct binary_cache *c);
 
 /* Unwinding is over: every unwind table goes (their rows were the most of our heap). */
 void binary_cache_drop_tables(struct binary_cache *c);
