@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "profile/stacks.h"
 #include "record/run_opts.h"
+#include "symbolize/ksym_namer.h"
 #include "util/clock.h"
 
 #define MAX_TARGETS 8
@@ -498,6 +499,7 @@ int cmd_agent(int argc, char **argv)
 			a->periods, a->periods == 1 ? "" : "s", a->series);
 	}
 	stop_targets(a);
+	ksym_namer_close(a->cfg.kn);
 	curl_global_cleanup();
 	proc_labels_free(&a->procs);
 out:
