@@ -25,7 +25,7 @@
 # (AGENT_LOG=FILE keeps the agent's stderr; SMAPS=DIR keeps its
 # /proc/PID/smaps after each round, as DIR/smaps.ROUND.)
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 ROUNDS=${ROUNDS:-12}
 NAMED=${NAMED:-0}

@@ -148,7 +148,8 @@ test_agent_memory_flat_over_named_churn() {
 	for round in 5 6 7 8; do
 		churn_named "$TMP/nchurn" 100
 		rss=$(rss_anon_floor_kb "$st")
-		echo "after $((round * 100)) binaries: $rss KiB anonymous, $(rss_floor_kb "$st") KiB in all"
+		echo "after $((round * 100)) binaries: $rss KiB anonymous," \
+			"$(rss_floor_kb "$st") KiB in all"
 		[ "$rss" -gt "$late" ] && late=$rss
 	done
 	kill -TERM "$st"
