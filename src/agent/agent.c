@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "commands.h"
 #include "profile/stacks.h"
 #include "record/run_opts.h"
+#include "symbolize/ksym_namer.h"
 #include "util/clock.h"
 
 #define MAX_TARGETS 8
@@ -72,7 +74,7 @@ static void usage(FILE *f)
 "Usage: stitch agent --push KIND=URL [--push KIND=URL...] [-a | -p PID[,PID...] | --comm NAME]\n"
 "                    [-e cpu|offcpu|wall[,...]] [-F HZ] [--period DURATION]\n"
 "                    [--label NAME=VALUE...] [--push-header-file FILE]\n"
-"                    [--spool DIR] [--spool-max SIZE] [-d SECONDS]\n"
+"                    [--spool DIR] [--spool-max SIZE] [-d DURATION]\n"
 "\n"
 "Profile continuously and push, every period, one profile per service and\n"
 "profile type to each server: symbolized on this host, with kernel, native\n"
@@ -110,7 +112,8 @@ static void usage(FILE *f)
 "                           0700; sent first at the next start\n"
 "      --spool-max SIZE     the spool's bound, shared by the targets: 256M (default),\n"
 "                           in bytes or with K, M, G; the oldest pushes go first\n"
-"  -d, --duration SECONDS   stop after this long (default: SIGINT or SIGTERM)\n"
+"  -d, --duration DURATION  stop after this long: 30s, 2m, 1h, or seconds\n"
+"                           (default: SIGINT or SIGTERM)\n"
 "      --no-debuginfod      ask no debuginfod server (DEBUGINFOD_URLS) for debug files\n"
 "  -h, --help               this help\n"
 "\n"
@@ -380,10 +383,15 @@ static int on_period(void *ctx, const struct record_result *res)
 	if (err)
 		fprintf(stderr, "stitch agent: a period's profiles: %s\n", strerror(-err));
 	/* What a period costs the recording loop, which waits meanwhile (the ring fills). */
-	if (getenv("STITCH_DEBUG"))
+	if (getenv("STITCH_DEBUG")) {
+		/* The heap in use, all arenas: what is held, apart from fragments (mallinfo2). */
+		struct mallinfo2 mi = mallinfo2();
+
 		fprintf(stderr, "stitch agent: period %" PRIu64 ": %.2f s, %zu stacks, %" PRIu64
-			" series, built and queued in %.1f ms\n", a->periods, res->seconds,
-			res->stacks->map.count, a->series - series, (mono_s() - t0) * 1e3);
+			" series, built and queued in %.1f ms; heap in use %zu KiB, free %zu KiB\n",
+			a->periods, res->seconds, res->stacks->map.count, a->series - series,
+			(mono_s() - t0) * 1e3, (mi.uordblks + mi.hblkhd) >> 10, mi.fordblks >> 10);
+	}
 	/* Exited processes' labels go, so churn does not grow the cache. */
 	proc_labels_sweep(&a->procs);
 	return 0;
@@ -491,6 +499,7 @@ int cmd_agent(int argc, char **argv)
 			a->periods, a->periods == 1 ? "" : "s", a->series);
 	}
 	stop_targets(a);
+	ksym_namer_close(a->cfg.kn);
 	curl_global_cleanup();
 	proc_labels_free(&a->procs);
 out:

@@ -183,7 +183,7 @@ static int push_group(const struct series_config *c, struct group *g, struct res
 	return err;
 }
 
-int series_of_period(const struct series_config *c, struct stack_table *stacks,
+int series_of_period(struct series_config *c, struct stack_table *stacks,
 		     uint64_t start_ns, uint64_t end_ns, series_fn fn, void *ctx)
 {
 	struct hmap groups;
@@ -207,7 +207,13 @@ int series_of_period(const struct series_config *c, struct stack_table *stacks,
 	if (!err)
 		err = resolver_init(&names, NULL);
 	if (!err) {
-		resolver_name_kernel_lazily(&names, "/proc/kallsyms");
+		/*
+		 * The kernel namer's program, loaded every period before, was
+		 * most of a small period's naming: 1.1 -> 0.45 ms (a chain
+		 * workload's cpu and offcpu stacks), and a BPF program fewer
+		 * loaded and unloaded every period.
+		 */
+		resolver_name_kernel_shared(&names, "/proc/kallsyms", &c->kn, &c->kn_tried);
 		hmap_for_each(&groups, b, n)
 			if (!err)
 				err = push_group(c, (struct group *)n, &names, start_ns, end_ns, fn,

@@ -22,6 +22,8 @@ struct stack_table;
 #define SERIES_MAX_LABELS 32
 
 /* What every period's series are made with. */
+struct ksym_namer;
+
 struct series_config {
 	const char *const *event_names;	/* the recording's events, by stack_key.event_idx */
 	int nevents;
@@ -34,6 +36,9 @@ struct series_config {
 	int nextra;
 	const char *host_name;
 	struct proc_labels_cache *procs;
+	/* The kernel namer, loaded at the first kernel frame and kept (resolve.h) */
+	struct ksym_namer *kn;
+	bool kn_tried;
 };
 
 /* One built series, to push; valid during the call only. */
@@ -43,7 +48,7 @@ typedef void (*series_fn)(void *ctx, const struct push_series *s, uint32_t index
  * The series of one period's stacks (start_ns to end_ns, Unix ns), each to
  * fn.  The stacks' counts may be changed (wall weighs).  0, or -ENOMEM.
  */
-int series_of_period(const struct series_config *c, struct stack_table *stacks,
+int series_of_period(struct series_config *c, struct stack_table *stacks,
 		     uint64_t start_ns, uint64_t end_ns, series_fn fn, void *ctx);
 
 #endif /* STITCH_AGENT_SERIES_H */

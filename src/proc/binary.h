@@ -49,6 +49,13 @@ struct binary {
 	 */
 	bool sampled;
 	uint64_t last_mapped_ns;	/* when a process last mapped it (binary_cache_sweep) */
+	/* ... a process not known to have exited (binary_cache_release_unnamed) */
+	uint64_t last_live_ns;
+	/*
+	 * The pages of its file we read are no longer in our RSS; until we
+	 * read it again: its symbols or its table (binary_cache_sweep).
+	 */
+	bool pages_released;
 };
 
 /* A foreign root held open, one fd per root directory however many binaries. */
@@ -64,7 +71,9 @@ struct binary_cache {
 	size_t nr_roots, cap_roots;
 	struct binary *vdso;
 	size_t table_rows;	/* rows of every table built (again after a sweep too) */
-	uint64_t swept, tables_evicted;	/* binary_cache_sweep's work, for --stats */
+	uint64_t marked_ns;	/* the now_ns of the last procs_mark_binaries() */
+	/* binary_cache_sweep's work, for --stats */
+	uint64_t swept, tables_evicted, syms_dropped;
 };
 
 int binary_cache_init(struct binary_cache *c);
@@ -84,24 +93,32 @@ const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b
 /* Symbols, opened on first use. */
 struct sym_source *binary_syms(struct binary *b);
 
-/* A process maps b at now_ns (CLOCK_MONOTONIC): it is in use. */
-static inline void binary_mark_mapped(struct binary *b, uint64_t now_ns)
+/*
+ * A process maps b at now_ns (CLOCK_MONOTONIC): it is in use; live, a
+ * process not known to have exited.
+ */
+static inline void binary_mark_mapped(struct binary *b, uint64_t now_ns, bool live)
 {
 	b->last_mapped_ns = now_ns;
+	if (live)
+		b->last_live_ns = now_ns;
 }
 
 /*
  * What exited processes leave behind, once nothing maps a binary for
  * grace_ns (its processes' last stacks read): the unwind tables of those
  * binaries (rebuilt if a process maps them again) are freed, least recently
- * mapped first, until they take at most table_budget bytes; a binary no
- * stack names and without a table is freed, if release(ctx, b) lets it go
- * (the in-kernel unwinder's hold on it: false keeps it).  Call
- * procs_mark_binaries() just before with the same now_ns.
+ * mapped first, until they take at most table_budget bytes and at most
+ * max_kept binaries keep one; a binary no stack names loses its symbols
+ * (opened again when needed) and the pages of its file we read leave our
+ * resident set (read again from the page cache when needed), and without
+ * a table it is freed, if
+ * release(ctx, b) lets it go (the in-kernel unwinder's hold on it: false
+ * keeps it).  Call procs_mark_binaries() just before with the same now_ns.
  */
 void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_ns,
-			size_t table_budget, bool (*release)(void *ctx, struct binary *b),
-			void *ctx);
+			size_t table_budget, size_t max_kept,
+			bool (*release)(void *ctx, struct binary *b), void *ctx);
 
 /*
  * Every stack naming binaries has been named and dropped (a period's
@@ -110,6 +127,16 @@ void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_
  * Frames decoded after it mark theirs again.
  */
 void binary_cache_unmark_sampled(struct binary_cache *c);
+
+/*
+ * After binary_cache_unmark_sampled() and the marks of the stacks still
+ * held: the binaries no stack names and no live process maps (its
+ * processes exited, at the last procs_mark_binaries()) let go of their
+ * symbols and of the pages of their file we read, now rather than at the
+ * sweep after their processes' grace; opened again if a stack names them.
+ * Returns how many symbol tables went.
+ */
+size_t binary_cache_release_unnamed(struct binary_cache *c);
 
 /* Unwinding is over: every unwind table goes (their rows were the most of our heap). */
 void binary_cache_drop_tables(struct binary_cache *c);

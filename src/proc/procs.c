@@ -435,6 +435,7 @@ void procs_mark_binaries(struct procs *ps, uint64_t now_ns)
 
 		for (j = 0; j < p->nr; j++)
 			if (p->maps[j].bin)
-				binary_mark_mapped(p->maps[j].bin, now_ns);
+				binary_mark_mapped(p->maps[j].bin, now_ns, !p->exited_ns);
 	}
+	ps->bins->marked_ns = now_ns;
 }

@@ -49,6 +49,33 @@ void resolver_name_kernel_lazily(struct resolver *r, const char *path)
 	r->ks_tried = false;
 }
 
+void resolver_name_kernel_shared(struct resolver *r, const char *path, struct ksym_namer **kn,
+				 bool *tried)
+{
+	resolver_name_kernel_lazily(r, path);
+	r->shared_kn = kn;
+	r->shared_kn_tried = tried;
+}
+
+/* The namer's program: the caller's if shared (opened once), else ours. */
+static struct ksym_namer *kernel_namer_open(struct resolver *r)
+{
+	if (!r->shared_kn)
+		return ksym_namer_open();
+	if (!*r->shared_kn_tried) {
+		*r->shared_kn_tried = true;
+		*r->shared_kn = ksym_namer_open();
+	}
+	return *r->shared_kn;
+}
+
+static void kernel_namer_close(struct resolver *r)
+{
+	if (!r->shared_kn)
+		ksym_namer_close(r->kn);
+	r->kn = NULL;
+}
+
 /* A kernel address named by the kernel (with r->kn). */
 struct kname {
 	struct hmap_node node;
@@ -76,12 +103,11 @@ static uint64_t kname_hash(uint64_t addr, bool exact)
 static void start_kernel_naming(struct resolver *r)
 {
 	r->ks_tried = true;
-	r->kn = ksym_namer_open();
+	r->kn = kernel_namer_open(r);
 	if (r->kn) {
 		if (!hmap_init(&r->knames, 1024))
 			return;
-		ksym_namer_close(r->kn);
-		r->kn = NULL;
+		kernel_namer_close(r);
 	}
 	r->ks = kallsyms_load(r->ks_path);
 	if (!r->ks)
@@ -99,7 +125,7 @@ void resolver_free(struct resolver *r)
 		kallsyms_free(r->ks);
 	if (r->kn) {
 		hmap_free_all(&r->knames);
-		ksym_namer_close(r->kn);
+		kernel_namer_close(r);
 	}
 	hmap_free_all(&r->cache);
 	for (i = 0; i < r->nstrings; i++)

@@ -40,6 +40,9 @@ struct resolver {
 	const char *ks_path;
 	bool ks_tried;
 	struct ksym_namer *kn;
+	/* resolver_name_kernel_shared(): the caller's namer, kept across resolvers */
+	struct ksym_namer **shared_kn;
+	bool *shared_kn_tried;
 	struct hmap knames;	/* kernel address -> struct kname, with kn */
 	struct hmap cache;	/* user frame -> names */
 	char **strings;		/* names we formatted ourselves */
@@ -52,6 +55,15 @@ int resolver_init(struct resolver *r, struct kallsyms *ks);
  * the kallsyms file at path; freed by resolver_free().
  */
 void resolver_name_kernel_lazily(struct resolver *r, const char *path);
+/*
+ * The same with the caller's kernel namer, kept across resolvers: *kn is
+ * opened at the first kernel frame unless *tried (then set), and closed by
+ * the caller (ksym_namer_close).  Only the program is kept: every resolver
+ * asks the kernel again, so a BPF program or module loaded since is named
+ * as it is now.
+ */
+void resolver_name_kernel_shared(struct resolver *r, const char *path, struct ksym_namer **kn,
+				 bool *tried);
 void resolver_free(struct resolver *r);
 /*
  * A stack about to lose its pid (merged across threads and processes):

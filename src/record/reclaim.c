@@ -35,6 +35,14 @@
  * not fit in 8 MB.
  */
 #define RECLAIM_TABLE_BUDGET (32u << 20)
+/*
+ * And at most this many such binaries, whatever their tables' size: each
+ * holds an open file and libelf's headers (~1.3 KB), and the tables of
+ * short-lived scripts' and tests' binaries are a few KB, so the budget
+ * alone kept thousands of them (an agent over 2,700 distinct binaries
+ * kept all).  What a build runs again and again is a few dozen.
+ */
+#define RECLAIM_TABLES_KEPT_MAX 256
 
 static void proc_gone(void *ctx, uint32_t pid)
 {
@@ -75,7 +83,7 @@ void reclaim_exited(struct recorder *r, uint64_t read_ns)
 				      r->reclaim_turns % RECLAIM_ALIVE_EVERY == 0, proc_gone, r);
 	procs_mark_binaries(&r->procs, t);
 	binary_cache_sweep(&r->bins, t, RECLAIM_BINARY_GRACE_NS, RECLAIM_TABLE_BUDGET,
-			   binary_release, r);
+			   RECLAIM_TABLES_KEPT_MAX, binary_release, r);
 	/*
 	 * What was freed in the heap's middle goes back to the kernel too
 	 * (a few ms when the heap is large): every 10th sweep.

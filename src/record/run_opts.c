@@ -89,8 +89,9 @@ static int take_opt(void *ctx, int c, const char *arg)
 		o->freq = v;
 		return 0;
 	case 'd':
-		if (!cli_parse_double(arg, 0, 1e7, &o->duration) || o->duration == 0)
-			return fail_usage(cmd, "-d: '%s' is not a positive number of seconds", arg);
+		if (!cli_parse_duration(arg, 1e7, &o->duration))
+			return fail_usage(cmd, "-d: '%s' is not a duration (seconds, or "
+					  "like 500ms, 30s, 2m, 1h)", arg);
 		return 0;
 	case 'o':
 		if ((cmd->json_outputs ? output_add_json : output_add)(cmd->name, out->paths,

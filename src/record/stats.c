@@ -244,9 +244,10 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
 	fprintf(stderr, "stitch stats: held at the end: %zu processes (%" PRIu64 " exited ones "
-		"freed), %zu binaries (%" PRIu64 " freed, %" PRIu64 " tables dropped)\n",
+		"freed), %zu binaries (%" PRIu64 " freed, %" PRIu64 " tables and %" PRIu64
+		" symbol tables dropped)\n",
 		r->procs.by_pid.count, r->procs_reaped, r->bins.by_file.count, r->bins.swept,
-		r->bins.tables_evicted);
+		r->bins.tables_evicted, r->bins.syms_dropped);
 	if (r->kw_ready)
 		fprintf(stderr, "stitch stats: counted in the kernel %" PRIu64 ", sent as records "
 			"%" PRIu64 " (maps full %" PRIu64 ", hash collisions %" PRIu64 ")\n",

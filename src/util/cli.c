@@ -74,6 +74,29 @@ uint64_t cli_parse_time_in(const char *s, uint64_t unit_ns, uint64_t min_ns)
 	return (uint64_t)(v * scale);
 }
 
+bool cli_parse_duration(const char *s, double max_s, double *out)
+{
+	static const struct { const char *suffix; double s; } units[] = {
+		{ "", 1 }, { "ms", 1e-3 }, { "s", 1 }, { "m", 60 }, { "h", 3600 },
+	};
+	char *end;
+	double v = strtod(s, &end);
+	size_t i;
+
+	if (end == s || !(v > 0) || (*end && !(end[-1] >= '0' && end[-1] <= '9') &&
+				     end[-1] != '.'))
+		return false;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (!(v * units[i].s > 0) || v * units[i].s > max_s)
+			return false;
+		*out = v * units[i].s;
+		return true;
+	}
+	return false;
+}
+
 bool cli_parse_long(const char *s, long min, long max, long *out)
 {
 	char *end;

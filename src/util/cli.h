@@ -50,6 +50,12 @@ bool cli_parse_long(const char *s, long min, long max, long *out);
 /* A decimal number in [min, max], decimals allowed, no trailing text: -d SECONDS. */
 bool cli_parse_double(const char *s, double min, double max, double *out);
 
+/*
+ * A duration in seconds, in (0, max_s]: "30" (seconds), "500ms", "30s",
+ * "2m", "1.5h": -d, which an agent may run for days.  false if not.
+ */
+bool cli_parse_duration(const char *s, double max_s, double *out);
+
 /* A time from 1us to 1h: "50ms", "500us", "0.2s", "50" (ms) -> ns; 0 if not. */
 uint64_t cli_parse_time(const char *s);
 

@@ -97,6 +97,39 @@ static void test_numbers(void **state)
 	assert_true(v == 0);
 }
 
+static void test_durations(void **state)
+{
+	double v = -1;
+
+	/* -d: seconds alone, or with a unit; an agent's days fit. */
+	assert_true(cli_parse_duration("30", 1e7, &v));
+	assert_true(v == 30);
+	assert_true(cli_parse_duration("2.5", 1e7, &v));
+	assert_true(v == 2.5);
+	assert_true(cli_parse_duration("30s", 1e7, &v));
+	assert_true(v == 30);
+	assert_true(cli_parse_duration("2m", 1e7, &v));
+	assert_true(v == 120);
+	assert_true(cli_parse_duration("1.5h", 1e7, &v));
+	assert_true(v == 5400);
+	assert_true(cli_parse_duration("500ms", 1e7, &v));
+	assert_true(v == 0.5);
+	assert_true(cli_parse_duration("48h", 1e7, &v));
+	assert_true(v == 48 * 3600);
+	v = -1;
+	assert_false(cli_parse_duration("0", 1e7, &v));
+	assert_false(cli_parse_duration("0s", 1e7, &v));
+	assert_false(cli_parse_duration("-1", 1e7, &v));
+	assert_false(cli_parse_duration("3000h", 1e7, &v));
+	assert_false(cli_parse_duration("2 m", 1e7, &v));
+	assert_false(cli_parse_duration("2min", 1e7, &v));
+	assert_false(cli_parse_duration("m", 1e7, &v));
+	assert_false(cli_parse_duration("", 1e7, &v));
+	assert_false(cli_parse_duration("nan", 1e7, &v));
+	assert_false(cli_parse_duration("infs", 1e7, &v));
+	assert_true(v == -1);
+}
+
 static void test_times(void **state)
 {
 	/* Milliseconds by default, 1us to 1h. */
@@ -175,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_parse_walks_options),
 		cmocka_unit_test(test_parse_stops),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_pid_lists),
 		cmocka_unit_test(test_one_target),

@@ -655,12 +655,66 @@ static void test_exit_reap_sweep(void **state)
 	/* true was sampled: it stays for its frames; other is unmapped after the fork. */
 	kept->sampled = true;
 	procs_mark_binaries(&e->ps, t0 + 6 * s);
-	binary_cache_sweep(&e->bins, t0 + 9 * s, 2 * s, 0, release_all, NULL);
+	binary_cache_sweep(&e->bins, t0 + 9 * s, 2 * s, 0, 0, release_all, NULL);
 	assert_int_equal(e->bins.by_file.count, 1);
 	assert_int_equal(e->bins.swept, 1);
 	hmap_for_each(&e->bins.by_file, i, n)
 		assert_ptr_equal(n, &kept->node);
 	assert_string_equal(kept->path, true_path);
+}
+
+/*
+ * Binaries kept past their processes for their tables alone: their symbols
+ * go at once, and at most max_kept keep a table (the least recently mapped
+ * goes first), whatever the byte budget.
+ */
+static void test_sweep_kept_tables(void **state)
+{
+	struct env *e = *state;
+	struct map_file_id id = { .has_devino = true };
+	const uint64_t s = 1000000000ull, t0 = mono_ns() + 3600 * s;
+	const struct map *m;
+	struct binary *older, *newer;
+	struct stat st;
+	GElf_Phdr ph;
+
+	assert_int_equal(stat(true_path, &st), 0);
+	id.maj = major(st.st_dev);
+	id.min = minor(st.st_dev);
+	id.ino = st.st_ino;
+	m = map_text(&e->ps, FAKE_PID, true_path, BASE, &id, &ph);
+	older = m->bin;
+	assert_int_equal(stat(other_path, &st), 0);
+	id.ino = st.st_ino;
+	m = map_text(&e->ps, FAKE_PID2, other_path, BASE, &id, &ph);
+	newer = m->bin;
+	assert_true(binary_table(&e->bins, older)->nr > 0);
+	assert_true(binary_table(&e->bins, newer)->nr > 0);
+	assert_non_null(binary_syms(older));
+	assert_non_null(binary_syms(newer));
+
+	/* Both exit; older's process first, so its binary was mapped last before. */
+	procs_find(&e->ps, FAKE_PID)->exited_ns = 0;
+	procs_find(&e->ps, FAKE_PID2)->exited_ns = 0;
+	procs_exit(&e->ps, FAKE_PID, t0);
+	procs_exit(&e->ps, FAKE_PID2, t0);
+	procs_mark_binaries(&e->ps, t0);
+	newer->last_mapped_ns = t0 + 1;
+	assert_int_equal(procs_reap(&e->ps, t0 + 6 * s, 5 * s, false, NULL, NULL), 2);
+	binary_cache_sweep(&e->bins, t0 + 9 * s, 2 * s, 1u << 30, 1, release_all, NULL);
+	assert_int_equal(e->bins.by_file.count, 2);
+	assert_int_equal(e->bins.syms_dropped, 2);
+	assert_false(older->syms_opened);
+	assert_false(newer->syms_opened);
+	assert_int_equal(e->bins.tables_evicted, 1);
+	assert_false(older->table_built);
+	assert_true(newer->table_built);
+	/* Without its table, older goes at the next sweep; newer's symbols open again. */
+	binary_cache_sweep(&e->bins, t0 + 10 * s, 2 * s, 1u << 30, 1, release_all, NULL);
+	assert_int_equal(e->bins.by_file.count, 1);
+	assert_int_equal(e->bins.swept, 1);
+	assert_non_null(binary_syms(newer));
+	assert_true(newer->syms_opened);
 }
 
 int main(void)
@@ -678,6 +732,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tracking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_self, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_reap_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_kept_tables, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
