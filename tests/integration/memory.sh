@@ -123,7 +123,6 @@ test_memory_unwind_rows_by_use() {
 	expect_ge "MiB of unwind rows in the kernel for -a: under 48" 47 "$rows_a"
 }
 
-
 # rss_anon_floor_kb PID: its smallest anonymous resident set (KiB) over 2 s:
 # its heap and what it mapped itself, without the pages of files it maps
 # (the page cache's, which the kernel takes back when it needs them, and
