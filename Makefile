@@ -34,7 +34,7 @@ ALIB_OBJS := $(patsubst src/%.c,$(AOBJ)/%.o,$(LIB_SRCS))
 # The preprocessor cannot #include from a macro: each interpreter's headers
 # named by its line there are listed in headers made here (interp_layouts.h:
 # every src/interp/NAME/NAME_layout.h, for interp.h; interp_walkers.bpf.h:
-# every walker src/interp/NAME/NAME.bpf.h, for interp_walk.bpf.h;
+# every walker src/interp/NAME/NAME.bpf.h, for walk_thread.bpf.h;
 # interp_roots.bpf.h: every latency root's kernel side
 # src/interp/NAME/NAME_root.bpf.h, of the languages that have one, for
 # latency.bpf.c).

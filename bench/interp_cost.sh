@@ -17,7 +17,7 @@
 #                 the counted keys and stacks read from maps
 # in three modes:
 #   counted       the default: native and interpreter frames counted in the
-#                 kernel, each distinct walk sent once (src/interp/interp.bpf.h)
+#                 kernel, each distinct walk sent once (src/interp/capture_walk.bpf.h)
 #   sent          --per-event: every event and its walk sent to user space
 #   native        --no-interp: the same process without interpreter frames
 #

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/perf_map.h"
+#include "symbolize/perf_map.h"
 
 static void check(struct perf_map *pm, const uint8_t *data, size_t size)
 {

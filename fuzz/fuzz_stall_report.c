@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stall_reports/report_parser.h"
+#include "stalls/stall_report_parser.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 # Every path the documentation names must exist: README.md and docs/*.md are
 # scanned for repository paths (src/..., tests/..., bench/..., tools/...,
 # docs/..., lib/..., fuzz/..., scripts/...), brace lists are expanded
-# (src/kunwind/kunwind.{c,h}) and globs matched.  A stale path fails `make
+# (src/capture/unwind_in_kernel.{c,h}) and globs matched.  A stale path fails `make
 # test`, so the layout the README describes is the layout there is.
 set -u
 cd "$(dirname "$0")/.."

@@ -9,7 +9,7 @@
 # skeleton, build/NAME.skel.h, stands for its program src/.../NAME.bpf.c);
 # calls from the built objects (nm: a file that uses a symbol another file
 # defines depends on that file).  tsort finds the loops.  The one deliberate
-# twin, kunwind_walk.h compiled as BPF and as C, is a header both sides
+# twin, unwind_in_kernel_step.h compiled as BPF and as C, is a header both sides
 # include: not a cycle.
 #
 #   scripts/check-layers.sh [OBJECT...]   (default: the object of every

@@ -3,7 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "agent/agent_cmd.h"
+#include "latency/latency_cmd.h"
+#include "record/record_cmd.h"
+#include "report/report_cmd.h"
+#include "snapshot/snapshot_cmd.h"
+#include "stalls/stalls_cmd.h"
+#include "stalls/symbolize_cmd.h"
 
 #define STITCH_VERSION "0.1.0"
 

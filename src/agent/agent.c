@@ -21,7 +21,7 @@
 
 #include "agent/push_queue.h"
 #include "agent/series.h"
-#include "commands.h"
+#include "agent/agent_cmd.h"
 #include "profile/stacks.h"
 #include "record/run_opts.h"
 #include "symbolize/ksym_namer.h"

@@ -7,7 +7,7 @@
 
 #include "agent/series.h"
 #include "formats/pprof.h"
-#include "offcpu/wall.h"
+#include "record/wall.h"
 #include "profile/resolve.h"
 #include "profile/stacks.h"
 

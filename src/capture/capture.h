@@ -3,8 +3,8 @@
  * Records shared by capture.bpf.c (producer) and record.c (consumer).
  * Includable from BPF C and from user space.
  */
-#ifndef STITCH_RECORD_H
-#define STITCH_RECORD_H
+#ifndef STITCH_CAPTURE_H
+#define STITCH_CAPTURE_H
 
 #ifndef __bpf__
 #include <linux/types.h>
@@ -30,7 +30,7 @@
 #define STITCH_SAMPLE_USTACK_CAPPED (1u << 1)	/* copy stopped at the byte limit */
 #define STITCH_SAMPLE_USTACK_FAULT (1u << 2)	/* first stack page unreadable */
 #define STITCH_SAMPLE_KSTACK_FAULT (1u << 3)	/* bpf_get_stack failed */
-/* kunwind: ustack[] starts with nuframes frame words (kunwind.h) unwound in the kernel */
+/* kunwind: ustack[] starts with nuframes frame words (unwind_in_kernel.h) unwound in the kernel */
 #define STITCH_SAMPLE_KFRAMES      (1u << 4)
 #define STITCH_SAMPLE_INTERP_LOST  (1u << 5)	/* its interp_event did not fit in the ring */
 /* off-CPU: the time this stack weighs follows in an offcpu_weight record */
@@ -76,9 +76,9 @@ enum stitch_stat {
 	STAT_KUNWIND_WALKS,	/* kunwind: walks timed */
 	STAT_KUNWIND_FRAMES,	/* kunwind: frames they found */
 	STAT_KUNWIND_MEMO,	/* kunwind: timed walks that ended as the remembered one */
-	STAT_KAGG_FULL,		/* kunwind: not counted in the kernel, maps full: sent instead */
-	STAT_KAGG_COLLISION,	/* kunwind: not counted, hash collision: sent instead */
-	STAT_KAGG_COUNTED,	/* kunwind: counted in the kernel */
+	STAT_COUNTED_FULL,		/* kunwind: not counted in the kernel, maps full: sent instead */
+	STAT_COUNTED_COLLISION,	/* kunwind: not counted, hash collision: sent instead */
+	STAT_COUNTED_IN_KERNEL,	/* kunwind: counted in the kernel */
 	STAT_INTERP_LOST,	/* interpreter frames dropped: ring buffer full */
 	STAT_INTERP_DEFINED,	/* interpreter stacks sent once, counted in the kernel after */
 	STAT_INTERP_NOT_KEPT,	/* interpreter stacks not counted (hash collision, map full) */
@@ -94,4 +94,4 @@ enum stitch_stat {
 #define CAPTURE_WORKER_NATIVE	0	/* no interpreter walkers, or the only worker */
 #define CAPTURE_WORKER_WALKERS	1	/* with them, loaded on demand (record/walkers.c) */
 
-#endif /* STITCH_RECORD_H */
+#endif /* STITCH_CAPTURE_H */

@@ -14,11 +14,11 @@
 #endif
 
 enum ring_record_type {
-	RING_RECORD_NONE,	/* never sent: an interpreter walk already used (interp/stitch.c) */
+	RING_RECORD_NONE,	/* never sent: an interpreter walk already used (interp/splice.c) */
 	RING_SAMPLE,		/* struct sample_event (capture/capture.h) */
 	RING_INTERP_WALK,	/* struct interp_event (interp/interp.h) */
-	RING_OFFCPU_WOKEN,	/* struct offcpu_woken (offcpu/offcpu.h) */
-	RING_OFFCPU_WEIGHT,	/* struct offcpu_weight (offcpu/offcpu.h) */
+	RING_OFFCPU_WOKEN,	/* struct offcpu_woken (capture/offcpu.h) */
+	RING_OFFCPU_WEIGHT,	/* struct offcpu_weight (capture/offcpu.h) */
 	RING_RECORD_TYPES,
 };
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 
 void *interp_lang_state(struct interp_state *st, const struct interp_ops *ops)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Interpreter stacks counted in the kernel (interp.bpf.h): each distinct
+ * Interpreter stacks counted in the kernel (capture_walk.bpf.h): each distinct
  * walk comes once, as a definition carrying the hash that the count keys
  * of its events hold.  It is named here at once, while the code objects it
  * points at still exist, and kept as names; a counted key read later is
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 
 /* One definition: its groups, packed to their size (a struct groups is 3.6 KiB). */
 struct interp_def {

@@ -16,7 +16,7 @@
 #include <bpf/bpf.h>
 #include <gelf.h>
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 
 /*
  * pthread_getspecific() inlined: glibc's struct pthread (== fs_base on

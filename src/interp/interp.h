@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Interpreter frames: what the BPF walkers (src/interp/<name>/<name>.bpf.h,
- * dispatched by interp_walk.bpf.h) and user space share.  Includable from
+ * dispatched by walk_thread.bpf.h) and user space share.  Includable from
  * BPF C and from user space.
  *
  * The flow: user space recognizes an interpreter in a process's mappings
@@ -134,14 +134,14 @@ struct interp_event {
 	__u16 nframes;
 	__u32 flags;
 	/*
-	 * Not 0: the walk is a definition, sent once (interp.bpf.h): events
+	 * Not 0: the walk is a definition, sent once (capture_walk.bpf.h): events
 	 * counted in the kernel with this ihash in their key have these frames.
 	 */
 	__u64 ihash;
 	struct interp_frame frames[INTERP_MAX_FRAMES];	/* innermost first */
 };
 
-/* kagg_key.ihash of an interpreter process's event that is not a definition's */
+/* counted_key.ihash of an interpreter process's event that is not a definition's */
 #define INTERP_IHASH_NONE	0	/* no interpreter frames (a thread that runs none) */
 #define INTERP_IHASH_LOST	1	/* the definition did not fit in the ring: marked lost */
 
@@ -168,7 +168,7 @@ struct interp_event {
  */
 #define INTERP_ROOT_NAME_MAX 64		/* the longest function name, with its NUL */
 
-/* What happens where a root's probe is (struct interp_root, interp_user.h). */
+/* What happens where a root's probe is (struct interp_root, interp_api.h). */
 enum interp_root_probe {
 	INTERP_ROOT_ENTER,	/* a call is about to be made */
 	INTERP_ROOT_LEAVE,	/* the innermost context returns */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 
 #define INTERP_LANG(ID, name, ...) extern const struct interp_ops name##_ops;
 #include "interp/languages.def"

@@ -2,7 +2,7 @@
 /*
  * The recorder's interpreter state: made once per recording with every
  * language's caches and every version's layout in the BPF interp_layouts
- * map, and freed.  The one place, with detect.c and stitch.c, that goes
+ * map, and freed.  The one place, with detect.c and splice.c, that goes
  * from the state to the table of languages.
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #include <bpf/bpf.h>
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 
 int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_lines)
 {

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "interp/interp_user.h"
+#include "interp/interp_api.h"
 #include "latency/latency.h"
 
 struct latency_bpf;

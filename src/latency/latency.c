@@ -19,7 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "commands.h"
+#include "latency/latency_cmd.h"
 #include "capture/capture.h"
 #include "formats/output.h"
 #include "latency/lat_calls.h"

@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "jit/jit_names.h"
+#include "symbolize/jit_names.h"
 #include "proc/procs.h"
 #include "util/array.h"
 #include "util/clock.h"

@@ -28,7 +28,7 @@ enum frame_kind {
 #undef INTERP_LANG
 	/*
 	 * JIT-compiled code (V8, HotSpot), named from the runtime's perf map
-	 * (jit/jit_names.h).  After the languages, so that no kind written
+	 * (symbolize/jit_names.h).  After the languages, so that no kind written
 	 * before it changed its number.
 	 */
 	FRAME_JIT,

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/jit_names.h"
+#include "symbolize/jit_names.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/ksym_namer.h"
 #include "profile/debug_prefetch.h"

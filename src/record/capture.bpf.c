@@ -3,8 +3,8 @@
  * The capture program, the kernel side of every command that records
  * stacks (record, stalls): on every event, the kernel stack and the user
  * registers of the *current* thread, its user stack walked here from CFI
- * tables (kunwind.bpf.h) and counted in the kernel, or copied for user space
- * to unwind, and its interpreter frames (interp.bpf.h).  One capture
+ * tables (unwind_in_kernel.bpf.h) and counted in the kernel, or copied for user space
+ * to unwind, and its interpreter frames (capture_walk.bpf.h).  One capture
  * routine serves every event kind; the event's index in the user-space event
  * list arrives as the BPF cookie of the attachment.  Off-CPU time
  * (offcpu.bpf.h) takes its stacks through the same routine at sched_switch.
@@ -44,9 +44,9 @@ struct {
 } scratch SEC(".maps");
 
 #include "capture/busy.bpf.h"
-#include "interp/interp.bpf.h"
-#include "kunwind/kunwind.bpf.h"
-#include "offcpu/offcpu.bpf.h"
+#include "interp/capture_walk.bpf.h"
+#include "capture/unwind_in_kernel.bpf.h"
+#include "capture/offcpu.bpf.h"
 
 /*
  * The interpreter walkers are half of what the verifier checks: loading
@@ -159,12 +159,12 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base,
 }
 
 /*
- * Off-CPU switch-out (offcpu/offcpu.bpf.h): the stack is taken now and
+ * Off-CPU switch-out (capture/offcpu.bpf.h): the stack is taken now and
  * weighed when the thread runs again.  Counted in the kernel, its key is
  * kept; else the sample is sent marked STITCH_SAMPLE_WEIGHT_LATER.
  */
 struct capture_defer {
-	struct kagg_key key;
+	struct counted_key key;
 	__u32 tag;		/* enum offcpu_tag */
 	__u32 kskip;		/* innermost kernel frames that are ours (the BPF glue) */
 	bool counted;		/* key is a stored stack's */
@@ -204,7 +204,7 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	count(STAT_EVENTS);
 	/*
 	 * An interpreter's event: its frames are part of its key, as a hash of
-	 * the walk (interp.bpf.h), the walk sent once for user space to name.
+	 * the walk (capture_walk.bpf.h), the walk sent once for user space to name.
 	 * Off-CPU switch-outs of interpreter threads are still sent whole.
 	 */
 	if (interp && kunwind_count_in_kernel && !defer) {
@@ -221,7 +221,7 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 				ikey == INTERP_KEY_LOST ? INTERP_IHASH_LOST : ikey)) {
 		if (defer)
 			defer->counted = true;
-		count(STAT_KAGG_COUNTED);
+		count(STAT_COUNTED_IN_KERNEL);
 		return 0;
 	}
 
@@ -346,7 +346,7 @@ int on_kprobe(struct pt_regs *ctx)
 }
 
 /*
- * The workers.  Off-CPU time (offcpu/offcpu.bpf.h): the thread leaving the
+ * The workers.  Off-CPU time (capture/offcpu.bpf.h): the thread leaving the
  * CPU is still current here, so capture() takes its stack as for any event;
  * its weight comes when it runs again.
  */

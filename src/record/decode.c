@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "offcpu/offcpu.h"
+#include "capture/offcpu.h"
 #include "profile/copy_unwind.h"
 
 #include "record/record_internal.h"

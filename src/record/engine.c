@@ -24,8 +24,8 @@
 #include <bpf/libbpf.h>
 
 #include "capture.skel.h"
-#include "offcpu/offcpu_blocked.h"
-#include "offcpu/offcpu_wakes.h"
+#include "capture/offcpu_blocked.h"
+#include "capture/offcpu_wake_counts.h"
 #include "record/record_internal.h"
 #include "symbolize/debuginfod_fetch.h"
 #include "util/clock.h"
@@ -117,7 +117,7 @@ static void offcpu_sink_of(struct recorder *r, struct offcpu_sink *s)
 {
 	*s = (struct offcpu_sink){
 		.kw = &r->kw,
-		.fds = kagg_fds_of(r),
+		.fds = counted_fds_of(r),
 		.stacks = &r->stacks,
 		.stops = r->unwind_stops,
 		.bytes = &r->bytes_received,
@@ -128,12 +128,12 @@ static void offcpu_sink_of(struct recorder *r, struct offcpu_sink *s)
 /* Events counted in the kernel, of one epoch (deleted from the map) or all (-1). */
 static void kernel_counts_read(struct recorder *r, int64_t epoch)
 {
-	struct kagg_fds fds = kagg_fds_of(r);
+	struct counted_fds fds = counted_fds_of(r);
 	int64_t n;
 
 	if (!r->kw_ready || !r->skel->rodata->kunwind_count_in_kernel)
 		return;
-	n = kunwind_read_counts(&r->kw, bpf_map__fd(r->skel->maps.kagg_counts), &fds, epoch,
+	n = kunwind_read_counts(&r->kw, bpf_map__fd(r->skel->maps.kernel_counts), &fds, epoch,
 				&r->stacks, r->unwind_stops, &r->bytes_received);
 	if (n < 0)
 		fprintf(stderr, "stitch: reading the kernel's counts failed: %s\n",
@@ -157,14 +157,14 @@ static void kernel_counts_tick(struct recorder *r, double now)
 {
 	if (!r->kw_ready || !r->skel->rodata->kunwind_count_in_kernel)
 		return;
-	if (r->kagg_pending >= 0) {
-		kernel_counts_read(r, r->kagg_pending);
-		r->kagg_pending = -1;
+	if (r->counted_pending >= 0) {
+		kernel_counts_read(r, r->counted_pending);
+		r->counted_pending = -1;
 	}
-	if (now >= r->kagg_next_flip) {
-		r->kagg_pending = r->skel->bss->kagg_epoch;
-		__atomic_store_n(&r->skel->bss->kagg_epoch, r->kagg_pending + 1, __ATOMIC_RELEASE);
-		r->kagg_next_flip = now + 1.0;
+	if (now >= r->counted_next_flip) {
+		r->counted_pending = r->skel->bss->counted_epoch;
+		__atomic_store_n(&r->skel->bss->counted_epoch, r->counted_pending + 1, __ATOMIC_RELEASE);
+		r->counted_next_flip = now + 1.0;
 	}
 }
 
@@ -261,7 +261,7 @@ static void period_cut_start(struct run *run, double now)
 	run->cut = now;
 	run->cut_unix_ns = clock_ns(CLOCK_REALTIME);
 	run->stage = PERIOD_FLIPPED;
-	r->kagg_next_flip = 0;
+	r->counted_next_flip = 0;
 }
 
 /* The period's stacks to the hook, then a new period.  0, or 1 if the hook failed. */
@@ -586,7 +586,7 @@ static int recorder_init(struct recorder *r, struct record_opts *o,
 	r->o = o;
 	r->hooks = hooks;
 	r->child = -1;
-	r->kagg_pending = -1;
+	r->counted_pending = -1;
 	/* The kernel stack, after an off-CPU tag, and every user frame. */
 	r->key_buf = malloc(sizeof(struct stack_key) + (1 + STITCH_MAX_KSTACK) * sizeof(uint64_t) +
 			    (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES) * sizeof(struct uframe));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The agent's kernel stack maps, flipped at each period (kagg_kstacks_flip):
+ * The agent's kernel stack maps, flipped at each period (counted_kstacks_flip):
  * the map emptied keeps the stacks that keys still name.  An off-CPU thread
  * blocked across periods has its key, and its stack's id, in offcpu_threads
  * until it runs again: emptied with the rest, its interval lost its kernel
@@ -13,21 +13,21 @@
 
 #include "capture.skel.h"
 
-#include "offcpu/offcpu.h"
+#include "capture/offcpu.h"
 #include "record/record_internal.h"
 #include "util/bpf_keys.h"
 
 struct kept {
 	uint64_t *pairs;	/* kgen << 32 | id */
 	size_t n, cap;
-	const struct kagg_fds *fds;
+	const struct counted_fds *fds;
 	uint32_t parity, next;
 };
 
 /* (kgen, id), if its map is the one emptied and it holds that stack now. */
 static void keep(struct kept *k, int32_t id, uint32_t kgen)
 {
-	if ((kgen & 1) != k->parity || kgen == k->next || !kagg_kstack_valid(k->fds, id, kgen))
+	if ((kgen & 1) != k->parity || kgen == k->next || !counted_kstack_valid(k->fds, id, kgen))
 		return;
 	if (k->n == k->cap) {
 		size_t cap = k->cap ? k->cap * 2 : 64;
@@ -80,9 +80,9 @@ static void keys_naming_stacks(struct recorder *r, struct kept *k)
 		free(keys);
 		free(vals);
 	}
-	if (!bpf_map_entries(bpf_map__fd(r->skel->maps.kagg_counts), sizeof(struct kagg_key),
+	if (!bpf_map_entries(bpf_map__fd(r->skel->maps.kernel_counts), sizeof(struct counted_key),
 			     sizeof(uint64_t), &keys, &vals, &n)) {
-		const struct kagg_key *c = keys;
+		const struct counted_key *c = keys;
 
 		for (i = 0; i < n; i++)
 			keep(k, c[i].kstack_id, c[i].kgen);
@@ -104,12 +104,12 @@ static void keys_naming_stacks(struct recorder *r, struct kept *k)
 
 void kstacks_flip(struct recorder *r)
 {
-	struct kagg_fds fds = kagg_fds_of(r);
+	struct counted_fds fds = counted_fds_of(r);
 	struct kept k = { .fds = &fds };
 	uint32_t *ids = NULL;
 	size_t i, n = 0;
 
-	k.next = r->skel->bss->kagg_kgen + 1;
+	k.next = r->skel->bss->counted_kgen + 1;
 	k.parity = k.next & 1;
 	keys_naming_stacks(r, &k);
 	if (k.n) {
@@ -126,7 +126,7 @@ void kstacks_flip(struct recorder *r)
 		else
 			k.n = 0;	/* none kept: their keys get no kernel frames */
 	}
-	kagg_kstacks_flip(fds.kstacks, r->kstacks_gen, &r->skel->bss->kagg_kgen, ids, k.n);
+	counted_kstacks_flip(fds.kstacks, r->kstacks_gen, &r->skel->bss->counted_kgen, ids, k.n);
 	free(ids);
 	free(r->kstacks_kept[k.parity]);
 	r->kstacks_kept[k.parity] = k.pairs;

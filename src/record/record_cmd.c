@@ -8,10 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
 #include "capture/capture.h"
 #include "formats/output.h"
-#include "kunwind/kunwind.h"
+#include "capture/unwind_in_kernel.h"
 #include "record/record_cmd.h"
 #include "util/cli.h"
 

@@ -22,4 +22,7 @@ struct record_cmd {
 /* The recording's profile to every -o; 0 or -1. */
 int record_write(struct record_cmd *cmd, const struct record_result *res);
 
+/* The command's main, called by src/main.c with the command's own name as argv[0]. */
+int cmd_record(int argc, char **argv);
+
 #endif /* STITCH_RECORD_CMD_H */

@@ -22,9 +22,9 @@
 #include "record/attach.h"
 #include "capture/capture.h"
 #include "record/events.h"
-#include "interp/interp_user.h"
-#include "kunwind/kunwind.h"
-#include "offcpu/offcpu_pending.h"
+#include "interp/interp_api.h"
+#include "capture/unwind_in_kernel.h"
+#include "capture/offcpu_pending.h"
 #include "proc/binary.h"
 #include "proc/perf_tracker.h"
 #include "proc/procs.h"
@@ -74,11 +74,11 @@ struct recorder {
 	bool kw_ready;
 	uint64_t check_compared, check_mismatched, check_prefix;
 	double kw_setup_s;		/* -p: targets' tables loaded and lists written */
-	int64_t kagg_pending;		/* epoch to read at the next poll, or -1 */
+	int64_t counted_pending;		/* epoch to read at the next poll, or -1 */
 	uint32_t kstacks_gen[2];	/* the generation each kernel stack map holds */
-	uint64_t *kstacks_kept[2];	/* kagg_fds.kstacks_kept (kstacks_flip.c) */
+	uint64_t *kstacks_kept[2];	/* counted_fds.kstacks_kept (kstacks_flip.c) */
 	size_t nkstacks_kept[2];
-	double kagg_next_flip;
+	double counted_next_flip;
 	/* scratch for building one stack key */
 	uint8_t *key_buf;
 	struct unwind_frame *uframes;
@@ -115,7 +115,7 @@ int handle_record_in_turn(void *ctx, void *data, size_t size);
 
 /* setup.c */
 /* Where the kernel stores counted stacks, for user space to read. */
-struct kagg_fds kagg_fds_of(struct recorder *r);
+struct counted_fds counted_fds_of(struct recorder *r);
 /* Agent periods: flip the kernel stack maps, keeping the stacks keys still name. */
 void kstacks_flip(struct recorder *r);
 /* Open and load the capture program (falling back to copying stacks); 0 or -1. */

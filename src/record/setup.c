@@ -15,16 +15,16 @@
 
 /* ---- setup and teardown ------------------------------------------------ */
 
-struct kagg_fds kagg_fds_of(struct recorder *r)
+struct counted_fds counted_fds_of(struct recorder *r)
 {
-	return (struct kagg_fds){
-		.kstacks = { bpf_map__fd(r->skel->maps.kagg_kstacks),
-			     bpf_map__fd(r->skel->maps.kagg_kstacks1) },
+	return (struct counted_fds){
+		.kstacks = { bpf_map__fd(r->skel->maps.counted_kstacks),
+			     bpf_map__fd(r->skel->maps.counted_kstacks1) },
 		.kstacks_gen = { r->kstacks_gen[0], r->kstacks_gen[1] },
 		.kstacks_kept = { r->kstacks_kept[0], r->kstacks_kept[1] },
 		.nkstacks_kept = { r->nkstacks_kept[0], r->nkstacks_kept[1] },
-		.ustacks = bpf_map__fd(r->skel->maps.kagg_ustacks),
-		.ustacks_long = bpf_map__fd(r->skel->maps.kagg_ustacks_long),
+		.ustacks = bpf_map__fd(r->skel->maps.counted_ustacks),
+		.ustacks_long = bpf_map__fd(r->skel->maps.counted_ustacks_long),
 	};
 }
 
@@ -41,19 +41,19 @@ static void size_maps_for_use(struct recorder *r, bool cpu_only, bool offcpu)
 	bool periods = r->hooks && r->hooks->period;
 
 	if (cpu_only && !r->o->target.all)
-		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks, 4096);
+		bpf_map__set_max_entries(r->skel->maps.counted_kstacks, 4096);
 	/*
-	 * Periods flip between the two kernel stack maps (kagg_kstacks_flip),
+	 * Periods flip between the two kernel stack maps (counted_kstacks_flip),
 	 * each holding a period's stacks or two: half of record's map each, as
 	 * much in all.  One long recording uses the first only.
 	 */
 	if (periods) {
-		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks,
-					 bpf_map__max_entries(r->skel->maps.kagg_kstacks) / 2);
-		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks1,
-					 bpf_map__max_entries(r->skel->maps.kagg_kstacks));
+		bpf_map__set_max_entries(r->skel->maps.counted_kstacks,
+					 bpf_map__max_entries(r->skel->maps.counted_kstacks) / 2);
+		bpf_map__set_max_entries(r->skel->maps.counted_kstacks1,
+					 bpf_map__max_entries(r->skel->maps.counted_kstacks));
 	} else {
-		bpf_map__set_max_entries(r->skel->maps.kagg_kstacks1, 1);
+		bpf_map__set_max_entries(r->skel->maps.counted_kstacks1, 1);
 	}
 	/* Nothing in the odd map yet: no generation's stacks. */
 	r->kstacks_gen[0] = 0;
@@ -166,12 +166,12 @@ static size_t ringbuf_mb_of(const struct record_opts *o)
 	return mb;
 }
 
-_Static_assert(KAGG_IHASH_LOST == INTERP_IHASH_LOST, "one meaning of a lost walk");
-_Static_assert(KAGG_SPLICE_FRAMES >= INTERP_MAX_FRAMES + 2,
+_Static_assert(COUNTED_IHASH_LOST == INTERP_IHASH_LOST, "one meaning of a lost walk");
+_Static_assert(COUNTED_SPLICE_FRAMES >= INTERP_MAX_FRAMES + 2,
 	       "a counted key has room for a walk's frames and their markers");
 
-/* kagg_splice for the kernel's counted keys: their interpreter frames. */
-static int splice_interp(void *ctx, const struct kagg_key *key, struct uframe *uf, int nu,
+/* counted_splice for the kernel's counted keys: their interpreter frames. */
+static int splice_interp(void *ctx, const struct counted_key *key, struct uframe *uf, int nu,
 			 int cap, bool complete)
 {
 	struct recorder *r = ctx;
@@ -205,10 +205,10 @@ static int load_bpf(struct recorder *r)
 	r->skel->rodata->kunwind_time_walks = o->time_walks;
 	r->skel->rodata->kunwind_count_in_kernel = o->unwind_mode == KUNWIND_MODE_KERNEL &&
 						   !o->per_event;
-	/* Tests only: force stacks to share hashes (kagg_hash_mask). */
+	/* Tests only: force stacks to share hashes (counted_hash_mask). */
 	test_mask = getenv("STITCH_TEST_HASH_MASK");
 	if (test_mask) {
-		r->skel->rodata->kagg_hash_mask = strtoull(test_mask, NULL, 0);
+		r->skel->rodata->counted_hash_mask = strtoull(test_mask, NULL, 0);
 		r->skel->rodata->interp_hash_mask = strtoull(test_mask, NULL, 0);
 	}
 	/* Copy mode needs no tables: room for one chunk, which it never makes. */
@@ -261,7 +261,7 @@ static int load_bpf(struct recorder *r)
 	}
 	/* --wakers of stacks sent as samples: the waker's stacks are stored in the kernel. */
 	r->offcpu.kw = r->kw_ready ? &r->kw : NULL;
-	r->offcpu.fds = kagg_fds_of(r);
+	r->offcpu.fds = counted_fds_of(r);
 	/* Loaded again after a fallback: start over with the new maps. */
 	interp_free(&r->interp);
 	err = interp_init(&r->interp, bpf_map__fd(r->skel->maps.interp_procs),
@@ -278,7 +278,7 @@ static int load_bpf(struct recorder *r)
 		return -1;
 	}
 	/* Keys counted in the kernel with interpreter frames: named from their definitions. */
-	r->kw.splice = (struct kagg_splice){ .frames = splice_interp, .ctx = r };
+	r->kw.splice = (struct counted_splice){ .frames = splice_interp, .ctx = r };
 	return 0;
 }
 

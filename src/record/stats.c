@@ -10,7 +10,7 @@
 #include <bpf/bpf.h>
 
 #include "capture.skel.h"
-#include "offcpu/offcpu.h"
+#include "capture/offcpu.h"
 #include "symbolize/debug_cache.h"
 
 #include "record/record_internal.h"
@@ -251,8 +251,8 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 	if (r->kw_ready)
 		fprintf(stderr, "stitch stats: counted in the kernel %" PRIu64 ", sent as records "
 			"%" PRIu64 " (maps full %" PRIu64 ", hash collisions %" PRIu64 ")\n",
-			st[STAT_KAGG_COUNTED], st[STAT_EVENTS] - st[STAT_KAGG_COUNTED],
-			st[STAT_KAGG_FULL], st[STAT_KAGG_COLLISION]);
+			st[STAT_COUNTED_IN_KERNEL], st[STAT_EVENTS] - st[STAT_COUNTED_IN_KERNEL],
+			st[STAT_COUNTED_FULL], st[STAT_COUNTED_COLLISION]);
 	if (st[STAT_INTERP_DEFINED] || st[STAT_INTERP_NOT_KEPT])
 		fprintf(stderr, "stitch stats: interpreter stacks counted in the kernel: %" PRIu64
 			" distinct walks sent once (%" PRIu64 " named), %" PRIu64 " walks sent "

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "formats/output.h"
-#include "offcpu/wall.h"
+#include "record/wall.h"
 #include "profile/resolve.h"
 
 #include "profile/stacks.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "util/cli.h"
-#include "commands.h"
+#include "report/report_cmd.h"
 #include "profile/filter.h"
 #include "formats/input.h"
 #include "formats/output.h"

@@ -19,7 +19,7 @@
 
 /* The walkers read the iterated task, not the current one (interp_read()). */
 #define INTERP_WALK_OTHER_TASKS
-#include "interp/interp_walk.bpf.h"
+#include "interp/walk_thread.bpf.h"
 
 #define PF_KTHREAD 0x00200000
 #define PAGE_SIZE 4096

@@ -23,9 +23,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "commands.h"
+#include "snapshot/snapshot_cmd.h"
 #include "formats/output.h"
-#include "interp/interp_user.h"
+#include "interp/interp_api.h"
 #include "profile/copy_unwind.h"
 #include "proc/procs.h"
 #include "profile/resolve.h"

@@ -18,7 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "util/cli.h"
-#include "commands.h"
+#include "stalls/stalls_cmd.h"
 #include "formats/output.h"
 #include "capture/capture.h"
 #include "record/engine.h"

@@ -54,7 +54,7 @@ enum stitch_cfa_rule {
 	/*
 	 * No FDE covers this pc (the gap after an FDE's range): code without
 	 * CFI, such as V8's embedded builtins in node's text.  Unwinders step
-	 * it by frame pointer (unwind.c, kunwind_walk.h), which they do not
+	 * it by frame pointer (unwind.c, unwind_in_kernel_step.h), which they do not
 	 * dare where an FDE exists but says something the format cannot hold.
 	 */
 	STITCH_CFA_NO_FDE = 7,

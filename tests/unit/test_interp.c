@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "interp/interp_user.h"
+#include "interp/interp_api.h"
 #include "interp/python/python.h"
 #include "interp/ruby/ruby.h"
 #include "../../tools/interp-walk/ruby31.h"

@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 #include "interp/perl/perl.h"
 #include "perl_walks.h"
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "interp/interp_user.h"
+#include "interp/interp_api.h"
 #include "interp/python/python_layout.h"
 #include "interp/python/python_lnotab.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 #include "interp/python/python_new.h"
 
 static uint64_t dbg[PY315_DO_SIZE / 8];	/* the largest */

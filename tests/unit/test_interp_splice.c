@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tests for splicing interpreter frame groups into a native stack
- * (interp_splice, src/interp/stitch.c) where the counts differ by one.  A
+ * (interp_splice, src/interp/splice.c) where the counts differ by one.  A
  * language that pushes its entry frame before calling its loop and pops it
  * before the loop returns (Ruby) is paired from the outside: the innermost
  * group or eval frame in transition is left out, every other group lands on
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 #include "profile/profile.h"
 
 #define EVAL_START 0x1000

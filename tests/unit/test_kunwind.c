@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The in-kernel unwinder's walk (kunwind_walk.h, the very code the BPF
+ * The in-kernel unwinder's walk (unwind_in_kernel_step.h, the very code the BPF
  * program runs) compiled as plain C and replayed over the same snapshots as
  * the independent user-space unwinder (unwind.c): both must give the same
  * frames, frame for frame, and stop for the same reason.
@@ -9,7 +9,7 @@
  * by tests/unit/fixtures/unwind_fixture.c (built here, -O2 without frame
  * pointers): a call chain, 600 recursive frames, a signal handler, a
  * stack-realigning frame, each also cut short at several lengths.  The rows
- * go through kunwind.c into its row array as they would into the BPF map.
+ * go through unwind_in_kernel.c into its row array as they would into the BPF map.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +28,7 @@
 
 #include "proc/binary.h"
 #include "unwind/cfi.h"
-#include "kunwind/kunwind.h"
+#include "capture/unwind_in_kernel.h"
 #include "proc/procs.h"
 #include "unwind/unwind.h"
 
@@ -101,7 +101,7 @@ static int ku_uret_orig(void *ctx, __u64 ip, __u64 slot, __u64 *ra)
 	return 0;
 }
 
-#include "kunwind/kunwind_walk.h"
+#include "capture/unwind_in_kernel_step.h"
 
 /* The mapping hint a walk leaves for the next (tests set it to anything). */
 static __u32 last_hint;
@@ -261,7 +261,7 @@ static int compare(const struct world *w, struct replay *r, const struct kunwind
 	return no;
 }
 
-/* Rows of every module's table, concatenated the way kunwind.c lays them out. */
+/* Rows of every module's table, concatenated the way unwind_in_kernel.c lays them out. */
 struct rowbuf {
 	uint8_t *mem;
 	size_t nr, stride;
@@ -658,7 +658,7 @@ static struct {
 
 /*
  * The fixture's mappings as procs.c would have them: parse its maps file
- * into a struct proc (binaries opened by path, tables through kunwind.c).
+ * into a struct proc (binaries opened by path, tables through unwind_in_kernel.c).
  */
 static void load_world(void)
 {
@@ -1052,19 +1052,19 @@ static void test_tables_in_chunks_freed_with_them(void **state)
 /*
  * Kernel stack ids are looked up in the map of their generation's parity,
  * and only while that map holds their generation: once emptied for a later
- * one (kagg_kstacks_flip), an old id gives no frames rather than the stack
+ * one (counted_kstacks_flip), an old id gives no frames rather than the stack
  * that took its place.  No map here (fd -1): a lookup that happens fails.
  */
 static void test_kstack_of_a_cleared_generation(void **state)
 {
-	struct kagg_fds fds = { .kstacks = { -1, -1 }, .kstacks_gen = { 4, 3 } };
-	uint64_t kips[KAGG_KSTACK_DEPTH];
+	struct counted_fds fds = { .kstacks = { -1, -1 }, .kstacks_gen = { 4, 3 } };
+	uint64_t kips[COUNTED_KSTACK_DEPTH];
 	int fd;
 
 	(void)state;
-	assert_int_equal(kagg_kstack_get(&fds, 7, 2, kips), -ENOENT);
-	assert_int_equal(kagg_kstack_get(&fds, 7, 1, kips), -ENOENT);
-	assert_int_equal(kagg_kstack_get(&fds, -14, 4, kips), -ENOENT);
+	assert_int_equal(counted_kstack_get(&fds, 7, 2, kips), -ENOENT);
+	assert_int_equal(counted_kstack_get(&fds, 7, 1, kips), -ENOENT);
+	assert_int_equal(counted_kstack_get(&fds, -14, 4, kips), -ENOENT);
 	/* Generation 4's ids go to map 0: a real map answers for them. */
 	fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(int32_t), sizeof(kips), 4, NULL);
 	assert_true(fd >= 0);	/* as root, as the tests run */
@@ -1072,9 +1072,9 @@ static void test_kstack_of_a_cleared_generation(void **state)
 	assert_int_equal(bpf_map_update_elem(fd, &(int32_t){ 7 }, kips, BPF_ANY), 0);
 	fds.kstacks[0] = fd;
 	memset(kips, 0, sizeof(kips));
-	assert_int_equal(kagg_kstack_get(&fds, 7, 4, kips), 0);
+	assert_int_equal(counted_kstack_get(&fds, 7, 4, kips), 0);
 	assert_true(kips[0] == 0xababababababababull);
-	assert_int_equal(kagg_kstack_get(&fds, 7, 2, kips), -ENOENT);
+	assert_int_equal(counted_kstack_get(&fds, 7, 2, kips), -ENOENT);
 	close(fd);
 }
 

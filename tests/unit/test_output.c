@@ -22,7 +22,7 @@
 #include "proc/binary.h"
 #include "symbolize/kallsyms.h"
 #include "formats/output.h"
-#include "offcpu/wall.h"
+#include "record/wall.h"
 #include "profile/resolve.h"
 #include "profile/stacks.h"
 

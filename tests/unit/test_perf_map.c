@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The perf map parser (jit/perf_map.h): lines, overlaps, bounds. */
+/* The perf map parser (symbolize/perf_map.h): lines, overlaps, bounds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "jit/perf_map.h"
+#include "symbolize/perf_map.h"
 
 static void feed(struct perf_map *pm, const char *s)
 {

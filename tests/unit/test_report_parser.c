@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "stall_reports/report_parser.h"
+#include "stalls/stall_report_parser.h"
 
 static enum stall_line_kind parse(const char *text, struct stall_line *l)
 {

@@ -18,7 +18,7 @@
 
 #include "capture/capture.h"
 #include "formats/output.h"
-#include "kunwind/kunwind.h"
+#include "capture/unwind_in_kernel.h"
 #include "record/run_opts.h"
 
 static void usage(FILE *f)

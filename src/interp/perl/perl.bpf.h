@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Perl walker, 5.32 to 5.42 (interp_walk.bpf.h calls it); the chain is the
+ * Perl walker, 5.32 to 5.42 (walk_thread.bpf.h calls it); the chain is the
  * one tools/interp-walk proves, see docs/interpreters.md "Perl".
  *
  * The interpreter is the triggering thread's own (PL_current_context, static
@@ -20,7 +20,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-#include "interp/interp_common.bpf.h"
+#include "interp/walker_base.bpf.h"
 
 #define PERL_MAX_STACKINFOS 64
 #define PERL_MAX_CONTEXTS 100000

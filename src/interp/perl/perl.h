@@ -3,7 +3,7 @@
 #ifndef STITCH_INTERP_PERL_H
 #define STITCH_INTERP_PERL_H
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 
 extern const struct interp_ops perl_ops;
 extern const struct interp_version perl_versions[];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * CPython 3.11-style walker (interp_walk.bpf.h calls it).  The thread
+ * CPython 3.11-style walker (walk_thread.bpf.h calls it).  The thread
  * state comes from the triggering thread's own pthread key slot (3.15: its
  * own thread-local variable), never from _PyRuntime's GIL holder, and must
  * say it is that thread's (thread_id == pthread_self() == fs_base); the
@@ -16,7 +16,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-#include "interp/interp_common.bpf.h"
+#include "interp/walker_base.bpf.h"
 #include "interp/python/python_code.bpf.h"
 #include "interp/python/python_frameobject.bpf.h"
 

@@ -3,7 +3,7 @@
 #ifndef STITCH_INTERP_PYTHON_H
 #define STITCH_INTERP_PYTHON_H
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 
 extern const struct interp_ops python_ops;
 extern const struct interp_version python_versions[];

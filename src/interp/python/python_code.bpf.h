@@ -11,7 +11,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-#include "interp/interp_common.bpf.h"
+#include "interp/walker_base.bpf.h"
 
 /*
  * Frame f (the walk's s->n-th) runs code: its identity fields into f.  A

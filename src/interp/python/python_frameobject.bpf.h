@@ -4,7 +4,7 @@
  * frameobject): the thread state from the triggering thread's own pthread
  * key slot, then tstate->frame, a PyFrameObject, and its f_back chain.
  * Each of these frames is run by its own _PyEval_EvalFrameDefault call, so
- * every frame is an entry frame (a group of its own in stitch.c).  Every
+ * every frame is an entry frame (a group of its own in splice.c).  Every
  * frame is type-checked against PyFrame_Type and its code object against
  * PyCode_Type; a read that fails or a check that does not hold ends the
  * walk, marked.
@@ -15,7 +15,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-#include "interp/interp_common.bpf.h"
+#include "interp/walker_base.bpf.h"
 #include "interp/python/python_code.bpf.h"
 
 /* State of one walk, for the bpf_loop() callback. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Ruby 2.7-3.4 walker (interp_walk.bpf.h calls it).  The execution
+ * Ruby 2.7-3.4 walker (walk_thread.bpf.h calls it).  The execution
  * context is libruby's TLS variable ruby_current_ec of the triggering
  * thread (3.x), read through its DTV as __tls_get_addr would, or its
  * rb_thread_t's (2.7, rb_ec_from_tsd); never the GVL holder.  Control frames go from ec->cfp outwards to the end of the VM
@@ -15,7 +15,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-#include "interp/interp_common.bpf.h"
+#include "interp/walker_base.bpf.h"
 
 /* Control frames looked at per event (C blocks and dummy frames are skipped). */
 #define INTERP_RUBY_MAX_CFPS (INTERP_MAX_FRAMES + 32)

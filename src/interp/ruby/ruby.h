@@ -7,7 +7,7 @@
 #ifndef STITCH_INTERP_RUBY_H
 #define STITCH_INTERP_RUBY_H
 
-#include "interp/common.h"
+#include "interp/interp_internal.h"
 
 extern const struct interp_ops ruby_ops;
 extern const struct interp_version ruby_versions[];
