@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Records shared by capture.bpf.c (producer) and record.c (consumer).
+ * Records shared by capture.bpf.c (producer) and the record engine (consumer,
+ * src/record/decode.c).
  * Includable from BPF C and from user space.
  */
 #ifndef STITCH_CAPTURE_H
@@ -76,7 +77,7 @@ enum stitch_stat {
 	STAT_KUNWIND_WALKS,	/* kunwind: walks timed */
 	STAT_KUNWIND_FRAMES,	/* kunwind: frames they found */
 	STAT_KUNWIND_MEMO,	/* kunwind: timed walks that ended as the remembered one */
-	STAT_COUNTED_FULL,		/* kunwind: not counted in the kernel, maps full: sent instead */
+	STAT_COUNTED_FULL,	/* kunwind: not counted in the kernel, maps full: sent instead */
 	STAT_COUNTED_COLLISION,	/* kunwind: not counted, hash collision: sent instead */
 	STAT_COUNTED_IN_KERNEL,	/* kunwind: counted in the kernel */
 	STAT_INTERP_LOST,	/* interpreter frames dropped: ring buffer full */

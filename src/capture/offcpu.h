@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Off-CPU time: records shared by offcpu.bpf.h (kernel side, part of the
- * capture program) and offcpu.c (user side).  Includable from BPF C and from
- * user space.
+ * capture program) and the offcpu_*.c beside it (user side).  Includable from
+ * BPF C and from user space.
  *
  * When a traced thread leaves the CPU, its whole stack is taken then (the
  * capture program's walk: kernel, native, interpreter frames), but what it

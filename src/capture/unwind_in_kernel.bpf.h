@@ -930,10 +930,12 @@ static __always_inline int counted_store(struct counted_ustack *u, __u64 hash, _
 		return 1;
 	if (s) {
 		c.b = s->words;
-		bpf_loop((n + COUNTED_CMP_CHUNK - 1) / COUNTED_CMP_CHUNK, counted_cmp_short_cb, &c, 0);
+		bpf_loop((n + COUNTED_CMP_CHUNK - 1) / COUNTED_CMP_CHUNK,
+			 counted_cmp_short_cb, &c, 0);
 	} else if (l) {
 		c.b = l->words;
-		bpf_loop((n + COUNTED_CMP_CHUNK - 1) / COUNTED_CMP_CHUNK, counted_cmp_long_cb, &c, 0);
+		bpf_loop((n + COUNTED_CMP_CHUNK - 1) / COUNTED_CMP_CHUNK,
+			 counted_cmp_long_cb, &c, 0);
 	}
 	return c.differ ? 1 : 0;
 }

@@ -69,7 +69,10 @@ struct interp_scratch {
 	 */
 	__u64 cursor, end;
 	__u32 n;
-	/* The capture program's last walk here (capture_walk.bpf.h): its bytes, and whether it went out. */
+	/*
+	 * The capture program's last walk here (capture_walk.bpf.h): its bytes,
+	 * and whether it went out.
+	 */
 	__u32 sent;
 	__u32 gen;		/* the walked process's interp_proc_cfg.gen */
 	__u64 size;

@@ -163,7 +163,8 @@ static void kernel_counts_tick(struct recorder *r, double now)
 	}
 	if (now >= r->counted_next_flip) {
 		r->counted_pending = r->skel->bss->counted_epoch;
-		__atomic_store_n(&r->skel->bss->counted_epoch, r->counted_pending + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&r->skel->bss->counted_epoch, r->counted_pending + 1,
+				 __ATOMIC_RELEASE);
 		r->counted_next_flip = now + 1.0;
 	}
 }

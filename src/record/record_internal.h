@@ -74,7 +74,7 @@ struct recorder {
 	bool kw_ready;
 	uint64_t check_compared, check_mismatched, check_prefix;
 	double kw_setup_s;		/* -p: targets' tables loaded and lists written */
-	int64_t counted_pending;		/* epoch to read at the next poll, or -1 */
+	int64_t counted_pending;	/* epoch to read at the next poll, or -1 */
 	uint32_t kstacks_gen[2];	/* the generation each kernel stack map holds */
 	uint64_t *kstacks_kept[2];	/* counted_fds.kstacks_kept (kstacks_flip.c) */
 	size_t nkstacks_kept[2];
