@@ -27,7 +27,7 @@
 
 /*
  * Who woke a thread (--wakers): the waker's stacks, stored in the kernel like
- * any counted stack (counted_kstacks, counted_ustacks).  An interrupt's wakeup has
+ * any counted stack (counted_kstk0, counted_ustk).  An interrupt's wakeup has
  * a kernel stack only and pid 0.
  */
 struct offcpu_waker {

@@ -762,21 +762,21 @@ volatile __u32 counted_epoch;
  * moves to has been emptied but for the stacks keys still name
  * (counted_kstacks_flip, record/kstacks_flip.c): a map holds two periods'
  * stacks and those of threads blocked since.  `stitch record` never flips:
- * counted_kstacks1 has one entry.
+ * counted_kstk1 has one entry.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16384);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, COUNTED_KSTACK_DEPTH * sizeof(__u64));
-} counted_kstacks SEC(".maps");
+} counted_kstk0 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16384);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, COUNTED_KSTACK_DEPTH * sizeof(__u64));
-} counted_kstacks1 SEC(".maps");
+} counted_kstk1 SEC(".maps");
 
 /* Written by user space while running (counted_kstacks_flip). */
 volatile __u32 counted_kgen;
@@ -788,8 +788,8 @@ static __always_inline long counted_stackid(void *ctx, __u64 flags, __u32 *kgen)
 
 	*kgen = g;
 	if (g & 1)
-		return bpf_get_stackid(ctx, &counted_kstacks1, flags);
-	return bpf_get_stackid(ctx, &counted_kstacks, flags);
+		return bpf_get_stackid(ctx, &counted_kstk1, flags);
+	return bpf_get_stackid(ctx, &counted_kstk0, flags);
 }
 
 /* User stacks by hash, up to COUNTED_SHORT_FRAMES frames (unwind_in_kernel.h), and longer. */
@@ -799,7 +799,7 @@ struct {
 	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, struct counted_ustack_short);
-} counted_ustacks SEC(".maps");
+} counted_ustk SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -807,7 +807,7 @@ struct {
 	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, struct counted_ustack);
-} counted_ustacks_long SEC(".maps");
+} counted_ustk_xl SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -829,8 +829,8 @@ struct {
 struct counted_scratch_val {
 	struct counted_ustack u;
 	/*
-	 * u, as it is, was found stored in counted_ustacks (or stored there) under
-	 * hash.  counted_ustacks entries are never changed or deleted while we
+	 * u, as it is, was found stored in counted_ustk (or stored there) under
+	 * hash.  counted_ustk entries are never changed or deleted while we
 	 * run, so it still is.
 	 */
 	__u32 stored;
@@ -905,22 +905,22 @@ static __always_inline int counted_store(struct counted_ustack *u, __u64 hash, _
 
 	/* Look first: most stacks are stored already, and a lookup takes no lock. */
 	if (is_short)
-		s = bpf_map_lookup_elem(&counted_ustacks, &hash);
+		s = bpf_map_lookup_elem(&counted_ustk, &hash);
 	else
-		l = bpf_map_lookup_elem(&counted_ustacks_long, &hash);
+		l = bpf_map_lookup_elem(&counted_ustk_xl, &hash);
 	if (!s && !l) {
 		/* The short map's value is u's prefix: only what n needs is copied. */
-		err = is_short ? bpf_map_update_elem(&counted_ustacks, &hash, u, BPF_NOEXIST) :
-				 bpf_map_update_elem(&counted_ustacks_long, &hash, u, BPF_NOEXIST);
+		err = is_short ? bpf_map_update_elem(&counted_ustk, &hash, u, BPF_NOEXIST) :
+				 bpf_map_update_elem(&counted_ustk_xl, &hash, u, BPF_NOEXIST);
 		if (!err)
 			return 0;
 		if (err != -EEXIST)
 			return -1;
 		/* Another CPU stored it since: compare with that one. */
 		if (is_short)
-			s = bpf_map_lookup_elem(&counted_ustacks, &hash);
+			s = bpf_map_lookup_elem(&counted_ustk, &hash);
 		else
-			l = bpf_map_lookup_elem(&counted_ustacks_long, &hash);
+			l = bpf_map_lookup_elem(&counted_ustk_xl, &hash);
 		if (!s && !l)
 			return 1;
 	}

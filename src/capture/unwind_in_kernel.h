@@ -139,8 +139,8 @@ struct ku_state {
 
 struct counted_key {
 	__u32 pid, tid, event_idx;
-	__s32 kstack_id;	/* in counted_kstacks; < 0: none */
-	__u64 uhash;		/* in counted_ustacks */
+	__s32 kstack_id;	/* in counted_kstk0; < 0: none */
+	__u64 uhash;		/* in counted_ustk */
 	/*
 	 * An interpreter's frames (capture_walk.bpf.h): the hash of a walk sent once
 	 * as a definition, or INTERP_IHASH_NONE (0) / INTERP_IHASH_LOST.
@@ -171,8 +171,8 @@ struct counted_ustack {
 
 /*
  * Stacks of up to COUNTED_SHORT_FRAMES frames (nearly all) are stored in
- * counted_ustacks as this prefix of a counted_ustack, longer ones in
- * counted_ustacks_long: storing a new stack copies its map's whole value, and
+ * counted_ustk as this prefix of a counted_ustack, longer ones in
+ * counted_ustk_xl: storing a new stack copies its map's whole value, and
  * with 8 KiB values (and their 8 KiB allocations) each first-seen stack cost
  * ~10 us, ~1 us of every event of a short profile whose stacks change.
  */
@@ -189,7 +189,7 @@ struct counted_ustack_short {
 /* The kernel's maps of counted stacks, as user space reads them. */
 struct counted_fds {
 	/*
-	 * counted_kstacks (even kgen), counted_kstacks1 (odd), and the generation
+	 * counted_kstk0 (even kgen), counted_kstk1 (odd), and the generation
 	 * whose stacks each holds: a kstack_id of another generation names a
 	 * stack that was cleared (its frames are unknown, never another's).
 	 */
@@ -202,8 +202,8 @@ struct counted_fds {
 	 */
 	const uint64_t *kstacks_kept[2];
 	size_t nkstacks_kept[2];
-	int ustacks;		/* counted_ustacks: up to COUNTED_SHORT_FRAMES frames */
-	int ustacks_long;	/* counted_ustacks_long: longer */
+	int ustacks;		/* counted_ustk: up to COUNTED_SHORT_FRAMES frames */
+	int ustacks_long;	/* counted_ustk_xl: longer */
 };
 
 /* --unwind */

@@ -18,13 +18,13 @@
 struct counted_fds counted_fds_of(struct recorder *r)
 {
 	return (struct counted_fds){
-		.kstacks = { bpf_map__fd(r->skel->maps.counted_kstacks),
-			     bpf_map__fd(r->skel->maps.counted_kstacks1) },
+		.kstacks = { bpf_map__fd(r->skel->maps.counted_kstk0),
+			     bpf_map__fd(r->skel->maps.counted_kstk1) },
 		.kstacks_gen = { r->kstacks_gen[0], r->kstacks_gen[1] },
 		.kstacks_kept = { r->kstacks_kept[0], r->kstacks_kept[1] },
 		.nkstacks_kept = { r->nkstacks_kept[0], r->nkstacks_kept[1] },
-		.ustacks = bpf_map__fd(r->skel->maps.counted_ustacks),
-		.ustacks_long = bpf_map__fd(r->skel->maps.counted_ustacks_long),
+		.ustacks = bpf_map__fd(r->skel->maps.counted_ustk),
+		.ustacks_long = bpf_map__fd(r->skel->maps.counted_ustk_xl),
 	};
 }
 
@@ -41,19 +41,19 @@ static void size_maps_for_use(struct recorder *r, bool cpu_only, bool offcpu)
 	bool periods = r->hooks && r->hooks->period;
 
 	if (cpu_only && !r->o->target.all)
-		bpf_map__set_max_entries(r->skel->maps.counted_kstacks, 4096);
+		bpf_map__set_max_entries(r->skel->maps.counted_kstk0, 4096);
 	/*
 	 * Periods flip between the two kernel stack maps (counted_kstacks_flip),
 	 * each holding a period's stacks or two: half of record's map each, as
 	 * much in all.  One long recording uses the first only.
 	 */
 	if (periods) {
-		bpf_map__set_max_entries(r->skel->maps.counted_kstacks,
-					 bpf_map__max_entries(r->skel->maps.counted_kstacks) / 2);
-		bpf_map__set_max_entries(r->skel->maps.counted_kstacks1,
-					 bpf_map__max_entries(r->skel->maps.counted_kstacks));
+		bpf_map__set_max_entries(r->skel->maps.counted_kstk0,
+					 bpf_map__max_entries(r->skel->maps.counted_kstk0) / 2);
+		bpf_map__set_max_entries(r->skel->maps.counted_kstk1,
+					 bpf_map__max_entries(r->skel->maps.counted_kstk0));
 	} else {
-		bpf_map__set_max_entries(r->skel->maps.counted_kstacks1, 1);
+		bpf_map__set_max_entries(r->skel->maps.counted_kstk1, 1);
 	}
 	/* Nothing in the odd map yet: no generation's stacks. */
 	r->kstacks_gen[0] = 0;
