@@ -121,18 +121,123 @@ static bool walkers_ready(struct interp_state *st)
 	return st->walkers_err == 0;
 }
 
+/* What one look over a process's mappings found. */
+struct maps_scan {
+	const struct interp_glibc *glibc;
+	const struct map *ld, *interp_map;
+	const struct interp_version *found;
+	const struct interp_ops *found_ops;
+	bool have_libc;
+	/* What stopped us: an interpreter's version or build, and glibc's. */
+	char unsupported[64], unknown_glibc[32];
+};
+
+/* glibc's release and layout, ld.so, and the first interpreter module we walk. */
+static void scan_maps(struct interp_proc *ip, const struct proc *proc, struct maps_scan *sc)
+{
+	size_t i;
+
+	for (i = 0; i < proc->nr; i++) {
+		const struct map *m = &proc->maps[i];
+		const struct interp_version *v;
+		const struct interp_ops *ops;
+		char lang[16], ver[16];
+		int major, minor;
+
+		if (!m->bin)
+			continue;
+		/*
+		 * glibc before 2.34 maps its files by their own names, which say
+		 * the release: libc-2.31.so (its newest verdef is GLIBC_2.30:
+		 * 2.31 added no symbol version), ld-2.31.so.
+		 */
+		if (!sc->have_libc && m->bin->elf &&
+		    ((strncmp(m->bin->name, "libc.so.", 8) == 0 &&
+		      glibc_version(m->bin->elf, &major, &minor)) ||
+		     sscanf(m->bin->name, "libc-%d.%d.so", &major, &minor) == 2)) {
+			sc->have_libc = true;
+			sc->glibc = interp_glibc_layout(major, minor);
+			if (!sc->glibc)
+				snprintf(sc->unknown_glibc, sizeof(sc->unknown_glibc),
+					 "glibc %d.%d", major, minor);
+		}
+		if (!sc->ld && (strncmp(m->bin->name, "ld-linux", 8) == 0 ||
+				strncmp(m->bin->name, "ld-2.", 5) == 0))
+			sc->ld = m;
+		if (sc->found && sc->interp_map)
+			continue;
+		v = interp_module_version(m->bin->name, &ops, lang, sizeof(lang), ver,
+					  sizeof(ver));
+		if (v && !sc->found) {
+			/* e.g. python3.11 linking libpython3.11.so has no runtime of its own */
+			if (ops->from_module &&
+			    !ops->from_module(ip, v, m, sc->unsupported, sizeof(sc->unsupported)))
+				continue;
+			sc->found = v;
+			sc->found_ops = ops;
+			sc->interp_map = m;
+		} else if (!v && lang[0] && !sc->unsupported[0]) {
+			snprintf(sc->unsupported, sizeof(sc->unsupported), "%s %s", lang, ver);
+		}
+	}
+}
+
+/* Hands a detected process's walker configuration to the kernel. */
+static bool publish_cfg(struct interp_state *st, struct interp_proc *ip, const struct proc *proc,
+			const struct interp_glibc *glibc)
+{
+	if (!walkers_ready(st))
+		return false;	/* load_walkers said why */
+	if (ip->own_layout) {
+		int slot = interp_layout_slot(st, &ip->layout);
+
+		if (slot < 0) {
+			warn_once("too many distinct interpreter layouts (interp_layouts is full)");
+			return false;
+		}
+		ip->cfg.layout = slot;
+	} else {
+		ip->cfg.layout = interp_version_index(ip->ver);
+	}
+	ip->cfg.lang = ip->ver->lang;
+	ip->cfg.pthread_specific = glibc->pthread_specific;
+	ip->cfg.gen = ++st->cfg_gen;
+	if (st->any_procs)
+		*st->any_procs = 1;
+	if (bpf_map_update_elem(st->procs_fd, &proc->pid, &ip->cfg, BPF_ANY) == 0)
+		return true;
+	warn_once("too many interpreter processes (interp_procs is full)");
+	return false;
+}
+
+/* Says once why a process with an interpreter is not walked. */
+static void say_unsupported(const struct interp_proc *ip, const struct interp_version *attach_ver,
+			    const struct maps_scan *sc)
+{
+	char what[96];
+
+	if ((ip->ver || attach_ver) && sc->have_libc && !sc->glibc) {
+		/* The interpreter is one we walk, its glibc is not (a newer release). */
+		const struct interp_version *v = ip->ver ? ip->ver : attach_ver;
+
+		snprintf(what, sizeof(what), "%s %s with %s is not supported yet",
+			 v->lang_name, v->version, sc->unknown_glibc);
+		warn_once(what);
+	} else if (!ip->ver && sc->unsupported[0]) {
+		/*
+		 * An interpreter we do not walk is named by itself, whatever its
+		 * glibc; a native program's glibc needs no layout, and is not.
+		 */
+		snprintf(what, sizeof(what), "%s is not supported yet", sc->unsupported);
+		warn_once(what);
+	}
+}
+
 bool interp_proc_update(struct interp_state *st, struct proc *proc)
 {
-	const struct interp_glibc *glibc = NULL;
-	const struct map *ld = NULL, *interp_map = NULL;
-	const struct interp_version *found = NULL;
-	const struct interp_ops *found_ops = NULL;
-	struct interp_proc *ip;
+	struct maps_scan sc = { 0 };
 	const struct interp_version *attach_ver = NULL;
-	bool have_libc = false;
-	/* What stopped us: an interpreter's version or build, and glibc's. */
-	char unsupported[64] = "", unknown_glibc[32] = "";
-	size_t i;
+	struct interp_proc *ip;
 
 	if (!proc || st->disabled)
 		return false;
@@ -153,104 +258,28 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 	/* Each language sets the fields its walker reads, this time's only. */
 	memset(&ip->cfg, 0, sizeof(ip->cfg));
 	ip->gen = proc->gen;
-	for (i = 0; i < proc->nr; i++) {
-		const struct map *m = &proc->maps[i];
-		const struct interp_version *v;
-		const struct interp_ops *ops;
-		char lang[16], ver[16];
-		int major, minor;
-
-		if (!m->bin)
-			continue;
-		/*
-		 * glibc before 2.34 maps its files by their own names, which say
-		 * the release: libc-2.31.so (its newest verdef is GLIBC_2.30:
-		 * 2.31 added no symbol version), ld-2.31.so.
-		 */
-		if (!have_libc && m->bin->elf &&
-		    ((strncmp(m->bin->name, "libc.so.", 8) == 0 &&
-		      glibc_version(m->bin->elf, &major, &minor)) ||
-		     sscanf(m->bin->name, "libc-%d.%d.so", &major, &minor) == 2)) {
-			have_libc = true;
-			glibc = interp_glibc_layout(major, minor);
-			if (!glibc)
-				snprintf(unknown_glibc, sizeof(unknown_glibc), "glibc %d.%d",
-					 major, minor);
-		}
-		if (!ld && (strncmp(m->bin->name, "ld-linux", 8) == 0 ||
-			    strncmp(m->bin->name, "ld-2.", 5) == 0))
-			ld = m;
-		if (found && interp_map)
-			continue;
-		v = interp_module_version(m->bin->name, &ops, lang, sizeof(lang), ver,
-					  sizeof(ver));
-		if (v && !found) {
-			/* e.g. python3.11 linking libpython3.11.so has no runtime of its own */
-			if (ops->from_module &&
-			    !ops->from_module(ip, v, m, unsupported, sizeof(unsupported)))
-				continue;
-			found = v;
-			found_ops = ops;
-			interp_map = m;
-		} else if (!v && lang[0] && !unsupported[0]) {
-			snprintf(unsupported, sizeof(unsupported), "%s %s", lang, ver);
-		}
-	}
+	scan_maps(ip, proc, &sc);
 	/* What needs ld.so's and glibc's mappings, which may come after the module. */
-	if (found && found_ops->attach && !found_ops->attach(ip, found, interp_map, ld, glibc)) {
-		attach_ver = found;
-		found = NULL;
+	if (sc.found && sc.found_ops->attach &&
+	    !sc.found_ops->attach(ip, sc.found, sc.interp_map, sc.ld, sc.glibc)) {
+		attach_ver = sc.found;
+		sc.found = NULL;
 	}
-	if (!found)
+	if (!sc.found)
 		ip->ver = NULL;
-	ip->ops = found_ops;
+	ip->ops = sc.found_ops;
 	if (getenv("STITCH_DEBUG"))
 		fprintf(stderr, "stitch: pid %u: %s %s, glibc %s\n", proc->pid,
 			ip->ver ? ip->ver->lang_name : "no interpreter",
-			ip->ver ? ip->ver->version : "", glibc ? "known" : "unknown");
-	if (ip->ver && glibc && !ip->retry) {
-		if (!walkers_ready(st))
-			goto off;	/* load_walkers said why */
-		if (ip->own_layout) {
-			int slot = interp_layout_slot(st, &ip->layout);
-
-			if (slot < 0) {
-				warn_once("too many distinct interpreter layouts (interp_layouts is full)");
-				goto off;
-			}
-			ip->cfg.layout = slot;
-		} else {
-			ip->cfg.layout = interp_version_index(ip->ver);
-		}
-		ip->cfg.lang = ip->ver->lang;
-		ip->cfg.pthread_specific = glibc->pthread_specific;
-		ip->cfg.gen = ++st->cfg_gen;
-		if (st->any_procs)
-			*st->any_procs = 1;
-		if (bpf_map_update_elem(st->procs_fd, &proc->pid, &ip->cfg, BPF_ANY) == 0)
+			ip->ver ? ip->ver->version : "", sc.glibc ? "known" : "unknown");
+	if (ip->ver && sc.glibc && !ip->retry) {
+		if (publish_cfg(st, ip, proc, sc.glibc))
 			return true;
-		warn_once("too many interpreter processes (interp_procs is full)");
 	} else if (ip->ver && ip->retry) {
 		/* Not ready: keep ip->ver for nothing, look again at the next event. */
-	} else if ((ip->ver || attach_ver) && have_libc && !glibc) {
-		/* The interpreter is one we walk, its glibc is not (a newer release). */
-		const struct interp_version *v = ip->ver ? ip->ver : attach_ver;
-		char what[96];
-
-		snprintf(what, sizeof(what), "%s %s with %s is not supported yet",
-			 v->lang_name, v->version, unknown_glibc);
-		warn_once(what);
-	} else if (!ip->ver && unsupported[0]) {
-		/*
-		 * An interpreter we do not walk is named by itself, whatever its
-		 * glibc; a native program's glibc needs no layout, and is not.
-		 */
-		char what[96];
-
-		snprintf(what, sizeof(what), "%s is not supported yet", unsupported);
-		warn_once(what);
+	} else {
+		say_unsupported(ip, attach_ver, &sc);
 	}
-off:
 	ip->ver = NULL;
 	bpf_map_delete_elem(st->procs_fd, &proc->pid);
 	return false;
