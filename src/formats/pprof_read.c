@@ -323,6 +323,37 @@ static int read_value_type(struct reader *r, const struct pb_field *f, uint64_t 
 	return read_varints(r, f->data, f->len, w, NWANT(w), "ValueType");
 }
 
+/* The arrays the second pass fills, once the counts are within the caps. */
+static int alloc_tables(struct reader *r, size_t nsamples, size_t nmaps, size_t nlocs,
+			size_t nfns, size_t nstrs)
+{
+	if (nsamples > MAX_SAMPLES || nlocs > MAX_LOCATIONS || nfns > MAX_FUNCTIONS ||
+	    nmaps > MAX_MAPPINGS || nstrs > MAX_STRINGS)
+		return rfail(r, -E2BIG,
+			     "pprof too large: %zu samples, %zu locations, %zu functions, "
+			     "%zu mappings, %zu strings (limits %u, %u, %u, %u, %u)",
+			     nsamples, nlocs, nfns, nmaps, nstrs, MAX_SAMPLES, MAX_LOCATIONS,
+			     MAX_FUNCTIONS, MAX_MAPPINGS, MAX_STRINGS);
+	r->nsamples = nsamples;
+	r->nmaps = nmaps;
+	r->nlocs = nlocs;
+	r->nfns = nfns;
+	r->nstrs = nstrs;
+	r->sample_msgs = calloc(nsamples ? nsamples : 1, sizeof(struct span));
+	r->map_msgs = calloc(nmaps ? nmaps : 1, sizeof(struct span));
+	r->loc_msgs = calloc(nlocs ? nlocs : 1, sizeof(struct span));
+	r->fn_msgs = calloc(nfns ? nfns : 1, sizeof(struct span));
+	r->strs = calloc(nstrs ? nstrs : 1, sizeof(struct span));
+	r->strmap = calloc(nstrs ? nstrs : 1, sizeof(uint32_t));
+	r->maps = calloc(nmaps ? nmaps : 1, sizeof(*r->maps));
+	r->fns = calloc(nfns ? nfns : 1, sizeof(*r->fns));
+	r->locs = calloc(nlocs ? nlocs : 1, sizeof(*r->locs));
+	if (!r->sample_msgs || !r->map_msgs || !r->loc_msgs || !r->fn_msgs || !r->strs ||
+	    !r->strmap || !r->maps || !r->fns || !r->locs)
+		return rfail(r, -ENOMEM, "out of memory reading pprof");
+	return 0;
+}
+
 /*
  * Two passes over the top level: count the repeated messages (so the
  * arrays are allocated once, after the caps are checked), then note where
@@ -428,31 +459,7 @@ static int scan_top(struct reader *r, bool fill)
 		return malformed(r, "Profile field", in.p);
 	if (fill)
 		return 0;
-	if (nsamples > MAX_SAMPLES || nlocs > MAX_LOCATIONS || nfns > MAX_FUNCTIONS ||
-	    nmaps > MAX_MAPPINGS || nstrs > MAX_STRINGS)
-		return rfail(r, -E2BIG,
-			     "pprof too large: %zu samples, %zu locations, %zu functions, "
-			     "%zu mappings, %zu strings (limits %u, %u, %u, %u, %u)",
-			     nsamples, nlocs, nfns, nmaps, nstrs, MAX_SAMPLES, MAX_LOCATIONS,
-			     MAX_FUNCTIONS, MAX_MAPPINGS, MAX_STRINGS);
-	r->nsamples = nsamples;
-	r->nmaps = nmaps;
-	r->nlocs = nlocs;
-	r->nfns = nfns;
-	r->nstrs = nstrs;
-	r->sample_msgs = calloc(nsamples ? nsamples : 1, sizeof(struct span));
-	r->map_msgs = calloc(nmaps ? nmaps : 1, sizeof(struct span));
-	r->loc_msgs = calloc(nlocs ? nlocs : 1, sizeof(struct span));
-	r->fn_msgs = calloc(nfns ? nfns : 1, sizeof(struct span));
-	r->strs = calloc(nstrs ? nstrs : 1, sizeof(struct span));
-	r->strmap = calloc(nstrs ? nstrs : 1, sizeof(uint32_t));
-	r->maps = calloc(nmaps ? nmaps : 1, sizeof(*r->maps));
-	r->fns = calloc(nfns ? nfns : 1, sizeof(*r->fns));
-	r->locs = calloc(nlocs ? nlocs : 1, sizeof(*r->locs));
-	if (!r->sample_msgs || !r->map_msgs || !r->loc_msgs || !r->fn_msgs || !r->strs ||
-	    !r->strmap || !r->maps || !r->fns || !r->locs)
-		return rfail(r, -ENOMEM, "out of memory reading pprof");
-	return 0;
+	return alloc_tables(r, nsamples, nmaps, nlocs, nfns, nstrs);
 }
 
 /* ---- mappings, functions ---- */
