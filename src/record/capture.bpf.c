@@ -171,6 +171,29 @@ struct capture_defer {
 	bool sent;		/* a sample went to user space */
 };
 
+/* The record, cut to what it holds, into the ring. */
+static __always_inline void send_sample(struct sample_event *e, struct capture_defer *defer)
+{
+	__u64 size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes, wake;
+
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	e->hdr.type = RING_SAMPLE;
+	e->hdr.size = size;
+	/*
+	 * Wake the reader only once the ring is a quarter full: a wakeup per
+	 * event costs an IPI and may preempt the traced thread; the reader
+	 * polls with a timeout anyway.
+	 */
+	wake = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >
+	       bpf_ringbuf_query(&samples, BPF_RB_RING_SIZE) / 4 ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&samples, e, size, wake))
+		count(STAT_RINGBUF_LOST);
+	else if (defer)
+		defer->sent = true;
+}
+
 /*
  * user_sample: a perf sample that interrupted user code (no kernel stack).
  * defer: NULL, or an off-CPU switch-out (capture_defer).
@@ -185,7 +208,7 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	struct pt_regs *regs;
 	__u32 cpu;
 	long kbytes;
-	__u64 size, wake, stack_top, now = 0, ikey = INTERP_KEY_NONE;
+	__u64 stack_top, now = 0, ikey = INTERP_KEY_NONE;
 	int ubase, walked = 0;
 	bool user_ok, interp;
 
@@ -280,23 +303,7 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	if (interp && interp_capture(tgid, tid, e->time_ns, walked))
 		e->flags |= STITCH_SAMPLE_INTERP_LOST;
 
-	size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes;
-	if (size > sizeof(*e))
-		size = sizeof(*e);
-	e->hdr.type = RING_SAMPLE;
-	e->hdr.size = size;
-	/*
-	 * Wake the reader only once the ring is a quarter full: a wakeup per
-	 * event costs an IPI and may preempt the traced thread; the reader
-	 * polls with a timeout anyway.
-	 */
-	wake = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >
-	       bpf_ringbuf_query(&samples, BPF_RB_RING_SIZE) / 4 ?
-	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&samples, e, size, wake))
-		count(STAT_RINGBUF_LOST);
-	else if (defer)
-		defer->sent = true;
+	send_sample(e, defer);
 	return 0;
 }
 
