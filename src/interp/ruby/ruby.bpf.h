@@ -147,6 +147,40 @@ static __always_inline bool rb_top_unsure(struct task_struct *task,
 	return orig_ax < 0;
 }
 
+/* A C function's frame: 0 to go on, 1 to stop the walk. */
+static __always_inline long rb_step_cfunc(struct rb_walk *w, __u64 i, struct interp_frame *f,
+					  __u64 me, __u64 flags)
+{
+	struct task_struct *task = w->task;
+	struct interp_event *ev = w->ev;
+	struct interp_scratch *s = w->s;
+	const struct interp_ruby_layout *L = w->L;
+	__u64 def;
+
+	if (!rb_read_ment(task, s, L, me)) {
+		ev->flags |= INTERP_EV_CORRUPT;
+		return 1;
+	}
+	/*
+	 * Name, class and C function, all read now: user space never reads
+	 * this method entry (it may be freed and reused by then).
+	 */
+	f->addr = me;
+	f->id2 = chunk_u64(s->code, L->me_owner);
+	def = chunk_u64(s->code, L->me_def);
+	if (interp_read(task, &f->id1, 8, def + L->def_original_id) ||
+	    interp_read(task, &f->pc, 8, def + L->def_cfunc_func)) {
+		ev->flags |= INTERP_EV_FAULT;
+		return 1;
+	}
+	f->id3 = 0;
+	f->flags = RUBY_FRAME_CFUNC | ((flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0);
+	if (!i && w->top_unsure)
+		f->flags |= RUBY_FRAME_UNSURE;
+	s->n++;
+	return 0;
+}
+
 static long interp_ruby_step(__u64 i, void *ctx)
 {
 	struct rb_walk *w = ctx;
@@ -156,7 +190,7 @@ static long interp_ruby_step(__u64 i, void *ctx)
 	const struct interp_ruby_layout *L = w->L;
 	__u32 cfp_size = L->cfp_size;
 	struct interp_frame *f, *prev;
-	__u64 pc, iseq, ep, flags, me, def, obj[3], hi;
+	__u64 pc, iseq, ep, flags, obj[3], hi;
 	struct rb_env env;
 	const __u8 *fr, *envp;
 
@@ -217,31 +251,8 @@ static long interp_ruby_step(__u64 i, void *ctx)
 		}
 		return 0;
 	}
-	if (flags & L->flag_cframe) {
-		me = env.me_cref;
-		if (!rb_read_ment(task, s, L, me)) {
-			ev->flags |= INTERP_EV_CORRUPT;
-			return 1;
-		}
-		/*
-		 * Name, class and C function, all read now: user space never
-		 * reads this method entry (it may be freed and reused by then).
-		 */
-		f->addr = me;
-		f->id2 = chunk_u64(s->code, L->me_owner);
-		def = chunk_u64(s->code, L->me_def);
-		if (interp_read(task, &f->id1, 8, def + L->def_original_id) ||
-		    interp_read(task, &f->pc, 8, def + L->def_cfunc_func)) {
-			ev->flags |= INTERP_EV_FAULT;
-			return 1;
-		}
-		f->id3 = 0;
-		f->flags = RUBY_FRAME_CFUNC | ((flags & L->flag_finish) ? INTERP_FRAME_ENTRY : 0);
-		if (!i && w->top_unsure)
-			f->flags |= RUBY_FRAME_UNSURE;
-		s->n++;
-		return 0;
-	}
+	if (flags & L->flag_cframe)
+		return rb_step_cfunc(w, i, f, env.me_cref, flags);
 	prev = &ev->frames[(s->n - 1) & (INTERP_MAX_FRAMES - 1)];
 	/*
 	 * Recursion: the iseq the last frame ran.  A control frame keeps its
