@@ -11,9 +11,10 @@
 #
 #   round  binaries  rss_kb  elapsed_s
 #
-# With LOG=FILE, its RSS every LOG_EVERY seconds too, into FILE (TSV:
-# utc, elapsed_s, rss_kb, rounds done), for long runs; DURATION=SECONDS runs
-# rounds until then instead of ROUNDS of them.
+# With LOG=FILE, its RSS and the kernel memory of its BPF maps every LOG_EVERY
+# seconds too, into FILE (TSV: utc, elapsed_s, rss_kb, bpf_maps_kb, rounds
+# done), for long runs; DURATION=SECONDS runs rounds until then instead of
+# ROUNDS of them.
 #
 #   bench/agent_churn.sh   (ROUNDS=12 PER_ROUND=300 HZ=99 PERIOD=1s; as root)
 #   DURATION=3600 LOG=/tmp/rss.tsv bench/agent_churn.sh
@@ -21,7 +22,8 @@
 #   NAMED=1 bench/agent_churn.sh
 # NAMED=1 churns tests/workloads/named_brief.c instead (built with -g, 4,096
 # functions, 30 ms of CPU each, PER_ROUND=100 by default): sampled, so each
-# period's profile opens its symbols and DWARF.
+# period's profile opens its symbols and DWARF.  MIXED=N adds N of those named
+# binaries to each round of plain ones (both kinds, as a host's churn has).
 # (AGENT_LOG=FILE keeps the agent's stderr; SMAPS=DIR keeps its
 # /proc/PID/smaps after each round, as DIR/smaps.ROUND.)
 set -u
@@ -42,6 +44,7 @@ LOG_EVERY=${LOG_EVERY:-30}
 AGENT_ARGS=${AGENT_ARGS:-}
 AGENT_LOG=${AGENT_LOG:-}
 SMAPS=${SMAPS:-}
+MIXED=${MIXED:-0}
 STITCH=${STITCH:-./stitch}
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
@@ -64,7 +67,12 @@ if [ "$NAMED" = 1 ]; then
 else
 	gcc -O2 -Wall -Wextra -Werror -o "$T/brief" tests/workloads/brief.c || exit 1
 fi
+if [ "$MIXED" -gt 0 ]; then
+	gcc -O1 -g -Wall -Wextra -Werror -o "$T/named" tests/workloads/named_brief.c || exit 1
+fi
 mkdir -p "$T/churn"
+# shellcheck source=bench/map_memory.sh
+. bench/map_memory.sh
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 
@@ -82,11 +90,11 @@ rss_floor_kb() {
 	echo "$min"
 }
 
-# N distinct binaries in DIR, each run once, 50 at a time.
-churn_distinct() {	# DIR N
-	local dir=$1 n=$2 i pids=()
+# N distinct copies of BINARY in DIR, each run once, 50 at a time.
+churn_distinct() {	# DIR N [BINARY]
+	local dir=$1 n=$2 bin=${3:-$T/brief} i pids=()
 	for ((i = 0; i < n; i++)); do
-		cp "$T/brief" "$dir/b$i"
+		cp "$bin" "$dir/b$i"
 	done
 	for ((i = 0; i < n; i++)); do
 		"$dir/b$i" &
@@ -118,11 +126,12 @@ AGENT=$!
 START=$(date +%s)
 echo "done 0" >"$T/rounds"
 if [ -n "$LOG" ]; then
-	printf 'utc\telapsed_s\trss_kb\trounds\n' >"$LOG"
+	printf 'utc\telapsed_s\trss_kb\tbpf_maps_kb\trounds\n' >"$LOG"
 	(
 		while rss=$(rss_kb "$AGENT") && [ -n "$rss" ]; do
-			printf '%s\t%d\t%s\t%s\n' "$(date -u +%H:%M:%S)" $(($(date +%s) - START)) \
-				"$rss" "$(cut -d' ' -f2 "$T/rounds")" >>"$LOG"
+			printf '%s\t%d\t%s\t%d\t%s\n' "$(date -u +%H:%M:%S)" $(($(date +%s) - START)) \
+				"$rss" $(($(map_memory_total "$AGENT") / 1024)) \
+				"$(cut -d' ' -f2 "$T/rounds")" >>"$LOG"
 			sleep "$LOG_EVERY"
 		done
 	) &
@@ -142,9 +151,10 @@ while :; do
 	fi
 	round=$((round + 1))
 	churn_distinct "$T/churn" "$PER_ROUND"
+	[ "$MIXED" -eq 0 ] || churn_distinct "$T/churn" "$MIXED" "$T/named"
 	echo "done $round" >"$T/rounds"
 	rss=$(rss_floor_kb "$AGENT") || { cat "${AGENT_LOG:-$T/agent.err}" >&2; exit 1; }
-	printf '%d\t%d\t%d\t%d\n' "$round" $((round * PER_ROUND)) "$rss" $(($(date +%s) - START))
+	printf '%d\t%d\t%d\t%d\n' "$round" $((round * (PER_ROUND + MIXED))) "$rss" $(($(date +%s) - START))
 	[ -z "$SMAPS" ] || cp "/proc/$AGENT/smaps" "$SMAPS/smaps.$round"
 done
 kill -INT "$AGENT"
