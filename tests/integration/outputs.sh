@@ -108,7 +108,7 @@ test_snapshot_sigterm_writes_whole_outputs() {
 		true)" 0
 	# Its iterator went with it (other commands' programs are others' business).
 	sleep 0.5
-	! bpftool prog show 2>/dev/null | grep -q 'name snapshot_tasks' ||
+	! programs_left | grep -q 'name snapshot_tasks' ||
 		die "the snapshot iterator is still loaded after stitch exited"
 }
 

@@ -321,7 +321,7 @@ stats_counted() { sed -n 's/^stitch stats: counted in the kernel \([0-9]*\),.*/\
 wait_for_prog() {
 	local i
 	for i in $(seq 100); do
-		bpftool prog show 2>/dev/null | grep -q "name $1" && return 0
+		new_programs | grep -q "name $1" && return 0
 		sleep 0.1
 	done
 }
@@ -780,17 +780,35 @@ test_report_hostile_input() {
 # The kernel frees a closed program after an RCU grace period, not at
 # close(): up to 2 s for them to go before calling it a leak (seen: on_fork
 # still listed right after a SIGTERMed stitch was reaped, gone 0.1 s later).
+# Programs already loaded when the suite started are another stitch's on the
+# same host (a long agent run beside the tests), not a leak of these tests'.
+OUR_PROGRAMS='name (on_perf_event|on_tracepoint|on_uprobe|on_fork|on_exit|snapshot_tasks)'
+PROGRAMS_BEFORE_SUITE=" $(bpftool prog show 2>/dev/null | sed -n 's/^\([0-9]*\): .*/\1/p' |
+	tr '\n' ' ')"
+
+# The first line of each BPF program loaded since the suite started.
+new_programs() {
+	bpftool prog show 2>/dev/null | grep -E '^[0-9]+: ' | while read -r line; do
+		case "$PROGRAMS_BEFORE_SUITE" in
+		*" ${line%%:*} "*) ;;
+		*) echo "$line" ;;
+		esac
+	done
+}
+
+# Our kind of program loaded since the suite started, a line each.
+programs_left() {
+	new_programs | grep -E "$OUR_PROGRAMS"
+}
+
 no_programs_left() {
 	local i
 	for i in $(seq 40); do
-		bpftool prog show 2>/dev/null |
-			grep -qE 'name (on_perf_event|on_tracepoint|on_uprobe|on_fork|on_exit)' || return 0
+		[ -n "$(programs_left)" ] || return 0
 		sleep 0.05
 	done
-	if bpftool prog show 2>/dev/null | grep -qE 'name (on_perf_event|on_tracepoint|on_uprobe|on_fork|on_exit)'; then
-		bpftool prog show | grep -E 'on_'
-		die "BPF programs still loaded after stitch exited"
-	fi
+	programs_left
+	die "BPF programs still loaded after stitch exited"
 }
 
 interrupt_test() {

@@ -34,8 +34,8 @@ snap_cleanup() {
 
 # Neither our iterator nor record's programs may stay loaded.
 snap_no_programs_left() {
-	if bpftool prog show 2>/dev/null | grep -q 'name snapshot_tasks'; then
-		bpftool prog show | grep snapshot_tasks
+	if programs_left | grep -q 'name snapshot_tasks'; then
+		programs_left
 		die "the snapshot iterator is still loaded after stitch exited"
 	fi
 	no_programs_left

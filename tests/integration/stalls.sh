@@ -654,7 +654,7 @@ stalls_interrupt_test() {
 	expect_grep "$TMP/si.out" '^        spin_for_stall  '
 	# The kernel frees programs of closed links asynchronously (RCU): give it a moment.
 	for i in $(seq 50); do
-		bpftool prog show 2>/dev/null |
+		new_programs |
 			grep -qE 'name (on_sys_enter|on_sys_exit|on_thread_exit|on_thread_exec)' || return 0
 		sleep 0.1
 	done
