@@ -14,12 +14,8 @@
 
 #include "agent/push_http.h"
 
-/*
- * A server that takes longer than this to accept a connection is down for
- * us; a whole push (a few hundred KiB at most) that takes longer is retried.
- */
+/* A server that takes longer than this to accept a connection is down for us. */
 #define CONNECT_TIMEOUT_MS 5000L
-#define TRANSFER_TIMEOUT_MS 30000L
 /* What we keep of an answer's body: enough for a reason or a gRPC-Web trailer. */
 #define ANSWER_MAX 4096
 
@@ -81,12 +77,20 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ctx)
 	return n;
 }
 
-/* Abort the transfer under way when asked (the agent's exit has waited long enough). */
+/*
+ * Abort the transfer under way when asked (the agent's exit has waited long
+ * enough), but only while its body is still going out.  Once the server has
+ * the body whole it may have stored it: aborted then and spooled, the push
+ * reached it twice after the next start (a server answering in 7 s, past the
+ * exit's 6).  Its answer is waited for instead, up to the transfer's timeout.
+ */
 static int on_progress(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
 	const struct push_conn *c = ctx;
 
-	return c->abort && *c->abort ? 1 : 0;
+	if (!c->abort || !*c->abort)
+		return 0;
+	return ut > 0 && un >= ut ? 0 : 1;
 }
 
 int push_conn_open(struct push_conn *c, enum push_kind kind, const char *base_url,
@@ -139,7 +143,7 @@ int push_conn_open(struct push_conn *c, enum push_kind kind, const char *base_ur
 	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, TRANSFER_TIMEOUT_MS);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, PUSH_TRANSFER_TIMEOUT_MS);
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(curl, CURLOPT_USERAGENT, "stitch-agent");
 	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);

@@ -32,13 +32,16 @@ struct push_answer {
 	char reason[256];		/* why it was not sent, for the log */
 };
 
+/* A whole push (a few hundred KiB at most) that takes longer is retried. */
+#define PUSH_TRANSFER_TIMEOUT_MS 30000L
+
 /* One --push target's connection: kind, where, and the headers it sends. */
 struct push_conn {
 	enum push_kind kind;
 	char url[2048];			/* URL + the kind's wire path */
 	void *curl;			/* CURL *, reused between pushes (keep-alive) */
 	struct curl_slist *headers;
-	volatile int *abort;		/* nonzero: the transfer under way gives up */
+	volatile int *abort;		/* nonzero: the transfer under way gives up, unless sent whole */
 };
 
 /*

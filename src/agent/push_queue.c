@@ -343,6 +343,9 @@ void push_queue_stop(struct push_queue *q, double flush_s)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += (time_t)flush_s + 1;
 		if (pthread_timedjoin_np(q->thread, NULL, &ts)) {
+			fprintf(stderr, "stitch agent: %s: a push still under way: given up if "
+				"not yet sent whole, else its answer awaited (up to %ld s)\n",
+				q->what, PUSH_TRANSFER_TIMEOUT_MS / 1000);
 			q->abort = 1;
 			pthread_join(q->thread, NULL);
 		}

@@ -207,6 +207,29 @@ test_agent_spool_survives_a_restart() {
 	expect_eq "pushes left in the spool" "$(ls "$TMP"/spool/pyroscope-*/ | wc -l)" 0
 }
 
+# A server that stores a push and answers it after 7 s, past the 6 s the exit
+# gives its pushes: SIGTERM waits for that answer rather than give up the
+# push and spool it, which the next start would have sent a second time.
+test_agent_slow_answer_at_exit_arrives_once() {
+	backend_start slow pyroscope 0 --slow 7
+	workload_start w 40
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" --period 60s --spool "$TMP/spool" \
+		--push "pyroscope=$(url_of slow)" 2>"$TMP/agent1.err" &
+	local agent=$!
+	sleep 3
+	kill -TERM $agent
+	wait $agent
+	cat "$TMP/agent1.err"
+	expect_grep "$TMP/agent1.err" 'a push still under way: given up if not yet sent whole'
+	expect_eq "pushes left in the spool" "$(ls "$TMP"/spool/pyroscope-*/ | wc -l)" 0
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 2 --period 60s --spool "$TMP/spool" \
+		--push "pyroscope=$(url_of slow)" 2>"$TMP/agent2.err"
+	workload_stop w
+	backend_stop slow
+	cat "$TMP/agent2.err"
+	expect_eq "periods, each once" "$(periods_once "slow answer" "$TMP/slow.jsonl")" 2
+}
+
 # A server that refuses pushes for good (400): the reason said once, those
 # pushes dropped (never retried), and the next ones go to the server once it takes them.
 test_agent_refused_push_dropped_once() {
