@@ -29,6 +29,7 @@
 #include "record/record_internal.h"
 #include "symbolize/debuginfod_fetch.h"
 #include "util/clock.h"
+#include "util/fd_limit.h"
 #include "util/libbpf_log.h"
 #include "util/privileges.h"
 
@@ -634,6 +635,7 @@ int record_run(struct record_opts *o, const struct record_hooks *hooks)
 	int rc = 1;
 
 	libbpf_quiet();
+	fd_limit_raise();
 	/*
 	 * Large blocks (an unwind table's build: ~70 MB at its peak for
 	 * cc1's 478k rows) straight from mmap, given back when freed: with

@@ -811,6 +811,21 @@ no_programs_left() {
 	die "BPF programs still loaded after stitch exited"
 }
 
+# A whole-host recording holds every live process's binaries open: it lifts
+# its soft open-file limit to the hard one (systemd's and shells' soft 1,024
+# was passed on a busy host) rather than leave frames unnamed on EMFILE.
+test_record_lifts_its_open_file_limit() {
+	local st
+	(ulimit -Sn 1024 && exec "$STITCH" record -a -F 19 -d 3 -o "$TMP/fdl.folded") &
+	st=$!
+	wait_for_prog on_perf_event
+	grep '^Max open files' "/proc/$st/limits"
+	expect_eq "soft open-file limit" "$(awk '/^Max open files/ { print $4 }' "/proc/$st/limits")" \
+		"$(ulimit -Hn)"
+	wait "$st"
+	no_programs_left
+}
+
 interrupt_test() {
 	local sig=$1
 	"$STITCH" record -a -F 99 -o "$TMP/$sig.folded" &
