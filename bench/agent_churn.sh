@@ -73,42 +73,8 @@ fi
 mkdir -p "$T/churn"
 # shellcheck source=bench/map_memory.sh
 . bench/map_memory.sh
-
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
-
-# Its smallest RSS (KiB) over 2 s.
-rss_floor_kb() {
-	local i rss min=
-	for ((i = 0; i < 10; i++)); do
-		rss=$(rss_kb "$1")
-		[ -n "$rss" ] || return 1
-		if [ -z "$min" ] || [ "$rss" -lt "$min" ]; then
-			min=$rss
-		fi
-		sleep 0.2
-	done
-	echo "$min"
-}
-
-# N distinct copies of BINARY in DIR, each run once, 50 at a time.
-churn_distinct() {	# DIR N [BINARY]
-	local dir=$1 n=$2 bin=${3:-$T/brief} i pids=()
-	for ((i = 0; i < n; i++)); do
-		cp "$bin" "$dir/b$i"
-	done
-	for ((i = 0; i < n; i++)); do
-		"$dir/b$i" &
-		pids+=($!)
-		if ((i % 50 == 49)); then
-			wait "${pids[@]}"
-			pids=()
-		fi
-	done
-	if [ ${#pids[@]} -gt 0 ]; then
-		wait "${pids[@]}"
-	fi
-	rm -f "$dir"/b*
-}
+# shellcheck source=tests/lib/churn.sh
+. tests/lib/churn.sh
 
 /usr/bin/python3 tests/agent/backend.py --kind pyroscope --port 0 --port-file "$T/port" \
 	>/dev/null 2>"$T/backend.err" &
@@ -150,8 +116,8 @@ while :; do
 		[ "$round" -lt "$ROUNDS" ] || break
 	fi
 	round=$((round + 1))
-	churn_distinct "$T/churn" "$PER_ROUND"
-	[ "$MIXED" -eq 0 ] || churn_distinct "$T/churn" "$MIXED" "$T/named"
+	churn_copies "$T/churn" "$PER_ROUND" "$T/brief" 50
+	[ "$MIXED" -eq 0 ] || churn_copies "$T/churn" "$MIXED" "$T/named" 25
 	echo "done $round" >"$T/rounds"
 	rss=$(rss_floor_kb "$AGENT") || { cat "${AGENT_LOG:-$T/agent.err}" >&2; exit 1; }
 	printf '%d\t%d\t%d\t%d\n' "$round" $((round * (PER_ROUND + MIXED))) "$rss" $(($(date +%s) - START))

@@ -2,42 +2,8 @@
 # What a whole-machine recording holds: flat over process churn (issue 26).
 # Sourced by run.sh.
 
-# rss_floor_kb PID: its smallest resident set (KiB) over 2 s: what it holds,
-# without the tables it builds for a while for other processes of the
-# machine (a clang maps 23 MB of them) and frees when they exit.
-rss_floor_kb() {
-	local i rss min=
-	for ((i = 0; i < 10; i++)); do
-		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$1/status")
-		if [ -z "$min" ] || [ "$rss" -lt "$min" ]; then
-			min=$rss
-		fi
-		sleep 0.2
-	done
-	echo "$min"
-}
-
-# churn_distinct DIR N: run N processes of N distinct binaries (fresh copies:
-# new files, new inodes), each living 0.1 s, 50 at a time.
-churn_distinct() {
-	local dir=$1 n=$2 i pids=()
-	for ((i = 0; i < n; i++)); do
-		cp "$W/brief" "$dir/b$i"
-	done
-	for ((i = 0; i < n; i++)); do
-		"$dir/b$i" &
-		pids+=($!)
-		if ((i % 50 == 49)); then
-			wait "${pids[@]}"
-			pids=()
-		fi
-	done
-	# Never a bare wait: it would wait for stitch too.
-	if [ ${#pids[@]} -gt 0 ]; then
-		wait "${pids[@]}"
-	fi
-	rm -f "$dir"/b*
-}
+# shellcheck source=tests/lib/churn.sh
+. tests/lib/churn.sh
 
 test_memory_flat_over_process_churn() {
 	gcc -O2 -Wall -Wextra -Werror -o "$W/brief" tests/workloads/brief.c || exit 1
@@ -51,12 +17,12 @@ test_memory_flat_over_process_churn() {
 	rm "$TMP/churn/gone_early"
 	# Warm up: what the first few hundred processes make stitch hold, kept
 	# for a few seconds after they exit (reclaim.c: RECLAIM_GRACE_NS).
-	churn_distinct "$TMP/churn" 300
-	churn_distinct "$TMP/churn" 300
+	churn_copies "$TMP/churn" 300 "$W/brief" 50
+	churn_copies "$TMP/churn" 300 "$W/brief" 50
 	early=$(rss_floor_kb "$st")
 	# 1,500 binaries more, each run once (4,500 processes with cp and rm): ~25 s.
 	for round in 1 2 3 4 5; do
-		churn_distinct "$TMP/churn" 300
+		churn_copies "$TMP/churn" 300 "$W/brief" 50
 		late=$(rss_floor_kb "$st")
 		echo "after $(((round + 2) * 300)) binaries: $late KiB (early: $early)"
 	done
@@ -123,43 +89,6 @@ test_memory_unwind_rows_by_use() {
 	expect_ge "MiB of unwind rows in the kernel for -a: under 48" 47 "$rows_a"
 }
 
-# rss_anon_floor_kb PID: its smallest anonymous resident set (KiB) over 2 s:
-# its heap and what it mapped itself, without the pages of files it maps
-# (the page cache's, which the kernel takes back when it needs them, and
-# which another tracer mapping the same files holds too).
-rss_anon_floor_kb() {
-	local i rss min=
-	for ((i = 0; i < 10; i++)); do
-		rss=$(awk '/^RssAnon:/ { print $2 }' "/proc/$1/status")
-		if [ -z "$min" ] || [ "$rss" -lt "$min" ]; then
-			min=$rss
-		fi
-		sleep 0.2
-	done
-	echo "$min"
-}
-
-# churn_named DIR N: N distinct copies of $W/named_brief (4,096 functions,
-# DWARF), each spinning 30 ms of CPU so that it is sampled and named, 25 at a time.
-churn_named() {
-	local dir=$1 n=$2 i pids=()
-	for ((i = 0; i < n; i++)); do
-		cp "$W/named_brief" "$dir/n$i"
-	done
-	for ((i = 0; i < n; i++)); do
-		"$dir/n$i" 30 &
-		pids+=($!)
-		if ((i % 25 == 24)); then
-			wait "${pids[@]}"
-			pids=()
-		fi
-	done
-	if [ ${#pids[@]} -gt 0 ]; then
-		wait "${pids[@]}"
-	fi
-	rm -f "$dir"/n*
-}
-
 # The agent runs for days over a host's churn: each period names what it
 # sampled, and the symbols, DWARF and file pages of binaries whose processes
 # have exited go (binary.c: binary_cache_release_unnamed, binary_cache_sweep).
@@ -181,13 +110,13 @@ test_agent_memory_flat_over_named_churn() {
 	# Warm up: what the first rounds make it hold (tables kept within
 	# their budget, processes and binaries within their grace).
 	for round in 1 2 3 4; do
-		churn_named "$TMP/nchurn" 100
+		churn_copies "$TMP/nchurn" 100 "$W/named_brief" 25 30
 	done
-	base=$(rss_anon_floor_kb "$st")
+	base=$(rss_floor_kb "$st" RssAnon)
 	echo "after 400 binaries: $base KiB anonymous, $(rss_floor_kb "$st") KiB in all"
 	for round in 5 6 7 8; do
-		churn_named "$TMP/nchurn" 100
-		rss=$(rss_anon_floor_kb "$st")
+		churn_copies "$TMP/nchurn" 100 "$W/named_brief" 25 30
+		rss=$(rss_floor_kb "$st" RssAnon)
 		echo "after $((round * 100)) binaries: $rss KiB anonymous," \
 			"$(rss_floor_kb "$st") KiB in all"
 		[ "$rss" -gt "$late" ] && late=$rss
