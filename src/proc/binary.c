@@ -239,6 +239,36 @@ struct binary *binary_get_vdso(struct binary_cache *c)
 	return b;
 }
 
+/*
+ * The pages of its file that reading its symbols, DWARF and CFI brought
+ * into our resident set leave it.  Kept for its table, a binary of 1.3 MB
+ * with DWARF held all of it resident, its file deleted or not (+1.2 MB of
+ * RSS a binary, 193 of them after 400 distinct ones).  libelf maps the file
+ * (ELF_C_READ_MMAP), but reads it into the heap if mmap fails, so never
+ * MADV_DONTNEED, which would zero that: MADV_PAGEOUT reclaims the clean
+ * file pages no other process maps (read again from the file if needed)
+ * and loses nothing, whatever the memory is.
+ */
+static void pages_release(struct binary *b)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t lo, hi;
+	size_t size = 0;
+	char *raw;
+
+	if (b->pages_released || b->image || !b->elf || page <= 0)
+		return;
+	b->pages_released = true;
+	raw = elf_rawfile(b->elf, &size);
+	if (!raw || !size)
+		return;
+	/* Whole pages within the image: a heap copy's neighbours are not ours to touch. */
+	lo = ((uintptr_t)raw + page - 1) & ~(uintptr_t)(page - 1);
+	hi = ((uintptr_t)raw + size) & ~(uintptr_t)(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_PAGEOUT);
+}
+
 const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b)
 {
 	if (!b->table_built) {
@@ -250,6 +280,14 @@ const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b
 			 unwind_table_mark_end(&b->table, b->entry_lo, b->entry_hi) != 0)
 			unwind_table_free(&b->table);
 		c->table_rows += b->table.nr;
+		/*
+		 * Its rows are ours now: the CFI pages read to build them need
+		 * not stay in our resident set while its process lives (~100 MB
+		 * of them under an agent's churn, 300 short-lived processes a
+		 * round); its symbols, read when a stack names it, bring back what
+		 * they need.
+		 */
+		pages_release(b);
 	}
 	return &b->table;
 }
@@ -331,36 +369,6 @@ static void syms_drop(struct binary_cache *c, struct binary *b)
 	b->syms = NULL;
 	b->syms_opened = false;
 	c->syms_dropped++;
-}
-
-/*
- * The pages of its file that reading its symbols, DWARF and CFI brought
- * into our resident set leave it.  Kept for its table, a binary of 1.3 MB
- * with DWARF held all of it resident, its file deleted or not (+1.2 MB of
- * RSS a binary, 193 of them after 400 distinct ones).  libelf maps the file
- * (ELF_C_READ_MMAP), but reads it into the heap if mmap fails, so never
- * MADV_DONTNEED, which would zero that: MADV_PAGEOUT reclaims the clean
- * file pages no other process maps (read again from the file if needed)
- * and loses nothing, whatever the memory is.
- */
-static void pages_release(struct binary *b)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	uintptr_t lo, hi;
-	size_t size = 0;
-	char *raw;
-
-	if (b->pages_released || b->image || !b->elf || page <= 0)
-		return;
-	b->pages_released = true;
-	raw = elf_rawfile(b->elf, &size);
-	if (!raw || !size)
-		return;
-	/* Whole pages within the image: a heap copy's neighbours are not ours to touch. */
-	lo = ((uintptr_t)raw + page - 1) & ~(uintptr_t)(page - 1);
-	hi = ((uintptr_t)raw + size) & ~(uintptr_t)(page - 1);
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_PAGEOUT);
 }
 
 void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_ns,
