@@ -26,6 +26,19 @@
 /* Frame words of the in-kernel unwinder ahead of a stack copy (KUNWIND_FRAMES_BYTES). */
 #define STITCH_USTACK_ROOM (1024 * 8)
 
+/*
+ * Return addresses a uretprobe hid under its trampoline in the copied stack,
+ * sent after the copy (sample_event.uret_off) for the user-space unwinder
+ * to put back.  The innermost ones: nested uretprobes on one stack are few
+ * (stitch latency's root and one child; bpftrace on a, b and c of a chain is
+ * 3); the unwinder stops at a trampoline it has no return address for.
+ */
+#define STITCH_URET_MAX 8
+struct stitch_uret {
+	__u64 slot;		/* stack address the trampoline's address was written to */
+	__u64 orig;		/* the return address that was there */
+};
+
 /* sample_event.flags */
 #define STITCH_SAMPLE_USER_REGS    (1u << 0)	/* ip/sp/bp valid (task has user space) */
 #define STITCH_SAMPLE_USTACK_CAPPED (1u << 1)	/* copy stopped at the byte limit */
@@ -52,14 +65,19 @@ struct sample_event {
 	__u16 nuframes;		/* STITCH_SAMPLE_KFRAMES: frame words at ustack[0] */
 	__u8 ustop;		/* and why the kernel's walk stopped (KUNWIND_STOP_*) */
 	__u8 tag;		/* enum offcpu_tag (profile/stack_tag.h) */
-	__u32 ucopy_off;	/* stack bytes copied from sp upward: ustack[ucopy_off..ustack_bytes) */
+	/* stack bytes copied from sp upward: ustack[ucopy_off..nuret ? uret_off : ustack_bytes) */
+	__u32 ucopy_off;
 	/* ---- end kunwind ---- */
+	__u64 uret_tramp;	/* nuret: the process's uretprobe trampoline */
+	__u32 uret_off;		/* nuret: struct stitch_uret[nuret] at ustack[uret_off], */
+	__u32 nuret;		/* 8-aligned after the copy, ending at ustack_bytes */
 	__u64 kstack[STITCH_MAX_KSTACK];
 	/*
 	 * Room for the kernel's frame words before a stack copy (--unwind=check
 	 * sends both), and one page of slack past the maximum: the BPF side
 	 * bounds page reads with a mask, which the verifier can follow whatever
-	 * the compiler does with the loop.  The slack is never sent.
+	 * the compiler does with the loop.  Only the return addresses of
+	 * uretprobes (struct stitch_uret) may follow a copy of the maximum into it.
 	 */
 	__u8 ustack[STITCH_USTACK_ROOM + STITCH_MAX_USTACK + STITCH_PAGE_SIZE];
 };

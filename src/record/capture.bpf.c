@@ -46,6 +46,7 @@ struct {
 #include "capture/busy.bpf.h"
 #include "interp/capture_walk.bpf.h"
 #include "capture/unwind_in_kernel.bpf.h"
+#include "capture/uret.bpf.h"
 #include "capture/offcpu.bpf.h"
 
 /*
@@ -263,6 +264,7 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	e->nuframes = 0;
 	e->ustop = 0;
 	e->ucopy_off = 0;
+	e->nuret = 0;
 	e->tag = defer ? defer->tag : 0;
 	if (defer)
 		e->flags |= STITCH_SAMPLE_WEIGHT_LATER;
@@ -295,6 +297,8 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 			if (ubase >= 0) {
 				e->ucopy_off = ubase;
 				e->ustack_bytes = ubase + copy_user_stack(e, ubase, e->sp, stack_top);
+				/* Return addresses uretprobes hid in the copy (uret.bpf.h). */
+				uret_capture(e);
 			}
 		}
 	}
