@@ -29,11 +29,13 @@
 /*
  * Return addresses a uretprobe hid under its trampoline in the copied stack,
  * sent after the copy (sample_event.uret_off) for the user-space unwinder
- * to put back.  The innermost ones: nested uretprobes on one stack are few
- * (stitch latency's root and one child; bpftrace on a, b and c of a chain is
- * 3); the unwinder stops at a trampoline it has no return address for.
+ * to put back: the innermost ones, as many as the in-kernel walk looks
+ * through (URET_LIST_MAX, uret.bpf.h), so both reach equally far up a stack
+ * of nested probed calls (stitch latency's root and its children; bpftrace
+ * on a recursive function).  The unwinder stops at a trampoline it has no
+ * return address for.  Only samples with hijacked slots carry them.
  */
-#define STITCH_URET_MAX 8
+#define STITCH_URET_MAX 16
 struct stitch_uret {
 	__u64 slot;		/* stack address the trampoline's address was written to */
 	__u64 orig;		/* the return address that was there */

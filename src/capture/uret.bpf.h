@@ -26,8 +26,8 @@
 
 #include "capture/capture.h"
 
-/* Return instances looked at per stack (nested uretprobes). */
-#define URET_LIST_MAX 16
+/* Return instances looked at per stack (nested uretprobes): all sent (capture.h). */
+#define URET_LIST_MAX STITCH_URET_MAX
 
 /* The process's uretprobe trampoline, or 0 if it has none (no uretprobe ever hit). */
 static __always_inline __u64 uret_trampoline(struct task_struct *t)
