@@ -12,6 +12,7 @@
 #endif
 
 #include "capture/ring_record.h"
+#include "capture/uret.h"
 
 #define STITCH_COMM_LEN 16
 /* perf_event_max_stack defaults to 127; one more slot never hurts. */
@@ -25,21 +26,6 @@
 #define STITCH_FIXED_TGIDS 8
 /* Frame words of the in-kernel unwinder ahead of a stack copy (KUNWIND_FRAMES_BYTES). */
 #define STITCH_USTACK_ROOM (1024 * 8)
-
-/*
- * Return addresses a uretprobe hid under its trampoline in the copied stack,
- * sent after the copy (sample_event.uret_off) for the user-space unwinder
- * to put back: the innermost ones, as many as the in-kernel walk looks
- * through (URET_LIST_MAX, uret.bpf.h), so both reach equally far up a stack
- * of nested probed calls (stitch latency's root and its children; bpftrace
- * on a recursive function).  The unwinder stops at a trampoline it has no
- * return address for.  Only samples with hijacked slots carry them.
- */
-#define STITCH_URET_MAX 16
-struct stitch_uret {
-	__u64 slot;		/* stack address the trampoline's address was written to */
-	__u64 orig;		/* the return address that was there */
-};
 
 /* sample_event.flags */
 #define STITCH_SAMPLE_USER_REGS    (1u << 0)	/* ip/sp/bp valid (task has user space) */
@@ -70,6 +56,7 @@ struct sample_event {
 	/* stack bytes copied from sp upward: ustack[ucopy_off..nuret ? uret_off : ustack_bytes) */
 	__u32 ucopy_off;
 	/* ---- end kunwind ---- */
+	/* Return addresses uretprobes hid in the copy (uret.h), only when there are any: */
 	__u64 uret_tramp;	/* nuret: the process's uretprobe trampoline */
 	__u32 uret_off;		/* nuret: struct stitch_uret[nuret] at ustack[uret_off], */
 	__u32 nuret;		/* 8-aligned after the copy, ending at ustack_bytes */

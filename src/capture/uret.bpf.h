@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The current thread's uretprobe return instances, read for both ways a
- * user stack is unwound (capture.bpf.c).  A uretprobe replaces the return
+ * A thread's uretprobe return instances, read for every way a user stack
+ * is unwound: the in-kernel walk (unwind_in_kernel.bpf.h), and the copies
+ * that go to user space (capture.bpf.c, snapshot.bpf.c; capture/uret.h).  A uretprobe replaces the return
  * address of the function it probes, on the user stack, with the address of
  * its trampoline ([uprobes], uprobe_get_trampoline_vaddr()); the kernel keeps
  * what it replaced in current->utask->return_instances, newest (innermost)
@@ -24,9 +25,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
-#include "capture/capture.h"
+#include "capture/uret.h"
 
-/* Return instances looked at per stack (nested uretprobes): all sent (capture.h). */
+/* Return instances looked at per stack (nested uretprobes): all sent (uret.h). */
 #define URET_LIST_MAX STITCH_URET_MAX
 
 /* The process's uretprobe trampoline, or 0 if it has none (no uretprobe ever hit). */
@@ -43,54 +44,32 @@ static __always_inline struct return_instance *uret_first(struct task_struct *t)
 }
 
 /*
- * After a copy of the current thread's user stack (e->ustack[e->ucopy_off,
- * e->ustack_bytes), from e->sp up): the return instances whose slot lies in
- * the copy, innermost first, up to STITCH_URET_MAX, appended 8-aligned
- * (sample_event.uret_off, nuret, uret_tramp).  Slots below sp belong to
- * frames left by longjmp, which the kernel drops at the next hijack.
- * Returns how many.  Global: verified once, not in every worker's copy.
+ * Task t's return instances whose slot lies in [lo, hi), innermost first,
+ * up to STITCH_URET_MAX into out[]; how many, and *tramp, its trampoline.
+ * Slots below sp belong to frames left by longjmp, which the kernel drops at
+ * the next hijack.  out may be written up to STITCH_URET_MAX entries.
  */
-__noinline int uret_capture(struct sample_event *e)
+static __always_inline __u32 uret_collect(struct task_struct *t, __u64 lo, __u64 hi,
+					  struct stitch_uret *out, __u64 *tramp)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	struct return_instance *ri;
-	struct stitch_uret *u;
-	__u64 tramp, lo, hi, slot;
-	__u32 off, n = 0;
+	__u64 slot;
+	__u32 n = 0;
 	int i;
 
-	if (!e)
-		return 0;
-	e->nuret = 0;
-	off = e->ustack_bytes;
-	if (off <= e->ucopy_off || off > STITCH_USTACK_ROOM + STITCH_MAX_USTACK)
-		return 0;
-	lo = e->sp;
-	hi = e->sp + (off - e->ucopy_off);
-	tramp = uret_trampoline(t);
-	if (!tramp)
-		return 0;
-	off = (off + 7) & ~7u;
-	if (off > STITCH_USTACK_ROOM + STITCH_MAX_USTACK)
+	*tramp = uret_trampoline(t);
+	if (!*tramp)
 		return 0;
 	ri = uret_first(t);
 	for (i = 0; i < URET_LIST_MAX && ri && n < STITCH_URET_MAX; i++) {
 		slot = BPF_CORE_READ(ri, stack);
 		if (slot >= lo && slot < hi && hi - slot >= 8) {
-			/* Within ustack's page of slack past the largest copy. */
-			u = (struct stitch_uret *)(e->ustack + off + n * sizeof(*u));
-			u->slot = slot;
-			u->orig = BPF_CORE_READ(ri, orig_ret_vaddr);
+			out[n].slot = slot;
+			out[n].orig = BPF_CORE_READ(ri, orig_ret_vaddr);
 			n++;
 		}
 		ri = BPF_CORE_READ(ri, next);
 	}
-	if (!n)
-		return 0;
-	e->uret_tramp = tramp;
-	e->uret_off = off;
-	e->nuret = n;
-	e->ustack_bytes = off + n * sizeof(*u);
 	return n;
 }
 

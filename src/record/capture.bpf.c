@@ -160,6 +160,39 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base,
 }
 
 /*
+ * After a copy of the current thread's user stack (ustack[ucopy_off,
+ * ustack_bytes), from sp up): the return addresses uretprobes hid in it
+ * (uret.bpf.h), appended 8-aligned (sample_event.uret_off, nuret,
+ * uret_tramp).  Global: verified once.
+ */
+__noinline int uret_capture(struct sample_event *e)
+{
+	__u64 tramp, hi;
+	__u32 off, n;
+
+	if (!e)
+		return 0;
+	e->nuret = 0;
+	off = e->ustack_bytes;
+	if (off <= e->ucopy_off || off > STITCH_USTACK_ROOM + STITCH_MAX_USTACK)
+		return 0;
+	hi = e->sp + (off - e->ucopy_off);
+	off = (off + 7) & ~7u;
+	/* Within ustack's page of slack past the largest copy. */
+	if (off > STITCH_USTACK_ROOM + STITCH_MAX_USTACK)
+		return 0;
+	n = uret_collect(bpf_get_current_task_btf(), e->sp, hi,
+			 (struct stitch_uret *)(e->ustack + off), &tramp);
+	if (!n)
+		return 0;
+	e->uret_tramp = tramp;
+	e->uret_off = off;
+	e->nuret = n;
+	e->ustack_bytes = off + n * sizeof(struct stitch_uret);
+	return n;
+}
+
+/*
  * Off-CPU switch-out (capture/offcpu.bpf.h): the stack is taken now and
  * weighed when the thread runs again.  Counted in the kernel, its key is
  * kept; else the sample is sent marked STITCH_SAMPLE_WEIGHT_LATER.
