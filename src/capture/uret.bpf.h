@@ -2,12 +2,13 @@
 /*
  * A thread's uretprobe return instances, read for every way a user stack
  * is unwound: the in-kernel walk (unwind_in_kernel.bpf.h), and the copies
- * that go to user space (capture.bpf.c, snapshot.bpf.c; capture/uret.h).  A uretprobe replaces the return
- * address of the function it probes, on the user stack, with the address of
- * its trampoline ([uprobes], uprobe_get_trampoline_vaddr()); the kernel keeps
- * what it replaced in current->utask->return_instances, newest (innermost)
- * first, each instance with the slot it hijacked (ri->stack: the sp at the
- * probed function's entry, where its return address lies) and what was there
+ * that go to user space (capture.bpf.c, snapshot.bpf.c; capture/uret.h).
+ * A uretprobe replaces the return address of the function it probes, on the
+ * user stack, with the address of its trampoline ([uprobes],
+ * uprobe_get_trampoline_vaddr()); the kernel keeps what it replaced in
+ * task->utask->return_instances, newest (innermost) first, each instance
+ * with the slot it hijacked (ri->stack: the sp at the probed function's
+ * entry, where its return address lies) and what was there
  * (ri->orig_ret_vaddr).  A tail call's instance ("chained") has the same slot
  * and already holds the real address, so the first instance of a slot is the
  * one that counts.  Fields by CO-RE from the kernel's BTF (this machine's

@@ -195,7 +195,8 @@ test_copy_unwind_under_uretprobes() {
 	expect_ge "chain samples" "$(total "$TMP/uret.folded" '^chain;')" 150
 	expect_ge "% in burn with _start..main;a;b;c;burn" \
 		"$(share "$TMP/uret.folded" ';c;burn' "$COMPLETE;main;a;b;c;burn( |;)")" 99
-	expect_eq "samples cut at a trampoline" "$(total "$TMP/uret.folded" '^chain;\[unknown\];')" 0
+	expect_eq "samples cut at a trampoline" \
+		"$(total "$TMP/uret.folded" '^chain;\[unknown\];')" 0
 	check_mode uret 150 -F 499 -- "$CHAIN" spin 2
 }
 
@@ -211,8 +212,8 @@ test_copy_unwind_cut_at_unknown_uretprobe() {
 	"$STITCH" record -F 499 --unwind=copy -o "$TMP/uret-deep.folded" -- "$CHAIN" deep 30 2
 	show "$TMP/uret-deep.folded" 3 | cut -c1-300
 	expect_ge "chain samples in burn" "$(total "$TMP/uret-deep.folded" ';c;burn( |;)')" 150
-	expect_ge "% in burn cut after 17 recurse frames" \
-		"$(share "$TMP/uret-deep.folded" ';c;burn' "^chain;\\[unknown\\];${r17}c;burn( |;)")" 98
+	expect_ge "% in burn cut after 17 recurse frames" "$(share "$TMP/uret-deep.folded" \
+		';c;burn' "^chain;\\[unknown\\];${r17}c;burn( |;)")" 98
 }
 
 test_kernel_unwind_is_default_and_complete() {
