@@ -56,7 +56,7 @@ struct sample_event {
 	/* stack bytes copied from sp upward: ustack[ucopy_off..nuret ? uret_off : ustack_bytes) */
 	__u32 ucopy_off;
 	/* ---- end kunwind ---- */
-	/* Return addresses uretprobes hid in the copy (uret.h), only when there are any: */
+	/* Return addresses uretprobes hid in the thread's stack (uret.h), if any: */
 	__u64 uret_tramp;	/* nuret: the process's uretprobe trampoline */
 	__u32 uret_off;		/* nuret: struct stitch_uret[nuret] at ustack[uret_off], */
 	__u32 nuret;		/* 8-aligned after the copy, ending at ustack_bytes */

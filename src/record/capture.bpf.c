@@ -161,13 +161,13 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base,
 
 /*
  * After a copy of the current thread's user stack (ustack[ucopy_off,
- * ustack_bytes), from sp up): the return addresses uretprobes hid in it
- * (uret.bpf.h), appended 8-aligned (sample_event.uret_off, nuret,
+ * ustack_bytes), from sp up): the return addresses uretprobes hid in the
+ * thread's stack (uret.bpf.h), appended 8-aligned (sample_event.uret_off, nuret,
  * uret_tramp).  Global: verified once.
  */
 __noinline int uret_capture(struct sample_event *e)
 {
-	__u64 tramp, hi;
+	__u64 tramp;
 	__u32 off, n;
 
 	if (!e)
@@ -176,13 +176,12 @@ __noinline int uret_capture(struct sample_event *e)
 	off = e->ustack_bytes;
 	if (off <= e->ucopy_off || off > STITCH_USTACK_ROOM + STITCH_MAX_USTACK)
 		return 0;
-	hi = e->sp + (off - e->ucopy_off);
 	off = (off + 7) & ~7u;
 	/* Within ustack's page of slack past the largest copy. */
 	if (off > STITCH_USTACK_ROOM + STITCH_MAX_USTACK)
 		return 0;
-	n = uret_collect(bpf_get_current_task_btf(), e->sp, hi,
-			 (struct stitch_uret *)(e->ustack + off), &tramp);
+	n = uret_collect(bpf_get_current_task_btf(), (struct stitch_uret *)(e->ustack + off),
+			 &tramp);
 	if (!n)
 		return 0;
 	e->uret_tramp = tramp;

@@ -187,11 +187,8 @@ int snapshot_tasks(struct bpf_iter__task *ctx)
 			/* The stack's mapping end caps the copy; unknown: faults do. */
 			if (bpf_find_vma(task, r->sp, vma_end_cb, &vc, 0) || !vc.end)
 				vc.end = r->sp + SNAP_MAX_USTACK;
-			/*
-			 * What uretprobes hid on the whole stack, not only the
-			 * copy: user space may read the rest (stack_rest.c).
-			 */
-			r->nuret = uret_collect(task, r->sp, vc.end, r->uret, &r->uret_tramp);
+			/* What uretprobes hid: in the copy, or in the rest user space may read. */
+			r->nuret = uret_collect(task, r->uret, &r->uret_tramp);
 			if (interp_any)
 				is = interp_walk(task, pid, r->tid, 0, &ibytes);
 			/* Padded (perl's strings): the next record stays 8-byte aligned. */
