@@ -242,10 +242,11 @@ clean:
 # anything, libstitch.a included.  Needs only libelf.
 STALL_DIR := lib/stall
 STALL_OBJDIR := $(BUILD)/stall
-STALL_SRCS := $(wildcard $(STALL_DIR)/*.c) src/unwind/cfi.c src/unwind/unwind.c src/util/elf_util.c
+STALL_SRCS := $(wildcard $(STALL_DIR)/*.c) src/unwind/cfi.c src/unwind/unwind.c src/unwind/uret.c \
+	src/util/elf_util.c
 STALL_OBJS := $(patsubst %.c,$(STALL_OBJDIR)/%.o,$(STALL_SRCS))
 STALL_HDRS := $(wildcard $(STALL_DIR)/*.h $(STALL_DIR)/stitch/*.h) src/unwind/cfi.h src/unwind/unwind.h \
-	src/unwind/unwind_table.h src/util/elf_util.h
+	src/unwind/unwind_table.h src/unwind/uret.h src/util/elf_util.h
 STALL_CFLAGS := -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -fvisibility=hidden \
 	-DSTITCH_STALL_BUILD -Isrc -I$(STALL_DIR)
 STALL_VERSION := 0.1.0

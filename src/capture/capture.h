@@ -12,6 +12,7 @@
 #endif
 
 #include "capture/ring_record.h"
+#include "capture/uret.h"
 
 #define STITCH_COMM_LEN 16
 /* perf_event_max_stack defaults to 127; one more slot never hurts. */
@@ -52,14 +53,20 @@ struct sample_event {
 	__u16 nuframes;		/* STITCH_SAMPLE_KFRAMES: frame words at ustack[0] */
 	__u8 ustop;		/* and why the kernel's walk stopped (KUNWIND_STOP_*) */
 	__u8 tag;		/* enum offcpu_tag (profile/stack_tag.h) */
-	__u32 ucopy_off;	/* stack bytes copied from sp upward: ustack[ucopy_off..ustack_bytes) */
+	/* stack bytes copied from sp upward: ustack[ucopy_off..nuret ? uret_off : ustack_bytes) */
+	__u32 ucopy_off;
 	/* ---- end kunwind ---- */
+	/* Return addresses uretprobes hid in the thread's stack (uret.h), if any: */
+	__u64 uret_tramp;	/* nuret: the process's uretprobe trampoline */
+	__u32 uret_off;		/* nuret: struct stitch_uret[nuret] at ustack[uret_off], */
+	__u32 nuret;		/* 8-aligned after the copy, ending at ustack_bytes */
 	__u64 kstack[STITCH_MAX_KSTACK];
 	/*
 	 * Room for the kernel's frame words before a stack copy (--unwind=check
 	 * sends both), and one page of slack past the maximum: the BPF side
 	 * bounds page reads with a mask, which the verifier can follow whatever
-	 * the compiler does with the loop.  The slack is never sent.
+	 * the compiler does with the loop.  Only the return addresses of
+	 * uretprobes (struct stitch_uret) may follow a copy of the maximum into it.
 	 */
 	__u8 ustack[STITCH_USTACK_ROOM + STITCH_MAX_USTACK + STITCH_PAGE_SIZE];
 };

@@ -18,6 +18,7 @@
 #include "capture/capture.h"
 #include "capture/stats.bpf.h"
 #include "capture/unwind_in_kernel.h"
+#include "capture/uret.bpf.h"
 
 #define PF_KTHREAD 0x00200000	/* include/linux/sched.h: macros are not in BTF */
 
@@ -323,32 +324,22 @@ static __always_inline void ku_set_exact(void *ctx, __u32 idx)
 int ku_search_map(const struct kunwind_proc *p, __u64 addr);
 int ku_search_row(__u32 first, __u32 nr, __u32 vaddr);
 
-/* Return instances looked at for one hijacked return address (nested uretprobes). */
-#define KU_URET_MAX 16
-
 /*
- * If ip is the process's uretprobe trampoline (uprobe_get_trampoline_vaddr),
- * the return address a uretprobe replaced with it at stack address slot, else
- * 0.  The current thread's return instances, newest first, each hold the slot
- * it hijacked (ri->stack, the sp at the probed function's entry) and what was
- * there; a tail call's instance ("chained") has the same slot and already
- * holds the real address.  Walks run on the current thread only.  Global:
- * verified once, not in each copy of the frame step, and run on a mapping
- * miss only.  Probe reads, not plain loads through the trusted task pointer:
- * the verifier checks each pointer loaded that way with searches by name
- * through the kernel's BTF (btf_nested_type_is_trusted), ~1 ms each here.
+ * If ip is the process's uretprobe trampoline, the return address a
+ * uretprobe replaced with it at stack address slot (uret.bpf.h), else 0.
+ * Walks run on the current thread only.  Global: verified once, not in each
+ * copy of the frame step, and run on a mapping miss only.
  */
 __noinline __u64 ku_uret_lookup(__u64 ip, __u64 slot)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct xol_area *area = BPF_CORE_READ(t, mm, uprobes_state.xol_area);
 	struct return_instance *ri;
 	int i;
 
-	if (!area || BPF_CORE_READ(area, vaddr) != ip)
+	if (!ip || uret_trampoline(t) != ip)
 		return 0;
-	ri = BPF_CORE_READ(t, utask, return_instances);
-	for (i = 0; i < KU_URET_MAX && ri; i++) {
+	ri = uret_first(t);
+	for (i = 0; i < URET_LIST_MAX && ri; i++) {
 		if (BPF_CORE_READ(ri, stack) == slot)
 			return BPF_CORE_READ(ri, orig_ret_vaddr);
 		ri = BPF_CORE_READ(ri, next);

@@ -34,6 +34,17 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 	for (i = 0; i < n; i++) {
 		const struct map *m = proc_find_map(proc, scratch[i].pc);
 
+		/*
+		 * A return address in [uprobes] is a uretprobe's trampoline
+		 * the capture brought no real address for (a stack copied
+		 * without them): no caller, so the stack is cut here.
+		 */
+		if (m && m->uprobes && !scratch[i].exact) {
+			if (*why == UNWIND_STOP_END)
+				*why = UNWIND_STOP_NO_MODULE;
+			break;
+		}
+
 		memset(&uf[nu], 0, sizeof(uf[nu]));
 		uf[nu].exact = scratch[i].exact;
 		uf[nu].by_fp = scratch[i].by_fp;

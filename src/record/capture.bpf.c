@@ -46,6 +46,7 @@ struct {
 #include "capture/busy.bpf.h"
 #include "interp/capture_walk.bpf.h"
 #include "capture/unwind_in_kernel.bpf.h"
+#include "capture/uret.bpf.h"
 #include "capture/offcpu.bpf.h"
 
 /*
@@ -159,6 +160,38 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base,
 }
 
 /*
+ * After a copy of the current thread's user stack (ustack[ucopy_off,
+ * ustack_bytes), from sp up): the return addresses uretprobes hid in the
+ * thread's stack (uret.bpf.h), appended 8-aligned (sample_event.uret_off, nuret,
+ * uret_tramp).  Global: verified once.
+ */
+__noinline int uret_capture(struct sample_event *e)
+{
+	__u64 tramp;
+	__u32 off, n;
+
+	if (!e)
+		return 0;
+	e->nuret = 0;
+	off = e->ustack_bytes;
+	if (off <= e->ucopy_off || off > STITCH_USTACK_ROOM + STITCH_MAX_USTACK)
+		return 0;
+	off = (off + 7) & ~7u;
+	/* Within ustack's page of slack past the largest copy. */
+	if (off > STITCH_USTACK_ROOM + STITCH_MAX_USTACK)
+		return 0;
+	n = uret_collect(bpf_get_current_task_btf(), (struct stitch_uret *)(e->ustack + off),
+			 &tramp);
+	if (!n)
+		return 0;
+	e->uret_tramp = tramp;
+	e->uret_off = off;
+	e->nuret = n;
+	e->ustack_bytes = off + n * sizeof(struct stitch_uret);
+	return n;
+}
+
+/*
  * Off-CPU switch-out (capture/offcpu.bpf.h): the stack is taken now and
  * weighed when the thread runs again.  Counted in the kernel, its key is
  * kept; else the sample is sent marked STITCH_SAMPLE_WEIGHT_LATER.
@@ -263,6 +296,7 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	e->nuframes = 0;
 	e->ustop = 0;
 	e->ucopy_off = 0;
+	e->nuret = 0;
 	e->tag = defer ? defer->tag : 0;
 	if (defer)
 		e->flags |= STITCH_SAMPLE_WEIGHT_LATER;
@@ -295,6 +329,8 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 			if (ubase >= 0) {
 				e->ucopy_off = ubase;
 				e->ustack_bytes = ubase + copy_user_stack(e, ubase, e->sp, stack_top);
+				/* Return addresses uretprobes hid in the copy (uret.bpf.h). */
+				uret_capture(e);
 			}
 		}
 	}

@@ -23,14 +23,31 @@ static size_t key_bytes_for(uint16_t nk, uint16_t nu)
 	return sizeof(struct stack_key) + nk * sizeof(uint64_t) + nu * sizeof(struct uframe);
 }
 
+/* Where the copied stack ends: the uretprobes' return addresses may follow it. */
+static uint32_t copy_end(const struct sample_event *e)
+{
+	return e->nuret ? e->uret_off : e->ustack_bytes;
+}
+
 /* User frames from the copied stack, unwound here; sets *why. */
 static int frames_from_copy(struct recorder *r, const struct sample_event *e, struct proc *proc,
 			    struct uframe *uf, enum unwind_stop *why)
 {
 	struct unwind_regs regs = { e->ip, e->sp, e->bp };
 	struct unwind_stack stack = { e->sp, e->ustack + e->ucopy_off,
-				      e->ustack_bytes - e->ucopy_off };
+				      copy_end(e) - e->ucopy_off };
+	struct unwind_uret uret[STITCH_URET_MAX];
+	uint32_t i;
 
+	/* Checked by sample_sizes_ok(); copied out of the record, which is only 8-aligned. */
+	for (i = 0; i < e->nuret; i++) {
+		struct stitch_uret u;
+
+		memcpy(&u, e->ustack + e->uret_off + i * sizeof(u), sizeof(u));
+		uret[i].slot = u.slot;
+		uret[i].orig = u.orig;
+	}
+	stack.uret = (struct unwind_urets){ e->uret_tramp, uret, e->nuret };
 	return copy_unwind(&r->bins, proc, &regs, &stack, r->uframes, MAX_UFRAMES, uf, why);
 }
 
@@ -134,9 +151,14 @@ static bool sample_sizes_ok(const struct sample_event *e, size_t size)
 
 	if (e->kstack_bytes > sizeof(e->kstack) ||
 	    e->ustack_bytes > size - STITCH_SAMPLE_HDR_BYTES ||
-	    e->ustack_bytes > STITCH_USTACK_ROOM + STITCH_MAX_USTACK ||
-	    e->ucopy_off > e->ustack_bytes || e->nuframes > KUNWIND_MAX_FRAMES ||
+	    e->ustack_bytes > sizeof(e->ustack) ||
+	    copy_end(e) > STITCH_USTACK_ROOM + STITCH_MAX_USTACK ||
+	    e->ucopy_off > copy_end(e) || e->nuframes > KUNWIND_MAX_FRAMES ||
 	    e->nuframes * 8u > e->ustack_bytes)
+		return false;
+	/* The uretprobes' return addresses: 8-aligned after the copy, the record's last bytes. */
+	if (e->nuret && (e->nuret > STITCH_URET_MAX || e->uret_off % 8 ||
+			 e->ustack_bytes - e->uret_off != e->nuret * sizeof(struct stitch_uret)))
 		return false;
 	return !(kframes && e->ucopy_off && e->ucopy_off < e->nuframes * 8u);
 }

@@ -15,6 +15,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "capture/uret.bpf.h"
 #include "snapshot/snapshot.h"
 
 /* The walkers read the iterated task, not the current one (interp_read()). */
@@ -186,6 +187,8 @@ int snapshot_tasks(struct bpf_iter__task *ctx)
 			/* The stack's mapping end caps the copy; unknown: faults do. */
 			if (bpf_find_vma(task, r->sp, vma_end_cb, &vc, 0) || !vc.end)
 				vc.end = r->sp + SNAP_MAX_USTACK;
+			/* What uretprobes hid: in the copy, or in the rest user space may read. */
+			r->nuret = uret_collect(task, r->uret, &r->uret_tramp);
 			if (interp_any)
 				is = interp_walk(task, pid, r->tid, 0, &ibytes);
 			/* Padded (perl's strings): the next record stays 8-byte aligned. */

@@ -390,13 +390,19 @@ static int user_frames(struct snapper *s, const struct snap_record *r, const uin
 	struct unwind_regs regs = { r->ip, r->sp, r->bp };
 	struct unwind_stack stack = { r->sp, ustack, r->ustack_bytes };
 	struct proc *proc = procs_get(&s->procs, r->pid);
+	struct unwind_uret uret[STITCH_URET_MAX];
 	enum unwind_stop why;
+	uint32_t i;
 	int nu;
 
 	if (!proc || !proc->nr) {
 		*note = "its process's mappings could not be read (it exited?)";
 		return 0;
 	}
+	/* Return addresses uretprobes hid (nuret checked with the record). */
+	for (i = 0; i < r->nuret; i++)
+		uret[i] = (struct unwind_uret){ r->uret[i].slot, r->uret[i].orig };
+	stack.uret = (struct unwind_urets){ r->uret_tramp, uret, r->nuret };
 	nu = copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf, &why);
 	/* Ran off the copy: a thread that has not run since has the rest unchanged. */
 	if (why == UNWIND_STOP_TRUNCATED && (r->flags & SNAP_USTACK_CUT) &&
@@ -674,6 +680,7 @@ static int one_round(struct snapper *s, uint32_t round)
 
 		if (r->magic != SNAP_MAGIC || r->bytes < sizeof(*r) || r->bytes > s->len - off ||
 		    r->bytes % 8 || r->nkernel > SNAP_MAX_KSTACK || r->ustack_bytes > SNAP_MAX_USTACK ||
+		    r->nuret > STITCH_URET_MAX ||
 		    r->interp_bytes > SNAP_OBJECT_BYTES ||
 		    sizeof(*r) + r->nkernel * 8ull + r->ustack_bytes + r->interp_bytes != r->bytes) {
 			s->bad_records++;

@@ -11,6 +11,8 @@
 #include <linux/types.h>
 #endif
 
+#include "capture/uret.h"
+
 #define SNAP_MAGIC 0x736e6170u		/* "snap": resynchronises a torn stream */
 #define SNAP_COMM_LEN 16
 #define SNAP_MAX_KSTACK 64
@@ -52,7 +54,9 @@ struct snap_record {
 	__u32 nkernel;			/* kernel addresses that follow, innermost first */
 	__u32 ustack_bytes;		/* user stack bytes after them, from sp up */
 	__u32 interp_bytes;		/* then its interpreter frames: a struct interp_event */
-	__u32 pad;
+	__u32 nuret;			/* return addresses uretprobes hid in its stack: */
+	__u64 uret_tramp;		/* nuret: the process's uretprobe trampoline */
+	struct stitch_uret uret[STITCH_URET_MAX];	/* innermost first (capture/uret.h) */
 	char comm[SNAP_COMM_LEN];
 	/*
 	 * followed by __u64 kernel[nkernel], __u8 ustack[ustack_bytes], then

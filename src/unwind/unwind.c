@@ -163,6 +163,17 @@ static int frame_row(const struct unwind_regs *regs, bool exact, unwind_lookup_f
 }
 
 /*
+ * After a step by CFI or frame pointer, the return address was read at the
+ * caller's sp - 8: if a uretprobe put its trampoline there, the real one
+ * (uret.h).  Where none is known the stack stops, as at any pc in no module:
+ * the trampoline is no caller, and what follows it would not be the truth.
+ */
+static int restore_ret(const struct unwind_stack *stack, struct unwind_regs *r)
+{
+	return unwind_uret_restore(&stack->uret, r->sp - 8, &r->ip) ? 0 : UNWIND_STOP_NO_MODULE;
+}
+
+/*
  * The frame-pointer step, and its last check: the return address must lie
  * in executable code (a binary we read, or anonymous executable memory).
  */
@@ -174,6 +185,8 @@ static int step_fp(struct unwind_regs *r, bool *exact, const struct unwind_stack
 	int err;
 
 	err = unwind_step_fp(&n, exact, unwind_stack_read, (void *)stack);
+	if (!err)
+		err = restore_ret(stack, &n);
 	if (err)
 		return err;
 	if (!lookup(ctx, n.ip - 1, &bias))
@@ -218,6 +231,9 @@ int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack
 							      : UNWIND_STOP_TRUNCATED;
 		if (!by_fp && !err)
 			err = unwind_step(row, &r, &exact, unwind_stack_read, (void *)stack);
+		/* A signal frame's pc is exact: the interrupted one, no return address. */
+		if (!by_fp && !err && !exact)
+			err = restore_ret(stack, &r);
 		if (err) {
 			*why = err;
 			return n;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "unwind/cfi.h"
+#include "unwind/uret.h"
 
 struct unwind_regs {
 	uint64_t ip, sp, bp;
@@ -21,6 +22,8 @@ struct unwind_stack {			/* bytes copied from the user stack */
 	uint64_t start;			/* user address of data[0] (== sp at capture) */
 	const uint8_t *data;
 	size_t len;
+	/* Return addresses in it that uretprobes replaced, to put back (uret.h). */
+	struct unwind_urets uret;
 };
 
 /*

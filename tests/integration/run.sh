@@ -157,6 +157,65 @@ test_kernel_unwind_equals_copy() {
 	check_mode fp 100 -F 499 -- "$CHAIN_FP" spin 1
 }
 
+# ---- uretprobes: the return addresses they hide, put back -----------------
+
+# uretprobes_on BINARY FUNC...: bpftrace holds a uretprobe on each FUNC of
+# BINARY until the test ends, and one on main of $CHAIN, placed last: once
+# that one has fired, the others are live.
+uretprobes_on() {
+	local bin=$1 probes="" f i
+	shift
+	command -v bpftrace >/dev/null || die "bpftrace is needed to place uretprobes"
+	for f in "$@"; do
+		probes="${probes}uretprobe:$bin:$f,"
+	done
+	probes="${probes}uretprobe:$CHAIN:main"
+	bpftrace -e "$probes { printf(\"fired %s\\n\", probe); }" >"$TMP/bpftrace.out" 2>&1 &
+	BPFTRACE_PID=$!
+	trap 'kill -INT $BPFTRACE_PID 2>/dev/null; wait $BPFTRACE_PID; '"${URET_CLEANUP:-}" EXIT
+	for i in $(seq 60); do
+		"$CHAIN" deep 2 0
+		grep -q "^fired uretprobe:$CHAIN:main" "$TMP/bpftrace.out" && return 0
+		sleep 0.5
+	done
+	cat "$TMP/bpftrace.out"
+	die "bpftrace's uretprobes never fired"
+}
+
+# A uretprobe replaces the return address of the function it probes with
+# its trampoline ([uprobes]) and keeps the real one in the kernel.  A copied
+# stack comes with those (capture/uret.bpf.h), and the user-space unwinder
+# puts each back as the kernel's walk does: complete stacks through main, a,
+# b and c, probed by bpftrace, and the same frames as the kernel's walk (it was
+# chain;[unknown];c;burn, the trampoline as c's caller: 439 of 439 differed).
+test_copy_unwind_under_uretprobes() {
+	uretprobes_on "$CHAIN" a b c
+	"$STITCH" record -F 499 --unwind=copy -o "$TMP/uret.folded" -- "$CHAIN" spin 2
+	show "$TMP/uret.folded"
+	expect_ge "chain samples" "$(total "$TMP/uret.folded" '^chain;')" 150
+	expect_ge "% in burn with _start..main;a;b;c;burn" \
+		"$(share "$TMP/uret.folded" ';c;burn' "$COMPLETE;main;a;b;c;burn( |;)")" 99
+	expect_eq "samples cut at a trampoline" \
+		"$(total "$TMP/uret.folded" '^chain;\[unknown\];')" 0
+	check_mode uret 150 -F 499 -- "$CHAIN" spin 2
+}
+
+# More nested probed calls than a sample brings return addresses for
+# (STITCH_URET_MAX, 16): recurse() 30 deep under a uretprobe.  Put back for
+# the 16 innermost, then cut at the next trampoline: 17 recurse frames and
+# [unknown], never the trampoline as a caller nor what lies above it.
+test_copy_unwind_cut_at_unknown_uretprobe() {
+	# mawk has no {17}
+	local r17
+	r17=$(printf 'recurse;%.0s' $(seq 17))
+	uretprobes_on "$CHAIN" recurse
+	"$STITCH" record -F 499 --unwind=copy -o "$TMP/uret-deep.folded" -- "$CHAIN" deep 30 2
+	show "$TMP/uret-deep.folded" 3 | cut -c1-300
+	expect_ge "chain samples in burn" "$(total "$TMP/uret-deep.folded" ';c;burn( |;)')" 150
+	expect_ge "% in burn cut after 17 recurse frames" "$(share "$TMP/uret-deep.folded" \
+		';c;burn' "^chain;\\[unknown\\];${r17}c;burn( |;)")" 98
+}
+
 test_kernel_unwind_is_default_and_complete() {
 	"$STITCH" record --stats -F 499 -o "$TMP/k.folded" -- "$CHAIN" spin 1 2>"$TMP/k.err"
 	cat "$TMP/k.err"

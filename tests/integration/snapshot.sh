@@ -112,6 +112,18 @@ test_snapshot_exact_chains_states_groups() {
 	snap_no_programs_left
 }
 
+# Threads asleep inside functions under uretprobes (bpftrace): a sleeping
+# thread's copy brings its return instances too (capture/uret.bpf.h), so
+# every chain is as exact as without them, never cut at the trampoline.
+test_snapshot_under_uretprobes() {
+	URET_CLEANUP=snap_cleanup uretprobes_on "$SNAP_THREADS" mutex_wait_a mutex_wait_b \
+		pipe_wait_a sleep_wait_a epoll_wait_a main_report main
+	snap_start
+	expect_grep "/proc/$SNAP_PID/maps" '\[uprobes\]'
+	"$STITCH" snapshot -p "$SNAP_PID" -o "$TMP/su.json"
+	check_workload_chains "$TMP/su.json"
+}
+
 test_snapshot_json_no_group_outputs() {
 	trap snap_cleanup EXIT
 	snap_start

@@ -154,6 +154,26 @@ static void test_sample_sizes_checked(void **state)
 	e->ucopy_off = 72;
 	handle_record(&r, e, size);
 	assert_int_equal(r.bad_records, 3);
+	e->ucopy_off = 0;
+	/* The uretprobes' return addresses: 8-aligned, the record's last bytes, a few. */
+	e->nuret = 2;
+	e->uret_off = 40;
+	handle_record(&r, e, size);
+	assert_int_equal(r.bad_records, 4);
+	e->uret_off = 28;
+	e->ustack_bytes = 28 + 2 * sizeof(struct stitch_uret);
+	handle_record(&r, e, size);
+	assert_int_equal(r.bad_records, 5);
+	e->uret_off = 8;
+	e->ustack_bytes = 8 + 2 * sizeof(struct stitch_uret);
+	e->ucopy_off = 16;
+	handle_record(&r, e, size);
+	assert_int_equal(r.bad_records, 6);
+	e->ucopy_off = 0;
+	e->nuret = STITCH_URET_MAX + 1;
+	e->ustack_bytes = 8 + e->nuret * sizeof(struct stitch_uret);
+	handle_record(&r, e, STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes);
+	assert_int_equal(r.bad_records, 7);
 	free(e);
 }
 

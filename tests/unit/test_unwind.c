@@ -308,6 +308,106 @@ static void test_unwind_user_jit(void **state)
 	assert_int_equal(why, UNWIND_STOP_NO_RULE);
 }
 
+/* ---- return addresses a uretprobe hid ------------------------------------- */
+
+#define TRAMP 0x7fffffffe000ull
+
+static void test_uret_restore(void **state)
+{
+	const struct unwind_uret v[] = {
+		{ FAKE_BASE + 0x18, 0x401234 },	/* a tail call's instance: the real address */
+		{ FAKE_BASE + 0x18, TRAMP },	/* the probed caller's, at the same slot */
+		{ FAKE_BASE + 0x40, 0x405678 },
+		{ FAKE_BASE + 0x60, 0 },
+	};
+	struct unwind_urets u = { TRAMP, v, 4 };
+	struct unwind_urets none = { 0, NULL, 0 };
+	uint64_t ra;
+
+	/* Not the trampoline: as read, wherever it was. */
+	ra = 0x409999;
+	assert_true(unwind_uret_restore(&u, FAKE_BASE + 0x40, &ra));
+	assert_int_equal(ra, 0x409999);
+	/* The trampoline at a known slot: the address it hid, the slot's first. */
+	ra = TRAMP;
+	assert_true(unwind_uret_restore(&u, FAKE_BASE + 0x40, &ra));
+	assert_int_equal(ra, 0x405678);
+	ra = TRAMP;
+	assert_true(unwind_uret_restore(&u, FAKE_BASE + 0x18, &ra));
+	assert_int_equal(ra, 0x401234);
+	/* At a slot none was brought for, or with nothing usable: no caller. */
+	ra = TRAMP;
+	assert_false(unwind_uret_restore(&u, FAKE_BASE + 0x20, &ra));
+	assert_false(unwind_uret_restore(&u, FAKE_BASE + 0x60, &ra));
+	u.n = 2;
+	assert_false(unwind_uret_restore(&u, FAKE_BASE + 0x40, &ra));
+	/* No trampoline known: nothing to put back. */
+	assert_true(unwind_uret_restore(&none, FAKE_BASE + 0x40, &ra));
+	assert_int_equal(ra, TRAMP);
+}
+
+/*
+ * A stack whose return addresses a uretprobe replaced: each is put back
+ * where the trampoline stands in its slot, stepping by CFI or by frame
+ * pointer; a trampoline with none known ends the stack before it.
+ */
+static void test_unwind_user_uret(void **state)
+{
+	struct stitch_unwind_row rows[] = {
+		{ .pc = 0x400000, .cfa_rule = STITCH_CFA_RSP, .cfa_offset = 16 },
+		{ .pc = 0x400100, .cfa_rule = STITCH_CFA_END },
+		{ .pc = 0x400300, .cfa_rule = STITCH_CFA_NO_FDE },
+	};
+	struct unwind_table t = { rows, 3 };
+	struct unwind_uret v[] = {
+		{ FAKE_BASE + 8, 0x401020 },
+		{ FAKE_BASE + 24, 0x401101 },
+	};
+	struct unwind_stack s = fake_stack();
+	struct unwind_regs r = { 0x401010, FAKE_BASE, 0 };
+	struct unwind_frame f[8];
+	enum unwind_stop why;
+
+	memset(fake_words, 0, sizeof(fake_words));
+	*word_at(FAKE_BASE + 8) = TRAMP;	/* the leaf's return address, hijacked */
+	*word_at(FAKE_BASE + 24) = TRAMP;	/* and its caller's */
+	/* Without the return instances: the trampoline is no caller. */
+	s.uret = (struct unwind_urets){ TRAMP, v, 0 };
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 1);
+	assert_int_equal(why, UNWIND_STOP_NO_MODULE);
+	/* With them: leaf, its caller, its caller's caller (END). */
+	s.uret.n = 2;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 3);
+	assert_int_equal(why, UNWIND_STOP_END);
+	assert_int_equal(f[1].pc, 0x401020);
+	assert_false(f[1].exact);
+	assert_int_equal(f[2].pc, 0x401101);
+	/* The outer one missing: cut after the caller, not at a trampoline frame. */
+	s.uret.n = 1;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_NO_MODULE);
+	assert_int_equal(f[1].pc, 0x401020);
+	/* A real return address at a slot an instance names (left by longjmp): kept. */
+	*word_at(FAKE_BASE + 8) = 0x401030;
+	s.uret.n = 2;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 3);
+	assert_int_equal(f[1].pc, 0x401030);
+
+	/* By frame pointer (code without CFI): [rbp + 8] hijacked. */
+	memset(fake_words, 0, sizeof(fake_words));
+	r = (struct unwind_regs){ 0x401310, FAKE_BASE, FAKE_BASE + 32 };
+	*word_at(FAKE_BASE + 40) = TRAMP;
+	v[0] = (struct unwind_uret){ FAKE_BASE + 40, 0x401101 };
+	s.uret.n = 1;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 2);
+	assert_int_equal(why, UNWIND_STOP_END);
+	assert_int_equal(f[1].pc, 0x401101);
+	assert_true(f[1].by_fp);
+	s.uret.n = 0;
+	assert_int_equal(unwind_user(&r, &s, jit_lookup, &t, f, 8, &why), 1);
+	assert_int_equal(why, UNWIND_STOP_NO_MODULE);
+}
+
 /* ---- real snapshots from the fixture -------------------------------------- */
 
 struct module {
@@ -713,6 +813,8 @@ int main(void)
 		cmocka_unit_test(test_step_stops),
 		cmocka_unit_test(test_unwind_user_small),
 		cmocka_unit_test(test_unwind_user_jit),
+		cmocka_unit_test(test_uret_restore),
+		cmocka_unit_test(test_unwind_user_uret),
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_signal),
