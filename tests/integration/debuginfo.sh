@@ -511,3 +511,79 @@ test_debuginfod_deleted_executable_record() {
 		"$(share "$TMP/gone-rec.folded" '^gone_strip[123];' \
 			'^gone_strip[123];_start;__libc_start_main;__libc_start_call_main;main;a;b;c;burn ')" 95
 }
+
+# ---- an agent's later periods -----------------------------------------------
+
+# wait_pushed FILE REGEX WHAT: up to 40 s for a pushed sample (pushes.py folded
+# of backend FILE) to match REGEX: the agent named and pushed that period.
+wait_pushed() {
+	local i
+	for i in $(seq 200); do
+		[ -s "$1" ] && "$PY" "$PUSHES" folded "$1" | grep -qE -- "$2" && return 0
+		sleep 0.2
+	done
+	die "no push of $3 after 40 s"
+}
+
+# An agent whose first period spends the 3 s debuginfod budget on a download
+# that moves but never ends (A, the stripped chain, through a server that
+# trickles its debug file, then stalls), then a stripped program that first
+# runs after that period was pushed (B, many_libs and its ten libraries,
+# under the same name): B's frames are named in the later periods' pushes,
+# each period's naming having a budget of its own.  With the run's budget
+# (before), nothing was asked after the first period: B's frames stayed
+# dbgwork+0x... and spin_libN's unnamed.
+test_agent_debuginfod_budget_per_period() {
+	local a_id slow_port agent a
+	export STITCH_CACHE_DIR=$TMP/cache-agent-dbgd
+	make_many_libs
+	# A: the stripped chain, its debug file beside many_libs's on the server.
+	mkdir -p "$TMP/dw/a" "$TMP/dw/b"
+	gcc -O2 -fomit-frame-pointer -g -o "$TMP/dw/full" tests/workloads/chain.c ||
+		die "chain did not build"
+	objcopy --only-keep-debug "$TMP/dw/full" "$TMP/many/srv/dbgwork_a.debug"
+	strip -o "$TMP/dw/a/dbgwork" "$TMP/dw/full"
+	a_id=$(readelf -n "$TMP/dw/a/dbgwork" | awk '/Build ID/ { print $3 }')
+	[ -n "$a_id" ] || die "no build-id in the stripped chain"
+	cp "$TMP/many/bin/many_libs" "$TMP/dw/b/dbgwork"
+	serve_debug_dir "$TMP/many"
+	python3 tests/integration/slow_debuginfod.py 0 "http://127.0.0.1:$DBGD_PORT" \
+		--trickle "$a_id" 4 >"$TMP/dw/slow.port" &
+	more_servers_started $!
+	for _ in $(seq 50); do [ -s "$TMP/dw/slow.port" ] && break; sleep 0.1; done
+	slow_port=$(cat "$TMP/dw/slow.port")
+	[ -n "$slow_port" ] || die "the trickling server did not start"
+	export DEBUGINFOD_URLS="http://127.0.0.1:$slow_port"
+	backend_start dw pyroscope
+	"$TMP/dw/a/dbgwork" spin 60 >/dev/null &
+	a=$!
+	more_servers_started "$a"
+	"$STITCH" agent --comm dbgwork -F 99 --period 1s -d 60 \
+		--push "pyroscope=$(url_of dw)" 2>"$TMP/dw/agent.err" &
+	agent=$!
+	# A's first period named (its budget spent on A's download): then B.
+	wait_pushed "$TMP/dw.jsonl" '^pyroscope;dbgwork;' "A's first period"
+	kill "$a"
+	wait "$a" 2>/dev/null || true
+	"$TMP/dw/b/dbgwork" 3
+	wait_pushed "$TMP/dw.jsonl" ';burn_lib[0-9]' "B's period"
+	kill -TERM "$agent"
+	wait "$agent" || die "the agent failed: $(tail -n 5 "$TMP/dw/agent.err")"
+	backend_stop dw
+	cat "$TMP/dw/agent.err"
+	"$PY" "$PUSHES" folded "$TMP/dw.jsonl" >"$TMP/dw/all.folded"
+	grep ';burn_lib[0-9]' "$TMP/dw/all.folded" >"$TMP/dw/b.folded" || true
+	grep -v ';burn_lib[0-9]' "$TMP/dw/all.folded" >"$TMP/dw/a.folded" || true
+	show "$TMP/dw/a.folded" 3
+	show "$TMP/dw/b.folded" 5
+	# The first period's budget went to A's download, which never ended.
+	expect_grep "$TMP/dw/agent.err" '^stitch: debuginfod: .*\(stopped at the 3 s budget'
+	expect_ge "A's samples" "$(total "$TMP/dw/a.folded")" 20
+	expect_eq "A's samples named main" "$(total "$TMP/dw/a.folded" ';main;')" 0
+	# B's eleven binaries fetched in a later period, and its frames named.
+	expect_grep "$TMP/dw/agent.err" '^stitch: debuginfod: 11 debug files fetched'
+	expect_ge "B's samples" "$(total "$TMP/dw/b.folded")" 50
+	expect_ge "% of B's samples named _start..main;burn_libN;spin_libN" \
+		"$(share "$TMP/dw/b.folded" . \
+			';dbgwork;_start;__libc_start_main;__libc_start_call_main;main;burn_lib[0-9];spin_lib[0-9] ')" 95
+}
