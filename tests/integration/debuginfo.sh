@@ -407,6 +407,53 @@ test_debuginfod_many_binaries_slow_server() {
 		"$(debuginfod_seconds "$TMP/many-slow.err")" 2
 }
 
+# snapshot of many_libs's eleven threads parked in its ten libraries, behind
+# the server that takes 0.6 s a request: every binary's debug file fetched
+# at once before the threads are named, as record does, in ~0.7 s of
+# queries (0.6 s measured); every frame named.  One binary at a time as
+# each thread was named (before), the 3 s budget fetched 5 of the 11 and
+# left the rest's frames unnamed.
+test_debuginfod_snapshot_many_binaries() {
+	local slow_port pid n start end
+	export STITCH_CACHE_DIR=$TMP/cache-snap-many
+	make_many_libs
+	serve_debug_dir "$TMP/many"
+	python3 tests/integration/slow_debuginfod.py 0.6 "http://127.0.0.1:$DBGD_PORT" \
+		>"$TMP/snap-slow.port" &
+	more_servers_started $!
+	for _ in $(seq 50); do [ -s "$TMP/snap-slow.port" ] && break; sleep 0.1; done
+	slow_port=$(cat "$TMP/snap-slow.port")
+	[ -n "$slow_port" ] || die "the slow server did not start"
+	export DEBUGINFOD_URLS="http://127.0.0.1:$slow_port"
+	"$TMP/many/bin/many_libs" park &
+	pid=$!
+	more_servers_started "$pid"
+	for _ in $(seq 100); do
+		[ "$(ls "/proc/$pid/task" | wc -l)" -ge 11 ] && break
+		sleep 0.1
+	done
+	[ "$(ls "/proc/$pid/task" | wc -l)" -ge 11 ] || die "many_libs park: not 11 threads"
+	start=$(date +%s.%N)
+	"$STITCH" snapshot -p "$pid" -o "$TMP/snap-many.txt" 2>"$TMP/snap-many.err"
+	end=$(date +%s.%N)
+	cat "$TMP/snap-many.err"
+	grep -E '^ +(pause|wait_lib[0-9]|park_lib[0-9]|parker|park_all|main)( |$)' "$TMP/snap-many.txt"
+	echo "snapshot took $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }') s"
+	expect_grep "$TMP/snap-many.err" '^stitch: debuginfod: 11 debug files fetched, 0 from its cache, 0 not found, 0 failed'
+	for n in 0 1 2 3 4 5 6 7 8 9; do
+		expect_grep "$TMP/snap-many.txt" "^ +wait_lib$n \\(many_lib\\.c:[0-9]+\\)\$"
+	done
+	expect_eq "threads named parker (many_libs.c)" \
+		"$(grep -cE '^ +parker \(many_libs\.c:[0-9]+\)$' "$TMP/snap-many.txt")" 10
+	# main's thread: main tail-calls park_all, which only the debug file names.
+	expect_grep "$TMP/snap-many.txt" '^ +park_all \(many_libs\.c:[0-9]+\)$'
+	if grep -E '^ +(many_libs|libmany[0-9]\.so)\+0x' "$TMP/snap-many.txt"; then
+		die "frames of the stripped binaries left unnamed"
+	fi
+	at_most "debuginfod's queries for 11 binaries behind a 0.6 s server" \
+		"$(debuginfod_seconds "$TMP/snap-many.err")" 2
+}
+
 # Eleven binaries, three servers that never answer, never answer in time or
 # refuse: the queries cost <= 3 s in all (2.2 s: the 2 s timeout once), not
 # the timeout per binary or per server (3.4 s asked in turn, stopped by the
