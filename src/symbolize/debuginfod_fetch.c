@@ -227,6 +227,26 @@ static bool from_cache(enum di_kind kind, const uint8_t *id, size_t len, char *p
 }
 
 /* Any outcome of the build-id, stale or not. */
+/*
+ * libdebuginfod marks any failed query as "not found" (elfutils 0.188,
+ * measured): an empty file where the file would be, which answers "not
+ * found" for 10 minutes (its cache_miss_s) without asking.  After a query
+ * we cut (the budget) or that a server failed, asking again in the next
+ * period answered so in 0.02 s: a failure is no "not found", its mark goes.
+ */
+static void forget_failure(enum di_kind kind, const uint8_t *id, size_t len)
+{
+	char hex[2 * STITCH_BUILD_ID_MAX + 1], path[PATH_MAX];
+	struct stat st;
+
+	build_id_hex(id, len, hex);
+	if (snprintf(path, sizeof(path), "%s/%s/%s", di.cache, hex, kind_file(kind)) >=
+	    (int)sizeof(path))
+		return;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 && cache_ours(&st))
+		unlink(path);
+}
+
 static struct outcome *outcome_of(enum di_kind kind, const uint8_t *id, size_t len)
 {
 	size_t i;
@@ -394,6 +414,8 @@ static void run_round(struct di_job *jobs, size_t n)
 	for (i = 0; i < n; i++) {
 		build_id_hex(jobs[i].id, jobs[i].len, hex);
 		note_query(&jobs[i].q, jobs[i].result, hex, took);
+		if (jobs[i].result != 0 && (jobs[i].q.failed || jobs[i].q.cut))
+			forget_failure(jobs[i].kind, jobs[i].id, jobs[i].len);
 		outcome_add(jobs[i].kind, jobs[i].id, jobs[i].len, jobs[i].result,
 			    jobs[i].q.failed || jobs[i].q.cut, true);
 		free(jobs[i].found);
@@ -465,6 +487,8 @@ static int fetch_one(enum di_kind kind, const uint8_t *id, size_t len, char *pat
 	if (err == 0 && snprintf(path, size, "%s", found) >= (int)size)
 		err = -ENAMETOOLONG;
 	free(found);
+	if (err != 0 && (q.failed || q.cut))
+		forget_failure(kind, id, len);
 	outcome_add(kind, id, len, err, q.failed || q.cut, true);
 	return err == 0 ? 0 : -ENOENT;
 }
@@ -492,6 +516,34 @@ static void outcomes_expire(double now)
 		di.outcomes[kept++] = *o;
 	}
 	di.nr_outcomes = kept;
+}
+
+static bool due(const struct outcome *o, double now)
+{
+	return o->kind == DI_DEBUGINFO && o->failed && now >= o->retry_at;
+}
+
+bool debuginfod_retry_due(const uint8_t *build_id, size_t len)
+{
+	const struct outcome *o;
+
+	if (di.state != DI_READY || len < 2 || len > STITCH_BUILD_ID_MAX)
+		return false;
+	o = outcome_of(DI_DEBUGINFO, build_id, len);
+	return o && due(o, mono_s()) && alive_servers();
+}
+
+bool debuginfod_retries_due(void)
+{
+	double now = mono_s();
+	size_t i;
+
+	if (di.state != DI_READY || !alive_servers())
+		return false;
+	for (i = 0; i < di.nr_outcomes; i++)
+		if (due(&di.outcomes[i], now))
+			return true;
+	return false;
 }
 
 void debuginfod_new_budget(void)

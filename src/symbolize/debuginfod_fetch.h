@@ -97,6 +97,16 @@ void debuginfod_new_budget(void);
 double debuginfod_retry_after(unsigned int failures, double first_s, double max_s);
 
 /*
+ * Whether the debug file of a build-id was asked for and failed (no
+ * answer in time, a server down; not "not found") and asking again is due
+ * (past its retry time, a server in use): a binary whose symbols were
+ * opened without it may open them again to ask (an agent's long-running
+ * processes).  debuginfod_retries_due(): whether any is.
+ */
+bool debuginfod_retry_due(const uint8_t *build_id, size_t len);
+bool debuginfod_retries_due(void);
+
+/*
  * Fetch the debug files of ids[0..n) (lens[i] bytes each) at once, ahead
  * of the one-by-one calls below, which then find the files (or the
  * failure) without asking again.
