@@ -268,6 +268,31 @@ print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
 	expect_grep "$TMP/silent.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, [1-9][0-9]* failed \(2 of 2 servers given up'
 }
 
+# A recording whose query for the stripped chain's debug file was cut at the
+# budget (a download that moves, then stalls), then a second recording: it
+# asks again and names the chain.  libdebuginfod marked the cut query "not
+# found" in the cache (an empty file, 10 minutes): the second recording
+# said "0 debug files fetched, 0 from its cache, 1 not found" without a
+# request.
+test_debuginfod_cut_query_not_marked_missing() {
+	local slow_port
+	export STITCH_CACHE_DIR=$TMP/cache-cut
+	start_debuginfod
+	python3 tests/integration/slow_debuginfod.py 0 "http://127.0.0.1:$DBGD_PORT" \
+		--trickle "$DBGD_ID" 4 >"$TMP/cut.port" &
+	more_servers_started $!
+	for _ in $(seq 50); do [ -s "$TMP/cut.port" ] && break; sleep 0.1; done
+	slow_port=$(cat "$TMP/cut.port")
+	[ -n "$slow_port" ] || die "the trickling server did not start"
+	export DEBUGINFOD_URLS="http://127.0.0.1:$slow_port"
+	record_deep_strip "$TMP/cut1"
+	expect_grep "$TMP/cut1.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, 1 failed \(stopped at the 3 s budget\)'
+	expect_eq "deep_strip samples named main, cut" "$(total "$TMP/cut1.folded" '^deep_strip;.*;main;')" 0
+	record_deep_strip "$TMP/cut2"
+	expect_grep "$TMP/cut2.err" '^stitch: debuginfod: 1 debug files fetched, 0 from its cache, 0 not found, 0 failed'
+	expect_deep_strip_named "$TMP/cut2"
+}
+
 # snapshot and symbolize name through debuginfod too, say what it gave, and
 # take --no-debuginfod: then nothing is asked and the frames stay addresses.
 test_debuginfod_snapshot_symbolize() {
