@@ -226,7 +226,6 @@ static bool from_cache(enum di_kind kind, const uint8_t *id, size_t len, char *p
 	       cache_ours(&st);
 }
 
-/* Any outcome of the build-id, stale or not. */
 /*
  * libdebuginfod marks any failed query as "not found" (elfutils 0.188,
  * measured): an empty file where the file would be, which answers "not
@@ -247,6 +246,7 @@ static void forget_failure(enum di_kind kind, const uint8_t *id, size_t len)
 		unlink(path);
 }
 
+/* Any outcome of the build-id, stale or not. */
 static struct outcome *outcome_of(enum di_kind kind, const uint8_t *id, size_t len)
 {
 	size_t i;
@@ -508,8 +508,11 @@ static void outcomes_expire(double now)
 
 		if (o->result == 0 || (!o->failed && now - o->at >= DEBUGINFOD_MISSING_KEEP_S))
 			continue;
-		/* A failure last tried over an hour ago starts its backoff again. */
-		if (o->failed && now - o->at >= DEBUGINFOD_ID_RETRY_MAX_S + DEBUGINFOD_BUDGET_S)
+		/*
+		 * One still wanted is asked again at least hourly (its outcome
+		 * renewed): one untouched for two hours belongs to a binary gone.
+		 */
+		if (o->failed && now - o->at >= 2 * DEBUGINFOD_ID_RETRY_MAX_S)
 			continue;
 		if (o->failed && now >= o->retry_at)
 			o->stale = true;
