@@ -587,15 +587,15 @@ test_debuginfod_deleted_executable_record() {
 
 # ---- an agent's later periods -----------------------------------------------
 
-# wait_pushed FILE REGEX WHAT: up to 40 s for a pushed sample (pushes.py folded
+# wait_pushed FILE REGEX WHAT: up to 60 s for a pushed sample (pushes.py folded
 # of backend FILE) to match REGEX: the agent named and pushed that period.
 wait_pushed() {
 	local i
-	for i in $(seq 200); do
+	for i in $(seq 300); do
 		[ -s "$1" ] && "$PY" "$PUSHES" folded "$1" | grep -qE -- "$2" && return 0
 		sleep 0.2
 	done
-	die "no push of $3 after 40 s"
+	die "no push of $3 after 60 s"
 }
 
 # An agent whose first period spends the 3 s debuginfod budget on a download
@@ -638,9 +638,11 @@ test_agent_debuginfod_budget_per_period() {
 	"$TMP/dw/a/dbgwork" spin 60 >/dev/null &
 	a=$!
 	more_servers_started "$a"
-	"$STITCH" agent --comm dbgwork -F 99 --period 1s -d 60 \
+	"$STITCH" agent --comm dbgwork -F 99 --period 1s -d 180 \
 		--push "pyroscope=$(url_of dw)" 2>"$TMP/dw/agent.err" &
 	agent=$!
+	# A test that fails on the way stops it too.
+	more_servers_started "$agent"
 	# A's first period named (its budget spent on A's download), then A named.
 	wait_pushed "$TMP/dw.jsonl" '^pyroscope;dbgwork;' "A's first period"
 	wait_pushed "$TMP/dw.jsonl" ';main;a;b;c;burn ' "A named in a later period"
