@@ -24,6 +24,7 @@
 #include "agent/agent_cmd.h"
 #include "profile/stacks.h"
 #include "record/run_opts.h"
+#include "symbolize/debuginfod_fetch.h"
 #include "symbolize/ksym_namer.h"
 #include "util/clock.h"
 
@@ -378,6 +379,12 @@ static int on_period(void *ctx, const struct record_result *res)
 	int err;
 
 	a->periods++;
+	/*
+	 * Each period's naming has debuginfod's budget of a recording (3 s):
+	 * with the run's, a long agent spent it in its first periods and
+	 * never fetched again, leaving binaries started later unnamed.
+	 */
+	debuginfod_new_budget();
 	err = series_of_period(&a->cfg, res->stacks, res->start_unix_ns, res->end_unix_ns,
 			       queue_series, a);
 	if (err)

@@ -445,6 +445,24 @@ size_t binary_cache_release_unnamed(struct binary_cache *c)
 	return c->syms_dropped - dropped;
 }
 
+size_t binary_cache_retry_debuginfod(struct binary_cache *c)
+{
+	uint64_t dropped = c->syms_dropped;
+	struct hmap_node *n;
+	size_t i;
+
+	if (!debuginfod_retries_due())
+		return 0;
+	hmap_for_each(&c->by_file, i, n) {
+		struct binary *b = (struct binary *)n;
+
+		if (b->syms_opened && !b->image &&
+		    debuginfod_retry_due(b->build_id, b->build_id_len))
+			syms_drop(c, b);
+	}
+	return c->syms_dropped - dropped;
+}
+
 void binary_cache_drop_tables(struct binary_cache *c)
 {
 	struct hmap_node *n;

@@ -138,6 +138,15 @@ void binary_cache_unmark_sampled(struct binary_cache *c);
  */
 size_t binary_cache_release_unnamed(struct binary_cache *c);
 
+/*
+ * The binaries whose debug file debuginfod failed to give (a server down,
+ * the budget spent) and whose retry is due (debuginfod_retry_due) let go
+ * of their symbols, opened again, and the file asked for, when a stack
+ * names them next: an agent's long-running processes are named once a
+ * server answers.  Returns how many symbol tables went.
+ */
+size_t binary_cache_retry_debuginfod(struct binary_cache *c);
+
 /* Unwinding is over: every unwind table goes (their rows were the most of our heap). */
 void binary_cache_drop_tables(struct binary_cache *c);
 

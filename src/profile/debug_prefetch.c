@@ -63,6 +63,22 @@ static void consider_frames(struct wanted *w, const struct uframe *u, int n)
 			consider(w, u[i].bin);
 }
 
+static void consider_key(struct wanted *w, const struct stack_key *k)
+{
+	consider_frames(w, stack_user(k), k->nuser);
+	consider_frames(w, stack_waker(k), k->nwaker);
+}
+
+/* What was wanted, fetched at once; then w is freed. */
+static void fetch_wanted(struct wanted *w)
+{
+	if (w->n)
+		debuginfod_prefetch((const uint8_t (*)[STITCH_BUILD_ID_MAX])w->ids, w->lens, w->n);
+	hmap_free_all(&w->seen);
+	free(w->ids);
+	free(w->lens);
+}
+
 void debug_prefetch_stacks(const struct stack_table *t)
 {
 	struct wanted w = { 0 };
@@ -71,15 +87,20 @@ void debug_prefetch_stacks(const struct stack_table *t)
 
 	if (!debuginfod_enabled() || hmap_init(&w.seen, 64) != 0)
 		return;
-	hmap_for_each(&t->map, i, hn) {
-		const struct stack_key *k = &((const struct stack *)hn)->key;
+	hmap_for_each(&t->map, i, hn)
+		consider_key(&w, &((const struct stack *)hn)->key);
+	fetch_wanted(&w);
+}
 
-		consider_frames(&w, stack_user(k), k->nuser);
-		consider_frames(&w, stack_waker(k), k->nwaker);
-	}
-	if (w.n)
-		debuginfod_prefetch((const uint8_t (*)[STITCH_BUILD_ID_MAX])w.ids, w.lens, w.n);
-	hmap_free_all(&w.seen);
-	free(w.ids);
-	free(w.lens);
+void debug_prefetch_keys(const struct stack_key *const *keys, size_t n)
+{
+	struct wanted w = { 0 };
+	size_t i;
+
+	if (!debuginfod_enabled() || hmap_init(&w.seen, 64) != 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (keys[i])
+			consider_key(&w, keys[i]);
+	fetch_wanted(&w);
 }

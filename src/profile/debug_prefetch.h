@@ -12,5 +12,7 @@
 #include "profile/stacks.h"
 
 void debug_prefetch_stacks(const struct stack_table *t);
+/* The same for keys[0..n) (NULL ones skipped), not in a table (snapshot's threads). */
+void debug_prefetch_keys(const struct stack_key *const *keys, size_t n);
 
 #endif /* STITCH_DEBUG_PREFETCH_H */

@@ -306,6 +306,12 @@ static int period_hand_over(struct run *run)
 	 */
 	if (binary_cache_release_unnamed(&r->bins))
 		malloc_trim(0);
+	/*
+	 * A binary named while a debuginfod server was down or the period's
+	 * budget spent asks again at a later period (debuginfod_fetch.h):
+	 * else a long-running process stayed unnamed for good.
+	 */
+	binary_cache_retry_debuginfod(&r->bins);
 	if (stacks_init(&r->stacks)) {
 		fprintf(stderr, "stitch record: out of memory\n");
 		rc = 1;

@@ -26,25 +26,38 @@
 
 enum { DI_UNTRIED, DI_READY, DI_OFF };
 
-/* What a build-id came to in this run: asked once, whatever the answer. */
+/*
+ * What a build-id came to: not asked again within a budget, whatever the
+ * answer; at a new budget (debuginfod_new_budget), a failure may be asked
+ * again once past retry_at.
+ */
 struct outcome {
 	enum di_kind kind;
 	uint8_t id[STITCH_BUILD_ID_MAX];
 	size_t len;
 	int result;
+	bool failed;		/* no answer in time, a server failed, or not asked */
+	bool stale;		/* a failure past its retry_at: ask again */
+	unsigned int tries;	/* queries that failed in a row */
+	double at, retry_at;	/* mono_s() of the outcome; of the next try */
 };
 
 static struct {
 	int state;
 	struct di_client *client;	/* for one-by-one queries */
 	char urls[DEBUGINFOD_MAX_SERVERS][DEBUGINFOD_URL_MAX];
-	unsigned int dead;		/* bit i: urls[i] given up */
+	unsigned int dead;		/* bit i: urls[i] given up, until dead_until[i] */
+	unsigned int ever_dead;		/* bit i: urls[i] given up at least once */
+	double dead_until[DEBUGINFOD_MAX_SERVERS];
+	unsigned int give_ups[DEBUGINFOD_MAX_SERVERS];	/* in a row, for the backoff */
 	int nr_urls;
 	long timeout_s;
 	char cache[PATH_MAX];
 	struct outcome *outcomes;
 	size_t nr_outcomes, cap_outcomes;
 	bool asked;			/* any query this run */
+	double spent;			/* seconds of queries of the budget under way */
+	bool spent_noted;		/* ... which stopped a query */
 	struct debuginfod_stats st;
 } di;
 
@@ -155,8 +168,24 @@ bool debuginfod_enabled(void)
 	return di.state == DI_READY;
 }
 
+double debuginfod_retry_after(unsigned int failures, double first_s, double max_s)
+{
+	double wait = first_s;
+
+	while (failures-- > 1 && wait < max_s)
+		wait *= 2;
+	return wait < max_s ? wait : max_s;
+}
+
+/* The servers not given up, or whose wait is over (asked again). */
 static unsigned int alive_servers(void)
 {
+	double now = mono_s();
+	int i;
+
+	for (i = 0; i < di.nr_urls; i++)
+		if ((di.dead & (1u << i)) && now >= di.dead_until[i])
+			di.dead &= ~(1u << i);
 	return ((1u << di.nr_urls) - 1) & ~di.dead;
 }
 
@@ -197,7 +226,28 @@ static bool from_cache(enum di_kind kind, const uint8_t *id, size_t len, char *p
 	       cache_ours(&st);
 }
 
-static struct outcome *outcome_find(enum di_kind kind, const uint8_t *id, size_t len)
+/*
+ * libdebuginfod marks any failed query as "not found" (elfutils 0.188,
+ * measured): an empty file where the file would be, which answers "not
+ * found" for 10 minutes (its cache_miss_s) without asking.  After a query
+ * we cut (the budget) or that a server failed, asking again in the next
+ * period answered so in 0.02 s: a failure is no "not found", its mark goes.
+ */
+static void forget_failure(enum di_kind kind, const uint8_t *id, size_t len)
+{
+	char hex[2 * STITCH_BUILD_ID_MAX + 1], path[PATH_MAX];
+	struct stat st;
+
+	build_id_hex(id, len, hex);
+	if (snprintf(path, sizeof(path), "%s/%s/%s", di.cache, hex, kind_file(kind)) >=
+	    (int)sizeof(path))
+		return;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 && cache_ours(&st))
+		unlink(path);
+}
+
+/* Any outcome of the build-id, stale or not. */
+static struct outcome *outcome_of(enum di_kind kind, const uint8_t *id, size_t len)
 {
 	size_t i;
 
@@ -210,11 +260,42 @@ static struct outcome *outcome_find(enum di_kind kind, const uint8_t *id, size_t
 	return NULL;
 }
 
-/* Remember what a build-id came to, and count it once. */
-static void outcome_add(enum di_kind kind, const uint8_t *id, size_t len, int result,
-			bool any_failed)
+/* What the build-id came to, unless it is to be asked again. */
+static struct outcome *outcome_find(enum di_kind kind, const uint8_t *id, size_t len)
+{
+	struct outcome *o = outcome_of(kind, id, len);
+
+	return o && !o->stale ? o : NULL;
+}
+
+static struct outcome *outcome_new(void)
 {
 	struct outcome *o;
+
+	if (di.nr_outcomes == di.cap_outcomes) {
+		size_t cap = di.cap_outcomes ? di.cap_outcomes * 2 : 64;
+
+		o = realloc(di.outcomes, cap * sizeof(*o));
+		if (!o)
+			return NULL;
+		di.outcomes = o;
+		di.cap_outcomes = cap;
+	}
+	o = &di.outcomes[di.nr_outcomes++];
+	memset(o, 0, sizeof(*o));
+	return o;
+}
+
+/*
+ * Remember what a build-id came to, and count it once.  asked: a query
+ * was made (a failure without one, no server left or no budget, is tried
+ * again at the next budget, not counted as a try).
+ */
+static void outcome_add(enum di_kind kind, const uint8_t *id, size_t len, int result,
+			bool any_failed, bool asked)
+{
+	struct outcome *o = outcome_of(kind, id, len);
+	double now = mono_s();
 
 	if (result == 0)
 		kind == DI_EXECUTABLE ? di.st.executables++ : di.st.fetched++;
@@ -222,36 +303,64 @@ static void outcome_add(enum di_kind kind, const uint8_t *id, size_t len, int re
 		di.st.missing++;
 	else
 		di.st.failed++;
-	if (di.nr_outcomes == di.cap_outcomes) {
-		size_t cap = di.cap_outcomes ? di.cap_outcomes * 2 : 64;
-
-		o = realloc(di.outcomes, cap * sizeof(*o));
+	if (!o) {
+		o = outcome_new();
 		if (!o)
 			return;
-		di.outcomes = o;
-		di.cap_outcomes = cap;
+		o->kind = kind;
+		memcpy(o->id, id, len);
+		o->len = len;
 	}
-	o = &di.outcomes[di.nr_outcomes++];
-	o->kind = kind;
-	memcpy(o->id, id, len);
-	o->len = len;
 	o->result = result;
+	o->failed = result != 0 && (result != -ENOENT || any_failed);
+	o->stale = false;
+	o->at = now;
+	o->retry_at = now;
+	if (!o->failed) {
+		o->tries = 0;
+	} else if (asked) {
+		/* The first failure is asked again at the next budget, the next ones later. */
+		o->tries++;
+		if (o->tries > 1)
+			o->retry_at = now + debuginfod_retry_after(o->tries - 1,
+								   DEBUGINFOD_ID_RETRY_S,
+								   DEBUGINFOD_ID_RETRY_MAX_S);
+	}
 }
 
 static void give_up(unsigned int failed)
 {
 	unsigned int newly = failed & ~di.dead;
+	double now = mono_s();
+	int i;
 
+	for (i = 0; i < di.nr_urls; i++) {
+		if (!(newly & (1u << i)))
+			continue;
+		di.give_ups[i]++;
+		di.dead_until[i] = now + debuginfod_retry_after(di.give_ups[i],
+								DEBUGINFOD_SERVER_RETRY_S,
+								DEBUGINFOD_SERVER_RETRY_MAX_S);
+	}
 	di.dead |= newly;
-	di.st.servers_dead += (unsigned int)__builtin_popcount(newly);
+	di.ever_dead |= newly;
+	di.st.servers_dead = (unsigned int)__builtin_popcount(di.ever_dead);
 }
 
-/* A query's settings for the time left of the run's budget. */
+/* The budget under way stopped a query: counted once a budget. */
+static void note_budget_spent(void)
+{
+	if (!di.spent_noted)
+		di.st.budgets_spent++;
+	di.spent_noted = true;
+}
+
+/* A query's settings for the time left of the budget. */
 static void query_template(struct di_query *q, unsigned int asked, double now)
 {
 	memset(q, 0, sizeof(*q));
-	q->deadline = now + (DEBUGINFOD_BUDGET_S - di.st.seconds);
-	q->hard_deadline = now + (DEBUGINFOD_HARD_LIMIT_S - di.st.seconds);
+	q->deadline = now + (DEBUGINFOD_BUDGET_S - di.spent);
+	q->hard_deadline = now + (DEBUGINFOD_HARD_LIMIT_S - di.spent);
 	q->timeout_s = di.timeout_s;
 	q->urls = (const char (*)[DEBUGINFOD_URL_MAX])di.urls;
 	q->asked = asked;
@@ -259,17 +368,24 @@ static void query_template(struct di_query *q, unsigned int asked, double now)
 
 static bool budget_left(void)
 {
-	if (di.st.seconds < DEBUGINFOD_BUDGET_S)
+	if (di.spent < DEBUGINFOD_BUDGET_S)
 		return true;
-	di.st.budget_spent = true;
+	note_budget_spent();
 	return false;
+}
+
+/* Seconds of queries: the budget's and the run's. */
+static void note_spent(double took)
+{
+	di.spent += took;
+	di.st.seconds += took;
 }
 
 static void note_query(const struct di_query *q, int result, const char *hex, double took)
 {
 	give_up(q->failed);
 	if (q->budget_cut)
-		di.st.budget_spent = true;
+		note_budget_spent();
 	if (getenv("STITCH_DEBUG"))
 		fprintf(stderr, "stitch: debuginfod: %s: %s in %.2f s%s\n", hex,
 			result < 0 ? strerror(-result) : "found", took,
@@ -287,19 +403,21 @@ static void run_round(struct di_job *jobs, size_t n)
 
 	if (!budget_left() || !set_urls(&asked)) {
 		for (i = 0; i < n; i++)
-			outcome_add(jobs[i].kind, jobs[i].id, jobs[i].len, -ETIME, true);
+			outcome_add(jobs[i].kind, jobs[i].id, jobs[i].len, -ETIME, true, false);
 		return;
 	}
 	di.asked = true;
 	query_template(&tmpl, asked, start);
 	di_batch_run(jobs, n, &tmpl);
 	took = mono_s() - start;
-	di.st.seconds += took;
+	note_spent(took);
 	for (i = 0; i < n; i++) {
 		build_id_hex(jobs[i].id, jobs[i].len, hex);
 		note_query(&jobs[i].q, jobs[i].result, hex, took);
+		if (jobs[i].result != 0 && (jobs[i].q.failed || jobs[i].q.cut))
+			forget_failure(jobs[i].kind, jobs[i].id, jobs[i].len);
 		outcome_add(jobs[i].kind, jobs[i].id, jobs[i].len, jobs[i].result,
-			    jobs[i].q.failed || jobs[i].q.cut);
+			    jobs[i].q.failed || jobs[i].q.cut, true);
 		free(jobs[i].found);
 	}
 }
@@ -356,21 +474,88 @@ static int fetch_one(enum di_kind kind, const uint8_t *id, size_t len, char *pat
 		return 0;
 	}
 	if (!budget_left() || !set_urls(&asked)) {
-		outcome_add(kind, id, len, -ETIME, true);
+		outcome_add(kind, id, len, -ETIME, true, false);
 		return -ENOENT;
 	}
 	di.asked = true;
 	start = mono_s();
 	query_template(&q, asked, start);
 	err = di_query_run(di.client, kind, id, len, &q, &found);
-	di.st.seconds += mono_s() - start;
+	note_spent(mono_s() - start);
 	build_id_hex(id, len, hex);
 	note_query(&q, err, hex, mono_s() - start);
 	if (err == 0 && snprintf(path, size, "%s", found) >= (int)size)
 		err = -ENAMETOOLONG;
 	free(found);
-	outcome_add(kind, id, len, err, q.failed || q.cut);
+	if (err != 0 && (q.failed || q.cut))
+		forget_failure(kind, id, len);
+	outcome_add(kind, id, len, err, q.failed || q.cut, true);
 	return err == 0 ? 0 : -ENOENT;
+}
+
+/*
+ * At a new budget: a found file is in the cache (no outcome needed), a
+ * build-id no server had is asked again after DEBUGINFOD_MISSING_KEEP_S,
+ * a failure after its retry time.  What is dropped keeps an agent's list
+ * to the binaries of the last minutes, not of every one the host ran.
+ */
+static void outcomes_expire(double now)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < di.nr_outcomes; i++) {
+		struct outcome *o = &di.outcomes[i];
+
+		if (o->result == 0 || (!o->failed && now - o->at >= DEBUGINFOD_MISSING_KEEP_S))
+			continue;
+		/*
+		 * One still wanted is asked again at least hourly (its outcome
+		 * renewed): one untouched for two hours belongs to a binary gone.
+		 */
+		if (o->failed && now - o->at >= 2 * DEBUGINFOD_ID_RETRY_MAX_S)
+			continue;
+		if (o->failed && now >= o->retry_at)
+			o->stale = true;
+		di.outcomes[kept++] = *o;
+	}
+	di.nr_outcomes = kept;
+}
+
+static bool due(const struct outcome *o, double now)
+{
+	return o->kind == DI_DEBUGINFO && o->failed && now >= o->retry_at;
+}
+
+bool debuginfod_retry_due(const uint8_t *build_id, size_t len)
+{
+	const struct outcome *o;
+
+	if (di.state != DI_READY || len < 2 || len > STITCH_BUILD_ID_MAX)
+		return false;
+	o = outcome_of(DI_DEBUGINFO, build_id, len);
+	return o && due(o, mono_s()) && alive_servers();
+}
+
+bool debuginfod_retries_due(void)
+{
+	double now = mono_s();
+	size_t i;
+
+	if (di.state != DI_READY || !alive_servers())
+		return false;
+	for (i = 0; i < di.nr_outcomes; i++)
+		if (due(&di.outcomes[i], now))
+			return true;
+	return false;
+}
+
+void debuginfod_new_budget(void)
+{
+	if (di.state != DI_READY)
+		return;
+	di.spent = 0;
+	di.spent_noted = false;
+	outcomes_expire(mono_s());
 }
 
 int debuginfod_fetch_debuginfo(const uint8_t *build_id, size_t len, char *path, size_t size)
@@ -402,7 +587,10 @@ void debuginfod_report(void)
 	if (st.servers_dead)
 		fprintf(stderr, " (%u of %u servers given up after a timeout or error)",
 			st.servers_dead, st.servers);
-	if (st.budget_spent)
+	if (st.budgets_spent == 1)
 		fprintf(stderr, " (stopped at the %.0f s budget)", DEBUGINFOD_BUDGET_S);
+	else if (st.budgets_spent)
+		fprintf(stderr, " (stopped at the %.0f s budget of %u periods)",
+			DEBUGINFOD_BUDGET_S, st.budgets_spent);
 	fprintf(stderr, ", %.1f s\n", st.seconds);
 }

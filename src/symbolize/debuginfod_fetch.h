@@ -8,14 +8,19 @@
  * asking every server still in use at once.  A server that sends no byte
  * for DEBUGINFOD_TIMEOUT seconds (default here 2, not libdebuginfod's 90)
  * has timed out, and a server that timed out or could not be reached is
- * not asked again in the run.  Once queries have taken DEBUGINFOD_BUDGET_S
- * seconds of a run's wall time, no new query starts and a transfer that
- * stalls for a second is dropped: a dead or black-holed server costs a
- * recording at most ~3 s in all, however many binaries and servers
- * (measured with 11 stripped binaries: a silent server 2.2 s, two silent
- * servers 2.2 s (3.4 s when asked one binary and one server at a time), a
- * refused connection ~0), and no download goes on past
- * DEBUGINFOD_HARD_LIMIT_S of queries.
+ * given up: not asked again for DEBUGINFOD_SERVER_RETRY_S, twice that after
+ * its next failure, up to DEBUGINFOD_SERVER_RETRY_MAX_S (a recording's run
+ * never sees it again; an agent's later periods do).  Once queries have
+ * taken DEBUGINFOD_BUDGET_S seconds of a budget's wall time, no new query
+ * starts and a transfer that stalls for a second is dropped: a dead or
+ * black-holed server costs a recording at most ~3 s in all, however many
+ * binaries and servers (measured with 11 stripped binaries: a silent
+ * server 2.2 s, two silent servers 2.2 s (3.4 s when asked one binary and
+ * one server at a time), a refused connection ~0), and no download goes
+ * on past DEBUGINFOD_HARD_LIMIT_S of a budget's queries.  A budget is a
+ * run's, or each period's in an agent (debuginfod_new_budget()), where a
+ * build-id whose query failed is asked again at the next period's, then
+ * after 1 min, 2, 4, ... up to an hour.
  *
  * Files: libdebuginfod's cache (DEBUGINFOD_CACHE_PATH if it is ours and
  * writable by nobody else, else stitch's cache directory "debuginfod", see
@@ -41,6 +46,23 @@
  * cache) than holding up a recording.
  */
 #define DEBUGINFOD_HARD_LIMIT_S 10.0
+/*
+ * A server given up is asked again after 5 min, 10, 20, 40, then every
+ * hour while it keeps failing: a dead server costs an agent a timeout
+ * (2 s) of one period's naming that often, and a server back up is used
+ * again within minutes.
+ */
+#define DEBUGINFOD_SERVER_RETRY_S 300.0
+#define DEBUGINFOD_SERVER_RETRY_MAX_S 3600.0
+/* A build-id whose query failed: again at the next budget, then after 1 min, 2, 4, ..., 1 h. */
+#define DEBUGINFOD_ID_RETRY_S 60.0
+#define DEBUGINFOD_ID_RETRY_MAX_S 3600.0
+/*
+ * A build-id no server had is asked again after this long (an agent's
+ * later periods): libdebuginfod's own cache says "not found" for 10 min
+ * (its cache_miss_s) without asking, so sooner would only count it twice.
+ */
+#define DEBUGINFOD_MISSING_KEEP_S 600.0
 
 struct debuginfod_stats {
 	unsigned long fetched;		/* debug files downloaded in this run */
@@ -49,9 +71,9 @@ struct debuginfod_stats {
 	unsigned long missing;		/* no server has it */
 	unsigned long failed;		/* asked, but no answer in time / an error */
 	unsigned int servers;		/* servers in DEBUGINFOD_URLS */
-	unsigned int servers_dead;	/* given up after a failure */
-	bool budget_spent;		/* queries stopped by the run's budget */
-	double seconds;			/* spent in queries */
+	unsigned int servers_dead;	/* given up after a failure, at least once */
+	unsigned int budgets_spent;	/* budgets (a run's, or periods') that stopped queries */
+	double seconds;			/* spent in queries, in all */
 };
 
 /* Turn debuginfod off for this run (--no-debuginfod). */
@@ -59,6 +81,30 @@ void debuginfod_disable(void);
 
 /* Whether debuginfod is on and has servers (nothing is set up yet). */
 bool debuginfod_enabled(void);
+
+/*
+ * A new budget of DEBUGINFOD_BUDGET_S seconds of queries from now on (an
+ * agent's period), instead of going on with the run's: build-ids whose
+ * query failed may be asked again (see above), and the files found and
+ * not found long ago are forgotten (the cache holds the first).
+ */
+void debuginfod_new_budget(void);
+
+/*
+ * Seconds before a thing that failed `failures` times (>= 1) is tried
+ * again: first_s, doubled at each failure after the first, at most max_s.
+ */
+double debuginfod_retry_after(unsigned int failures, double first_s, double max_s);
+
+/*
+ * Whether the debug file of a build-id was asked for and failed (no
+ * answer in time, a server down; not "not found") and asking again is due
+ * (past its retry time, a server in use): a binary whose symbols were
+ * opened without it may open them again to ask (an agent's long-running
+ * processes).  debuginfod_retries_due(): whether any is.
+ */
+bool debuginfod_retry_due(const uint8_t *build_id, size_t len);
+bool debuginfod_retries_due(void);
 
 /*
  * Fetch the debug files of ids[0..n) (lens[i] bytes each) at once, ahead

@@ -268,6 +268,32 @@ print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
 	expect_grep "$TMP/silent.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, [1-9][0-9]* failed \(2 of 2 servers given up'
 }
 
+# A recording whose query for the stripped chain's debug file was cut at the
+# budget (a download that moves, then stalls), then a second recording: it
+# asks again and names the chain.  libdebuginfod marked the cut query "not
+# found" in the cache (an empty file, 10 minutes): the second recording
+# said "0 debug files fetched, 0 from its cache, 1 not found" without a
+# request.
+test_debuginfod_cut_query_not_marked_missing() {
+	local slow_port
+	export STITCH_CACHE_DIR=$TMP/cache-cut
+	start_debuginfod
+	python3 tests/integration/slow_debuginfod.py 0 "http://127.0.0.1:$DBGD_PORT" \
+		--trickle "$DBGD_ID" 4 >"$TMP/cut.port" &
+	more_servers_started $!
+	for _ in $(seq 50); do [ -s "$TMP/cut.port" ] && break; sleep 0.1; done
+	slow_port=$(cat "$TMP/cut.port")
+	[ -n "$slow_port" ] || die "the trickling server did not start"
+	export DEBUGINFOD_URLS="http://127.0.0.1:$slow_port"
+	record_deep_strip "$TMP/cut1"
+	expect_grep "$TMP/cut1.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, [0-9]+ not found, 1 failed \(stopped at the 3 s budget\)'
+	expect_eq "deep_strip samples named main, cut" "$(total "$TMP/cut1.folded" '^deep_strip;.*;main;')" 0
+	record_deep_strip "$TMP/cut2"
+	# (A binary the server has not, at times: "not found" is a real answer.)
+	expect_grep "$TMP/cut2.err" '^stitch: debuginfod: 1 debug files fetched, 0 from its cache, [0-9]+ not found, 0 failed'
+	expect_deep_strip_named "$TMP/cut2"
+}
+
 # snapshot and symbolize name through debuginfod too, say what it gave, and
 # take --no-debuginfod: then nothing is asked and the frames stay addresses.
 test_debuginfod_snapshot_symbolize() {
@@ -407,6 +433,53 @@ test_debuginfod_many_binaries_slow_server() {
 		"$(debuginfod_seconds "$TMP/many-slow.err")" 2
 }
 
+# snapshot of many_libs's eleven threads parked in its ten libraries, behind
+# the server that takes 0.6 s a request: every binary's debug file fetched
+# at once before the threads are named, as record does, in ~0.7 s of
+# queries (0.6 s measured); every frame named.  One binary at a time as
+# each thread was named (before), the 3 s budget fetched 5 of the 11 and
+# left the rest's frames unnamed.
+test_debuginfod_snapshot_many_binaries() {
+	local slow_port pid n start end
+	export STITCH_CACHE_DIR=$TMP/cache-snap-many
+	make_many_libs
+	serve_debug_dir "$TMP/many"
+	python3 tests/integration/slow_debuginfod.py 0.6 "http://127.0.0.1:$DBGD_PORT" \
+		>"$TMP/snap-slow.port" &
+	more_servers_started $!
+	for _ in $(seq 50); do [ -s "$TMP/snap-slow.port" ] && break; sleep 0.1; done
+	slow_port=$(cat "$TMP/snap-slow.port")
+	[ -n "$slow_port" ] || die "the slow server did not start"
+	export DEBUGINFOD_URLS="http://127.0.0.1:$slow_port"
+	"$TMP/many/bin/many_libs" park &
+	pid=$!
+	more_servers_started "$pid"
+	for _ in $(seq 100); do
+		[ "$(ls "/proc/$pid/task" | wc -l)" -ge 11 ] && break
+		sleep 0.1
+	done
+	[ "$(ls "/proc/$pid/task" | wc -l)" -ge 11 ] || die "many_libs park: not 11 threads"
+	start=$(date +%s.%N)
+	"$STITCH" snapshot -p "$pid" -o "$TMP/snap-many.txt" 2>"$TMP/snap-many.err"
+	end=$(date +%s.%N)
+	cat "$TMP/snap-many.err"
+	grep -E '^ +(pause|wait_lib[0-9]|park_lib[0-9]|parker|park_all|main)( |$)' "$TMP/snap-many.txt"
+	echo "snapshot took $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }') s"
+	expect_grep "$TMP/snap-many.err" '^stitch: debuginfod: 11 debug files fetched, 0 from its cache, 0 not found, 0 failed'
+	for n in 0 1 2 3 4 5 6 7 8 9; do
+		expect_grep "$TMP/snap-many.txt" "^ +wait_lib$n \\(many_lib\\.c:[0-9]+\\)\$"
+	done
+	expect_eq "threads named parker (many_libs.c)" \
+		"$(grep -cE '^ +parker \(many_libs\.c:[0-9]+\)$' "$TMP/snap-many.txt")" 10
+	# main's thread: main tail-calls park_all, which only the debug file names.
+	expect_grep "$TMP/snap-many.txt" '^ +park_all \(many_libs\.c:[0-9]+\)$'
+	if grep -E '^ +(many_libs|libmany[0-9]\.so)\+0x' "$TMP/snap-many.txt"; then
+		die "frames of the stripped binaries left unnamed"
+	fi
+	at_most "debuginfod's queries for 11 binaries behind a 0.6 s server" \
+		"$(debuginfod_seconds "$TMP/snap-many.err")" 2
+}
+
 # Eleven binaries, three servers that never answer, never answer in time or
 # refuse: the queries cost <= 3 s in all (2.2 s: the 2 s timeout once), not
 # the timeout per binary or per server (3.4 s asked in turn, stopped by the
@@ -510,4 +583,93 @@ test_debuginfod_deleted_executable_record() {
 	expect_ge "% of them named _start..main;a;b;c;burn" \
 		"$(share "$TMP/gone-rec.folded" '^gone_strip[123];' \
 			'^gone_strip[123];_start;__libc_start_main;__libc_start_call_main;main;a;b;c;burn ')" 95
+}
+
+# ---- an agent's later periods -----------------------------------------------
+
+# wait_pushed FILE REGEX WHAT: up to 60 s for a pushed sample (pushes.py folded
+# of backend FILE) to match REGEX: the agent named and pushed that period.
+wait_pushed() {
+	local i
+	for i in $(seq 300); do
+		[ -s "$1" ] && "$PY" "$PUSHES" folded "$1" | grep -qE -- "$2" && return 0
+		sleep 0.2
+	done
+	die "no push of $3 after 60 s"
+}
+
+# An agent whose first period spends the 3 s debuginfod budget on a download
+# that moves but never ends (A, the stripped chain, through a server that
+# trickles its debug file the first time, then stalls): A, still running,
+# is named in a later period, when its file is asked for again and sent.
+# Then a stripped program that first runs after that (B, many_libs and its
+# ten libraries, under the same name): its frames are named in the later
+# periods' pushes, each period's naming having a budget of its own.  With
+# the run's budget (before), nothing was asked after the first period, and
+# a binary once named without its file was not asked for again: A's and B's
+# frames stayed dbgwork+0x..., and spin_libN's unnamed.
+test_agent_debuginfod_budget_per_period() {
+	local a_id slow_port agent a
+	export STITCH_CACHE_DIR=$TMP/cache-agent-dbgd
+	make_many_libs
+	# A: the stripped chain, its debug file beside many_libs's on the server.
+	mkdir -p "$TMP/dw/a" "$TMP/dw/b"
+	gcc -O2 -fomit-frame-pointer -g -o "$TMP/dw/full" tests/workloads/chain.c ||
+		die "chain did not build"
+	objcopy --only-keep-debug "$TMP/dw/full" "$TMP/many/srv/dbgwork_a.debug"
+	strip -o "$TMP/dw/a/dbgwork" "$TMP/dw/full"
+	a_id=$(readelf -n "$TMP/dw/a/dbgwork" | awk '/Build ID/ { print $3 }')
+	[ -n "$a_id" ] || die "no build-id in the stripped chain"
+	cp "$TMP/many/bin/many_libs" "$TMP/dw/b/dbgwork"
+	serve_debug_dir "$TMP/many"
+	for _ in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' \
+			"http://127.0.0.1:$DBGD_PORT/buildid/$a_id/debuginfo")" = 200 ] && break
+		sleep 0.2
+	done
+	python3 tests/integration/slow_debuginfod.py 0 "http://127.0.0.1:$DBGD_PORT" \
+		--trickle "$a_id" 4 >"$TMP/dw/slow.port" &
+	more_servers_started $!
+	for _ in $(seq 50); do [ -s "$TMP/dw/slow.port" ] && break; sleep 0.1; done
+	slow_port=$(cat "$TMP/dw/slow.port")
+	[ -n "$slow_port" ] || die "the trickling server did not start"
+	export DEBUGINFOD_URLS="http://127.0.0.1:$slow_port"
+	backend_start dw pyroscope
+	"$TMP/dw/a/dbgwork" spin 60 >/dev/null &
+	a=$!
+	more_servers_started "$a"
+	"$STITCH" agent --comm dbgwork -F 99 --period 1s -d 180 \
+		--push "pyroscope=$(url_of dw)" 2>"$TMP/dw/agent.err" &
+	agent=$!
+	# A test that fails on the way stops it too.
+	more_servers_started "$agent"
+	# A's first period named (its budget spent on A's download), then A named.
+	wait_pushed "$TMP/dw.jsonl" '^pyroscope;dbgwork;' "A's first period"
+	wait_pushed "$TMP/dw.jsonl" ';main;a;b;c;burn ' "A named in a later period"
+	kill "$a"
+	wait "$a" 2>/dev/null || true
+	"$TMP/dw/b/dbgwork" 3
+	wait_pushed "$TMP/dw.jsonl" ';burn_lib[0-9]' "B's period"
+	kill -TERM "$agent"
+	wait "$agent" || die "the agent failed: $(tail -n 5 "$TMP/dw/agent.err")"
+	backend_stop dw
+	cat "$TMP/dw/agent.err"
+	"$PY" "$PUSHES" folded "$TMP/dw.jsonl" >"$TMP/dw/all.folded"
+	grep ';burn_lib[0-9]' "$TMP/dw/all.folded" >"$TMP/dw/b.folded" || true
+	grep -v ';burn_lib[0-9]' "$TMP/dw/all.folded" >"$TMP/dw/a.folded" || true
+	show "$TMP/dw/a.folded" 3
+	show "$TMP/dw/b.folded" 5
+	# The first period's budget went to A's download, which never ended.
+	expect_grep "$TMP/dw/agent.err" '^stitch: debuginfod: .*\(stopped at the 3 s budget'
+	expect_ge "A's samples left unnamed (the first period)" \
+		"$(total "$TMP/dw/a.folded" '^pyroscope;dbgwork;dbgwork\+0x')" 20
+	expect_ge "A's samples named _start..main;a;b;c;burn (later periods)" \
+		"$(total "$TMP/dw/a.folded" \
+			'^pyroscope;dbgwork;_start;__libc_start_main;__libc_start_call_main;main;a;b;c;burn ')" 20
+	# A's file fetched in a later period, B's eleven too, and B's frames named.
+	expect_grep "$TMP/dw/agent.err" '^stitch: debuginfod: 12 debug files fetched'
+	expect_ge "B's samples" "$(total "$TMP/dw/b.folded")" 50
+	expect_ge "% of B's samples named _start..main;burn_libN;spin_libN" \
+		"$(share "$TMP/dw/b.folded" . \
+			';dbgwork;_start;__libc_start_main;__libc_start_call_main;main;burn_lib[0-9];spin_lib[0-9] ')" 95
 }

@@ -54,6 +54,26 @@ static void test_urls_too_long_skipped(void **state)
 	assert_int_equal(strlen(urls[0]), DEBUGINFOD_URL_MAX - 1);
 }
 
+/* A server given up: 5 min, 10, 20, 40, then every hour; a build-id: 1 min .. 1 h. */
+static void test_retry_backoff(void **state)
+{
+	assert_true(debuginfod_retry_after(1, DEBUGINFOD_SERVER_RETRY_S,
+					   DEBUGINFOD_SERVER_RETRY_MAX_S) == 300.0);
+	assert_true(debuginfod_retry_after(2, DEBUGINFOD_SERVER_RETRY_S,
+					   DEBUGINFOD_SERVER_RETRY_MAX_S) == 600.0);
+	assert_true(debuginfod_retry_after(4, DEBUGINFOD_SERVER_RETRY_S,
+					   DEBUGINFOD_SERVER_RETRY_MAX_S) == 2400.0);
+	assert_true(debuginfod_retry_after(5, DEBUGINFOD_SERVER_RETRY_S,
+					   DEBUGINFOD_SERVER_RETRY_MAX_S) == 3600.0);
+	/* No overflow however often it failed. */
+	assert_true(debuginfod_retry_after(100000, DEBUGINFOD_SERVER_RETRY_S,
+					   DEBUGINFOD_SERVER_RETRY_MAX_S) == 3600.0);
+	assert_true(debuginfod_retry_after(1, DEBUGINFOD_ID_RETRY_S,
+					   DEBUGINFOD_ID_RETRY_MAX_S) == 60.0);
+	assert_true(debuginfod_retry_after(7, DEBUGINFOD_ID_RETRY_S,
+					   DEBUGINFOD_ID_RETRY_MAX_S) == 3600.0);
+}
+
 static void test_timeout(void **state)
 {
 	assert_int_equal(debuginfod_parse_timeout(NULL), DEBUGINFOD_DEFAULT_TIMEOUT_S);
@@ -170,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_urls_empty_and_capped),
 		cmocka_unit_test(test_urls_too_long_skipped),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_retry_backoff),
 		cmocka_unit_test(test_blame_timeout_and_refused_not_404),
 		cmocka_unit_test(test_blame_stalled_cut),
 		cmocka_unit_test(test_blame_other_lines),
