@@ -378,7 +378,7 @@ static int on_period(void *ctx, const struct record_result *res)
 	int err;
 
 	a->periods++;
-	err = series_of_period(&a->cfg, res->stacks, res->start_unix_ns, res->end_unix_ns,
+	err = series_of_period(&a->cfg, res->stacks, res->bins, res->start_unix_ns, res->end_unix_ns,
 			       queue_series, a);
 	if (err)
 		fprintf(stderr, "stitch agent: a period's profiles: %s\n", strerror(-err));
