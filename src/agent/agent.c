@@ -385,8 +385,8 @@ static int on_period(void *ctx, const struct record_result *res)
 	 * never fetched again, leaving binaries started later unnamed.
 	 */
 	debuginfod_new_budget();
-	err = series_of_period(&a->cfg, res->stacks, res->start_unix_ns, res->end_unix_ns,
-			       queue_series, a);
+	err = series_of_period(&a->cfg, res->stacks, res->bins, res->start_unix_ns,
+			       res->end_unix_ns, queue_series, a);
 	if (err)
 		fprintf(stderr, "stitch agent: a period's profiles: %s\n", strerror(-err));
 	/* What a period costs the recording loop, which waits meanwhile (the ring fills). */

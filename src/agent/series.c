@@ -184,7 +184,8 @@ static int push_group(const struct series_config *c, struct group *g, struct res
 }
 
 int series_of_period(struct series_config *c, struct stack_table *stacks,
-		     uint64_t start_ns, uint64_t end_ns, series_fn fn, void *ctx)
+		     struct binary_cache *bins, uint64_t start_ns, uint64_t end_ns,
+		     series_fn fn, void *ctx)
 {
 	struct hmap groups;
 	struct hmap_node *n;
@@ -214,6 +215,8 @@ int series_of_period(struct series_config *c, struct stack_table *stacks,
 		 * loaded and unloaded every period.
 		 */
 		resolver_name_kernel_shared(&names, "/proc/kallsyms", &c->kn, &c->kn_tried);
+		if (bins)
+			resolver_release_gone(&names, bins);
 		hmap_for_each(&groups, b, n)
 			if (!err)
 				err = push_group(c, (struct group *)n, &names, start_ns, end_ns, fn,

@@ -17,6 +17,7 @@
 #include "agent/proc_labels.h"
 #include "agent/push.h"
 
+struct binary_cache;
 struct stack_table;
 
 #define SERIES_MAX_LABELS 32
@@ -46,9 +47,12 @@ typedef void (*series_fn)(void *ctx, const struct push_series *s, uint32_t index
 
 /*
  * The series of one period's stacks (start_ns to end_ns, Unix ns), each to
- * fn.  The stacks' counts may be changed (wall weighs).  0, or -ENOMEM.
+ * fn.  The stacks' counts may be changed (wall weighs).  bins: the binaries
+ * they name, those of exited processes let go as they are named (or NULL).
+ * 0, or -ENOMEM.
  */
 int series_of_period(struct series_config *c, struct stack_table *stacks,
-		     uint64_t start_ns, uint64_t end_ns, series_fn fn, void *ctx);
+		     struct binary_cache *bins, uint64_t start_ns, uint64_t end_ns,
+		     series_fn fn, void *ctx);
 
 #endif /* STITCH_AGENT_SERIES_H */

@@ -256,9 +256,15 @@ static void pages_release(struct binary *b)
 	size_t size = 0;
 	char *raw;
 
-	if (b->pages_released || b->image || !b->elf || page <= 0)
+	if (b->image || !b->elf || page <= 0 || b->pages_released_ns > b->last_mapped_ns)
 		return;
-	b->pages_released = true;
+	/*
+	 * Pages its processes map too are not reclaimed (MADV_PAGEOUT takes
+	 * only pages no one else maps): released at its table's build, its
+	 * text stayed in our RSS after its processes exited (~80 MB of 100
+	 * short-lived binaries with DWARF), so it is released again once gone.
+	 */
+	b->pages_released_ns = mono_ns();
 	raw = elf_rawfile(b->elf, &size);
 	if (!raw || !size)
 		return;
@@ -273,7 +279,7 @@ const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b
 {
 	if (!b->table_built) {
 		b->table_built = true;
-		b->pages_released = false;
+		b->pages_released_ns = 0;
 		if (cfi_build_table(b->elf, NULL, &b->table) != 0)
 			memset(&b->table, 0, sizeof(b->table));
 		else if (entry_code_range(b->elf, &b->table, &b->entry_lo, &b->entry_hi) &&
@@ -296,7 +302,7 @@ struct sym_source *binary_syms(struct binary *b)
 {
 	if (!b->syms_opened) {
 		b->syms_opened = true;
-		b->pages_released = false;
+		b->pages_released_ns = 0;
 		b->syms = sym_source_open(b->elf, b->path, b->root);
 	}
 	return b->syms;
@@ -461,6 +467,18 @@ size_t binary_cache_retry_debuginfod(struct binary_cache *c)
 			syms_drop(c, b);
 	}
 	return c->syms_dropped - dropped;
+}
+
+bool binary_cache_is_gone(const struct binary_cache *c, const struct binary *b)
+{
+	return c->marked_ns && b->last_live_ns != c->marked_ns &&
+	       b->last_mapped_ns <= c->marked_ns;
+}
+
+void binary_cache_release_syms(struct binary_cache *c, struct binary *b)
+{
+	syms_drop(c, b);
+	pages_release(b);
 }
 
 void binary_cache_drop_tables(struct binary_cache *c)

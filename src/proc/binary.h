@@ -52,10 +52,11 @@ struct binary {
 	/* ... a process not known to have exited (binary_cache_release_unnamed) */
 	uint64_t last_live_ns;
 	/*
-	 * The pages of its file we read are no longer in our RSS; until we
-	 * read it again: its symbols or its table (binary_cache_sweep).
+	 * When the pages of its file we read last left our RSS (0: read
+	 * again since, for its symbols or its table).  Pages a live process
+	 * maps too stay in it: released again once no process maps it.
 	 */
-	bool pages_released;
+	uint64_t pages_released_ns;
 };
 
 /* A foreign root held open, one fd per root directory however many binaries. */
@@ -92,6 +93,14 @@ struct binary *binary_get_vdso(struct binary_cache *c);
 const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b);
 /* Symbols, opened on first use. */
 struct sym_source *binary_syms(struct binary *b);
+
+/* No live process maps b, as of the last procs_mark_binaries() (false before one). */
+bool binary_cache_is_gone(const struct binary_cache *c, const struct binary *b);
+/*
+ * b's symbols, DWARF and the file pages they read let go: its frames were
+ * named and their names copied.  Opened again if a later stack names it.
+ */
+void binary_cache_release_syms(struct binary_cache *c, struct binary *b);
 
 /*
  * A process maps b at now_ns (CLOCK_MONOTONIC): it is in use; live, a

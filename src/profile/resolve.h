@@ -45,11 +45,19 @@ struct resolver {
 	bool *shared_kn_tried;
 	struct hmap knames;	/* kernel address -> struct kname, with kn */
 	struct hmap cache;	/* user frame -> names */
+	/* resolver_release_gone(): binaries whose symbols go once their frames are named */
+	struct binary_cache *release_gone;
 	char **strings;		/* names we formatted ourselves */
 	size_t nstrings, capstrings;
 };
 
 int resolver_init(struct resolver *r, struct kallsyms *ks);
+/*
+ * profile_from_stacks() names the frames of binaries no live process of bins
+ * maps binary by binary, each one's symbols let go before the next's are
+ * read, rather than all of them held at once.
+ */
+void resolver_release_gone(struct resolver *r, struct binary_cache *bins);
 /*
  * Kernel frames named by the running kernel when first needed, else from
  * the kallsyms file at path; freed by resolver_free().

@@ -275,7 +275,9 @@ static int period_hand_over(struct run *run)
 		.start_unix_ns = run->period_start_unix_ns,
 		.end_unix_ns = run->cut_unix_ns,
 		.stacks = &r->stacks,
+		.bins = &r->bins,
 	};
+	uint64_t dropped = r->bins.syms_dropped;
 	int rc;
 
 	rc = r->hooks->period(r->hooks->ctx, &res) ? 1 : 0;
@@ -298,13 +300,15 @@ static int period_hand_over(struct run *run)
 	binary_cache_unmark_sampled(&r->bins);
 	offcpu_pending_mark_sampled(&r->offcpu);
 	/*
-	 * Those of exited processes need their symbols no more: with DWARF,
+	 * Those of exited processes need their symbols no more (most let
+	 * them go as they were named: resolver_release_gone): with DWARF,
 	 * ~1.5 MB a binary (and its file's pages), held for their processes'
 	 * grace, 7 s and more, after being named (reclaim.c).  What naming
 	 * took goes back to the kernel now: a period naming 100 such binaries
 	 * took 160 MB more, which stayed in our RSS as free heap for good.
 	 */
-	if (binary_cache_release_unnamed(&r->bins))
+	binary_cache_release_unnamed(&r->bins);
+	if (r->bins.syms_dropped != dropped)
 		malloc_trim(0);
 	/*
 	 * A binary named while a debuginfod server was down or the period's
@@ -522,7 +526,11 @@ static int run_finish(struct run *run)
 {
 	struct recorder *r = run->r;
 	struct record_opts *o = r->o;
-	struct record_result res = { .start_unix_ns = run->start_unix_ns, .stacks = &r->stacks };
+	struct record_result res = {
+		.start_unix_ns = run->start_unix_ns,
+		.stacks = &r->stacks,
+		.bins = &r->bins,
+	};
 	uint64_t st[STAT_NR];
 	int rc = 0;
 

@@ -29,6 +29,7 @@
 #define DEFAULT_TABLE_MB 16
 #define DEFAULT_TABLE_MB_ALL 64
 
+struct binary_cache;
 struct capture_bpf;
 struct sample_event;
 struct stack_key;
@@ -71,6 +72,8 @@ struct record_result {
 	uint64_t start_unix_ns;		/* its wall-clock time */
 	uint64_t end_unix_ns;		/* a period's end (hooks->period): the next one's start */
 	struct stack_table *stacks;	/* the stacks counted (none a sample hook took) */
+	/* The binaries they name: those of exited processes may let go once named */
+	struct binary_cache *bins;
 };
 
 /*

@@ -68,6 +68,8 @@ int record_write(struct record_cmd *cmd, const struct record_result *res)
 					 threads, sizeof(threads));
 	err = resolver_init(&names, NULL);
 	resolver_name_kernel_lazily(&names, "/proc/kallsyms");
+	if (res->bins)
+		resolver_release_gone(&names, res->bins);
 	if (!err)
 		err = profile_from_stacks(&p, stacks, &names, o->event_names, o->nevents);
 	if (!err) {
