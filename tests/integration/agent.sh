@@ -213,7 +213,7 @@ test_agent_spool_survives_a_restart() {
 test_agent_slow_answer_at_exit_arrives_once() {
 	backend_start slow pyroscope 0 --slow 7
 	workload_start w 40
-	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" --period 60s --spool "$TMP/spool" \
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" --period 60s --spool "$TMP/slow-spool" \
 		--push "pyroscope=$(url_of slow)" 2>"$TMP/agent1.err" &
 	local agent=$!
 	sleep 3
@@ -221,8 +221,8 @@ test_agent_slow_answer_at_exit_arrives_once() {
 	wait $agent
 	cat "$TMP/agent1.err"
 	expect_grep "$TMP/agent1.err" 'a push still under way: given up if not yet sent whole'
-	expect_eq "pushes left in the spool" "$(ls "$TMP"/spool/pyroscope-*/ | wc -l)" 0
-	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 2 --period 60s --spool "$TMP/spool" \
+	expect_eq "pushes left in the spool" "$(ls "$TMP"/slow-spool/pyroscope-*/ | wc -l)" 0
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 2 --period 60s --spool "$TMP/slow-spool" \
 		--push "pyroscope=$(url_of slow)" 2>"$TMP/agent2.err"
 	workload_stop w
 	backend_stop slow
