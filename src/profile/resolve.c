@@ -274,6 +274,8 @@ static void name_gone_binaries_first(struct resolver *r, struct stack_table *t)
 		    add_unnamed(r, stack_waker(key), key->nwaker, &v, &len, &cap))
 			goto out;
 	}
+	if (!len)
+		goto out;
 	qsort(v, len, sizeof(*v), by_binary);
 	for (i = 0; i < len; i = j) {
 		struct binary *b = v[i]->bin;

@@ -112,11 +112,11 @@ test_agent_memory_flat_over_named_churn() {
 	for round in 1 2 3 4; do
 		churn_copies "$TMP/nchurn" 100 "$W/named_brief" 25 30
 	done
-	base=$(rss_floor_kb "$st" RssAnon)
+	base=$(rss_floor_kb "$st" RssAnon) || die "the agent exited: $(tail -n 5 "$TMP/nchurn.err")"
 	echo "after 400 binaries: $base KiB anonymous, $(rss_floor_kb "$st") KiB in all"
 	for round in 5 6 7 8; do
 		churn_copies "$TMP/nchurn" 100 "$W/named_brief" 25 30
-		rss=$(rss_floor_kb "$st" RssAnon)
+		rss=$(rss_floor_kb "$st" RssAnon) || die "the agent exited: $(tail -n 5 "$TMP/nchurn.err")"
 		echo "after $((round * 100)) binaries: $rss KiB anonymous," \
 			"$(rss_floor_kb "$st") KiB in all"
 		[ "$rss" -gt "$late" ] && late=$rss
