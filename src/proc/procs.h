@@ -14,6 +14,15 @@
 #include "proc/binary.h"
 #include "util/hashmap.h"
 
+/* Identity the kernel reported for a mapped file, to check what we open. */
+struct map_file_id {
+	uint8_t build_id[STITCH_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	bool has_devino;
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
 struct map {
 	uint64_t start, end;	/* [start, end) */
 	uint64_t pgoff;
@@ -24,11 +33,27 @@ struct map {
 	bool anon;		/* anonymous executable memory: JIT code (V8, HotSpot) */
 };
 
+/* An mmap record not applied yet: its file is opened when the process is looked at. */
+struct pending_mmap {
+	uint64_t start, len, pgoff;
+	char *path;
+	bool has_id;
+	struct map_file_id id;
+};
+
 struct proc {
 	struct hmap_node node;
 	uint32_t pid;
 	struct map *maps;	/* sorted by start, non-overlapping */
 	size_t nr, cap;
+	/*
+	 * The kernel's mmap records for it since, in order, applied (their
+	 * files opened) by procs_get and procs_find: most processes of a
+	 * busy host are never sampled, and opening every mapping of every
+	 * one was a fifth of the agent's CPU under churn.
+	 */
+	struct pending_mmap *pending;
+	size_t npending, pending_cap;
 	uint64_t gen;		/* bumped when the mappings change (interpreter detection) */
 	/*
 	 * CLOCK_MONOTONIC ns of its exit (or of finding it gone), 0 while it
@@ -50,25 +75,19 @@ struct procs {
 	bool track_all;
 };
 
-/* Identity the kernel reported for a mapped file, to check what we open. */
-struct map_file_id {
-	uint8_t build_id[STITCH_BUILD_ID_MAX];
-	uint8_t build_id_len;
-	bool has_devino;
-	uint32_t maj, min;
-	uint64_t ino;
-};
-
 int procs_init(struct procs *ps, struct binary_cache *bins);
 void procs_free(struct procs *ps);
 
-/* The process if known, else NULL. */
+/* The process if known, else NULL; its mappings applied up to the last record. */
 struct proc *procs_find(struct procs *ps, uint32_t pid);
 /* Is this process worth following (see track_all)? */
 bool procs_tracking(struct procs *ps, uint32_t pid);
 /* The process, created (and loaded from /proc if alive) on first sight. */
 struct proc *procs_get(struct procs *ps, uint32_t pid);
-/* Record an executable mapping; replaces whatever it overlaps. */
+/*
+ * Record an executable mapping; replaces whatever it overlaps.  Its file is
+ * opened when the process is next looked at (procs_get, procs_find).
+ */
 void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const char *path, const struct map_file_id *id);
 void procs_exec(struct procs *ps, uint32_t pid);
