@@ -46,6 +46,14 @@ static void pending_drop(struct proc *p)
 	p->npending = p->pending_cap = 0;
 }
 
+/* p's waiting records go unapplied (exec, exit): files it never made us open. */
+static void pending_forget(struct procs *ps, struct proc *p)
+{
+	if (p->npending)
+		ps->never_opened++;
+	pending_drop(p);
+}
+
 static void pending_apply(struct procs *ps, struct proc *p);
 
 void procs_free(struct procs *ps)
@@ -403,7 +411,7 @@ void procs_exec(struct procs *ps, uint32_t pid)
 
 	jit_names_forget(pid);
 	if (p) {
-		pending_drop(p);
+		pending_forget(ps, p);
 		p->nr = 0;
 		p->gen++;
 		p->exited_ns = 0;
@@ -420,7 +428,7 @@ void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid)
 	parent = procs_get(ps, ppid);
 	child = proc_lookup(ps, pid);
 	if (child) {
-		pending_drop(child);
+		pending_forget(ps, child);
 		child->nr = 0;	/* a reused pid: start over */
 		jit_names_forget(pid);
 		child->exited_ns = 0;
@@ -483,13 +491,26 @@ size_t procs_reap(struct procs *ps, uint64_t now_ns, uint64_t grace_ns, bool che
 			if (gone)
 				gone(ctx, p->pid);
 			hmap_remove(&ps->by_pid, n);
-			pending_drop(p);
+			pending_forget(ps, p);
 			free(p->maps);
 			free(p);
 			freed++;
 		}
 	}
 	return freed;
+}
+
+void procs_open_alive(struct procs *ps)
+{
+	struct hmap_node *n;
+	size_t i;
+
+	hmap_for_each(&ps->by_pid, i, n) {
+		struct proc *p = (struct proc *)n;
+
+		if (!p->exited_ns && p->npending)
+			pending_apply(ps, p);
+	}
 }
 
 void procs_mark_binaries(struct procs *ps, uint64_t now_ns)

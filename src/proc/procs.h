@@ -67,6 +67,7 @@ struct procs {
 	struct hmap by_pid;
 	struct binary_cache *bins;
 	uint64_t unreadable_maps;	/* mappings whose file we could not open */
+	uint64_t never_opened;		/* images whose mmap records were never applied */
 	/*
 	 * Follow every process (-a).  Otherwise only processes already known
 	 * (targets, their children, anything sampled) are followed, so tracing
@@ -104,6 +105,14 @@ void procs_exit(struct procs *ps, uint32_t pid, uint64_t time_ns);
  */
 size_t procs_reap(struct procs *ps, uint64_t now_ns, uint64_t grace_ns, bool check_alive,
 		  void (*gone)(void *ctx, uint32_t pid), void *ctx);
+
+/*
+ * Apply the waiting mmap records of every process not known to have exited:
+ * its files are opened while it lives (/proc/PID/map_files, its root), even
+ * if its first sample is read late.  Most short-lived processes have exited
+ * by the time this runs (reclaim.c, once a second) and cost nothing.
+ */
+void procs_open_alive(struct procs *ps);
 
 /* Every binary mapped by a known process (live, or in its grace): binary_mark_mapped. */
 void procs_mark_binaries(struct procs *ps, uint64_t now_ns);
