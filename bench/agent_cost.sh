@@ -72,13 +72,20 @@ start_workload() {	# KIND
 	# About CHURN processes a second, each 20 ms of CPU, one after the other.
 	(
 		end=$((SECONDS + TOTAL + 5))
-		gap=$(awk -v c="$CHURN" 'BEGIN { g = 1 / c - 0.02; printf "%.3f", g > 0 ? g : 0 }')
+		gap=$(awk -v c="$CHURN" 'BEGIN { g = 1 / c - 0.02; printf "%.3f", (g > 0 ? g : 0) }')
 		while [ $SECONDS -lt $end ]; do
 			"$CHAIN" spin 0.02 >/dev/null
 			sleep "$gap"
 		done
 	) &
 	WORKLOAD="$WORKLOAD $!"
+}
+
+stop_workload() {
+	# shellcheck disable=SC2086
+	kill $WORKLOAD 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $WORKLOAD 2>/dev/null
 }
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
