@@ -113,9 +113,9 @@ echo "bench: stitch agent -a vs perf record -a -g, $NCPU CPUs," \
 	"window ${WINDOW} s after ${WARM} s, $(uname -r), $(perf --version)"
 echo "  headline: per CPU 2 recurse 40 + chain threads, $CHURN short-lived processes/s;" \
 	"best case: one chain deep 10 per CPU"
-printf '| %-24s | %-26s | %4s | %12s | %14s | %11s | %12s |\n' tool workload Hz "CPU ms/s" \
+printf '| %-24s | %-29s | %4s | %12s | %14s | %11s | %12s |\n' tool workload Hz "CPU ms/s" \
 	"of which BPF" "RSS MB" "peak RSS MB"
-printf '|%s|%s|\n' "--------------------------|----------------------------|------|" \
+printf '|%s%s|\n' "--------------------------|-------------------------------|------|" \
 	"--------------|----------------|-------------|--------------"
 for kind in $KINDS; do
 	label="changing stacks+threads+churn"
@@ -133,7 +133,7 @@ for kind in $KINDS; do
 		wait $pid
 		awk -v c="$((c1 - c0))" -v t="$TICK" -v b="$((b1 - b0))" -v w="$WINDOW" -v r="$rss" \
 			-v h="$hwm" -v hz="$hz" -v l="$label" 'BEGIN {
-			printf "| %-24s | %-26s | %4d | %12.1f | %14.1f | %11.0f | %12.0f |\n",
+			printf "| %-24s | %-29s | %4d | %12.1f | %14.1f | %11.0f | %12.0f |\n",
 				"stitch agent (+ BPF)", l, hz, (c * 1000 / t + b / 1e6) / w, b / 1e6 / w,
 				r / 1024, h / 1024 }'
 		stop_workload
@@ -142,7 +142,7 @@ for kind in $KINDS; do
 			perf record -q -a -g -F "$hz" -o "$T/perf.data" -- sleep "$WINDOW" 2>/dev/null
 		awk -F, -v w="$WINDOW" -v hz="$hz" -v h="$(cat "$T/perf.rss")" -v l="$label" \
 			'$3 ~ /^task-clock/ {
-			printf "| %-24s | %-26s | %4d | %12.1f | %14s | %11s | %12.0f |\n",
+			printf "| %-24s | %-29s | %4d | %12.1f | %14s | %11s | %12.0f |\n",
 				"perf record -a -g", l, hz, $1 / w, "-", "-", h / 1024 }' "$T/perf.stat"
 		stop_workload
 		rm -f "$T/perf.data"
