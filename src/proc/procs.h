@@ -3,7 +3,10 @@
  * What each traced process has mapped executable, as of the event being
  * processed.  Built from /proc/PID/maps when a process is first seen, then
  * kept current from the kernel's mmap/fork/exec records (perf_tracker.c), so
- * a process that exits or execs during recording is still symbolized.
+ * a process that exits or execs during recording is still symbolized.  An
+ * mmap record waits in its process until the process is looked at
+ * (procs_get, procs_find) or a reclaim sweep finds it alive: only then are
+ * its files opened.
  */
 #ifndef STITCH_PROCS_H
 #define STITCH_PROCS_H
