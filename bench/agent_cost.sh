@@ -2,26 +2,36 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What `stitch agent` costs, always on: the whole host (-a) at HZ (19 and
-# 99 by default) with a changing-stack workload (tests/workloads/recurse.c,
-# 40-deep recursion passing a counter down, one process pinned to each CPU),
-# pushing every PERIOD seconds to tests/agent/backend.py (Pyroscope's
-# push, decoded and checked).  Once start-up is past (WARM seconds), over
-# WINDOW seconds:
+# 99 by default), pushing every PERIOD seconds to tests/agent/backend.py
+# (Pyroscope's push, decoded and checked), beside `perf record -a -g` for
+# the same sampling, in one run.  Two workloads, all -O2 without frame
+# pointers:
+#   headline  what a host runs: stacks that change at every sample, many
+#             threads, processes that come and go.  Per CPU two
+#             tests/workloads/recurse.c (40-deep recursion, 32 code paths, a
+#             100 Hz signal handler) and a `chain threads` (3 threads); and
+#             CHURN short-lived processes a second (`chain spin 0.02`, the
+#             same binary again and again, as a build's or a shell loop's)
+#   best      labelled as such: one `chain deep 10` per CPU, a stack that
+#             never changes, nothing starting or exiting
+# Once start-up is past (WARM seconds), over WINDOW seconds:
 #   stitch  CPU per second: its user + system time (/proc/PID/stat) + the
 #           run time of its BPF programs (bpf_stats, the programs bpftool
 #           shows held by its pid); RSS at the window's end and its peak
 #   perf    `perf record -a -g` at the same HZ for the same time (frame
-#           pointers: the cheapest stacks perf takes, though recurse has
-#           none; its DWARF copies cost more), its task-clock per second and
-#           peak RSS; perf script, which perf needs to name anything, not
-#           counted
-# in one run, side by side.
+#           pointers: the cheapest stacks perf takes, though the workloads
+#           have none; its DWARF copies cost more), its task-clock per
+#           second and peak RSS; perf script, which perf needs to name
+#           anything, not counted
 #
-#   bench/agent_cost.sh     (HZS="19 99" WARM=15 WINDOW=30 PERIOD=5; as root)
+#   bench/agent_cost.sh     (HZS="19 99" KINDS="headline best" WARM=15 WINDOW=30
+#                            PERIOD=5 CHURN=20; as root)
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 HZS=${HZS:-19 99}
+KINDS=${KINDS:-headline best}
+CHURN=${CHURN:-20}
 WARM=${WARM:-15}
 WINDOW=${WINDOW:-30}
 PERIOD=${PERIOD:-5}
@@ -33,19 +43,42 @@ bench_start agentcost
 command -v perf >/dev/null || { echo "bench: needs perf (apt-get install linux-perf)" >&2; exit 1; }
 mkdir -p build/workloads
 gcc -O2 -fomit-frame-pointer -g -o build/workloads/recurse tests/workloads/recurse.c || exit 1
+gcc -O2 -fomit-frame-pointer -g -pthread -o build/workloads/chain tests/workloads/chain.c || exit 1
 RECURSE=$(realpath build/workloads/recurse)
+CHAIN=$(realpath build/workloads/chain)
 NCPU=$(nproc)
 TICK=$(getconf CLK_TCK)
 TOTAL=$((WARM + WINDOW + 2))
 
 WORKLOAD=""
-start_workload() {
+# Start workload KIND (headline | best) for TOTAL + 5 seconds.
+start_workload() {	# KIND
 	local i
 	WORKLOAD=""
 	for i in $(seq 0 $((NCPU - 1))); do
-		taskset -c "$i" "$RECURSE" 40 $((TOTAL + 5)) >/dev/null &
+		if [ "$1" = best ]; then
+			taskset -c "$i" "$CHAIN" deep 10 $((TOTAL + 5)) >/dev/null &
+			WORKLOAD="$WORKLOAD $!"
+			continue
+		fi
+		for _ in 1 2; do
+			"$RECURSE" 40 $((TOTAL + 5)) >/dev/null &
+			WORKLOAD="$WORKLOAD $!"
+		done
+		"$CHAIN" threads $((TOTAL + 5)) >/dev/null &
 		WORKLOAD="$WORKLOAD $!"
 	done
+	[ "$1" = best ] && return
+	# About CHURN processes a second, each 20 ms of CPU, one after the other.
+	(
+		end=$((SECONDS + TOTAL + 5))
+		gap=$(awk -v c="$CHURN" 'BEGIN { g = 1 / c - 0.02; printf "%.3f", (g > 0 ? g : 0) }')
+		while [ $SECONDS -lt $end ]; do
+			"$CHAIN" spin 0.02 >/dev/null
+			sleep "$gap"
+		done
+	) &
+	WORKLOAD="$WORKLOAD $!"
 }
 
 stop_workload() {
@@ -76,35 +109,44 @@ BACKEND=$!
 for i in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
 [ -s "$T/port" ] || { cat "$T/backend.err"; exit 1; }
 
-echo "bench: stitch agent -a vs perf record -a -g, recurse 40 on each of $NCPU CPUs," \
+echo "bench: stitch agent -a vs perf record -a -g, $NCPU CPUs," \
 	"window ${WINDOW} s after ${WARM} s, $(uname -r), $(perf --version)"
-printf '| %-24s | %4s | %12s | %14s | %11s | %12s |\n' tool Hz "CPU ms/s" "of which BPF" \
-	"RSS MB" "peak RSS MB"
-printf '|%s|\n' "--------------------------|------|--------------|----------------|-------------|--------------"
-for hz in $HZS; do
-	start_workload
-	"$STITCH" agent -F "$hz" -d "$TOTAL" --period "$PERIOD" --spool "$T/spool" \
-		--push "pyroscope=http://127.0.0.1:$(cat "$T/port")" 2>"$T/agent.err" &
-	pid=$!
-	sleep "$WARM"
-	c0=$(cpu_ticks $pid) b0=$(bpf_ns $pid)
-	sleep "$WINDOW"
-	c1=$(cpu_ticks $pid) b1=$(bpf_ns $pid)
-	rss=$(rss_kb $pid VmRSS) hwm=$(rss_kb $pid VmHWM)
-	wait $pid
-	awk -v c="$((c1 - c0))" -v t="$TICK" -v b="$((b1 - b0))" -v w="$WINDOW" -v r="$rss" \
-		-v h="$hwm" -v hz="$hz" 'BEGIN {
-		printf "| %-24s | %4d | %12.1f | %14.1f | %11.0f | %12.0f |\n", "stitch agent (+ BPF)",
-			hz, (c * 1000 / t + b / 1e6) / w, b / 1e6 / w, r / 1024, h / 1024 }'
-	stop_workload
-	start_workload
-	/usr/bin/time -f '%M' -o "$T/perf.rss" perf stat -x, -e task-clock -o "$T/perf.stat" -- \
-		perf record -q -a -g -F "$hz" -o "$T/perf.data" -- sleep "$WINDOW" 2>/dev/null
-	awk -F, -v w="$WINDOW" -v hz="$hz" -v h="$(cat "$T/perf.rss")" '$3 ~ /^task-clock/ {
-		printf "| %-24s | %4d | %12.1f | %14s | %11s | %12.0f |\n", "perf record -a -g", hz,
-			$1 / w, "-", "-", h / 1024 }' "$T/perf.stat"
-	stop_workload
-	rm -f "$T/perf.data"
+echo "  headline: per CPU 2 recurse 40 + chain threads, $CHURN short-lived processes/s;" \
+	"best case: one chain deep 10 per CPU"
+printf '| %-24s | %-29s | %4s | %12s | %14s | %11s | %12s |\n' tool workload Hz "CPU ms/s" \
+	"of which BPF" "RSS MB" "peak RSS MB"
+printf '|%s%s|\n' "--------------------------|-------------------------------|------|" \
+	"--------------|----------------|-------------|--------------"
+for kind in $KINDS; do
+	label="changing stacks+threads+churn"
+	[ "$kind" = best ] && label="best case: one stack"
+	for hz in $HZS; do
+		start_workload "$kind"
+		"$STITCH" agent -F "$hz" -d "$TOTAL" --period "$PERIOD" --spool "$T/spool" \
+			--push "pyroscope=http://127.0.0.1:$(cat "$T/port")" 2>"$T/agent.err" &
+		pid=$!
+		sleep "$WARM"
+		c0=$(cpu_ticks $pid) b0=$(bpf_ns $pid)
+		sleep "$WINDOW"
+		c1=$(cpu_ticks $pid) b1=$(bpf_ns $pid)
+		rss=$(rss_kb $pid VmRSS) hwm=$(rss_kb $pid VmHWM)
+		wait $pid
+		awk -v c="$((c1 - c0))" -v t="$TICK" -v b="$((b1 - b0))" -v w="$WINDOW" -v r="$rss" \
+			-v h="$hwm" -v hz="$hz" -v l="$label" 'BEGIN {
+			printf "| %-24s | %-29s | %4d | %12.1f | %14.1f | %11.0f | %12.0f |\n",
+				"stitch agent (+ BPF)", l, hz, (c * 1000 / t + b / 1e6) / w, b / 1e6 / w,
+				r / 1024, h / 1024 }'
+		stop_workload
+		start_workload "$kind"
+		/usr/bin/time -f '%M' -o "$T/perf.rss" perf stat -x, -e task-clock -o "$T/perf.stat" -- \
+			perf record -q -a -g -F "$hz" -o "$T/perf.data" -- sleep "$WINDOW" 2>/dev/null
+		awk -F, -v w="$WINDOW" -v hz="$hz" -v h="$(cat "$T/perf.rss")" -v l="$label" \
+			'$3 ~ /^task-clock/ {
+			printf "| %-24s | %-29s | %4d | %12.1f | %14s | %11s | %12.0f |\n",
+				"perf record -a -g", l, hz, $1 / w, "-", "-", h / 1024 }' "$T/perf.stat"
+		stop_workload
+		rm -f "$T/perf.data"
+	done
 done
 kill $BACKEND
 wait $BACKEND 2>/dev/null || true

@@ -113,7 +113,12 @@ static int build_profile(const struct series_config *c, struct group *g, struct 
 	return 0;
 }
 
-/* p as gzipped pprof, in memory (*out malloc'd).  0, or -errno. */
+/*
+ * p as gzipped pprof, in memory (*out malloc'd).  0, or -errno.  zlib's
+ * fastest level: on a busy host's 165 KB profile 2.5 ms instead of 6.0 ms
+ * at the default level, for 7% more bytes (67 KB, not 63 KB): an always-on
+ * agent's CPU is dearer than a push's few KB.
+ */
 static int pprof_bytes(const struct profile *p, uint8_t **out, size_t *len)
 {
 	char *buf = NULL;
@@ -123,7 +128,7 @@ static int pprof_bytes(const struct profile *p, uint8_t **out, size_t *len)
 
 	if (!f)
 		return -ENOMEM;
-	err = pprof_write(f, p);
+	err = pprof_write_level(f, p, 1);
 	if (fclose(f) && !err)
 		err = -ENOMEM;
 	if (err) {

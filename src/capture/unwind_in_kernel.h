@@ -270,6 +270,7 @@ struct kunwind {
 	size_t ndirty, dirty_cap;
 	struct kunwind_live *live;	/* processes with a list in the kernel */
 	size_t nlive, live_cap;
+	uint64_t alive_checked_ns;	/* when the live pids were last looked for */
 	size_t rows_live;		/* rows of tables currently loaded */
 	struct kunwind_range *free;	/* reusable row ranges, sorted */
 	size_t nfree, free_cap;

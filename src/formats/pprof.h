@@ -25,6 +25,8 @@
 
 /* Write p gzipped to f; 0 or -errno. */
 int pprof_write(FILE *f, const struct profile *p);
+/* The same at zlib's level (1 fastest .. 9 smallest; pprof_write's is zlib's default, 6). */
+int pprof_write_level(FILE *f, const struct profile *p, int level);
 
 /*
  * Read a pprof profile (gzipped or not) into p (initialised by the caller).

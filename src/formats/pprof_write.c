@@ -543,11 +543,16 @@ static int write_rest(struct writer *w)
 
 int pprof_write(FILE *f, const struct profile *p)
 {
+	return pprof_write_level(f, p, Z_DEFAULT_COMPRESSION);
+}
+
+int pprof_write_level(FILE *f, const struct profile *p, int level)
+{
 	struct writer w = { .p = p, .f = f };
 	size_t i;
 	int rc;
 
-	if (deflateInit2(&w.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+	if (deflateInit2(&w.z, level, Z_DEFLATED, 16 + MAX_WBITS, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	if (hmap_init(&w.fns.index, 1024) || hmap_init(&w.locs.index, 1024)) {

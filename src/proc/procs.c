@@ -16,6 +16,13 @@
 #include "util/array.h"
 #include "util/clock.h"
 
+/*
+ * At most this many mmap records wait for a process nobody looks at: a
+ * never-sampled process that maps and unmaps code all day must not grow
+ * without bound, so past it they are applied.
+ */
+#define PENDING_MAX 256
+
 static bool pid_eq(const struct hmap_node *n, const void *key)
 {
 	return ((const struct proc *)n)->pid == *(const uint32_t *)key;
@@ -28,6 +35,27 @@ int procs_init(struct procs *ps, struct binary_cache *bins)
 	return hmap_init(&ps->by_pid, 256);
 }
 
+static void pending_drop(struct proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->npending; i++)
+		free(p->pending[i].path);
+	free(p->pending);
+	p->pending = NULL;
+	p->npending = p->pending_cap = 0;
+}
+
+/* p's waiting records go unapplied (exec, exit): files it never made us open. */
+static void pending_forget(struct procs *ps, struct proc *p)
+{
+	if (p->npending)
+		ps->never_opened++;
+	pending_drop(p);
+}
+
+static void pending_apply(struct procs *ps, struct proc *p);
+
 void procs_free(struct procs *ps)
 {
 	struct hmap_node *n, *next;
@@ -38,6 +66,7 @@ void procs_free(struct procs *ps)
 			struct proc *p = (struct proc *)n;
 
 			next = n->next;
+			pending_drop(p);
 			free(p->maps);
 			free(p);
 		}
@@ -52,7 +81,11 @@ static struct proc *proc_lookup(struct procs *ps, uint32_t pid)
 
 struct proc *procs_find(struct procs *ps, uint32_t pid)
 {
-	return proc_lookup(ps, pid);
+	struct proc *p = proc_lookup(ps, pid);
+
+	if (p)
+		pending_apply(ps, p);
+	return p;
 }
 
 bool procs_tracking(struct procs *ps, uint32_t pid)
@@ -306,7 +339,8 @@ static void proc_load(struct procs *ps, struct proc *p)
 	fclose(f);
 }
 
-struct proc *procs_get(struct procs *ps, uint32_t pid)
+/* The process, created and loaded from /proc on first sight; its records not applied. */
+static struct proc *proc_get_lazy(struct procs *ps, uint32_t pid)
 {
 	struct proc *p = proc_lookup(ps, pid);
 
@@ -318,19 +352,57 @@ struct proc *procs_get(struct procs *ps, uint32_t pid)
 	return p;
 }
 
+/* The mmap records waiting for p, in their order: now its mappings. */
+static void pending_apply(struct procs *ps, struct proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->npending; i++) {
+		struct pending_mmap *pm = &p->pending[i];
+
+		add_map(ps, p, pm->start, pm->start + pm->len, pm->pgoff, pm->path,
+			pm->has_id ? &pm->id : NULL);
+	}
+	pending_drop(p);
+}
+
+struct proc *procs_get(struct procs *ps, uint32_t pid)
+{
+	struct proc *p = proc_get_lazy(ps, pid);
+
+	if (p)
+		pending_apply(ps, p);
+	return p;
+}
+
 void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const char *path, const struct map_file_id *id)
 {
-	struct proc *p = procs_get(ps, pid);
+	struct proc *p = proc_get_lazy(ps, pid);
+	struct pending_mmap *pm;
 	char *copy;
 
 	if (!p || !path || start + len < start)
 		return;
+	if (p->npending >= PENDING_MAX)
+		pending_apply(ps, p);
 	copy = strdup(path);
 	if (!copy)
 		return;
-	add_map(ps, p, start, start + len, pgoff, copy, id);
-	free(copy);
+	if (array_reserve((void **)&p->pending, &p->pending_cap, p->npending + 1,
+			  sizeof(*p->pending), 8)) {
+		/* No room to wait: applied now, as it always could be. */
+		pending_apply(ps, p);
+		add_map(ps, p, start, start + len, pgoff, copy, id);
+		free(copy);
+		return;
+	}
+	pm = &p->pending[p->npending++];
+	*pm = (struct pending_mmap){ .start = start, .len = len, .pgoff = pgoff, .path = copy };
+	if (id) {
+		pm->has_id = true;
+		pm->id = *id;
+	}
 }
 
 void procs_exec(struct procs *ps, uint32_t pid)
@@ -339,6 +411,7 @@ void procs_exec(struct procs *ps, uint32_t pid)
 
 	jit_names_forget(pid);
 	if (p) {
+		pending_forget(ps, p);
 		p->nr = 0;
 		p->gen++;
 		p->exited_ns = 0;
@@ -355,6 +428,7 @@ void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid)
 	parent = procs_get(ps, ppid);
 	child = proc_lookup(ps, pid);
 	if (child) {
+		pending_forget(ps, child);
 		child->nr = 0;	/* a reused pid: start over */
 		jit_names_forget(pid);
 		child->exited_ns = 0;
@@ -417,12 +491,26 @@ size_t procs_reap(struct procs *ps, uint64_t now_ns, uint64_t grace_ns, bool che
 			if (gone)
 				gone(ctx, p->pid);
 			hmap_remove(&ps->by_pid, n);
+			pending_forget(ps, p);
 			free(p->maps);
 			free(p);
 			freed++;
 		}
 	}
 	return freed;
+}
+
+void procs_open_alive(struct procs *ps)
+{
+	struct hmap_node *n;
+	size_t i;
+
+	hmap_for_each(&ps->by_pid, i, n) {
+		struct proc *p = (struct proc *)n;
+
+		if (!p->exited_ns && p->npending)
+			pending_apply(ps, p);
+	}
 }
 
 void procs_mark_binaries(struct procs *ps, uint64_t now_ns)

@@ -3,7 +3,10 @@
  * What each traced process has mapped executable, as of the event being
  * processed.  Built from /proc/PID/maps when a process is first seen, then
  * kept current from the kernel's mmap/fork/exec records (perf_tracker.c), so
- * a process that exits or execs during recording is still symbolized.
+ * a process that exits or execs during recording is still symbolized.  An
+ * mmap record waits in its process until the process is looked at
+ * (procs_get, procs_find) or a reclaim sweep finds it alive: only then are
+ * its files opened.
  */
 #ifndef STITCH_PROCS_H
 #define STITCH_PROCS_H
@@ -13,6 +16,15 @@
 
 #include "proc/binary.h"
 #include "util/hashmap.h"
+
+/* Identity the kernel reported for a mapped file, to check what we open. */
+struct map_file_id {
+	uint8_t build_id[STITCH_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	bool has_devino;
+	uint32_t maj, min;
+	uint64_t ino;
+};
 
 struct map {
 	uint64_t start, end;	/* [start, end) */
@@ -24,11 +36,27 @@ struct map {
 	bool anon;		/* anonymous executable memory: JIT code (V8, HotSpot) */
 };
 
+/* An mmap record not applied yet: its file is opened when the process is looked at. */
+struct pending_mmap {
+	uint64_t start, len, pgoff;
+	char *path;
+	bool has_id;
+	struct map_file_id id;
+};
+
 struct proc {
 	struct hmap_node node;
 	uint32_t pid;
 	struct map *maps;	/* sorted by start, non-overlapping */
 	size_t nr, cap;
+	/*
+	 * The kernel's mmap records for it since, in order, applied (their
+	 * files opened) by procs_get and procs_find: most processes of a
+	 * busy host are never sampled, and opening every mapping of every
+	 * one was a fifth of the agent's CPU under churn.
+	 */
+	struct pending_mmap *pending;
+	size_t npending, pending_cap;
 	uint64_t gen;		/* bumped when the mappings change (interpreter detection) */
 	/*
 	 * CLOCK_MONOTONIC ns of its exit (or of finding it gone), 0 while it
@@ -42,6 +70,7 @@ struct procs {
 	struct hmap by_pid;
 	struct binary_cache *bins;
 	uint64_t unreadable_maps;	/* mappings whose file we could not open */
+	uint64_t never_opened;		/* images whose mmap records were never applied */
 	/*
 	 * Follow every process (-a).  Otherwise only processes already known
 	 * (targets, their children, anything sampled) are followed, so tracing
@@ -50,25 +79,19 @@ struct procs {
 	bool track_all;
 };
 
-/* Identity the kernel reported for a mapped file, to check what we open. */
-struct map_file_id {
-	uint8_t build_id[STITCH_BUILD_ID_MAX];
-	uint8_t build_id_len;
-	bool has_devino;
-	uint32_t maj, min;
-	uint64_t ino;
-};
-
 int procs_init(struct procs *ps, struct binary_cache *bins);
 void procs_free(struct procs *ps);
 
-/* The process if known, else NULL. */
+/* The process if known, else NULL; its mappings applied up to the last record. */
 struct proc *procs_find(struct procs *ps, uint32_t pid);
 /* Is this process worth following (see track_all)? */
 bool procs_tracking(struct procs *ps, uint32_t pid);
 /* The process, created (and loaded from /proc if alive) on first sight. */
 struct proc *procs_get(struct procs *ps, uint32_t pid);
-/* Record an executable mapping; replaces whatever it overlaps. */
+/*
+ * Record an executable mapping; replaces whatever it overlaps.  Its file is
+ * opened when the process is next looked at (procs_get, procs_find).
+ */
 void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		const char *path, const struct map_file_id *id);
 void procs_exec(struct procs *ps, uint32_t pid);
@@ -85,6 +108,14 @@ void procs_exit(struct procs *ps, uint32_t pid, uint64_t time_ns);
  */
 size_t procs_reap(struct procs *ps, uint64_t now_ns, uint64_t grace_ns, bool check_alive,
 		  void (*gone)(void *ctx, uint32_t pid), void *ctx);
+
+/*
+ * Apply the waiting mmap records of every process not known to have exited:
+ * its files are opened while it lives (/proc/PID/map_files, its root), even
+ * if its first sample is read late.  Most short-lived processes have exited
+ * by the time this runs (reclaim.c, once a second) and cost nothing.
+ */
+void procs_open_alive(struct procs *ps);
 
 /* Every binary mapped by a known process (live, or in its grace): binary_mark_mapped. */
 void procs_mark_binaries(struct procs *ps, uint64_t now_ns);

@@ -78,6 +78,7 @@ void reclaim_exited(struct recorder *r, uint64_t read_ns)
 		perf_tracker_drain(&r->ptrack);
 		perf_tracker_apply(&r->ptrack, &r->procs, read_ns - margin_ns);
 	}
+	procs_open_alive(&r->procs);
 	r->reclaim_turns++;
 	r->procs_reaped += procs_reap(&r->procs, t, RECLAIM_GRACE_NS,
 				      r->reclaim_turns % RECLAIM_ALIVE_EVERY == 0, proc_gone, r);

@@ -248,6 +248,8 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		" symbol tables dropped)\n",
 		r->procs.by_pid.count, r->procs_reaped, r->bins.by_file.count, r->bins.swept,
 		r->bins.tables_evicted, r->bins.syms_dropped);
+	fprintf(stderr, "stitch stats: process images never looked at (their files never opened): "
+		"%" PRIu64 "\n", r->procs.never_opened);
 	if (r->kw_ready)
 		fprintf(stderr, "stitch stats: counted in the kernel %" PRIu64 ", sent as records "
 			"%" PRIu64 " (maps full %" PRIu64 ", hash collisions %" PRIu64 ")\n",

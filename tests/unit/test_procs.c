@@ -121,10 +121,14 @@ static void expect_maps(const struct proc *p, const struct want *w, size_t n)
 	}
 }
 
-/* An anonymous-looking mapping: no file to open, so only geometry matters. */
+/*
+ * An anonymous-looking mapping: no file to open, so only geometry matters.
+ * Then the process is looked at, which applies it (procs_find).
+ */
 static void anon(struct procs *ps, uint32_t pid, uint64_t start, uint64_t end, uint64_t pgoff)
 {
 	procs_mmap(ps, pid, start, end - start, pgoff, "[anon:test]", NULL);
+	procs_find(ps, pid);
 }
 
 static void test_punch_holes(void **state)
@@ -225,6 +229,7 @@ static void test_punch_holes(void **state)
 	anon(ps, FAKE_PID, 0x2000, 0x2000, 3);
 	procs_mmap(ps, FAKE_PID, 0xfffffffffffff000ull, 0x2000, 0, "[anon:test]", NULL);
 	procs_mmap(ps, FAKE_PID, 0x2000, 0x1000, 0, NULL, NULL);
+	assert_ptr_equal(procs_find(ps, FAKE_PID), p);
 	assert_int_equal(p->nr, 3);
 	/* Anonymous names never count as unreadable files. */
 	assert_int_equal(ps->unreadable_maps, 0);
@@ -473,6 +478,57 @@ static void test_lld_bias(void **state)
 	assert_non_null(m->bin);
 	assert_int_equal(m->bias, BASE);
 	assert_int_equal(BASE + ph.p_vaddr - m->bias, ph.p_vaddr);
+}
+
+/*
+ * A process's mmap records wait until it is looked at: a process never
+ * sampled costs no open of its files.  Then they apply in their order, and
+ * an exec forgets those of the old image.
+ */
+static void test_mmap_opened_when_looked_at(void **state)
+{
+	struct env *e = *state;
+	struct map_file_id id = { 0 };
+	const struct map *m;
+	struct proc *p;
+	GElf_Phdr ph;
+	uint64_t start;
+	int i;
+
+	id.build_id_len = file_build_id(true_path, id.build_id);
+	exec_segment(true_path, &ph);
+	start = BASE + (ph.p_vaddr & ~0xfffull);
+	procs_mmap(&e->ps, FAKE_PID, start, 0x1000, ph.p_offset & ~0xfffull, true_path, &id);
+	/* Over it, later: the later one wins once both apply. */
+	procs_mmap(&e->ps, FAKE_PID, start, 0x1000, 0x5000, "[anon:test]", NULL);
+	procs_mmap(&e->ps, FAKE_PID, start, 0x1000, ph.p_offset & ~0xfffull, true_path, &id);
+	assert_int_equal(e->bins.by_file.count, 0);
+	p = procs_find(&e->ps, FAKE_PID);
+	assert_int_equal(e->bins.by_file.count, 1);
+	assert_int_equal(p->nr, 1);
+	m = proc_find_map(p, BASE + ph.p_vaddr);
+	assert_non_null(m);
+	assert_non_null(m->bin);
+	assert_string_equal(m->bin->path, true_path);
+	assert_int_equal(m->bias, BASE);
+
+	/* exec: the old image's records go unopened. */
+	procs_mmap(&e->ps, FAKE_PID2, start, 0x1000, ph.p_offset & ~0xfffull, other_path, &id);
+	procs_exec(&e->ps, FAKE_PID2);
+	assert_int_equal(procs_find(&e->ps, FAKE_PID2)->nr, 0);
+	assert_int_equal(e->bins.by_file.count, 1);
+
+	/* Never looked at, a process's waiting records are bounded: past that they apply. */
+	procs_mmap(&e->ps, FAKE_PID3, BASE, 0x1000, 0, "[anon:test]", NULL);
+	p = procs_find(&e->ps, FAKE_PID3);
+	for (i = 1; i < 1000; i++)
+		procs_mmap(&e->ps, FAKE_PID3, BASE + i * 0x2000ull, 0x1000, 0, "[anon:test]", NULL);
+	assert_true(p->npending > 0 && p->npending <= 256);
+	assert_int_equal(p->nr + p->npending, 1000);
+	assert_ptr_equal(procs_find(&e->ps, FAKE_PID3), p);
+	assert_int_equal(p->npending, 0);
+	assert_int_equal(p->nr, 1000);
+	check_sorted(p);
 }
 
 static void test_vdso(void **state)
@@ -729,6 +785,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lld_bias, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vdso, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_fork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mmap_opened_when_looked_at, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tracking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_self, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_reap_sweep, setup, teardown),
