@@ -286,7 +286,9 @@ test_debuginfod_cut_query_not_marked_missing() {
 	[ -n "$slow_port" ] || die "the trickling server did not start"
 	export DEBUGINFOD_URLS="http://127.0.0.1:$slow_port"
 	record_deep_strip "$TMP/cut1"
-	expect_grep "$TMP/cut1.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, [0-9]+ not found, 1 failed \(stopped at the 3 s budget\)'
+	# deep_strip's query is cut; another binary's, queued behind it at the
+	# proxy, may be cut too (a CI run: 2 failed) or answered "not found".
+	expect_grep "$TMP/cut1.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, [0-9]+ not found, [12] failed \(stopped at the 3 s budget\)'
 	expect_eq "deep_strip samples named main, cut" "$(total "$TMP/cut1.folded" '^deep_strip;.*;main;')" 0
 	record_deep_strip "$TMP/cut2"
 	# (A binary the server has not, at times: "not found" is a real answer.)
