@@ -167,10 +167,15 @@ static const char *format_string(struct resolver *r, const char *fmt, const char
 	return keep_string(r, s);
 }
 
+static uint64_t frame_hash(const struct uframe *u)
+{
+	return hash_u64((uintptr_t)u->bin ^ hash_u64(u->addr) ^ u->exact);
+}
+
 static struct cached_frame *resolve_user(struct resolver *r, const struct uframe *u)
 {
 	struct frame_key key = { u->bin, u->addr, u->exact };
-	uint64_t h = hash_u64((uintptr_t)u->bin ^ hash_u64(u->addr) ^ u->exact);
+	uint64_t h = frame_hash(u);
 	struct sym_frame sf[MAX_INLINE];
 	struct cached_frame *c;
 	struct sym_source *syms;
@@ -238,9 +243,7 @@ static int add_unnamed(struct resolver *r, const struct uframe *u, int n,
 
 	for (i = 0; i < n; i++) {
 		struct frame_key key = { u[i].bin, u[i].addr, u[i].exact };
-		uint64_t h = hash_u64((uintptr_t)u[i].bin ^ hash_u64(u[i].addr) ^ u[i].exact);
-
-		if (u[i].kind != UFRAME_ELF || hmap_find(&r->cache, h, frame_eq, &key))
+		if (u[i].kind != UFRAME_ELF || hmap_find(&r->cache, frame_hash(&u[i]), frame_eq, &key))
 			continue;
 		if (array_reserve((void **)v, cap, *len + 1, sizeof(**v), 1024))
 			return -ENOMEM;
