@@ -16,12 +16,15 @@
 #define SYMTAB_MAX_SYMS (8u << 20)
 /* Longer names are cut here: we print them, we do not link against them. */
 #define SYMTAB_MAX_NAME 4096
+/* Farthest a zero-sized .symtab label names the code after it (see symtab.c). */
+#define SYMTAB_ZERO_REACH 0xffffu
 
 struct symtab_sym {
 	uint64_t addr;
 	uint64_t size;		/* 0: only names its exact address */
 	const char *name;	/* version suffix stripped, never NULL */
 	uint32_t order;		/* insertion order, the last tie-breaker */
+	uint16_t reach;		/* size 0: bytes to its section's end, capped; 0 exact only */
 	uint8_t rank;		/* 0 GLOBAL, 1 WEAK, 2 LOCAL, 3 other binding */
 };
 
@@ -54,7 +57,10 @@ long symtab_add_elf(struct symtab *st, Elf *elf, uint32_t sh_type);
 /* Sort, merge aliases and build the lookup index; -ENOMEM on failure. */
 int symtab_finish(struct symtab *st);
 
-/* The symbol whose range covers addr, or NULL. */
+/*
+ * The symbol whose range covers addr, else the zero-sized label that is the
+ * last symbol at or below addr in the same section (within its reach), or NULL.
+ */
 const struct symtab_sym *symtab_lookup(const struct symtab *st, uint64_t addr);
 
 /*

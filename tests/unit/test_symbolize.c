@@ -544,6 +544,116 @@ static void test_cxx_demangled(void **state)
 	free(long_name);
 }
 
+/* symtab_lookup's name for addr in the ELF file rel of the test directory, or NULL. */
+static const char *symtab_name_in(const char *rel, uint32_t sh_type, const char *label,
+				  uint64_t off, char *buf, size_t len)
+{
+	char full[PATH_MAX];
+	const struct symtab_sym *sym;
+	struct symtab st, names;
+	const char *name = NULL;
+	int fd;
+	Elf *elf;
+
+	snprintf(full, sizeof(full), "%s/%s", dir, rel);
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	assert_non_null(elf);
+	symtab_init(&st);
+	symtab_init(&names);
+	symtab_add_elf(&st, elf, sh_type);
+	/* The label's address from the unstripped file's .symtab, which has them all. */
+	symtab_add_elf(&names, elf, SHT_SYMTAB);
+	symtab_add_elf(&names, elf, SHT_DYNSYM);
+	assert_int_equal(symtab_finish(&st), 0);
+	assert_int_equal(symtab_finish(&names), 0);
+	sym = symtab_find_name(&names, label);
+	if (!sym)
+		fail_msg("no %s in %s", label, rel);
+	sym = symtab_lookup(&st, sym->addr + off);
+	if (sym) {
+		snprintf(buf, len, "%s", sym->name);
+		name = buf;
+	}
+	symtab_free(&names);
+	symtab_free(&st);
+	elf_end(elf);
+	close(fd);
+	return name;
+}
+
+/*
+ * A zero-sized .symtab label names the code after it up to the next symbol
+ * or its section's end (crtstuff's __do_global_dtors_aux calls __cxa_finalize
+ * at every program's exit); a .dynsym label only its own address; the code
+ * after a sized function's end or an inner label's function is nobody's.
+ */
+static void test_zero_sized_labels(void **state)
+{
+	char b[128];
+
+	test_shell_ok("cd '%s' && set -e\n"
+		      "cat >labels.s <<'EOF'\n"
+		      "\t.text\n"
+		      "\t.globl lab_exported\n"
+		      "\t.type lab_exported, @function\n"
+		      "lab_exported:\n"
+		      "\tnop\n\tnop\n\tnop\n\tret\n"
+		      "\t.p2align 4\n"
+		      "\t.type sized_fn, @function\n"
+		      "sized_fn:\n"
+		      "\tnop\n"
+		      "\t.type inner, @function\n"
+		      "inner:\n"
+		      "\tnop\n\tret\n"
+		      "\t.size sized_fn, .-sized_fn\n"
+		      "\tnop\n\tnop\n\tnop\n\tnop\n"
+		      "\t.p2align 4\n"
+		      "\t.type last_label, @function\n"
+		      "last_label:\n"
+		      "\tnop\n\tret\n"
+		      "EOF\n"
+		      "gcc -nostdlib -shared -Wl,-z,noexecstack labels.s -o labels.so\n"
+		      "strip -o labels_stripped.so labels.so\n", dir);
+	assert_string_equal(symtab_name_in("labels.so", SHT_SYMTAB, "lab_exported", 0, b, 128),
+			    "lab_exported");
+	assert_string_equal(symtab_name_in("labels.so", SHT_SYMTAB, "lab_exported", 3, b, 128),
+			    "lab_exported");
+	/* Up to its section's end, not past it (.text ends after last_label's ret). */
+	assert_string_equal(symtab_name_in("labels.so", SHT_SYMTAB, "last_label", 1, b, 128),
+			    "last_label");
+	assert_null(symtab_name_in("labels.so", SHT_SYMTAB, "last_label", 2, b, 128));
+	/* sized_fn is 3 bytes; its inner label does not name what follows it. */
+	assert_string_equal(symtab_name_in("labels.so", SHT_SYMTAB, "sized_fn", 2, b, 128),
+			    "sized_fn");
+	assert_null(symtab_name_in("labels.so", SHT_SYMTAB, "sized_fn", 4, b, 128));
+	/* From .dynsym, an exported label may be followed by a static function. */
+	assert_string_equal(symtab_name_in("labels.so", SHT_DYNSYM, "lab_exported", 0, b, 128),
+			    "lab_exported");
+	assert_null(symtab_name_in("labels.so", SHT_DYNSYM, "lab_exported", 3, b, 128));
+}
+
+/* The exit path every gcc program runs: __cxa_finalize's caller has a name. */
+static void test_crtstuff_named(void **state)
+{
+	static const char *const bins[] = { "pie", "link/prog" };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct opened o = open_bin(bins[i], NULL, "");
+		struct sym_frame f[8];
+		uint64_t addr, size;
+
+		assert_int_equal(sym_source_find_symbol(o.src, "__do_global_dtors_aux",
+							&addr, &size), 0);
+		assert_int_equal(size, 0);
+		assert_int_equal(sym_source_lookup(o.src, addr + 0x20, f, 8), 1);
+		assert_string_equal(f[0].name, "__do_global_dtors_aux");
+		close_bin(&o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +672,8 @@ int main(void)
 		cmocka_unit_test(test_empty_and_null),
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_cxx_demangled),
+		cmocka_unit_test(test_zero_sized_labels),
+		cmocka_unit_test(test_crtstuff_named),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
