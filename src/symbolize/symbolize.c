@@ -16,6 +16,7 @@
 #include "util/elf_util.h"
 #include "util/hashmap.h"
 #include "symbolize/symbolize.h"
+#include "symbolize/plt.h"
 #include "symbolize/symtab.h"
 
 #define CACHE_SLOTS 256		/* power of two */
@@ -109,6 +110,8 @@ static void load_symbols(struct sym_source *src, const char *path, const char *r
 	add_table(src, dbg, SHT_SYMTAB, HAVE_SYMTAB);
 	add_table(src, src->mini.elf, SHT_SYMTAB, 0);
 	add_table(src, src->elf, SHT_DYNSYM, HAVE_DYNSYM);
+	/* The stubs' bytes are in the binary itself, never in its debug file. */
+	plt_add_stubs(&src->symtab, src->elf);
 	symtab_finish(&src->symtab);
 	if (dbg && has_dwarf(dbg))
 		src->dwarf_elf = dbg;

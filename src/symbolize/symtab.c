@@ -134,12 +134,12 @@ static uint16_t zero_reach(Elf *elf, const GElf_Sym *sym, uint32_t sh_type)
 	return room > SYMTAB_ZERO_REACH ? SYMTAB_ZERO_REACH : (uint16_t)room;
 }
 
-static int push_sym(struct symtab *st, const GElf_Sym *sym, const char *raw_name,
-		    uint16_t reach)
+/* Add one symbol of name[0..len); 1 if added, 0 if nameless, or a negative errno. */
+static int push_sym(struct symtab *st, uint64_t addr, uint64_t size, const char *raw_name,
+		    size_t len, uint8_t rank, uint16_t reach)
 {
 	struct symtab_sym *s;
 	const char *name;
-	size_t len = unversioned_len(raw_name);
 
 	if (len == 0)
 		return 0;
@@ -158,17 +158,17 @@ static int push_sym(struct symtab *st, const GElf_Sym *sym, const char *raw_name
 	if (!name)
 		return -ENOMEM;
 	s = &st->all[st->nr_all];
-	s->addr = sym->st_value;
-	s->size = sym->st_size;
-	/* A range that wraps around cannot be real; keep only the entry point. */
+	s->addr = addr;
+	s->size = size;
 	s->reach = reach;
+	/* A range that wraps around cannot be real; keep only the entry point. */
 	if (s->addr + s->size < s->addr) {
 		s->size = 0;
 		s->reach = 0;
 	}
 	s->name = name;
 	s->order = (uint32_t)st->nr_all;
-	s->rank = binding_rank(GELF_ST_BIND(sym->st_info));
+	s->rank = rank;
 	st->nr_all++;
 	return 1;
 }
@@ -194,7 +194,9 @@ static long add_section(struct symtab *st, Elf *elf, Elf_Scn *scn, const GElf_Sh
 		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
 		if (!name)
 			continue;
-		err = push_sym(st, &sym, name, zero_reach(elf, &sym, shdr->sh_type));
+		err = push_sym(st, sym.st_value, sym.st_size, name, unversioned_len(name),
+			       binding_rank(GELF_ST_BIND(sym.st_info)),
+			       zero_reach(elf, &sym, shdr->sh_type));
 		if (err < 0)
 			return added ? added : err;
 		added += err;
@@ -222,6 +224,16 @@ long symtab_add_elf(struct symtab *st, Elf *elf, uint32_t sh_type)
 			return -E2BIG;
 	}
 	return total;
+}
+
+int symtab_add_stub(struct symtab *st, uint64_t addr, uint64_t size, const char *name)
+{
+	size_t len = strnlen(name, SYMTAB_MAX_NAME);
+
+	if (st->finished || size == 0)
+		return -EINVAL;
+	/* Rank 3: a real symbol at the same address keeps its name. */
+	return push_sym(st, addr, size, name, len, 3, 0);
 }
 
 static int cmp_u64(uint64_t a, uint64_t b)

@@ -54,6 +54,12 @@ void symtab_free(struct symtab *st);
  */
 long symtab_add_elf(struct symtab *st, Elf *elf, uint32_t sh_type);
 
+/*
+ * Add a named code range no symbol table lists (a PLT stub: "getppid@plt"),
+ * its name kept whole.  1 if added, or a negative errno.
+ */
+int symtab_add_stub(struct symtab *st, uint64_t addr, uint64_t size, const char *name);
+
 /* Sort, merge aliases and build the lookup index; -ENOMEM on failure. */
 int symtab_finish(struct symtab *st);
 

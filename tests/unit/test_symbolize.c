@@ -654,6 +654,67 @@ static void test_crtstuff_named(void **state)
 	}
 }
 
+/*
+ * PLT stubs are named after the GOT slot they jump through, in every layout
+ * ld makes: lazy .plt, .plt.got (the function's address also taken), and
+ * IBT's .plt.sec; PLT0 stays unnamed.
+ */
+static void test_plt_stubs(void **state)
+{
+	static const char *const bins[] = { "plt_lazy", "plt_ibt", "plt_now" };
+	unsigned int i;
+
+	test_shell_ok("cd '%s' && set -e\n"
+		      "printf '%%s\\n' '#include <unistd.h>' '#include <stdlib.h>' "
+		      "'pid_t (*volatile taken)(void) = getppid;' "
+		      "'int main(void) { return getpid() + (int)taken() + abs(getppid()); }' >plt.c\n"
+		      "gcc -O1 -fcf-protection=none plt.c -o plt_lazy\n"
+		      "gcc -O1 -fcf-protection=full -Wl,-z,ibtplt plt.c -o plt_ibt\n"
+		      "gcc -O1 -Wl,-z,now plt.c -o plt_now\n", dir);
+	for (i = 0; i < 3; i++) {
+		struct opened o = open_bin(bins[i], NULL, "");
+		char cmd[PATH_MAX + 128], line[256];
+		unsigned int found = 0;
+		FILE *p;
+
+		/* objdump's own names for the stubs are the reference. */
+		snprintf(cmd, sizeof(cmd),
+			 "objdump -d '%s/%s' | sed -n 's/^\\([0-9a-f]*\\) <\\(.*@plt\\)>:$/\\1 \\2/p'",
+			 dir, bins[i]);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		while (fgets(line, sizeof(line), p)) {
+			unsigned long long addr;
+			char name[128];
+			struct sym_frame f[4];
+
+			if (sscanf(line, "%llx %127s", &addr, name) != 2)
+				continue;
+			assert_int_equal(sym_source_lookup(o.src, addr, f, 4), 1);
+			assert_string_equal(f[0].name, name);
+			assert_int_equal(sym_source_lookup(o.src, addr + 5, f, 4), 1);
+			assert_string_equal(f[0].name, name);
+			found++;
+		}
+		pclose(p);
+		if (found < 3)
+			fail_msg("%s: %u stubs from objdump, expected getpid, getppid and "
+				 "__cxa_finalize (in .plt.got)",
+				 bins[i], found);
+		close_bin(&o);
+	}
+		{
+		struct opened o = open_bin("plt_lazy", NULL, "");
+		struct elf_section plt;
+		struct sym_frame f[4];
+
+		assert_int_equal(elf_find_section(o.elf, ".plt", &plt), 0);
+		/* PLT0, the resolver's entry, names nothing. */
+		assert_int_equal(sym_source_lookup(o.src, plt.addr, f, 4), 0);
+		close_bin(&o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -674,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_zero_sized_labels),
 		cmocka_unit_test(test_crtstuff_named),
+		cmocka_unit_test(test_plt_stubs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
