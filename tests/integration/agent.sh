@@ -19,6 +19,7 @@ backend_start() {
 	"$PY" "$BACKEND" --kind "$kind" --port "$port" --port-file "$TMP/$name.port" \
 		--out "$TMP/$name.jsonl" "$@" >/dev/null 2>>"$TMP/$name.err" &
 	echo $! >"$TMP/$name.pid"
+	track_pid $!
 	for i in $(seq 200); do
 		[ -s "$TMP/$name.port" ] && return 0
 		kill -0 "$(cat "$TMP/$name.pid")" 2>/dev/null || break
@@ -55,6 +56,7 @@ url_of() {
 workload_start() {
 	"$CHAIN" spin "$2" >/dev/null &
 	echo $! >"$TMP/$1.wpid"
+	track_pid $!
 }
 
 workload_stop() {

@@ -13,6 +13,7 @@ run_test() {
 	# Not inside 'if': bash ignores set -e in a condition, even in a subshell.
 	( set -e; "$name" ) >"$TMP/$name.log" 2>&1
 	rc=$?
+	reap_tracked
 	if [ "$rc" -eq 0 ]; then
 		end=$(date +%s.%N)
 		PASSED=$((PASSED + 1))
@@ -23,6 +24,28 @@ run_test() {
 		printf 'FAIL  %s\n' "$name"
 		sed 's/^/      | /' "$TMP/$name.log" | tail -n 40
 	fi
+}
+
+# track_pid PID: a background server or workload that run_test stops after the
+# test, if the test died before it did.  Kept with its start time, so that a pid
+# the kernel gave to another process since is never killed.
+track_pid() {
+	local start
+	start=$(awk '{ print $22 }' "/proc/$1/stat" 2>/dev/null) || return 0
+	echo "$1 $start" >>"$TMP/tracked.pids"
+}
+
+reap_tracked() {
+	local pid start now
+	[ -s "$TMP/tracked.pids" ] || return 0
+	while read -r pid start; do
+		now=$(awk '{ print $22 }' "/proc/$pid/stat" 2>/dev/null) || continue
+		if [ "$now" = "$start" ]; then
+			echo "reaping pid $pid, left running by the test" >>"$TMP/reaped.log"
+			kill "$pid" 2>/dev/null || true
+		fi
+	done <"$TMP/tracked.pids"
+	rm -f "$TMP/tracked.pids"
 }
 
 die() {
