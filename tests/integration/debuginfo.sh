@@ -268,6 +268,20 @@ print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
 	expect_grep "$TMP/silent.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, [1-9][0-9]* failed \(2 of 2 servers given up'
 }
 
+# start_trickle BUILD_ID: a proxy (slow_debuginfod.py) in front of the test's
+# debuginfod that sends BUILD_ID's debug file a little at a time, then stalls;
+# DEBUGINFOD_URLS names only the proxy.
+start_trickle() {
+	local port_file=$TMP/trickle-$1.port port
+	python3 tests/integration/slow_debuginfod.py 0 "http://127.0.0.1:$DBGD_PORT" \
+		--trickle "$1" 4 >"$port_file" &
+	more_servers_started $!
+	for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
+	port=$(cat "$port_file")
+	[ -n "$port" ] || die "the trickling server did not start"
+	export DEBUGINFOD_URLS="http://127.0.0.1:$port"
+}
+
 # A recording whose query for the stripped chain's debug file was cut at the
 # budget (a download that moves, then stalls), then a second recording: it
 # asks again and names the chain.  libdebuginfod marked the cut query "not
@@ -275,16 +289,9 @@ print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
 # said "0 debug files fetched, 0 from its cache, 1 not found" without a
 # request.
 test_debuginfod_cut_query_not_marked_missing() {
-	local slow_port
 	export STITCH_CACHE_DIR=$TMP/cache-cut
 	start_debuginfod
-	python3 tests/integration/slow_debuginfod.py 0 "http://127.0.0.1:$DBGD_PORT" \
-		--trickle "$DBGD_ID" 4 >"$TMP/cut.port" &
-	more_servers_started $!
-	for _ in $(seq 50); do [ -s "$TMP/cut.port" ] && break; sleep 0.1; done
-	slow_port=$(cat "$TMP/cut.port")
-	[ -n "$slow_port" ] || die "the trickling server did not start"
-	export DEBUGINFOD_URLS="http://127.0.0.1:$slow_port"
+	start_trickle "$DBGD_ID"
 	record_deep_strip "$TMP/cut1"
 	# deep_strip's query is cut; another binary's, queued behind it at the
 	# proxy, may be cut too (a CI run: 2 failed) or answered "not found".
@@ -611,7 +618,7 @@ wait_pushed() {
 # a binary once named without its file was not asked for again: A's and B's
 # frames stayed dbgwork+0x..., and spin_libN's unnamed.
 test_agent_debuginfod_budget_per_period() {
-	local a_id slow_port agent a
+	local a_id agent a
 	export STITCH_CACHE_DIR=$TMP/cache-agent-dbgd
 	make_many_libs
 	# A: the stripped chain, its debug file beside many_libs's on the server.
@@ -629,13 +636,7 @@ test_agent_debuginfod_budget_per_period() {
 			"http://127.0.0.1:$DBGD_PORT/buildid/$a_id/debuginfo")" = 200 ] && break
 		sleep 0.2
 	done
-	python3 tests/integration/slow_debuginfod.py 0 "http://127.0.0.1:$DBGD_PORT" \
-		--trickle "$a_id" 4 >"$TMP/dw/slow.port" &
-	more_servers_started $!
-	for _ in $(seq 50); do [ -s "$TMP/dw/slow.port" ] && break; sleep 0.1; done
-	slow_port=$(cat "$TMP/dw/slow.port")
-	[ -n "$slow_port" ] || die "the trickling server did not start"
-	export DEBUGINFOD_URLS="http://127.0.0.1:$slow_port"
+	start_trickle "$a_id"
 	backend_start dw pyroscope
 	"$TMP/dw/a/dbgwork" spin 60 >/dev/null &
 	a=$!
