@@ -418,7 +418,7 @@ static void handle(struct stitch_stall *d, int sig, siginfo_t *si, const ucontex
 		 * so no task ends in between (as for kernel-mode samples).  A
 		 * CPU timer's merge while the thread runs (its clock moves only
 		 * then): the kernel notices an expiry only at a scheduler tick
-		 * that finds the thread running, up to 94 ms of CPU late at
+		 * that finds the thread running, up to 209 ms of CPU late at
 		 * load 9 on 2 CPUs, so a task may end as late as now (as for
 		 * user-mode samples).  Taken as quiet time, that merged time
 		 * made a report of short tasks after the end of a real stall.

@@ -199,12 +199,13 @@ static void *thread_main(void *arg)
  * SPIN_CPU_MS overran that band now and then: it reads the clock every 1M
  * iterations, and on a loaded VM a round of 1M took up to 24 ms when
  * preempted (cpu_spin.h), so the stall lasted 40 ms or more and its second
- * report (stall=40ms) was counted as suppressed too.  45.5 ms of CPU for a
- * 30 ms stall in 1 of 100 runs at load 7 on 2 CPUs, the stall=40ms report
- * with it.  Reading the clock every 64K iterations (2.2 ms at most) keeps
- * it in 30 to 32.2 ms: 5 ms of margin below, 7 above.  The perf task clock
- * the library counts in also counts time stolen by the hypervisor, which
- * the thread's CPU clock does not: 1.2 ms at most over 2,000 30 ms spins.
+ * report (stall=40ms) was counted as suppressed too: in 100 runs at load 7
+ * on 2 CPUs, 3 of the 700 stalls lasted 40 to 45.5 ms, and the 45.5 ms one
+ * was reported at 20 and at 40 ms.  Reading the clock every 64K iterations
+ * (2.2 ms at most) keeps it in 30 to 32.2 ms (32.2 at most in 40 runs at
+ * load 9): 5 ms of margin below, 7 above.  The perf task clock the library
+ * counts in also counts time stolen by the hypervisor, which the thread's
+ * CPU clock does not: 1.2 ms at most over 2,000 30 ms spins.
  */
 __attribute__((noinline)) static void one_report_stall(struct stitch_stall *d)
 {
@@ -454,8 +455,8 @@ int main(int argc, char **argv)
 		fn(60);
 		stitch_stall_task_end(d);
 	} else {
-		fprintf(stderr, "usage: %s short|user|kernel|ratelimit|merged|wall|sigio|dlopen|threads|ksyms\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s short|user|kernel|ratelimit|merged|wall|sigio|dlopen|"
+			"threads|ksyms\n", argv[0]);
 		return 2;
 	}
 	stitch_stall_stop(d);
