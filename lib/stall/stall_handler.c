@@ -412,10 +412,20 @@ static void handle(struct stitch_stall *d, int sig, siginfo_t *si, const ucontex
 			disarm(d);
 			return;
 		}
-		/* Expiries merged into one signal: the first of them, then now. */
+		/*
+		 * Expiries merged into one signal: the first of them, then now.
+		 * A wall timer's expiries merge while the thread waits to run,
+		 * so no task ends in between (as for kernel-mode samples).  A
+		 * CPU timer's merge while the thread runs (its clock moves only
+		 * then): the kernel notices an expiry only at a scheduler tick
+		 * that finds the thread running, up to 209 ms of CPU late at
+		 * load 9 on 2 CPUs, so a task may end as late as now (as for
+		 * user-mode samples).  Taken as quiet time, that merged time
+		 * made a report of short tasks after the end of a real stall.
+		 */
 		if (missed)
-			tick(d, &b, now - missed * d->period_ns, false, NULL, 0);
-		tick(d, &b, now, false, NULL, 0);
+			tick(d, &b, now - missed * d->period_ns, !wall, NULL, 0);
+		tick(d, &b, now, !wall, NULL, 0);
 	}
 	if (b.candidate)
 		emit(d, uc);

@@ -5,7 +5,7 @@
  * kernel, a sleep for the wall clock).  Built -O2 -fomit-frame-pointer, so
  * reports only name spin_for_stall if the library unwinds with CFI.
  *
- *   stall_loop short|user|vdso|kernel|ratelimit|wall|sigio|seccomp|dlopen [--timer]
+ *   stall_loop short|user|vdso|kernel|ratelimit|merged|wall|sigio|seccomp|dlopen [--timer]
  *   stall_loop threads N
  *   stall_loop ksyms < report     (names the report's kernel addresses)
  *
@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,8 +111,19 @@ __attribute__((noinline)) void spin_in_clock(unsigned int ms)
 		sink++;
 }
 
+/*
+ * Ticks from the CPU-timer fallback (--timer, seccomp, or the environment).
+ * The kernel notices its expiries only at a scheduler tick that finds the
+ * thread running: at load 9 on 2 CPUs, 650 signals in 10 s of CPU instead of
+ * 2,000, up to 209 ms of CPU apart.  A stall is seen once two signals fall in
+ * it 20 ms apart, so stalls watched by the timer last 200 ms more.
+ */
+static bool cpu_timer;
+
 static void stall_user(struct stitch_stall *d, unsigned int ms)
 {
+	if (cpu_timer)
+		ms += 200;
 	stitch_stall_task_begin(d);
 	spin_for_stall(ms);
 	stitch_stall_task_end(d);
@@ -179,6 +191,103 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A stall that gets exactly one report: one at 20 ms of quiet (the
+ * threshold), none at 40.  The library measures quiet from its first tick
+ * (every 5 ms of CPU) after the last task end, so a stall of L ms of CPU is
+ * seen as L - 5 to L ms: L in [25, 39] gives one report.  A 30 ms
+ * SPIN_CPU_MS overran that band now and then: it reads the clock every 1M
+ * iterations, and on a loaded VM a round of 1M took up to 24 ms when
+ * preempted (cpu_spin.h), so the stall lasted 40 ms or more and its second
+ * report (stall=40ms) was counted as suppressed too: in 100 runs at load 7
+ * on 2 CPUs, 3 of the 700 stalls lasted 40 to 45.5 ms, and the 45.5 ms one
+ * was reported at 20 and at 40 ms.  Reading the clock every 64K iterations
+ * (2.2 ms at most) keeps it in 30 to 32.2 ms (32.2 at most in 40 runs at
+ * load 9): 5 ms of margin below, 7 above.  The perf task clock the library
+ * counts in also counts time stolen by the hypervisor, which the thread's
+ * CPU clock does not: 1.2 ms at most over 2,000 30 ms spins.
+ */
+__attribute__((noinline)) static void one_report_stall(struct stitch_stall *d)
+{
+	uint64_t t;
+
+	stitch_stall_task_begin(d);
+	t = cpu_ns();
+	SPIN_CPU_MS_EVERY(30, 1ul << 16);
+	t = cpu_ns() - t;
+	stitch_stall_task_end(d);
+	printf("stall of %llu us of CPU\n", (unsigned long long)t / 1000);
+}
+
+static void sleep_until(uint64_t mono)
+{
+	struct timespec ts = { mono / 1000000000ull, mono % 1000000000ull };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/*
+ * 6 stalls of one report each, 2 reports a window: 2 written, 4 suppressed,
+ * then a stall after the window, whose report tells suppressed=4.  The
+ * window (STITCH_STALL_RATE_WINDOW_MS: the test shortens the minute) starts
+ * at the first report, during the first stall: the 6 must end within it, and
+ * the last stall must start after it, whatever the load.  Both times are
+ * printed for the test.
+ */
+static void rate_limit(struct stitch_stall *d)
+{
+	const char *w = getenv("STITCH_STALL_RATE_WINDOW_MS");
+	uint64_t window = (w ? strtoull(w, NULL, 10) : 60000) * 1000000ull;
+	uint64_t begin = mono_ns(), first_end = 0;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		one_report_stall(d);
+		if (!i)
+			first_end = mono_ns();	/* after the window started */
+		run_short(d, 100, 20);
+	}
+	printf("6 stalls in %llu ms, window %llu ms\n",
+	       (unsigned long long)(mono_ns() - begin) / 1000000,
+	       (unsigned long long)window / 1000000);
+	stitch_stall_idle(d);
+	sleep_until(first_end + window);
+	one_report_stall(d);
+}
+
+/*
+ * Short tasks only, but the detector's signal comes late, as one signal for
+ * many expiries of its timer: blocked here from before the timer expires
+ * (the kernel may notice that late) until 60 ms of CPU after the signal is
+ * pending.  Under load the kernel does the same to the CPU timer without any
+ * blocking: it notices an expiry only at a scheduler tick that finds the
+ * thread running (cpu_timer above), while the tasks go on ending.  Not a
+ * stall: no report.  Says whether the signal was pending when unblocked.
+ */
+static void merged_expiries(struct stitch_stall *d)
+{
+	uint64_t limit, end = 0;
+	sigset_t set, pending;
+
+	run_short(d, 200, 20);
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMAX - 3);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	limit = cpu_ns() + 2000000000ull;
+	while (cpu_ns() < limit && (!end || cpu_ns() < end)) {
+		stitch_stall_task_begin(d);
+		short_task(20);
+		stitch_stall_task_end(d);
+		sigpending(&pending);
+		if (!end && sigismember(&pending, SIGRTMAX - 3))
+			end = cpu_ns() + 60000000ull;
+	}
+	printf("signal pending at unblock: %s\n", end ? "yes" : "no");
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	run_short(d, 200, 20);
+}
+
 /* For each "  kernel 0x..." line on stdin: "0xADDR NAME" from /proc/kallsyms. */
 static int ksyms(void)
 {
@@ -231,12 +340,15 @@ static int ksyms(void)
 int main(int argc, char **argv)
 {
 	struct stitch_stall *d;
-	const char *mode = argc > 1 ? argv[1] : "";
+	const char *mode = argc > 1 ? argv[1] : "", *env;
 	int i;
 
 	for (i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--timer"))
 			flags |= STITCH_STALL_FORCE_TIMER;
+	env = getenv("STITCH_STALL_FORCE_TIMER");	/* read as the library does */
+	cpu_timer = (flags & STITCH_STALL_FORCE_TIMER) || !strcmp(mode, "seccomp") ||
+		    (env && *env && strcmp(env, "0"));
 	if (!strcmp(mode, "ksyms"))
 		return ksyms();
 	if (!strcmp(mode, "threads")) {
@@ -278,16 +390,11 @@ int main(int argc, char **argv)
 		stitch_stall_task_end(d);
 		run_short(d, 1000, 20);
 	} else if (!strcmp(mode, "ratelimit")) {
-		/* 6 stalls of one report each; 2 a window pass (the test shortens the window). */
 		stitch_stall_stop(d);
 		d = start(20, 2);
-		for (i = 0; i < 6; i++) {
-			stall_user(d, 30);
-			run_short(d, 100, 20);
-		}
-		stitch_stall_idle(d);
-		poll(NULL, 0, 1200);
-		stall_user(d, 30);
+		rate_limit(d);
+	} else if (!strcmp(mode, "merged")) {
+		merged_expiries(d);
 	} else if (!strcmp(mode, "wall")) {
 		/* Blocked (not spinning) inside a task: only the wall clock sees it. */
 		uint64_t end = mono_ns() + 100000000ull;
@@ -348,8 +455,8 @@ int main(int argc, char **argv)
 		fn(60);
 		stitch_stall_task_end(d);
 	} else {
-		fprintf(stderr, "usage: %s short|user|kernel|ratelimit|wall|sigio|dlopen|threads|ksyms\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s short|user|kernel|ratelimit|merged|wall|sigio|dlopen|"
+			"threads|ksyms\n", argv[0]);
 		return 2;
 	}
 	stitch_stall_stop(d);
