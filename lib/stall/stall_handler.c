@@ -299,11 +299,20 @@ static void tick(struct stitch_stall *d, struct batch *b, uint64_t t, bool user_
 		return;
 	}
 	b->prev_user = user_mode;
+	/*
+	 * The first of merged expiries is an estimate (now less the missed
+	 * periods) and may fall before the last progress: nothing was quiet
+	 * then.  Unchecked, the difference wrapped, and the doubling below
+	 * would have spun for ever in the signal handler.
+	 */
+	if (t <= d->progress)
+		return;
 	quiet = t - d->progress;
 	/* Ticks are period_ns apart give or take timer jitter: don't miss the threshold by a hair. */
 	if (quiet + slack >= d->next_report) {
-		while (d->next_report <= quiet + slack)
-			d->next_report *= 2;	/* reports at threshold, 2x, 4x... while it lasts */
+		/* reports at threshold, 2x, 4x... while it lasts */
+		while (d->next_report <= quiet + slack && d->next_report <= UINT64_MAX / 2)
+			d->next_report *= 2;
 		b->candidate = true;
 	}
 	/*
