@@ -686,6 +686,7 @@ test_python313_generator_comprehension_signal_handler() {
 
 RBW=$(realpath tests/workloads/interp/rb_stitch.rb)
 RNW=$(realpath tests/workloads/interp/rb_names.rb)
+RXW=$(realpath tests/workloads/interp/rb_exit_lines.rb)
 RUBY=/usr/bin/ruby3.1
 
 # rb_in_root RELEASE FILE...: the files copied into the release's root; sets RB_CMD
@@ -709,13 +710,14 @@ rb_use() {
 	case $rel in
 	host)
 		need "$RUBY"
-		RB_CMD=$RUBY RB_RBW=$RBW RB_RNW=$RNW RB_MAIN_COMM='ruby3\.1'
+		RB_CMD=$RUBY RB_RBW=$RBW RB_RNW=$RNW RB_RXW=$RXW RB_MAIN_COMM='ruby3\.1'
 		RB_TIMES="${NAT}Integer#times;$NAT" RB_TIME_NOW=';Time\.now \(<internal:timev>:'
 		RB_START='__libc_start_main;__libc_start_call_main;' RB_BLOCK_MIN=300
 		;;
 	bullseye | bookworm | trixie | experimental)
-		rb_in_root "$rel" "$RBW" "$RNW"
+		rb_in_root "$rel" "$RBW" "$RNW" "$RXW"
 		RB_RBW=$RB_DIR/rb_stitch.rb RB_RNW=$RB_DIR/rb_names.rb RB_MAIN_COMM=ruby
+		RB_RXW=$RB_DIR/rb_exit_lines.rb
 		if [ "$rel" = bullseye ]; then
 			# 2.7: Integer#times and Time.now are C methods (burn's block: 200
 			# of 644 samples on a loaded machine); glibc 2.31 starts
@@ -887,6 +889,24 @@ rb_cpu_samples() {
 	expect_ge "Time.now" "$(total "$TMP/rbc.folded" "$RB_TIME_NOW")" 10
 }
 
+# A walk is named when it is read, up to 100 ms after it was defined in the kernel: a
+# Ruby's last walks are named after it is gone.  rb_exit_lines.rb runs one line for a
+# second (its method named while it lives), then 200 lines once each, at pcs no
+# sample saw before, and exit!s.  Their lines come from the tables copied when the
+# method was first named (ruby_lines.c); read from the process when asked, 2 to 14
+# of its last samples in each of 5 runs had no line (and 1 burn sample in 100 loaded
+# runs of test_ruby33_cpu_samples: a pc of burn first seen in its last turn).
+rb_lines_at_exit() {
+	local tail='tail \(tail\.rb:'
+	"$STITCH" record -F 999 -o "$TMP/rbx.folded" -- $RB_CMD "$RB_RXW" 1
+	show "$TMP/rbx.folded" 3
+	# ~0.5 ms a line: ~100 samples; at most one at each line.
+	expect_ge "String#sum samples in tail's lines run once" \
+		"$(total "$TMP/rbx.folded" "$tail([3-9]|[0-9][0-9]+)\\);.*String#sum")" 40
+	expect_eq "% of tail frames with their line" \
+		"$(share "$TMP/rbx.folded" ';tail \(' "$tail[0-9]+\\);")" 100
+}
+
 # -p of a running Ruby: every cpu sample walked in the kernel (its tables load
 # before the first event) and none left unknown.  Ruby reads its execution
 # context through TLS (__tls_get_addr, in ld.so: the last mapping before
@@ -966,6 +986,7 @@ test_ruby_threads_syscall() { rb_use host && rb_threads_syscall; }
 test_ruby_cpu_samples() { rb_use host && rb_cpu_samples; }
 test_ruby_name_rules() { rb_use host && rb_name_rules; }
 test_ruby_main_thread_complete() { rb_use host && rb_main_thread_complete; }
+test_ruby_lines_at_exit() { rb_use host && rb_lines_at_exit; }
 test_ruby31_threads_syscall() { rb_use bookworm && rb_threads_syscall; }
 test_ruby27_threads_syscall() { rb_use bullseye && rb_threads_syscall; }
 test_ruby27_cpu_samples() { rb_use bullseye && rb_cpu_samples; }
@@ -975,6 +996,7 @@ test_ruby33_threads_syscall() { rb_use trixie && rb_threads_syscall; }
 test_ruby33_cpu_samples() { rb_use trixie && rb_cpu_samples; }
 test_ruby33_name_rules() { rb_use trixie && rb_name_rules; }
 test_ruby33_main_thread_complete() { rb_use trixie && rb_main_thread_complete; }
+test_ruby33_lines_at_exit() { rb_use trixie && rb_lines_at_exit; }
 # Debian experimental's 3.4 (3.3's layout but for FL_SINGLETON and tLAST_OP_ID).
 test_ruby34_threads_syscall() { rb_use experimental && rb_threads_syscall; }
 test_ruby34_cpu_samples() { rb_use experimental && rb_cpu_samples; }
