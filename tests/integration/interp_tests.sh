@@ -900,9 +900,9 @@ rb_lines_at_exit() {
 	local tail='tail \(tail\.rb:'
 	"$STITCH" record -F 999 -o "$TMP/rbx.folded" -- $RB_CMD "$RB_RXW" 1
 	show "$TMP/rbx.folded" 3
-	# ~0.5 ms a line: ~100 samples; at most one at each line.
+	# ~0.5 ms a line: 3.3 and 3.4 gave 130-205 samples, 2.7 46, 3.1 68.
 	expect_ge "String#sum samples in tail's lines run once" \
-		"$(total "$TMP/rbx.folded" "$tail([3-9]|[0-9][0-9]+)\\);.*String#sum")" 40
+		"$(total "$TMP/rbx.folded" "$tail([3-9]|[0-9][0-9]+)\\);.*String#sum")" 20
 	expect_eq "% of tail frames with their line" \
 		"$(share "$TMP/rbx.folded" ';tail \(' "$tail[0-9]+\\);")" 100
 }
@@ -992,6 +992,7 @@ test_ruby27_threads_syscall() { rb_use bullseye && rb_threads_syscall; }
 test_ruby27_cpu_samples() { rb_use bullseye && rb_cpu_samples; }
 test_ruby27_name_rules() { rb_use bullseye && rb_name_rules; }
 test_ruby27_main_thread_complete() { rb_use bullseye && rb_main_thread_complete; }
+test_ruby27_lines_at_exit() { rb_use bullseye && rb_lines_at_exit; }
 test_ruby33_threads_syscall() { rb_use trixie && rb_threads_syscall; }
 test_ruby33_cpu_samples() { rb_use trixie && rb_cpu_samples; }
 test_ruby33_name_rules() { rb_use trixie && rb_name_rules; }
@@ -1002,6 +1003,7 @@ test_ruby34_threads_syscall() { rb_use experimental && rb_threads_syscall; }
 test_ruby34_cpu_samples() { rb_use experimental && rb_cpu_samples; }
 test_ruby34_name_rules() { rb_use experimental && rb_name_rules; }
 test_ruby34_main_thread_complete() { rb_use experimental && rb_main_thread_complete; }
+test_ruby34_lines_at_exit() { rb_use experimental && rb_lines_at_exit; }
 
 # The 2.7, 3.3 and 3.4 entries of the table against each build's own offsets, read in
 # roots (tools/interp-walk/check-ruby-roots.sh: 2.7's MJIT header compiled in its dev root,
