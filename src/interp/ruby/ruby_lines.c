@@ -25,10 +25,22 @@
 #define SUCC_IMM 54
 #define SUCC_BLOCK 80		/* a u32 rank (padded), seven 9-bit small ranks, 8 bitmaps */
 
-/* The copy in interp_code.linetable: this header, the index, then one int32 line per entry. */
+/*
+ * The copy in interp_code.linetable: this header, the index, then the
+ * entries' lines as runs, each the first entry (0-based) of a run of
+ * entries on one line and that line.  3.3 gives most instructions an entry
+ * of their own (node ids): Integer#times has 22 entries for its 43
+ * positions, in 9 runs (its disasm's lines).
+ */
 struct rb_lines {
 	uint32_t succ_len;	/* bytes of the index */
-	uint32_t nlines;	/* 0: the tables could not be read or failed the check */
+	uint32_t nlines;	/* entries; 0: the tables could not be read or failed the check */
+	uint32_t nruns;
+};
+
+struct rb_line_run {
+	uint32_t first;
+	int32_t line;
 };
 
 /* Bytes of the succinct index of an iseq of max_pos positions (succ_index_table_create). */
@@ -106,54 +118,77 @@ bool rb_succ_check(const uint8_t *t, size_t len, uint32_t max_pos, uint32_t nent
 void rb_lines_copy(struct interp_code *c, const struct interp_ruby_layout *L)
 {
 	uint64_t info, succ, succ_len, entries;
-	uint32_t iseq_size, size, i;
+	uint32_t iseq_size, size, i, n = 0;
+	struct rb_line_run *runs;
 	struct rb_lines *h;
-	uint8_t *raw;
+	uint8_t *raw, *p;
 	int32_t line;
 
 	memcpy(&iseq_size, c->body + L->body_iseq_size, 4);
 	memcpy(&info, c->body + L->body_insns_info, 8);
 	memcpy(&size, c->body + L->body_insns_info_size, 4);
 	memcpy(&succ, c->body + L->body_succ_index, 8);
-	/* One entry needs no index (compute_line does not look at it). */
+	/* One entry needs no index (rb_lines_find does not look at it). */
 	succ_len = size > 1 ? succ_bytes(iseq_size) : 0;
 	entries = (uint64_t)size * L->insn_info_entry_size;
 	if (iseq_size > MAX_INSNS || size > MAX_INSNS || succ_len + entries > MAX_COPY ||
 	    L->insn_info_entry_size < 4)
 		return;		/* left to rb_lines_find's reads of the target */
-	h = calloc(1, sizeof(*h) + succ_len + (uint64_t)size * 4);
+	h = calloc(1, sizeof(*h) + succ_len + (uint64_t)size * sizeof(*runs));
 	raw = malloc(entries ? entries : 1);
 	c->linetable = (uint8_t *)h;
 	if (!h || !raw) {
 		free(raw);
 		return;
 	}
-	c->linetable_len = sizeof(*h) + succ_len + (uint64_t)size * 4;
+	c->linetable_len = sizeof(*h);
 	if (!size || interp_read(c->pid, info, raw, entries) ||
 	    (succ_len && (interp_read(c->pid, succ, h + 1, succ_len) ||
 			  !rb_succ_check((uint8_t *)(h + 1), succ_len, iseq_size, size)))) {
 		free(raw);
 		return;		/* nlines 0: no lines */
 	}
+	runs = (struct rb_line_run *)((uint8_t *)(h + 1) + succ_len);
 	for (i = 0; i < size; i++) {
 		memcpy(&line, raw + (uint64_t)i * L->insn_info_entry_size, 4);
-		memcpy((uint8_t *)(h + 1) + succ_len + (uint64_t)i * 4, &line, 4);
+		if (!n || runs[n - 1].line != line)
+			runs[n++] = (struct rb_line_run){ .first = i, .line = line };
 	}
+	free(raw);
 	h->succ_len = succ_len;
 	h->nlines = size;
-	free(raw);
+	h->nruns = n;
+	c->linetable_len = sizeof(*h) + succ_len + (uint64_t)n * sizeof(*runs);
+	p = realloc(h, c->linetable_len);
+	if (p)
+		c->linetable = p;
 }
 
-/* Entry idx's line (1-based), from the copy or the target. */
+/* Entry idx's line (1-based), from the copy (its run) or the target. */
 static bool entry_line(const struct interp_code *c, const struct interp_ruby_layout *L,
 		       uint64_t info, uint32_t idx, int32_t *line)
 {
 	const struct rb_lines *h = (const struct rb_lines *)c->linetable;
+	const struct rb_line_run *runs;
+	uint32_t lo = 0, hi;
 
 	if (!h)
 		return !interp_read(c->pid, info + (uint64_t)(idx - 1) * L->insn_info_entry_size,
 				    line, 4);
-	memcpy(line, (const uint8_t *)(h + 1) + h->succ_len + (uint64_t)(idx - 1) * 4, 4);
+	runs = (const struct rb_line_run *)((const uint8_t *)(h + 1) + h->succ_len);
+	hi = h->nruns;
+	if (!hi)
+		return false;
+	/* The last run starting at or before the entry (the first starts at 0). */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (runs[mid].first <= idx - 1)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*line = runs[lo].line;
 	return true;
 }
 
