@@ -6,9 +6,10 @@
  * iseq is first named, while the process lives: a walk is named when user
  * space reads it, which can be after the process is gone (a walk defined
  * in its last turn, up to 100 ms before it exits), and a pc first seen
- * then would have no line if its tables were read only then (1 burn
- * sample without its line in 100 loaded runs of test_ruby33_cpu_samples;
- * 2 to 14 of the last samples in each of 5 runs of rb_exit_lines.rb).
+ * then would have no line if its tables were read only then: burn
+ * without its line, the odd 1% of test_ruby33_cpu_samples, in 2 of 180
+ * loaded runs (and some frame without its line in 4 of 80); 2 to 14 of
+ * the last samples in each of 5 runs of rb_exit_lines.rb.
  * The copy is checked as a whole: a freed iseq's reused memory gives no
  * lines, never wrong ones.
  */
