@@ -3,10 +3,9 @@
  * Naming Ruby 2.7-3.4 frames from the target's memory (the VM is found by
  * ruby_detect.c): iseq labels and paths (RString, or an RArray [path,
  * realpath]), C method names through the global symbol table, the class
- * owning a frame's method (its __classpath__), and exact lines from the
- * iseq's succinct index table (the naive "last entry" is wrong for any
- * multi-line method).  Untrusted input: every object's type checked, every
- * length capped.
+ * owning a frame's method (its __classpath__), and exact lines (through
+ * ruby_lines.c: the naive "last entry" is wrong for any multi-line method).
+ * Untrusted input: every object's type checked, every length capped.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +15,6 @@
 #include "profile/profile.h"
 
 #define MAX_NAME 1024
-#define MAX_INSNS (1u << 22)
 
 /* A class's name prefix for its methods, cached per (pid, class). */
 struct rb_class {
@@ -213,6 +211,7 @@ static void load_iseq(struct interp_code *c, const struct interp_proc *ip,
 	c->valid = c->name && c->file;
 	if (!c->valid)
 		return;
+	rb_lines_copy(c, L);
 	memcpy(&type, c->body + L->body_type, 4);
 	c->name_kind = RB_LABEL_PLAIN;
 	if (type == L->iseq_method)
@@ -498,72 +497,11 @@ static const char *rb_frame_name(struct interp_state *st, struct interp_proc *ip
 	return rb_compose_name(c->name, c->name_kind, k->prefix, buf, size);
 }
 
-/*
- * iseq.c succ_index_lookup(): how many insns_info entries start at or
- * before position x.  The first 54 positions: 7-bit ranks, 9 per u64;
- * then blocks of 512 positions: a u32 rank, seven 9-bit small-block ranks
- * and eight 64-bit bitmaps (80 bytes).
- */
-static bool succ_rank(pid_t pid, uint64_t table, uint32_t x, uint32_t *rank)
-{
-	if (x < 54) {
-		uint64_t imm;
-
-		if (!rd64(pid, table + (x / 9) * 8, &imm))
-			return false;
-		*rank = (imm >> ((x % 9) * 7)) & 0x7f;
-		return true;
-	} else {
-		uint8_t blk[80];
-		uint32_t bit = (x - 54) % 512, sbi = bit / 64, r, small = 0;
-		uint64_t small_ranks, bits;
-
-		if (interp_read(pid, table + 48 + (uint64_t)((x - 54) / 512) * sizeof(blk), blk,
-				sizeof(blk)))
-			return false;
-		memcpy(&r, blk, 4);
-		memcpy(&small_ranks, blk + 8, 8);
-		memcpy(&bits, blk + 16 + sbi * 8, 8);
-		if (sbi)
-			small = (small_ranks >> ((sbi - 1) * 9)) & 0x1ff;
-		*rank = r + small + __builtin_popcountll(bits << (63 - bit % 64));
-		return true;
-	}
-}
-
 static bool line_eq(const struct hmap_node *n, const void *key)
 {
 	const struct rb_line *a = (const struct rb_line *)n, *k = key;
 
 	return a->pid == k->pid && a->iseq == k->iseq && a->body == k->body && a->pc == k->pc;
-}
-
-/* calc_lineno(): the position of the instruction being run is one before pc. */
-static int compute_line(const struct interp_proc *ip, const struct interp_code *c, uint64_t pc)
-{
-	const struct interp_ruby_layout *L = &ip->ver->layout.rb;
-	uint64_t enc, info, succ;
-	uint32_t iseq_size, size, idx = 1;
-	int64_t pos;
-	int32_t line;
-
-	memcpy(&enc, c->body + L->body_iseq_encoded, 8);
-	memcpy(&iseq_size, c->body + L->body_iseq_size, 4);
-	memcpy(&info, c->body + L->body_insns_info, 8);
-	memcpy(&size, c->body + L->body_insns_info_size, 4);
-	memcpy(&succ, c->body + L->body_succ_index, 8);
-	if (pc < enc || (pc - enc) % 8 || iseq_size > MAX_INSNS || size == 0 || size > MAX_INSNS)
-		return -1;
-	pos = (int64_t)(pc - enc) / 8;
-	if (pos > iseq_size)
-		return -1;
-	if (pos)
-		pos--;
-	if (size > 1 && (!succ_rank(c->pid, succ, pos, &idx) || idx < 1 || idx > size))
-		return -1;
-	if (interp_read(c->pid, info + (uint64_t)(idx - 1) * L->insn_info_entry_size, &line, 4))
-		return -1;
-	return line > 0 ? line : -1;
 }
 
 /* pc points into code c's instructions (a control frame's pc: past the one it runs). */
@@ -598,7 +536,7 @@ static int rb_frame_line(struct interp_state *st, const struct interp_proc *ip,
 	if (!l)
 		return -1;
 	*l = key;
-	l->line = compute_line(ip, c, f->pc);
+	l->line = rb_lines_find(c, &ip->ver->layout.rb, f->pc);
 	hmap_insert(&rs->lines, &l->node, h);
 	return l->line;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Ruby: the language module.  ruby_detect.c finds the VM in libruby,
- * ruby.c names frames, ruby_versions.c lists the layouts; the walker is
- * ruby.bpf.h.
+ * ruby.c names frames, ruby_lines.c finds their lines, ruby_versions.c
+ * lists the layouts; the walker is ruby.bpf.h.
  */
 #ifndef STITCH_INTERP_RUBY_H
 #define STITCH_INTERP_RUBY_H
@@ -41,5 +41,17 @@ enum rb_label_kind {
  */
 const char *rb_compose_name(const char *label, enum rb_label_kind kind, const char *prefix,
 			    char *out, size_t outsz);
+
+/*
+ * ruby_lines.c.  rb_lines_copy: code c's line tables (c->body read), copied
+ * into c->linetable while the process lives.  rb_lines_find: the line of
+ * the instruction before pc in code c, -1 if unknown.
+ */
+void rb_lines_copy(struct interp_code *c, const struct interp_ruby_layout *L);
+int rb_lines_find(const struct interp_code *c, const struct interp_ruby_layout *L, uint64_t pc);
+/* The rank of position x in a succinct index of len bytes; false if x is past it. */
+bool rb_succ_rank(const uint8_t *table, size_t len, uint32_t x, uint32_t *rank);
+/* Is table (len bytes) the index of an iseq of max_pos positions and nentries entries? */
+bool rb_succ_check(const uint8_t *table, size_t len, uint32_t max_pos, uint32_t nentries);
 
 #endif /* STITCH_INTERP_RUBY_H */
