@@ -10,6 +10,7 @@
  * bytecode position its leaves are seen at) and then sends nothing more.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,18 +122,8 @@ static void def_unpack(const struct interp_def *d, struct groups *g)
 
 void interp_defs_forget(struct interp_state *st, uint32_t pid)
 {
-	struct hmap_node *n, *next;
-	size_t i;
-
-	for (i = 0; i < st->defs.nbuckets; i++) {
-		for (n = st->defs.buckets[i]; n; n = next) {
-			next = n->next;
-			if (((struct interp_def *)n)->pid != pid)
-				continue;
-			hmap_remove(&st->defs, n);
-			free(n);	/* one allocation (def_pack) */
-		}
-	}
+	/* Each definition is one allocation (def_pack). */
+	hmap_remove_pid(&st->defs, offsetof(struct interp_def, pid), pid, NULL);
 }
 
 void interp_define(struct interp_state *st, struct proc *proc, const void *data, size_t size)

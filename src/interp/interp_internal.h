@@ -165,6 +165,8 @@ struct interp_ops {
 	/* Its own caches for one recording (NULL: none); see interp_lang_state. */
 	void *(*state_new)(void);
 	void (*state_free)(void *state);
+	/* Drop what those caches hold of an exited process (optional). */
+	void (*proc_forget)(void *state, uint32_t pid);
 	/*
 	 * stitch latency's roots (interp.h "Roots"), optional: as
 	 * interp_root_find for this language (interp_api.h).  NULL: its calls

@@ -6,6 +6,7 @@
  * from the state to the table of languages.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,9 +66,16 @@ int interp_layout_slot(struct interp_state *st, const struct interp_layout *l)
 	return slot;
 }
 
+static void code_release(struct hmap_node *n)
+{
+	interp_code_clear((struct interp_code *)n);
+	free(n);
+}
+
 void interp_proc_forget(struct interp_state *st, uint32_t pid)
 {
 	struct interp_proc *ip = st->procs.buckets ? interp_proc_find(st, pid) : NULL;
+	size_t i;
 
 	interp_defs_forget(st, pid);
 	if (!ip)
@@ -77,6 +85,15 @@ void interp_proc_forget(struct interp_state *st, uint32_t pid)
 	hmap_remove(&st->procs, &ip->node);
 	free(ip->priv);
 	free(ip);
+	/*
+	 * Its named code and the languages' caches of it: kept, they grew
+	 * with every interpreter that ran (an agent's hour of short scripts),
+	 * and a later process given the same pid started from them.
+	 */
+	hmap_remove_pid(&st->codes, offsetof(struct interp_code, pid), pid, code_release);
+	for (i = 0; i < st->nlangs; i++)
+		if (st->langs[i].ops->proc_forget)
+			st->langs[i].ops->proc_forget(st->langs[i].state, pid);
 }
 
 void interp_free(struct interp_state *st)

@@ -112,6 +112,32 @@ void hmap_remove(struct hmap *m, struct hmap_node *node)
 	}
 }
 
+size_t hmap_remove_pid(struct hmap *m, size_t pid_off, uint32_t pid,
+		       void (*release)(struct hmap_node *node))
+{
+	struct hmap_node **p, *n;
+	size_t i, removed = 0;
+	uint32_t v;
+
+	for (i = 0; i < m->nbuckets; i++) {
+		for (p = &m->buckets[i]; (n = *p) != NULL;) {
+			memcpy(&v, (const char *)n + pid_off, sizeof(v));
+			if (v != pid) {
+				p = &n->next;
+				continue;
+			}
+			*p = n->next;
+			m->count--;
+			removed++;
+			if (release)
+				release(n);
+			else
+				free(n);
+		}
+	}
+	return removed;
+}
+
 /* 64-bit multiply-mix over 8-byte words; quality is plenty for table keys. */
 uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 {

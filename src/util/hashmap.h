@@ -39,6 +39,13 @@ void hmap_insert(struct hmap *m, struct hmap_node *node, uint64_t hash);
 struct hmap_node *hmap_find_or_add(struct hmap *m, uint64_t hash, hmap_eq_fn eq, const void *key,
 				   size_t size, bool *added);
 void hmap_remove(struct hmap *m, struct hmap_node *node);
+/*
+ * Unlink every record of pid (the uint32_t at pid_off in each record), then
+ * free it, or hand it to release when not NULL.  Visits every bucket: for
+ * the caches of an exited process, once per such process.  Returns how many.
+ */
+size_t hmap_remove_pid(struct hmap *m, size_t pid_off, uint32_t pid,
+		       void (*release)(struct hmap_node *node));
 
 /* Visit every node; the callback must not insert or remove. */
 #define hmap_for_each(m, i, n) \

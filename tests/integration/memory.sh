@@ -54,6 +54,35 @@ test_memory_flat_over_process_churn() {
 		"$(share "$TMP/churn.folded" '^gone_early;' "^gone_early;$LIBC_START$MAIN_ABC")" 95
 }
 
+# What stitch names of an interpreter's code (code objects, iseqs, their
+# lines and classes) goes with the process: before, an agent kept every
+# script's that ever ran (one entry a named function, per process).
+test_interp_code_freed_over_script_churn() {
+	"$STITCH" record -a -F 99 --stats -o "$TMP/pychurn.folded" 2>"$TMP/pychurn.err" &
+	local st=$! i held
+	sleep 2
+	for i in $(seq 30); do
+		python3 -c "
+import time
+def script_$i():
+    end = time.monotonic() + 0.3
+    while time.monotonic() < end:
+        pass
+script_$i()"
+	done
+	# Freed 5 s after the exit (reclaim.c: RECLAIM_GRACE_NS), at a sweep.
+	sleep 8
+	kill -INT "$st"
+	wait "$st"
+	grep 'held at the end' "$TMP/pychurn.err"
+	expect_ge "python samples in script_N" "$(total "$TMP/pychurn.folded" ';script_[0-9]+')" 300
+	held=$(sed -n 's/.*, \([0-9]*\) interpreter code objects named$/\1/p' "$TMP/pychurn.err")
+	# Before: 1,092 held here (~36 a python3: the modules it imports at start).
+	is_number "$held" "interpreter code objects held"
+	[ "$held" -le 20 ] ||
+		die "interpreter code objects held with no python left (30 ran): $held, expected at most 20"
+}
+
 # map_mib PID REGEX: MiB (rounded down) of kernel memory in the BPF maps PID
 # holds whose names match REGEX (fdinfo's memlock, what the kernel charges).
 map_mib() {

@@ -208,6 +208,53 @@ static void test_hash_bytes(void **state)
 	assert_int_not_equal(hash_u64(1), hash_u64(2));
 }
 
+struct pid_item {
+	struct hmap_node node;
+	uint32_t pid;
+	uint32_t n;
+};
+
+static unsigned int released;
+
+static void count_release(struct hmap_node *n)
+{
+	released++;
+	free(n);
+}
+
+/* Every record of one pid goes, in chains of equal hashes too; the rest stay. */
+static void test_remove_pid(void **state)
+{
+	struct hmap m;
+	struct hmap_node *n;
+	uint32_t i, left[3] = { 0 };
+	size_t b;
+
+	assert_int_equal(hmap_init(&m, 4), 0);
+	for (i = 0; i < 600; i++) {
+		struct pid_item *it = malloc(sizeof(*it));
+
+		assert_non_null(it);
+		it->pid = i % 3;
+		it->n = i;
+		/* Few hashes: long chains with the pids interleaved. */
+		hmap_insert(&m, &it->node, i % 7);
+	}
+	assert_int_equal(hmap_remove_pid(&m, offsetof(struct pid_item, pid), 1, NULL), 200);
+	assert_int_equal(m.count, 400);
+	assert_int_equal(walk_count(&m), 400);
+	released = 0;
+	assert_int_equal(hmap_remove_pid(&m, offsetof(struct pid_item, pid), 2, count_release),
+			 200);
+	assert_int_equal(released, 200);
+	assert_int_equal(hmap_remove_pid(&m, offsetof(struct pid_item, pid), 7, NULL), 0);
+	hmap_for_each(&m, b, n)
+		left[((struct pid_item *)n)->pid]++;
+	assert_int_equal(left[0], 200);
+	assert_int_equal(left[1] + left[2], 0);
+	hmap_free_all(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_find_or_add),
 		cmocka_unit_test(test_hash_bytes),
+		cmocka_unit_test(test_remove_pid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

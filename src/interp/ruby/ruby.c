@@ -7,6 +7,7 @@
  * ruby_lines.c: the naive "last entry" is wrong for any multi-line method).
  * Untrusted input: every object's type checked, every length capped.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,14 @@ static void ruby_state_free(void *p)
 	hmap_free_all(&rs->lines);
 	hmap_free_all(&rs->classes);
 	free(rs);
+}
+
+static void ruby_proc_forget(void *p, uint32_t pid)
+{
+	struct ruby_state *rs = p;
+
+	hmap_remove_pid(&rs->lines, offsetof(struct rb_line, pid), pid, NULL);
+	hmap_remove_pid(&rs->classes, offsetof(struct rb_class, pid), pid, NULL);
 }
 
 static void *ruby_state_new(void)
@@ -597,4 +606,5 @@ const struct interp_ops ruby_ops = {
 	.entry_outside_loop = true,
 	.state_new = ruby_state_new,
 	.state_free = ruby_state_free,
+	.proc_forget = ruby_proc_forget,
 };
