@@ -97,6 +97,9 @@ start() {
 	wpid=$!
 	pids+=("$wpid")
 	for i in $(seq 100); do grep -q '^ready' "$log" && break; sleep 0.1; done
+	# The line is out before the main thread is back from writing it: a CI
+	# run walked it in IO#flush (a true stack, not the expected wait).
+	sleep 0.3
 	read -r _ tmain ta tb tc < <(sed 's/[a-z]*=//g' "$log")
 	[ -n "${tb:-}" ]
 }
