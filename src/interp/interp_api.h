@@ -150,6 +150,10 @@ struct interp_state {
 	uint32_t *pending_str_len;
 	struct hmap defs;		/* (pid, ihash) -> walk counted in the kernel, named (counted.c) */
 	struct groups *def_g;		/* scratch: a definition's groups */
+	struct groups *named_g;		/* a sample's walk, named ahead (interp_name_walk) */
+	uint32_t named_tid;
+	uint64_t named_time_ns;
+	bool named;			/* named_g holds (named_tid, named_time_ns)'s walk */
 	uint64_t defined;		/* definitions named */
 	uint32_t cfg_gen;		/* the last interp_proc_cfg.gen written */
 	int layouts_fd;			/* BPF interp_layouts map */
@@ -178,6 +182,16 @@ void interp_defs_forget(struct interp_state *st, uint32_t pid);
 
 /* Keep an interp_event until its sample arrives. */
 void interp_stash(struct interp_state *st, const void *data, size_t size);
+
+/*
+ * Name the walk kept for the sample (tid, time_ns) now, before its native
+ * unwind: the walk points at the process's live code objects, and a
+ * binary's first unwind (reading its CFI) took 50 ms under ASan, 90 on a
+ * busy machine, long enough for a process to exit meanwhile and leave the
+ * whole walk unnamed.  interp_stitch splices what this named.
+ */
+void interp_name_walk(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
+		      bool lost);
 
 /*
  * Replace the interpreter loop's native frames in uf[0..nu) (innermost

@@ -369,31 +369,52 @@ int interp_splice(struct interp_state *st, const struct interp_loop *loop, const
 	return n;
 }
 
+/* The walk kept for (tid, time_ns), named into st->named_g once; NULL: none to splice. */
+static const struct groups *named_walk(struct interp_state *st, struct proc *proc, uint32_t tid,
+				       uint64_t time_ns)
+{
+	struct interp_event *ev = &st->pending[slot(tid)];
+	struct interp_proc *ip;
+
+	if (st->named && st->named_tid == tid && st->named_time_ns == time_ns)
+		return st->named_g;
+	if (!proc || ev->hdr.type != RING_INTERP_WALK || ev->tid != tid || ev->time_ns != time_ns)
+		return NULL;
+	ev->hdr.type = RING_RECORD_NONE;	/* used */
+	ip = interp_proc_find(st, proc->pid);
+	if (!ip || !ip->ver || ev->lang != ip->ver->lang)
+		return NULL;
+	interp_groups_of(st, ip, proc, ev, st->pending_strs + slot(tid) * INTERP_STR_BYTES,
+			 st->pending_str_len[slot(tid)], st->named_g);
+	st->named = true;
+	st->named_tid = tid;
+	st->named_time_ns = time_ns;
+	return st->named_g;
+}
+
+void interp_name_walk(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
+		      bool lost)
+{
+	st->named = false;
+	if (!lost)
+		named_walk(st, proc, tid, time_ns);
+}
+
 int interp_stitch(struct interp_state *st, struct proc *proc, uint32_t tid, uint64_t time_ns,
 		  struct uframe *uf, int nu, int cap, bool native_complete, bool lost)
 {
-	struct interp_event *ev = &st->pending[slot(tid)];
+	const struct groups *g;
 	struct interp_loop loop;
 	struct interp_proc *ip;
-	struct groups *g;
 
 	ip = proc ? interp_proc_find(st, proc->pid) : NULL;
 	if (ip && ip->ver)
 		interp_loop_of(ip, &loop);
 	if (ip && ip->ver && lost)
 		return interp_mark_lost(st, &loop, uf, nu, cap);
-	if (!proc || lost || ev->hdr.type != RING_INTERP_WALK || ev->tid != tid ||
-	    ev->time_ns != time_ns)
+	g = lost ? NULL : named_walk(st, proc, tid, time_ns);
+	st->named = false;
+	if (!g || !ip || !ip->ver)
 		return nu;
-	ev->hdr.type = RING_RECORD_NONE;	/* used */
-	if (!ip || !ip->ver || ev->lang != ip->ver->lang)
-		return nu;
-	g = malloc(sizeof(*g));
-	if (!g)
-		return nu;
-	interp_groups_of(st, ip, proc, ev, st->pending_strs + slot(tid) * INTERP_STR_BYTES,
-			 st->pending_str_len[slot(tid)], g);
-	nu = interp_splice(st, &loop, g, uf, nu, cap, native_complete);
-	free(g);
-	return nu;
+	return interp_splice(st, &loop, g, uf, nu, cap, native_complete);
 }

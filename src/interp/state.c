@@ -27,8 +27,9 @@ int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_l
 	st->pending_str_len = calloc(INTERP_PENDING_SLOTS, sizeof(*st->pending_str_len));
 	st->langs = calloc(interp_nlanguages, sizeof(*st->langs));
 	st->def_g = malloc(sizeof(*st->def_g));
+	st->named_g = malloc(sizeof(*st->named_g));
 	if (!st->pending || !st->pending_strs || !st->pending_str_len || !st->langs ||
-	    !st->def_g || hmap_init(&st->defs, 256) ||
+	    !st->def_g || !st->named_g || hmap_init(&st->defs, 256) ||
 	    hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
 	    hmap_init(&st->codes, 1024) || hmap_init(&st->cfis, 64))
 		return -ENOMEM;
@@ -120,6 +121,8 @@ void interp_free(struct interp_state *st)
 	hmap_free_all(&st->defs);	/* each definition is one allocation */
 	free(st->def_g);
 	st->def_g = NULL;
+	free(st->named_g);
+	st->named_g = NULL;
 	free(st->pending);
 	st->pending = NULL;
 	free(st->pending_strs);

@@ -215,6 +215,10 @@ static void on_sample(struct recorder *r, const void *rec, size_t size)
 	iproc = proc ? proc : (e->flags & STITCH_SAMPLE_USER_REGS) ?
 		procs_get(&r->procs, e->pid) : NULL;
 	interp_proc_update(&r->interp, iproc);
+	/* Its walk named from the live process, before the unwind (interp_name_walk). */
+	if (iproc)
+		interp_name_walk(&r->interp, iproc, e->tid, e->time_ns,
+				 e->flags & STITCH_SAMPLE_INTERP_LOST);
 	if (kframes) {
 		nu = frames_from_kernel(r, e, uf, &why);
 		if (nu < 0) {

@@ -400,6 +400,11 @@ static int user_frames(struct snapper *s, const struct snap_record *r, const uin
 		*note = "its process's mappings could not be read (it exited?)";
 		return 0;
 	}
+	/* Its interpreter frames named first, from the live process (interp_name_walk). */
+	if (r->interp_bytes) {
+		interp_stash(&s->interp, ustack + r->ustack_bytes, r->interp_bytes);
+		interp_name_walk(&s->interp, proc, r->tid, 0, false);
+	}
 	/* Return addresses uretprobes hid (nuret checked with the record). */
 	for (i = 0; i < r->nuret; i++)
 		uret[i] = (struct unwind_uret){ r->uret[i].slot, r->uret[i].orig };
@@ -422,7 +427,6 @@ static int user_frames(struct snapper *s, const struct snap_record *r, const uin
 	}
 	if (!r->interp_bytes)
 		return nu;
-	interp_stash(&s->interp, ustack + r->ustack_bytes, r->interp_bytes);
 	return interp_stitch(&s->interp, proc, r->tid, 0, uf, nu, MAX_USER_FRAMES,
 			     why == UNWIND_STOP_END, false);
 }
