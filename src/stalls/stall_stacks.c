@@ -282,9 +282,10 @@ void stalls_report_stall(struct stalls_report *sr, const struct stall_event *ev,
 		fprintf(sr->out, "unseen");
 	else
 		fprintf(sr->out, "syscall-%u", ev->loop_nr);
-	fprintf(sr->out, " samples=%" PRIu64 "%s%s\n", st.total,
+	fprintf(sr->out, " samples=%" PRIu64 "%s%s%s\n", st.total,
 		ev->from_attach ? " (running since attach: started earlier, lengths are lower bounds)" :
-		"", ongoing ? " (still running when tracing stopped)" : "");
+		"", ongoing ? " (still running when tracing stopped)" : "",
+		ev->by_exit ? " (ended by the thread's exit)" : "");
 	sr->nstalls++;
 	sr->oncpu_ms += ms;
 	if (!st.total) {

@@ -93,13 +93,34 @@ static __always_inline bool is_loop_syscall(struct stall_thread *t, __u32 nr)
 	return t->loop_nr == nr;
 }
 
+/* The stall of thread t ended now: one record to user space. */
+static __always_inline void send_stall(const struct stall_thread *t, __u32 tgid, __u32 tid,
+				       __u64 oncpu, __u64 now, __u8 by_exit)
+{
+	struct stall_event *e = bpf_ringbuf_reserve(&stall_events, sizeof(*e), 0);
+
+	if (!e) {
+		__sync_fetch_and_add(&lost_stalls, 1);
+		return;
+	}
+	e->start_ns = t->loop_exit_ns;
+	e->end_ns = now;
+	e->oncpu_ns = oncpu;
+	e->pid = tgid;
+	e->tid = tid;
+	e->loop_nr = t->loop_nr;
+	e->from_attach = t->from_attach;
+	e->by_exit = by_exit;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_ringbuf_submit(e, 0);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now, oncpu;
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	struct stall_thread *t = thread_of(tgid, tid);
-	struct stall_event *e;
 	bool stalled;
 
 	if (!t || !is_loop_syscall(t, (__u32)id))
@@ -115,22 +136,8 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	gate_set(tid, 0);
 	barrier();
 	now = bpf_ktime_get_ns();
-	if (stalled) {
-		e = bpf_ringbuf_reserve(&stall_events, sizeof(*e), 0);
-		if (e) {
-			e->start_ns = t->loop_exit_ns;
-			e->end_ns = now;
-			e->oncpu_ns = oncpu;
-			e->pid = tgid;
-			e->tid = tid;
-			e->loop_nr = t->loop_nr;
-			e->from_attach = t->from_attach;
-			bpf_get_current_comm(e->comm, sizeof(e->comm));
-			bpf_ringbuf_submit(e, 0);
-		} else {
-			__sync_fetch_and_add(&lost_stalls, 1);
-		}
-	}
+	if (stalled)
+		send_stall(t, tgid, tid, oncpu, now, 0);
 	return 0;
 }
 
@@ -158,11 +165,24 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/*
+ * A thread that exits stalled (the program ends, or a watchdog kills it in
+ * a handler that never returned) ends its stall here: it would otherwise
+ * never be told, its samples left unclaimed.  This runs in the exiting
+ * thread, before its memory goes.
+ */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_thread_exit, struct task_struct *task)
 {
 	__u32 tid = task->pid;
+	struct stall_thread *t = bpf_map_lookup_elem(&stall_threads, &tid);
+	__u64 runtime = task->se.sum_exec_runtime;
 
+	if (t && stall_gate_open(t, runtime, threshold_ns)) {
+		gate_set(tid, 0);
+		barrier();
+		send_stall(t, task->tgid, tid, runtime - t->runtime_at_exit, bpf_ktime_get_ns(), 1);
+	}
 	bpf_map_delete_elem(&stall_threads, &tid);
 	bpf_map_delete_elem(&gate_threads, &tid);
 	return 0;

@@ -33,15 +33,16 @@ struct stall_thread {
 	__u8 pad[2];
 };
 
-/* A stall that ended (the thread entered its loop syscall again). */
+/* A stall that ended (the thread entered its loop syscall again, or exited). */
 struct stall_event {
 	__u64 start_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns): the loop return */
-	__u64 end_ns;		/* the next loop syscall entry */
+	__u64 end_ns;		/* the next loop syscall entry, or the thread's exit */
 	__u64 oncpu_ns;		/* on-CPU time in between */
 	__u32 pid, tid;
 	__u32 loop_nr;
 	__u8 from_attach;	/* start_ns is the attach: running since before it */
-	__u8 pad[3];
+	__u8 by_exit;		/* ended by the thread's exit (exit, exit_group, a fatal signal) */
+	__u8 pad[2];
 	char comm[16];
 };
 

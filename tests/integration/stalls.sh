@@ -399,6 +399,42 @@ test_stalls_catches_spin_and_populate_only() {
 	expect_grep "$TMP/st.svg" 'spin_for_stall'
 }
 
+# A loop that exits inside its stall (the program ends, or a watchdog kills
+# it in a handler that never returns): the stall ends at the exit, marked,
+# with its stacks, never left as samples outside any stall.
+test_stalls_ended_by_exit() {
+	STALL_EPOLL_EXIT_IN_STALL=1 "$STITCH" stalls -t 30ms -- "$STALL_EPOLL" 200 150 0 \
+		>"$TMP/sx.out" 2>"$TMP/sx.err"
+	cat "$TMP/sx.err"
+	stall_lines "$TMP/sx.out"
+	local tid pid
+	tid=$(sed -n 's/^tid=//p' "$TMP/sx.out")
+	is_number "$tid" "workload tid"
+	expect_eq "stalls" "$(stall_lines "$TMP/sx.out" | wc -l)" 1
+	expect_grep "$TMP/sx.out" "^stall: tid=$tid pid=$tid comm=stall_epoll on-cpu=[0-9.]+ms wall=[0-9.]+ms loop=epoll_wait samples=[1-9][0-9]* \\(ended by the thread's exit\\)$"
+	expect_ge "spin stall on-CPU ms" "$(oncpu_ms "$(stall_lines "$TMP/sx.out")")" 140
+	expect_grep "$TMP/sx.out" '^        spin_for_stall  \(stall_epoll\.c:[0-9]+\)$'
+	if grep 'outside any stall' "$TMP/sx.err"; then die "samples taken outside stalls"; fi
+	# Killed in a 20 s spin, once it is stalled (30 ms of CPU) for sure.
+	STALL_EPOLL_EXIT_IN_STALL=1 "$STITCH" stalls -t 30ms -- "$STALL_EPOLL" 200 20000 0 \
+		>"$TMP/sk.out" 2>"$TMP/sk.err" &
+	local st=$! i
+	for i in $(seq 100); do
+		tid=$(sed -n 's/^tid=//p' "$TMP/sk.out")
+		[ -n "$tid" ] && break
+		sleep 0.1
+	done
+	is_number "$tid" "workload tid"
+	sleep 0.5
+	kill -KILL "$tid"
+	wait "$st" || die "stitch stalls failed after its target was killed"
+	cat "$TMP/sk.err"
+	stall_lines "$TMP/sk.out"
+	expect_eq "stalls of the killed loop" "$(stall_lines "$TMP/sk.out" | wc -l)" 1
+	expect_grep "$TMP/sk.out" "^stall: tid=$tid .*loop=epoll_wait samples=[1-9][0-9]* \\(ended by the thread's exit\\)$"
+	expect_grep "$TMP/sk.out" '^        spin_for_stall  '
+}
+
 # 5,000 tasks of 0.1 ms CPU each, threshold 50 ms.  Not lower: the task's CPU
 # time is the kernel's, and on this VM (no IRQ time accounting, steal not
 # always reported) a vCPU the host held ~20 ms was once charged to the

@@ -14,6 +14,8 @@
  * Prints "tid=N" first, then one line per stall it caused.  With
  * STALL_EPOLL_GO=FILE in the environment it first idles in epoll_wait (5 ms
  * timeouts, a real wait) until FILE exists, for a tracer attaching by pid.
+ * With STALL_EPOLL_EXIT_IN_STALL set it exits right after the spin, from
+ * inside the stall (no loop syscall ends it).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -130,6 +132,8 @@ int main(int argc, char **argv)
 	if (spin_ms) {
 		turn(ep, efd, SPIN, spin_ms);
 		printf("stall spin %u ms\n", spin_ms);
+		if (getenv("STALL_EPOLL_EXIT_IN_STALL"))
+			exit(0);
 	}
 	for (i = 0; i < n / 10; i++)
 		turn(ep, efd, SHORT, 0);
