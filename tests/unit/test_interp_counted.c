@@ -4,7 +4,8 @@
  * a key counted under a definition's hash is spliced exactly as the same
  * walk sent with its sample would be (checked on marked and on random Perl
  * walks, whose names are packed and unpacked); a hash with no definition
- * yet asks to be read again; none and lost are what they say.
+ * yet asks to be read again; none and lost are what they say.  A sent walk
+ * named ahead of its sample's unwind splices as one named at the stitch.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -194,12 +195,57 @@ static void test_random_walks_counted_as_sent(void **state)
 	free(r);
 }
 
+/*
+ * A walk named ahead of its sample's unwind (interp_name_walk) is what the
+ * stitch splices, whatever the process holds by then (here: the slot's
+ * strings overwritten by a later walk); it is the same as one named at the
+ * stitch, and never spliced into another sample of the thread.
+ */
+static void test_named_ahead(void **state)
+{
+	struct perl_walk *r = calloc(1, sizeof(*r)), *later = calloc(1, sizeof(*later));
+	struct uframe ahead[CAP], at_stitch[CAP];
+	size_t size;
+	int na, ns;
+
+	(void)state;
+	perl_walk_frame(r, "Work", "leaf", 0, 10);
+	perl_walk_frame(r, NULL, NULL, PERL_FRAME_MAIN, 30);
+	perl_walk_frame(later, "Other", "gone", 0, 10);
+	perl_walk_frame(later, NULL, NULL, PERL_FRAME_MAIN, 30);
+
+	size = pack(r, 0, 100);
+	interp_stash(&st, r->bytes, size);
+	ns = interp_stitch(&st, &proc, PID, 100, at_stitch, natives(at_stitch, 1), CAP, true,
+			   false);
+
+	size = pack(r, 0, 200);
+	interp_stash(&st, r->bytes, size);
+	interp_name_walk(&st, &proc, PID, 200, false);
+	size = pack(later, 0, 200);
+	interp_stash(&st, later->bytes, size);
+	na = interp_stitch(&st, &proc, PID, 200, ahead, natives(ahead, 1), CAP, true, false);
+	assert_int_equal(na, 5);
+	assert_int_equal(na, ns);
+	assert_memory_equal(ahead, at_stitch, na * sizeof(*ahead));
+	assert_string_equal(name_at(&ahead[1]), "Work::leaf");
+
+	/* Named and spliced once: the thread's next sample (no walk) gets none of it. */
+	interp_name_walk(&st, &proc, PID, 300, false);
+	na = interp_stitch(&st, &proc, PID, 300, ahead, natives(ahead, 1), CAP, true, false);
+	assert_int_equal(na, natives(at_stitch, 1));
+	assert_string_equal(name_at(&ahead[1]), "native");
+	free(r);
+	free(later);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counted_as_sent),
 		cmocka_unit_test(test_no_definition_none_lost),
 		cmocka_unit_test(test_random_walks_counted_as_sent),
+		cmocka_unit_test(test_named_ahead),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
