@@ -150,6 +150,8 @@ void interp_define(struct interp_state *st, struct proc *proc, const void *data,
 		}
 	} else {
 		d = calloc(1, sizeof(*d));
+		if (d && !ip)
+			st->unowned_defs++;
 	}
 	if (!d)
 		return;

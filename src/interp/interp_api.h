@@ -155,6 +155,7 @@ struct interp_state {
 	uint64_t named_time_ns;
 	bool named;			/* named_g holds (named_tid, named_time_ns)'s walk */
 	uint64_t defined;		/* definitions named */
+	uint64_t unowned_defs;		/* ever defined for a pid with no interp_proc (none expected) */
 	uint32_t cfg_gen;		/* the last interp_proc_cfg.gen written */
 	int layouts_fd;			/* BPF interp_layouts map */
 	/* Processes' own layouts (interp_proc.own_layout), in slots after the versions' */

@@ -245,9 +245,11 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		r->procs.unreadable_maps, r->bins.table_rows);
 	fprintf(stderr, "stitch stats: held at the end: %zu processes (%" PRIu64 " exited ones "
 		"freed), %zu binaries (%" PRIu64 " freed, %" PRIu64 " tables and %" PRIu64
-		" symbol tables dropped), %zu interpreter code objects named\n",
+		" symbol tables dropped), %zu interpreter code objects named, %zu interpreter "
+		"walks defined\n",
 		r->procs.by_pid.count, r->procs_reaped, r->bins.by_file.count, r->bins.swept,
-		r->bins.tables_evicted, r->bins.syms_dropped, r->interp.codes.count);
+		r->bins.tables_evicted, r->bins.syms_dropped, r->interp.codes.count,
+		r->interp.defs.count);
 	fprintf(stderr, "stitch stats: process images never looked at (their files never opened): "
 		"%" PRIu64 "\n", r->procs.never_opened);
 	if (r->kw_ready)

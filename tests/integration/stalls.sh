@@ -536,13 +536,16 @@ script_chain_missing() {
 	INNER="^        $2\$" OUTER="^        $3\$" awk -v name="$name" -v show=1 "$prog" "$1" >&2
 }
 
-# script_chain_pct FILE INNER OUTER: % of the stall's samples with that chain.
+# script_chain_pct FILE INNER OUTER: % of the stall's samples with that chain;
+# the first stack without it goes to stderr (what a failure looked like).
 script_chain_pct() {
 	INNER="^        $2\$" OUTER="^        $3\$" awk '
 		BEGIN { inner = ENVIRON["INNER"]; outer = ENVIRON["OUTER"] }
-		/ samples:$/ { if (hit) h += c; c = $1; tot += $1; hit = 0; prev = ""; next }
-		/^        / { if (prev ~ inner && $0 ~ outer) hit = 1; prev = $0 }
-		END { if (hit) h += c; print tot ? int(100 * h / tot) : 0 }' "$1"
+		function done_() { if (hit) h += c; else if (b != "" && !shown++)
+					   printf "a stack without the chain:\n%s", b > "/dev/stderr" }
+		/ samples:$/ { done_(); c = $1; tot += $1; hit = 0; prev = ""; b = $0 "\n"; next }
+		/^        / { b = b $0 "\n"; if (prev ~ inner && $0 ~ outer) hit = 1; prev = $0 }
+		END { done_(); print tot ? int(100 * h / tot) : 0 }' "$1"
 }
 
 # A stock interpreter's event loop (Debian's python3.11, asyncio on epoll_wait):
