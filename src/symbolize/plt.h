@@ -13,7 +13,7 @@
 /*
  * Add a stub symbol to st for every .plt, .plt.sec and .plt.got entry of elf
  * whose indirect jump goes through a GOT slot that a dynamic relocation
- * binds to a named symbol.  Returns the number added (0 for another machine,
+ * binds to a named symbol, or to an IFUNC of elf's own (IRELATIVE).  Returns the number added (0 for another machine,
  * a binary without a PLT, or a debug file, whose .plt holds no bytes), or a
  * negative errno.
  */

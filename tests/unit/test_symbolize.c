@@ -715,6 +715,99 @@ static void test_plt_stubs(void **state)
 	}
 }
 
+/*
+ * A stub whose slot an IFUNC of the binary's own fills (R_X86_64_IRELATIVE,
+ * objdump's *ABS*+0xVALUE@plt) is named after an IFUNC symbol whose value
+ * is the relocation's addend: a local one in a PIE, glibc's string functions
+ * in a static binary and in libc.so.6 itself.
+ */
+static void test_plt_irelative_stubs(void **state)
+{
+	static const struct {
+		const char *bin;
+		unsigned int at_least;
+	} bins[] = { { "plt_ifunc", 1 }, { "libc_copy.so.6", 30 } };
+	unsigned int i;
+
+	test_shell_ok("cd '%s' && set -e\n"
+		      "printf '%%s\\n' '#include <string.h>' 'static int impl(void) { return 42; }' "
+		      "'static void *resolve_pick(void) { return impl; }' "
+		      "'int pick(void) __attribute__((ifunc(\"resolve_pick\")));' "
+		      "'int main(int argc, char **argv) { return pick() + (int)strlen(argv[0]); }' "
+		      ">ifunc.c\n"
+		      "gcc -O1 -fcf-protection=none ifunc.c -o plt_ifunc\n"
+		      "gcc -O1 -static ifunc.c -o plt_static\n"
+		      "cp /lib/x86_64-linux-gnu/libc.so.6 libc_copy.so.6\n", dir);
+	for (i = 0; i < sizeof(bins) / sizeof(bins[0]); i++) {
+		struct opened o = open_bin(bins[i].bin, NULL, "");
+		char cmd[2 * PATH_MAX + 512], line[4096];
+		unsigned int named = 0, stubs = 0;
+		FILE *p;
+
+		/* Each stub's address, then the IFUNC symbols at its addend (readelf's). */
+		snprintf(cmd, sizeof(cmd),
+			 "objdump -d '%s/%s' | sed -n 's/^\\([0-9a-f]*\\) <\\*ABS\\*+0x\\([0-9a-f]*\\)@plt>:$/\\1 \\2/p' | "
+			 "while read a v; do printf '%%s ,%%s\\n' $a \"$(readelf -sW '%s/%s' | "
+			 "awk -v v=$(printf %%016x 0x$v) '$2 == v && $4 == \"IFUNC\" { sub(/@.*/, \"\", $8); print $8 }' | "
+			 "sort -u | tr '\\n' ,)\"; done",
+			 dir, bins[i].bin, dir, bins[i].bin);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		while (fgets(line, sizeof(line), p)) {
+			unsigned long long addr;
+			char names[3072], want[160];
+			struct sym_frame f[4];
+			size_t len;
+
+			if (sscanf(line, "%llx %3071s", &addr, names) != 2)
+				continue;
+			stubs++;
+			if (strcmp(names, ",") == 0)
+				continue;	/* no IFUNC symbol at the addend: nothing to name it by */
+			assert_int_equal(sym_source_lookup(o.src, addr, f, 4), 1);
+			len = strlen(f[0].name);
+			if (len < 5 || strcmp(f[0].name + len - 4, "@plt") != 0)
+				fail_msg("%s: %llx named %s, not a stub's name", bins[i].bin, addr,
+					 f[0].name);
+			snprintf(want, sizeof(want), ",%.*s,", (int)(len - 4), f[0].name);
+			if (!strstr(names, want))
+				fail_msg("%s: %llx named %s, expected one of %s@plt", bins[i].bin, addr,
+					 f[0].name, names);
+			named++;
+		}
+		pclose(p);
+		if (named < bins[i].at_least)
+			fail_msg("%s: %u IRELATIVE stubs named of %u, expected at least %u",
+				 bins[i].bin, named, stubs, bins[i].at_least);
+		close_bin(&o);
+	}
+	/* Static: 8-byte entries objdump does not name; pick's and strlen's among them. */
+	{
+		struct opened o = open_bin("plt_static", NULL, "");
+		struct elf_section plt;
+		struct sym_frame f[4];
+		bool pick = false, str = false;
+		unsigned int named = 0;
+		uint64_t a;
+
+		assert_int_equal(elf_find_section(o.elf, ".plt", &plt), 0);
+		for (a = plt.addr; a < plt.addr + plt.size; a += 8) {
+			if (sym_source_lookup(o.src, a, f, 4) != 1)
+				continue;
+			named++;
+			pick |= strcmp(f[0].name, "pick@plt") == 0;
+			str |= strcmp(f[0].name, "strlen@plt") == 0;
+			/* Its second half (the xchg padding) is its own, not the next stub's. */
+			assert_int_equal(sym_source_lookup(o.src, a + 7, f + 1, 3), 1);
+			assert_string_equal(f[1].name, f[0].name);
+		}
+		assert_true(pick);
+		assert_true(str);
+		assert_true(named >= 5);
+		close_bin(&o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -736,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_zero_sized_labels),
 		cmocka_unit_test(test_crtstuff_named),
 		cmocka_unit_test(test_plt_stubs),
+		cmocka_unit_test(test_plt_irelative_stubs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
