@@ -668,6 +668,12 @@ void kunwind_forget(struct kunwind *kw, uint32_t pid)
 		live_drop(kw, i);
 }
 
+void kunwind_forget_all(struct kunwind *kw)
+{
+	while (kw->nlive)
+		kunwind_forget(kw, kw->live[kw->nlive - 1].pid);
+}
+
 /* Add pid to a small set kept as an array. */
 static void pid_set_add(uint32_t **set, size_t *n, size_t *cap, uint32_t pid)
 {

@@ -299,6 +299,8 @@ void kunwind_free(struct kunwind *kw);
 int kunwind_sync_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p);
 /* Drop a process's list: the kernel copies its stacks until it is written again. */
 void kunwind_forget(struct kunwind *kw, uint32_t pid);
+/* ... every process's (their models may be wrong: process-tracking records were lost). */
+void kunwind_forget_all(struct kunwind *kw);
 /* Remember that pid needs its list written (deduplicated). */
 void kunwind_mark_dirty(struct kunwind *kw, uint32_t pid);
 

@@ -248,6 +248,8 @@ void perf_tracker_parse_record(struct perf_tracker *t, const uint8_t *rec, size_
 			memcpy(&lost, rec + 16, 8);
 			t->lost += lost;
 		}
+		if (read_sample_id(rec, size, 24, &sid) && sid.time > t->lost_until)
+			t->lost_until = sid.time;
 		return;
 	}
 	default:
@@ -319,6 +321,19 @@ void perf_tracker_drain(struct perf_tracker *t)
 
 void perf_tracker_apply(struct perf_tracker *t, struct procs *ps, uint64_t until_ns)
 {
+	/*
+	 * A loss is known only when the kernel can write again, after what it
+	 * dropped: the processes are marked at once, not at the loss's time, so
+	 * that no table is built for the kernel from a model that missed an
+	 * exec (a sample's wrong frames would last until the process ends).
+	 * Those that records from before the loss create or change afterwards
+	 * are marked as they come: a fork whose child's exec was lost gave it
+	 * its parent's mappings (all its samples were [unknown] once).
+	 */
+	if (t->lost != t->lost_seen) {
+		t->lost_seen = t->lost;
+		procs_lost_records(ps);
+	}
 	while (t->qhead < t->qlen && t->q[t->qhead].time <= until_ns) {
 		struct ptrack_event *ev = &t->q[t->qhead++];
 
@@ -339,6 +354,8 @@ void perf_tracker_apply(struct perf_tracker *t, struct procs *ps, uint64_t until
 			procs_exit(ps, ev->pid, ev->time);
 			break;
 		}
+		if (ev->type != PERF_RECORD_EXIT && ev->time <= t->lost_until)
+			procs_mark_stale(ps, ev->pid);
 		free(ev->path);
 		ev->path = NULL;
 	}

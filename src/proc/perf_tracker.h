@@ -26,6 +26,8 @@ struct perf_tracker {
 	struct ptrack_event *q;	/* pending records, sorted from head */
 	size_t qhead, qlen, qcap;
 	uint64_t lost;		/* records the kernel dropped (ring full) */
+	uint64_t lost_seen;	/* ... of which the process models were told (procs_lost_records) */
+	uint64_t lost_until;	/* the latest loss's time: records older than it may miss others */
 	uint64_t malformed;	/* records we refused to parse */
 };
 

@@ -79,10 +79,14 @@ static struct proc *proc_lookup(struct procs *ps, uint32_t pid)
 	return (struct proc *)hmap_find(&ps->by_pid, hash_u64(pid), pid_eq, &pid);
 }
 
+static void proc_reread(struct procs *ps, struct proc *p);
+
 struct proc *procs_find(struct procs *ps, uint32_t pid)
 {
 	struct proc *p = proc_lookup(ps, pid);
 
+	if (p && p->stale)
+		proc_reread(ps, p);
 	if (p)
 		pending_apply(ps, p);
 	return p;
@@ -370,9 +374,53 @@ struct proc *procs_get(struct procs *ps, uint32_t pid)
 {
 	struct proc *p = proc_get_lazy(ps, pid);
 
+	if (p && p->stale)
+		proc_reread(ps, p);
 	if (p)
 		pending_apply(ps, p);
 	return p;
+}
+
+/*
+ * p's mappings from /proc again (procs_lost_records).  Its waiting records
+ * are older than what /proc shows, and go; the records still queued behind
+ * the loss are applied on top as they come.  Gone: its model stays, for its
+ * samples still in the rings.
+ */
+static void proc_reread(struct procs *ps, struct proc *p)
+{
+	char fname[64];
+
+	p->stale = false;
+	snprintf(fname, sizeof(fname), "/proc/%u/maps", p->pid);
+	if (access(fname, R_OK) != 0)
+		return;
+	pending_forget(ps, p);
+	p->nr = 0;
+	p->gen++;
+	proc_load(ps, p);
+	ps->reread++;
+}
+
+void procs_mark_stale(struct procs *ps, uint32_t pid)
+{
+	struct proc *p = proc_lookup(ps, pid);
+
+	if (p && !p->exited_ns)
+		p->stale = true;
+}
+
+void procs_lost_records(struct procs *ps)
+{
+	struct hmap_node *n;
+	size_t i;
+
+	hmap_for_each(&ps->by_pid, i, n) {
+		struct proc *p = (struct proc *)n;
+
+		if (!p->exited_ns)
+			p->stale = true;
+	}
 }
 
 void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,

@@ -64,6 +64,12 @@ struct proc {
 	 * still in the rings are named, then freed.
 	 */
 	uint64_t exited_ns;
+	/*
+	 * The kernel dropped process-tracking records since it was loaded
+	 * (procs_lost_records): its mappings are read again from /proc when
+	 * it is next looked at, if it still lives.
+	 */
+	bool stale;
 };
 
 struct procs {
@@ -71,6 +77,7 @@ struct procs {
 	struct binary_cache *bins;
 	uint64_t unreadable_maps;	/* mappings whose file we could not open */
 	uint64_t never_opened;		/* images whose mmap records were never applied */
+	uint64_t reread;		/* processes read again from /proc after records were lost */
 	/*
 	 * Follow every process (-a).  Otherwise only processes already known
 	 * (targets, their children, anything sampled) are followed, so tracing
@@ -96,6 +103,17 @@ void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, ui
 		const char *path, const struct map_file_id *id);
 void procs_exec(struct procs *ps, uint32_t pid);
 void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid);
+
+/*
+ * The kernel dropped process-tracking records (its ring was full): any
+ * process may have missed an exec or an mmap, and a missed exec left at
+ * the old image's addresses names the new image's code after the old one's
+ * (non-PIE binaries all load at 0x400000).  Every live process is read
+ * again from /proc when next looked at; one that exited keeps its model.
+ */
+void procs_lost_records(struct procs *ps);
+/* The same for one process (changed by a record from before a loss), if it lives. */
+void procs_mark_stale(struct procs *ps, uint32_t pid);
 
 /* The process exited at time_ns (CLOCK_MONOTONIC); its state stays until procs_reap. */
 void procs_exit(struct procs *ps, uint32_t pid, uint64_t time_ns);

@@ -109,8 +109,20 @@ static bool model_behind(void *ctx, uint32_t pid)
 
 static void kunwind_update(struct recorder *r)
 {
-	if (r->kw_ready)
-		kunwind_refresh(&r->kw, &r->bins, &r->procs, model_behind, r);
+	if (!r->kw_ready)
+		return;
+	/*
+	 * Process-tracking records were lost: a list may have been written
+	 * from a model that missed an exec or an mmap, and would walk that
+	 * process wrongly until it ends.  All go; each is written again from
+	 * its process's mappings read anew (procs_lost_records) once the
+	 * kernel copies one of its stacks.
+	 */
+	if (r->ptrack.lost != r->kw_lost_seen) {
+		r->kw_lost_seen = r->ptrack.lost;
+		kunwind_forget_all(&r->kw);
+	}
+	kunwind_refresh(&r->kw, &r->bins, &r->procs, model_behind, r);
 }
 
 /* Where off-CPU time read from the kernel goes. */

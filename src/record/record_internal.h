@@ -72,6 +72,7 @@ struct recorder {
 	/* kunwind */
 	struct kunwind kw;
 	bool kw_ready;
+	uint64_t kw_lost_seen;		/* ptrack.lost when the kernel's lists were last dropped */
 	uint64_t check_compared, check_mismatched, check_prefix;
 	double kw_setup_s;		/* -p: targets' tables loaded and lists written */
 	int64_t counted_pending;	/* epoch to read at the next poll, or -1 */

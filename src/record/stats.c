@@ -87,9 +87,10 @@ void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 		fprintf(stderr, "stitch: %" PRIu64 " events had no kernel stack\n",
 			st[STAT_KSTACK_FAULT]);
 	if (r->ptrack.lost)
-		fprintf(stderr, "stitch: the kernel dropped %" PRIu64 " process-tracking records "
-			"(mappings may be missing: some frames may show as [unknown])\n",
-			r->ptrack.lost);
+		fprintf(stderr, "stitch: the kernel dropped %" PRIu64 " process-tracking records; "
+			"%" PRIu64 " live processes' mappings were read again from /proc, but stacks "
+			"sampled in the ~20 ms before may be named from out-of-date mappings\n",
+			r->ptrack.lost, r->procs.reread);
 	if (st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] + r->offcpu.lost_weight +
 	    r->offcpu.lost_stack)
 		fprintf(stderr, "stitch: LOST %" PRIu64 " off-CPU intervals (%" PRIu64 " threads "

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -315,6 +317,90 @@ static void test_comm_fork_lost(void **state)
 	assert_null(map_at(e, P1, ADDR));
 	/* The thread never became a process of its own. */
 	assert_null(procs_find(&e->ps, P1 + 100));
+}
+
+/*
+ * Records lost: every live process is read again from /proc when next
+ * looked at (a missed exec would leave the old image's mappings), and one
+ * that is gone keeps its model.  0x1000 is below mmap_min_addr: never
+ * really mapped.
+ */
+static void test_lost_rereads_live_processes(void **state)
+{
+	struct env *e = *state;
+	uint32_t self = (uint32_t)getpid();
+	const struct map *m;
+	struct rec r;
+
+	mmap2(&r, self, 0x1000, 0x1000, 0, NULL, NOFILE, 10);
+	parse(e, &r);
+	mmap2(&r, P1, 0x1000, 0x1000, 0, NULL, NOFILE, 11);
+	parse(e, &r);
+	perf_tracker_apply(&e->t, &e->ps, UINT64_MAX);
+	assert_non_null(map_at(e, self, 0x1000));
+	assert_non_null(map_at(e, P1, 0x1000));
+
+	lost(&r, 3, 20);
+	parse(e, &r);
+	perf_tracker_apply(&e->t, &e->ps, UINT64_MAX);
+	assert_null(map_at(e, self, 0x1000));
+	m = map_at(e, self, (uint64_t)(uintptr_t)&test_lost_rereads_live_processes);
+	assert_non_null(m);
+	assert_non_null(m->bin);
+	assert_non_null(map_at(e, P1, 0x1000));
+	assert_int_equal(e->ps.reread, 1);
+	/* Once: the next look finds it read already. */
+	mmap2(&r, self, 0x1000, 0x1000, 0, NULL, NOFILE, 30);
+	parse(e, &r);
+	perf_tracker_apply(&e->t, &e->ps, UINT64_MAX);
+	assert_non_null(map_at(e, self, 0x1000));
+	assert_int_equal(e->ps.reread, 1);
+}
+
+/*
+ * A fork from before a loss, applied after it: the child got its parent's
+ * mappings, and its exec was in what was lost.  It is read again too (here:
+ * a child that really exec'd sleep, whose maps hold none of this binary).
+ */
+static void test_fork_before_loss_rereads_child(void **state)
+{
+	struct env *e = *state;
+	uint32_t self = (uint32_t)getpid();
+	uint64_t here = (uint64_t)(uintptr_t)&test_fork_before_loss_rereads_child;
+	char path[64];
+	struct rec r;
+	pid_t child;
+	int i;
+
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		execl("/bin/sleep", "sleep", "5", (char *)NULL);
+		_exit(127);
+	}
+	/* Until it has exec'd: its maps no longer name this binary. */
+	snprintf(path, sizeof(path), "/proc/%d/exe", child);
+	for (i = 0; i < 500; i++) {
+		char exe[PATH_MAX];
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+
+		if (n > 0 && (exe[n] = '\0', strstr(exe, "sleep")))
+			break;
+		usleep(2000);
+	}
+	assert_non_null(procs_get(&e->ps, self));
+	lost(&r, 1, 100);
+	parse(e, &r);
+	perf_tracker_apply(&e->t, &e->ps, UINT64_MAX);
+	fork_rec(&r, (uint32_t)child, self, (uint32_t)child, self, 90);
+	parse(e, &r);
+	perf_tracker_apply(&e->t, &e->ps, UINT64_MAX);
+	assert_non_null(map_at(e, self, here));
+	assert_null(map_at(e, (uint32_t)child, here));
+	assert_non_null(procs_find(&e->ps, (uint32_t)child));
+	assert_true(procs_find(&e->ps, (uint32_t)child)->nr > 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
 }
 
 static void test_apply_until(void **state)
@@ -617,6 +703,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mmap2_unreadable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mmap2_identity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_comm_fork_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_rereads_live_processes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fork_before_loss_rereads_child, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_until, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_tracking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
