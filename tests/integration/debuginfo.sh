@@ -105,7 +105,7 @@ test_container_debug_file_by_debuglink() {
 
 # free_port: a TCP port on 127.0.0.1 nobody listens on now.
 free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # A stripped FP-less chain ($TMP/dbgd/deep_strip) whose debug file is only in
@@ -249,12 +249,12 @@ test_debuginfod_server_silent() {
 	export STITCH_CACHE_DIR=$TMP/cache-silent
 	start_debuginfod
 	stop_debuginfod
-	python3 -c 'import socket, sys, time
+	/usr/bin/python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
 print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
 	listener=$!
 	trap 'kill $listener 2>/dev/null || true' EXIT
-	for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ -s "$port_file" ] && break; sleep 0.1; done
 	# Two servers: the silent one costs its timeout once, the refused one nothing.
 	export DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$port_file") http://127.0.0.1:$DBGD_PORT"
 	record_deep_strip "$TMP/silent"
@@ -268,18 +268,30 @@ print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
 	expect_grep "$TMP/silent.err" '^stitch: debuginfod: 0 debug files fetched, 0 from its cache, 0 not found, [1-9][0-9]* failed \(2 of 2 servers given up'
 }
 
-# start_trickle BUILD_ID: a proxy (slow_debuginfod.py) in front of the test's
-# debuginfod that sends BUILD_ID's debug file a little at a time, then stalls;
-# DEBUGINFOD_URLS names only the proxy.
-start_trickle() {
-	local port_file=$TMP/trickle-$1.port port
-	python3 tests/integration/slow_debuginfod.py 0 "http://127.0.0.1:$DBGD_PORT" \
-		--trickle "$1" 4 >"$port_file" &
+# start_proxy NAME DELAY [--trickle BUILD_ID SECONDS]: slow_debuginfod.py in
+# front of the test's debuginfod; PROXY_PORT its port.  Debian's python3, not
+# whatever python3 PATH finds first (a pyenv shim is a chain of shell
+# scripts); up to 30 s to start, and its own errors shown if it does not (a
+# CI run's ASan pass once found no port after 5 s, and said nothing more).
+start_proxy() {
+	local name=$1 port_file=$TMP/proxy-$1.port
+	shift
+	/usr/bin/python3 tests/integration/slow_debuginfod.py "$1" "http://127.0.0.1:$DBGD_PORT" \
+		"${@:2}" >"$port_file" 2>"$TMP/proxy-$name.err" &
 	more_servers_started $!
-	for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
-	port=$(cat "$port_file")
-	[ -n "$port" ] || die "the trickling server did not start"
-	export DEBUGINFOD_URLS="http://127.0.0.1:$port"
+	for _ in $(seq 300); do [ -s "$port_file" ] && break; sleep 0.1; done
+	PROXY_PORT=$(cat "$port_file")
+	if [ -z "$PROXY_PORT" ]; then
+		cat "$TMP/proxy-$name.err"
+		die "the $name server did not start"
+	fi
+}
+
+# start_trickle BUILD_ID: a proxy that sends BUILD_ID's debug file a little at
+# a time, then stalls; DEBUGINFOD_URLS names only the proxy.
+start_trickle() {
+	start_proxy trickling 0 --trickle "$1" 4
+	export DEBUGINFOD_URLS="http://127.0.0.1:$PROXY_PORT"
 }
 
 # A recording whose query for the stripped chain's debug file was cut at the
@@ -379,11 +391,11 @@ make_many_libs() {
 # ($SILENT_PORT), closed when the test ends (with the server, if any).
 start_silent_listener() {
 	local port_file=$TMP/silent-$RANDOM.port
-	python3 -c 'import socket, sys, time
+	/usr/bin/python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
 print(s.getsockname()[1], flush=True); time.sleep(120)' >"$port_file" &
 	more_servers_started $!
-	for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ -s "$port_file" ] && break; sleep 0.1; done
 	SILENT_PORT=$(cat "$port_file")
 	[ -n "$SILENT_PORT" ] || die "the silent listener did not start"
 }
@@ -420,12 +432,8 @@ test_debuginfod_many_binaries_slow_server() {
 	local empty_port=$DBGD_PORT
 	more_servers_started "$DBGD_PID"
 	serve_debug_dir "$TMP/many"
-	python3 tests/integration/slow_debuginfod.py 0.6 "http://127.0.0.1:$DBGD_PORT" \
-		>"$TMP/slow.port" &
-	more_servers_started $!
-	for _ in $(seq 50); do [ -s "$TMP/slow.port" ] && break; sleep 0.1; done
-	slow_port=$(cat "$TMP/slow.port")
-	[ -n "$slow_port" ] || die "the slow server did not start"
+	start_proxy slow 0.6
+	slow_port=$PROXY_PORT
 	export DEBUGINFOD_URLS="http://127.0.0.1:$empty_port http://127.0.0.1:$slow_port"
 	record_many "$TMP/many-slow"
 	expect_grep "$TMP/many-slow.err" '^stitch: debuginfod: 11 debug files fetched, 0 from its cache, 0 not found, 0 failed'
@@ -453,12 +461,8 @@ test_debuginfod_snapshot_many_binaries() {
 	export STITCH_CACHE_DIR=$TMP/cache-snap-many
 	make_many_libs
 	serve_debug_dir "$TMP/many"
-	python3 tests/integration/slow_debuginfod.py 0.6 "http://127.0.0.1:$DBGD_PORT" \
-		>"$TMP/snap-slow.port" &
-	more_servers_started $!
-	for _ in $(seq 50); do [ -s "$TMP/snap-slow.port" ] && break; sleep 0.1; done
-	slow_port=$(cat "$TMP/snap-slow.port")
-	[ -n "$slow_port" ] || die "the slow server did not start"
+	start_proxy slow 0.6
+	slow_port=$PROXY_PORT
 	export DEBUGINFOD_URLS="http://127.0.0.1:$slow_port"
 	"$TMP/many/bin/many_libs" park &
 	pid=$!
