@@ -10,11 +10,45 @@
 # build/NAME.skel.h, so BPF program names are unique across folders.
 
 PREFIX ?= /usr/local
-CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
 
+# The architecture built for: this machine's, or ARCH=arm64 / ARCH=x86 (the
+# kernel's names; x86_64, amd64 and aarch64 are taken too).  Natively the
+# binary is ./stitch and the build tree build/.  A cross build writes
+# build-ARCH/stitch with Debian's cross compiler and the ARCH multiarch -dev
+# packages (scripts/install-deps.sh), its BPF programs compiled for ARCH's
+# pt_regs against the BTF of Debian's ARCH kernel (scripts/kernel-btf.py):
+# the types a running kernel would give, as CO-RE relocates them anyway.
+arch_of = $(patsubst x86_64,x86,$(patsubst amd64,x86,$(patsubst aarch64,arm64,$(1))))
+HOST_ARCH := $(call arch_of,$(shell uname -m))
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(call arch_of,$(ARCH))
+ifeq ($(filter x86 arm64,$(ARCH)),)
+$(error ARCH=$(ARCH): stitch builds for x86 (x86_64) and arm64 (aarch64))
+endif
+TRIPLET_x86 := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+TRIPLET := $(TRIPLET_$(ARCH))
+ifeq ($(ARCH),$(HOST_ARCH))
+CC ?= gcc
 BUILD := build
+BIN := stitch
+KERNEL_BTF ?= /sys/kernel/btf/vmlinux
+else
+CC := $(TRIPLET)-gcc
+LD := $(TRIPLET)-ld
+AR := $(TRIPLET)-ar
+OBJCOPY := $(TRIPLET)-objcopy
+BUILD := build-$(ARCH)
+BIN := $(BUILD)/stitch
+KERNEL_BTF ?= $(BUILD)/kernel.btf
+endif
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+OBJCOPY ?= objcopy
+
 OBJ := $(BUILD)/obj
 AOBJ := $(BUILD)/asan
 
@@ -41,7 +75,9 @@ ALIB_OBJS := $(patsubst src/%.c,$(AOBJ)/%.o,$(LIB_SRCS))
 INTERP_DEF := src/interp/languages.def
 INTERP_ROOT_HDRS := $(wildcard src/interp/*/*_root.bpf.h)
 INTERP_GEN := $(BUILD)/interp_layouts.h $(BUILD)/interp_walkers.bpf.h $(BUILD)/interp_roots.bpf.h
-HDRS := $(shell find src -name '*.h' -o -name '*.def' | sort) $(INTERP_GEN)
+# The target's system call numbers by name (record/syscall_nr.c), from its own headers.
+SYSCALL_GEN := $(BUILD)/syscall_numbers.h
+HDRS := $(shell find src -name '*.h' -o -name '*.def' | sort) $(INTERP_GEN) $(SYSCALL_GEN)
 vpath %.bpf.c $(sort $(dir $(BPF_SRCS)))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -50,27 +86,39 @@ UNIT_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
-ARCH_DEF := -D__TARGET_ARCH_x86
+ARCH_DEF := -D__TARGET_ARCH_$(ARCH)
 # libbpf's usdt.bpf.h includes <linux/errno.h>, whose <asm/errno.h> lives in
 # the multiarch directory that clang -target bpf does not search.
-BPF_INC := -I$(BUILD) -Isrc -I/usr/include/$(shell gcc -dumpmachine)
+BPF_INC := -I$(BUILD) -Isrc -I/usr/include/$(TRIPLET)
 
-.PHONY: all clean install test agent-encode-check check-docs check-layers bpf-headers unit integration roots fuzz fuzz-smoke bench asan deps golden browser interp-walk
+.PHONY: all clean install test kernels arm64 unit-arm64 agent-encode-check check-docs check-layers bpf-headers bpf-stack unit integration roots fuzz fuzz-smoke bench asan deps golden browser interp-walk
 .SECONDARY:
 SHELL := /bin/bash
-all: stitch build/lib/libstitch-stall.so build/lib/libstitch-stall.a build/lib/pkgconfig/stitch-stall.pc
+all: $(BIN) $(BUILD)/lib/libstitch-stall.so $(BUILD)/lib/libstitch-stall.a $(BUILD)/lib/pkgconfig/stitch-stall.pc
 
 deps:
 	./scripts/install-deps.sh
 
-$(BUILD)/vmlinux.h:
+$(BUILD)/vmlinux.h: | $(KERNEL_BTF)
 	@mkdir -p $(BUILD)
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+	$(BPFTOOL) btf dump file $(KERNEL_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/kernel.btf:
+	@mkdir -p $(BUILD)
+	./scripts/kernel-btf.py --debian $(ARCH) $@
 
 # NAME of every INTERP_LANG(ID, NAME, ...) line, as #include "interp/NAME/NAME$(1)".
 interp_includes = { echo '/* Made by the Makefile from $(INTERP_DEF): do not edit. */'; \
 	sed -n 's|^INTERP_LANG( *[A-Z0-9_]*, *\([a-z0-9_]*\).*|\#include "interp/\1/\1$(1)"|p' \
 		$(INTERP_DEF); }
+
+# { "read", 0 }, ... for every __NR_ the compiler's <asm/unistd.h> defines.
+$(BUILD)/syscall_numbers.h:
+	@mkdir -p $(BUILD)
+	{ echo '/* Made by the Makefile from <asm/unistd.h>: do not edit. */'; \
+	  echo '#include <asm/unistd.h>' | $(CC) -dM -E - | \
+	  sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/{ "\1", __NR_\1 },/p' | LC_ALL=C sort; \
+	} >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/interp_layouts.h: $(INTERP_DEF)
 	@mkdir -p $(BUILD)
@@ -115,12 +163,12 @@ $(AOBJ)/%.o: src/%.c $(HDRS) $(SKELS)
 	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
 
 $(BUILD)/libstitch.a: $(LIB_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/libstitch-asan.a: $(ALIB_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
-stitch: $(MAIN_SRC) $(BUILD)/libstitch.a $(HDRS) $(SKELS)
+$(BIN): $(MAIN_SRC) $(BUILD)/libstitch.a $(HDRS) $(SKELS)
 	$(CC) $(CFLAGS) $(MAIN_SRC) $(BUILD)/libstitch.a $(LDLIBS) -o $@
 
 # The same binary under ASan/UBSan: the integration tests can run it too.
@@ -128,9 +176,20 @@ $(BUILD)/stitch-asan: $(MAIN_SRC) $(BUILD)/libstitch-asan.a $(HDRS) $(SKELS)
 	$(CC) $(CFLAGS) $(SANFLAGS) $(MAIN_SRC) $(BUILD)/libstitch-asan.a $(LDLIBS) -o $@
 asan: $(BUILD)/stitch-asan
 
-$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a $(HDRS) $(SKELS)
+# Unit tests run under ASan/UBSan.  A cross build's (run under qemu-user,
+# make unit-arm64) go without: the same tests have them on x86-64, and a
+# second instrumented library is ~2 minutes of CI.
+ifeq ($(ARCH),$(HOST_ARCH))
+UNIT_LIB := $(BUILD)/libstitch-asan.a
+UNIT_SAN := $(SANFLAGS)
+else
+UNIT_LIB := $(BUILD)/libstitch.a
+UNIT_SAN :=
+endif
+
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_HELPERS) $(UNIT_LIB) $(HDRS) $(SKELS)
 	@mkdir -p $(BUILD)/tests
-	$(CC) $(CFLAGS) $(SANFLAGS) -Itests/unit $< $(UNIT_HELPERS) $(BUILD)/libstitch-asan.a \
+	$(CC) $(CFLAGS) $(UNIT_SAN) -Itests/unit -DUNIT_CC='"$(CC)"' $< $(UNIT_HELPERS) $(UNIT_LIB) \
 		-lcmocka $(LDLIBS) -o $@
 
 # The agent's encoders from a shell, for tests/agent/encode_check.sh (not part of stitch).
@@ -145,21 +204,38 @@ unit: $(UNIT_BINS)
 	@./tests/unit/run.sh $(UNIT_BINS)
 
 # Every output format of a fixed profile against the expected files.
-golden: stitch
+golden: $(BIN)
 	@./tests/golden/run.sh
 
 # The integration suite runs twice: the release binary, then the ASan/UBSan one.
-integration: stitch $(BUILD)/stitch-asan $(BUILD)/stall/stall_loop roots
+integration: $(BIN) $(BUILD)/stitch-asan $(BUILD)/stall/stall_loop roots
 	@./tests/integration/run.sh
 	@STITCH=$(BUILD)/stitch-asan STITCH_TEST_SET=asan ./tests/integration/run.sh
+
+# The integration tests of every command, event kind and language on Debian's
+# stock kernels (5.10, 6.1, 6.12, the newest), booted under QEMU (docs/kernels.md),
+# and from an x86-64 machine on Debian 12's arm64 kernel with the arm64 build.
+kernels: $(BIN) $(BUILD)/stall/stall_loop $(if $(filter x86,$(HOST_ARCH)),arm64)
+	@./tests/vm/matrix.sh
+
+# arm64 from this x86-64 machine (docs/arm64.md): the cross build, and the
+# unwinding unit tests built for arm64, run here under qemu-user (binfmt_misc):
+# gcc's arm64 CFI, both unwinders' arm64 steps, real FP-less arm64 stacks.
+ARM64_UNIT := $(addprefix build-arm64/tests/,test_cfi test_unwind test_kunwind)
+# Built in parallel even under a serial make test: ~2 of its minutes.
+arm64:
+	$(MAKE) -j$(shell nproc) ARCH=arm64 all build-arm64/stall/stall_loop $(ARM64_UNIT)
+unit-arm64: arm64
+	@./tests/unit/run.sh $(ARM64_UNIT)
 
 # Debian release roots (bullseye, bookworm, trixie, sid) the interpreter tests run
 # in as containers: built once by mmdebstrap, cached in $STITCH_ROOTS.
 roots:
 	@./tests/integration/build-roots.sh
 
-# Replay each fuzz corpus, then fuzz briefly: keeps the targets building and honest.
-FUZZ_SECONDS ?= 20
+# Replay each fuzz corpus, then fuzz briefly (10 s a target; make fuzz-smoke
+# FUZZ_SECONDS=600 for longer): keeps the targets building and honest.
+FUZZ_SECONDS ?= 10
 fuzz-smoke: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \
 		name=$$(basename $$f | sed 's/^fuzz_//'); \
@@ -178,7 +254,7 @@ fuzz-smoke: $(FUZZ_BINS)
 		fi; \
 	done
 
-test: check-docs check-layers bpf-headers unit integration fuzz-smoke browser golden stall-test interp-walk agent-encode-check
+test: check-docs check-layers bpf-headers bpf-stack unit $(if $(filter x86,$(HOST_ARCH)),unit-arm64) integration fuzz-smoke browser golden stall-test interp-walk agent-encode-check kernels
 
 # Every path README.md and docs/ name exists.
 check-docs:
@@ -192,6 +268,14 @@ bpf-headers: $(BUILD)/vmlinux.h $(INTERP_GEN)
 			$(BPF_INC) -fsyntax-only -x c $$h || exit 1; \
 	done; echo "bpf-headers: $(words $(BPF_HDRS)) headers compile on their own"
 
+# Every BPF program's deepest chain of calls fits the 512 bytes of stack the
+# verifier allows where the kernel gives no private stacks (before 6.13).
+BPF_OBJS := $(addprefix $(BUILD)/,$(notdir $(BPF_SRCS:.bpf.c=.bpf.o)))
+bpf-stack: $(BPF_OBJS)
+	@./scripts/bpf-stack.py $(BPF_OBJS) >$(BUILD)/bpf-stack.txt || { cat $(BUILD)/bpf-stack.txt; exit 1; }
+	@sort -rn $(BUILD)/bpf-stack.txt | head -1 | \
+		awk '{ print "bpf-stack: every program within 512 bytes (deepest: " $$1 ", " $$2 ")" }'
+
 # No include or call cycles between files.
 check-layers: $(LIB_OBJS)
 	@./scripts/check-layers.sh $(LIB_OBJS)
@@ -202,7 +286,7 @@ interp-walk: roots
 	./tools/interp-walk/run-checks.sh
 
 # The SVG flame graph in headless Chromium: zoom, search, escaping.
-browser: stitch
+browser: $(BIN)
 	@./tests/browser/flamegraph_test.sh
 
 # libFuzzer targets over the parsers of untrusted input (ELF, CFI, pprof, ...).
@@ -217,7 +301,7 @@ $(FOBJ)/%.o: src/%.c $(HDRS) $(SKELS)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 
 $(BUILD)/libstitch-fuzz.a: $(FLIB_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libstitch-fuzz.a $(HDRS)
 	@mkdir -p $(BUILD)/fuzz
@@ -225,14 +309,14 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libstitch-fuzz.a $(HDRS)
 		$(LDLIBS) -o $@
 fuzz: $(FUZZ_BINS)
 
-bench: stitch
+bench: $(BIN)
 	./bench/run.sh
 
-install: stitch install-stall
-	install -D -m 0755 stitch $(DESTDIR)$(PREFIX)/bin/stitch
+install: $(BIN) install-stall
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/stitch
 
 clean:
-	rm -rf $(BUILD) stitch
+	rm -rf $(BUILD) $(BIN)
 
 # ---- libstitch-stall ----
 # The stall detector library for event loops (lib/stall, issue 6).  It carries
@@ -250,8 +334,8 @@ STALL_HDRS := $(wildcard $(STALL_DIR)/*.h $(STALL_DIR)/stitch/*.h) src/unwind/cf
 STALL_CFLAGS := -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -fvisibility=hidden \
 	-DSTITCH_STALL_BUILD -Isrc -I$(STALL_DIR)
 STALL_VERSION := 0.1.0
-STALL_LIBS := build/lib/libstitch-stall.so build/lib/libstitch-stall.a \
-	build/lib/pkgconfig/stitch-stall.pc
+STALL_LIBS := $(BUILD)/lib/libstitch-stall.so $(BUILD)/lib/libstitch-stall.a \
+	$(BUILD)/lib/pkgconfig/stitch-stall.pc
 
 .PHONY: stall stall-test stall-bench install-stall
 stall: $(STALL_LIBS)
@@ -260,44 +344,44 @@ $(STALL_OBJDIR)/%.o: %.c $(STALL_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(STALL_CFLAGS) -c $< -o $@
 
-build/lib/libstitch-stall.so: $(STALL_OBJS)
+$(BUILD)/lib/libstitch-stall.so: $(STALL_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libstitch-stall.so -Wl,--no-undefined -Wl,-z,defs \
 		$(STALL_OBJS) -lelf -lpthread -o $@
 
-build/lib/libstitch-stall.a: $(STALL_OBJS)
+$(BUILD)/lib/libstitch-stall.a: $(STALL_OBJS)
 	@mkdir -p $(dir $@)
 	$(LD) -r $(STALL_OBJS) -o $(STALL_OBJDIR)/stitch-stall.o
-	objcopy --localize-hidden $(STALL_OBJDIR)/stitch-stall.o
-	rm -f $@ && ar rcs $@ $(STALL_OBJDIR)/stitch-stall.o
+	$(OBJCOPY) --localize-hidden $(STALL_OBJDIR)/stitch-stall.o
+	rm -f $@ && $(AR) rcs $@ $(STALL_OBJDIR)/stitch-stall.o
 
 # $(1): the prefix written into the file.
 stall_pc = sed -e 's|@PREFIX@|$(1)|' -e 's|@VERSION@|$(STALL_VERSION)|' $(STALL_DIR)/stitch-stall.pc.in
 
-build/lib/pkgconfig/stitch-stall.pc: $(STALL_DIR)/stitch-stall.pc.in
+$(BUILD)/lib/pkgconfig/stitch-stall.pc: $(STALL_DIR)/stitch-stall.pc.in
 	@mkdir -p $(dir $@)
 	$(call stall_pc,$(PREFIX)) > $@
 
 install-stall: $(STALL_LIBS)
 	install -D -m 0644 $(STALL_DIR)/stitch/stall.h $(DESTDIR)$(PREFIX)/include/stitch/stall.h
-	install -D -m 0755 build/lib/libstitch-stall.so $(DESTDIR)$(PREFIX)/lib/libstitch-stall.so
-	install -D -m 0644 build/lib/libstitch-stall.a $(DESTDIR)$(PREFIX)/lib/libstitch-stall.a
+	install -D -m 0755 $(BUILD)/lib/libstitch-stall.so $(DESTDIR)$(PREFIX)/lib/libstitch-stall.so
+	install -D -m 0644 $(BUILD)/lib/libstitch-stall.a $(DESTDIR)$(PREFIX)/lib/libstitch-stall.a
 	@mkdir -p $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	$(call stall_pc,$(PREFIX)) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/stitch-stall.pc
 
 # The test event loop is built like the programs it must handle: -O2, no frame pointers.
-$(BUILD)/stall/stall_loop: tests/stall/stall_loop.c tests/workloads/cpu_spin.h build/lib/libstitch-stall.so
+$(BUILD)/stall/stall_loop: tests/stall/stall_loop.c tests/workloads/cpu_spin.h $(BUILD)/lib/libstitch-stall.so
 	$(CC) -O2 -fomit-frame-pointer -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(STALL_DIR) $< \
-		-Lbuild/lib -lstitch-stall -Wl,-rpath,$(abspath build/lib) -lpthread -o $@
+		-L$(BUILD)/lib -lstitch-stall -Wl,-rpath,$(abspath $(BUILD)/lib) -lpthread -o $@
 
 stall-test: $(STALL_LIBS) $(BUILD)/stall/stall_loop
 	@./tests/stall/run.sh
 
-$(BUILD)/stall/stall_bench: bench/stall_bench.c build/lib/libstitch-stall.so build/lib/libstitch-stall.a
+$(BUILD)/stall/stall_bench: bench/stall_bench.c $(BUILD)/lib/libstitch-stall.so $(BUILD)/lib/libstitch-stall.a
 	$(CC) -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(STALL_DIR) $< \
-		-Lbuild/lib -lstitch-stall -Wl,-rpath,$(abspath build/lib) -lpthread -o $@
+		-L$(BUILD)/lib -lstitch-stall -Wl,-rpath,$(abspath $(BUILD)/lib) -lpthread -o $@
 	$(CC) -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(STALL_DIR) $< \
-		build/lib/libstitch-stall.a -lelf -lpthread -o $@-static
+		$(BUILD)/lib/libstitch-stall.a -lelf -lpthread -o $@-static
 
 stall-bench: $(BUILD)/stall/stall_bench
 	$(BUILD)/stall/stall_bench

@@ -47,10 +47,40 @@ packages=(
 	# the other Debian releases' interpreters, run in roots built by mmdebstrap
 	# (tests/integration/roots.sh)
 	mmdebstrap
+	# Debian's stock kernels (5.10, 6.1, 6.12, 7.x) booted under QEMU (tests/vm/):
+	# TCG emulation, qboot (qemu-system-data), a static busybox for the initramfs,
+	# depmod (kmod), the archive keys apt checks the other suites with
+	qemu-system-x86 qemu-system-data busybox-static cpio kmod zstd debian-archive-keyring
+	# arm64 (issue 38): Debian's cross compiler (make ARCH=arm64), QEMU for its
+	# kernel (qemu-system-arm: qemu-system-aarch64) and for its programs here
+	# (qemu-user-static with binfmt-support: the arm64 unit tests, mmdebstrap's
+	# arm64 root, which arch-test checks)
+	gcc-aarch64-linux-gnu qemu-system-arm qemu-user-static binfmt-support arch-test
+)
+
+# The arm64 build's libraries and headers, beside the amd64 ones (multiarch):
+# what stitch links, the workloads' USDT header and libperl, and the runtime
+# libraries its unit tests run with under qemu-user.
+arm64_packages=(
+	libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64
+	libdebuginfod-dev:arm64 libcurl4-openssl-dev:arm64 libstdc++6:arm64 libcmocka-dev:arm64
+	libasan8:arm64 libubsan1:arm64 systemtap-sdt-dev:arm64 libperl5.36:arm64
 )
 
 export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y --no-install-recommends "${packages[@]}" >/dev/null 2>&1; then
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
 	apt-get update -qq
-	apt-get install -y --no-install-recommends "${packages[@]}"
 fi
+if ! apt-get install -y --no-install-recommends "${packages[@]}" "${arm64_packages[@]}" \
+	>/dev/null 2>&1; then
+	apt-get update -qq
+	apt-get install -y --no-install-recommends "${packages[@]}" "${arm64_packages[@]}"
+fi
+
+# arm64 programs run here through binfmt_misc: in a container or without
+# systemd it may be unmounted and qemu-user-static's entries not registered.
+if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+	mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || true
+fi
+update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true

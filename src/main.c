@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent/agent_cmd.h"
+#include "kernel/features_cmd.h"
 #include "latency/latency_cmd.h"
 #include "record/record_cmd.h"
 #include "report/report_cmd.h"
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 "            profiles to Pyroscope, an OpenTelemetry collector or Parca\n"
 "  symbolize name the addresses in libstitch-stall reports, or fold them into\n"
 "            stacks weighted by stall time\n"
+"  features  what this kernel offers stitch, and what each command does here\n"
 "  help      this text; 'stitch COMMAND --help' for a command's options\n"
 "  version   print the version\n"
 "\n"
@@ -62,6 +64,7 @@ static const struct {
 	{ "latency", cmd_latency },
 	{ "agent", cmd_agent },
 	{ "symbolize", cmd_symbolize },
+	{ "features", cmd_features },
 };
 
 int main(int argc, char **argv)

@@ -113,9 +113,16 @@ static void put_user_stack(struct stitch_stall *d, struct out *o, const ucontext
 {
 	const struct stall_objects *objs = __atomic_load_n(&d->objs, __ATOMIC_ACQUIRE);
 	struct unwind_regs regs = {
+#ifdef __aarch64__
+		.ip = uc->uc_mcontext.pc,
+		.sp = uc->uc_mcontext.sp,
+		.bp = uc->uc_mcontext.regs[29],
+		.lr = uc->uc_mcontext.regs[30],
+#else
 		.ip = uc->uc_mcontext.gregs[REG_RIP],
 		.sp = uc->uc_mcontext.gregs[REG_RSP],
 		.bp = uc->uc_mcontext.gregs[REG_RBP],
+#endif
 	};
 	struct unwind_stack stack = { .start = regs.sp };
 	enum unwind_stop why;

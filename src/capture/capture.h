@@ -46,7 +46,8 @@ struct sample_event {
 	__u32 event_idx;	/* index into the user-space event list (bpf cookie) */
 	__u32 flags;
 	char comm[STITCH_COMM_LEN];
-	__u64 ip, sp, bp;	/* user registers at the event */
+	__u64 ip, sp, bp;	/* user registers at the event (bp: x29 on arm64) */
+	__u64 lr;		/* arm64's x30 (a leaf's return address); x86: 0 */
 	__u32 kstack_bytes;	/* bytes valid in kstack */
 	__u32 ustack_bytes;	/* bytes valid in ustack */
 	/* ---- kunwind (in-kernel unwinding) ---- */
@@ -74,6 +75,9 @@ struct sample_event {
 #define STITCH_SAMPLE_HDR_BYTES ((unsigned long)&((struct sample_event *)0)->ustack)
 
 /* Per-CPU counters, summed by user space at the end. */
+/* The legacy workers' event kinds (capture.bpf.c): one event of each per run. */
+enum legacy_kind { LEGACY_CPU, LEGACY_TRACEPOINT, LEGACY_UPROBE, LEGACY_KPROBE, LEGACY_KINDS };
+
 enum stitch_stat {
 	STAT_EVENTS,		/* events seen after filtering */
 	STAT_RINGBUF_LOST,	/* ring buffer full: event dropped */
@@ -95,6 +99,7 @@ enum stitch_stat {
 	STAT_OFFCPU_LOST,	/* off-CPU: intervals whose time found no stack to add to */
 	STAT_OFFCPU_UNSEEN_IN,	/* off-CPU: intervals ended by a switch-in no tracepoint showed */
 	STAT_NO_WORKER,		/* an entry point found no worker for its event (a bug) */
+	STAT_NESTED,		/* an event that interrupted one of ours on its CPU: not taken */
 	STAT_NR,
 };
 

@@ -9,6 +9,7 @@
 
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 #include "capture/capture.h"
 #include "capture/targets.bpf.h"
@@ -47,6 +48,7 @@ static __always_inline bool tgid_traced(__u32 tgid)
 /* The gate (targets.bpf.h): is this thread's event (a switch-out?) to be dropped? */
 static __always_inline bool gate_closed(__u32 tid, bool switch_out)
 {
+	struct task_struct *task;
 	__u64 *open_at;
 
 	if (!gate_on)
@@ -56,7 +58,9 @@ static __always_inline bool gate_closed(__u32 tid, bool switch_out)
 		return true;
 	if (gate_wall)
 		return !switch_out && bpf_ktime_get_ns() < *open_at;
-	return bpf_get_current_task_btf()->se.sum_exec_runtime < *open_at;
+	/* A probe read, not a typed task pointer: kernels before 5.11 have none (5.10). */
+	task = (struct task_struct *)bpf_get_current_task();
+	return BPF_CORE_READ(task, se.sum_exec_runtime) < *open_at;
 }
 
 #endif /* STITCH_CAPTURE_FILTER_BPF_H */

@@ -85,8 +85,8 @@ static __always_inline bool offcpu_leaving(bool preempt, unsigned int state, __u
 }
 
 /* Its stack was taken: counted in the kernel under key, or sent.  run_ns: its CPU time now. */
-static __always_inline void offcpu_left(__u32 tid, bool counted, bool sent,
-					const struct counted_key *key, __u64 run_ns)
+static __noinline void offcpu_left(__u32 tid, bool counted, bool sent,
+				   const struct counted_key *key, __u64 run_ns)
 {
 	struct offcpu_thread t = {};
 
@@ -155,7 +155,7 @@ static __always_inline void offcpu_end(__u32 tid, struct offcpu_thread *t, __u64
 }
 
 /* next runs again, now. */
-static __always_inline void offcpu_in(struct task_struct *next)
+static __noinline void offcpu_in(struct task_struct *next)
 {
 	__u32 tid = next->pid;
 	struct offcpu_thread *t;
@@ -178,7 +178,7 @@ static __always_inline void offcpu_in(struct task_struct *next)
  * never early.  Called before its new stack is taken: the old interval's
  * weight comes first in the ring.
  */
-static __always_inline void offcpu_unseen_in(struct task_struct *prev)
+static __noinline void offcpu_unseen_in(struct task_struct *prev)
 {
 	__u32 tid = prev->pid;
 	struct offcpu_thread *t;
@@ -194,6 +194,68 @@ static __always_inline void offcpu_unseen_in(struct task_struct *prev)
 	offcpu_end(tid, t, in);
 }
 
+/* The waker's key, per CPU: off the BPF stack (see kunwind_calls). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct counted_defer);
+} offcpu_waker_keys SEC(".maps");
+
+/*
+ * The current thread's stacks as tid's waker, into *w: its kernel stack,
+ * and its user stack when it is traced and walkable.  irq: we interrupted
+ * one of our own programs (capture_busy): the per-CPU walk state is that
+ * program's, and the current thread is not the waker.
+ */
+static __noinline void offcpu_waker_of(void *ctx, struct offcpu_waker *w, bool irq)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 ctgid = cur->tgid, zero = 0;
+	struct counted_defer *wk = bpf_map_lookup_elem(&offcpu_waker_keys, &zero);
+	__u64 stack_top;
+
+	/* Its kernel stack starts in our glue too (see offcpu_out). */
+	if (wk && !irq && cur->pid && (!filter_tgids || tgid_traced(ctgid)) &&
+	    (stack_top = ku_user_stack_top()) &&
+	    /* the waker's native frames only: 0, no interpreter walk */
+	    kunwind_count_event(ctx, stack_top, offcpu_event_idx, wk, 0)) {
+		w->kstack_id = wk->key.kstack_id;
+		w->kgen = wk->key.kgen;
+		w->uhash = wk->key.uhash;
+	} else {
+		w->kstack_id = counted_stackid(ctx, 0, &w->kgen);
+	}
+	if (!irq) {
+		w->pid = ctgid;
+		w->tid = cur->pid;
+		__builtin_memcpy(w->comm, cur->comm, sizeof(w->comm));
+	}
+}
+
+/* offcpu_waker_of() on kernels without bpf_loop (capture.bpf.c's legacy workers): no user stack. */
+static __noinline void offcpu_waker_of_kernel(void *ctx, struct offcpu_waker *w, bool irq)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+
+	w->kstack_id = counted_stackid(ctx, 0, &w->kgen);
+	if (!irq) {
+		w->pid = BPF_CORE_READ(cur, tgid);
+		w->tid = BPF_CORE_READ(cur, pid);
+		BPF_CORE_READ_STR_INTO(&w->comm, cur, comm);
+	}
+}
+
+/* A sent stack (an interpreter's, or per event): its waker follows it to user space. */
+static __noinline void offcpu_send_woken(__u32 tid, const struct offcpu_waker *w)
+{
+	struct offcpu_woken r = { .hdr = { RING_OFFCPU_WOKEN, sizeof(r) }, .tid = tid,
+				  .waker = *w };
+
+	if (bpf_ringbuf_output(&samples, &r, sizeof(r), BPF_RB_NO_WAKEUP))
+		count(STAT_OFFCPU_LOST);
+}
+
 /*
  * --wakers: p is being woken.  If it is a traced thread whose blocked stack
  * is stored (or was sent: then as an offcpu_woken record), remember who woke it: the current thread (its kernel stack,
@@ -203,54 +265,40 @@ static __always_inline void offcpu_unseen_in(struct task_struct *prev)
  * stopped; resolve.c cuts a waker's stack at the interrupt's entry frame,
  * so no frame or thread of the interrupted one is shown as the waker.
  */
-SEC("tp_btf/sched_waking")
-int BPF_PROG(on_sched_waking, struct task_struct *p)
+static __always_inline int offcpu_woken(void *ctx, struct task_struct *p, bool user_stacks)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
-	__u32 tid = p->pid, ctgid = cur->tgid;
 	struct offcpu_waker w = { .kstack_id = -1 };
+	__u32 tid = p->pid;
 	struct offcpu_thread *t;
-	struct counted_key wk;
-	__u64 stack_top;
-	bool irq;
 
 	if (filter_tgids && !tgid_traced(p->tgid))
 		return 0;
 	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
 	if (!t || !(t->counted || t->sent) || t->woken)
 		return 0;
-	irq = *capture_busy_here();
-	/* Its kernel stack starts in our glue too (see offcpu_out). */
-	if (!irq && cur->pid && (!filter_tgids || tgid_traced(ctgid)) &&
-	    (stack_top = ku_user_stack_top()) &&
-	    /* the waker's native frames only: 0, no interpreter walk */
-	    kunwind_count_event(ctx, cur, stack_top, ctgid, cur->pid, offcpu_event_idx, false, 0, 0,
-				&wk, 0)) {
-		w.kstack_id = wk.kstack_id;
-		w.kgen = wk.kgen;
-		w.uhash = wk.uhash;
-	} else {
-		w.kstack_id = counted_stackid(ctx, 0, &w.kgen);
-	}
-	if (!irq) {
-		w.pid = ctgid;
-		w.tid = cur->pid;
-		__builtin_memcpy(w.comm, cur->comm, sizeof(w.comm));
-	}
+	if (user_stacks)
+		offcpu_waker_of(ctx, &w, *capture_busy_here());
+	else
+		offcpu_waker_of_kernel(ctx, &w, *capture_busy_here());
 	t->woken = 1;
-	if (t->counted) {
+	if (t->counted)
 		t->waker = w;
-		return 0;
-	}
-	/* A sent stack (an interpreter's, or per event): its waker follows it to user space. */
-	{
-		struct offcpu_woken r = { .hdr = { RING_OFFCPU_WOKEN, sizeof(r) }, .tid = tid,
-					  .waker = w };
-
-		if (bpf_ringbuf_output(&samples, &r, sizeof(r), BPF_RB_NO_WAKEUP))
-			count(STAT_OFFCPU_LOST);
-	}
+	else
+		offcpu_send_woken(tid, &w);
 	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_sched_waking, struct task_struct *p)
+{
+	return offcpu_woken(ctx, p, true);
+}
+
+/* The legacy workers' (capture.bpf.c): the waker's kernel stack and thread. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_sched_waking_legacy, struct task_struct *p)
+{
+	return offcpu_woken(ctx, p, false);
 }
 
 #endif /* STITCH_CAPTURE_OFFCPU_BPF_H */

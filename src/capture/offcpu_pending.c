@@ -78,7 +78,8 @@ void offcpu_woken(struct offcpu_pending *t, uint32_t tid, const struct offcpu_wa
 /* h's key with its waker's section, in t's scratch: its size, or 0 if it cannot be built. */
 static size_t key_with_waker(struct offcpu_pending *t, const struct held *h)
 {
-	if (!t->kw || h->key.nwaker)
+	/* No kernel unwinder (copying stacks): the waker's kernel frames, and who. */
+	if (h->key.nwaker)
 		return 0;
 	if (!t->wake_key)
 		t->wake_key = malloc(KUNWIND_KEY_BYTES + OFFCPU_WAKER_BYTES);

@@ -23,7 +23,7 @@ size_t offcpu_waker_frames(const struct kunwind *kw, const struct counted_fds *f
 			f[n++].addr = kips[i];
 		}
 	}
-	if (w->uhash && counted_ustack_get(fds, w->uhash, u) == 0) {
+	if (kw && w->uhash && counted_ustack_get(fds, w->uhash, u) == 0) {
 		nu = kunwind_decode(kw, (const uint64_t *)u->words, u->n, u->stop, f + n);
 		if (nu > 0)
 			n += nu;

@@ -15,10 +15,13 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "capture/user_regs.bpf.h"
+
 #include "capture/capture.h"
 #include "capture/stats.bpf.h"
 #include "capture/unwind_in_kernel.h"
 #include "capture/uret.bpf.h"
+#include "profile/stack_tag.h"
 
 #define PF_KTHREAD 0x00200000	/* include/linux/sched.h: macros are not in BTF */
 
@@ -193,8 +196,13 @@ struct ku_bpf_ctx {
 __noinline int ku_refill(__u64 addr)
 {
 	struct ku_walk *w;
-	__u32 zero = 0, len, first;
-	__u64 start = addr, below;
+	__u32 zero = 0, first;
+	/*
+	 * 64 bits: a __u32 length, bounded as such, went to the read as the
+	 * untruncated 64-bit difference it came from, and a 6.1 verifier saw
+	 * no bound on it.
+	 */
+	__u64 start = addr, below, len;
 
 	w = bpf_map_lookup_elem(&kunwind_walk, &zero);
 	if (!w)
@@ -228,10 +236,20 @@ __noinline int ku_refill(__u64 addr)
 	}
 	if (w->s.stack_hi > start && w->s.stack_hi - start < len)
 		len = w->s.stack_hi - start;
-	if (len >= 8 && len <= KU_WIN && !bpf_probe_read_user(w->win, len, (void *)start)) {
-		w->win_start = start;
-		w->win_len = len;
-		return 0;
+	if (len >= 8 && len <= KU_WIN) {
+		/*
+		 * Bounded again for the verifier: before 6.8 it learns no bound
+		 * from a comparison with another unknown (len's clamp above),
+		 * nor carries the test clang makes of the two above (on len - 8)
+		 * back to len.  The mask keeps the read inside the walk's state.
+		 */
+		barrier_var(len);
+		len &= 2 * KU_WIN - 1;
+		if (!bpf_probe_read_user(w->win, len, (void *)start)) {
+			w->win_start = start;
+			w->win_len = len;
+			return 0;
+		}
 	}
 	/*
 	 * Near the end of the stack mapping the whole window may not be
@@ -564,7 +582,7 @@ static long ku_loop_cb(__u64 i, void *ctx)
 
 /* What a walk starts from: the thread's user registers and its stack's top. */
 struct kunwind_start {
-	__u64 ip, sp, bp;
+	__u64 ip, sp, bp, lr;
 	__u64 stack_top;	/* mm->start_stack + 8: a bound when above sp (main thread) */
 	__u32 tgid;
 	__u32 memo;		/* KU_MEMO_* of the frames' buffer (ku_memo), or 0 */
@@ -582,6 +600,24 @@ struct kunwind_result {
 	__u32 same;		/* the n words are those frames held before the walk */
 	__u32 remembered;	/* ended as ku_memo's walk */
 };
+
+/*
+ * A walk's arguments and answer, per CPU, off the BPF stack: where the
+ * kernel gives a program no private stack (every kernel before 6.13, and
+ * uprobes on 6.18), the verifier allows 512 bytes for its deepest chain of
+ * calls, and an event's chain runs through the interpreter walkers too.
+ */
+struct kunwind_call {
+	struct kunwind_start start;
+	struct kunwind_result res;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kunwind_call);
+} kunwind_calls SEC(".maps");
 
 /*
  * Unwind the current thread's user stack into frames.  KUNWIND_STOP_FALLBACK
@@ -623,6 +659,8 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 	w->s.ip = start->ip;
 	w->s.sp = start->sp;
 	w->s.bp = start->bp;
+	w->s.lr = start->lr;
+	w->s.sp_bound = 0;
 	w->s.stack_lo = start->sp;
 	/* The copy stops at the main thread's start_stack: so do we. */
 	w->s.stack_hi = start->stack_top > start->sp ? start->stack_top : 0;
@@ -700,28 +738,35 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
  */
 static __always_inline int kunwind_capture(struct sample_event *e, __u32 tgid, __u64 stack_top)
 {
-	struct kunwind_start start = {
-		.ip = e->ip, .sp = e->sp, .bp = e->bp, .stack_top = stack_top, .tgid = tgid,
-		.memo = KU_MEMO_EVENT,
-	};
-	struct kunwind_result res;
+	struct kunwind_call *call;
+	__u32 zero = 0;
 	__u64 t0;
 
 	if (kunwind_mode == KUNWIND_MODE_COPY)
 		return 0;
+	call = bpf_map_lookup_elem(&kunwind_calls, &zero);
+	if (!call)
+		return 0;
+	call->start.ip = e->ip;
+	call->start.sp = e->sp;
+	call->start.bp = e->bp;
+	call->start.lr = e->lr;
+	call->start.stack_top = stack_top;
+	call->start.tgid = tgid;
+	call->start.memo = KU_MEMO_EVENT;
 	t0 = ku_walk_clock();
-	kunwind_user(&start, (struct kunwind_frames *)e->ustack, &res);
+	kunwind_user(&call->start, (struct kunwind_frames *)e->ustack, &call->res);
 	/* What the walk costs, apart from the rest of the event (--stats=walks). */
-	ku_walk_stats(t0, res.n, res.remembered);
-	if (res.stop == KUNWIND_STOP_FALLBACK || res.n > KUNWIND_MAX_FRAMES) {
+	ku_walk_stats(t0, call->res.n, call->res.remembered);
+	if (call->res.stop == KUNWIND_STOP_FALLBACK || call->res.n > KUNWIND_MAX_FRAMES) {
 		/* The copy goes where the frames were (kunwind_user forgot them). */
 		count(STAT_KUNWIND_FALLBACK);
 		return 0;
 	}
 	e->flags |= STITCH_SAMPLE_KFRAMES;
-	e->nuframes = res.n;
-	e->ustop = res.stop;
-	e->ustack_bytes = res.n * 8;
+	e->nuframes = call->res.n;
+	e->ustop = call->res.stop;
+	e->ustack_bytes = call->res.n * 8;
 	/* check: the copy goes after the frames, for user space to compare */
 	return kunwind_mode == KUNWIND_MODE_CHECK ? STITCH_USTACK_ROOM : -1;
 }
@@ -836,6 +881,7 @@ struct counted_scratch_val {
 	 * not the second misses, and goes through counted_store's compare.
 	 */
 	struct { __u64 hash, hash2; } seen[COUNTED_SEEN];
+	struct counted_key key;	/* the event's, built here: off the BPF stack */
 };
 
 struct {
@@ -884,8 +930,9 @@ COUNTED_CMP_CB(counted_cmp_long_cb, KUNWIND_MAX_FRAMES)
 /*
  * Store stack u (n words) under hash once; an equal hash must be an equal
  * stack.  0 stored (or found equal), 1 a collision, -1 the map is full.
+ * Out of line: its frame is beside the walk's, not on top of it.
  */
-static __always_inline int counted_store(struct counted_ustack *u, __u64 hash, __u32 n, __u32 stop)
+static __noinline int counted_store(struct counted_ustack *u, __u64 hash, __u32 n, __u32 stop)
 {
 	struct counted_cmp c = { .a = u, .n = n };
 	struct counted_ustack_short *s = 0;
@@ -931,6 +978,18 @@ static __always_inline int counted_store(struct counted_ustack *u, __u64 hash, _
 	return c.differ ? 1 : 0;
 }
 
+/* An off-CPU switch-out's part in counting: what it is, and where its key goes. */
+struct counted_defer {
+	struct counted_key key;	/* out: the stored stack's key, weighed later (counted_add) */
+	__u32 tag;		/* enum offcpu_tag: the thread's state */
+	__u32 kskip;		/* innermost kernel frames that are ours (the BPF glue) */
+};
+
+/* kunwind_count_event's flags, beside the event's index. */
+#define COUNTED_USER_SAMPLE	(1u << 31)
+#define COUNTED_GLUE		(1u << 29)	/* kernel frames start in our glue (STACK_TAG_GLUE) */
+#define COUNTED_FLAGS		(COUNTED_USER_SAMPLE | COUNTED_GLUE)
+
 /*
  * Count this event under (pid, tid, comm, event, kernel stack, user stack)
  * if the kernel can walk its user stack and has room: returns true when
@@ -938,26 +997,27 @@ static __always_inline int counted_store(struct counted_ustack *u, __u64 hash, _
  *
  * Called for the current task once its user registers are known usable
  * (stack_top, from ku_user_stack_top(), not 0) and kunwind_count_in_kernel
- * is set.  user_sample: a
- * perf sample that interrupted user code.  Its kernel stack is empty (perf
+ * is set.  idx: the event's index, with COUNTED_USER_SAMPLE for a perf
+ * sample that interrupted user code.  Its kernel stack is empty (perf
  * takes kernel frames only from kernel-mode registers), so counting it need
  * not ask for one: bpf_get_stackid() would spend ~200 ns to find nothing
- * and return -EFAULT.  kskip: innermost kernel frames to leave out (ours).
- * tag, defer: an off-CPU switch-out, weighed later (counted_add).  ihash: the
- * interpreter frames' part of the key (capture_walk.bpf.h), 0 for none.
+ * and return -EFAULT.  defer: an off-CPU switch-out, weighed later
+ * (counted_add), or NULL.  ihash: the interpreter frames' part of the key
+ * (capture_walk.bpf.h), 0 for none.
+ *
+ * Out of line, its state in per-CPU maps: a frame of its own, beside (not
+ * under) the interpreter walk's in the event's chain of calls.
  */
-static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *task,
-						__u64 stack_top, __u32 tgid,
-						__u32 tid, __u32 event_idx, bool user_sample,
-						__u32 tag, __u32 kskip, struct counted_key *defer,
-						__u64 ihash)
+static __noinline bool kunwind_count_event(void *ctx, __u64 stack_top, __u32 idx,
+					   struct counted_defer *defer, __u64 ihash)
 {
-	struct kunwind_start start;
-	struct kunwind_result res;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 id = bpf_get_current_pid_tgid();
 	struct counted_scratch_val *sv;
+	struct kunwind_call *call;
 	struct counted_ustack *u;
 	typeof(sv->seen[0]) *seen;
-	struct counted_key key = {};
+	struct counted_key *key;
 	struct pt_regs *regs;
 	__u32 zero = 0, n, was_stored;
 	__u64 one = 1, *cnt, t0, hash;
@@ -966,10 +1026,12 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 	long err;
 
 	sv = bpf_map_lookup_elem(&counted_scratch, &zero);
+	call = bpf_map_lookup_elem(&kunwind_calls, &zero);
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	if (!sv || !regs)
+	if (!sv || !call || !regs)
 		return false;
 	u = &sv->u;
+	key = &sv->key;
 	/* The walk rewrites u: what it held is known stored only until then. */
 	was_stored = sv->stored;
 	sv->stored = 0;
@@ -978,27 +1040,28 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 	 * Trusted BTF pointers: plain loads, not bpf_probe_read_kernel() calls
 	 * (~20 ns each, as BPF_CORE_READ would make them).
 	 */
-	start.ip = regs->ip;
-	start.sp = regs->sp;
-	start.bp = regs->bp;
-	start.stack_top = stack_top;
-	start.tgid = tgid;
-	start.memo = KU_MEMO_COUNTED;
-	kunwind_user(&start, (struct kunwind_frames *)u->words, &res);
-	ku_walk_stats(t0, res.n, res.remembered);
-	n = res.n;
-	stop = res.stop;
-	hash = (res.hash & counted_hash_mask & ~COUNTED_LONG_BIT) |
-	       (res.n > COUNTED_SHORT_FRAMES ? COUNTED_LONG_BIT : 0);
+	call->start.ip = UREG_IP(regs);
+	call->start.sp = UREG_SP(regs);
+	call->start.bp = UREG_FP(regs);
+	call->start.lr = UREG_LR(regs);
+	call->start.stack_top = stack_top;
+	call->start.tgid = id >> 32;
+	call->start.memo = KU_MEMO_COUNTED;
+	kunwind_user(&call->start, (struct kunwind_frames *)u->words, &call->res);
+	ku_walk_stats(t0, call->res.n, call->res.remembered);
+	n = call->res.n;
+	stop = call->res.stop;
+	hash = (call->res.hash & counted_hash_mask & ~COUNTED_LONG_BIT) |
+	       (n > COUNTED_SHORT_FRAMES ? COUNTED_LONG_BIT : 0);
 	if (stop == KUNWIND_STOP_FALLBACK || n > KUNWIND_MAX_FRAMES)
 		return false;
 	/* The same words, count and stop as the stack stored last time: stored. */
-	if (was_stored && res.same && u->n == n && u->stop == stop && sv->hash == hash)
+	if (was_stored && call->res.same && u->n == n && u->stop == stop && sv->hash == hash)
 		goto stored;
 	u->n = n;
 	u->stop = stop;
 	seen = &sv->seen[hash & (COUNTED_SEEN - 1)];
-	if (seen->hash == hash && seen->hash2 == res.hash2 && res.hash2)
+	if (seen->hash == hash && seen->hash2 == call->res.hash2 && call->res.hash2)
 		goto stored;
 	kept = counted_store(u, hash, n, stop);
 	if (kept < 0) {
@@ -1008,40 +1071,42 @@ static __always_inline bool kunwind_count_event(void *ctx, struct task_struct *t
 	if (kept > 0)
 		goto collision;
 	seen->hash = hash;
-	seen->hash2 = res.hash2;
+	seen->hash2 = call->res.hash2;
 stored:
 	sv->hash = hash;
 	sv->stored = 1;
+	__builtin_memset(key, 0, sizeof(*key));
 	/* The kernel stack map compares stacks too: a collision is -EEXIST. */
-	key.kstack_id = user_sample ? -EFAULT : counted_stackid(ctx, kskip, &key.kgen);
-	if (key.kstack_id == -EEXIST)
+	key->kstack_id = idx & COUNTED_USER_SAMPLE ? -EFAULT :
+			 counted_stackid(ctx, defer ? defer->kskip : 0, &key->kgen);
+	if (key->kstack_id == -EEXIST)
 		goto collision;
-	if (key.kstack_id < 0 && key.kstack_id != -EFAULT) {
+	if (key->kstack_id < 0 && key->kstack_id != -EFAULT) {
 		count(STAT_COUNTED_FULL);
 		return false;
 	}
-	key.pid = tgid;
-	key.tid = tid;
-	key.event_idx = event_idx;
-	key.uhash = hash;
-	key.ihash = ihash;
-	key.epoch = counted_epoch;
-	key.tag = tag;
+	key->pid = id >> 32;
+	key->tid = (__u32)id;
+	key->event_idx = idx & ~COUNTED_FLAGS;
+	key->uhash = hash;
+	key->ihash = ihash;
+	key->epoch = counted_epoch;
+	key->tag = defer ? defer->tag : idx & COUNTED_GLUE ? STACK_TAG_GLUE : 0;
 	/* Two loads through the trusted task pointer instead of a helper's strscpy. */
-	__builtin_memcpy(key.comm, task->comm, sizeof(key.comm));
+	__builtin_memcpy(key->comm, task->comm, sizeof(key->comm));
 	/* Off-CPU: the stack is stored; its weight comes at switch-in (counted_add). */
 	if (defer) {
-		*defer = key;
+		defer->key = *key;
 		return true;
 	}
-	cnt = bpf_map_lookup_elem(&kernel_counts, &key);
+	cnt = bpf_map_lookup_elem(&kernel_counts, key);
 	if (cnt) {
 		__sync_fetch_and_add(cnt, 1);
 		return true;
 	}
-	err = bpf_map_update_elem(&kernel_counts, &key, &one, BPF_NOEXIST);
+	err = bpf_map_update_elem(&kernel_counts, key, &one, BPF_NOEXIST);
 	if (err == -EEXIST) {
-		cnt = bpf_map_lookup_elem(&kernel_counts, &key);
+		cnt = bpf_map_lookup_elem(&kernel_counts, key);
 		if (cnt) {
 			__sync_fetch_and_add(cnt, 1);
 			return true;

@@ -20,6 +20,7 @@
 #include "capture/unwind_in_kernel.h"
 #include "util/bpf_keys.h"
 #include "util/clock.h"
+#include "profile/stack_tag.h"
 #include "profile/stacks.h"
 
 struct kunwind_bin {
@@ -908,7 +909,7 @@ static int add_count(const struct kunwind *kw, const struct counted_fds *fds,
 	if (kb < 0)
 		return kb;
 	/* Outcomes count walks: an off-CPU key's count is time, one walk. */
-	stops[u->stop] += key->tag ? 1 : count;
+	stops[u->stop] += key->tag && key->tag < OFFCPU_TAG_NR ? 1 : count;
 	stacks_add_n(stacks, sk, kb, count);
 	return 0;
 }

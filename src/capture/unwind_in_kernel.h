@@ -103,6 +103,7 @@ struct kunwind_proc {
 
 struct ku_state {
 	__u64 ip, sp, bp;	/* registers of the frame being unwound */
+	__u64 lr;		/* arm64's x30: meaningful while exact */
 	__u64 stack_lo;		/* sp at the event: reading below it is garbage */
 	__u64 stack_hi;		/* reads reaching it are past the stack (0: no bound) */
 	__u32 n;		/* frames emitted */
@@ -126,6 +127,8 @@ struct ku_state {
 	 */
 	__u32 uret_fixed;
 	__u32 by_fp;		/* s->ip was found by a frame-pointer step (KFRAME_BY_FP) */
+	/* arm64: sp is a bound below the truth, after a frame-pointer step (ku_step_fp) */
+	__u32 sp_bound;
 };
 
 /*

@@ -101,7 +101,15 @@ static __always_inline const struct kunwind_map *ku_map_search(const struct kunw
 #ifdef KU_SEARCH_OUT_OF_LINE
 	int i = ku_search_map(p, addr);
 
-	return i >= 0 ? &p->maps[i & (KUNWIND_MAX_MAPS - 1)] : 0;
+	if (i < 0)
+		return 0;
+	/*
+	 * The entry's address only past the test: computed before it (and
+	 * then zeroed), a verifier before 6.8 saw a pointer or 0 on one path
+	 * and refused the load through it.
+	 */
+	barrier_var(i);
+	return &p->maps[i & (KUNWIND_MAX_MAPS - 1)];
 #else
 	return ku_find_map(p, addr);
 #endif
@@ -209,7 +217,7 @@ ku_find_row_cached(void *ctx, __u32 first, __u32 nr, __u32 vaddr, __u32 slot, __
 /* Registers of the context a signal interrupted, from the ucontext at sp. */
 static __always_inline int ku_step_signal(struct ku_state *s, void *ctx)
 {
-	__u64 ip, sp, bp;
+	__u64 ip, sp, bp, lr = 0;
 	int err;
 
 	err = ku_read(s, ctx, s->sp + STITCH_UC_RIP, &ip);
@@ -217,6 +225,11 @@ static __always_inline int ku_step_signal(struct ku_state *s, void *ctx)
 		err = ku_read(s, ctx, s->sp + STITCH_UC_RSP, &sp);
 	if (!err)
 		err = ku_read(s, ctx, s->sp + STITCH_UC_RBP, &bp);
+#ifdef STITCH_ARCH_ARM64
+	/* A leaf the signal interrupted has its return address in x30. */
+	if (!err)
+		err = ku_read(s, ctx, s->sp + STITCH_UC_LR, &lr);
+#endif
 	if (err)
 		return err;
 	if (sp <= s->sp || ip == 0)
@@ -224,6 +237,8 @@ static __always_inline int ku_step_signal(struct ku_state *s, void *ctx)
 	s->ip = ip;
 	s->sp = sp;
 	s->bp = bp;
+	s->lr = lr;
+	s->sp_bound = 0;
 	s->bp_live = 0;
 	s->exact = 1;
 	return 0;
@@ -241,6 +256,9 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 	case STITCH_CFA_SIGNAL:
 		return ku_step_signal(s, ctx);
 	case STITCH_CFA_RSP:
+		/* arm64: past a frame-pointer step, sp is only a bound. */
+		if (s->sp_bound)
+			return KUNWIND_STOP_NO_RULE;
 		cfa = s->sp + (__s64)row->cfa_offset;
 		break;
 	case STITCH_CFA_RBP:
@@ -263,9 +281,21 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 		return KUNWIND_STOP_NO_RULE;
 	}
 	/* The caller's sp is the CFA: a stack that does not grow back up is garbage. */
-	if (cfa <= s->sp)
+	/* Equal for an arm64 leaf, once: unwind.c's unwind_step(). */
+	if (cfa < s->sp || (cfa == s->sp && !STITCH_RA_IN_LR(row)))
 		return KUNWIND_STOP_BAD;
+#ifdef STITCH_ARCH_ARM64
+	/* In x30 (a leaf, a prologue): known only where the registers are exact. */
+	if (!row->ra_offset) {
+		if (!s->exact)
+			return KUNWIND_STOP_NO_RULE;
+		ra = s->lr;
+	} else {
+		err = ku_read(s, ctx, cfa + (__s64)row->ra_offset, &ra);
+	}
+#else
 	err = ku_read(s, ctx, cfa - 8, &ra);
+#endif
 	/*
 	 * Past an epilogue's pop the save slot lies below sp and rbp holds
 	 * the saved value again: compilers keep the save rule until the ret
@@ -283,11 +313,14 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 	}
 	if (err)
 		return err;
+	ra = STITCH_PAC_STRIP(ra);
 	if (ra == 0)
 		return KUNWIND_STOP_BAD;
 	s->ip = ra;
 	s->sp = cfa;
 	s->bp = bp;
+	s->lr = 0;
+	s->sp_bound = 0;
 	/* Unless rbp is the same (or popped already), the caller's comes from memory. */
 	s->bp_live &= row->rbp_rule == STITCH_RBP_SAME || popped;
 	s->exact = 0;
@@ -319,6 +352,7 @@ static __always_inline int ku_step_fp(struct ku_state *s, const struct kunwind_p
 		err = ku_read(s, ctx, s->bp + 8, &ra);
 	if (err)
 		return err;
+	ra = STITCH_PAC_STRIP(ra);
 	if (ra == 0)
 		return KUNWIND_STOP_NO_RULE;
 	/*
@@ -330,9 +364,17 @@ static __always_inline int ku_step_fp(struct ku_state *s, const struct kunwind_p
 		return KUNWIND_STOP_FALLBACK;
 	if (m->slot == KUNWIND_NO_SLOT && !(m->flags & KUNWIND_MAP_ANON))
 		return KUNWIND_STOP_NO_RULE;
+	/*
+	 * arm64's frame record may lie anywhere in its frame (gcc: at the
+	 * bottom), so sp is only a bound there (unwind.c's unwind_step_fp()).
+	 */
 	s->sp = s->bp + 16;
 	s->ip = ra;
 	s->bp = bp;
+	s->lr = 0;
+#ifdef STITCH_ARCH_ARM64
+	s->sp_bound = 1;
+#endif
 	s->bp_live = 0;
 	s->exact = 0;
 	s->by_fp = 1;
@@ -363,7 +405,7 @@ static __always_inline int ku_walk_frame(struct ku_state *s, const struct kunwin
 	 * step.  The thread's return instances say what it was.  Asked on a
 	 * miss only: finding the trampoline costs loads no other walk needs.
 	 */
-	if (!m && !s->exact && ku_uret_orig(ctx, s->ip, s->sp - 8, &word) && word) {
+	if (!m && !s->exact && ku_uret_orig(ctx, s->ip, s->sp - STITCH_URET_SLOT_BELOW_SP, &word) && word) {
 		s->ip = word;
 		s->uret_fixed = 1;
 		pc = word - 1;

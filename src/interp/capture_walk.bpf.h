@@ -16,6 +16,7 @@
 
 #include "capture/samples.bpf.h"
 #include "capture/stats.bpf.h"
+#include "capture/verifier.bpf.h"
 #include "interp/walk_thread.bpf.h"
 
 /*
@@ -36,15 +37,6 @@ struct {
 /* Set by user space before load: a mask on the first hash (tests force collisions). */
 const volatile __u64 interp_hash_mask = ~0ull;
 
-/* A walk's two hashes, and where the words to hash are (interp_hash_step). */
-struct interp_hash_walk {
-	struct interp_scratch *s;
-	__u32 from;		/* byte offset in the scratch of the first word */
-	__u32 words;		/* whole words */
-	__u32 tail;		/* bytes after them */
-	__u64 h1, h2;
-};
-
 #define INTERP_HASH_K1 0x9e3779b97f4a7c15ULL
 #define INTERP_HASH_K2 0xc2b2ae3d27d4eb4fULL
 
@@ -60,15 +52,21 @@ static __always_inline void interp_hash_mix(struct interp_hash_walk *w, __u64 v)
 	w->h2 = (w->h2 + v) * INTERP_HASH_K2;
 }
 
+/* interp_hash_step's context: bpf_loop() takes it on the stack only. */
+struct interp_hash_ctx {
+	struct interp_scratch *s;	/* the hash is s->hash */
+};
+
 /* One word of the strings after the frames (perl). */
 static long interp_hash_step(__u64 i, void *ctx)
 {
-	struct interp_hash_walk *w = ctx;
+	struct interp_scratch *s = ((struct interp_hash_ctx *)ctx)->s;
+	struct interp_hash_walk *w = &s->hash;
 	__u64 off = w->from + i * 8, v;
 
 	if (i > w->words || off > sizeof(struct interp_scratch) - 8)
 		return 1;
-	v = *(__u64 *)((__u8 *)w->s + off);
+	v = *(__u64 *)((__u8 *)s + off);
 	if (i == w->words) {
 		if (!w->tail)
 			return 1;
@@ -84,10 +82,10 @@ static long interp_hash_step(__u64 i, void *ctx)
  * bpf_loop() callback per word cost ~10 ns a word, ~1 us for 20 Python
  * frames), then any strings after them.
  */
-static __always_inline void interp_hash_walk(struct interp_hash_walk *w, struct interp_scratch *s,
-					     __u64 size)
+static __always_inline void interp_hash_walk(struct interp_scratch *s, __u64 size)
 {
-	/* In registers: w is on the stack, and every mix through it was a load and a store. */
+	struct interp_hash_walk *w = &s->hash;
+	/* In registers: every mix through w was a load and a store. */
 	struct interp_hash_walk h = { .h1 = w->h1, .h2 = w->h2 };
 	__u32 n = s->ev.nframes, i;
 	__u64 strs;
@@ -108,11 +106,12 @@ static __always_inline void interp_hash_walk(struct interp_hash_walk *w, struct 
 	w->h2 = h.h2;
 	strs = INTERP_EVENT_HDR_BYTES + (__u64)n * sizeof(struct interp_frame);
 	if (n <= INTERP_MAX_FRAMES && size > strs) {
-		w->s = s;
+		struct interp_hash_ctx c = { .s = s };
+
 		w->from = strs;
 		w->words = (size - strs) / 8;
 		w->tail = (size - strs) & 7;
-		bpf_loop(INTERP_STR_BYTES / 8 + 1, interp_hash_step, w, 0);
+		bpf_loop(INTERP_STR_BYTES / 8 + 1, interp_hash_step, &c, 0);
 	}
 	w->h1 ^= w->h1 >> 31;
 	w->h1 *= INTERP_HASH_K2;
@@ -144,47 +143,38 @@ __noinline __u64 interp_walk_current(__u32 tgid, __u32 tid, __u64 time_ns)
 }
 
 /*
- * Walk the current thread's interpreter frames into the scratch and give
- * the hash its count key carries (a value > INTERP_KEY_LOST), or one of the
- * INTERP_KEY_* above.  A walk whose hash is new is sent now, as a
- * definition (interp_event.ihash set), stamped time_ns: if the event then
- * cannot be counted after all, its sample follows and user space pairs
- * them as for any walk.  The scratch says whether the walk went out.
+ * Give the hash the count key of the walk in the scratch s (size bytes)
+ * carries (a value > INTERP_KEY_LOST), or one of the INTERP_KEY_* above.
+ * A walk whose hash is new is sent now, as a definition (interp_event.ihash
+ * set): if the event then cannot be counted after all, its sample follows
+ * and user space pairs them as for any walk.  The scratch says whether the
+ * walk went out.
  *
  * The hash is registered before its definition is sent: another CPU that
  * finds it registered counts under it at once, and its count may be read
  * before the definition (user space keeps such counts for later).  A
  * definition that finds no room unregisters its hash.
  */
-__noinline __u64 interp_count_key(__u32 tgid, __u32 tid, __u64 time_ns)
+static __always_inline __u64 interp_count_key(struct interp_scratch *s, __u32 tgid, __u64 size)
 {
-	struct interp_hash_walk w = {};
-	struct interp_scratch *s;
-	__u64 size = 0, h1, *known;
-	__u32 zero = 0;
+	struct interp_hash_walk *w = &s->hash;
+	__u64 h1, *known;
 
-	/* Nothing walked yet: a sample that follows sends no older walk. */
-	s = bpf_map_lookup_elem(&interp_scratch, &zero);
-	if (!s)
-		return INTERP_KEY_NONE;
-	s->size = 0;
-	s->sent = 0;
-	size = interp_walk_current(tgid, tid, time_ns);
-	if (!size)
-		return INTERP_KEY_NONE;
-	s->size = size;
 	if (size < INTERP_EVENT_HDR_BYTES || size > sizeof(*s))
 		return INTERP_KEY_SEND;
+	size = verifier_at_most(size, sizeof(*s));
+	w->h1 = 0;
+	w->h2 = 0;
 	/* Where the walk is from (process, config) and how it ended, then its frames. */
-	interp_hash_mix(&w, (__u64)tgid << 32 | s->gen);
-	interp_hash_mix(&w, (__u64)s->ev.lang | (__u64)s->ev.nframes << 16 |
-			    (__u64)s->ev.flags << 32);
-	interp_hash_walk(&w, s, size);
-	h1 = w.h1 & interp_hash_mask;
+	interp_hash_mix(w, (__u64)tgid << 32 | s->gen);
+	interp_hash_mix(w, (__u64)s->ev.lang | (__u64)s->ev.nframes << 16 |
+			   (__u64)s->ev.flags << 32);
+	interp_hash_walk(s, size);
+	h1 = w->h1 & interp_hash_mask;
 	if (h1 <= INTERP_KEY_LOST)
 		h1 += INTERP_KEY_LOST + 1;
 	known = bpf_map_lookup_elem(&interp_known, &h1);
-	if (!known && bpf_map_update_elem(&interp_known, &h1, &w.h2, BPF_NOEXIST) == 0) {
+	if (!known && bpf_map_update_elem(&interp_known, &h1, &w->h2, BPF_NOEXIST) == 0) {
 		s->ev.ihash = h1;
 		if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_NO_WAKEUP)) {
 			bpf_map_delete_elem(&interp_known, &h1);
@@ -198,34 +188,66 @@ __noinline __u64 interp_count_key(__u32 tgid, __u32 tid, __u64 time_ns)
 	/* Registered, by this CPU before or by another just now. */
 	if (!known)
 		known = bpf_map_lookup_elem(&interp_known, &h1);
-	if (known && *known == w.h2)
+	if (known && *known == w->h2)
 		return h1;
 	count(STAT_INTERP_NOT_KEPT);
 	return INTERP_KEY_SEND;
 }
 
 /*
- * Send the current thread's interpreter frames before its sample: the walk
- * interp_count_key left in the scratch if walked (unless it went out as a
- * definition already), else walked now.  1 if they were dropped.
+ * Walk the current thread's interpreter frames into the scratch, stamped
+ * now, first of all its event's work.  count: the event may be counted in
+ * the kernel: the answer is then interp_count_key's, else INTERP_KEY_SEND
+ * (or INTERP_KEY_NONE: no frames).  The walk's chain of calls is the
+ * deepest of the event's: it starts here, beside the rest of the event
+ * (capture.bpf.c), not under it.
  */
-__noinline int interp_capture(__u32 tgid, __u32 tid, __u64 time_ns, int walked)
+__noinline __u64 interp_walk_event(__u32 tgid, __u32 tid, int count)
 {
 	struct interp_scratch *s;
 	__u32 zero = 0;
-	__u64 size = 0;
+	__u64 size;
 
-	if (walked) {
-		s = bpf_map_lookup_elem(&interp_scratch, &zero);
-		if (!s || s->sent || !s->size || s->size > sizeof(s->ev) + INTERP_STR_BYTES)
-			return 0;
-		size = s->size;
-	} else {
-		size = interp_walk_current(tgid, tid, time_ns);
-		s = bpf_map_lookup_elem(&interp_scratch, &zero);
-	}
-	if (!s || size < INTERP_EVENT_HDR_BYTES || size > sizeof(*s))
+	s = bpf_map_lookup_elem(&interp_scratch, &zero);
+	if (!s)
+		return INTERP_KEY_NONE;
+	/* Nothing walked yet: a sample that follows sends no older walk. */
+	s->size = 0;
+	s->sent = 0;
+	s->time_ns = bpf_ktime_get_ns();
+	size = interp_walk_current(tgid, tid, s->time_ns);
+	if (!size)
+		return INTERP_KEY_NONE;
+	s->size = size;
+	return count ? interp_count_key(s, tgid, size) : INTERP_KEY_SEND;
+}
+
+/* When the walk in the scratch was taken: its sample must carry that time. */
+static __always_inline __u64 interp_walk_time(void)
+{
+	__u32 zero = 0;
+	struct interp_scratch *s = bpf_map_lookup_elem(&interp_scratch, &zero);
+
+	return s ? s->time_ns : bpf_ktime_get_ns();
+}
+
+/*
+ * Send the walk interp_walk_event left in the scratch before its sample,
+ * unless it went out as a definition already.  1 if it was dropped.
+ */
+__noinline int interp_capture(void)
+{
+	struct interp_scratch *s;
+	__u32 zero = 0;
+	__u64 size;
+
+	s = bpf_map_lookup_elem(&interp_scratch, &zero);
+	if (!s || s->sent || !s->size || s->size > sizeof(s->ev) + INTERP_STR_BYTES)
 		return 0;
+	size = s->size;
+	if (size < INTERP_EVENT_HDR_BYTES || size > sizeof(*s))
+		return 0;
+	size = verifier_at_most(size, sizeof(*s));
 	s->ev.ihash = 0;
 	if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_NO_WAKEUP)) {
 		count(STAT_INTERP_LOST);

@@ -19,14 +19,34 @@
 #include "interp/interp_internal.h"
 
 /*
- * pthread_getspecific() inlined: glibc's struct pthread (== fs_base on
- * x86-64) holds specific_1stblock, 32 entries of { seq, data }; ld.so's
- * struct r_debug and struct link_map give a library's TLS module id.  The
- * offsets are per glibc version, each read with gdb's ptype/o from that
- * release's libc6-dbg DWARF (struct pthread in libc.so.6, struct link_map
- * and struct r_debug in ld.so): Debian 11, 12, 13 and sid.  Only
- * link_map's TLS module id moves between them; a version not listed is
- * named and left native rather than assumed to be like its neighbours.
+ * pthread_getspecific() inlined: glibc's struct pthread holds
+ * specific_1stblock, 32 entries of { seq, data }; ld.so's struct r_debug
+ * and struct link_map give a library's TLS module id.  Both offsets from
+ * the thread pointer are per architecture and glibc version; a version not
+ * listed is named and left native rather than assumed to be like its
+ * neighbours.
+ */
+#if defined(__aarch64__)
+/*
+ * arm64 (TLS variant I): the thread pointer (tpidr_el0) points at the
+ * 16-byte TCB and struct pthread lies below it.  Measured with Debian 12's
+ * arm64 glibc 2.36 (a program printing pthread_self(), tpidr_el0 and
+ * &r_debug fields, under qemu-user): pthread_self() == tp - 0x740,
+ * specific_1stblock at pthread_self() + 0x110 == tp - 1584, and
+ * link_map's l_tls_modid at 1192 (r_map, l_name, l_next as on x86-64).
+ */
+static const struct interp_glibc glibc_layouts[] = {
+	{ .major = 2, .minor = 36,	/* Debian 12 */
+	  .pthread_specific = -1584, .pthread_self = -0x740,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1192 },
+};
+#else
+/*
+ * x86-64 (TLS variant II): struct pthread is at the thread pointer
+ * (pthread_self() == fsbase).  Each offset read with gdb's ptype/o from
+ * that release's libc6-dbg DWARF (struct pthread in libc.so.6, struct
+ * link_map and struct r_debug in ld.so): Debian 11, 12, 13 and sid.  Only
+ * link_map's TLS module id moves between them.
  */
 static const struct interp_glibc glibc_layouts[] = {
 	{ .major = 2, .minor = 31,	/* Debian 11 */
@@ -45,6 +65,7 @@ static const struct interp_glibc glibc_layouts[] = {
 	  .pthread_specific = 784,
 	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1168 },
 };
+#endif
 
 const struct interp_glibc *interp_glibc_layout(int major, int minor)
 {
@@ -201,6 +222,7 @@ static bool publish_cfg(struct interp_state *st, struct interp_proc *ip, const s
 	}
 	ip->cfg.lang = ip->ver->lang;
 	ip->cfg.pthread_specific = glibc->pthread_specific;
+	ip->cfg.pthread_self = glibc->pthread_self;
 	ip->cfg.gen = ++st->cfg_gen;
 	if (st->any_procs)
 		*st->any_procs = 1;

@@ -85,8 +85,17 @@ struct interp_layout {
 struct interp_proc_cfg {
 	__u32 layout;			/* index into interp_layouts */
 	__u32 lang;
-	/* glibc: pthread_getspecific(key) = *(fs_base + specific + key*16 + 8) */
-	__u32 pthread_specific;
+	/*
+	 * glibc, as offsets from the thread pointer (fs_base: fsbase on
+	 * x86-64, tpidr_el0 on arm64), signed: struct pthread lies at the
+	 * thread pointer on x86-64 (TLS variant II) but below it on arm64
+	 * (variant I).  pthread_getspecific(key) = *(fs_base +
+	 * pthread_specific + key*16 + 8); pthread_self() = fs_base +
+	 * pthread_self.
+	 */
+	__s32 pthread_specific;
+	__s32 pthread_self;
+	__u32 pad;
 	/*
 	 * Set anew each time user space writes a process's config: mixed into
 	 * the hash of its walks (interp_count_key), so a walk known for an

@@ -45,7 +45,9 @@ const struct interp_version *interp_version_at(size_t i);
 /* What the walkers need of glibc, per version. */
 struct interp_glibc {
 	int major, minor;		/* the version these offsets are of */
-	uint32_t pthread_specific;	/* struct pthread.specific_1stblock */
+	/* From the thread pointer (interp_proc_cfg): struct pthread.specific_1stblock, */
+	int32_t pthread_specific;
+	int32_t pthread_self;		/* and struct pthread itself */
 	uint32_t r_map;			/* struct r_debug.r_map */
 	uint32_t lm_name, lm_next, lm_tls_modid;	/* struct link_map */
 };

@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
+#include "capture/user_regs.bpf.h"
 #include "interp/walker_base.bpf.h"
 /*
  * Each language's walker, src/interp/<name>/<name>.bpf.h, one per line of
@@ -39,6 +40,22 @@ static __always_inline bool interp_pack_strings(struct interp_scratch *s, __u64 
 	*size = INTERP_EVENT_HDR_BYTES + n * sizeof(struct interp_frame) + len;
 	return true;
 }
+
+/*
+ * Each language's walk out of line: a frame of its own, not one shared
+ * frame as deep as the deepest of them under every walker's steps.
+ */
+#define INTERP_LANG(ID, name, member, ...)						\
+static __noinline void interp_##name##_walk_out(struct task_struct *task,		\
+						struct interp_scratch *s,		\
+						const struct interp_proc_cfg *cfg,	\
+						const struct interp_layout *layout,	\
+						__u64 fs_base)				\
+{											\
+	interp_##name##_walk(task, &s->ev, s, cfg, &layout->member, fs_base);		\
+}
+#include "interp/languages.def"
+#undef INTERP_LANG
 
 /*
  * Walk thread tid of process tgid (task: that thread) if user space put
@@ -75,11 +92,11 @@ static __always_inline struct interp_scratch *interp_walk(struct task_struct *ta
 	/* Never a window another walk read (test_python_forked_twins_never_mix). */
 	s->win[0].len = 0;
 	s->win[1].len = 0;
-	fs_base = BPF_CORE_READ(task, thread.fsbase);
+	fs_base = TASK_THREAD_POINTER(task);
 	/* One "if (lang) walk; else" per line of languages.def, the last else: */
 #define INTERP_LANG(ID, name, member, ...)						\
 	if (cfg->lang == INTERP_##ID)							\
-		interp_##name##_walk(task, &s->ev, s, cfg, &layout->member, fs_base);	\
+		interp_##name##_walk_out(task, s, cfg, layout, fs_base);		\
 	else
 #include "interp/languages.def"
 #undef INTERP_LANG

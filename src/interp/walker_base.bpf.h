@@ -53,6 +53,17 @@ struct interp_window {
 };
 
 /* The event and the chunks read from the target: too big for the BPF stack. */
+/*
+ * A walk's two hashes, and where the words to hash are (capture_walk.bpf.h's
+ * interp_hash_step): in the scratch, off the BPF stack.
+ */
+struct interp_hash_walk {
+	__u32 from;		/* byte offset in the scratch of the first word */
+	__u32 words;		/* whole words */
+	__u32 tail;		/* bytes after them */
+	__u64 h1, h2;
+};
+
 struct interp_scratch {
 	struct interp_event ev;
 	/* perl: names and files, moved to follow the frames walked; room for one more string */
@@ -76,6 +87,8 @@ struct interp_scratch {
 	__u32 sent;
 	__u32 gen;		/* the walked process's interp_proc_cfg.gen */
 	__u64 size;
+	__u64 time_ns;		/* when it was taken */
+	struct interp_hash_walk hash;
 	/* ruby: the last method entry read in this walk, and its owner (rb_frame_owner) */
 	__u64 last_me, last_owner;
 };
@@ -114,6 +127,32 @@ static __always_inline __u8 chunk_u8(const __u8 *c, __u32 off)
 }
 
 /*
+ * A walk's steps: bpf_loop() calls the step (a walker's callback) n times at
+ * most, and the verifier checks it once (5.17).  Kernels without it (5.10)
+ * walk in the legacy workers' program of their own (record/legacy_walk.bpf.c,
+ * which defines INTERP_WALK_BOUNDED): a loop the verifier checks step by
+ * step, so of fewer steps (a deeper walk ends marked truncated).  Both give
+ * the steps taken.
+ */
+#ifdef INTERP_WALK_BOUNDED
+#define INTERP_WALK_STEPS 32
+#define interp_loop(n, step, ctx) ({						\
+	__u32 __i, __n = (n) < INTERP_WALK_STEPS ? (n) : INTERP_WALK_STEPS;	\
+										\
+	for (__i = 0; __i < __n; __i++)						\
+		if (step(__i, ctx)) {						\
+			__i++;							\
+			break;							\
+		}								\
+	(long)__i;								\
+})
+#define interp_loop_cap(n) ((n) < INTERP_WALK_STEPS ? (n) : INTERP_WALK_STEPS)
+#else
+#define interp_loop(n, step, ctx) bpf_loop(n, step, ctx, 0)
+#define interp_loop_cap(n) (n)
+#endif
+
+/*
  * How a walker reads the target's memory.  The capture program walks the
  * thread its event fired on, in that thread's own address space:
  * bpf_probe_read_user, task unused.  The snapshot iterator walks other
@@ -126,16 +165,68 @@ static __always_inline __u8 chunk_u8(const __u8 *c, __u32 off)
 extern int bpf_copy_from_user_task_str(void *dst, __u32 dst__sz, const void *unsafe_ptr__ign,
 				       struct task_struct *tsk, __u64 flags) __ksym __weak;
 
+/*
+ * Set by user space before load: the kernel has the kfunc above (6.15 and
+ * later; not 6.1's nor 6.12's).  Without it, the call is dead code, which
+ * the verifier drops unseen.
+ */
+const volatile bool interp_have_copy_str;
+
 static __always_inline long interp_read(struct task_struct *task, void *dst, __u32 size,
 					__u64 addr)
 {
 	return bpf_copy_from_user_task(dst, size, (void *)addr, task, 0);
 }
 
+/* Where the string's NUL is in what interp_read_str_copied() read (interp_nul_step). */
+struct interp_nul_find {
+	const __u8 *s;
+	__u32 len;		/* bytes read */
+	__u32 nul;		/* its index; len: none */
+};
+
+static long interp_nul_step(__u64 i, void *ctx)
+{
+	struct interp_nul_find *f = ctx;
+
+	if (i >= f->len)
+		return 1;
+	if (f->s[i & (INTERP_STR_MAX - 1)])
+		return 0;
+	f->nul = i;
+	return 1;
+}
+
+/*
+ * bpf_copy_from_user_task_str without the kfunc: INTERP_STR_MAX bytes, or
+ * up to the end of the string's page when the next one is unreadable, and
+ * the NUL found in them.  The bytes copied with the NUL, or -1.
+ */
+static __always_inline long interp_read_str_copied(struct task_struct *task, __u8 *dst,
+						   __u64 addr)
+{
+	struct interp_nul_find f = { .s = dst, .len = INTERP_STR_MAX };
+
+	if (bpf_copy_from_user_task(dst, INTERP_STR_MAX, (void *)addr, task, 0)) {
+		f.len = 4096 - (addr & 4095);
+		if (f.len >= INTERP_STR_MAX ||
+		    bpf_copy_from_user_task(dst, f.len & (INTERP_STR_MAX - 1), (void *)addr,
+					    task, 0))
+			return -1;
+	}
+	f.nul = f.len;
+	bpf_loop(INTERP_STR_MAX, interp_nul_step, &f, 0);
+	return f.nul < f.len ? f.nul + 1 : -1;
+}
+
 static __always_inline long interp_read_str(struct task_struct *task, void *dst, __u32 size,
 					    __u64 addr)
 {
-	return bpf_copy_from_user_task_str(dst, size, (void *)addr, task, 0);
+	if (interp_have_copy_str)
+		return bpf_copy_from_user_task_str(dst, size, (void *)addr, task, 0);
+	if (size != INTERP_STR_MAX)
+		return -1;
+	return interp_read_str_copied(task, dst, addr);
 }
 #else
 static __always_inline long interp_read(struct task_struct *task, void *dst, __u32 size,
@@ -210,6 +301,17 @@ static __always_inline const __u8 *interp_window_below(struct task_struct *task,
 }
 
 /*
+ * Where the thread control block keeps the DTV pointer, from the thread
+ * pointer: glibc's tcbhead_t { tcb, dtv, self, ... } at fsbase on x86-64;
+ * the ABI's 16-byte TCB { dtv, private } at tpidr_el0 on arm64.
+ */
+#if defined(__TARGET_ARCH_arm64)
+#define TCB_DTV_OFF 0
+#else
+#define TCB_DTV_OFF 8
+#endif
+
+/*
  * A shared library's TLS variable of the walked thread, read as
  * __tls_get_addr would: dtv = tcb->dtv; block = dtv[modid].val; then the
  * variable at block + off.  0 with *val set; 1 when this thread has no
@@ -222,7 +324,7 @@ static __always_inline int interp_tls_var(struct task_struct *task, __u64 fs_bas
 	__u64 dtv = 0, block = 0;
 
 	*val = 0;
-	if (interp_read(task, &dtv, 8, fs_base + 8) ||
+	if (interp_read(task, &dtv, 8, fs_base + TCB_DTV_OFF) ||
 	    interp_read(task, &block, 8, dtv + modid * 16))
 		return -1;
 	if (!block || block == (__u64)-1)

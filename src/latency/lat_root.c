@@ -9,6 +9,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "kernel/features.h"
 #include "record/attach.h"
 #include "latency/lat_root.h"
 #include "proc/usdt.h"
@@ -452,7 +453,8 @@ void lat_root_configure(const struct lat_root *r, struct latency_bpf *skel)
 	}
 }
 
-int lat_root_attach(const struct lat_root *r, struct latency_bpf *skel, struct bpf_link **links)
+int lat_root_attach(const struct lat_root *r, struct latency_bpf *skel, struct bpf_link **links,
+		    int pid)
 {
 	const char *hint = "";
 	char enter[160], leave[160];
@@ -484,11 +486,19 @@ int lat_root_attach(const struct lat_root *r, struct latency_bpf *skel, struct b
 		hint = " (is it in /proc/kallsyms, and not inlined or notrace?)";
 		break;
 	case ROOT_USDT_PAIR:
-		links[0] = bpf_program__attach_usdt(skel->progs.lat_usdt_begin, -1, r->binary,
+		/*
+		 * Without BPF cookies (5.10) libbpf tells a probe's spec by its
+		 * address, in one process: then the target's, where there is one.
+		 */
+		if (kfeat_has(KFEAT_ATTACH_COOKIE) || pid <= 0)
+			pid = -1;
+		links[0] = bpf_program__attach_usdt(skel->progs.lat_usdt_begin, pid, r->binary,
 						    r->provider, r->begin, NULL);
-		links[1] = links[0] ? bpf_program__attach_usdt(skel->progs.lat_usdt_end, -1,
+		links[1] = links[0] ? bpf_program__attach_usdt(skel->progs.lat_usdt_end, pid,
 							       r->binary, r->provider, r->end,
 							       NULL) : NULL;
+		if (!links[0] && pid < 0 && !kfeat_has(KFEAT_ATTACH_COOKIE))
+			hint = " (this kernel has no BPF cookies, before 5.15: give -p PID)";
 		break;
 	case ROOT_INTERP: {
 		/* By file offset: the language found each function (perl 5.40+ exports none). */

@@ -72,9 +72,11 @@ void lat_root_configure(const struct lat_root *r, struct latency_bpf *skel);
 
 /*
  * Attach the root's programs; links[0..LAT_ROOT_LINKS) get its links (NULL
- * where unused).  On error, prints one line and returns -1.
+ * where unused).  pid: the one -p target, or 0.  On error, prints one line
+ * and returns -1.
  */
-int lat_root_attach(const struct lat_root *r, struct latency_bpf *skel, struct bpf_link **links);
+int lat_root_attach(const struct lat_root *r, struct latency_bpf *skel, struct bpf_link **links,
+		    int pid);
 
 /* A call's argument i as JSON wants it named ("fd", or "arg0"). */
 const char *lat_root_arg_name(const struct lat_root *r, int i, char *buf, size_t len);

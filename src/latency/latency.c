@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/features.h"
 #include "latency/latency_cmd.h"
 #include "capture/capture.h"
 #include "formats/output.h"
@@ -243,6 +244,15 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 	}
 	l->skel->rodata->threshold_ns = l->o->threshold_ns;
 	l->skel->rodata->filter_tgids = !l->o->run.target.all;
+	/* The capture program's perf_event workers look them up (kernel/features.h). */
+	kfeat_prealloc_for_nmi(l->skel->maps.gate_threads);
+	kfeat_prealloc_for_nmi(l->skel->maps.traced_tgids);
+	/* A child's probe says which function it is by its cookie: none, no children. */
+	if (l->children.n && !kfeat_has(KFEAT_ATTACH_COOKIE)) {
+		kfeat_say_missing(KFEAT_ATTACH_COOKIE, "--children is left out, the calls are "
+				  "timed without their children");
+		lat_children_free(&l->children);
+	}
 	l->skel->rodata->children_on = l->children.n > 0;
 	lat_root_configure(&l->o->root, l->skel);
 	bpf_program__set_autoload(l->skel->progs.lat_child_enter, l->children.n > 0);
@@ -299,7 +309,8 @@ static int attached(void *ctx)
 	struct latency *l = ctx;
 	char t[32];
 
-	if (lat_root_attach(&l->o->root, l->skel, l->links) ||
+	if (lat_root_attach(&l->o->root, l->skel, l->links,
+			    l->o->run.target.npids == 1 ? (int)l->o->run.target.pids[0] : 0) ||
 	    lat_children_attach(&l->children, l->skel))
 		return -1;
 	/* Threads that die in a call; record's samplers are running already. */

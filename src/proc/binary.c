@@ -16,6 +16,8 @@
 #include "symbolize/debuginfod_fetch.h"
 #include "symbolize/symbolize.h"
 #include "unwind/entry_end.h"
+#include "unwind/sigreturn.h"
+#include "util/arch.h"
 
 struct file_key {
 	dev_t dev;
@@ -275,16 +277,53 @@ static void pages_release(struct binary *b)
 		madvise((void *)lo, hi - lo, MADV_PAGEOUT);
 }
 
+/*
+ * A binary of another architecture (an x86-64 program under qemu-user on
+ * arm64): its CFI speaks of other registers, and read as ours it would
+ * give wrong frames.  Its table is one UNKNOWN row, so that its frames
+ * end the stack (no rows at all would mean "no CFI": a frame-pointer
+ * step, by our architecture's frame record).  Said once per binary.
+ */
+static bool foreign_machine(const struct binary *b, struct unwind_table *t)
+{
+	GElf_Ehdr eh;
+	const char *name;
+
+	if (!b->elf || !gelf_getehdr(b->elf, &eh) || eh.e_machine == STITCH_ELF_MACHINE)
+		return false;
+	name = stitch_machine_name(eh.e_machine);
+	if (name)
+		fprintf(stderr, "stitch: %s is for %s, not " STITCH_ARCH_NAME ": not unwound\n",
+			b->path, name);
+	else
+		fprintf(stderr, "stitch: %s is for ELF machine %u, not " STITCH_ARCH_NAME
+			": not unwound\n", b->path, eh.e_machine);
+	t->rows = calloc(1, sizeof(*t->rows));
+	t->nr = t->rows ? 1 : 0;
+	return true;
+}
+
+/* Its CFI's rows, and those its entry code and signal trampoline lack. */
+static void build_table(struct binary *b)
+{
+	if (foreign_machine(b, &b->table))
+		return;
+	if (cfi_build_table(b->elf, NULL, &b->table) != 0) {
+		memset(&b->table, 0, sizeof(b->table));
+		return;
+	}
+	if ((entry_code_range(b->elf, &b->table, &b->entry_lo, &b->entry_hi) &&
+	     unwind_table_mark_end(&b->table, b->entry_lo, b->entry_hi) != 0) ||
+	    sigreturn_mark(b->elf, &b->table) != 0)
+		unwind_table_free(&b->table);
+}
+
 const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b)
 {
 	if (!b->table_built) {
 		b->table_built = true;
 		b->pages_released_ns = 0;
-		if (cfi_build_table(b->elf, NULL, &b->table) != 0)
-			memset(&b->table, 0, sizeof(b->table));
-		else if (entry_code_range(b->elf, &b->table, &b->entry_lo, &b->entry_hi) &&
-			 unwind_table_mark_end(&b->table, b->entry_lo, b->entry_hi) != 0)
-			unwind_table_free(&b->table);
+		build_table(b);
 		c->table_rows += b->table.nr;
 		/*
 		 * Its rows are ours now: the CFI pages read to build them need

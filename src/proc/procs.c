@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -108,9 +110,16 @@ static struct proc *proc_create(struct procs *ps, uint32_t pid)
 	return p;
 }
 
-/* Does the file we opened match what the kernel said was mapped? */
-static bool file_matches(struct binary *b, const struct map_file_id *id)
+/*
+ * Does the file we opened match what the kernel said was mapped?  mapped:
+ * it came from map_files, the very file mapped.  Its device and inode need
+ * not be what the kernel said, and are not for a file of an overlayfs (a
+ * container's image): the mapping is of the layer's file, the open of the
+ * overlay's (seen: maps said 00:16, the 9p layer, fstat 00:1a).
+ */
+static bool file_matches(struct binary *b, const struct map_file_id *id, bool mapped)
 {
+	struct statfs sfs;
 	struct stat st;
 
 	if (!id)
@@ -118,11 +127,19 @@ static bool file_matches(struct binary *b, const struct map_file_id *id)
 	if (id->build_id_len)
 		return b->build_id_len == id->build_id_len &&
 		       memcmp(b->build_id, id->build_id, id->build_id_len) == 0;
-	if (id->has_devino) {
-		if (b->fd < 0 || fstat(b->fd, &st) != 0)
+	if (id->has_devino && !mapped) {
+		if (b->fd < 0 || fstat(b->fd, &st) != 0 || st.st_ino != id->ino)
 			return false;
-		return major(st.st_dev) == id->maj && minor(st.st_dev) == id->min &&
-		       st.st_ino == id->ino;
+		if (major(st.st_dev) == id->maj && minor(st.st_dev) == id->min)
+			return true;
+		/*
+		 * overlayfs (a container's root, the kernel matrix's guests):
+		 * stat() gives its own device with the file's inode number,
+		 * the kernel's record the device of the file below.  Seen in
+		 * the arm64 guest, where /proc/PID/map_files failed for
+		 * libruby: every table of an overlay's binaries was missing.
+		 */
+		return fstatfs(b->fd, &sfs) == 0 && sfs.f_type == OVERLAYFS_SUPER_MAGIC;
 	}
 	return true;
 }
@@ -140,18 +157,20 @@ static struct binary *open_mapping(struct procs *ps, uint32_t pid, uint64_t star
 {
 	char buf[PATH_MAX + 64], root[64];
 	struct binary *b;
+	bool mapped;
 	int fd;
 
 	snprintf(root, sizeof(root), "/proc/%u/root", pid);
 	snprintf(buf, sizeof(buf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
 	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	mapped = fd >= 0;
 	if (fd < 0 && path[0] == '/') {
 		snprintf(buf, sizeof(buf), "%s%s", root, path);
 		fd = open(buf, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd >= 0) {
 		b = binary_get_fd(ps->bins, fd, path, root);
-		if (b && file_matches(b, id))
+		if (b && file_matches(b, id, mapped))
 			return b;
 		/* Identity mismatch through the process's own view: trust nothing. */
 		if (b)
@@ -162,7 +181,7 @@ static struct binary *open_mapping(struct procs *ps, uint32_t pid, uint64_t star
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		b = binary_get_fd(ps->bins, fd, path, "");
-		if (b && file_matches(b, id))
+		if (b && file_matches(b, id, false))
 			return b;
 	}
 	/* Deleted, its process gone: the very file by its build-id, from debuginfod. */

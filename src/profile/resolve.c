@@ -11,6 +11,7 @@
 #include "profile/resolve.h"
 #include "profile/stack_tag.h"
 #include "symbolize/symbolize.h"
+#include "util/arch.h"
 #include "util/array.h"
 #include "util/elf_util.h"
 
@@ -625,7 +626,8 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 		const char *module, *name;
 
 		if (stack_kernel_is_tag(kern[i])) {
-			n = put(out, n, max, offcpu_tag_name(kern[i]), NULL, 0, FRAME_MARK);
+			if (kern[i] != STACK_TAG_GLUE)
+				n = put(out, n, max, offcpu_tag_name(kern[i]), NULL, 0, FRAME_MARK);
 			continue;
 		}
 		/* After a tag, the innermost kernel frame is a return address too. */
@@ -656,14 +658,14 @@ int resolve_stack(struct resolver *r, const struct stack_key *k, struct named_fr
 			m = put_uframe(r, &w[i], out, n, max, true, 0);
 
 			/*
-			 * x86-64 enters interrupts through asm_* stubs: what is
-			 * below is the thread the interrupt stopped, which woke
-			 * nobody.  The interrupt's own frames stay.
+			 * Below an interrupt's entry (x86-64's asm_* stubs,
+			 * arm64's vectors) is the thread the interrupt stopped,
+			 * which woke nobody.  The interrupt's own frames stay.
 			 */
 			if (w[i].kind == UFRAME_KERNEL && m > n && tracing_glue(out[n].name))
 				continue;
 			if (w[i].kind == UFRAME_KERNEL && m > n &&
-			    strncmp(out[n].name, "asm_", 4) == 0) {
+			    stitch_kframe_irq_entry(out[n].name)) {
 				n = put(out, n, max, "[woken by an interrupt]", NULL, 0, FRAME_MARK);
 				break;
 			}

@@ -19,6 +19,13 @@ enum offcpu_tag {
 	OFFCPU_TAG_NR,
 };
 
+/*
+ * Not an off-CPU state: the stack's kernel frames begin in the BPF glue that
+ * took them (bpf_prog_*, bpf_trace_run*, __bpf_trace_*: an event taken by a
+ * raw tracepoint), which resolve.c leaves out.  The tag shows as no frame.
+ */
+#define STACK_TAG_GLUE 64
+
 #ifndef __bpf__
 /* A tag's frame, innermost in the stack: the state the thread was in. */
 static inline const char *offcpu_tag_name(unsigned long long tag)

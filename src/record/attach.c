@@ -14,15 +14,50 @@
 #include <bpf/libbpf.h>
 
 #include "record/attach.h"
+#include "util/arch.h"
 #include "util/cpus.h"
 #include "util/elf_util.h"
 #include "capture.skel.h"
 #include "symbolize/symbolize.h"
 #include "proc/usdt.h"
+#include "record/syscall_nr.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define MAX_CPUS 1024
 #define MAX_USDT_SITES 64
+
+/* The programs an event kind attaches: the entry points, or the legacy workers. */
+static struct bpf_program *perf_prog(struct attacher *a)
+{
+	return a->legacy ? a->skel->progs.capture_legacy_perf_event : a->skel->progs.on_perf_event;
+}
+
+static struct bpf_program *tracepoint_prog(struct attacher *a)
+{
+	return a->legacy ? a->skel->progs.capture_legacy_tracepoint : a->skel->progs.on_tracepoint;
+}
+
+static struct bpf_program *uprobe_prog(struct attacher *a)
+{
+	return a->legacy ? a->skel->progs.capture_legacy_uprobe : a->skel->progs.on_uprobe;
+}
+
+static struct bpf_program *kprobe_prog(struct attacher *a)
+{
+	return a->legacy ? a->skel->progs.capture_legacy_kprobe : a->skel->progs.on_kprobe;
+}
+
+static struct bpf_program *raw_sys_enter_prog(struct attacher *a)
+{
+	return a->legacy ? a->skel->progs.capture_legacy_raw_sys_enter :
+			   a->skel->progs.on_raw_sys_enter;
+}
+
+/* A cookie, where the kernel has them; the legacy workers know the event otherwise. */
+static uint64_t cookie(struct attacher *a, uint32_t idx)
+{
+	return a->legacy ? 0 : idx;
+}
 
 static int add_link(struct attacher *a, struct bpf_link *link)
 {
@@ -50,6 +85,7 @@ void attach_destroy(struct attacher *a)
 	free(a->links);
 	a->links = NULL;
 	a->nlinks = a->cap = 0;
+	a->raw_attached = false;
 }
 
 int ensure_tracefs(char *err, size_t errlen)
@@ -67,7 +103,7 @@ int ensure_tracefs(char *err, size_t errlen)
 
 static int attach_cpu(struct attacher *a, uint32_t idx, char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = idx);
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie(a, idx));
 	int cpus[MAX_CPUS], n, i;
 
 	n = online_cpus(cpus, MAX_CPUS);
@@ -95,7 +131,7 @@ static int attach_cpu(struct attacher *a, uint32_t idx, char *err, size_t errlen
 				 e == EINVAL ? " (frequency above kernel.perf_event_max_sample_rate?)" : "");
 			return -e;
 		}
-		link = bpf_program__attach_perf_event_opts(a->skel->progs.on_perf_event, fd, &opts);
+		link = bpf_program__attach_perf_event_opts(perf_prog(a), fd, &opts);
 		if (!link) {
 			int e = errno;
 
@@ -110,10 +146,46 @@ static int attach_cpu(struct attacher *a, uint32_t idx, char *err, size_t errlen
 	return 0;
 }
 
+/*
+ * syscalls:sys_enter_NAME by the raw tracepoint sys_enter: NAME's number
+ * goes into raw_syscall_events, and the program is attached once.
+ */
+static int attach_sys_enter_raw(struct attacher *a, const char *name, uint32_t idx,
+				const char *what, char *err, size_t errlen)
+{
+	struct bpf_link *link;
+	int nr = syscall_nr_of(name);
+	uint32_t key = nr;
+
+	if (nr < 0) {
+		snprintf(err, errlen, "%s: no system call %s in this build's table", what, name);
+		return -ENOENT;
+	}
+	if (bpf_map__update_elem(a->skel->maps.raw_syscall_events, &key, sizeof(key), &idx,
+				 sizeof(idx), BPF_ANY)) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot add system call %s: %s", what, name, strerror(e));
+		return -e;
+	}
+	if (a->raw_attached)
+		return 0;
+	link = bpf_program__attach_raw_tracepoint(raw_sys_enter_prog(a), "sys_enter");
+	if (!link) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot attach to the raw tracepoint sys_enter: %s", what,
+			 strerror(e));
+		return -e;
+	}
+	a->raw_attached = true;
+	return add_link(a, link);
+}
+
 static int attach_tp(struct attacher *a, const char *cat, const char *name, uint32_t idx,
 		     const char *what, char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = idx);
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = cookie(a, idx));
 	char path[PATH_MAX];
 	struct bpf_link *link;
 	struct stat st;
@@ -124,7 +196,9 @@ static int attach_tp(struct attacher *a, const char *cat, const char *name, uint
 			 what, cat, name, TRACEFS, cat);
 		return -ENOENT;
 	}
-	link = bpf_program__attach_tracepoint_opts(a->skel->progs.on_tracepoint, cat, name, &opts);
+	if (a->raw_syscalls && strcmp(cat, "syscalls") == 0 && strncmp(name, "sys_enter_", 10) == 0)
+		return attach_sys_enter_raw(a, name + 10, idx, what, err, errlen);
+	link = bpf_program__attach_tracepoint_opts(tracepoint_prog(a), cat, name, &opts);
 	if (!link) {
 		int e = errno;
 
@@ -187,7 +261,7 @@ static bool find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen
 static int resolve_binary(struct attacher *a, const char *spec, char *out, size_t outlen)
 {
 	static const char *const dirs[] = {
-		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+		"/lib/" STITCH_MULTIARCH, "/usr/lib/" STITCH_MULTIARCH, "/lib64", "/usr/lib64",
 		"/lib", "/usr/lib", "/usr/local/lib",
 	};
 	struct stat st;
@@ -220,10 +294,10 @@ static int resolve_binary(struct attacher *a, const char *spec, char *out, size_
 static int attach_uprobe_at(struct attacher *a, const char *path, uint64_t offset,
 			    uint64_t ref_ctr, uint32_t idx, const char *what, char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = idx, .ref_ctr_offset = ref_ctr);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie(a, idx), .ref_ctr_offset = ref_ctr);
 	struct bpf_link *link;
 
-	link = bpf_program__attach_uprobe_opts(a->skel->progs.on_uprobe, -1, path, offset, &opts);
+	link = bpf_program__attach_uprobe_opts(uprobe_prog(a), -1, path, offset, &opts);
 	if (!link) {
 		int e = errno;
 
@@ -342,7 +416,7 @@ static int attach_usdt(struct attacher *a, const struct event_spec *ev, uint32_t
 static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 			 char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = idx);
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = cookie(a, idx));
 	struct bpf_link *link;
 	struct stat st;
 
@@ -352,7 +426,7 @@ static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32
 			 "(tracepoint:CATEGORY:NAME) or syscall:NAME instead", ev->text);
 		return -EOPNOTSUPP;
 	}
-	link = bpf_program__attach_kprobe_opts(a->skel->progs.on_kprobe, ev->a, &opts);
+	link = bpf_program__attach_kprobe_opts(kprobe_prog(a), ev->a, &opts);
 	if (!link) {
 		int e = errno;
 
@@ -367,8 +441,10 @@ static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32
 static int attach_offcpu(struct attacher *a, const struct event_spec *ev, char *err,
 			 size_t errlen)
 {
-	struct bpf_program *progs[] = { a->skel->progs.on_sched_switch,
-					a->skel->progs.on_sched_waking };
+	struct bpf_program *progs[] = {
+		a->legacy ? a->skel->progs.capture_legacy_sched_switch : a->skel->progs.on_sched_switch,
+		a->legacy ? a->skel->progs.on_sched_waking_legacy : a->skel->progs.on_sched_waking,
+	};
 	struct bpf_link *link;
 	int i, rc;
 

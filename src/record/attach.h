@@ -3,6 +3,7 @@
 #ifndef STITCH_ATTACH_H
 #define STITCH_ATTACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,18 @@ struct attacher {
 	int freq_hz;		/* cpu sampling frequency */
 	const uint32_t *pids;	/* targets (-p), to find libraries by name */
 	int npids;
+	/*
+	 * Syscall entry events by the raw tracepoint sys_enter (on_raw_sys_enter),
+	 * where the syscall tracepoints give no kernel stack (KFEAT_SYSCALL_TP_KSTACK).
+	 */
+	bool raw_syscalls;
+	bool raw_attached;
+	/*
+	 * Kernels without bpf_loop, cookies and typed tasks (5.10): the legacy
+	 * workers, attached directly, told events apart without cookies
+	 * (capture.bpf.c's legacy_idx, legacy_tp_events).
+	 */
+	bool legacy;
 	struct bpf_link **links;
 	int nlinks, cap;
 };

@@ -20,6 +20,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "capture/user_regs.bpf.h"
+
 #include "capture/capture.h"
 #include "capture/filter.bpf.h"
 #include "capture/samples.bpf.h"
@@ -28,20 +30,6 @@
 /* Set by user space before load. */
 const volatile bool follow_forks;	/* add children of traced tgids */
 const volatile __u32 ustack_limit = STITCH_DEFAULT_USTACK;
-
-/*
- * The event is far too big for the BPF stack: build it here, one slot per
- * CPU (per-CPU maps cap values at 32 KiB).  Sharing a slot is safe: the
- * kernel's bpf_prog_active guard keeps perf_event, tracepoint, kprobe and
- * uprobe programs from nesting on one CPU.  max_entries is set to the number
- * of possible CPUs by user space.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sample_event);
-} scratch SEC(".maps");
 
 #include "capture/busy.bpf.h"
 #include "interp/capture_walk.bpf.h"
@@ -80,6 +68,7 @@ CAPTURE_WORKERS(tracepoint_workers);
 CAPTURE_WORKERS(uprobe_workers);
 CAPTURE_WORKERS(kprobe_workers);
 CAPTURE_WORKERS(sched_switch_workers);
+CAPTURE_WORKERS(raw_sys_enter_workers);
 
 /*
  * Hand the event to its worker.  Not from inside capture(): no counter nor
@@ -117,8 +106,8 @@ static __always_inline __u32 ustack_off(__u32 base, __u32 off)
  * Reading page-aligned chunks means a read fails exactly at the end of the
  * stack mapping instead of losing a partial chunk.
  */
-static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base, __u64 sp,
-					     __u64 stack_top)
+static __noinline __u32 copy_user_stack(struct sample_event *e, __u32 base, __u64 sp,
+					__u64 stack_top)
 {
 	__u32 first = STITCH_PAGE_SIZE - (sp & (STITCH_PAGE_SIZE - 1));
 	__u32 limit = ustack_limit, tail;
@@ -160,28 +149,26 @@ static __always_inline __u32 copy_user_stack(struct sample_event *e, __u32 base,
 }
 
 /*
- * After a copy of the current thread's user stack (ustack[ucopy_off,
- * ustack_bytes), from sp up): the return addresses uretprobes hid in the
- * thread's stack (uret.bpf.h), appended 8-aligned (sample_event.uret_off, nuret,
- * uret_tramp).  Global: verified once.
+ * After a copy of thread t's user stack (ustack[ucopy_off, ustack_bytes),
+ * from sp up): the return addresses uretprobes hid in the thread's stack
+ * (uret.bpf.h), appended 8-aligned (sample_event.uret_off, nuret,
+ * uret_tramp).
  */
-__noinline int uret_capture(struct sample_event *e)
+static __always_inline int uret_append(struct sample_event *e, struct task_struct *t)
 {
 	__u64 tramp;
 	__u32 off, n;
 
-	if (!e)
-		return 0;
 	e->nuret = 0;
 	off = e->ustack_bytes;
 	if (off <= e->ucopy_off || off > STITCH_USTACK_ROOM + STITCH_MAX_USTACK)
 		return 0;
 	off = (off + 7) & ~7u;
-	/* Within ustack's page of slack past the largest copy. */
+	/* Within ustack's page of slack past the largest copy (5.10's verifier: in this register). */
 	if (off > STITCH_USTACK_ROOM + STITCH_MAX_USTACK)
 		return 0;
-	n = uret_collect(bpf_get_current_task_btf(), (struct stitch_uret *)(e->ustack + off),
-			 &tramp);
+	off = verifier_at_most(off, STITCH_USTACK_ROOM + STITCH_MAX_USTACK);
+	n = uret_collect(t, (struct stitch_uret *)(e->ustack + off), &tramp);
 	if (!n)
 		return 0;
 	e->uret_tramp = tramp;
@@ -191,105 +178,61 @@ __noinline int uret_capture(struct sample_event *e)
 	return n;
 }
 
+/* uret_append() of the current thread.  Global: verified once. */
+__noinline int uret_capture(struct sample_event *e)
+{
+	if (!e)
+		return 0;
+	return uret_append(e, bpf_get_current_task_btf());
+}
+
 /*
  * Off-CPU switch-out (capture/offcpu.bpf.h): the stack is taken now and
  * weighed when the thread runs again.  Counted in the kernel, its key is
  * kept; else the sample is sent marked STITCH_SAMPLE_WEIGHT_LATER.
  */
 struct capture_defer {
-	struct counted_key key;
-	__u32 tag;		/* enum offcpu_tag */
-	__u32 kskip;		/* innermost kernel frames that are ours (the BPF glue) */
-	bool counted;		/* key is a stored stack's */
+	struct counted_defer c;	/* its tag, and its key once counted */
+	bool counted;		/* c.key is a stored stack's */
 	bool sent;		/* a sample went to user space */
 };
 
-/* The record, cut to what it holds, into the ring. */
+/* A switch-out's, per CPU: off the BPF stack (see kunwind_calls). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct capture_defer);
+} capture_defers SEC(".maps");
+
+/* The record into the ring (samples.bpf.h), counted lost if full. */
 static __always_inline void send_sample(struct sample_event *e, struct capture_defer *defer)
 {
-	__u64 size = STITCH_SAMPLE_HDR_BYTES + e->ustack_bytes, wake;
-
-	if (size > sizeof(*e))
-		size = sizeof(*e);
-	e->hdr.type = RING_SAMPLE;
-	e->hdr.size = size;
-	/*
-	 * Wake the reader only once the ring is a quarter full: a wakeup per
-	 * event costs an IPI and may preempt the traced thread; the reader
-	 * polls with a timeout anyway.
-	 */
-	wake = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) >
-	       bpf_ringbuf_query(&samples, BPF_RB_RING_SIZE) / 4 ?
-	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&samples, e, size, wake))
+	if (sample_send(e))
 		count(STAT_RINGBUF_LOST);
 	else if (defer)
 		defer->sent = true;
 }
 
 /*
- * user_sample: a perf sample that interrupted user code (no kernel stack).
- * defer: NULL, or an off-CPU switch-out (capture_defer).
+ * A record of the current thread's event, built in this CPU's slot: its
+ * header, comm and kernel stack.  glue: the kernel frames start in ours
+ * (STACK_TAG_GLUE).  defer: NULL, or an off-CPU switch-out.
  */
-static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_sample,
-					 struct capture_defer *defer)
+static __always_inline struct sample_event *sample_begin(void *ctx, __u32 event_idx, bool glue,
+							 struct capture_defer *defer,
+							 __u64 time_ns)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id;
-	struct task_struct *task;
-	struct sample_event *e;
-	struct pt_regs *regs;
-	__u32 cpu;
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct sample_event *e = bpf_map_lookup_elem(&scratch, &cpu);
 	long kbytes;
-	__u64 stack_top, now = 0, ikey = INTERP_KEY_NONE;
-	int ubase, walked = 0;
-	bool user_ok, interp;
 
-	if (tid == 0)		/* the idle task: nothing to attribute */
-		return 0;
-	if (filter_tgids && !tgid_traced(tgid))
-		return 0;
-	if (gate_closed(tid, defer != NULL))
-		return 0;
-	task = bpf_get_current_task_btf();
-	stack_top = ku_user_stack_top();
-	user_ok = stack_top != 0;
-	/* The native worker has no walkers (dispatch()). */
-	interp = !interp_lazy && user_ok && interp_any &&
-		 bpf_map_lookup_elem(&interp_procs, &tgid);
-	count(STAT_EVENTS);
-	/*
-	 * An interpreter's event: its frames are part of its key, as a hash of
-	 * the walk (capture_walk.bpf.h), the walk sent once for user space to name.
-	 * Off-CPU switch-outs of interpreter threads are still sent whole.
-	 */
-	if (interp && kunwind_count_in_kernel && !defer) {
-		now = bpf_ktime_get_ns();
-		ikey = interp_count_key(tgid, tid, now);
-		walked = 1;
-	}
-	/* kunwind: counted in the kernel, nothing to send. */
-	if (kunwind_count_in_kernel && user_ok && (!interp || (walked && ikey != INTERP_KEY_SEND)) &&
-	    kunwind_count_event(ctx, task, stack_top, tgid, tid, event_idx, user_sample,
-				defer ? defer->tag : 0, defer ? defer->kskip : 0,
-				defer ? &defer->key : NULL,
-				ikey == INTERP_KEY_NONE ? INTERP_IHASH_NONE :
-				ikey == INTERP_KEY_LOST ? INTERP_IHASH_LOST : ikey)) {
-		if (defer)
-			defer->counted = true;
-		count(STAT_COUNTED_IN_KERNEL);
-		return 0;
-	}
-
-	/* A record to send: built in this CPU's slot. */
-	cpu = bpf_get_smp_processor_id();
-	e = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!e)
-		return 0;
-	/* A walk sent as a definition already carries this time: its sample must match. */
-	e->time_ns = walked ? now : bpf_ktime_get_ns();
-	e->pid = tgid;
-	e->tid = tid;
+		return NULL;
+	e->time_ns = time_ns;
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
 	e->event_idx = event_idx;
 	e->flags = 0;
 	e->ustack_bytes = 0;
@@ -297,19 +240,67 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	e->ustop = 0;
 	e->ucopy_off = 0;
 	e->nuret = 0;
-	e->tag = defer ? defer->tag : 0;
+	e->tag = defer ? defer->c.tag : glue ? STACK_TAG_GLUE : 0;
 	if (defer)
 		e->flags |= STITCH_SAMPLE_WEIGHT_LATER;
-	e->ip = e->sp = e->bp = 0;
+	e->ip = e->sp = e->bp = e->lr = 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-
-	kbytes = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), defer ? defer->kskip : 0);
+	kbytes = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), defer ? defer->c.kskip : 0);
 	if (kbytes < 0) {
 		e->flags |= STITCH_SAMPLE_KSTACK_FAULT;
 		count(STAT_KSTACK_FAULT);
 		kbytes = 0;
 	}
 	e->kstack_bytes = kbytes;
+	return e;
+}
+
+/* capture_event's flags, beside the event's index (as COUNTED_USER_SAMPLE). */
+#define CAPTURE_INTERP	(1u << 30)	/* the thread's walk is in the interpreter scratch */
+
+/*
+ * The event of the current thread, whose interpreter frames, if any, were
+ * walked already (capture()): counted in the kernel, or sent as a record.
+ * idx: the event's index, with COUNTED_USER_SAMPLE for a perf sample that
+ * interrupted user code (no kernel stack), CAPTURE_INTERP for an
+ * interpreter's thread, whose walk was stamped now.  ikey: interp_walk_event's
+ * answer.  defer: NULL, or an off-CPU switch-out (capture_defer).
+ *
+ * Out of line: its frame and the walk's are side by side under capture(),
+ * not one on top of the other (see kunwind_calls).
+ */
+static __noinline int capture_event(void *ctx, __u32 idx, __u64 stack_top, __u64 ikey,
+				    struct capture_defer *defer)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 event_idx = idx & ~(COUNTED_FLAGS | CAPTURE_INTERP);
+	bool interp = idx & CAPTURE_INTERP, user_ok = stack_top != 0;
+	struct task_struct *task;
+	struct sample_event *e;
+	struct pt_regs *regs;
+	__u64 now = 0;
+	int ubase;
+
+	count(STAT_EVENTS);
+	/* kunwind: counted in the kernel, nothing to send. */
+	if (kunwind_count_in_kernel && user_ok && (!interp || ikey != INTERP_KEY_SEND) &&
+	    kunwind_count_event(ctx, stack_top, idx & ~CAPTURE_INTERP,
+				defer ? &defer->c : NULL,
+				ikey == INTERP_KEY_NONE ? INTERP_IHASH_NONE :
+				ikey == INTERP_KEY_LOST ? INTERP_IHASH_LOST : ikey)) {
+		if (defer)
+			defer->counted = true;
+		count(STAT_COUNTED_IN_KERNEL);
+		return 0;
+	}
+	if (interp)
+		now = interp_walk_time();
+	task = bpf_get_current_task_btf();
+
+	/* A walk carries this time: its sample must match. */
+	e = sample_begin(ctx, event_idx, idx & COUNTED_GLUE, defer, interp ? now : bpf_ktime_get_ns());
+	if (!e)
+		return 0;
 
 	/*
 	 * The user registers saved at kernel entry of the current thread:
@@ -320,9 +311,10 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 		if (regs) {
 			/* trusted BTF pointers: plain loads, not probe-read calls */
-			e->ip = regs->ip;
-			e->sp = regs->sp;
-			e->bp = regs->bp;
+			e->ip = UREG_IP(regs);
+			e->sp = UREG_SP(regs);
+			e->bp = UREG_FP(regs);
+			e->lr = UREG_LR(regs);
 			e->flags |= STITCH_SAMPLE_USER_REGS;
 			/* kunwind: unwind here; copy only if asked to or if we cannot */
 			ubase = kunwind_capture(e, tgid, stack_top);
@@ -336,24 +328,58 @@ static __always_inline int capture_event(void *ctx, __u32 event_idx, bool user_s
 	}
 
 	/* Interpreter frames go first: user space pairs them with this sample. */
-	if (interp && interp_capture(tgid, tid, e->time_ns, walked))
+	if (interp && interp_capture())
 		e->flags |= STITCH_SAMPLE_INTERP_LOST;
 
 	send_sample(e, defer);
 	return 0;
 }
 
-/* capture_event, with this CPU marked busy (busy.bpf.h) while it runs. */
+/*
+ * An event of the current thread: filtered, then its interpreter frames
+ * walked (an interpreter's thread), then the rest of it (capture_event),
+ * with this CPU marked busy (busy.bpf.h) meanwhile.  An event that finds the
+ * CPU busy is one of ours interrupted by another (a perf sample's NMI
+ * during -e wall's sched_switch): the per-CPU slots are the first one's, so
+ * it is counted lost, not taken.
+ */
 static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample,
 				   struct capture_defer *defer)
 {
-	__u8 *busy = capture_busy_here();
-	int rc;
+	__u64 id = bpf_get_current_pid_tgid(), stack_top, ikey = INTERP_KEY_NONE;
+	/* event_idx may carry COUNTED_GLUE */
+	__u32 tgid = id >> 32, tid = (__u32)id, idx = event_idx;
+	__u8 *busy;
 
+	if (tid == 0)		/* the idle task: nothing to attribute */
+		return 0;
+	if (filter_tgids && !tgid_traced(tgid))
+		return 0;
+	if (gate_closed(tid, defer != NULL))
+		return 0;
+	busy = capture_busy_here();
+	if (*busy) {
+		count(STAT_NESTED);
+		return 0;
+	}
 	*busy = 1;
-	rc = capture_event(ctx, event_idx, user_sample, defer);
+	stack_top = ku_user_stack_top();
+	if (user_sample)
+		idx |= COUNTED_USER_SAMPLE;
+	/*
+	 * An interpreter's event: its frames are walked first, and part of its
+	 * key when it is counted (a hash of the walk, capture_walk.bpf.h, the
+	 * walk sent once for user space to name).  Off-CPU switch-outs of
+	 * interpreter threads are sent whole.  The native worker has no
+	 * walkers (dispatch()).
+	 */
+	if (!interp_lazy && stack_top && interp_any && bpf_map_lookup_elem(&interp_procs, &tgid)) {
+		ikey = interp_walk_event(tgid, tid, kunwind_count_in_kernel && !defer);
+		idx |= CAPTURE_INTERP;
+	}
+	capture_event(ctx, idx, stack_top, ikey, defer);
 	*busy = 0;
-	return rc;
+	return 0;
 }
 
 /* The entry points, attached: each hands its event to a worker (dispatch()). */
@@ -389,6 +415,30 @@ int on_kprobe(struct pt_regs *ctx)
 }
 
 /*
+ * Syscall events where the kernel's syscall tracepoints give BPF the user's
+ * registers, and so a kernel stack with no frame (6.1's; 6.12's give the
+ * tracepoint's caller): the raw tracepoint sys_enter, at the same point of
+ * the syscall's entry, for the syscalls user space put here: number ->
+ * event index.  Its kernel stacks start in our glue (STACK_TAG_GLUE).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} raw_syscall_events SEC(".maps");
+
+SEC("raw_tp/sys_enter")
+int on_raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 nr = ctx->args[1];
+
+	if (!bpf_map_lookup_elem(&raw_syscall_events, &nr))
+		return 0;
+	return dispatch(ctx, &raw_sys_enter_workers);
+}
+
+/*
  * The workers.  Off-CPU time (capture/offcpu.bpf.h): the thread leaving the
  * CPU is still current here, so capture() takes its stack as for any event;
  * its weight comes when it runs again.
@@ -397,14 +447,19 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(capture_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	struct capture_defer d = {};
+	struct capture_defer *d;
+	__u32 zero = 0;
 
 	/* Filter first: the traced threads' switches are the only ones that cost. */
 	if (prev->pid && (!filter_tgids || tgid_traced(prev->tgid))) {
 		offcpu_unseen_in(prev);
-		if (offcpu_leaving(preempt, prev_state, &d.tag)) {
-			capture(ctx, offcpu_event_idx, false, &d);
-			offcpu_left(prev->pid, d.counted, d.sent, &d.key,
+		d = bpf_map_lookup_elem(&capture_defers, &zero);
+		if (d && offcpu_leaving(preempt, prev_state, &d->c.tag)) {
+			d->c.kskip = 0;
+			d->counted = false;
+			d->sent = false;
+			capture(ctx, offcpu_event_idx, false, d);
+			offcpu_left(prev->pid, d->counted, d->sent, &d->c.key,
 				    prev->se.sum_exec_runtime);
 		}
 	}
@@ -416,11 +471,15 @@ int BPF_PROG(capture_sched_switch, bool preempt, struct task_struct *prev,
 SEC("perf_event")
 int capture_perf_event(struct bpf_perf_event_data *ctx)
 {
-	/* Whole-word read: the verifier refuses narrower loads of the regs. */
-	__u64 cs = *(volatile __u64 *)&ctx->regs.cs;
+	/*
+	 * Interrupted in user mode: its pc is a user address (the kernel's lie
+	 * in the upper half).  Not cs's privilege bits: cs is a u16 in 6.1's
+	 * pt_regs and a union in 6.18's, and the context allows only whole-word
+	 * loads of the registers.
+	 */
+	__s64 ip = UREG_IP(&ctx->regs);
 
-	/* x86: CPL 3 in the interrupted cs is user mode */
-	return capture(ctx, bpf_get_attach_cookie(ctx), (cs & 3) == 3, NULL);
+	return capture(ctx, bpf_get_attach_cookie(ctx), ip >= 0, NULL);
 }
 
 SEC("tracepoint")
@@ -439,6 +498,237 @@ SEC("kprobe")
 int capture_kprobe(struct pt_regs *ctx)
 {
 	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
+}
+
+SEC("raw_tp/sys_enter")
+int capture_raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 nr = ctx->args[1], *idx = bpf_map_lookup_elem(&raw_syscall_events, &nr);
+
+	if (!idx)
+		return 0;
+	return capture(ctx, *idx | COUNTED_GLUE, false, NULL);
+}
+
+/* ---- kernels before 5.17 ---------------------------------------------- */
+
+/*
+ * Kernels without bpf_loop, typed task pointers, bpf_task_pt_regs or BPF
+ * cookies (Debian 11's 5.10): user space loads these workers instead of the
+ * ones above, attached directly (record/setup.c).  They call none of what
+ * those kernels lack, nor anything that does (a global function is verified
+ * whether it is called or not): each event's user stack is copied for user
+ * space to unwind (--unwind=copy), without interpreter frames (their
+ * walkers need bpf_loop) nor the return addresses uretprobes hid.
+ *
+ * Which event it is, without cookies: by kind (legacy_idx, one event of a
+ * kind per run: a tracepoint's record starts with no field of its own for
+ * BPF, the kernel puts a pointer there), a syscall's by its number
+ * (raw_syscall_events).
+ */
+const volatile __u32 legacy_idx[LEGACY_KINDS];
+/*
+ * x86-64's kernel stacks (THREAD_SIZE, 4 pages without KASAN): a thread's
+ * user registers are saved at the top of its own (task_pt_regs()).
+ */
+const volatile __u32 legacy_thread_size = 4 * 4096;
+/*
+ * Where the kernel says (bpf_task_pt_regs), when it can: the legacy
+ * workers also run on new kernels told to (STITCH_KFEAT_OFF), whose stack
+ * tops may be padded (FRED); user stacks read at 4 pages were all
+ * unreadable on sid's 7.2.
+ */
+const volatile bool legacy_have_task_pt_regs;
+
+/* task->__state was task->state, a long, before 5.14. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned int legacy_task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
+
+/* Where the current thread's user registers are: saved on its kernel stack, or the event's own. */
+enum legacy_regs { LEGACY_REGS_TASK, LEGACY_REGS_KPROBE_CTX, LEGACY_REGS_PERF_CTX };
+
+/*
+ * An interpreter thread's event: its walk is the legacy walkers' program
+ * (record/legacy_walk.bpf.c, loaded once an interpreter is seen), tail
+ * called with the sample built in this CPU's slot; it sends the walk, then
+ * the sample.  One program array per program type: a tail call keeps it.
+ */
+CAPTURE_WORKERS(legacy_walk_perf_event);
+CAPTURE_WORKERS(legacy_walk_tracepoint);
+CAPTURE_WORKERS(legacy_walk_kprobe);
+CAPTURE_WORKERS(legacy_walk_raw_tp);
+
+/* capture_legacy()'s answers. */
+#define LEGACY_DONE	0	/* taken and sent, or not taken */
+#define LEGACY_WALK	1	/* an interpreter's: built in the slot, to walk and send */
+
+/*
+ * The current thread's event as a record with its user stack copied:
+ * capture() and capture_event() without what these kernels lack.  regs:
+ * where its user registers are (a constant at each call).
+ */
+static __noinline int capture_legacy(void *ctx, __u32 event_idx, int regs,
+				     struct capture_defer *defer)
+{
+	__u64 id = bpf_get_current_pid_tgid(), stack_top = 0;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct pt_regs *uregs;
+	struct sample_event *e;
+	struct mm_struct *mm;
+	__u8 *busy;
+
+	if (tid == 0 || (filter_tgids && !tgid_traced(tgid)) || gate_closed(tid, defer != NULL))
+		return 0;
+	busy = capture_busy_here();
+	if (*busy) {
+		count(STAT_NESTED);
+		return 0;
+	}
+	*busy = 1;
+	count(STAT_EVENTS);
+	e = sample_begin(ctx, event_idx & ~COUNTED_FLAGS, event_idx & COUNTED_GLUE, defer,
+			 bpf_ktime_get_ns());
+	if (!e)
+		goto out;
+	/* As ku_user_stack_top(): none in a kernel thread, nor inside execve. */
+	mm = BPF_CORE_READ(task, mm);
+	if (!(BPF_CORE_READ(task, flags) & PF_KTHREAD) && mm &&
+	    !(bpf_core_field_exists(task->in_execve) && BPF_CORE_READ_BITFIELD_PROBED(task, in_execve)))
+		stack_top = BPF_CORE_READ(mm, start_stack) + 8;
+	if (stack_top) {
+		/* The contexts by plain loads: the verifier rewrites a perf event's. */
+		if (regs == LEGACY_REGS_KPROBE_CTX) {
+			e->ip = UREG_IP((struct pt_regs *)ctx);
+			e->sp = UREG_SP((struct pt_regs *)ctx);
+			e->bp = UREG_FP((struct pt_regs *)ctx);
+			e->lr = UREG_LR((struct pt_regs *)ctx);
+		} else if (regs == LEGACY_REGS_PERF_CTX) {
+			e->ip = UREG_IP(&((struct bpf_perf_event_data *)ctx)->regs);
+			e->sp = UREG_SP(&((struct bpf_perf_event_data *)ctx)->regs);
+			e->bp = UREG_FP(&((struct bpf_perf_event_data *)ctx)->regs);
+			e->lr = UREG_LR(&((struct bpf_perf_event_data *)ctx)->regs);
+		} else {
+			if (legacy_have_task_pt_regs)
+				uregs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+			else
+				uregs = (struct pt_regs *)((__u8 *)BPF_CORE_READ(task, stack) +
+							   legacy_thread_size) - 1;
+			e->ip = UREG_IP_CORE(uregs);
+			e->sp = UREG_SP_CORE(uregs);
+			e->bp = UREG_FP_CORE(uregs);
+			e->lr = UREG_LR_CORE(uregs);
+		}
+		e->flags |= STITCH_SAMPLE_USER_REGS;
+		e->ustack_bytes = copy_user_stack(e, 0, e->sp, stack_top);
+		/* A latency root's uretprobe hides its caller: put back in user space. */
+		uret_append(e, task);
+		/*
+		 * An interpreter's: the walk comes first, in the program the
+		 * caller tail-calls.  The slot stays this event's: nothing that
+		 * could nest here (a perf NMI, a tracepoint) runs while a
+		 * program of these types runs on this CPU (bpf_prog_active).
+		 */
+		if (!defer && interp_any && bpf_map_lookup_elem(&interp_procs, &tgid)) {
+			*busy = 0;
+			return LEGACY_WALK;
+		}
+	}
+	send_sample(e, defer);
+out:
+	*busy = 0;
+	return LEGACY_DONE;
+}
+
+/* After capture_legacy(): an interpreter's walk, then its sample; the sample alone without walkers. */
+static __always_inline int legacy_walk(void *ctx, int rc, void *walkers)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct sample_event *e;
+
+	if (rc != LEGACY_WALK)
+		return 0;
+	bpf_tail_call(ctx, walkers, 0);
+	e = bpf_map_lookup_elem(&scratch, &cpu);
+	if (e)
+		send_sample(e, NULL);
+	return 0;
+}
+
+SEC("perf_event")
+int capture_legacy_perf_event(struct bpf_perf_event_data *ctx)
+{
+	/* In user mode the event's registers are the user's (see capture_perf_event). */
+	__s64 ip = UREG_IP(&ctx->regs);
+
+	return legacy_walk(ctx, capture_legacy(ctx, legacy_idx[LEGACY_CPU],
+					       ip >= 0 ? LEGACY_REGS_PERF_CTX : LEGACY_REGS_TASK,
+					       NULL), &legacy_walk_perf_event);
+}
+
+SEC("tracepoint")
+int capture_legacy_tracepoint(void *ctx)
+{
+	return legacy_walk(ctx, capture_legacy(ctx, legacy_idx[LEGACY_TRACEPOINT], LEGACY_REGS_TASK,
+					       NULL), &legacy_walk_tracepoint);
+}
+
+SEC("uprobe")
+int capture_legacy_uprobe(struct pt_regs *ctx)
+{
+	return legacy_walk(ctx, capture_legacy(ctx, legacy_idx[LEGACY_UPROBE],
+					       LEGACY_REGS_KPROBE_CTX, NULL), &legacy_walk_kprobe);
+}
+
+SEC("kprobe")
+int capture_legacy_kprobe(struct pt_regs *ctx)
+{
+	return legacy_walk(ctx, capture_legacy(ctx, legacy_idx[LEGACY_KPROBE], LEGACY_REGS_TASK,
+					       NULL), &legacy_walk_kprobe);
+}
+
+SEC("raw_tp/sys_enter")
+int capture_legacy_raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 nr = ctx->args[1], *idx = bpf_map_lookup_elem(&raw_syscall_events, &nr);
+
+	if (!idx)
+		return 0;
+	return legacy_walk(ctx, capture_legacy(ctx, *idx | COUNTED_GLUE, LEGACY_REGS_TASK, NULL),
+			   &legacy_walk_raw_tp);
+}
+
+/* As capture_sched_switch, the thread's state read from it: no prev_state before 5.18. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(capture_legacy_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	struct capture_defer *d;
+	__u32 zero = 0;
+
+	if (prev->pid && (!filter_tgids || tgid_traced(prev->tgid))) {
+		offcpu_unseen_in(prev);
+		d = bpf_map_lookup_elem(&capture_defers, &zero);
+		if (d && offcpu_leaving(preempt, legacy_task_state(prev), &d->c.tag)) {
+			d->c.kskip = 0;
+			d->counted = false;
+			d->sent = false;
+			capture_legacy(ctx, offcpu_event_idx, LEGACY_REGS_TASK, d);
+			offcpu_left(prev->pid, d->counted, d->sent, &d->c.key,
+				    prev->se.sum_exec_runtime);
+		}
+	}
+	if (next->pid && (!filter_tgids || tgid_traced(next->tgid)))
+		offcpu_in(next);
+	return 0;
 }
 
 /*

@@ -33,7 +33,7 @@ static uint32_t copy_end(const struct sample_event *e)
 static int frames_from_copy(struct recorder *r, const struct sample_event *e, struct proc *proc,
 			    struct uframe *uf, enum unwind_stop *why)
 {
-	struct unwind_regs regs = { e->ip, e->sp, e->bp };
+	struct unwind_regs regs = { e->ip, e->sp, e->bp, e->lr };
 	struct unwind_stack stack = { e->sp, e->ustack + e->ucopy_off,
 				      copy_end(e) - e->ucopy_off };
 	struct unwind_uret uret[STITCH_URET_MAX];
@@ -174,8 +174,8 @@ static int key_kernel_frames(const struct sample_event *e, struct stack_key *key
 	key->tid = e->tid;
 	key->event_idx = e->event_idx;
 	memcpy(key->comm, e->comm, STITCH_COMM_LEN);
-	/* An off-CPU stack's thread state: its innermost frame (stack_tag_frame). */
-	if (e->tag && e->tag < OFFCPU_TAG_NR)
+	/* An off-CPU stack's thread state, or glue to leave out: its innermost frame (stack_tag.h). */
+	if ((e->tag && e->tag < OFFCPU_TAG_NR) || e->tag == STACK_TAG_GLUE)
 		kips[nk++] = e->tag;
 	for (i = 0; i < (int)(e->kstack_bytes / 8) && e->kstack[i]; i++)
 		kips[nk++] = e->kstack[i];

@@ -188,7 +188,8 @@ static void offcpu_still_blocked(struct recorder *r)
 	struct offcpu_sink sink;
 
 	offcpu_sink_of(r, &sink);
-	if (bpf_program__autoload(r->skel->progs.on_sched_switch))
+	if (bpf_program__autoload(r->skel->progs.on_sched_switch) ||
+	    bpf_program__autoload(r->skel->progs.capture_legacy_sched_switch))
 		offcpu_count_blocked(bpf_map__fd(r->skel->maps.offcpu_threads), r->o->min_block_ns,
 				     &sink);
 }

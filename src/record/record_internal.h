@@ -39,12 +39,14 @@ struct recorder {
 	const struct record_hooks *hooks;	/* the driving command's, or NULL */
 	struct capture_bpf *skel;
 	struct capture_bpf *walkers;	/* the interpreter walkers' copy, once loaded (walkers.c) */
+	struct legacy_walk_bpf *legacy_walkers;	/* the legacy workers' (kernels without bpf_loop) */
 	/*
 	 * How both open capture.bpf.o: relocated against the subset of the
 	 * kernel's BTF its relocations need (util/core_btf.h), if there is one.
 	 */
 	struct bpf_object_open_opts open_opts;
 	double walkers_load_s;		/* how long loading it took */
+	bool walkers_at_start;		/* loaded before the capture started */
 	struct attacher att;
 	struct ring_buffer *rb;
 	struct perf_tracker ptrack;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "formats/output.h"
+#include "kernel/features.h"
 #include "record/run_opts.h"
 #include "symbolize/debuginfod_fetch.h"
 #include "util/privileges.h"
@@ -197,5 +198,5 @@ int run_opts_ready(const struct run_cmd *cmd, struct run_args *a)
 			    cli_parse_pids(cmd->name, a->pid_list, NULL, add_pid, &a->o->target)))
 		return 1;
 	snprintf(who, sizeof(who), "stitch %s", cmd->name);
-	return check_tracing_privileges(who) ? 1 : 0;
+	return check_tracing_privileges(who) || kfeat_require_basics(who) ? 1 : 0;
 }

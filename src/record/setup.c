@@ -10,6 +10,7 @@
 #include "capture.skel.h"
 
 #include "record/record_internal.h"
+#include "kernel/features.h"
 #include "util/core_btf.h"
 #include "util/libbpf_log.h"
 
@@ -72,16 +73,124 @@ static void size_maps_for_use(struct recorder *r, bool cpu_only, bool offcpu)
 		bpf_map__set_max_entries(r->skel->maps.gate_threads, 1);
 }
 
+/* A syscall entry event: syscall:NAME, or tracepoint:syscalls:sys_enter_NAME. */
+static bool syscall_entry(const struct event_spec *ev)
+{
+	return (ev->kind == EVENT_SYSCALL || ev->kind == EVENT_TRACEPOINT) &&
+	       strcmp(ev->a, "syscalls") == 0 && strncmp(ev->b, "sys_enter_", 10) == 0;
+}
+
+/*
+ * Syscall entry events at the raw tracepoint sys_enter where the syscall
+ * tracepoints give a program no kernel stack (6.1: the user's registers).
+ */
+static bool raw_syscalls_wanted(const struct record_opts *o, bool legacy)
+{
+	int i;
+
+	for (i = 0; i < o->nevents; i++) {
+		if (!syscall_entry(&o->events[i]))
+			continue;
+		/* The legacy workers tell syscalls apart by number, and only there. */
+		if (kfeat_has(KFEAT_SYSCALL_TP_KSTACK))
+			return legacy;
+		kfeat_say_missing(KFEAT_SYSCALL_TP_KSTACK,
+				  "syscall events are taken at the raw tracepoint sys_enter, "
+				  "which every system call of the machine passes through");
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Kernels without what the capture programs call (bpf_loop, typed tasks,
+ * bpf_task_pt_regs, cookies: 5.10; or sched_switch's prev_state, for
+ * off-CPU time): the legacy workers, which copy every stack and walk no
+ * interpreter.  Said once, with the first feature missing.
+ */
+static bool legacy_kernel(const struct record_opts *o)
+{
+	static const enum kfeat needed[] = {
+		KFEAT_BPF_LOOP, KFEAT_TASK_BTF, KFEAT_TASK_PT_REGS, KFEAT_ATTACH_COOKIE,
+		KFEAT_NMI_NO_PREALLOC,
+	};
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		if (kfeat_has(needed[i]))
+			continue;
+		kfeat_say_missing(needed[i], "stacks are copied to user space and unwound there "
+				  "(--unwind=copy), interpreter frames walked 32 at most");
+		return true;
+	}
+	for (k = 0; k < o->nevents; k++) {
+		if (o->events[k].kind == EVENT_OFFCPU && !kfeat_has(KFEAT_SWITCH_PREV_STATE)) {
+			kfeat_say_missing(KFEAT_SWITCH_PREV_STATE, "off-CPU stacks are copied to user "
+					  "space and unwound there, interpreter frames walked 32 at most");
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The legacy workers tell events apart without cookies: by kind, so one
+ * cpu, tracepoint, uprobe (or USDT) and kprobe event each; syscalls by
+ * their number.
+ */
+static int legacy_events(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	int seen[LEGACY_KINDS] = { -1, -1, -1, -1 }, kind, i;
+
+	for (i = 0; i < o->nevents; i++) {
+		switch (o->events[i].kind) {
+		case EVENT_CPU:
+			kind = LEGACY_CPU;
+			break;
+		case EVENT_SYSCALL:
+		case EVENT_TRACEPOINT:
+			if (r->att.raw_syscalls && syscall_entry(&o->events[i]))
+				continue;
+			kind = LEGACY_TRACEPOINT;
+			break;
+		case EVENT_UPROBE:
+		case EVENT_USDT:
+			kind = LEGACY_UPROBE;
+			break;
+		case EVENT_KPROBE:
+			kind = LEGACY_KPROBE;
+			break;
+		default:
+			continue;
+		}
+		if (seen[kind] >= 0) {
+			fprintf(stderr, "stitch record: %s and %s: this kernel (%s) has no %s (Linux "
+				"%s), which tell two events of that kind apart; record them one at "
+				"a time\n", o->events[seen[kind]].text, o->events[i].text,
+				kfeat_kernel(), kfeat_name(KFEAT_ATTACH_COOKIE),
+				kfeat_since(KFEAT_ATTACH_COOKIE));
+			return -EINVAL;
+		}
+		seen[kind] = i;
+		r->skel->rodata->legacy_idx[kind] = i;
+	}
+	return 0;
+}
+
 /*
  * Verify only the capture programs our events attach: each is the whole
  * capture path, ~20 ms of verifier time, most of stitch's startup CPU.
  */
-static void load_used_programs_only(struct recorder *r)
+static int load_used_programs_only(struct recorder *r)
 {
 	struct record_opts *o = r->o;
 	bool perf = false, tp = false, uprobe = false, kprobe = false, offcpu = false;
+	bool legacy = r->att.legacy, raw = raw_syscalls_wanted(o, legacy);
 	int i;
 
+	r->att.raw_syscalls = raw;
 	for (i = 0; i < o->nevents; i++) {
 		switch (o->events[i].kind) {
 		case EVENT_CPU:
@@ -89,7 +198,8 @@ static void load_used_programs_only(struct recorder *r)
 			break;
 		case EVENT_SYSCALL:
 		case EVENT_TRACEPOINT:
-			tp = true;
+			if (!raw || !syscall_entry(&o->events[i]))
+				tp = true;
 			break;
 		case EVENT_UPROBE:
 		case EVENT_USDT:
@@ -104,21 +214,36 @@ static void load_used_programs_only(struct recorder *r)
 			break;
 		}
 	}
-	bpf_program__set_autoload(r->skel->progs.on_perf_event, perf);
-	bpf_program__set_autoload(r->skel->progs.capture_perf_event, perf);
-	bpf_program__set_autoload(r->skel->progs.on_tracepoint, tp);
-	bpf_program__set_autoload(r->skel->progs.capture_tracepoint, tp);
-	bpf_program__set_autoload(r->skel->progs.on_uprobe, uprobe);
-	bpf_program__set_autoload(r->skel->progs.capture_uprobe, uprobe);
-	bpf_program__set_autoload(r->skel->progs.on_kprobe, kprobe);
-	bpf_program__set_autoload(r->skel->progs.capture_kprobe, kprobe);
-	bpf_program__set_autoload(r->skel->progs.on_sched_switch, offcpu);
-	bpf_program__set_autoload(r->skel->progs.capture_sched_switch, offcpu);
-	bpf_program__set_autoload(r->skel->progs.on_sched_waking, offcpu && o->wakers);
-	size_maps_for_use(r, perf && !tp && !uprobe && !kprobe && !offcpu, offcpu);
+	if (legacy && legacy_events(r))
+		return -EINVAL;
+	r->skel->rodata->legacy_have_task_pt_regs = kfeat_has(KFEAT_TASK_BTF) &&
+						    kfeat_has(KFEAT_TASK_PT_REGS);
+	bpf_program__set_autoload(r->skel->progs.capture_legacy_perf_event, legacy && perf);
+	bpf_program__set_autoload(r->skel->progs.capture_legacy_tracepoint, legacy && tp);
+	bpf_program__set_autoload(r->skel->progs.capture_legacy_uprobe, legacy && uprobe);
+	bpf_program__set_autoload(r->skel->progs.capture_legacy_kprobe, legacy && kprobe);
+	bpf_program__set_autoload(r->skel->progs.capture_legacy_raw_sys_enter, legacy && raw);
+	bpf_program__set_autoload(r->skel->progs.capture_legacy_sched_switch, legacy && offcpu);
+	bpf_program__set_autoload(r->skel->progs.on_sched_waking_legacy,
+				  legacy && offcpu && o->wakers);
+	bpf_program__set_autoload(r->skel->progs.on_perf_event, !legacy && perf);
+	bpf_program__set_autoload(r->skel->progs.capture_perf_event, !legacy && perf);
+	bpf_program__set_autoload(r->skel->progs.on_tracepoint, !legacy && tp);
+	bpf_program__set_autoload(r->skel->progs.capture_tracepoint, !legacy && tp);
+	bpf_program__set_autoload(r->skel->progs.on_uprobe, !legacy && uprobe);
+	bpf_program__set_autoload(r->skel->progs.capture_uprobe, !legacy && uprobe);
+	bpf_program__set_autoload(r->skel->progs.on_kprobe, !legacy && kprobe);
+	bpf_program__set_autoload(r->skel->progs.capture_kprobe, !legacy && kprobe);
+	bpf_program__set_autoload(r->skel->progs.on_raw_sys_enter, !legacy && raw);
+	bpf_program__set_autoload(r->skel->progs.capture_raw_sys_enter, !legacy && raw);
+	bpf_program__set_autoload(r->skel->progs.on_sched_switch, !legacy && offcpu);
+	bpf_program__set_autoload(r->skel->progs.capture_sched_switch, !legacy && offcpu);
+	bpf_program__set_autoload(r->skel->progs.on_sched_waking, !legacy && offcpu && o->wakers);
+	size_maps_for_use(r, perf && !tp && !raw && !uprobe && !kprobe && !offcpu, offcpu);
 	r->skel->rodata->offcpu_wakers = offcpu && o->wakers;
 	r->skel->rodata->offcpu_min_block_ns = o->min_block_ns;
 	r->skel->rodata->offcpu_runnable = !o->no_runnable;
+	return 0;
 }
 
 /*
@@ -191,6 +316,11 @@ static int load_bpf(struct recorder *r)
 	size_t size;
 	int err, i;
 
+	r->att.legacy = legacy_kernel(o);
+	if (r->att.legacy) {
+		o->unwind_mode = KUNWIND_MODE_COPY;
+		quiet = false;
+	}
 	obj = capture_bpf__elf_bytes(&size);
 	r->open_opts = (struct bpf_object_open_opts){ .sz = sizeof(r->open_opts),
 		.btf_custom_path = core_btf_path(obj, size) };
@@ -227,11 +357,23 @@ static int load_bpf(struct recorder *r)
 		r->skel->rodata->nfixed_tgids = o->target.npids;
 	}
 	r->skel->rodata->follow_forks = o->target.command != NULL;
-	r->skel->rodata->interp_lazy = !walkers_wanted_at_start(o);
+	/* The legacy workers' walkers are a program of their own, always loaded on demand. */
+	r->skel->rodata->interp_lazy = r->att.legacy || !walkers_wanted_at_start(o);
 	r->skel->rodata->ustack_limit = o->stack_bytes;
 	bpf_map__set_max_entries(r->skel->maps.samples, r->ringbuf_mb << 20);
 	bpf_map__set_max_entries(r->skel->maps.scratch, libbpf_num_possible_cpus());
-	load_used_programs_only(r);
+	if (load_used_programs_only(r))
+		return -EINVAL;
+	/*
+	 * Before 6.1 a perf_event program may only use preallocated hash maps
+	 * (an NMI may not allocate): the filters the legacy workers look up
+	 * are, there, a few MiB of kernel memory made up front.
+	 */
+	if (r->att.legacy) {
+		kfeat_prealloc_for_nmi(r->skel->maps.traced_tgids);
+		kfeat_prealloc_for_nmi(r->skel->maps.gate_threads);
+		kfeat_prealloc_for_nmi(r->skel->maps.interp_procs);
+	}
 	if (r->hooks && r->hooks->before_load && r->hooks->before_load(r->hooks->ctx, r->skel))
 		return -1;
 	err = capture_bpf__load(r->skel);
@@ -241,7 +383,8 @@ static int load_bpf(struct recorder *r)
 		libbpf_load_failed("stitch record", err);
 		return err;
 	}
-	err = workers_set(r->skel, r->skel, CAPTURE_WORKER_NATIVE);
+	/* The legacy workers are attached directly: no entry points to hand events to them. */
+	err = r->att.legacy ? 0 : workers_set(r->skel, r->skel, CAPTURE_WORKER_NATIVE);
 	if (err) {
 		fprintf(stderr, "stitch record: cannot hand events to the capture programs: %s\n",
 			strerror(-err));
@@ -276,6 +419,11 @@ static int load_bpf(struct recorder *r)
 		fprintf(stderr, "stitch record: cannot set up interpreter walking: %s\n",
 			strerror(-err));
 		return -1;
+	}
+	/* The legacy workers' walkers, of an interpreter traced from the start: loaded now too. */
+	if (r->att.legacy && walkers_wanted_at_start(o) && walkers_load(r) == 0) {
+		r->interp.load_walkers = NULL;
+		r->walkers_at_start = true;
 	}
 	/* Keys counted in the kernel with interpreter frames: named from their definitions. */
 	r->kw.splice = (struct counted_splice){ .frames = splice_interp, .ctx = r };

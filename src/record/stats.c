@@ -47,6 +47,10 @@ static uint64_t prog_misses(struct recorder *r)
 	struct bpf_program *progs[] = {
 		r->skel->progs.on_perf_event, r->skel->progs.on_tracepoint,
 		r->skel->progs.on_uprobe, r->skel->progs.on_kprobe,
+		r->skel->progs.on_raw_sys_enter,
+		r->skel->progs.capture_legacy_perf_event, r->skel->progs.capture_legacy_tracepoint,
+		r->skel->progs.capture_legacy_uprobe, r->skel->progs.capture_legacy_kprobe,
+		r->skel->progs.capture_legacy_raw_sys_enter,
 	};
 	uint64_t misses = 0;
 	size_t i;
@@ -74,9 +78,10 @@ void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 	if (st[STAT_NO_WORKER])
 		fprintf(stderr, "stitch: LOST %" PRIu64 " events: no capture program took them "
 			"(a bug: please report it)\n", st[STAT_NO_WORKER]);
-	if (prog_misses(r))
+	if (prog_misses(r) + st[STAT_NESTED])
 		fprintf(stderr, "stitch: LOST %" PRIu64 " events the kernel did not let us see: "
-			"another BPF program was running on that CPU\n", prog_misses(r));
+			"another BPF program was running on that CPU\n",
+			prog_misses(r) + st[STAT_NESTED]);
 	if (st[STAT_INTERP_LOST])
 		fprintf(stderr, "stitch: %" PRIu64 " events lost their interpreter frames: ring "
 			"buffer full (marked [interpreter frames lost])\n", st[STAT_INTERP_LOST]);
@@ -190,6 +195,12 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 	prog_cost(sk->progs.on_tracepoint, &ns, &cnt);
 	prog_cost(sk->progs.on_uprobe, &ns, &cnt);
 	prog_cost(sk->progs.on_kprobe, &ns, &cnt);
+	prog_cost(sk->progs.on_raw_sys_enter, &ns, &cnt);
+	prog_cost(sk->progs.capture_legacy_perf_event, &ns, &cnt);
+	prog_cost(sk->progs.capture_legacy_tracepoint, &ns, &cnt);
+	prog_cost(sk->progs.capture_legacy_uprobe, &ns, &cnt);
+	prog_cost(sk->progs.capture_legacy_kprobe, &ns, &cnt);
+	prog_cost(sk->progs.capture_legacy_raw_sys_enter, &ns, &cnt);
 	if (bpf_program__autoload(sk->progs.on_sched_switch)) {
 		uint64_t sns = 0, scnt = 0;
 

@@ -19,9 +19,11 @@
 #include <bpf/bpf.h>
 
 #include "capture.skel.h"
+#include "legacy_walk.skel.h"
 
 #include "record/record_internal.h"
 #include "util/clock.h"
+#include "util/core_btf.h"
 #include "util/exec_path.h"
 
 /*
@@ -60,13 +62,19 @@ static bool maps_interpreter(uint32_t pid)
 	return found;
 }
 
-/* COMMAND's executable as execvp() finds it, resolved through symlinks (python3). */
+/*
+ * COMMAND's executable as execvp() finds it, resolved through symlinks
+ * (python3), or its name: ruby3.1 runs libruby-3.1.so's interpreter, which
+ * only the process's mappings show.
+ */
 static bool command_is_interpreter(const char *cmd)
 {
 	char path[PATH_MAX], real[PATH_MAX];
 
-	return exec_path_find(cmd, path, sizeof(path)) && realpath(path, real) &&
-	       names_interpreter(real);
+	if (exec_path_find(cmd, path, sizeof(path)) && realpath(path, real) &&
+	    (names_interpreter(real) || interp_command_word_names_interpreter(real)))
+		return true;
+	return interp_command_word_names_interpreter(cmd);
 }
 
 bool walkers_wanted_at_start(const struct record_opts *o)
@@ -123,7 +131,7 @@ struct capture_entry {
 	struct bpf_program *worker;
 };
 
-#define CAPTURE_ENTRIES 5
+#define CAPTURE_ENTRIES 6
 
 /* The entry points e of object c, and their workers in object w. */
 static void capture_entries(struct capture_bpf *c, struct capture_bpf *w,
@@ -139,6 +147,8 @@ static void capture_entries(struct capture_bpf *c, struct capture_bpf *w,
 				       w->progs.capture_kprobe };
 	e[4] = (struct capture_entry){ c->progs.on_sched_switch, c->maps.sched_switch_workers,
 				       w->progs.capture_sched_switch };
+	e[5] = (struct capture_entry){ c->progs.on_raw_sys_enter, c->maps.raw_sys_enter_workers,
+				       w->progs.capture_raw_sys_enter };
 }
 
 int workers_set(struct capture_bpf *c, struct capture_bpf *w, uint32_t slot)
@@ -193,11 +203,68 @@ static int load_walkers(struct recorder *r)
 	return workers_set(r->skel, r->walkers, CAPTURE_WORKER_WALKERS);
 }
 
+/*
+ * The legacy workers' walkers (record/legacy_walk.bpf.c, kernels without
+ * bpf_loop): a program per type of the workers in use, tail-called from
+ * their slot in the capture object; every map but its own data is the
+ * capture object's.
+ */
+static int load_legacy_walkers(struct recorder *r)
+{
+	struct bpf_object_open_opts opts = { .sz = sizeof(opts) };
+	struct capture_bpf *c = r->skel;
+	struct legacy_walk_bpf *w;
+	struct bpf_map *m, *mine;
+	const void *obj;
+	size_t size;
+	int err = 0, i;
+	struct {
+		struct bpf_program *worker, *walker;
+		struct bpf_map *slot;
+	} kinds[4];
+
+	obj = legacy_walk_bpf__elf_bytes(&size);
+	opts.btf_custom_path = core_btf_path(obj, size);
+	w = r->legacy_walkers = legacy_walk_bpf__open_opts(&opts);
+	if (!w)
+		return -errno;
+	bpf_object__for_each_map(m, w->obj) {
+		if (bpf_map__is_internal(m))
+			continue;
+		mine = bpf_object__find_map_by_name(c->obj, bpf_map__name(m));
+		err = mine ? bpf_map__reuse_fd(m, bpf_map__fd(mine)) : -ENOENT;
+		if (err)
+			return err;
+	}
+	kinds[0] = (typeof(kinds[0])){ c->progs.capture_legacy_perf_event,
+				       w->progs.legacy_walk_perf_event, c->maps.legacy_walk_perf_event };
+	kinds[1] = (typeof(kinds[0])){ c->progs.capture_legacy_tracepoint,
+				       w->progs.legacy_walk_tracepoint, c->maps.legacy_walk_tracepoint };
+	kinds[2] = (typeof(kinds[0])){ c->progs.capture_legacy_raw_sys_enter,
+				       w->progs.legacy_walk_raw_tp, c->maps.legacy_walk_raw_tp };
+	/* uprobe and kprobe workers are one program type: one walker for both. */
+	kinds[3] = (typeof(kinds[0])){ bpf_program__autoload(c->progs.capture_legacy_uprobe) ?
+				       c->progs.capture_legacy_uprobe : c->progs.capture_legacy_kprobe,
+				       w->progs.legacy_walk_kprobe, c->maps.legacy_walk_kprobe };
+	for (i = 0; i < 4; i++)
+		bpf_program__set_autoload(kinds[i].walker, bpf_program__autoload(kinds[i].worker));
+	err = legacy_walk_bpf__load(w);
+	for (i = 0; !err && i < 4; i++) {
+		__u32 zero = 0;
+		int fd = bpf_program__fd(kinds[i].walker);
+
+		if (bpf_program__autoload(kinds[i].walker) &&
+		    bpf_map_update_elem(bpf_map__fd(kinds[i].slot), &zero, &fd, BPF_ANY))
+			err = -errno;
+	}
+	return err;
+}
+
 int walkers_load(void *ctx)
 {
 	struct recorder *r = ctx;
 	double start = mono_s();
-	int err = load_walkers(r);
+	int err = r->att.legacy ? load_legacy_walkers(r) : load_walkers(r);
 
 	r->walkers_load_s = mono_s() - start;
 	if (err) {
@@ -213,6 +280,8 @@ void walkers_free(struct recorder *r)
 {
 	capture_bpf__destroy(r->walkers);
 	r->walkers = NULL;
+	legacy_walk_bpf__destroy(r->legacy_walkers);
+	r->legacy_walkers = NULL;
 }
 
 void walkers_report(struct recorder *r)
@@ -222,9 +291,13 @@ void walkers_report(struct recorder *r)
 	else if (!r->skel->rodata->interp_lazy)
 		fprintf(stderr, "stitch stats: interpreter walkers: loaded with the capture "
 			"program (an interpreter was traced from the start)\n");
-	else if (r->walkers)
+	else if (r->walkers_at_start)
+		fprintf(stderr, "stitch stats: interpreter walkers: loaded at the start (%.0f ms, "
+			"bounded walks of kernels without bpf_loop)\n", r->walkers_load_s * 1e3);
+	else if (r->walkers || r->legacy_walkers)
 		fprintf(stderr, "stitch stats: interpreter walkers: loaded when the first "
-			"interpreter was recognized (%.0f ms)\n", r->walkers_load_s * 1e3);
+			"interpreter was recognized (%.0f ms%s)\n", r->walkers_load_s * 1e3,
+			r->legacy_walkers ? ", bounded walks of kernels without bpf_loop" : "");
 	else
 		fprintf(stderr, "stitch stats: interpreter walkers: not loaded (%s)\n",
 			r->interp.walkers_err ? "they could not be" : "no interpreter seen");

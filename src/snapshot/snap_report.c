@@ -44,15 +44,19 @@ static const struct {
 	{ SYS_recvfrom, "recvfrom", true },	{ SYS_recvmsg, "recvmsg", true },
 	{ SYS_recvmmsg, "recvmmsg", true },	{ SYS_sendto, "sendto", true },
 	{ SYS_sendmsg, "sendmsg", true },	{ SYS_sendmmsg, "sendmmsg", true },
-	{ SYS_epoll_wait, "epoll_wait", true },	{ SYS_epoll_pwait, "epoll_pwait", true },
+	/* x86-64's legacy calls: arm64 has only their successors (epoll_pwait, ppoll, ...). */
+#ifdef SYS_epoll_wait
+	{ SYS_epoll_wait, "epoll_wait", true },	{ SYS_poll, "poll", false },
+	{ SYS_select, "select", false },	{ SYS_pause, "pause", false },
+#endif
+	{ SYS_epoll_pwait, "epoll_pwait", true },
 	{ SYS_epoll_pwait2, "epoll_pwait2", true },
 	{ SYS_io_uring_enter, "io_uring_enter", true },
-	{ SYS_poll, "poll", false },		{ SYS_ppoll, "ppoll", false },
-	{ SYS_select, "select", false },	{ SYS_pselect6, "pselect6", false },
+	{ SYS_ppoll, "ppoll", false },		{ SYS_pselect6, "pselect6", false },
 	{ SYS_futex, "futex", false },		{ SYS_nanosleep, "nanosleep", false },
 	{ SYS_clock_nanosleep, "clock_nanosleep", false },
 	{ SYS_wait4, "wait4", false },		{ SYS_waitid, "waitid", false },
-	{ SYS_pause, "pause", false },		{ SYS_rt_sigsuspend, "rt_sigsuspend", false },
+	{ SYS_rt_sigsuspend, "rt_sigsuspend", false },
 	{ SYS_rt_sigtimedwait, "rt_sigtimedwait", false },
 	{ SYS_openat, "openat", false },	{ SYS_mmap, "mmap", false },
 	{ SYS_munmap, "munmap", false },	{ SYS_msync, "msync", false },
@@ -302,6 +306,8 @@ static void print_group(FILE *f, const struct snap_thread *t, const struct snap_
 	fprintf(f, ") in %c", first->state);
 	if (on_cpu == g->count) {
 		fprintf(f, ", on CPU now");
+	} else if (g->max_since == SNAP_SINCE_UNKNOWN) {
+		/* how long: not known (from /proc) */
 	} else {
 		snap_fmt_duration(a, sizeof(a), g->min_since);
 		snap_fmt_duration(b, sizeof(b), g->max_since);
@@ -332,7 +338,7 @@ static void print_thread(FILE *f, const struct snap_thread *t)
 	fprintf(f, "tid %u (%s pid %u) in %c", t->tid, t->comm, t->pid, t->state);
 	if (t->on_cpu) {
 		fprintf(f, ", on CPU now");
-	} else {
+	} else if (t->since_ns != SNAP_SINCE_UNKNOWN) {
 		snap_fmt_duration(a, sizeof(a), t->since_ns);
 		fprintf(f, " for %s", a);
 	}
@@ -380,8 +386,12 @@ void snap_print_json(FILE *f, const struct snap_thread *t)
 	json_string(f, t->comm);
 	fprintf(f, ",\"state\":");
 	json_string(f, state);
-	fprintf(f, ",\"group\":%d,\"on_cpu\":%s,\"cpu_ns\":%" PRIu64 ",\"since_ran_ns\":%" PRIu64,
-		t->group, t->on_cpu ? "true" : "false", t->cpu_ns, t->since_ns);
+	fprintf(f, ",\"group\":%d,\"on_cpu\":%s,\"cpu_ns\":%" PRIu64, t->group,
+		t->on_cpu ? "true" : "false", t->cpu_ns);
+	if (t->since_ns == SNAP_SINCE_UNKNOWN)
+		fprintf(f, ",\"since_ran_ns\":null");
+	else
+		fprintf(f, ",\"since_ran_ns\":%" PRIu64, t->since_ns);
 	if (t->in_syscall) {
 		const char *name = snap_syscall_name(t->syscall_nr);
 

@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* since_ns where the kernel does not say (snapshot from /proc). */
+#define SNAP_SINCE_UNKNOWN UINT64_MAX
+
 struct snap_thread {
 	uint32_t pid, tid, round;
 	char comm[64];		/* printable: escaped by snap_clean */
@@ -20,7 +23,7 @@ struct snap_thread {
 	bool in_syscall;
 	long syscall_nr;
 	uint64_t cpu_ns;	/* CPU time so far */
-	uint64_t since_ns;	/* since it last ran (0 if running) */
+	uint64_t since_ns;	/* since it last ran (0 if running; SNAP_SINCE_UNKNOWN) */
 	char *wait;		/* what it waits on, printable, or NULL */
 	const char *note;	/* why its stack is short or missing, or NULL */
 	char *stack;		/* frame strings, innermost first, each ending in '\n' */

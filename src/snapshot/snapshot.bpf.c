@@ -15,6 +15,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "capture/user_regs.bpf.h"
+
 #include "capture/uret.bpf.h"
 #include "snapshot/snapshot.h"
 
@@ -155,7 +157,8 @@ int snapshot_tasks(struct bpf_iter__task *ctx)
 	rq = BPF_CORE_READ(bpf_get_current_task_btf(), se.cfs_rq, rq);
 	if (rq)
 		r->clock_now = BPF_CORE_READ(rq, clock);
-	if (task->on_cpu)
+	/* An int, but a u8 in sid's 7.2: read at whatever size this kernel's is. */
+	if (BPF_CORE_READ_BITFIELD(task, on_cpu))
 		r->flags |= SNAP_ON_CPU;
 	if (task == bpf_get_current_task_btf())
 		r->flags |= SNAP_SELF;
@@ -176,14 +179,15 @@ int snapshot_tasks(struct bpf_iter__task *ctx)
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 		if (regs) {
 			r->flags |= SNAP_USER_REGS;
-			r->ip = BPF_CORE_READ(regs, ip);
-			r->sp = BPF_CORE_READ(regs, sp);
-			r->bp = BPF_CORE_READ(regs, bp);
-			r->syscall_nr = BPF_CORE_READ(regs, orig_ax);
-			r->args[0] = BPF_CORE_READ(regs, di);
-			r->args[1] = BPF_CORE_READ(regs, si);
-			r->args[2] = BPF_CORE_READ(regs, dx);
-			r->args[3] = BPF_CORE_READ(regs, r10);
+			r->ip = UREG_IP_CORE(regs);
+			r->sp = UREG_SP_CORE(regs);
+			r->bp = UREG_FP_CORE(regs);
+			r->lr = UREG_LR_CORE(regs);
+			r->syscall_nr = UREG_SYSCALL_NR_CORE(regs);
+			r->args[0] = UREG_ARG0_CORE(regs);
+			r->args[1] = UREG_ARG1_CORE(regs);
+			r->args[2] = UREG_ARG2_CORE(regs);
+			r->args[3] = UREG_ARG3_CORE(regs);
 			/* The stack's mapping end caps the copy; unknown: faults do. */
 			if (bpf_find_vma(task, r->sp, vma_end_cb, &vc, 0) || !vc.end)
 				vc.end = r->sp + SNAP_MAX_USTACK;

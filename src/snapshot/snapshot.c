@@ -26,6 +26,7 @@
 #include "snapshot/snapshot_cmd.h"
 #include "formats/output.h"
 #include "interp/interp_api.h"
+#include "kernel/features.h"
 #include "profile/copy_unwind.h"
 #include "profile/debug_prefetch.h"
 #include "proc/procs.h"
@@ -33,11 +34,13 @@
 #include "profile/stacks.h"
 #include "symbolize/debuginfod_fetch.h"
 #include "unwind/unwind.h"
+#include "util/arch.h"
 #include "util/cli.h"
 #include "util/clock.h"
 #include "util/libbpf_log.h"
 #include "util/privileges.h"
 #include "snapshot/snap_outputs.h"
+#include "snapshot/snap_proc.h"
 #include "snapshot/snap_report.h"
 #include "snapshot/stack_rest.h"
 #include "snapshot/snapshot.h"
@@ -70,6 +73,8 @@ struct snap_opts {
 struct snapper {
 	struct snap_opts *o;
 	struct snapshot_bpf *skel;
+	/* No task iterator on this kernel: records read from /proc (snap_proc.h). */
+	bool from_proc;
 	struct bpf_link *link;
 	struct binary_cache bins;	/* kept across rounds: tables and symbols warm */
 	struct procs procs;		/* rebuilt each round: mappings change */
@@ -284,14 +289,32 @@ static int pids_of_comm(struct snap_opts *o)
 	return 0;
 }
 
+/*
+ * Where the kernel cannot run the iterator: /proc, which gives every thread's
+ * stacks but no interpreter frames and not how long a thread has slept.
+ */
+static int read_from_proc(struct snapper *s, const char *why)
+{
+	s->from_proc = true;
+	fprintf(stderr, "stitch snapshot: %s: reading the threads from /proc instead (no "
+		"interpreter frames, nor how long each has been off the CPU)\n", why);
+	return 0;
+}
+
 static int load_bpf(struct snapper *s)
 {
 	struct snap_opts *o = s->o;
+	char why[160];
 	size_t i;
 	uint8_t one = 1;
 	int err;
 
 	libbpf_quiet();
+	if (!kfeat_has(KFEAT_COPY_FROM_USER_TASK)) {
+		snprintf(why, sizeof(why), "this kernel (%s) has no %s (Linux %s)", kfeat_kernel(),
+			 kfeat_name(KFEAT_COPY_FROM_USER_TASK), kfeat_since(KFEAT_COPY_FROM_USER_TASK));
+		return read_from_proc(s, why);
+	}
 	s->skel = snapshot_bpf__open();
 	if (!s->skel) {
 		fprintf(stderr, "stitch snapshot: cannot open the BPF object: %s\n",
@@ -299,6 +322,7 @@ static int load_bpf(struct snapper *s)
 		return -1;
 	}
 	s->skel->rodata->all_tasks = o->all;
+	s->skel->rodata->interp_have_copy_str = kfeat_has(KFEAT_COPY_STR_KFUNC);
 	s->skel->rodata->skip_kthreads = o->no_kthreads;
 	err = libbpf_num_possible_cpus();
 	if (err <= 0 || bpf_map__set_max_entries(s->skel->maps.scratch, err)) {
@@ -306,11 +330,16 @@ static int load_bpf(struct snapper *s)
 		return -1;
 	}
 	err = snapshot_bpf__load(s->skel);
-	if (err) {
-		fprintf(stderr, "stitch snapshot: the kernel refused the task iterator (%s); it "
-			"needs BPF task iterators that may sleep (Linux 5.18 or later with BTF); "
-			"STITCH_DEBUG=1 shows the verifier's reason\n", strerror(-err));
+	if (err == -EPERM) {
+		libbpf_load_failed("stitch snapshot", err);
 		return -1;
+	}
+	if (err) {
+		snprintf(why, sizeof(why), "the kernel (%s) refused the task iterator (%s; "
+			 "STITCH_DEBUG_BPF=1 shows why)", kfeat_kernel(), strerror(-err));
+		snapshot_bpf__destroy(s->skel);
+		s->skel = NULL;
+		return read_from_proc(s, why);
 	}
 	for (i = 0; i < o->npids; i++) {
 		if (bpf_map__update_elem(s->skel->maps.targets, &o->pids[i], sizeof(uint32_t),
@@ -379,6 +408,21 @@ static int read_iter(struct snapper *s)
 	return 0;
 }
 
+/* One pass over the targets' threads: the iterator's, or /proc's. */
+static int read_records(struct snapper *s)
+{
+	struct snap_proc_targets t = { s->o->pids, s->o->npids, s->o->all, s->o->no_kthreads,
+				       (uint32_t)getpid() };
+
+	if (!s->from_proc)
+		return read_iter(s);
+	if (snap_proc_read(&t, &s->buf, &s->len, &s->cap)) {
+		fprintf(stderr, "stitch snapshot: out of memory reading /proc\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- one thread -------------------------------------------------------- */
 
 /*
@@ -388,7 +432,7 @@ static int read_iter(struct snapper *s)
 static int user_frames(struct snapper *s, const struct snap_record *r, const uint8_t *ustack,
 		       struct uframe *uf, const char **note)
 {
-	struct unwind_regs regs = { r->ip, r->sp, r->bp };
+	struct unwind_regs regs = { r->ip, r->sp, r->bp, r->lr };
 	struct unwind_stack stack = { r->sp, ustack, r->ustack_bytes };
 	struct proc *proc = procs_get(&s->procs, r->pid);
 	struct unwind_uret uret[STITCH_URET_MAX];
@@ -460,15 +504,11 @@ static bool sched_frame(const char *name)
 {
 	static const char *const prefixes[] = {
 		"__schedule", "schedule", "io_schedule", "__switch_to", "preempt_schedule",
-		"__cond_resched", "_cond_resched", "__x64_sys_", "do_syscall_64",
-		"entry_SYSCALL", "x64_sys_call",
+		"__cond_resched", "_cond_resched", STITCH_KSYSCALL_WRAPPER,
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
+	return stitch_name_starts_any(name, prefixes, sizeof(prefixes) / sizeof(prefixes[0])) ||
+	       stitch_kframe_syscall_entry(name);
 }
 
 /*
@@ -485,8 +525,7 @@ static char *wait_text(struct snapper *s, struct snap_thread *t, const struct sn
 
 	for (i = 0; i < n && !t->in_syscall; i++)
 		if (s->nf[i].kind == FRAME_KERNEL && s->nf[i].name &&
-		    (!strcmp(s->nf[i].name, "do_syscall_64") ||
-		     !strncmp(s->nf[i].name, "entry_SYSCALL_64", 16)))
+		    stitch_kframe_syscall_entry(s->nf[i].name))
 			t->in_syscall = true;
 	if (t->in_syscall) {
 		t->syscall_nr = (long)r->syscall_nr;
@@ -553,7 +592,9 @@ static size_t thread_unwind(struct snapper *s, const struct snap_record *r, uint
 	t->state = snap_state_letter(r->state, r->exit_state);
 	t->on_cpu = r->flags & SNAP_ON_CPU;
 	t->cpu_ns = r->cpu_ns;
-	if (!t->on_cpu && r->task_clock_task > r->exec_start) {
+	if (r->flags & SNAP_NO_SINCE) {
+		t->since_ns = t->on_cpu ? 0 : SNAP_SINCE_UNKNOWN;
+	} else if (!t->on_cpu && r->task_clock_task > r->exec_start) {
 		t->since_ns = r->task_clock_task - r->exec_start;
 		if (r->clock_now > r->task_clock)	/* its CPU's clock is that old */
 			t->since_ns += r->clock_now - r->task_clock;
@@ -715,13 +756,13 @@ static int one_round(struct snapper *s, uint32_t round)
 	double t0 = mono_s(), t1;
 	int ng = 0, i, rc = 0;
 
-	if (read_iter(s))
+	if (read_records(s))
 		return -1;
 	procs_free(&s->procs);
 	if (procs_init(&s->procs, &s->bins))
 		return -1;
 	/* New interpreters: read again, now with their threads' script frames. */
-	if (find_interpreters(s) > 0 && read_iter(s))
+	if (!s->from_proc && find_interpreters(s) > 0 && read_iter(s))
 		return -1;
 	t1 = mono_s();
 	while (off + sizeof(struct snap_record) <= s->len) {
@@ -884,7 +925,7 @@ static int run(struct snapper *s)
 	if (s->bad_records)
 		fprintf(stderr, "stitch snapshot: %" PRIu64 " malformed records from the iterator "
 			"were skipped\n", s->bad_records);
-	if (s->skel->bss->write_errors)
+	if (s->skel && s->skel->bss->write_errors)
 		fprintf(stderr, "stitch snapshot: %llu threads could not be written by the "
 			"iterator and are missing\n",
 			(unsigned long long)s->skel->bss->write_errors);
@@ -909,7 +950,8 @@ int cmd_snapshot(int argc, char **argv)
 		rc = 1;
 		goto out_opts;
 	}
-	if (check_tracing_privileges("stitch snapshot") != 0) {
+	if (check_tracing_privileges("stitch snapshot") != 0 ||
+	    kfeat_require_basics("stitch snapshot") != 0) {
 		rc = 1;
 		goto out_opts;
 	}

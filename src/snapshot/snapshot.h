@@ -33,6 +33,7 @@ enum snap_flags {
 	SNAP_USTACK_CUT = 1 << 3,	/* the copy stopped at SNAP_MAX_USTACK, not a fault */
 	SNAP_NO_MM = 1 << 4,		/* a user thread without memory: exiting */
 	SNAP_SELF = 1 << 5,		/* the thread running the iterator */
+	SNAP_NO_SINCE = 1 << 6,		/* when it last ran is not known (read from /proc) */
 };
 
 struct snap_record {
@@ -51,6 +52,7 @@ struct snap_record {
 	__u64 syscall_nr;		/* pt_regs orig_ax */
 	__u64 args[4];			/* di, si, dx, r10 */
 	__u64 ip, sp, bp;
+	__u64 lr;			/* arm64's x30; x86: 0 */
 	__u32 nkernel;			/* kernel addresses that follow, innermost first */
 	__u32 ustack_bytes;		/* user stack bytes after them, from sp up */
 	__u32 interp_bytes;		/* then its interpreter frames: a struct interp_event */

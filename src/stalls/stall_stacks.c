@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "profile/debug_prefetch.h"
 #include "stalls/stall_stacks.h"
@@ -299,19 +300,28 @@ void stalls_report_stall(struct stalls_report *sr, const struct stall_event *ev,
 	stacks_free(&st);
 }
 
-/* x86-64 numbers of the system calls an event loop waits in. */
+/* The system calls an event loop waits in, by this architecture's numbers. */
 static const struct {
 	const char *name;
 	uint32_t nr;
 } syscalls[] = {
-	{ "epoll_wait", 232 }, { "epoll_pwait", 281 }, { "epoll_pwait2", 441 },
-	{ "poll", 7 }, { "ppoll", 271 }, { "select", 23 }, { "pselect6", 270 },
-	{ "io_uring_enter", 426 },
+	{ "epoll_pwait", SYS_epoll_pwait }, { "epoll_pwait2", SYS_epoll_pwait2 },
+	{ "ppoll", SYS_ppoll }, { "pselect6", SYS_pselect6 },
+	{ "io_uring_enter", SYS_io_uring_enter },
+	/* x86-64's older calls: arm64 has only the ones above. */
+#ifdef SYS_epoll_wait
+	{ "epoll_wait", SYS_epoll_wait }, { "poll", SYS_poll }, { "select", SYS_select },
+#endif
 	/* Not found automatically, for loops that wait otherwise (--loop-syscall). */
-	{ "read", 0 }, { "recvfrom", 45 }, { "recvmsg", 47 }, { "recvmmsg", 299 },
-	{ "accept", 43 }, { "accept4", 288 }, { "nanosleep", 35 }, { "clock_nanosleep", 230 },
-	{ "futex", 202 }, { "wait4", 61 }, { "pause", 34 }, { "rt_sigtimedwait", 128 },
-	{ "msgrcv", 70 }, { "semop", 65 }, { "semtimedop", 220 },
+	{ "read", SYS_read }, { "recvfrom", SYS_recvfrom }, { "recvmsg", SYS_recvmsg },
+	{ "recvmmsg", SYS_recvmmsg }, { "accept", SYS_accept }, { "accept4", SYS_accept4 },
+	{ "nanosleep", SYS_nanosleep }, { "clock_nanosleep", SYS_clock_nanosleep },
+	{ "futex", SYS_futex }, { "wait4", SYS_wait4 },
+#ifdef SYS_pause
+	{ "pause", SYS_pause },
+#endif
+	{ "rt_sigtimedwait", SYS_rt_sigtimedwait },
+	{ "msgrcv", SYS_msgrcv }, { "semop", SYS_semop }, { "semtimedop", SYS_semtimedop },
 };
 
 const char *stalls_syscall_name(uint32_t nr)

@@ -15,6 +15,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "capture/user_regs.bpf.h"
+
 #include "stalls/stalls.h"
 
 #define barrier() asm volatile("" ::: "memory")
@@ -115,6 +117,18 @@ static __always_inline void send_stall(const struct stall_thread *t, __u32 tgid,
 	bpf_ringbuf_submit(e, 0);
 }
 
+/*
+ * The current thread's CPU time.  Read through bpf_get_current_task() and a
+ * probe read (~20 ns), not a typed task pointer, which kernels before 5.11
+ * do not give (Debian 11's 5.10).
+ */
+static __always_inline __u64 current_runtime(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, se.sum_exec_runtime);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
@@ -125,7 +139,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 
 	if (!t || !is_loop_syscall(t, (__u32)id))
 		return 0;
-	oncpu = bpf_get_current_task_btf()->se.sum_exec_runtime - t->runtime_at_exit;
+	oncpu = current_runtime() - t->runtime_at_exit;
 	stalled = stall_gate_open(t, t->runtime_at_exit + oncpu, threshold_ns);
 	/*
 	 * Close the gate before taking the end time: the sampler can fire
@@ -147,7 +161,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct stall_thread *t = thread_of(pid_tgid >> 32, tid);
-	__u32 nr = (__u32)BPF_CORE_READ(regs, orig_ax);
+	__u32 nr = (__u32)UREG_SYSCALL_NR_CORE(regs);
 
 	if (!t || !is_loop_syscall(t, nr))
 		return 0;
@@ -157,7 +171,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	 * the new start, never the last stall's.
 	 */
 	t->from_attach = 0;
-	t->runtime_at_exit = bpf_get_current_task_btf()->se.sum_exec_runtime;
+	t->runtime_at_exit = current_runtime();
 	t->loop_exit_ns = bpf_ktime_get_ns();
 	barrier();
 	t->in_wait = 0;

@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/features.h"
 #include "util/cli.h"
 #include "stalls/stalls_cmd.h"
 #include "formats/output.h"
@@ -38,6 +39,18 @@ static const char *const auto_loop_syscalls[] = {
 	"epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect6",
 	"io_uring_enter",
 };
+#define AUTO_LOOP_SYSCALLS (sizeof(auto_loop_syscalls) / sizeof(auto_loop_syscalls[0]))
+
+/* The numbers of those this architecture has (arm64: no epoll_wait, poll, select). */
+static size_t loop_candidates(uint32_t out[AUTO_LOOP_SYSCALLS])
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < AUTO_LOOP_SYSCALLS; i++)
+		if (stalls_syscall_nr(auto_loop_syscalls[i]) >= 0)
+			out[n++] = stalls_syscall_nr(auto_loop_syscalls[i]);
+	return n;
+}
 
 struct stalls_opts {
 	struct record_opts run;		/* the engine's: the targets, -F, -d */
@@ -193,7 +206,8 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 {
 	struct stalls *s = ctx;
 	struct stalls_opts *o = s->o;
-	size_t i;
+	uint32_t candidates[AUTO_LOOP_SYSCALLS];
+	size_t i, n;
 	int err;
 
 	s->skel = stalls_bpf__open();
@@ -203,9 +217,13 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 	}
 	s->skel->rodata->threshold_ns = o->threshold_ns;
 	s->skel->rodata->loop_nr = o->loop_nr < 0 ? STALLS_LOOP_UNKNOWN : (uint32_t)o->loop_nr;
-	for (i = 0; i < sizeof(auto_loop_syscalls) / sizeof(auto_loop_syscalls[0]); i++)
-		s->skel->rodata->candidates[i] = stalls_syscall_nr(auto_loop_syscalls[i]);
-	s->skel->rodata->ncandidates = i;
+	n = loop_candidates(candidates);
+	for (i = 0; i < n; i++)
+		s->skel->rodata->candidates[i] = candidates[i];
+	s->skel->rodata->ncandidates = n;
+	/* The capture program's perf_event workers look them up (kernel/features.h). */
+	kfeat_prealloc_for_nmi(s->skel->maps.gate_threads);
+	kfeat_prealloc_for_nmi(s->skel->maps.traced_tgids);
 	err = stalls_bpf__load(s->skel);
 	if (err) {
 		libbpf_load_failed("stitch stalls", err);
@@ -243,12 +261,10 @@ static int on_stall_event(void *ctx, void *data, size_t size)
  */
 static void seed_running_threads(struct stalls *s)
 {
-	size_t n = sizeof(auto_loop_syscalls) / sizeof(auto_loop_syscalls[0]), i;
-	uint32_t candidates[sizeof(auto_loop_syscalls) / sizeof(auto_loop_syscalls[0])];
+	uint32_t candidates[AUTO_LOOP_SYSCALLS];
+	size_t n = loop_candidates(candidates);
 	int seeded;
 
-	for (i = 0; i < n; i++)
-		candidates[i] = stalls_syscall_nr(auto_loop_syscalls[i]);
 	seeded = stalls_seed_threads(bpf_map__fd(s->skel->maps.stall_threads),
 				     bpf_map__fd(s->skel->maps.gate_threads), s->o->threshold_ns,
 				     s->o->run.target.pids, s->o->run.target.npids,

@@ -104,10 +104,30 @@ static uint8_t binding_rank(unsigned char bind)
 	}
 }
 
-static bool is_wanted_function(const GElf_Sym *sym)
+/* sym's section holds code. */
+static bool in_code(Elf *elf, const GElf_Sym *sym)
+{
+	Elf_Scn *scn;
+	GElf_Shdr shdr;
+
+	if (sym->st_shndx >= SHN_LORESERVE)
+		return false;
+	scn = elf_getscn(elf, sym->st_shndx);
+	return scn && gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_EXECINSTR);
+}
+
+static bool is_wanted_function(Elf *elf, const GElf_Sym *sym)
 {
 	unsigned char type = GELF_ST_TYPE(sym->st_info);
 
+	/*
+	 * A sized global label in code is an assembly entry point: the
+	 * kernel's vDSO exports arm64's signal trampoline so
+	 * (__kernel_rt_sigreturn, NOTYPE, 8 bytes).
+	 */
+	if (type == STT_NOTYPE && sym->st_size && GELF_ST_BIND(sym->st_info) == STB_GLOBAL &&
+	    sym->st_shndx != SHN_UNDEF && in_code(elf, sym))
+		return true;
 	if (type != STT_FUNC && type != STT_GNU_IFUNC)
 		return false;
 	/* Undefined imports and absolute values name no code of this binary. */
@@ -188,7 +208,7 @@ static long add_section(struct symtab *st, Elf *elf, Elf_Scn *scn, const GElf_Sh
 		const char *name;
 		int err;
 
-		if (!gelf_getsym(data, (int)i, &sym) || !is_wanted_function(&sym))
+		if (!gelf_getsym(data, (int)i, &sym) || !is_wanted_function(elf, &sym))
 			continue;
 		/* elf_strptr checks the index and the terminating NUL. */
 		name = elf_strptr(elf, shdr->sh_link, sym.st_name);

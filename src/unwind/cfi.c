@@ -19,10 +19,19 @@
 #include "util/array.h"
 #include "util/elf_util.h"
 
-/* x86-64 DWARF register numbers. */
+/*
+ * DWARF register numbers of the frame pointer, the stack pointer and the
+ * return address column (named after x86-64's registers throughout).
+ */
+#ifdef STITCH_ARCH_ARM64
+#define REG_RBP		29	/* x29 */
+#define REG_RSP		31	/* sp */
+#define REG_RA		30	/* x30, the link register */
+#else
 #define REG_RBP		6
 #define REG_RSP		7
 #define REG_RA		16
+#endif
 
 /* Pointer encodings (LSB, .eh_frame). */
 #define PE_OMIT		0xff
@@ -68,6 +77,12 @@
 #define CFA_VAL_OFFSET		0x14
 #define CFA_VAL_OFFSET_SF	0x15
 #define CFA_VAL_EXPRESSION	0x16
+/*
+ * AArch64: the return address's signing state flips (pointer
+ * authentication, paciasp/autiasp); the unwinder strips signatures anyway.
+ * (SPARC's DW_CFA_GNU_window_save on that architecture.)
+ */
+#define CFA_AARCH64_NEGATE_RA_STATE 0x2d
 #define CFA_GNU_ARGS_SIZE	0x2e
 #define CFA_GNU_NEG_OFFSET_EXT	0x2f
 
@@ -611,8 +626,18 @@ static struct stitch_unwind_row state_to_row(const struct cie *c, const struct c
 		row.cfa_rule = STITCH_CFA_END;
 		return row;
 	}
+#ifdef STITCH_ARCH_ARM64
+	/* In x30 (no rule: a leaf, a prologue), or saved in the frame. */
+	if (s->ra.kind == REG_AT_CFA && s->ra.off != 0 && fits_s16(s->ra.off))
+		row.ra_offset = (int16_t)s->ra.off;
+	else if (s->ra.kind != REG_DEFAULT && s->ra.kind != REG_SAME)
+		return unknown;
+	if (s->rsp.kind != REG_DEFAULT)
+		return unknown;
+#else
 	if (s->ra.kind != REG_AT_CFA || s->ra.off != -8 || s->rsp.kind != REG_DEFAULT)
 		return unknown;
+#endif
 	switch (s->rbp.kind) {
 	case REG_DEFAULT:
 	case REG_SAME:
@@ -1004,6 +1029,10 @@ static enum step_result exec_op(struct interp *in, struct reader *r)
 		return op_expression(in, r, true);
 	case CFA_GNU_ARGS_SIZE:
 		return rd_uleb(r, &u) ? STEP_OK : STEP_UNKNOWN;
+#ifdef STITCH_ARCH_ARM64
+	case CFA_AARCH64_NEGATE_RA_STATE:
+		return STEP_OK;
+#endif
 	default:
 		return STEP_UNKNOWN;
 	}
@@ -1271,10 +1300,11 @@ static int cmp_brow(const void *a, const void *b)
 	return (int)y->closing - (int)x->closing;
 }
 
-static bool same_rule(const struct stitch_unwind_row *a, const struct stitch_unwind_row *b)
+bool unwind_row_same_rule(const struct stitch_unwind_row *a, const struct stitch_unwind_row *b)
 {
 	return a->cfa_rule == b->cfa_rule && a->cfa_offset == b->cfa_offset &&
-	       a->rbp_rule == b->rbp_rule && a->rbp_offset == b->rbp_offset;
+	       a->rbp_rule == b->rbp_rule && a->rbp_offset == b->rbp_offset &&
+	       a->ra_offset == b->ra_offset;
 }
 
 /* Sort, keep one row per pc, drop rows above 4 GiB, merge equal neighbours. */
@@ -1294,11 +1324,10 @@ static int finish_table(struct builder *b, struct unwind_table *out)
 			break;
 		if (i + 1 < b->nr_out && b->out[i + 1].pc == br->pc)
 			continue;	/* the later one wins (see cmp_brow) */
-		if (n && same_rule(&rows[n - 1], &br->r))
+		if (n && unwind_row_same_rule(&rows[n - 1], &br->r))
 			continue;
 		rows[n] = br->r;
 		rows[n].pc = (uint32_t)br->pc;
-		rows[n].reserved = 0;
 		n++;
 	}
 	out->rows = rows;

@@ -86,6 +86,9 @@ const struct stitch_unwind_row *unwind_table_lookup(const struct unwind_table *t
 
 void unwind_table_free(struct unwind_table *t);
 
+/* Rows a and b say the same (their pc aside): the table keeps only the first. */
+bool unwind_row_same_rule(const struct stitch_unwind_row *a, const struct stitch_unwind_row *b);
+
 /*
  * The .eh_frame_hdr binary search table: the start of every function that
  * has an FDE, sorted.  The rows above say how to unwind at a pc, not where

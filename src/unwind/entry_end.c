@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "unwind/entry_end.h"
+#include "unwind/table_edit.h"
 #include "util/elf_util.h"
 
 static bool has_interp(Elf *elf)
@@ -87,44 +88,10 @@ bool entry_code_range(Elf *elf, const struct unwind_table *t, uint64_t *lo, uint
 	return true;
 }
 
-static bool same_rule(const struct stitch_unwind_row *a, const struct stitch_unwind_row *b)
-{
-	return a->cfa_rule == b->cfa_rule && a->cfa_offset == b->cfa_offset &&
-	       a->rbp_rule == b->rbp_rule && a->rbp_offset == b->rbp_offset;
-}
-
-static void put_row(struct stitch_unwind_row *rows, size_t *n, const struct stitch_unwind_row *r)
-{
-	if (*n && same_rule(&rows[*n - 1], r))
-		return;
-	rows[(*n)++] = *r;
-}
-
 int unwind_table_mark_end(struct unwind_table *t, uint64_t lo, uint64_t hi)
 {
-	struct stitch_unwind_row end = { .pc = (uint32_t)lo, .cfa_rule = STITCH_CFA_END };
-	struct stitch_unwind_row unknown = { .pc = (uint32_t)hi };
-	struct stitch_unwind_row *rows;
-	size_t i = 0, n = 0;
-
-	rows = calloc(t->nr + 2, sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	for (; i < t->nr && t->rows[i].pc < lo; i++)
-		put_row(rows, &n, &t->rows[i]);
-	put_row(rows, &n, &end);
-	/* Rows inside [lo, hi) are UNKNOWN ones this range replaces. */
-	while (i < t->nr && t->rows[i].pc < hi)
-		i++;
-	/* What followed lo before goes on at hi: UNKNOWN unless a row starts there. */
-	if (i == t->nr || t->rows[i].pc != hi)
-		put_row(rows, &n, &unknown);
-	for (; i < t->nr; i++)
-		put_row(rows, &n, &t->rows[i]);
-	free(t->rows);
-	t->rows = rows;
-	t->nr = n;
-	return 0;
+	/* What followed lo goes on at hi: UNKNOWN, unless a row starts there. */
+	return unwind_table_mark(t, lo, hi, STITCH_CFA_END, STITCH_CFA_UNKNOWN);
 }
 
 int entry_mark_end(Elf *elf, struct unwind_table *t)

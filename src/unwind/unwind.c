@@ -31,11 +31,17 @@ static int step_signal(struct unwind_regs *regs, bool *next_exact, unwind_read_f
 	struct unwind_regs n;
 	int err;
 
+	n.lr = 0;
 	err = read(ctx, regs->sp + STITCH_UC_RIP, &n.ip);
 	if (!err)
 		err = read(ctx, regs->sp + STITCH_UC_RSP, &n.sp);
 	if (!err)
 		err = read(ctx, regs->sp + STITCH_UC_RBP, &n.bp);
+#ifdef STITCH_ARCH_ARM64
+	/* A leaf the signal interrupted has its return address in x30. */
+	if (!err)
+		err = read(ctx, regs->sp + STITCH_UC_LR, &n.lr);
+#endif
 	if (err)
 		return err;
 	if (n.sp <= regs->sp || n.ip == 0)
@@ -68,6 +74,34 @@ static int compute_cfa(const struct stitch_unwind_row *row, const struct unwind_
 	}
 }
 
+/*
+ * The return address: at CFA - 8 on x86-64; on arm64 where the row says, or
+ * in x30, which holds it only in a frame whose registers are exact (exact:
+ * the interrupted one, or one a signal interrupted).  Signatures stripped.
+ */
+static int read_ra(const struct stitch_unwind_row *row, const struct unwind_regs *regs,
+		   bool exact, uint64_t cfa, uint64_t *ra, unwind_read_fn read, void *ctx)
+{
+	int err;
+
+#ifdef STITCH_ARCH_ARM64
+	if (!row->ra_offset) {
+		if (!exact)
+			return UNWIND_STOP_NO_RULE;
+		*ra = STITCH_PAC_STRIP(regs->lr);
+		return 0;
+	}
+	err = read(ctx, cfa + row->ra_offset, ra);
+#else
+	(void)regs;
+	(void)exact;
+	err = read(ctx, cfa - 8, ra);
+#endif
+	if (!err)
+		*ra = STITCH_PAC_STRIP(*ra);
+	return err;
+}
+
 int unwind_step(const struct stitch_unwind_row *row, struct unwind_regs *regs, bool *next_exact,
 		unwind_read_fn read, void *ctx)
 {
@@ -82,10 +116,16 @@ int unwind_step(const struct stitch_unwind_row *row, struct unwind_regs *regs, b
 	err = compute_cfa(row, regs, &cfa, read, ctx);
 	if (err)
 		return err;
-	/* The caller's sp is the CFA: a stack that does not grow back up is garbage. */
-	if (cfa <= regs->sp)
+	/*
+	 * The caller's sp is the CFA: a stack that does not grow back up is
+	 * garbage.  But for an arm64 frame that has allocated nothing yet
+	 * (a leaf, a prologue): its caller's sp is its own, its return
+	 * address in x30, which only an exact frame has, so that this step
+	 * is taken once.
+	 */
+	if (cfa < regs->sp || (cfa == regs->sp && !STITCH_RA_IN_LR(row)))
 		return UNWIND_STOP_BAD;
-	err = read(ctx, cfa - 8, &ra);
+	err = read_ra(row, regs, *next_exact, cfa, &ra, read, ctx);
 	/*
 	 * Past an epilogue's pop the save slot lies below sp (outside the
 	 * copy) and rbp holds the saved value again: compilers keep the save
@@ -106,6 +146,7 @@ int unwind_step(const struct stitch_unwind_row *row, struct unwind_regs *regs, b
 	regs->ip = ra;
 	regs->sp = cfa;
 	regs->bp = bp;
+	regs->lr = 0;
 	*next_exact = false;
 	return 0;
 }
@@ -122,11 +163,19 @@ int unwind_step_fp(struct unwind_regs *regs, bool *next_exact, unwind_read_fn re
 		err = read(ctx, regs->bp + 8, &ra);
 	if (err)
 		return err;
+	ra = STITCH_PAC_STRIP(ra);
 	if (ra == 0)
 		return UNWIND_STOP_NO_RULE;
+	/*
+	 * x86-64's frame record ends its frame; arm64's may lie anywhere in
+	 * it (gcc puts it at the bottom): the caller's sp is then a bound
+	 * below the truth, and an sp-based row of the caller's would be
+	 * wrong.  Those stop (unwind_user()).
+	 */
 	regs->sp = regs->bp + 16;
 	regs->ip = ra;
 	regs->bp = bp;
+	regs->lr = 0;
 	*next_exact = false;
 	return 0;
 }
@@ -170,7 +219,8 @@ static int frame_row(const struct unwind_regs *regs, bool exact, unwind_lookup_f
  */
 static int restore_ret(const struct unwind_stack *stack, struct unwind_regs *r)
 {
-	return unwind_uret_restore(&stack->uret, r->sp - 8, &r->ip) ? 0 : UNWIND_STOP_NO_MODULE;
+	return unwind_uret_restore(&stack->uret, r->sp - STITCH_URET_SLOT_BELOW_SP, &r->ip) ?
+	       0 : UNWIND_STOP_NO_MODULE;
 }
 
 /*
@@ -201,7 +251,7 @@ int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack
 {
 	const struct stitch_unwind_row *row;
 	struct unwind_regs r = *regs;
-	bool exact = true;
+	bool exact = true, sp_bound = false;
 	int n = 0, err;
 
 	*why = UNWIND_STOP_TRUNCATED;
@@ -215,6 +265,9 @@ int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack
 
 		err = frame_row(&r, exact, lookup, ctx, &row);
 		by_fp = err == FRAME_BY_FP;
+		/* arm64: past a frame-pointer step, sp is only a bound (unwind_step_fp()). */
+		if (!err && sp_bound && row->cfa_rule == STITCH_CFA_RSP)
+			err = UNWIND_STOP_NO_RULE;
 		if (by_fp)
 			err = n == max ? UNWIND_STOP_TRUNCATED
 				       : step_fp(&r, &exact, stack, lookup, ctx);
@@ -241,5 +294,8 @@ int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack
 		frames[n].pc = r.ip;
 		frames[n].by_fp = by_fp;
 		frames[n++].exact = exact;
+#ifdef STITCH_ARCH_ARM64
+		sp_bound = by_fp;
+#endif
 	}
 }

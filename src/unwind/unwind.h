@@ -16,6 +16,7 @@
 
 struct unwind_regs {
 	uint64_t ip, sp, bp;
+	uint64_t lr;	/* arm64's x30 (meaningful while the registers are exact); x86: 0 */
 };
 
 struct unwind_stack {			/* bytes copied from the user stack */

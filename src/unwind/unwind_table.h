@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Compact x86-64 unwind table: one fixed-size row per address range, sorted
- * by pc, binary-searchable.  Built in user space from .eh_frame/.debug_frame
- * and consumed by the user-space unwinder now and by the in-kernel (BPF)
- * unwinder later, so this header must stay includable from BPF C: plain
- * fixed-width types, no pointers in the row, no libc.
+ * Compact unwind table: one fixed-size row per address range, sorted by pc,
+ * binary-searchable.  Built in user space from .eh_frame/.debug_frame and
+ * consumed by the user-space unwinder and by the in-kernel (BPF) one, so this
+ * header must stay includable from BPF C: plain fixed-width types, no
+ * pointers in the row, no libc.  It describes the architecture stitch is
+ * built for (x86-64 or arm64): a binary of another is not unwound.
  *
  * A row says how to find the caller's registers at every pc from row.pc up to
- * the next row's pc:
+ * the next row's pc.  "sp" and "fp" are rsp and rbp on x86-64, sp and x29 on
+ * arm64:
  *   CFA     = per cfa_rule (see below)
- *   RA      = *(CFA - 8)            (always, on x86-64 SysV)
- *   rsp'    = CFA
- *   rbp'    = rbp_rule == STITCH_RBP_AT_CFA ? *(CFA + rbp_offset) :
- *             rbp_rule == STITCH_RBP_AT_RBP ? *(rbp + rbp_offset) : rbp
+ *   RA      = *(CFA - 8)            on x86-64 (SysV), always;
+ *             *(CFA + ra_offset)    on arm64, or, where ra_offset is 0, the
+ *                                   link register x30: a leaf, or a prologue
+ *                                   before x30 is saved.  x30 holds it only
+ *                                   where the registers are exact (the
+ *                                   interrupted frame, the one a signal
+ *                                   interrupted); elsewhere the walk stops.
+ *   sp'     = CFA
+ *   fp'     = rbp_rule == STITCH_RBP_AT_CFA ? *(CFA + rbp_offset) :
+ *             rbp_rule == STITCH_RBP_AT_RBP ? *(fp + rbp_offset) : fp
  * Anything the format cannot express becomes STITCH_CFA_UNKNOWN: the unwinder
  * stops there and shows the stack as cut, rather than guessing a frame.
  */
@@ -30,6 +38,10 @@ typedef uint32_t stitch_u32;
 typedef int16_t stitch_s16;
 typedef uint8_t stitch_u8;
 typedef uint16_t stitch_u16;
+#endif
+
+#if defined(__TARGET_ARCH_arm64) || (!defined(__bpf__) && defined(__aarch64__))
+#define STITCH_ARCH_ARM64 1
 #endif
 
 enum stitch_cfa_rule {
@@ -77,12 +89,43 @@ struct stitch_unwind_row {
 	stitch_s16 rbp_offset;
 	stitch_u8 cfa_rule;	/* enum stitch_cfa_rule */
 	stitch_u8 rbp_rule;	/* enum stitch_rbp_rule */
-	stitch_u16 reserved;	/* zero */
+	stitch_s16 ra_offset;	/* arm64: see above; x86-64: zero */
 };
 
+#ifdef STITCH_ARCH_ARM64
+/*
+ * Offsets from sp at the signal trampoline (__kernel_rt_sigreturn in the
+ * vDSO) into the kernel's struct rt_sigframe: a siginfo (128 bytes), then the
+ * ucontext, whose uc_mcontext (struct sigcontext: fault_address, regs[31],
+ * sp, pc) starts 176 bytes in (arch/arm64/include/uapi/asm/ucontext.h).
+ */
+#define STITCH_UC_RBP (128 + 176 + 8 + 29 * 8)	/* x29 */
+#define STITCH_UC_LR (128 + 176 + 8 + 30 * 8)	/* x30 */
+#define STITCH_UC_RSP (128 + 176 + 8 + 31 * 8)
+#define STITCH_UC_RIP (128 + 176 + 8 + 32 * 8)
+/*
+ * Where a uretprobe's hijacked return address is keyed, from the sp of the
+ * frame it returns to: arm64 probes replace x30 at entry, sp unmoved.
+ */
+#define STITCH_URET_SLOT_BELOW_SP 0
+/*
+ * A return address signed by pointer authentication carries its signature
+ * in the bits above the virtual address (0x54aaaaba360700 for
+ * 0xaaaaba360700 under QEMU's -cpu max).  User addresses of Debian's arm64
+ * kernels have 48 bits (52 only for mappings asked for above them).
+ */
+#define STITCH_PAC_STRIP(a) ((a) & 0x0000ffffffffffffULL)
+/* The row's return address is in x30. */
+#define STITCH_RA_IN_LR(row) ((row)->ra_offset == 0)
+#else
 /* Offsets into ucontext_t (x86-64) used by STITCH_CFA_SIGNAL. */
 #define STITCH_UC_RBP 120
 #define STITCH_UC_RSP 160
 #define STITCH_UC_RIP 168
+/* The return address a uretprobe replaced was at the caller's sp - 8. */
+#define STITCH_URET_SLOT_BELOW_SP 8
+#define STITCH_PAC_STRIP(a) (a)
+#define STITCH_RA_IN_LR(row) 0
+#endif
 
 #endif /* STITCH_UNWIND_TABLE_H */

@@ -10,7 +10,10 @@
 /* Sets libbpf's printer to the one above: before a command opens its BPF objects. */
 void libbpf_quiet(void);
 
-/* "WHO: cannot load the BPF programs: why", and what to do about it; err from the load. */
+/*
+ * "WHO: the kernel (6.1.0) refused the BPF program capture_uprobe: why", and
+ * what to do about it (the verifier's log, stitch features); err from the load.
+ */
 void libbpf_load_failed(const char *who, int err);
 
 #endif /* STITCH_UTIL_LIBBPF_LOG_H */

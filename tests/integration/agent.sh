@@ -101,8 +101,10 @@ series_made() {
 # frames by name in order, and one profile a period with distinct time ranges.
 test_agent_pyroscope_push() {
 	backend_start pyro pyroscope
-	workload_start w 8
-	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 4 --period 1s --label env=test \
+	# Under emulation twice as long: a guest took two periods to load.
+	workload_start w $((8 * SLOWDOWN))
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d $((SLOWDOWN > 1 ? 8 : 4)) --period 1s \
+		--label env=test \
 		--push "pyroscope=$(url_of pyro)" 2>"$TMP/agent.err"
 	workload_stop w
 	backend_stop pyro

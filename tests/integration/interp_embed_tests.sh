@@ -5,7 +5,7 @@
 # root.  Perl's embedding is in interp_perl_tests.sh (perl_embed); Ruby's
 # interpreter is always libruby, whatever runs it.
 
-gcc -O2 -g -Wall -Wextra -Werror -o "$W/py_embed" tests/workloads/interp/py_embed.c || exit 1
+workload gcc -O2 -g -Wall -Wextra -Werror -o "$W/py_embed" tests/workloads/interp/py_embed.c || exit 1
 PY_EMBED=$(realpath "$W/py_embed")
 
 # embed_cpu_check FOLDED SCRIPT_PATH [COMM_RE [START_RE]]: thread A's samples in

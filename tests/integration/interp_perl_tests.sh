@@ -69,11 +69,13 @@ pl_check_threads() {
 	grep ';write;' "$out" >"$out.write" || true
 	show "$out.getppid"
 	show "$out.write"
-	expect_ge "getppid events in perl" "$(total "$out.getppid" "^$PL_COMM;")" 3000
-	expect_ge "thread A: packages and an anonymous sub" "$(total "$out" "$(pl_leaf_chain)")" 1000
-	expect_ge "thread A: sort block calls a sub" "$(total "$out" "$(pl_sort_chain)")" 1000
-	expect_ge "thread A: DESTROY" "$(total "$out" "$(pl_destroy_chain)")" 1000
-	expect_ge "thread B: writes" "$(total "$out" "$(pl_write_chain)")" 1000
+	expect_ge "getppid events in perl" "$(total "$out.getppid" "^$PL_COMM;")" "$(slowed 3000)"
+	expect_ge "thread A: packages and an anonymous sub" "$(total "$out" "$(pl_leaf_chain)")" \
+		"$(slowed 1000)"
+	expect_ge "thread A: sort block calls a sub" "$(total "$out" "$(pl_sort_chain)")" \
+		"$(slowed 1000)"
+	expect_ge "thread A: DESTROY" "$(total "$out" "$(pl_destroy_chain)")" "$(slowed 1000)"
+	expect_ge "thread B: writes" "$(total "$out" "$(pl_write_chain)")" "$(slowed 1000)"
 	# Every stack through leaf / key_of / DESTROY / b_write is the whole exact chain.
 	expect_eq "% of leaf stacks exact" "$(share "$out" ';Work::A::leaf \(' "$(pl_leaf_chain)")" 100
 	expect_eq "% of key_of stacks exact" "$(share "$out" ';Work::A::key_of \(' "$(pl_sort_chain)")" 100
@@ -105,16 +107,22 @@ test_perl_embedded_libperl() {
 	PL_COMM=perl_embed pl_check_threads "$TMP/ple.folded"
 }
 
+# By pid: the tables are in before the capture starts.  The workload
+# outlasts stitch's start, then is stopped: under emulation (a guest of 5.10,
+# its busy threads beside stitch's bounded walkers being verified) that start
+# took 60 s and more.
 test_perl_tracepoint_pid_target() {
-	"$PERL" "$PLW" threads 4 &
+	"$PERL" "$PLW" threads $((SLOWDOWN > 1 ? 300 : 15)) &
 	local pid=$!
 	sleep 0.7
 	"$STITCH" record -e tracepoint:syscalls:sys_enter_getppid -e tracepoint:syscalls:sys_enter_write \
 		-p "$pid" -d 2 -o "$TMP/plp.folded"
-	wait "$pid"
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
 	pl_check_threads "$TMP/plp.folded"
-	expect_eq "% with Perl frames (process known from the start)" \
-		"$(share "$TMP/plp.folded.getppid" '^perl;' "$PLFRAME")" 100
+	# Every stack has them, unless the ring buffer overflowed, and then the loss is marked.
+	expect_eq "% with Perl frames or the loss marked (process known from the start)" \
+		"$(share "$TMP/plp.folded.getppid" '^perl;' "$PLFRAME|\\[interpreter frames lost\\]")" 100
 }
 
 test_perl_uprobe_whole_system() {
@@ -156,7 +164,7 @@ test_perl_cpu_samples() {
 	# function's prologue), they go beyond its [unknown] end, still in order.
 	burn=";$(pf '\(eval\)' cpu_create);$(pf Work::A::cpu a_cpu);$(pf Work::A::burn burn)(;| )"
 	base="$(pl_thread cpu_create)$(pf Work::A::cpu a_cpu);$(pf Work::A::burn burn)"
-	expect_ge "samples in cpu -> burn" "$(total "$TMP/plc.folded" "$burn")" 1000
+	expect_ge "samples in cpu -> burn" "$(total "$TMP/plc.folded" "$burn")" "$(slowed 1000)"
 	expect_eq "% of burn samples with the exact chain" \
 		"$(share "$TMP/plc.folded" ';Work::A::burn \(' "$burn")" 100
 	expect_ge "% of them with the whole native base" \
@@ -349,7 +357,7 @@ pl_release() {
 	# starts), one more return to user mode per call where a loaded machine preempts:
 	# 65-84% in 3 of 6 runs at load average 7 on 2 CPUs.
 	expect_ge "% of the slow calls' time blocked reading the pipe in read_byte" \
-		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;anon_pipe_read_\\[k\\];")" "$5"
+		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;(anon_)?pipe_read_\\[k\\];")" "$5"
 
 	# perl embedded through the release's libperl.so: built here against the root's
 	# library (a release whose glibc is older than the host's cannot run it), run there.

@@ -3,7 +3,7 @@
 # code without CFI, and names from perf maps; sourced by run.sh, which gives
 # $STITCH, $TMP, $W and the helpers of lib.sh.
 
-gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$W/jit_code" tests/workloads/jit_code.c ||
+workload gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$W/jit_code" tests/workloads/jit_code.c ||
 	exit 1
 JIT_CODE=$(realpath "$W/jit_code")
 JIT_JS=$(realpath tests/workloads/jit)

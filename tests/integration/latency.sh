@@ -2,12 +2,12 @@
 # Integration tests of `stitch latency` (issue 15); sourced by run.sh, which
 # gives $STITCH, $TMP, $W and the helpers of lib.sh (and offcpu.sh's).
 
-gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
+workload gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
 	-o "$W/slow_calls" tests/workloads/slow_calls.c || exit 1
 SLOW_CALLS=$(realpath "$W/slow_calls")
-gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$W/two_way" tests/workloads/two_way.c || exit 1
+workload gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$W/two_way" tests/workloads/two_way.c || exit 1
 TWO_WAY=$(realpath "$W/two_way")
-gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread -o "$W/three_way" \
+workload gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread -o "$W/three_way" \
 	tests/workloads/three_way.c || exit 1
 THREE_WAY=$(realpath "$W/three_way")
 LIBC=$(ldd "$SLOW_CALLS" | awk '$1 ~ /^libc[.]so/ { print $3 }')
@@ -16,6 +16,13 @@ LIBC=$(ldd "$SLOW_CALLS" | awk '$1 ~ /^libc[.]so/ { print $3 }')
 # or three_way N for MODE two_way or three_way), trace it
 # with -p and the arguments given, let it run once stitch is attached; the
 # workload's own line in OUT.wl, stitch's output in OUT.out and OUT.err.
+# Under emulation a fast call takes a millisecond itself (a uprobe is a slow
+# trap there: 929 of 2000 lookups were over 1 ms in a guest of 6.1): slow
+# from 3 ms there, still well below the designed 5 ms.  A test's own -t,
+# after it, wins.
+LAT_SLOW=
+[ "$SLOWDOWN" -gt 1 ] && LAT_SLOW="-t 3ms"
+
 lat_run() {
 	local mode=$1 n=$2 out=$3 pid i st
 	shift 4
@@ -28,7 +35,7 @@ lat_run() {
 	fi
 	pid=$!
 	for i in $(seq 100); do grep -q ready "$out.wl" && break; sleep 0.05; done
-	"$STITCH" latency -p "$pid" "$@" >"$out.out" 2>"$out.err" &
+	"$STITCH" latency -p "$pid" $LAT_SLOW "$@" >"$out.out" 2>"$out.err" &
 	st=$!
 	for i in $(seq 400); do grep -q 'stitch latency: timing' "$out.err" && break; sleep 0.05; done
 	grep -q 'stitch latency: timing' "$out.err" || { cat "$out.err"; die "stitch never attached"; }
@@ -57,13 +64,42 @@ wl_fd() {
 # held up past a late byte finds it there: CI counted 99 of 100), so the
 # workload's count is only asked for 90% of them.
 expect_slow_count() {
-	local got all
+	local got all edge
 	got=$(jq .slow "$1")
 	all=$(wl "$2" slow)
 	expect_ge "slow calls: at most the workload's own count, $all" "$((all - got))" 0
-	expect_ge "slow calls: the workload's count less the threshold's edge (2%, 1)" \
-		"$((got - all + (all / 50 > 1 ? all / 50 : 1)))" 0
 	expect_ge "the workload's slow calls: 90% of the $3 slow by design" "$((all * 10 / 9))" "$3"
+	# Under emulation a fast call takes ~1 ms itself, on either clock: the
+	# two counts at that edge are not compared there, only ours against the
+	# design (5 ms each, far from it).
+	if [ "$SLOWDOWN" -gt 1 ]; then
+		expect_ge "slow calls: 90% of the $3 slow by design" "$((got * 10 / 9))" "$3"
+		return
+	fi
+	edge=$((all * 2 / 100 > 1 ? all * 2 / 100 : 1))
+	[ $((all - got)) -le "$edge" ] ||
+		die "slow calls: $got, more than the threshold's edge (2%: $edge) below the workload's $all"
+	echo "slow calls: $got, at most the threshold's edge ($edge) below the workload's $all"
+}
+
+# The designed wait of every slow call the latency workloads make
+# (slow_calls.c's DELAY_NS, pl_slow_calls.pl's sleep), in us.
+WAIT_US=5000
+
+# expect_slow_time JSON OUT DESIGNED: the slow calls' time is the workload's
+# own, within 5%.  Under emulation stitch's slow calls (3 ms) are fewer than
+# the workload's (1 ms): their time is within the workload's, and holds the
+# DESIGNED 5 ms waits, 90% of them at least.
+expect_slow_time() {
+	local got all
+	got=$(jq .slow_ns "$1")
+	all=$(wl "$2" slow_ns)
+	if [ "$SLOWDOWN" -gt 1 ]; then
+		expect_ge "slow calls' time: within the workload's, $all ns" "$(awk "BEGIN { printf \"%d\", $all - $got }")" 0
+		expect_ge "slow calls' time: the $3 designed 5 ms waits, 90%" "$((got - $3 * WAIT_US * 900))" 0
+		return
+	fi
+	within_pct "slow calls' time" "$(awk "BEGIN { print $got / 1e9 }")" "$(awk "BEGIN { print $all / 1e9 }")" 5
 }
 
 # share_of_slow FOLDED REGEX: percent (integer) of the slow calls' time on stacks matching REGEX.
@@ -72,6 +108,22 @@ share_of_slow() {
 	all=$(total "$1" '.')
 	part=$(total "$1" "$2")
 	echo $((100 * part / all))
+}
+
+# expect_slow_share LABEL DESIGNED FOLDED REGEX: the designed waits (DESIGNED
+# of them, 5 ms each) are 90% of the slow calls' time at least, on stacks
+# matching REGEX.  Under emulation that share depends on the guest's pace
+# (fast calls of a millisecond and more join the slow ones: 32% of Perl's
+# subs' slow time in sid's guest once, 65% another time): there the waits'
+# own time is asked for, 70% of DESIGNED x 5 ms at least (a wait starts a
+# little after its call, later in a slow guest).
+expect_slow_share() {
+	if [ "$SLOWDOWN" -gt 1 ]; then
+		expect_ge "$1 (under emulation: us of the $2 designed 5 ms waits, 70%)" \
+			"$(total "$3" "$4")" $(($2 * WAIT_US * 70 / 100))
+		return
+	fi
+	expect_ge "$1" "$(share_of_slow "$3" "$4")" 90
 }
 
 # read(2) of a pipe whose writer is late for every 20th byte: every call
@@ -83,16 +135,15 @@ test_latency_syscall_pipe_breakdown() {
 	expect_eq "calls counted" "$(jq .calls "$TMP/lp.json")" 2000
 	expect_slow_count "$TMP/lp.json" "$TMP/lp" 100
 	within_pct "p99" "$(jq '.p99_ns / 1e9' "$TMP/lp.json")" "$(awk "BEGIN { print $(wl "$TMP/lp" p99_ns) / 1e9 }")" 10
-	within_pct "slow calls' time" "$(jq '.slow_ns / 1e9' "$TMP/lp.json")" \
-		"$(awk "BEGIN { print $(wl "$TMP/lp" slow_ns) / 1e9 }")" 5
+	expect_slow_time "$TMP/lp.json" "$TMP/lp" 100
 	expect_eq "histogram total" "$(jq '[.histogram[].count] | add' "$TMP/lp.json")" 2000
 	expect_eq "slowest listed" "$(jq '.slowest | length' "$TMP/lp.json")" 3
 	expect_eq "slowest: fd of the pipe, 1 byte, returned 1 (named as the syscall's format names them)" \
 		"$(jq -r --argjson fd "$(wl_fd "$TMP/lp")" '[.slowest[] | select(.args.fd == $fd and .args.count == 1 and .ret == 1 and .duration_ns >= 1000000 and .on_cpu_ns + .off_cpu_ns == .duration_ns)] | length' "$TMP/lp.json")" 3
-	expect_ge "% of the slow calls' time blocked in the pipe read under read_byte" \
-		"$(share_of_slow "$TMP/lp.folded" '^read;\[off-cpu\];_start;__libc_start_main;__libc_start_call_main;main;read_byte;read;.*;anon_pipe_read_\[k\];')" 90
+	expect_slow_share "% of the slow calls' time blocked in the pipe read under read_byte" 100 \
+		"$TMP/lp.folded" '^read;\[off-cpu\];_start;__libc_start_main;__libc_start_call_main;main;read_byte;read;.*;(anon_)?pipe_read_\[k\];'
 	expect_grep "$TMP/lp.txt" '^stitch latency: syscall:read: 2000 calls in'
-	expect_grep "$TMP/lp.txt" 'off-CPU in anon_pipe_read <- vfs_read <- \.\.\. <- .*read_byte$'
+	expect_grep "$TMP/lp.txt" 'off-CPU in (anon_)?pipe_read <- (new_sync_read|vfs_read) <- \.\.\. <- .*read_byte$'
 	expect_grep "$TMP/lp.svg" '<svg'
 	no_programs_left
 }
@@ -105,8 +156,8 @@ test_latency_wakers() {
 	# The workload's own count: 50 by design, one more when a fast read is
 	# held up (a CI run of the sanitizer build measured 51, and so did stitch).
 	expect_slow_count "$TMP/lw.json" "$TMP/lw" 50
-	expect_ge "% of the slow calls' time blocked in read_byte and woken by the writer's write" \
-		"$(share_of_slow "$TMP/lw.folded" '^read;\[off-cpu\];.*;main;read_byte;read;.*;anon_pipe_read_\[k\];.*\[S sleeping\];--;try_to_wake_up_\[k\];.*;anon_pipe_write_\[k\];.*;write;writer;start_thread;clone3;\[woken by slow_calls tid [0-9]+\] ')" 90
+	expect_slow_share "% of the slow calls' time blocked in read_byte and woken by the writer's write" 50 \
+		"$TMP/lw.folded" '^read;\[off-cpu\];.*;main;read_byte;read;.*;(anon_)?pipe_read_\[k\];.*\[S sleeping\];--;try_to_wake_up_\[k\];.*;(anon_)?pipe_write_\[k\];.*;write;writer;start_thread;clone3;\[woken by slow_calls tid [0-9]+\] '
 	no_programs_left
 }
 
@@ -129,8 +180,8 @@ test_latency_function_lock_breakdown() {
 	# The whole chain: main, lookup_record and wait_for_lock returned to a
 	# uretprobe's trampoline (the root and two children), which the kernel
 	# walk looks through into the thread's return instances.
-	expect_ge "% of the slow calls' time waiting for the mutex in lookup_record" \
-		"$(share_of_slow "$TMP/ll.folded" '^lookup_record;\[off-cpu\];_start;__libc_start_main;__libc_start_call_main;main;lookup_record;wait_for_lock;pthread_mutex_lock;.*;futex_wait_\[k\];')" 90
+	expect_slow_share "% of the slow calls' time waiting for the mutex in lookup_record" 100 \
+		"$TMP/ll.folded" '^lookup_record;\[off-cpu\];_start;__libc_start_main;__libc_start_call_main;main;lookup_record;wait_for_lock;pthread_mutex_lock;.*;futex_wait_\[k\];'
 	# Calls are sampled from their start: a fast call's stacks (a sample that
 	# hit it, a switch-out) are taken and then dropped, so they are bounded
 	# by the sampling rate over the run, not by the calls.
@@ -144,10 +195,21 @@ test_latency_function_lock_breakdown() {
 	# A busy runner makes the odd call slow without the lock (CI once saw
 	# 101 slow calls, 100 of them waits): wait_for_lock is counted against
 	# the slow calls that waited, as the workload saw them.
-	local waited
+	# Under emulation (3 ms) a wait that began late, its thread held up
+	# after the holder's turn, can be fast for stitch and slow for the
+	# workload (1 ms): 97 of 99 on a loaded 2-CPU host at that threshold.
+	local waited waits
 	waited=$(wl "$TMP/ll" slow_meant)
-	expect_eq "tree: lookup_record > wait_for_lock, once per slow call that waited" \
-		"$(jq '.children.children[] | select(.name == "wait_for_lock") | .calls' "$TMP/ll.json")" "$waited"
+	waits=$(jq '.children.children[] | select(.name == "wait_for_lock") | .calls' "$TMP/ll.json")
+	if [ "$SLOWDOWN" -gt 1 ]; then
+		expect_ge "tree: lookup_record > wait_for_lock: at most once per slow call that waited ($waited)" \
+			"$((waited - waits))" 0
+		expect_ge "tree: lookup_record > wait_for_lock: 90% of the slow calls that waited" \
+			"$((waits * 10 / 9))" "$waited"
+		waited=$waits
+	else
+		expect_eq "tree: lookup_record > wait_for_lock, once per slow call that waited" "$waits" "$waited"
+	fi
 	expect_eq "tree: lookup_record > read_block, once per slow call" \
 		"$(jq '.children.children[] | select(.name == "read_block") | .calls' "$TMP/ll.json")" "$slow"
 	expect_eq "tree: wait_for_lock > pthread_mutex_lock" \
@@ -156,18 +218,50 @@ test_latency_function_lock_breakdown() {
 	# The stacks taken at the calls' switch-outs weigh what the calls spent
 	# switched out, never more (their CPU time read from se.sum_exec_runtime
 	# once missed up to a tick, and 5.13 ms stacks sat in 4.92 ms off-CPU).
-	# Folded weights are in us, rounded: 1 us a line of slack.
+	# Folded weights are in us, rounded: 1 us a line of slack.  Under
+	# emulation the two programs that read the clock at a switch (the call's
+	# and the off-CPU stack's) run microseconds apart, and the stacks came
+	# out 280 us over 580 ms (0.05%, 6.1's guest): 0.5% of slack there.
 	expect_ge "the slow calls' off-CPU time covers their off-CPU stacks" \
-		"$(($(jq '.slow_off_cpu_ns / 1000 | floor' "$TMP/ll.json") + $(grep -c . "$TMP/ll.folded") \
-			- $(total "$TMP/ll.folded" '^lookup_record;\[off-cpu\];_start;')))" 0
-	within_pct "tree: wait_for_lock's time = the slow calls' off-CPU time" \
-		"$(jq '.children.children[] | select(.name == "wait_for_lock") | .total_ns / 1e9' "$TMP/ll.json")" \
-		"$(jq '.slow_off_cpu_ns / 1e9' "$TMP/ll.json")" 5
+		"$(($(jq --argjson s $((SLOWDOWN > 1 ? 1005 : 1000)) '.slow_off_cpu_ns * $s / 1e6 | floor' "$TMP/ll.json") \
+			+ $(grep -c . "$TMP/ll.folded") - $(total "$TMP/ll.folded" '^lookup_record;\[off-cpu\];_start;')))" 0
+	local wfl
+	wfl='.children.children[] | select(.name == "wait_for_lock") | .total_ns'
+	if [ "$SLOWDOWN" -gt 1 ]; then
+		# Under emulation wait_for_lock's and pthread_mutex_lock's four
+		# probes take ~0.3 ms each on CPU (sid's guest: 688 ms in the
+		# waits, 568 ms of it off-CPU): the waits hold the off-CPU time,
+		# and the rest of theirs is the calls' CPU time.
+		expect_ge "tree: wait_for_lock's time holds the slow calls' off-CPU time (5%)" \
+			"$(jq "($wfl) * 105 / 100 - .slow_off_cpu_ns | floor" "$TMP/ll.json")" 0
+		expect_ge "tree: wait_for_lock's time less that: the slow calls' CPU time at most" \
+			"$(jq ".slow_on_cpu_ns - ($wfl) + .slow_off_cpu_ns" "$TMP/ll.json")" 0
+	else
+		within_pct "tree: wait_for_lock's time = the slow calls' off-CPU time" \
+			"$(jq "($wfl) / 1e9" "$TMP/ll.json")" "$(jq '.slow_off_cpu_ns / 1e9' "$TMP/ll.json")" 5
+	fi
+	# Each read a block and waited; under emulation a slowest call may be one
+	# that did not wait (a block read slowly from the host's files): read only.
 	expect_eq "every slowest call has its own tree" \
-		"$(jq '[.slowest[] | select(.children.calls == 1 and (.children.children | length) == 2)] | length' "$TMP/ll.json")" \
+		"$(jq --argjson min $((SLOWDOWN > 1 ? 1 : 2)) '[.slowest[] | select(.children.calls == 1 and (.children.children | length) >= $min)] | length' "$TMP/ll.json")" \
 		"$(jq '.slowest | length' "$TMP/ll.json")"
 	expect_grep "$TMP/ll.txt" '^      wait_for_lock +[0-9]+x '
 	expect_grep "$TMP/ll.txt" 'off-CPU in futex_.* <- \.\.\. <- wait_for_lock$'
+	no_programs_left
+}
+
+# Where the kernel has no BPF cookies (5.10), a child's probe cannot say
+# which function it is: --children is left out, said once, and the calls
+# are timed as without it.
+test_latency_children_without_cookies() {
+	STITCH_KFEAT_OFF=cookie lat_run lock 1000 "$TMP/lc" -- -e "uprobe:$SLOW_CALLS:lookup_record" \
+		--children read_block,wait_for_lock -o "$TMP/lc.json" -o "$TMP/lc.folded"
+	expect_eq "said once" "$(grep -c 'has no BPF cookies (Linux 5.15): --children is left out, the calls are timed without their children' "$TMP/lc.err")" 1
+	expect_eq "calls counted" "$(jq .calls "$TMP/lc.json")" 1000
+	expect_slow_count "$TMP/lc.json" "$TMP/lc" 50
+	expect_eq "no tree" "$(jq '.children // "none"' -r "$TMP/lc.json")" none
+	expect_slow_share "% of the slow calls' time waiting for the mutex in lookup_record" 50 \
+		"$TMP/lc.folded" '^lookup_record;\[off-cpu\];_start;__libc_start_main;__libc_start_call_main;main;lookup_record;wait_for_lock;pthread_mutex_lock;.*;futex_wait_\[k\];'
 	no_programs_left
 }
 
@@ -235,7 +329,7 @@ test_latency_three_way_whole_time() {
 	expect_slow_count "$TMP/l3.json" "$TMP/l3" 150
 	P='^handle_request;\[(on|off)-cpu\];_start;__libc_start_main;__libc_start_call_main;main;handle_request;'
 	lock=$(share_of_slow "$TMP/l3.folded" "${P}lock_state;pthread_mutex_lock;.*;futex_wait_\\[k\\];")
-	pipe=$(share_of_slow "$TMP/l3.folded" "${P}fetch_reply[^;]*;read;.*;anon_pipe_read_\\[k\\];")
+	pipe=$(share_of_slow "$TMP/l3.folded" "${P}fetch_reply[^;]*;read;.*;(anon_)?pipe_read_\\[k\\];")
 	# parse() tail-calls checksum(): no frame of its own
 	compute=$(share_of_slow "$TMP/l3.folded" "${P}checksum(;|\$| )")
 	echo "locked: $lock%, reading: $pipe%, computing: $compute%"
@@ -257,10 +351,14 @@ test_latency_pairs() {
 		-o "$TMP/lu.json" -o "$TMP/lu.folded"
 	expect_eq "usdt pair: calls" "$(jq .calls "$TMP/lu.json")" 1000
 	expect_slow_count "$TMP/lu.json" "$TMP/lu" 50
-	expect_ge "usdt pair: % of the slow calls' time blocked in the pipe read" \
-		"$(share_of_slow "$TMP/lu.folded" '^slowcalls:call__begin;\[off-cpu\];_start;.*;main;read_byte;read;.*;anon_pipe_read_\[k\];')" 90
-	expect_eq "usdt pair: the slowest's argument is its call number" \
-		"$(jq '[.slowest[] | select(.args.arg0 % 20 == 19)] | length' "$TMP/lu.json")" 5
+	expect_slow_share "usdt pair: % of the slow calls' time blocked in the pipe read" 50 \
+		"$TMP/lu.folded" '^slowcalls:call__begin;\[off-cpu\];_start;.*;main;read_byte;read;.*;(anon_)?pipe_read_\[k\];'
+	# Five slowest, each a late byte's call by its number (under emulation
+	# a preempted fast call can be as slow: three of them at least, two in
+	# arm64's slower emulation, where 2 of 5 were seen).
+	expect_ge "usdt pair: the slowest's argument is its call number" \
+		"$(jq '[.slowest[] | select(.args.arg0 % 20 == 19)] | length' "$TMP/lu.json")" \
+		$((SLOWDOWN > 4 ? 2 : SLOWDOWN > 1 ? 3 : 5))
 
 	lat_run pipe 1000 "$TMP/lt" -- -e tracepoint:syscalls:sys_enter_read,sys_exit_read \
 		-o "$TMP/lt.json"
@@ -288,7 +386,12 @@ test_latency_errors() {
 	expect_error 2 "say what to time with -e" -- latency -a -d 1
 	expect_error 2 "exactly one of: -p PID, -a, or -- COMMAND" -- latency -e syscall:read
 	expect_error 2 "this kernel has no system call 'nosuchcall'" -- latency -e syscall:nosuchcall -a
-	expect_error 1 "this kernel has no kprobes \\(CONFIG_KPROBES is off" -- latency -e kprobe:vfs_read -a
+	if ! has_kprobes; then
+		expect_error 1 "this kernel has no kprobes \\(CONFIG_KPROBES is off" -- \
+			latency -e kprobe:vfs_read -a
+		expect_error 1 "kernel functions need kprobes" -- \
+			latency -e syscall:read --children vfs_read -a -d 1
+	fi
 	expect_error 2 "fentry roots are not supported; use kprobe:FUNCTION" -- latency -e fentry:vfs_read -a
 	expect_error 2 "CPython 3.11, Ruby 3.1: only while a tracer or profiler hook is set" -- \
 		latency -e python:handle -a
@@ -308,7 +411,6 @@ test_latency_errors() {
 	expect_error 2 "only tracepoint pairs are matched by key" -- latency -e syscall:read --key fd -a
 	expect_error 2 "children: 'f': name its binary" -- \
 		latency -e "usdt:$SLOW_CALLS:slowcalls:call__begin,call__end" --children f -a
-	expect_error 1 "kernel functions need kprobes" -- latency -e syscall:read --children vfs_read -a -d 1
 	expect_error 2 "--threshold: 'soon' is not a time" -- latency -e syscall:read -a -t soon
 	expect_error 1 "cannot attach to uprobe:$SLOW_CALLS:no_such_function" -- \
 		latency -e "uprobe:$SLOW_CALLS:no_such_function" -a -d 1
@@ -327,7 +429,7 @@ test_latency_perl_sub_root() {
 	/usr/bin/perl "$pl" 1000 >"$out.wl" &
 	pid=$!
 	for i in $(seq 100); do grep -q ready "$out.wl" && break; sleep 0.05; done
-	"$STITCH" latency -e perl:handle -p "$pid" -o "$out.json" -o "$out.folded" -o "$out.txt" \
+	"$STITCH" latency -e perl:handle -p "$pid" $LAT_SLOW -o "$out.json" -o "$out.folded" -o "$out.txt" \
 		2>"$out.err" &
 	st=$!
 	for i in $(seq 400); do grep -q 'stitch latency: timing' "$out.err" && break; sleep 0.05; done
@@ -339,11 +441,10 @@ test_latency_perl_sub_root() {
 	expect_eq "calls counted" "$(jq .calls "$out.json")" 1000
 	expect_slow_count "$out.json" "$out" 50
 	within_pct "p99" "$(jq '.p99_ns / 1e9' "$out.json")" "$(awk "BEGIN { print $(wl "$out" p99_ns) / 1e9 }")" 10
-	within_pct "slow calls' time" "$(jq '.slow_ns / 1e9' "$out.json")" \
-		"$(awk "BEGIN { print $(wl "$out" slow_ns) / 1e9 }")" 5
+	expect_slow_time "$out.json" "$out" 50
 	expect_eq "calls open at the end" "$(jq .open_at_end "$out.json")" 0
-	expect_ge "% of the slow calls' time blocked reading the pipe in read_byte" \
-		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\($re:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\($re:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;anon_pipe_read_\\[k\\];")" 90
+	expect_slow_share "% of the slow calls' time blocked reading the pipe in read_byte" 50 \
+		"$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\($re:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\($re:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;(anon_)?pipe_read_\\[k\\];"
 	no_programs_left
 }
 

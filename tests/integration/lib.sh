@@ -2,6 +2,61 @@
 # Helpers for stitch's integration tests: run a test function, keep its log,
 # count passes and failures, and query folded output.
 
+# Under emulation, rates and timings are the machine's, not stitch's: the
+# kernel matrix's guests (QEMU without KVM) run several times slower, and
+# less evenly, than this machine (STITCH_TEST_SLOWDOWN=4 there).  A count of
+# events a workload makes in a fixed time is expected divided by it
+# (slowed), and the tolerance of a comparison of two clocks multiplied by it.
+# Shares of frames are never scaled.
+SLOWDOWN=${STITCH_TEST_SLOWDOWN:-1}
+
+# slowed N: N events in a fixed time, on this machine.
+slowed() {
+	echo $(($1 / SLOWDOWN))
+}
+
+# The architecture under test: this machine's (x86), or arm64 (the kernel
+# matrix's arm64 guest, STITCH_TEST_ARCH=arm64): its workloads are built on
+# the host by Debian's cross compiler into the build tree `make ARCH=arm64`
+# makes, and the frames asserted are that architecture's own where they
+# differ (the kernel's syscall entry, the signal trampoline).
+TEST_ARCH=${STITCH_TEST_ARCH:-x86}
+case $TEST_ARCH in
+x86) BUILD_DIR=build WCC=gcc ;;
+arm64) BUILD_DIR=build-arm64 WCC=aarch64-linux-gnu-gcc ;;
+*) echo "STITCH_TEST_ARCH=$TEST_ARCH: x86 or arm64" >&2; exit 1 ;;
+esac
+
+# The kernel's wrapper of a system call, for kprobes by name.
+case $TEST_ARCH in
+x86) KSYS=__x64_sys_ ;;
+arm64) KSYS=__arm64_sys_ ;;
+esac
+
+# arch_re REGEX: the tests' regexes name x86-64's frames where the
+# architectures differ; on arm64 those become arm64's own.  The syscall
+# entry (entry_SYSCALL_64_after_hwframe, do_syscall_64) is el0t_64_sync,
+# el0t_64_sync_handler, el0_svc, do_el0_svc (el0_svc_common); the syscall
+# wrappers are __arm64_sys_*; glibc's thread entry is thread_start (clone3
+# on x86-64); the signal trampoline is the vDSO's __kernel_rt_sigreturn
+# (libc's __restore_rt); glibc's epoll_wait() is its epoll_pwait() there
+# (no epoll_wait call).  What follows them in a regex stays as it is.
+arch_re() {
+	if [ "$TEST_ARCH" = x86 ]; then
+		printf '%s' "$1"
+		return
+	fi
+	printf '%s' "$1" | sed \
+		-e 's/entry_SYSCALL_64_after_hwframe_\\\[k\\\];do_syscall_64_\\\[k\\\];/el0t_64_sync_\\[k\\];el0t_64_sync_handler_\\[k\\];el0_svc_\\[k\\];do_el0_svc_\\[k\\];(el0_svc_common[.a-z0-9]*_\\[k\\];)?/g' \
+		-e 's/entry_SYSCALL_64_after_hwframe/el0t_64_sync/g; s/entry_SYSCALL_64/el0t_64_sync/g' \
+		-e 's/entry_SYSCALL/el0t_64_sync/g; s/do_syscall_64/do_el0_svc/g' \
+		-e 's/__(x64|do)_sys_/__(arm64|do)_sys_/g; s/__x64_sys_/__arm64_sys_/g' \
+		-e 's/__clone3?/thread_start/g; s/clone3/thread_start/g' \
+		-e 's/__restore_rt/__kernel_rt_sigreturn/g' \
+		-e 's/epoll_wait;epoll_wait_a/epoll_pwait;epoll_wait_a/g; s/loop=epoll_wait /loop=epoll_pwait /g' \
+		-e 's/waits in epoll_wait\\(/waits in epoll_pwait\\(/g'
+}
+
 PASSED=0
 FAILED=0
 FAILED_NAMES=()
@@ -48,6 +103,29 @@ reap_tracked() {
 	rm -f "$TMP/tracked.pids"
 }
 
+# workload GCC-COMMAND...: build a workload (the command names it after -o).
+# With STITCH_PREBUILT set (the kernel matrix: its guests see this tree
+# read-only, and a compiler under emulation is slow) one that is there is
+# taken as the host built it.
+workload() {
+	local a out='' prev=''
+	for a in "$@"; do
+		[ "$prev" = -o ] && out=$a
+		prev=$a
+	done
+	if [ -n "${STITCH_PREBUILT:-}" ] && [ -n "$out" ] && [ -e "$out" ]; then
+		return 0
+	fi
+	# The architecture's compiler for a C workload (the lines say gcc).
+	[ "$1" != gcc ] || set -- "$WCC" "${@:2}"
+	"$@"
+}
+
+# The running kernel has kprobes (this VM's has none; the kernel matrix's do).
+has_kprobes() {
+	[ -e /sys/bus/event_source/devices/kprobe/type ]
+}
+
 die() {
 	echo "$*" >&2
 	exit 1
@@ -57,14 +135,14 @@ die() {
 total() {
 	local file=$1
 	# Regexes go through the environment: awk -v would eat backslashes.
-	RE=${2:-.} awk '$0 ~ ENVIRON["RE"] { n += $NF } END { print n + 0 }' "$file"
+	RE=$(arch_re "${2:-.}") awk '$0 ~ ENVIRON["RE"] { n += $NF } END { print n + 0 }' "$file"
 }
 
 # share FILE OF_REGEX IN_REGEX: percent (integer) of the OF_REGEX events that
 # also match IN_REGEX.
 share() {
 	local file=$1
-	OF=$2 IN=$3 awk '
+	OF=$(arch_re "$2") IN=$(arch_re "$3") awk '
 		$0 ~ ENVIRON["OF"] { all += $NF; if ($0 ~ ENVIRON["IN"]) hit += $NF }
 		END { if (all == 0) print 0; else print int(100 * hit / all) }' "$file"
 }
@@ -95,7 +173,7 @@ expect_eq() {
 
 # expect_grep FILE REGEX: the file has a line matching REGEX.
 expect_grep() {
-	if ! grep -qE -- "$2" "$1"; then
+	if ! grep -qE -- "$(arch_re "$2")" "$1"; then
 		echo "--- $1:"
 		head -c 4000 "$1"
 		die "no line of $1 matches: $2"

@@ -2,7 +2,7 @@
 # Integration tests of off-CPU time (`stitch record -e offcpu`); sourced by
 # run.sh, which gives $STITCH, $TMP, $W and the helpers of lib.sh.
 
-gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
+workload gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
 	-o "$W/waits" tests/workloads/waits.c || exit 1
 WAITS=$(realpath "$W/waits")
 
@@ -20,8 +20,8 @@ waited() {
 # within_pct WHAT GOT WANT PCT: |GOT - WANT| <= PCT% of WANT.
 within_pct() {
 	echo "$1: stitch $2 s, the workload $3 s"
-	awk -v g="$2" -v w="$3" -v p="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= w * p / 100) }' ||
-		die "$1: $2 s is not within $4% of $3 s"
+	awk -v g="$2" -v w="$3" -v p="$(($4 * SLOWDOWN))" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= w * p / 100) }' ||
+		die "$1: $2 s is not within $(($4 * SLOWDOWN))% of $3 s"
 }
 
 # Threads that sleep, read a pipe, wait on a mutex and fsync, for 2 s each:
@@ -36,14 +36,18 @@ test_offcpu_totals_match_the_workload() {
 		';start_thread;run_waiter;wait_sleep;sleep_ns_\[i\];__nanosleep;clock_nanosleep;.*;do_nanosleep_\[k\];')" \
 		"$(waited "$TMP/off.out" sleep)" 5
 	within_pct "read of a pipe" "$(offcpu_total "$TMP/off.folded" \
-		';start_thread;run_waiter;wait_pipe;read;.*;anon_pipe_read_\[k\];')" \
+		';start_thread;run_waiter;wait_pipe;read;.*;(anon_)?pipe_read_\[k\];')" \
 		"$(waited "$TMP/off.out" pipe)" 5
 	within_pct "pthread mutex" "$(offcpu_total "$TMP/off.folded" \
 		';start_thread;run_waiter;wait_mutex;pthread_mutex_lock;.*__lll_lock_wait;.*;futex_wait_\[k\];')" \
 		"$(waited "$TMP/off.out" mutex)" 5
-	# fsync: the stack, in D, with its block-layer wait.
-	expect_ge "fsync stacks waiting in D" \
-		"$(grep -c ';wait_fsync;fsync;.*;\[D uninterruptible\] ' "$TMP/off.folded")" 1
+	# fsync: the stack, in D, with its block-layer wait, where there is a disk
+	# to wait for (the kernel matrix's guests write to memory: no wait).
+	case $(stat -f -c %T .) in
+	tmpfs | overlayfs | v9fs) echo "fsync: no disk under $(pwd)" ;;
+	*) expect_ge "fsync stacks waiting in D" \
+		"$(grep -c ';wait_fsync;fsync;.*;\[D uninterruptible\] ' "$TMP/off.folded")" 1 ;;
+	esac
 	# Every interval has a state leaf, and the pprof says what it measures.
 	expect_eq "stacks without a state leaf" \
 		"$(grep -vc '\[\(S sleeping\|D uninterruptible\|runnable\|stopped or traced\)\] [0-9]*$' "$TMP/off.folded")" 0
@@ -145,7 +149,7 @@ offcpu_python_lines() {
 		"$(waited "$TMP/py.out" sleep)" 5
 	lambda='(reader\.<locals>\.)?<lambda>'
 	within_pct "python os.read of a pipe" "$(offcpu_total "$TMP/py.folded" \
-		"reader \\($re:$read\\);${n}timed \\($re:$call\\);$n$lambda \\($re:$read\\);.*;anon_pipe_read_\\[k\\];")" \
+		"reader \\($re:$read\\);${n}timed \\($re:$call\\);$n$lambda \\($re:$read\\);.*;(anon_)?pipe_read_\\[k\\];")" \
 		"$(waited "$TMP/py.out" pipe)" 5
 	within_pct "python Lock.acquire" "$(offcpu_total "$TMP/py.folded" \
 		"locker \\($re:$lock\\);${n}timed \\($re:$call\\);.*;futex_wait_\\[k\\];")" \
@@ -212,10 +216,12 @@ test_offcpu_wall_half_and_half() {
 	# The summary's thread line: about 1 s each way.  Within 10%: the
 	# checks above hold each half to 5% of what the workload measured, but
 	# a guest's stolen time moves both against the clock (a CI run read
-	# outside 950-1049 ms once).
+	# outside 950-1049 ms once); under emulation 10% by SLOWDOWN (the
+	# process's start, before the phases, took 110 ms of CPU in a guest).
 	local line
 	line=$(grep -E '^waits +pid [0-9]+ +tid [0-9]+ +[0-9.]+ ms on CPU, +[0-9.]+ ms blocked' "$TMP/wall.txt")
-	echo "$line" | awk '{ c = $6; b = $10; exit !(c >= 900 && c < 1100 && b >= 900 && b < 1100) }' ||
+	echo "$line" | awk -v d=$((100 * SLOWDOWN)) '{ c = $6; b = $10
+		exit !(c >= 1000 - d && c < 1000 + d && b >= 1000 - d && b < 1000 + d) }' ||
 		die "thread line not ~1 s on CPU and ~1 s blocked: '$line'"
 	expect_grep "$TMP/wall.txt" '^stitch: [0-9.]+ s of wall'
 }
@@ -224,14 +230,23 @@ test_offcpu_wall_half_and_half() {
 # write: the producer's stack, down to the line that wrote, stands above the
 # consumer's blocked stack (past "--") for >= 90% of its blocked time.
 test_offcpu_wakers_producer_above_consumer() {
+	# SLOWDOWN times as long: until the producer's tables are in (a second
+	# or more under emulation) its wakeups have kernel frames only.
 	"$STITCH" record -e offcpu --wakers -o "$TMP/wk.folded" -o "$TMP/wk.txt" -- \
-		"$WAITS" wakers 2 >"$TMP/wk.out"
+		"$WAITS" wakers $((2 * SLOWDOWN)) >"$TMP/wk.out"
 	cat "$TMP/wk.out"
 	head -30 "$TMP/wk.txt"
-	local blocked='^waits;.*;main;wakers_\[i\];consume[.a-z0-9]*;read;.*;anon_pipe_read_\[k\];.*\[S sleeping\]'
+	local blocked='^waits;.*;main;wakers_\[i\];consume[.a-z0-9]*;read;.*;(anon_)?pipe_read_\[k\];.*\[S sleeping\]'
+	local woken='\[S sleeping\];--;try_to_wake_up_\[k\];.*;(anon_)?pipe_write_\[k\];.*;__libc_write_\[i\];write;produce;producer;start_thread;clone3;\[woken by waits tid [0-9]+\] '
+	# The rest, for the log: woken otherwise.
+	B="$blocked" W="$woken" awk '$0 ~ ENVIRON["B"] && $0 !~ ENVIRON["W"]' "$TMP/wk.folded" |
+		sort -t' ' -k2 -nr | head -3 | sed 's/.*\[S sleeping\];/other waker: /' | cut -c1-300
+	# Under emulation 70%: the guest's CPUs come late to more wakeups, and
+	# the producer's tables take seconds to load, its wakeups kernel frames
+	# only until then (21% of a 2 s run's blocked time in a guest of 6.1,
+	# 55% in sid's).
 	expect_ge "% of the consumer's blocked time under the producer's write" \
-		"$(share "$TMP/wk.folded" "$blocked" \
-		   '\[S sleeping\];--;try_to_wake_up_\[k\];.*;anon_pipe_write_\[k\];.*;__libc_write_\[i\];write;produce;producer;start_thread;clone3;\[woken by waits tid [0-9]+\] ')" 90
+		"$(share "$TMP/wk.folded" "$blocked" "$woken")" $((SLOWDOWN > 1 ? 70 : 90))
 	expect_grep "$TMP/wk.txt" '^        produce  \(waits\.c:[0-9]+\)$'
 	# Sleeps woken by their timer: the interrupt, never the thread it
 	# stopped.  ~30 naps of 10 ms (one sleep of 0.3 s was a single wakeup,
@@ -274,6 +289,6 @@ test_offcpu_wakers_of_interpreter_threads() {
 		>"$TMP/pw.out"
 	cat "$TMP/pw.out"
 	expect_ge "% of the python reader's blocked time woken by a write to its pipe" \
-		"$(share "$TMP/pw.folded" "reader \\($re:[0-9]+\\);.*;anon_pipe_read_\\[k\\];" \
-		   ';--;try_to_wake_up_\[k\];.*;anon_pipe_write_\[k\];.*\[woken by python3\.11 tid [0-9]+\] ')" 90
+		"$(share "$TMP/pw.folded" "reader \\($re:[0-9]+\\);.*;(anon_)?pipe_read_\\[k\\];" \
+		   ';--;try_to_wake_up_\[k\];.*;(anon_)?pipe_write_\[k\];.*\[woken by python3\.11 tid [0-9]+\] ')" 90
 }

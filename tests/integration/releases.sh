@@ -150,9 +150,9 @@ release_latency() {
 	# ~200 reads of ~10 ms in 2 s; a loaded machine merges a few.
 	expect_ge "python: slow reads" "$(jq .slow "$TMP/rlp.json")" 100
 	expect_ge "python: % of the slow reads' time blocked in reader's os.read" \
-		"$(share_of_slow "$TMP/rlp.folded" "^read;\\[off-cpu\\];.*;reader \\($re:$read\\);${n}timed \\($re:$call\\);$n(reader\\.<locals>\\.)?<lambda> \\($re:$read\\);.*;anon_pipe_read_\\[k\\];")" 90
+		"$(share_of_slow "$TMP/rlp.folded" "^read;\\[off-cpu\\];.*;reader \\($re:$read\\);${n}timed \\($re:$call\\);$n(reader\\.<locals>\\.)?<lambda> \\($re:$read\\);.*;(anon_)?pipe_read_\\[k\\];")" 90
 	# The summary names the script's innermost frame, not the interpreter's C.
-	expect_grep "$TMP/rlp.txt" "off-CPU in anon_pipe_read <- vfs_read <- .* <- (reader\\.<locals>\\.)?<lambda> \\(py_waits\\.py:$read\\)\$"
+	expect_grep "$TMP/rlp.txt" "off-CPU in (anon_)?pipe_read <- vfs_read <- .* <- (reader\\.<locals>\\.)?<lambda> \\(py_waits\\.py:$read\\)\$"
 	expect_eq "python: slow reads' stacks with another thread's functions" \
 		"$(total "$TMP/rlp.folded" ';(sleeper|locker|feeder|holder) \(')" 0
 

@@ -3,11 +3,11 @@
 # `stitch stalls` (unmodified event loops); sourced by run.sh, which gives
 # $STITCH, $TMP, $W and the helpers of lib.sh.
 
-gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
+workload gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread \
 	-o "$W/stall_epoll" tests/workloads/stall_epoll.c || exit 1
 STALL_EPOLL=$(realpath "$W/stall_epoll")
 # The test event loop linked with libstitch-stall (make stall builds it).
-STALL_LOOP=build/stall/stall_loop
+STALL_LOOP=$BUILD_DIR/stall/stall_loop
 
 # Function names of the kernel populate path, as this kernel (6.18) shows a
 # MAP_POPULATE mmap: __mm_populate -> populate_vma_page_range ->
@@ -365,7 +365,7 @@ test_stalls_catches_spin_and_populate_only() {
 		>"$TMP/st.out" 2>"$TMP/st.err"
 	cat "$TMP/st.err"
 	head -50 "$TMP/st.out"
-	local tid
+	local tid n
 	tid=$(sed -n 's/^tid=//p' "$TMP/st.out")
 	is_number "$tid" "workload tid"
 	# Exactly the two stalls on purpose: the 3600 short tasks give none.
@@ -381,11 +381,17 @@ test_stalls_catches_spin_and_populate_only() {
 	# The spin's stacks: spin_for_stall innermost, unwound by CFI down to _start.
 	expect_grep "$TMP/st1" '^        spin_for_stall  \(stall_epoll\.c:[0-9]+\)$'
 	# Every stack of it passes through spin_for_stall (some samples are taken in
-	# the kernel, e.g. returning from a preemption, above it).
-	expect_eq "spin stall stacks without spin_for_stall" "$(awk '
-		/ samples:$/ { if (n && !hit) bad++; n++; hit = 0 }
+	# the kernel, e.g. returning from a preemption, above it).  Under emulation
+	# the few instructions between the spin's return and the loop's next wait
+	# take long enough to be sampled too: SLOWDOWN - 1 such stacks (0 here).
+	awk '/ samples:$/ { if (n && !hit) print b; n++; hit = 0; b = "" }
 		/^        spin_for_stall / { hit = 1 }
-		END { if (n && !hit) bad++; print bad + 0 }' "$TMP/st1")" 0
+		{ b = b $0 "\n" }
+		END { if (n && !hit) print b }' "$TMP/st1" >"$TMP/st1.without"
+	cat "$TMP/st1.without"
+	n=$(grep -c ' samples:$' "$TMP/st1.without" || true)
+	[ "$n" -le $((SLOWDOWN - 1)) ] ||
+		die "spin stall stacks without spin_for_stall: $n, more than $((SLOWDOWN - 1))"
 	expect_grep "$TMP/st1" '^        _start$'
 	expect_grep "$TMP/st2" "^stall: tid=$tid .* loop=epoll_wait samples=[1-9]"
 	expect_grep "$TMP/st2" "^        $POPULATE_PATH \\[k\\]$"
@@ -563,6 +569,8 @@ test_stalls_python_asyncio() {
 		i=$((i + 1))
 		line=$(stall_block "$TMP/py.out" "$i" | head -1)
 		[ "$(oncpu_ms "$line")" -ge 180 ] || continue
+		# Not the interpreter's exit (181 ms of CPU under emulation).
+		[[ $line != *"ended by the thread's exit"* ]] || continue
 		stall_block "$TMP/py.out" "$i" >"$TMP/py.spin"
 		found=1
 	done
@@ -572,9 +580,11 @@ test_stalls_python_asyncio() {
 	# test, line 10, or the jump back, line 11), called from main's line 17.
 	expect_eq "spin stacks without the script chain" "$(script_chain_missing "$TMP/py.spin" \
 		'spin_for_stall  \(stall_asyncio\.py:1[01]\)' 'main  \(stall_asyncio\.py:17\)')" 0
-	# The rest: the stall's end, after the spin, before epoll_wait.
+	# The rest: the stall's end, after the spin, before epoll_wait, longer
+	# under emulation (19% of a guest's samples, page faults mostly).
 	expect_ge "% of samples in the chain" "$(script_chain_pct "$TMP/py.spin" \
-		'spin_for_stall  \(stall_asyncio\.py:1[01]\)' 'main  \(stall_asyncio\.py:17\)')" 85
+		'spin_for_stall  \(stall_asyncio\.py:1[01]\)' 'main  \(stall_asyncio\.py:17\)')" \
+		$((SLOWDOWN > 1 ? 75 : 85))
 	expect_grep "$TMP/py.spin" '^        Handle\._run  \(events\.py:[0-9]+\)$'
 	expect_grep "$TMP/py.spin" '^        <module>  \(stall_asyncio\.py:22\)$'
 	expect_grep "$TMP/py.spin" '^        Py_BytesMain'

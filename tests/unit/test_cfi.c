@@ -52,10 +52,12 @@ static void put_u32(struct sec *s, uint32_t v)
 	put(s, &v, 4);	/* x86-64 is little endian like the format */
 }
 
+#ifdef __x86_64__
 static void put_u64(struct sec *s, uint64_t v)
 {
 	put(s, &v, 8);
 }
+#endif
 
 static void put_uleb(struct sec *s, uint64_t v)
 {
@@ -85,12 +87,17 @@ static void patch_u32(struct sec *s, size_t off, uint32_t v)
 	memcpy(s->d + off, &v, 4);
 }
 
+#ifdef __x86_64__
 /* Standard x86-64 CIE program: CFA = rsp + 8, RA at CFA - 8. */
 static const uint8_t std_cie_prog[] = { 0x0c, 7, 8, 0x90, 1 };
+#endif
 
-/* An .eh_frame CIE "zR" (or with extra letters), FDE pointers pcrel|sdata4. */
-static size_t eh_cie(struct sec *s, const char *aug, uint8_t ra_col, const uint8_t *prog,
-		     size_t len)
+/*
+ * An .eh_frame CIE "zR" (or with extra letters), FDE pointers pcrel|sdata4;
+ * instructions of code_align bytes (x86-64: 1, arm64: 4).
+ */
+static size_t eh_cie_aligned(struct sec *s, const char *aug, uint8_t code_align, uint8_t ra_col,
+			     const uint8_t *prog, size_t len)
 {
 	size_t start = s->n;
 
@@ -98,7 +105,7 @@ static size_t eh_cie(struct sec *s, const char *aug, uint8_t ra_col, const uint8
 	put_u32(s, 0);		/* CIE id */
 	put_u8(s, 1);		/* version */
 	put(s, aug, strlen(aug) + 1);
-	put_uleb(s, 1);		/* code alignment */
+	put_uleb(s, code_align);
 	put_sleb(s, -8);	/* data alignment */
 	put_u8(s, ra_col);
 	if (aug[0] == 'z') {
@@ -111,6 +118,14 @@ static size_t eh_cie(struct sec *s, const char *aug, uint8_t ra_col, const uint8
 	patch_u32(s, start, s->n - start - 4);
 	return start;
 }
+
+#ifdef __x86_64__
+static size_t eh_cie(struct sec *s, const char *aug, uint8_t ra_col, const uint8_t *prog,
+		     size_t len)
+{
+	return eh_cie_aligned(s, aug, 1, ra_col, prog, len);
+}
+#endif
 
 static void eh_fde(struct sec *s, size_t cie, uint64_t pc, uint64_t range, const uint8_t *prog,
 		   size_t len)
@@ -149,6 +164,7 @@ struct exp_row {
 #define NF	STITCH_CFA_NO_FDE
 #define END_	{ FN + FN_LEN, NF, 0, SAME, 0 }
 
+#ifdef __x86_64__
 static void check_rows(const struct unwind_table *t, const struct exp_row *exp, size_t n,
 		       const char *name)
 {
@@ -166,13 +182,14 @@ static void check_rows(const struct unwind_table *t, const struct exp_row *exp, 
 
 		if (r->pc != exp[i].pc || r->cfa_rule != exp[i].rule ||
 		    r->cfa_offset != exp[i].cfa_off || r->rbp_rule != exp[i].rbp_rule ||
-		    r->rbp_offset != exp[i].rbp_off || r->reserved)
+		    r->rbp_offset != exp[i].rbp_off || r->ra_offset)
 			fail_msg("%s: row %zu is {%#x %u %d %u %d}, expected {%#x %u %d %u %d}",
 				 name, i, r->pc, r->cfa_rule, r->cfa_offset, r->rbp_rule,
 				 r->rbp_offset, exp[i].pc, exp[i].rule, exp[i].cfa_off,
 				 exp[i].rbp_rule, exp[i].rbp_off);
 	}
 }
+#endif
 
 /* ---- table-driven FDE programs ------------------------------------------- */
 
@@ -188,6 +205,7 @@ struct prog_case {
 #define E(...)		{ __VA_ARGS__ },					\
 			sizeof((struct exp_row[]){ __VA_ARGS__ }) / sizeof(struct exp_row)
 
+#ifdef __x86_64__
 static const struct prog_case prog_cases[] = {
 	{ "push rbp; mov rsp,rbp; leave",
 	  P(0x41, 0x0e, 16, 0x86, 2, 0x43, 0x0d, 6, 0x4a, 0x0c, 7, 8),
@@ -682,6 +700,8 @@ static void test_pointer_encodings(void **state)
 	}
 }
 
+#endif /* __x86_64__ */
+
 /* ---- real binaries ------------------------------------------------------- */
 
 static int build_for_file(const char *path, struct unwind_table *t, Elf **elfp, int *fdp)
@@ -722,6 +742,7 @@ static uint64_t symbol_value(Elf *elf, const char *name)
 }
 
 /* Kernel's view of our SIGUSR1 action: sa_restorer is glibc's __restore_rt. */
+#ifdef __x86_64__
 struct kernel_sigaction {
 	void *handler;
 	unsigned long flags;
@@ -783,6 +804,9 @@ static void test_libc(void **state)
 	close(fd);
 }
 
+
+#endif /* __x86_64__ */
+
 static void test_self(void **state)
 {
 	const struct stitch_unwind_row *r;
@@ -800,12 +824,31 @@ static void test_self(void **state)
 	assert_non_null(r);
 	assert_int_equal(r->cfa_rule, STITCH_CFA_END);
 
+#ifdef __aarch64__
+	/*
+	 * An ordinary C function: this very test (called through a pointer,
+	 * never inlined) starts with its return address in x30, CFA = sp, and
+	 * keeps it in its frame past its stp x29, x30, [sp, #-N]!.
+	 */
+	fn = symbol_value(elf, "test_self");
+	assert_true(fn != 0);
+	r = unwind_table_lookup(&t, fn);
+	assert_int_equal(r->cfa_rule, STITCH_CFA_RSP);
+	assert_int_equal(r->cfa_offset, 0);
+	assert_int_equal(r->ra_offset, 0);
+	while (r < t.rows + t.nr - 1 && !r->ra_offset && r->pc < fn + 64)
+		r++;
+	assert_true(r->ra_offset < 0);
+	assert_int_equal(r->rbp_rule, STITCH_RBP_AT_CFA);
+	assert_int_equal(r->ra_offset, r->rbp_offset + 8);
+#else
 	/* An ordinary C function: CFA from rsp (or rbp) at its entry. */
 	fn = symbol_value(elf, "check_well_formed");
 	assert_true(fn != 0);
 	r = unwind_table_lookup(&t, fn);
 	assert_int_equal(r->cfa_rule, STITCH_CFA_RSP);
 	assert_int_equal(r->cfa_offset, 8);
+#endif
 	unwind_table_free(&t);
 	elf_end(elf);
 	close(fd);
@@ -836,9 +879,96 @@ static void test_no_cfi(void **state)
 	free(img);
 }
 
+#ifdef __aarch64__
+/*
+ * arm64: the CIE gcc emits (code alignment 4, RA column x30, CFA = sp + 0,
+ * the return address in x30), and what its prologues and epilogues say.
+ */
+static const uint8_t arm64_cie_prog[] = { 0x0c, 31, 0 };
+
+struct arm64_row {
+	uint32_t pc;
+	uint8_t rule;
+	int16_t cfa_off;
+	uint8_t fp_rule;
+	int16_t fp_off;
+	int16_t ra_off;		/* 0: in x30 */
+};
+
+static const struct {
+	const char *name;
+	uint8_t prog[32];
+	size_t len;
+	struct arm64_row exp[6];
+	size_t nexp;
+} arm64_cases[] = {
+	/*
+	 * stp x29, x30, [sp, #-32]!; mov x29, sp; ...; ldp x29, x30, [sp], #32;
+	 * ret.  Rows: entry, after the stp, after the mov, after the ldp.
+	 */
+	{ "frame record, then CFA from x29, epilogue",
+	  P(0x41, 0x0e, 32, 0x9d, 4, 0x9e, 3, 0x41, 0x0d, 29, 0x44, 0xde, 0xdd, 0x0c, 31, 0),
+	  { { 0x1000, RSP, 0, SAME, 0, 0 }, { 0x1004, RSP, 32, ATCFA, -32, -24 },
+	    { 0x1008, RBP, 32, ATCFA, -32, -24 }, { 0x1018, RSP, 0, SAME, 0, 0 },
+	    { 0x1100, NF, 0, SAME, 0, 0 } }, 5 },
+	/* paciasp first: DW_CFA_AARCH64_negate_ra_state changes no row. */
+	{ "pointer authentication",
+	  P(0x2d, 0x41, 0x0e, 16, 0x9d, 2, 0x9e, 1),
+	  { { 0x1000, RSP, 0, SAME, 0, 0 }, { 0x1004, RSP, 16, ATCFA, -16, -8 },
+	    { 0x1100, NF, 0, SAME, 0, 0 } }, 3 },
+	/* A leaf that saves nothing: x30 holds its return address throughout. */
+	{ "leaf", P(0x00),
+	  { { 0x1000, RSP, 0, SAME, 0, 0 }, { 0x1100, NF, 0, SAME, 0, 0 } }, 2 },
+	/* _start and thread entries: .cfi_undefined x30. */
+	{ "undefined x30 is the outermost frame", P(0x07, 30),
+	  { { 0x1000, STITCH_CFA_END, 0, SAME, 0, 0 }, { 0x1100, NF, 0, SAME, 0, 0 } }, 2 },
+	/* x30 kept in another register: no row can say where. */
+	{ "x30 in a register", P(0x41, 0x09, 30, 19),
+	  { { 0x1000, RSP, 0, SAME, 0, 0 }, { 0x1004, U, 0, SAME, 0, 0 },
+	    { 0x1100, NF, 0, SAME, 0, 0 } }, 3 },
+};
+
+static void test_arm64_programs(void **state)
+{
+	size_t i, j;
+
+	for (i = 0; i < sizeof(arm64_cases) / sizeof(arm64_cases[0]); i++) {
+		struct unwind_table t;
+		struct sec s = { 0 };
+		size_t cie;
+
+		cie = eh_cie_aligned(&s, "zR", 4, 30, arm64_cie_prog, sizeof(arm64_cie_prog));
+		eh_fde(&s, cie, FN, FN_LEN, arm64_cases[i].prog, arm64_cases[i].len);
+		terminate(&s);
+		assert_int_equal(cfi_parse_section(s.d, s.n, SEC_VADDR, true, &t), 0);
+		if (t.nr != arm64_cases[i].nexp)
+			fail_msg("%s: %zu rows, expected %zu", arm64_cases[i].name, t.nr,
+				 arm64_cases[i].nexp);
+		for (j = 0; j < t.nr; j++) {
+			const struct stitch_unwind_row *r = &t.rows[j];
+			const struct arm64_row *e = &arm64_cases[i].exp[j];
+
+			if (r->pc != e->pc || r->cfa_rule != e->rule || r->cfa_offset != e->cfa_off ||
+			    r->rbp_rule != e->fp_rule || r->rbp_offset != e->fp_off ||
+			    r->ra_offset != e->ra_off)
+				fail_msg("%s: row %zu is {%#x %u %d %u %d %d}", arm64_cases[i].name,
+					 j, r->pc, r->cfa_rule, r->cfa_offset, r->rbp_rule,
+					 r->rbp_offset, r->ra_offset);
+		}
+		unwind_table_free(&t);
+	}
+}
+
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+#ifdef __aarch64__
+		cmocka_unit_test(test_arm64_programs),
+		cmocka_unit_test(test_self),
+		cmocka_unit_test(test_no_cfi),
+#else
 		cmocka_unit_test(test_programs),
 		cmocka_unit_test(test_deep_remember_state),
 		cmocka_unit_test(test_signal_frame),
@@ -851,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_no_cfi),
+#endif
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

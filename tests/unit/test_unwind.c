@@ -43,6 +43,111 @@ static uint64_t *word_at(uint64_t addr)
 	return &fake_words[(addr - FAKE_BASE) / 8];
 }
 
+#ifdef __aarch64__
+/*
+ * arm64: the return address in x30 where the row says so (a leaf, a
+ * prologue), trusted only while the registers are exact; saved ones and
+ * x30 stripped of pointer-authentication signatures; the signal frame's
+ * registers from arm64's rt_sigframe.
+ */
+static void test_step_arm64_link_register(void **state)
+{
+	struct unwind_stack s = fake_stack();
+	struct stitch_unwind_row row = { .cfa_rule = STITCH_CFA_RSP, .cfa_offset = 0 };
+	struct unwind_regs r = { 0xaaaaba360100, FAKE_BASE, 0x77, 0x54aaaaba360700 };
+	bool exact = true;
+
+	memset(fake_words, 0, sizeof(fake_words));
+	assert_int_equal(unwind_step(&row, &r, &exact, unwind_stack_read, &s), 0);
+	assert_int_equal(r.ip, 0xaaaaba360700);		/* signature gone */
+	assert_int_equal(r.sp, FAKE_BASE);
+	assert_int_equal(r.bp, 0x77);
+	assert_false(exact);
+	/* The caller's x30 is not known: a second x30 row must stop, not loop. */
+	assert_int_equal(unwind_step(&row, &r, &exact, unwind_stack_read, &s),
+			 UNWIND_STOP_NO_RULE);
+	assert_int_equal(r.ip, 0xaaaaba360700);
+}
+
+static void test_step_arm64_saved(void **state)
+{
+	struct unwind_stack s = fake_stack();
+	/* After stp x29, x30, [sp, #-32]!; mov x29, sp: CFA = x29 + 32. */
+	struct stitch_unwind_row row = { .cfa_rule = STITCH_CFA_RBP, .cfa_offset = 32,
+					 .rbp_rule = STITCH_RBP_AT_CFA, .rbp_offset = -32,
+					 .ra_offset = -24 };
+	struct unwind_regs r = { 0x400100, FAKE_BASE, FAKE_BASE + 16, 0x1234 };
+	bool exact = true;
+
+	memset(fake_words, 0, sizeof(fake_words));
+	*word_at(FAKE_BASE + 16) = 0xbbbb;			/* x29 at CFA - 32 */
+	*word_at(FAKE_BASE + 24) = 0x2a000000401000ull;	/* signed x30 at CFA - 24 */
+	assert_int_equal(unwind_step(&row, &r, &exact, unwind_stack_read, &s), 0);
+	assert_int_equal(r.ip, 0x401000);
+	assert_int_equal(r.sp, FAKE_BASE + 48);
+	assert_int_equal(r.bp, 0xbbbb);
+	assert_int_equal(r.lr, 0);
+}
+
+static void test_step_arm64_signal(void **state)
+{
+	static uint8_t frame[1024];
+	struct unwind_stack s = { FAKE_BASE, frame, sizeof(frame) };
+	struct stitch_unwind_row row = { .cfa_rule = STITCH_CFA_SIGNAL };
+	struct stitch_unwind_row leaf = { .cfa_rule = STITCH_CFA_RSP, .cfa_offset = 0 };
+	struct unwind_regs r = { 0x7000, FAKE_BASE, 0 };
+	uint64_t ip = 0x401234, sp = FAKE_BASE + 0x300, bp = 0x77, lr = 0x401500;
+	bool exact = false;
+
+	/* siginfo (128 bytes), then the ucontext: its sigcontext's regs at 176 + 8. */
+	assert_int_equal(STITCH_UC_RIP, 128 + 176 + 8 + 32 * 8);
+	memcpy(frame + STITCH_UC_RIP, &ip, 8);
+	memcpy(frame + STITCH_UC_RSP, &sp, 8);
+	memcpy(frame + STITCH_UC_RBP, &bp, 8);
+	memcpy(frame + STITCH_UC_LR, &lr, 8);
+	assert_int_equal(unwind_step(&row, &r, &exact, unwind_stack_read, &s), 0);
+	assert_int_equal(r.ip, ip);
+	assert_int_equal(r.sp, sp);
+	assert_int_equal(r.bp, bp);
+	assert_int_equal(r.lr, lr);
+	assert_true(exact);
+	/* The interrupted leaf returns through x30. */
+	assert_int_equal(unwind_step(&leaf, &r, &exact, unwind_stack_read, &s), 0);
+	assert_int_equal(r.ip, lr);
+}
+
+/* Code at 0x1000-0x3000, no load bias. */
+static const struct unwind_table *low_lookup(void *ctx, uint64_t pc, uint64_t *bias)
+{
+	*bias = 0;
+	return pc >= 0x1000 && pc < 0x3000 ? ctx : NULL;
+}
+
+/* A frame-pointer step leaves sp a bound: the caller's sp-based row stops. */
+static void test_unwind_arm64_fp_then_sp_row(void **state)
+{
+	static const struct stitch_unwind_row rows[] = {
+		{ .pc = 0x1000, .cfa_rule = STITCH_CFA_RSP, .cfa_offset = 16, .ra_offset = -8 },
+		{ .pc = 0x2000, .cfa_rule = STITCH_CFA_NO_FDE },
+	};
+	struct unwind_table t = { (struct stitch_unwind_row *)rows, 2 };
+	struct unwind_stack s = fake_stack();
+	struct unwind_regs r = { 0x2010, FAKE_BASE, FAKE_BASE + 32 };
+	struct unwind_frame f[8];
+	enum unwind_stop why;
+
+	memset(fake_words, 0, sizeof(fake_words));
+	/* 0x2010 has no CFI: by frame record {x29, x30} at x29, into 0x1000's code. */
+	*word_at(FAKE_BASE + 32) = FAKE_BASE + 48;
+	*word_at(FAKE_BASE + 40) = 0x1104;
+	assert_int_equal(unwind_user(&r, &s, low_lookup, &t, f, 8, &why), 2);
+	assert_int_equal(f[1].pc, 0x1104);
+	assert_true(f[1].by_fp);
+	assert_int_equal(why, UNWIND_STOP_NO_RULE);
+}
+#endif
+
+#ifdef __x86_64__
 static void test_step_rules(void **state)
 {
 	struct unwind_stack s = fake_stack();
@@ -408,6 +513,8 @@ static void test_unwind_user_uret(void **state)
 	assert_int_equal(why, UNWIND_STOP_NO_MODULE);
 }
 
+#endif /* __x86_64__ */
+
 /* ---- real snapshots from the fixture -------------------------------------- */
 
 struct module {
@@ -511,7 +618,8 @@ static int fixture_setup(void **state)
 	if (!mkdtemp(fx.dir))
 		return -1;
 	snprintf(fx.bin, sizeof(fx.bin), "%s/fixture", fx.dir);
-	snprintf(cmd, sizeof(cmd), "gcc -O2 -fomit-frame-pointer -fno-inline -g -o %s %s && %s %s",
+	/* UNIT_CC: the compiler of this test, a cross one for ARCH=arm64 (Makefile). */
+	snprintf(cmd, sizeof(cmd), UNIT_CC " -O2 -fomit-frame-pointer -fno-inline -g -o %s %s && %s %s",
 		 fx.bin, src, fx.bin, fx.dir);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "cannot build or run the fixture: %s\n", cmd);
@@ -543,7 +651,7 @@ struct snapshot {
 
 static void load_snapshot(const char *name, struct snapshot *s)
 {
-	uint64_t hdr[4];
+	uint64_t hdr[5];
 	char path[600];
 	FILE *f;
 
@@ -551,13 +659,13 @@ static void load_snapshot(const char *name, struct snapshot *s)
 	f = fopen(path, "r");
 	assert_non_null(f);
 	assert_int_equal(fread(hdr, sizeof(hdr), 1, f), 1);
-	s->regs = (struct unwind_regs){ hdr[0], hdr[1], hdr[2] };
-	assert_true(hdr[3] > 0 && hdr[3] < (64 << 20));
-	s->buf = malloc(hdr[3]);
+	s->regs = (struct unwind_regs){ hdr[0], hdr[1], hdr[2], hdr[3] };
+	assert_true(hdr[4] > 0 && hdr[4] < (64 << 20));
+	s->buf = malloc(hdr[4]);
 	assert_non_null(s->buf);
-	assert_int_equal(fread(s->buf, hdr[3], 1, f), 1);
+	assert_int_equal(fread(s->buf, hdr[4], 1, f), 1);
 	fclose(f);
-	s->stack = (struct unwind_stack){ hdr[1], s->buf, hdr[3] };
+	s->stack = (struct unwind_stack){ hdr[1], s->buf, hdr[4] };
 }
 
 /* [lo, hi) of a function: runtime address from the fixture, size from a symbol table. */
@@ -752,6 +860,7 @@ static void test_deep(void **state)
 	free(s.buf);
 }
 
+#ifdef __x86_64__
 static void test_signal(void **state)
 {
 	const struct stitch_unwind_row *row;
@@ -802,11 +911,18 @@ static void test_realign(void **state)
 	check_outer_frames(f, n, 1);
 	free(s.buf);
 }
+#endif
 
 int main(void)
 {
 	/* One group (the snapshots need the fixture) so run.sh counts them all. */
 	const struct CMUnitTest tests[] = {
+#ifdef __aarch64__
+		cmocka_unit_test(test_step_arm64_link_register),
+		cmocka_unit_test(test_step_arm64_saved),
+		cmocka_unit_test(test_step_arm64_signal),
+		cmocka_unit_test(test_unwind_arm64_fp_then_sp_row),
+#else
 		cmocka_unit_test(test_step_rules),
 		cmocka_unit_test(test_step_epilogue),
 		cmocka_unit_test(test_step_signal),
@@ -815,10 +931,17 @@ int main(void)
 		cmocka_unit_test(test_unwind_user_jit),
 		cmocka_unit_test(test_uret_restore),
 		cmocka_unit_test(test_unwind_user_uret),
-		cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_deep),
+		/*
+		 * x86-64 only: the signal frame's trampoline is libc's there;
+		 * arm64's is the kernel's vDSO (QEMU's user mode has its own,
+		 * without CFI): the kernel matrix checks it on arm64.  gcc
+		 * realigns with DRAP on x86-64 only.
+		 */
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_realign),
+#endif
+		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_deep),
 	};
 
 	return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);

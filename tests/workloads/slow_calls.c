@@ -9,15 +9,19 @@
  * call slow too (a preemption, a page fault), which the tests must allow.
  *
  *   slow_calls pipe N   read(2) of one byte from a pipe; every 20th byte
- *                       the writer thread sends 5 ms late (blocked in the
- *                       kernel's pipe read)
- *   slow_calls lock N   lookup_record(): read_block(), a pread(2) of a file;
+ *                       the writer thread sends 5 ms after the reader is
+ *                       there to wait for it (blocked in the kernel's pipe
+ *                       read): a reader slower than the writer (a guest's
+ *                       probes under emulation) would otherwise find the
+ *                       late bytes already written
+ *   slow_calls lock N   lookup_record(): read_block(), a pread(2) of a file in memory;
  *                       every 20th call also takes a mutex another thread
  *                       holds for 5 ms (wait_for_lock: blocked in futex_wait)
  *
  * Every call is also between two USDT probes, slowcalls:call__begin(i) and
  * slowcalls:call__end(i), for a root made of a probe pair.
  */
+#define _GNU_SOURCE		/* memfd_create */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define EVERY 20
@@ -51,15 +56,17 @@ static void sleep_ns(long ns)
 		;
 }
 
-/* pipe: one byte per call, every EVERY-th one late. */
+/* pipe: one byte per call, every EVERY-th one late, counted from the reader's turn. */
 static void *writer(void *arg)
 {
 	int i;
 
 	(void)arg;
 	for (i = 0; i < ncalls; i++) {
-		if (i % EVERY == EVERY - 1)
+		if (i % EVERY == EVERY - 1) {
+			pthread_barrier_wait(&turn);
 			sleep_ns(DELAY_NS);
+		}
 		if (write(fds[1], "x", 1) != 1)
 			exit(1);
 	}
@@ -130,7 +137,10 @@ int main(int argc, char **argv)
 	d = calloc(ncalls, sizeof(*d));
 	if (!d || pipe(fds))
 		return 1;
-	file_fd = open("/proc/self/exe", O_RDONLY);
+	/* read_block's file, in memory: a guest's over 9p took up to 20 ms a read. */
+	file_fd = memfd_create("slow_calls_block", 0);
+	if (file_fd < 0 || ftruncate(file_fd, 8 * 512))
+		return 1;
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
@@ -141,8 +151,11 @@ int main(int argc, char **argv)
 	sigwait(&set, &sig);
 	pthread_create(&th, NULL, lockmode ? holder : writer, NULL);
 	for (i = 0; i < ncalls; i++) {
-		/* lock: the holder takes the mutex before the call that needs it */
-		if (lockmode && i % EVERY == EVERY - 1)
+		/*
+		 * lock: the holder takes the mutex before the call that needs it;
+		 * pipe: the writer's delay starts now.
+		 */
+		if (i % EVERY == EVERY - 1)
 			pthread_barrier_wait(&turn);
 		t0 = now_ns();
 		STAP_PROBE1(slowcalls, call__begin, i);

@@ -148,6 +148,12 @@ static __always_inline int perl_str(struct task_struct *task, struct perl_walk *
 	}
 	if (used > INTERP_STR_BYTES - INTERP_STR_MAX)
 		return -1;
+	/*
+	 * Masked for the verifier, and kept masked: clang drops a mask the
+	 * check above makes redundant, and reloads used from the stack, where
+	 * a 6.1 verifier has not seen the check.
+	 */
+	barrier_var(used);
 	used &= INTERP_STR_BYTES - 1;
 	if (hek && perl_hek_short(task, w, s, ptr, used, &len)) {
 		/* its length and bytes in one read */
@@ -155,7 +161,10 @@ static __always_inline int perl_str(struct task_struct *task, struct perl_walk *
 		if (perl_rd(task, &hlen, sizeof(hlen), ptr + w->L.hek_len) || hlen < 0 ||
 		    hlen >= INTERP_STR_MAX)
 			return -1;
-		len = hlen & (INTERP_STR_MAX - 1);
+		/* Masked after the barrier: a 6.1 verifier never saw the checks above */
+		len = hlen;
+		barrier_var(len);
+		len &= INTERP_STR_MAX - 1;
 		if (len && perl_rd(task, s->strs + used, len, ptr + w->L.hek_key))
 			return -1;
 	} else {
@@ -164,7 +173,9 @@ static __always_inline int perl_str(struct task_struct *task, struct perl_walk *
 		r = interp_read_str(task, s->strs + used, INTERP_STR_MAX, ptr);
 		if (r <= 0 || r >= INTERP_STR_MAX)
 			return -1;
-		len = (r - 1) & (INTERP_STR_MAX - 1);
+		len = r - 1;
+		barrier_var(len);
+		len &= INTERP_STR_MAX - 1;
 	}
 	*out = PERL_STR(used, len);
 	w->str_used = used + len;
@@ -503,7 +514,7 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 			return;
 		}
 		if (interp_read(task, &w->my_perl, sizeof(w->my_perl),
-				fs_base + cfg->pthread_specific + key * 16 + 8) < 0) {
+				fs_base + (__s64)cfg->pthread_specific + key * 16 + 8) < 0) {
 			ev->flags |= INTERP_EV_FAULT;
 			return;
 		}
@@ -514,7 +525,7 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 			ev->flags |= INTERP_EV_FAULT;
 			return;
 		}
-	} else if (perl_rd64(task, fs_base - cfg->pl.tls_off, &w->my_perl)) {
+	} else if (perl_rd64(task, fs_base + cfg->pl.tls_tpoff, &w->my_perl)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
@@ -538,7 +549,7 @@ static __always_inline void interp_perl_walk(struct task_struct *task, struct in
 		return;
 	if (!perl_load_si(task, w, ev))
 		return;
-	bpf_loop(INTERP_MAX_FRAMES + PERL_MAX_STACKINFOS + 2, perl_step, &ctx, 0);
+	interp_loop(INTERP_MAX_FRAMES + PERL_MAX_STACKINFOS + 2, perl_step, &ctx);
 	if (!w->done)
 		ev->flags |= INTERP_EV_TRUNCATED;
 	ev->nframes = w->n > INTERP_MAX_FRAMES ? INTERP_MAX_FRAMES : w->n;

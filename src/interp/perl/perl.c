@@ -16,14 +16,22 @@
 #include "util/elf_util.h"
 
 /*
- * Where the executable's static TLS block starts below fs_base (x86-64,
- * TLS variant II; glibc lays out the executable's block first).
+ * Where the executable's static TLS variable at offset off of its block
+ * lies from the thread pointer (glibc lays out the executable's block
+ * first); false if it is not inside that block.  x86-64, TLS variant II:
+ * it ends at the thread pointer, so it starts below it.  arm64, variant I:
+ * it follows the 16-byte TCB at tpidr_el0, at roundup(16, p_align), as the
+ * linker's local-exec offsets say (a block whose p_vaddr is not aligned
+ * would move by its first byte's padding: not seen, not guessed).
  */
-static bool exe_tls_offset(Elf *elf, uint64_t *off)
+static bool exe_tls_var(Elf *elf, uint64_t off, int64_t *tpoff)
 {
 	size_t i, n;
 	bool has_interp = false, has_tls = false;
 	uint64_t vaddr = 0, memsz = 0, align = 1, firstbyte;
+#if !defined(__aarch64__)
+	uint64_t block;
+#endif
 
 	if (elf_getphdrnum(elf, &n))
 		return false;
@@ -41,12 +49,20 @@ static bool exe_tls_offset(Elf *elf, uint64_t *off)
 			align = ph.p_align ? ph.p_align : 1;
 		}
 	}
-	/* Only the main program's block sits at a fixed place below fs_base. */
+	/* Only the main program's block sits at a fixed place from the thread pointer. */
 	if (!has_interp || !has_tls || (align & (align - 1)) || align > 4096 || memsz > 1 << 20)
 		return false;
 	firstbyte = -vaddr & (align - 1);
-	*off = ((memsz - firstbyte + align - 1) & ~(align - 1)) + firstbyte;
+#if defined(__aarch64__)
+	if (firstbyte || off >= memsz || memsz - off < 8)
+		return false;
+	*tpoff = (int64_t)(((16 + align - 1) & ~(align - 1)) + off);
 	return true;
+#else
+	block = ((memsz - firstbyte + align - 1) & ~(align - 1)) + firstbyte;
+	*tpoff = -(int64_t)(block - off);
+	return off < block;
+#endif
 }
 
 /* A shared library whose TLS block holds 8 bytes at offset off. */
@@ -75,7 +91,8 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 			     const struct map *m, char *unsupported, size_t unsupported_len)
 {
 	Elf *elf = m->bin->elf;
-	uint64_t ctx, key, eval, eval_size, off;
+	uint64_t ctx, key, eval, eval_size;
+	int64_t tpoff;
 	unsigned int rev, ver;
 
 	if (!elf || !perl_file_version(elf, &rev, &ver))
@@ -94,11 +111,11 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 		return false;
 	/*
 	 * perl: PL_current_context in the executable's static TLS block, at a
-	 * fixed place below fs_base.  A program embedding libperl.so: in the
+	 * fixed place from fs_base.  A program embedding libperl.so: in the
 	 * library's block, found through the thread's DTV once ld.so has
 	 * given the library its module id (perl_attach).
 	 */
-	ip->cfg.pl.tls_off = 0;
+	ip->cfg.pl.tls_tpoff = 0;
 	ip->cfg.pl.thr_key_addr = 0;
 	if (!elf_dynsym_find(elf, "PL_current_context", &ctx, NULL)) {
 		/*
@@ -109,8 +126,9 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 		if (!elf_dynsym_find(elf, "PL_thr_key", &key, NULL))
 			return false;
 		ip->cfg.pl.thr_key_addr = key + m->bias;
-	} else if (exe_tls_offset(elf, &off) && ctx < off) {
-		ip->cfg.pl.tls_off = off - ctx;
+	} else if (exe_tls_var(elf, ctx, &tpoff)) {
+		/* never 0: x86-64's block ends below fs_base, arm64's starts past the TCB */
+		ip->cfg.pl.tls_tpoff = (uint64_t)tpoff;
 	} else if (lib_tls_holds(elf, ctx)) {
 		ip->cfg.pl.tls_sym = ctx;
 	} else {
@@ -126,13 +144,13 @@ static bool perl_from_module(struct interp_proc *ip, const struct interp_version
 
 /*
  * libperl.so: its TLS module id, once ld.so has registered it (else look
- * again at the next event).  cfg.pl.tls_off is 0 exactly then: the
- * executable's block gives off - ctx > 0.
+ * again at the next event).  cfg.pl.tls_tpoff is 0 exactly then: the
+ * executable's block is never at the thread pointer itself.
  */
 static bool perl_attach(struct interp_proc *ip, const struct interp_version *v,
 			const struct map *m, const struct map *ld, const struct interp_glibc *g)
 {
-	if (!ip->cfg.pl.tls_off && !ip->cfg.pl.thr_key_addr) {
+	if (!ip->cfg.pl.tls_tpoff && !ip->cfg.pl.thr_key_addr) {
 		/* ip->ver: the table perl_from_module chose by the file's version */
 		ip->cfg.pl.tls_modid = g ? interp_tls_modid(ip->pid, ld, g, ip->ver->lib_prefix)
 					 : 0;

@@ -55,8 +55,9 @@ struct interp_perl_layout {
 
 /*
  * Where a process keeps its interpreter (interp_proc_cfg.pl): my_perl =
- * *(fs_base - tls_off) in perl's own static TLS block, or, embedded
- * through libperl.so (tls_off 0), the library's TLS variable
+ * *(fs_base + tls_tpoff) in perl's own static TLS block (below the thread
+ * pointer on x86-64, above it on arm64: two's complement), or, embedded
+ * through libperl.so (tls_tpoff 0), the library's TLS variable
  * *(dtv[tls_modid].val + tls_sym).  Perl before 5.36 has no such TLS
  * variable (PL_current_context): thr_key_addr is then the address of
  * PL_thr_key and my_perl = pthread_getspecific(PL_thr_key), which
@@ -65,7 +66,7 @@ struct interp_perl_layout {
 struct interp_perl_cfg {
 	__u64 tls_modid;
 	__u64 tls_sym;
-	__u64 tls_off;
+	__u64 tls_tpoff;
 	__u64 thr_key_addr;
 };
 

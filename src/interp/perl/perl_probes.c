@@ -7,8 +7,9 @@
  * Perl 5.32 and 5.36 export them all.  5.40 and 5.42 (Debian) export no pp
  * function and no Perl_die_unwind: the pp functions are then found in the
  * op table PL_ppaddr[] (exported), whose entries are relocated pointers
- * (R_X86_64_RELATIVE, or in place with RELR); an exception starts in one
- * of the exported functions that call die_unwind: in trixie's perl 5.40.1
+ * (R_X86_64_RELATIVE or R_AARCH64_RELATIVE, or in place with RELR); an
+ * exception starts in one of the exported functions that call die_unwind:
+ * in trixie's perl 5.40.1
  * and sid's 5.42.3 those are exactly Perl_croak_sv, Perl_vcroak and
  * Perl_vfatal_warner (objdump -d: the only three calls of it, and no
  * other reference to its address).
@@ -28,11 +29,15 @@
  * the kernel emulates (in sid's a sub from %rsp: still single-stepped).
  * Nothing jumps to that second instruction (objdump -d of both: no branch
  * to any probed function's +4), so every call still passes the probe, with
- * its argument registers untouched.
+ * its argument registers untouched.  arm64 has no endbr64: its landing
+ * pad, BTI's "bti c", is a hint the kernel steps like any other, and a
+ * function is probed at its first instruction.
  */
 static bool text_offset(Elf *elf, uint64_t vaddr, __u64 *off)
 {
+#if defined(__x86_64__)
 	static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+#endif
 	size_t i, n, size;
 	const char *raw = elf_rawfile(elf, &size);
 
@@ -45,8 +50,10 @@ static bool text_offset(Elf *elf, uint64_t vaddr, __u64 *off)
 			continue;
 		if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr + 8 <= ph.p_filesz) {
 			*off = vaddr - ph.p_vaddr + ph.p_offset;
+#if defined(__x86_64__)
 			if (*off + 8 <= size && !memcmp(raw + *off, endbr64, sizeof(endbr64)))
 				*off += sizeof(endbr64);
+#endif
 			return true;
 		}
 	}
@@ -75,6 +82,13 @@ static bool file_u64(Elf *elf, uint64_t vaddr, uint64_t *out)
 	return false;
 }
 
+/* A pointer the dynamic linker relocates by the load bias alone. */
+#if defined(__aarch64__)
+#define RELATIVE_RELOC R_AARCH64_RELATIVE
+#else
+#define RELATIVE_RELOC R_X86_64_RELATIVE
+#endif
+
 /* The value the dynamic linker stores at vaddr (an op table entry). */
 static bool pointer_at(Elf *elf, uint64_t vaddr, uint64_t *fn)
 {
@@ -93,7 +107,7 @@ static bool pointer_at(Elf *elf, uint64_t vaddr, uint64_t *fn)
 
 			if (!gelf_getrela(d, (int)i, &r) || r.r_offset != vaddr)
 				continue;
-			if (GELF_R_TYPE(r.r_info) != R_X86_64_RELATIVE)
+			if (GELF_R_TYPE(r.r_info) != RELATIVE_RELOC)
 				return false;	/* a symbol's: not a local pp function */
 			*fn = (uint64_t)r.r_addend;
 			return true;

@@ -3,7 +3,7 @@
  * CPython 3.11-style walker (walk_thread.bpf.h calls it).  The thread
  * state comes from the triggering thread's own pthread key slot (3.15: its
  * own thread-local variable), never from _PyRuntime's GIL holder, and must
- * say it is that thread's (thread_id == pthread_self() == fs_base); the
+ * say it is that thread's (thread_id == pthread_self()); the
  * frames are the _PyInterpreterFrame list from tstate->cframe->current_frame
  * (3.13 on: tstate->current_frame).  Every code object is type-checked; a
  * read that fails or a check that does not hold ends the walk, marked.  3.12
@@ -119,6 +119,7 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 	struct py_walk w = { .task = task, .ev = ev, .s = s, .cfg = cfg, .L = L };
 	__u64 tstate = 0, cframe = 0;
 	__u32 key = 0;
+	long loops;
 
 	if (L->layout_flags & PY_LAYOUT_TLS_TSTATE) {
 		/* 3.15: the executable's own thread-local, at a fixed place from fs_base. */
@@ -137,7 +138,7 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 			return;
 		}
 		if (interp_read(task, &tstate, sizeof(tstate),
-				fs_base + cfg->pthread_specific + key * 16 + 8)) {
+				fs_base + (__s64)cfg->pthread_specific + key * 16 + 8)) {
 			ev->flags |= INTERP_EV_FAULT;
 			return;
 		}
@@ -149,8 +150,9 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 	/*
 	 * The key's slot is this thread's, but a stale or misread value would
 	 * give another thread's frames: its state must name this thread
-	 * (pthread_self(), which is fs_base with glibc on x86-64).  Every
-	 * version's layout has the field.
+	 * (pthread_self(): fs_base with glibc on x86-64, below it on arm64;
+	 * cfg->pthread_self is 0 or that offset).  Every version's layout has
+	 * the field.
 	 */
 	if (L->tstate_thread_id) {
 		__u64 owner_thread = 0;
@@ -160,7 +162,7 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 			ev->flags |= INTERP_EV_FAULT;
 			return;
 		}
-		if (owner_thread != fs_base) {
+		if (owner_thread != fs_base + (__s64)cfg->pthread_self) {
 			ev->flags |= INTERP_EV_CORRUPT;
 			return;
 		}
@@ -188,8 +190,8 @@ static __always_inline void interp_python_walk(struct task_struct *task, struct 
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
-	bpf_loop(INTERP_MAX_FRAMES, interp_python_step, &w, 0);
-	if (s->cursor && s->n >= INTERP_MAX_FRAMES)
+	loops = interp_loop(INTERP_MAX_FRAMES, interp_python_step, &w);
+	if (s->cursor && (s->n >= INTERP_MAX_FRAMES || loops >= interp_loop_cap(INTERP_MAX_FRAMES)))
 		ev->flags |= INTERP_EV_TRUNCATED;
 	ev->nframes = s->n;
 }

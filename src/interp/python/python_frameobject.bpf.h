@@ -81,7 +81,7 @@ static long interp_pyfo_step(__u64 i, void *ctx)
 
 /*
  * From thread state tstate, which the caller found in this thread's own key
- * slot and checked is this thread's (its thread_id is fs_base).
+ * slot and checked is this thread's (its thread_id is its pthread_self()).
  */
 static __always_inline void interp_pyfo_walk(struct task_struct *task, struct interp_event *ev,
 					     struct interp_scratch *s,
@@ -89,6 +89,7 @@ static __always_inline void interp_pyfo_walk(struct task_struct *task, struct in
 					     const struct interp_python_layout *L, __u64 tstate)
 {
 	struct pyfo_walk w = { .task = task, .ev = ev, .s = s, .cfg = cfg, .L = L };
+	long loops;
 
 	s->n = 0;
 	s->cursor = 0;
@@ -96,8 +97,8 @@ static __always_inline void interp_pyfo_walk(struct task_struct *task, struct in
 		ev->flags |= INTERP_EV_FAULT;
 		return;
 	}
-	bpf_loop(INTERP_MAX_FRAMES, interp_pyfo_step, &w, 0);
-	if (s->cursor && s->n >= INTERP_MAX_FRAMES)
+	loops = interp_loop(INTERP_MAX_FRAMES, interp_pyfo_step, &w);
+	if (s->cursor && (s->n >= INTERP_MAX_FRAMES || loops >= interp_loop_cap(INTERP_MAX_FRAMES)))
 		ev->flags |= INTERP_EV_TRUNCATED;
 	ev->nframes = s->n;
 }

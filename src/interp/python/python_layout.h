@@ -58,7 +58,8 @@ struct interp_python_layout {
 	__u32 lnotab;			/* line table: PYTHON_LINETABLE_*, PYTHON_LNOTAB_* */
 	/*
 	 * Every version: PyThreadState.thread_id, its pthread_self(), which
-	 * must be the walked thread's fs_base (0: not checked).
+	 * must be the walked thread's (fs_base + interp_proc_cfg.pthread_self;
+	 * 0: not checked).
 	 */
 	__u32 tstate_thread_id;
 	/* 3.12 on (python_new.h); 0 in a 3.11-style layout unless said. */

@@ -14,7 +14,7 @@
  * but from the process's own _Py_DebugOffsets (python_debug.c); the table
  * gives only what those do not carry, and its full layout is what they are
  * checked against.  Run-time proof on every walk: the thread state found
- * through the TSD key must name the walked thread (thread_id == fs_base).
+ * through the TSD key must name the walked thread (thread_id == pthread_self()).
  */
 #ifndef STITCH_INTERP_PYTHON_NEW_H
 #define STITCH_INTERP_PYTHON_NEW_H

@@ -67,6 +67,52 @@ static uint64_t next_start(const struct cfi_hdr_index *ix, uint64_t start)
 	return lo < ix->count ? hdr_start(ix, lo) : 0;
 }
 
+/*
+ * The jump (not a call) at code + off of a function at eval, if one starts
+ * there: its target.  x86-64: jmp rel32, jcc rel32, at any byte.
+ * arm64: b imm26, b.cond imm19, cbz/cbnz imm19, tbz/tbnz imm14, at 4-byte
+ * aligned instructions only.
+ */
+static bool jump_at(const uint8_t *code, uint64_t size, uint64_t off, uint64_t eval,
+		    uint64_t *target)
+{
+#if defined(__aarch64__)
+	uint32_t insn;
+	int64_t rel;
+
+	if (off & 3 || off + 4 > size)
+		return false;
+	memcpy(&insn, code + off, 4);
+	if ((insn & 0xfc000000) == 0x14000000)			/* b */
+		rel = (int64_t)((uint64_t)(insn & 0x03ffffff) << 38) >> 36;
+	else if ((insn & 0xff000010) == 0x54000000 ||		/* b.cond */
+		 (insn & 0x7e000000) == 0x34000000)		/* cbz, cbnz */
+		rel = (int64_t)((uint64_t)((insn >> 5) & 0x7ffff) << 45) >> 43;
+	else if ((insn & 0x7e000000) == 0x36000000)		/* tbz, tbnz */
+		rel = (int64_t)((uint64_t)((insn >> 5) & 0x3fff) << 50) >> 48;
+	else
+		return false;
+	*target = eval + off + rel;
+	return true;
+#else
+	uint64_t len;
+	int32_t rel;
+
+	if (off + 5 > size)
+		return false;
+	if (code[off] == 0xe9)					/* jmp rel32 */
+		len = 5;
+	else if (code[off] == 0x0f && off + 6 <= size &&
+		 (code[off + 1] & 0xf0) == 0x80)		/* jcc rel32 */
+		len = 6;
+	else
+		return false;
+	memcpy(&rel, code + off + len - 4, 4);
+	*target = eval + off + len + (int64_t)rel;
+	return true;
+#endif
+}
+
 bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint64_t *end)
 {
 	uint64_t cand[MAX_CANDIDATES], found = 0;
@@ -81,21 +127,11 @@ bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint6
 	code = py_text_at(elf, eval, size);
 	if (!code)
 		return false;
-	for (off = 0; off + 5 <= size; off++) {
-		int32_t rel;
+	for (off = 0; off + 4 <= size; off++) {
 		uint64_t target, fs;
-		int len;
 
-		if (code[off] == 0xe9) {			/* jmp rel32 */
-			len = 5;
-		} else if (code[off] == 0x0f && off + 6 <= size &&
-			   (code[off + 1] & 0xf0) == 0x80) {	/* jcc rel32 */
-			len = 6;
-		} else {
+		if (!jump_at(code, size, off, eval, &target))
 			continue;
-		}
-		memcpy(&rel, code + off + len - 4, 4);
-		target = eval + off + len + (int64_t)rel;
 		if (target >= eval && target < eval + size)
 			continue;
 		fs = cfi_hdr_func_start(&ix, target);

@@ -15,6 +15,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "capture/user_regs.bpf.h"
 #include "interp/walker_base.bpf.h"
 
 /* Control frames looked at per event (C blocks and dummy frames are skipped). */
@@ -141,9 +142,14 @@ static __always_inline bool rb_top_unsure(struct task_struct *task,
 
 	if (!L->push_cfp_first)
 		return false;
+#ifdef INTERP_WALK_BOUNDED
+	/* No bpf_task_pt_regs on these kernels (before 5.15): unsure. */
+	return true;
+#endif
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	if (!regs || bpf_probe_read_kernel(&orig_ax, sizeof(orig_ax), &regs->orig_ax))
+	if (!regs)
 		return true;
+	orig_ax = UREG_SYSCALL_NR_CORE(regs);
 	return orig_ax < 0;
 }
 
@@ -315,7 +321,8 @@ static __always_inline int rb_ec_from_tsd(struct task_struct *task, struct inter
 		ev->flags |= INTERP_EV_BAD_KEY;
 		return -1;
 	}
-	if (interp_read(task, &th, sizeof(th), fs_base + cfg->pthread_specific + key * 16 + 8)) {
+	if (interp_read(task, &th, sizeof(th),
+			fs_base + (__s64)cfg->pthread_specific + key * 16 + 8)) {
 		ev->flags |= INTERP_EV_FAULT;
 		return -1;
 	}
@@ -368,7 +375,7 @@ static __always_inline void interp_ruby_walk(struct task_struct *task, struct in
 		return;
 	}
 	w.top_unsure = rb_top_unsure(task, L);
-	bpf_loop(INTERP_RUBY_MAX_CFPS, interp_ruby_step, &w, 0);
+	interp_loop(INTERP_RUBY_MAX_CFPS, interp_ruby_step, &w);
 	if (s->cursor + L->cfp_size <= s->end &&
 	    !(ev->flags & (INTERP_EV_FAULT | INTERP_EV_CORRUPT)))
 		ev->flags |= INTERP_EV_TRUNCATED;

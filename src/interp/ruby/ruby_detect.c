@@ -32,6 +32,97 @@ static bool rb_func_code(pid_t pid, const struct map *m, const char *name, uint8
 	return interp_read(pid, *addr, code, *size) == 0;
 }
 
+#if defined(__aarch64__)
+/*
+ * arm64.  Only what Debian 12's ruby 3.1 needs is decoded (its
+ * ruby_current_ec is an exported TLS symbol): the 3.3/3.4 decoders (the
+ * ec's TLS descriptor, vm_exec) and 2.7's thread key are not, and those
+ * versions are named and left native.
+ */
+
+/* "adrp xN, page; ldr wT, [xN, #imm]" at code + i (at pc): the word's address, 0 if not. */
+static uint64_t adrp_ldr_w(const uint8_t *code, size_t i, uint64_t pc, uint32_t *rt)
+{
+	uint32_t adrp, ldr;
+	int64_t page;
+
+	memcpy(&adrp, code + i, 4);
+	memcpy(&ldr, code + i + 4, 4);
+	/* adrp: 1 immlo(2) 10000 immhi(19) Rd; ldr (unsigned offset, 32-bit): b94 imm12 Rn Rt */
+	if ((adrp & 0x9f000000) != 0x90000000 || (ldr & 0xffc00000) != 0xb9400000 ||
+	    ((ldr >> 5) & 31) != (adrp & 31))
+		return 0;
+	page = ((int64_t)((uint64_t)((adrp >> 5) & 0x7ffff) << 45) >> 31) |
+	       (int64_t)(((adrp >> 29) & 3) << 12);
+	*rt = ldr & 31;
+	return (pc & ~0xfffull) + page + ((ldr >> 10) & 0xfff) * 4;
+}
+
+/*
+ * "adrp; ldr wT, [...]; cmp wA, wT" (subs wzr, either order, no shift):
+ * the 32-bit word compared with, 0 if none.
+ */
+static uint64_t find_cmp_w_adrp(const uint8_t *code, size_t n, uint64_t base)
+{
+	size_t i;
+
+	for (i = 0; i + 12 <= n; i += 4) {
+		uint64_t at;
+		uint32_t rt, cmp;
+
+		at = adrp_ldr_w(code, i, base + i, &rt);
+		if (!at)
+			continue;
+		memcpy(&cmp, code + i + 8, 4);
+		if ((cmp & 0xffe0fc1f) == 0x6b00001f &&
+		    (((cmp >> 16) & 31) == rt || ((cmp >> 5) & 31) == rt))
+			return at;
+	}
+	return 0;
+}
+
+/*
+ * &ruby_global_symbols is not exported.  rb_id2str (exported) compares the
+ * serial with ruby_global_symbols.last_id; in Debian 12's arm64 3.1.2 it
+ * ends in "b" to the lookup, which does "adrp x0, page; ldr w1, [x0,
+ * #off]; cmp w19, w1".  0 if the code differs.
+ */
+static uint64_t rb_find_symbols(pid_t pid, const struct map *m)
+{
+	uint8_t code[64], body[96];
+	uint64_t id2str, size, at, target;
+	uint32_t b;
+
+	if (!rb_func_code(pid, m, "rb_id2str", code, sizeof(code), &id2str, &size))
+		return 0;
+	size &= ~3ull;
+	at = find_cmp_w_adrp(code, size, id2str);
+	if (at || size < 4)
+		return at;
+	memcpy(&b, code + size - 4, 4);
+	if ((b & 0xfc000000) != 0x14000000)	/* b imm26 */
+		return 0;
+	target = id2str + size - 4 + ((int64_t)((uint64_t)(b & 0x03ffffff) << 38) >> 36);
+	if (interp_read(pid, target, body, sizeof(body)))
+		return 0;
+	return find_cmp_w_adrp(body, sizeof(body), target);
+}
+
+static bool rb_find_ec_tls(pid_t pid, const struct map *m, uint64_t *off, uint64_t *modid)
+{
+	return false;
+}
+
+static bool rb_find_vm_exec(pid_t pid, const struct map *m, uint64_t *start, uint64_t *end)
+{
+	return false;
+}
+
+static uint64_t rb_find_thread_key(pid_t pid, const struct map *m)
+{
+	return 0;
+}
+#else
 static uint64_t rel32_target(const uint8_t *code, size_t i, uint64_t base, size_t insn_end)
 {
 	int32_t rel;
@@ -183,6 +274,8 @@ static uint64_t rb_find_thread_key(pid_t pid, const struct map *m)
 			return rel32_target(code, i + 2, fn, i + 6);
 	return 0;
 }
+
+#endif /* __aarch64__ */
 
 /* The loop and where the ec comes from; false: this libruby cannot be walked. */
 static bool rb_find_vm(struct interp_proc *ip, const struct interp_version *v, const struct map *m,

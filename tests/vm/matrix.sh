@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel matrix: the integration tests that cover every command, event
+# kind and language (KERNEL_TESTS below), run by this machine's stitch
+# binary on each of Debian's stock kernels, booted under QEMU (run.sh).
+# The tests are the integration suite's own: the same workloads (built
+# here first), the same asserted frames.
+#
+#   tests/vm/matrix.sh [KERNEL...]   (default: bullseye bookworm-arm64 sid bookworm trixie)
+#   STITCH=build/stitch-asan tests/vm/matrix.sh trixie
+#   tests/vm/matrix.sh bookworm-arm64  (make ARCH=arm64's build-arm64/stitch,
+#                                       STITCH_ARM64; arm64 workloads built here)
+#
+# Prints each kernel's results and time; exits 1 if a test failed anywhere.
+set -u
+cd "$(dirname "$0")/../.."
+
+# The longest runs first (5.10's legacy programs, arm64's, sid's), two at a time below.
+kernels=${*:-bullseye bookworm-arm64 sid bookworm trixie}
+STITCH=${STITCH:-./stitch}
+STITCH_ARM64=${STITCH_ARM64:-build-arm64/stitch}
+
+# Per command and event kind, each language's frames, each latency root.
+# Left out for time, a minute of a guest's each for what a test here covers
+# already: test_kernel_unwind_equals_copy (the kernel's unwinding is every
+# record test's) and test_perl_tracepoint_pid_target (a target by pid is
+# Python's test's; Perl's frames are perl_cpu_samples' and latency_perl_sub_root's).
+KERNEL_TESTS="
+	test_cpu_chain_complete test_threads_complete test_signal_frame
+	test_no_bpf_loop_copies_and_says_so
+	test_syscall_stacks test_syscall_stacks_by_raw_tracepoint test_tracepoint_stacks
+	test_python_tracepoint_pid_target
+	test_uprobe_by_path test_uprobe_by_library_name test_usdt_with_semaphore
+	test_kprobe_stacks test_command_children_followed
+	test_sigint_writes_output_and_detaches
+	test_offcpu_totals_match_the_workload test_offcpu_wall_half_and_half
+	test_offcpu_wakers_producer_above_consumer test_offcpu_python_lines
+	test_python_cpu_samples
+	test_ruby_threads_syscall test_ruby_cpu_samples
+	test_perl_cpu_samples
+	test_latency_syscall_pipe_breakdown test_latency_function_lock_breakdown
+	test_latency_children_without_cookies test_latency_pairs
+	test_latency_perl_sub_root test_latency_kprobe_root
+	test_snapshot_exact_chains_states_groups test_snapshot_from_proc
+	test_stalls_catches_spin_and_populate_only test_stalls_python_asyncio
+	test_agent_pyroscope_push
+"
+TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
+# arm64 (Debian 12's 6.1 in qemu-system-aarch64): the set but what arm64
+# does not do yet (issue 38): Perl's frames (its walks end at once, marked
+# truncated), and Ruby's threads' whole native stacks (most end truncated
+# above libruby, not at thread_start: the sort_by chain is never whole).
+ARM64_NOT_YET="test_perl_cpu_samples test_latency_perl_sub_root test_ruby_threads_syscall"
+# And arm64's own: pointer authentication.
+ARM64_TESTS=${STITCH_KERNEL_TESTS:-$(for t in $KERNEL_TESTS; do
+	case " $(echo $ARM64_NOT_YET) " in *" $t "*) ;; *) echo "$t" ;; esac
+done) test_pac_signed_return_addresses}
+
+# A kernel's architecture (the tests' STITCH_TEST_ARCH) and the binary it runs.
+arch_of() { case $1 in *-arm64) echo arm64 ;; *) echo x86 ;; esac; }
+# How much slower than this machine a guest runs (lib.sh's SLOWDOWN): x86-64
+# under TCG ~4x; arm64 under TCG slower still (a uprobe's trap and its
+# single step: 9 calls of chain's burn() a second where x86-64's guests make
+# 12 or more), so 8.
+slowdown_of() { if [ "$(arch_of "$1")" = arm64 ]; then echo 8; else echo 4; fi; }
+binary_of() { if [ "$(arch_of "$1")" = arm64 ]; then echo "$STITCH_ARM64"; else echo "$STITCH"; fi; }
+
+[ "$(id -u)" -eq 0 ] || { echo "matrix: run as root (apt, QEMU's shares, BPF)" >&2; exit 1; }
+# A guest sees the host's / but has its own empty /tmp, /var/tmp, /run,
+# /root and /dev/shm: a tree under one of them (a clone in /root) is shared
+# with it at its path (read-only, its writes kept in the guest as /'s).
+# An arm64 guest's / is its own root (rootfs.sh): the tree is always shared.
+share=()
+for d in /tmp /var/tmp /run /root /dev/shm; do
+	case "$PWD/" in "$d"/*) share=(--ro "$PWD") ;; esac
+done
+# Each architecture's workloads, built here (the guests have no compiler).
+for arch in $(for k in $kernels; do arch_of "$k"; done | sort -u); do
+	k=$(for k in $kernels; do [ "$(arch_of "$k")" = "$arch" ] && echo "$k"; done | head -1)
+	[ -x "$(binary_of "$k")" ] ||
+		{ echo "matrix: no $(binary_of "$k"): run make (ARCH=$arch) first" >&2; exit 1; }
+	STITCH_BUILD_ONLY=1 STITCH_TEST_ARCH=$arch STITCH="$(binary_of "$k")" \
+		tests/integration/run.sh || exit 1
+done
+tests/vm/kernels.sh $kernels || exit 1
+
+out=$(mktemp -d /tmp/stitch-matrix.XXXXXX)
+
+# One kernel's run, its console in $out/K/console, its time in $out/K/secs.
+run_kernel() {
+	local k=$1 start rc kshare=("${share[@]}")
+	start=$(date +%s)
+	# The arm64 guest's root is not the host's: the tree is shared at its
+	# path, straight over 9p.  Under an overlay (--ro), as x86's / is, the
+	# binaries' device and inode in the kernel's mmap records (the 9p file)
+	# are not what stat() says (overlayfs's), and stitch trusts no file
+	# that does not match (where /proc/PID/map_files fails, as it does on
+	# this arm64 kernel): every table was missing.  The tests write only
+	# under their own $TMP.
+	[ "$(arch_of "$k")" = x86 ] || kshare=(--rw "$PWD")
+	# shellcheck disable=SC2086
+	tests/vm/run.sh -q --scratch "$out/$k" "${kshare[@]}" --timeout 1500 -e STITCH_PREBUILT=1 \
+		-e STITCH_TEST_SLOWDOWN="$(slowdown_of "$k")" -e STITCH_TEST_ARCH="$(arch_of "$k")" \
+		-e STITCH="$out/$k/stitch" "$k" -- \
+		bash -c '"$STITCH" features >"${STITCH%/*}/features"; exec tests/integration/run.sh "$@"' \
+		run.sh $(if [ "$(arch_of "$k")" = arm64 ]; then echo $ARM64_TESTS; else echo $TESTS; fi) \
+		>"$out/$k/console" 2>&1
+	rc=$?
+	echo $(($(date +%s) - start)) >"$out/$k/secs"
+	return $rc
+}
+
+# STITCH_VM_PARALLEL guests at a time (2: each takes one host CPU, run.sh).
+parallel=${STITCH_VM_PARALLEL:-2}
+declare -A pid_of rc_of
+running=()
+for k in $kernels; do
+	mkdir -p "$out/$k"
+	# The binary under test, copied: a build here meanwhile does not change it.
+	cp "$(binary_of "$k")" "$out/$k/stitch" || exit 1
+	while [ "${#running[@]}" -ge "$parallel" ]; do
+		wait -n || true
+		still=()
+		for r in "${running[@]}"; do
+			kill -0 "${pid_of[$r]}" 2>/dev/null && still+=("$r")
+		done
+		running=("${still[@]}")
+	done
+	echo "matrix: $k started"
+	run_kernel "$k" &
+	pid_of[$k]=$!
+	running+=("$k")
+done
+for k in $kernels; do
+	wait "${pid_of[$k]}"
+	rc_of[$k]=$?
+done
+
+failed=()
+summary=()
+for k in $kernels; do
+	echo
+	echo "== $k"
+	cat "$out/$k/features" 2>/dev/null
+	grep -v '^\[ *[0-9.]*\] ' "$out/$k/stdout" 2>/dev/null || tail -40 "$out/$k/console"
+	result=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/$k/stdout" 2>/dev/null | tail -1)
+	[ -n "$result" ] || result="no result (guest status ${rc_of[$k]}; $out/$k/console)"
+	release=$(sed -n 's/^release=//p' "${STITCH_VM_CACHE:-/var/cache/stitch/vm}/$k/kernel.env")
+	summary+=("$(printf '%-9s %-24s %s (%s s)' "$k" "$release" "$result" "$(cat "$out/$k/secs")")")
+	[ "${rc_of[$k]}" -eq 0 ] || failed+=("$k")
+done
+echo
+echo "kernel matrix ($out):"
+printf '  %s\n' "${summary[@]}"
+[ "${#failed[@]}" -eq 0 ] || { echo "matrix: failed on ${failed[*]}"; exit 1; }
