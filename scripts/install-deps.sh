@@ -59,11 +59,12 @@ packages=(
 )
 
 # The arm64 build's libraries and headers, beside the amd64 ones (multiarch):
-# what stitch links, the workloads' USDT header and libperl, and the runtime
+# what stitch links (libstdc++-12-dev: the cross compiler has no -lstdc++ of
+# its own), the workloads' USDT header and libperl, and the runtime
 # libraries its unit tests run with under qemu-user.
 arm64_packages=(
 	libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64
-	libdebuginfod-dev:arm64 libcurl4-openssl-dev:arm64 libstdc++6:arm64 libcmocka-dev:arm64
+	libdebuginfod-dev:arm64 libcurl4-openssl-dev:arm64 libstdc++-12-dev:arm64 libcmocka-dev:arm64
 	libasan8:arm64 libubsan1:arm64 systemtap-sdt-dev:arm64 libperl5.36:arm64
 )
 
