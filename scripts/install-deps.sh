@@ -54,17 +54,18 @@ packages=(
 	# arm64 (issue 38): Debian's cross compiler (make ARCH=arm64), QEMU for its
 	# kernel (qemu-system-arm: qemu-system-aarch64) and for its programs here
 	# (qemu-user-static with binfmt-support: the arm64 unit tests, mmdebstrap's
-	# arm64 root, which arch-test checks)
-	gcc-aarch64-linux-gnu qemu-system-arm qemu-user-static binfmt-support arch-test
+	# arm64 root, which arch-test checks).  The cross linker looks for
+	# -lstdc++ in gcc-cross's directory: libstdc++-12-dev-arm64-cross, not
+	# libstdc++-12-dev:arm64 (its libstdc++.so is where only a native gcc looks).
+	gcc-aarch64-linux-gnu libstdc++-12-dev-arm64-cross qemu-system-arm qemu-user-static binfmt-support arch-test
 )
 
 # The arm64 build's libraries and headers, beside the amd64 ones (multiarch):
-# what stitch links (libstdc++-12-dev: the cross compiler has no -lstdc++ of
-# its own), the workloads' USDT header and libperl, and the runtime
+# what stitch links, the workloads' USDT header and libperl, and the runtime
 # libraries its unit tests run with under qemu-user.
 arm64_packages=(
 	libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64
-	libdebuginfod-dev:arm64 libcurl4-openssl-dev:arm64 libstdc++-12-dev:arm64 libcmocka-dev:arm64
+	libdebuginfod-dev:arm64 libcurl4-openssl-dev:arm64 libstdc++6:arm64 libcmocka-dev:arm64
 	libasan8:arm64 libubsan1:arm64 systemtap-sdt-dev:arm64 libperl5.36:arm64
 )
 
