@@ -36,6 +36,13 @@
 #define UREG_ARG3_CORE(r) BPF_CORE_READ(r, regs[3])
 /* tpidr_el0, saved at every switch (TLS variant I: the TCB is at it). */
 #define TASK_THREAD_POINTER(task) BPF_CORE_READ(task, thread.uw.tp_value)
+/*
+ * Where user space ends: 48-bit virtual addresses (Debian's arm64 kernels;
+ * a 52-bit kernel maps above this only where mmap is asked to).  The
+ * walkers' sanity bound on pointers read from a process: x86-64's, 2^47,
+ * refused every thread pointer of a 6.1 guest (0xffff80c01760).
+ */
+#define USER_ADDR_END 0x0001000000000000ULL
 
 #elif defined(__TARGET_ARCH_x86)
 
@@ -54,6 +61,8 @@
 #define UREG_ARG3_CORE(r) BPF_CORE_READ(r, r10)
 /* fs base (TLS variant II: the TCB is at it, the blocks below). */
 #define TASK_THREAD_POINTER(task) BPF_CORE_READ(task, thread.fsbase)
+/* Where user space ends: 47-bit virtual addresses (4-level paging). */
+#define USER_ADDR_END 0x0000800000000000ULL
 
 #else
 #error "stitch's BPF programs are built for x86 or arm64: -D__TARGET_ARCH_x86 or -D__TARGET_ARCH_arm64"

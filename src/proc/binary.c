@@ -17,6 +17,7 @@
 #include "symbolize/symbolize.h"
 #include "unwind/entry_end.h"
 #include "unwind/sigreturn.h"
+#include "unwind/arm64_leaf.h"
 #include "util/arch.h"
 
 struct file_key {
@@ -303,7 +304,7 @@ static bool foreign_machine(const struct binary *b, struct unwind_table *t)
 	return true;
 }
 
-/* Its CFI's rows, and those its entry code and signal trampoline lack. */
+/* Its CFI's rows, and those its entry code and arm64's vDSO lack. */
 static void build_table(struct binary *b)
 {
 	if (foreign_machine(b, &b->table))
@@ -314,7 +315,7 @@ static void build_table(struct binary *b)
 	}
 	if ((entry_code_range(b->elf, &b->table, &b->entry_lo, &b->entry_hi) &&
 	     unwind_table_mark_end(&b->table, b->entry_lo, b->entry_hi) != 0) ||
-	    sigreturn_mark(b->elf, &b->table) != 0)
+	    sigreturn_mark(b->elf, &b->table) != 0 || arm64_leaf_mark(b->elf, &b->table) != 0)
 		unwind_table_free(&b->table);
 }
 

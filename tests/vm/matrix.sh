@@ -48,10 +48,9 @@ KERNEL_TESTS="
 "
 TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
 # arm64 (Debian 12's 6.1 in qemu-system-aarch64): the set but what arm64
-# does not do yet (issue 38): Perl's frames (its walks end at once, marked
-# truncated), and Ruby's threads' whole native stacks (most end truncated
-# above libruby, not at thread_start: the sort_by chain is never whole).
-ARM64_NOT_YET="test_perl_cpu_samples test_latency_perl_sub_root test_ruby_threads_syscall"
+# does not do yet (issue 38): Ruby's threads' whole native stacks (most end
+# truncated above libruby, not at thread_start: the sort_by chain is never whole).
+ARM64_NOT_YET="test_ruby_threads_syscall"
 # And arm64's own: pointer authentication.
 ARM64_TESTS=${STITCH_KERNEL_TESTS:-$(for t in $KERNEL_TESTS; do
 	case " $(echo $ARM64_NOT_YET) " in *" $t "*) ;; *) echo "$t" ;; esac

@@ -34,6 +34,14 @@ plflags=$(perl -MConfig -e 'print $Config{ccflags}' 2>/dev/null)
 # shellcheck disable=SC2086 # ccflags is a list of flags
 if [ -f "$plcore/perl.h" ] && gcc $plflags -I"$plcore" -I"$here" -o "$out/offsets-perl" "$here/offsets-perl.c" &&
 	"$out/offsets-perl" > "$out/offsets-perl.txt"; then ok; else bad "perl536.h vs ${plcore:-perl}/perl.h (libperl5.36 missing?)"; grep MISMATCH "$out/offsets-perl.txt"; fi
+# The same table on arm64 (perl_layout.h's PERL_PAST_START_ENV): cross-compiled against
+# libperl5.36:arm64's headers (install-deps puts them beside amd64's), run under qemu-user.
+plcore64=/usr/lib/aarch64-linux-gnu/perl/5.36.0/CORE
+# shellcheck disable=SC2086 # ccflags is a list of flags
+if [ -f "$plcore64/perl.h" ] && aarch64-linux-gnu-gcc $plflags -I"$plcore64" -I"$here" \
+	-o "$out/offsets-perl-arm64" "$here/offsets-perl.c" &&
+	"$out/offsets-perl-arm64" > "$out/offsets-perl-arm64.txt" &&
+	grep -q "^ok major=36 " "$out/offsets-perl-arm64.txt"; then ok; else bad "perl536.h vs $plcore64/perl.h on arm64 (libperl5.36:arm64, gcc-aarch64-linux-gnu, qemu-user-static missing?)"; grep MISMATCH "$out/offsets-perl-arm64.txt"; fi
 # The other perls' tables: the same offsets-perl.c (it picks the table of the PERL_VERSION it
 # is compiled against), compiled and run inside each release's dev root (gcc, libperl5.N with
 # CORE/*.h) with that perl's own ccflags.  STITCH_NO_DEV_ROOTS=1 says they are not there.

@@ -20,6 +20,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "capture/user_regs.bpf.h"
 #include "interp/walker_base.bpf.h"
 
 #define PERL_MAX_STACKINFOS 64
@@ -62,7 +63,7 @@ struct {
 static __always_inline int perl_rd(struct task_struct *task, void *dst, __u32 size,
 				   __u64 addr)
 {
-	if (!addr || addr >= 0x0000800000000000ULL)
+	if (!addr || addr >= USER_ADDR_END)
 		return -1;
 	return interp_read(task, dst, size, addr);
 }
@@ -168,7 +169,7 @@ static __always_inline int perl_str(struct task_struct *task, struct perl_walk *
 		if (len && perl_rd(task, s->strs + used, len, ptr + w->L.hek_key))
 			return -1;
 	} else {
-		if (!ptr || ptr >= 0x0000800000000000ULL)
+		if (!ptr || ptr >= USER_ADDR_END)
 			return -1;
 		r = interp_read_str(task, s->strs + used, INTERP_STR_MAX, ptr);
 		if (r <= 0 || r >= INTERP_STR_MAX)
@@ -441,7 +442,7 @@ static long perl_step(__u64 i, void *ctx)
 	 * ending at this one holds its callers' too.
 	 */
 	size = L->cx_sub_cv + 8;
-	if (size > INTERP_CHUNK - 8 || !cx || cx >= 0x0000800000000000ULL ||
+	if (size > INTERP_CHUNK - 8 || !cx || cx >= USER_ADDR_END ||
 	    !(c = interp_window_below(task, &s->win[0], cx, size))) {
 		perl_stop(w, ev, INTERP_EV_FAULT);
 		return 1;

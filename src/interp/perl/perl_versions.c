@@ -13,10 +13,26 @@
 #include "interp/perl/perl.h"
 #include "util/elf_util.h"
 
+/*
+ * arm64: struct interpreter is x86-64's up to PL_start_env, then 96 bytes
+ * further: its JMPENV holds glibc's sigjmp_buf, 312 bytes on arm64 against
+ * 200, and what comes before it is 16 bytes smaller.  Of what the walk
+ * reads, PL_compiling and PL_phase move (read at x86-64's offsets, PL_phase
+ * was another field and every walk ended at once, truncated).  Measured by
+ * offsets-perl.c cross-compiled against the arm64 CORE headers of Debian's
+ * libperl 5.32, 5.36, 5.40, 5.42 and 5.44: every other field is the same.
+ */
+#if defined(__aarch64__)
+#define PAST_START_ENV 96
+#else
+#define PAST_START_ENV 0
+#endif
+
 /* Perl 5.42's offsets, which 5.44 keeps to the last number (perl544.h). */
 #define PERL_LAYOUT_542 {							\
-	.interp_curstackinfo = 224, .interp_curcop = 208, .interp_compiling = 1720,	\
-	.interp_phase = 2216, .phase_destruct = 6,	\
+	.interp_curstackinfo = 224, .interp_curcop = 208,	\
+	.interp_compiling = 1720 + PAST_START_ENV,	\
+	.interp_phase = 2216 + PAST_START_ENV, .phase_destruct = 6,	\
 	.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,	\
 	.si_type = 44,	\
 	.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,	\
@@ -53,8 +69,9 @@ const struct interp_version perl_versions[] = {
 		.exe_name = "perl", .exe_prefix = "perl5.36.", .lib_prefix = "libperl.so.5.36",
 		.eval_func = "Perl_runops_standard",
 		.layout = { .lang = INTERP_PERL, .pl = {
-			.interp_curstackinfo = 224, .interp_curcop = 208, .interp_compiling = 1936,
-			.interp_phase = 2512, .phase_destruct = 6,
+			.interp_curstackinfo = 224, .interp_curcop = 208,
+			.interp_compiling = 1936 + PAST_START_ENV,
+			.interp_phase = 2512 + PAST_START_ENV, .phase_destruct = 6,
 			.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,
 			.si_type = 44,
 			.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,
@@ -89,8 +106,9 @@ const struct interp_version perl_versions[] = {
 		.exe_name = "perl", .exe_prefix = "perl5.32.", .lib_prefix = "libperl.so.5.32",
 		.eval_func = "Perl_runops_standard",
 		.layout = { .lang = INTERP_PERL, .pl = {
-			.interp_curstackinfo = 240, .interp_curcop = 224, .interp_compiling = 1952,
-			.interp_phase = 2532, .phase_destruct = 6,
+			.interp_curstackinfo = 240, .interp_curcop = 224,
+			.interp_compiling = 1952 + PAST_START_ENV,
+			.interp_phase = 2532 + PAST_START_ENV, .phase_destruct = 6,
 			.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,
 			.si_type = 44,
 			.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,
@@ -125,8 +143,9 @@ const struct interp_version perl_versions[] = {
 		.exe_name = "perl", .exe_prefix = "perl5.40.", .lib_prefix = "libperl.so.5.40",
 		.eval_func = "Perl_runops_standard",
 		.layout = { .lang = INTERP_PERL, .pl = {
-			.interp_curstackinfo = 224, .interp_curcop = 208, .interp_compiling = 1720,
-			.interp_phase = 2216, .phase_destruct = 6,
+			.interp_curstackinfo = 224, .interp_curcop = 208,
+			.interp_compiling = 1720 + PAST_START_ENV,
+			.interp_phase = 2216 + PAST_START_ENV, .phase_destruct = 6,
 			.si_cxstack = 8, .si_prev = 16, .si_cxix = 32, .si_cxsubix = 40,
 			.si_type = 44,
 			.cx_size = 104, .cx_type_byte = 0, .cx_u16 = 2, .cx_oldcop = 16,
