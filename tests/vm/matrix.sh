@@ -47,14 +47,9 @@ KERNEL_TESTS="
 	test_agent_pyroscope_push
 "
 TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
-# arm64 (Debian 12's 6.1 in qemu-system-aarch64): the set but what arm64
-# does not do yet (issue 38): Ruby's threads' whole native stacks (most end
-# truncated above libruby, not at thread_start: the sort_by chain is never whole).
-ARM64_NOT_YET="test_ruby_threads_syscall"
-# And arm64's own: pointer authentication.
-ARM64_TESTS=${STITCH_KERNEL_TESTS:-$(for t in $KERNEL_TESTS; do
-	case " $(echo $ARM64_NOT_YET) " in *" $t "*) ;; *) echo "$t" ;; esac
-done) test_pac_signed_return_addresses}
+# arm64 (Debian 12's 6.1 in qemu-system-aarch64): the whole set, and
+# arm64's own: pointer authentication.
+ARM64_TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS test_pac_signed_return_addresses}
 
 # A kernel's architecture (the tests' STITCH_TEST_ARCH) and the binary it runs.
 arch_of() { case $1 in *-arm64) echo arm64 ;; *) echo x86 ;; esac; }
