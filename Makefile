@@ -224,7 +224,8 @@ kernels: $(BIN) $(BUILD)/stall/stall_loop $(if $(filter x86,$(HOST_ARCH)),arm64)
 ARM64_UNIT := $(addprefix build-arm64/tests/,test_cfi test_unwind test_kunwind)
 # Built in parallel even under a serial make test: ~2 of its minutes.
 arm64:
-	$(MAKE) -j$(shell nproc) ARCH=arm64 all build-arm64/stall/stall_loop $(ARM64_UNIT)
+	$(MAKE) -j$(shell nproc) ARCH=arm64 all build-arm64/stall/stall_loop build-arm64/stall/plugin.so \
+		$(ARM64_UNIT)
 unit-arm64: arm64
 	@./tests/unit/run.sh $(ARM64_UNIT)
 
@@ -327,10 +328,11 @@ clean:
 STALL_DIR := lib/stall
 STALL_OBJDIR := $(BUILD)/stall
 STALL_SRCS := $(wildcard $(STALL_DIR)/*.c) src/unwind/cfi.c src/unwind/unwind.c src/unwind/uret.c \
-	src/util/elf_util.c
+	src/unwind/sigreturn.c src/unwind/arm64_leaf.c src/unwind/table_edit.c src/util/elf_util.c
 STALL_OBJS := $(patsubst %.c,$(STALL_OBJDIR)/%.o,$(STALL_SRCS))
 STALL_HDRS := $(wildcard $(STALL_DIR)/*.h $(STALL_DIR)/stitch/*.h) src/unwind/cfi.h src/unwind/unwind.h \
-	src/unwind/unwind_table.h src/unwind/uret.h src/util/elf_util.h
+	src/unwind/unwind_table.h src/unwind/uret.h src/unwind/sigreturn.h src/unwind/arm64_leaf.h \
+	src/unwind/table_edit.h src/util/elf_util.h
 STALL_CFLAGS := -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -fvisibility=hidden \
 	-DSTITCH_STALL_BUILD -Isrc -I$(STALL_DIR)
 STALL_VERSION := 0.1.0
@@ -374,7 +376,11 @@ $(BUILD)/stall/stall_loop: tests/stall/stall_loop.c tests/workloads/cpu_spin.h $
 	$(CC) -O2 -fomit-frame-pointer -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(STALL_DIR) $< \
 		-L$(BUILD)/lib -lstitch-stall -Wl,-rpath,$(abspath $(BUILD)/lib) -lpthread -o $@
 
-stall-test: $(STALL_LIBS) $(BUILD)/stall/stall_loop
+# A library it dlopens after the detector started (test_dlopen_after_start).
+$(BUILD)/stall/plugin.so: tests/stall/plugin.c
+	$(CC) -O2 -fomit-frame-pointer -g -shared -fPIC $(WARN) -o $@ $<
+
+stall-test: $(STALL_LIBS) $(BUILD)/stall/stall_loop $(BUILD)/stall/plugin.so
 	@./tests/stall/run.sh
 
 $(BUILD)/stall/stall_bench: bench/stall_bench.c $(BUILD)/lib/libstitch-stall.so $(BUILD)/lib/libstitch-stall.a

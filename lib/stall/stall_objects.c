@@ -22,6 +22,8 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "unwind/arm64_leaf.h"
+#include "unwind/sigreturn.h"
 #include "util/elf_util.h"
 #include "stall_internal.h"
 
@@ -165,6 +167,24 @@ static void mapped_build_id(const struct obj_info *oi, char *out)
 	}
 }
 
+/*
+ * Its CFI's rows, and on arm64 those of the code without CFI whose frame is
+ * known: the vDSO's signal trampoline and frameless leaves (its clock
+ * functions), PLT entries (src/unwind/sigreturn.c, arm64_leaf.c).  Without
+ * them a stall sampled in clock_gettime's vDSO code stepped by frame
+ * pointer, which skips the caller of a leaf.
+ */
+static int table_of(Elf *elf, struct unwind_table *t)
+{
+	int err = cfi_build_table(elf, NULL, t);
+
+	if (!err && (sigreturn_mark(elf, t) || arm64_leaf_mark(elf, t))) {
+		unwind_table_free(t);
+		err = -ENOMEM;
+	}
+	return err;
+}
+
 /* Open fd as ELF and build its table if its build-id matches the mapped one. */
 static int table_from_fd(int fd, const char *want_id, struct unwind_table *t)
 {
@@ -179,7 +199,7 @@ static int table_from_fd(int fd, const char *want_id, struct unwind_table *t)
 	hex(id, elf_build_id(elf, id), idhex);
 	/* A file replaced on disk since it was mapped would unwind wrongly. */
 	if (!strcmp(idhex, want_id))
-		err = cfi_build_table(elf, NULL, t);
+		err = table_of(elf, t);
 	elf_end(elf);
 	return err;
 }
@@ -217,7 +237,7 @@ static int table_from_vdso(const struct obj_info *oi, struct unwind_table *t)
 	elf = elf_memory((char *)eh, mapped);
 	if (!elf)
 		return -EINVAL;
-	err = cfi_build_table(elf, NULL, t);
+	err = table_of(elf, t);
 	elf_end(elf);
 	return err;
 }

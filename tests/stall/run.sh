@@ -11,8 +11,11 @@
 set -u
 cd "$(dirname "$0")/../.."
 
-B=build/stall/stall_loop
-PLUGIN=build/stall/plugin.so
+# Another build's (make ARCH=arm64's, in the arm64 guest: tests/vm/matrix.sh)
+# through STITCH_STALL_BUILD.
+BUILD_DIR=${STITCH_STALL_BUILD:-build}
+B=$BUILD_DIR/stall/stall_loop
+PLUGIN=$BUILD_DIR/stall/plugin.so
 TMP=$(mktemp -d /tmp/stitch-stall.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 passed=0
@@ -71,8 +74,21 @@ check_user_reports() {	# FILE OUTER [kernel-ok]
 	return 0
 }
 
+# Runs of a test that short tasks give no report.  Under emulation (a guest
+# under TCG: STITCH_TEST_SLOWDOWN > 1) a 50 us task can take 20 ms of the
+# guest's CPU time once, while QEMU translates new code or the host holds
+# the vCPU (an arm64 guest beside two busy host CPUs: a 21 and a 65 ms
+# report): there a run with reports is run again, up to 3 runs.  A detector
+# that reports short tasks does so in every run.
+quiet_runs=$((${STITCH_TEST_SLOWDOWN:-1} > 1 ? 3 : 1))
+
 test_short_tasks_no_report() {
-	$B short > "$TMP/out" 2> "$TMP/err" || { fail "exit $?"; cat "$TMP/err"; return 1; }
+	local i
+	for i in $(seq "$quiet_runs"); do
+		$B short > "$TMP/out" 2> "$TMP/err" || { fail "exit $?"; cat "$TMP/err"; return 1; }
+		[ "$(nreports "$TMP/err")" -eq 0 ] && break
+		echo "run $i: $(nreports "$TMP/err") reports"
+	done
 	[ "$(nreports "$TMP/err")" -eq 0 ] || { fail "reports for short tasks:"; head -20 "$TMP/err"; return 1; }
 	grep -q '^done' "$TMP/out"
 }
@@ -163,7 +179,12 @@ test_rate_limit() {
 # time (a stall=55ms report); under load it gave a phantom report after each
 # real stall of the timer tests (4 of 40 runs at load 9).
 test_timer_merged_expiries() {
-	$B merged --timer > "$TMP/out" 2> "$TMP/err" || { fail "exit $?"; return 1; }
+	local i
+	for i in $(seq "$quiet_runs"); do
+		$B merged --timer > "$TMP/out" 2> "$TMP/err" || { fail "exit $?"; return 1; }
+		[ "$(nreports "$TMP/err")" -eq 0 ] && break
+		echo "run $i: $(nreports "$TMP/err") reports"
+	done
 	grep -qx 'signal pending at unblock: yes' "$TMP/out" ||
 		{ fail "no merged expiries: $(cat "$TMP/out")"; return 1; }
 	grep -q 'using a CPU timer' "$TMP/err" || { fail "not the CPU timer"; return 1; }
@@ -241,11 +262,12 @@ test_sigio_fallback() {
 
 test_dlopen_after_start() {
 	local r
-	gcc -O2 -fomit-frame-pointer -g -shared -fPIC -Wall -Werror -o "$PLUGIN" tests/stall/plugin.c ||
-		return 1
+	[ -f "$PLUGIN" ] || { fail "no $PLUGIN: run make stall-test"; return 1; }
 	$B dlopen "$(realpath "$PLUGIN")" > "$TMP/out" 2> "$TMP/err" || { fail "exit $?"; cat "$TMP/out"; return 1; }
-	r=$(reports "$TMP/err" | head -1)
-	[ -n "$r" ] || { fail "no report"; return 1; }
+	# The plugin's stall.  Under emulation dlopen itself is one too (an arm64
+	# guest: 20 ms in ld.so mapping the plugin), reported before it.
+	r=$(reports "$TMP/err" | grep -F "$(realpath "$PLUGIN")+" | head -1)
+	[ -n "$r" ] || { fail "no report in the plugin"; head -30 "$TMP/err"; return 1; }
 	funcs_in "$r" "$(realpath "$PLUGIN")" | grep -qx plugin_spin || { fail "no plugin_spin frame: $r"; return 1; }
 	# Unwound through the new object's CFI, back into the program.
 	funcs_in "$r" "$(realpath "$B")" | grep -qx main || fail "did not unwind through the plugin: $r"

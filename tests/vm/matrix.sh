@@ -50,6 +50,11 @@ TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
 # arm64 (Debian 12's 6.1 in qemu-system-aarch64): the whole set, and
 # arm64's own: pointer authentication.
 ARM64_TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS test_pac_signed_return_addresses}
+# And libstitch-stall's tests (tests/stall/run.sh: its arm64 unwinder and
+# signal handler), but for test_install_pkg_config: it compiles against the
+# installed library, and the guest's root has no compiler (what it installs
+# is the same on both architectures; the host's run checks it).
+ARM64_STALL_TESTS=$(grep -o '^test_[a-z0-9_]*' tests/stall/run.sh | grep -vx test_install_pkg_config)
 
 # A kernel's architecture (the tests' STITCH_TEST_ARCH) and the binary it runs.
 arch_of() { case $1 in *-arm64) echo arm64 ;; *) echo x86 ;; esac; }
@@ -96,8 +101,11 @@ run_kernel() {
 	# shellcheck disable=SC2086
 	tests/vm/run.sh -q --scratch "$out/$k" "${kshare[@]}" --timeout 1500 -e STITCH_PREBUILT=1 \
 		-e STITCH_TEST_SLOWDOWN="$(slowdown_of "$k")" -e STITCH_TEST_ARCH="$(arch_of "$k")" \
-		-e STITCH="$out/$k/stitch" "$k" -- \
-		bash -c '"$STITCH" features >"${STITCH%/*}/features"; exec tests/integration/run.sh "$@"' \
+		-e STITCH="$out/$k/stitch" -e STITCH_STALL_BUILD=build-arm64 \
+		-e STALL_TESTS="$(if [ "$(arch_of "$k")" = arm64 ] && [ -z "${STITCH_KERNEL_TESTS:-}" ]; then
+			echo $ARM64_STALL_TESTS; fi)" "$k" -- \
+		bash -c '"$STITCH" features >"${STITCH%/*}/features"; tests/integration/run.sh "$@"; rc=$?
+			[ -z "$STALL_TESTS" ] || tests/stall/run.sh $STALL_TESTS || rc=1; exit $rc' \
 		run.sh $(if [ "$(arch_of "$k")" = arm64 ]; then echo $ARM64_TESTS; else echo $TESTS; fi) \
 		>"$out/$k/console" 2>&1
 	rc=$?
@@ -139,6 +147,8 @@ for k in $kernels; do
 	cat "$out/$k/features" 2>/dev/null
 	grep -v '^\[ *[0-9.]*\] ' "$out/$k/stdout" 2>/dev/null || tail -40 "$out/$k/console"
 	result=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/$k/stdout" 2>/dev/null | tail -1)
+	stall=$(grep -E '^stall: [0-9]+ passed, [0-9]+ failed' "$out/$k/stdout" 2>/dev/null | tail -1)
+	[ -z "$result" ] || [ -z "$stall" ] || result="$result; $stall"
 	[ -n "$result" ] || result="no result (guest status ${rc_of[$k]}; $out/$k/console)"
 	release=$(sed -n 's/^release=//p' "${STITCH_VM_CACHE:-/var/cache/stitch/vm}/$k/kernel.env")
 	summary+=("$(printf '%-9s %-24s %s (%s s)' "$k" "$release" "$result" "$(cat "$out/$k/secs")")")
