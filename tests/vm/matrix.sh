@@ -48,8 +48,10 @@ KERNEL_TESTS="
 "
 TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
 # arm64 (Debian 12's 6.1 in qemu-system-aarch64): the whole set, and
-# arm64's own: pointer authentication.
-ARM64_TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS test_pac_signed_return_addresses}
+# arm64's own: pointer authentication, and the commands that read what
+# record wrote (report, diff, symbolize), built for arm64 too.
+ARM64_TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS test_pac_signed_return_addresses
+	test_report_filters test_diff_graph test_symbolize_user_stall_names_spin}
 # And libstitch-stall's tests (tests/stall/run.sh: its arm64 unwinder and
 # signal handler), but for test_install_pkg_config: it compiles against the
 # installed library, and the guest's root has no compiler (what it installs

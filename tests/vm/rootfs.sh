@@ -39,13 +39,14 @@ log() { echo "rootfs.sh: $*" >&2; }
 #  - the tests' tools: procps (pgrep, pkill, ps), jq, bpftool, binutils
 #    (readelf, nm, objdump), curl, file, netbase (/etc/services);
 #  - the agent test's backend: protobuf-compiler (protoc) and python3-protobuf;
+#  - xmllint (libxml2-utils): the diff test checks its SVG;
 #  - libc6-dbg: the tests name libc's internal frames by its build-id files;
 #  - stitch's libraries: libbpf1 libelf1 libdw1 libdebuginfod1 liblzma5
 #    zlib1g libcurl4 (OpenSSL's) libstdc++6.
 suite_packages() {
 	case $1 in
 	bookworm-arm64)
-		echo base-files,base-passwd,bash,bsdutils,coreutils,dash,debianutils,diffutils,findutils,grep,gzip,hostname,libc-bin,ncurses-base,ncurses-bin,perl-base,sed,sysvinit-utils,tar,util-linux,mount,mawk,python3,ruby,perl,libpython3.11,libperl5.36,procps,jq,bpftool,binutils,curl,file,netbase,libc6-dbg,libbpf1,libelf1,libdw1,libdebuginfod1,liblzma5,zlib1g,libcurl4,libstdc++6,protobuf-compiler,python3-protobuf ;;
+		echo base-files,base-passwd,bash,bsdutils,coreutils,dash,debianutils,diffutils,findutils,grep,gzip,hostname,libc-bin,ncurses-base,ncurses-bin,perl-base,sed,sysvinit-utils,tar,util-linux,mount,mawk,python3,ruby,perl,libpython3.11,libperl5.36,procps,jq,bpftool,binutils,curl,file,netbase,libc6-dbg,libbpf1,libelf1,libdw1,libdebuginfod1,liblzma5,zlib1g,libcurl4,libstdc++6,protobuf-compiler,python3-protobuf,libxml2-utils ;;
 	*) return 1 ;;
 	esac
 }
@@ -55,7 +56,7 @@ suite_packages() {
 needed_commands="bash sh env awk sed grep cut sort uniq wc head tail tr seq id od dd
 	truncate tee mktemp find xargs diff cmp gzip stat timeout setsid taskset unshare
 	flock mount hostname kill pgrep pkill ps sleep python3 python3.11 ruby perl jq
-	bpftool readelf nm objdump curl file which protoc"
+	bpftool readelf nm objdump curl file which protoc xmllint"
 
 # alt LINK NAME PATH: the alternative NAME, as update-alternatives would make it.
 alt() {
