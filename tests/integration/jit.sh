@@ -108,10 +108,20 @@ test_jit_node_chain_named() {
 	kill "$pid"
 	wait "$pid" || true
 	show "$f"
+	# Whole, or outer alone once TurboFan has inlined middle and inner into
+	# it (which V8's deoptimization data would tell, not read yet).  When it
+	# does varies with the run: 57 to 259 samples of ~1,250 in 7 runs, the
+	# whole chain's share 78% (a CI run under ASan, against the 80 asked
+	# then) to 99%; whole or inlined, 99% in each of 6 more.  Any other
+	# stack is a naming failure.
 	pct=$(share "$f" '^node;' \
 		"$NODE_MAIN.*$(js_frame outer chain.js);$(js_frame middle chain.js);$(
 			js_frame inner chain.js)")
-	expect_ge "% of node's samples in outer;middle;inner" "$pct" 80
+	expect_ge "% of node's samples in outer;middle;inner" "$pct" 60
+	pct=$(share "$f" '^node;' \
+		"$NODE_MAIN.*$(js_frame outer chain.js)(;$(js_frame middle chain.js);$(
+			js_frame inner chain.js)|(;[^;]*_\\[k\\])* [0-9]+$)")
+	expect_ge "% of node's samples in the chain, or in outer with it inlined" "$pct" 97
 	# pprof: JIT frames in their own mapping, read back as JIT frames; --focus on one.
 	"$STITCH" report "$TMP/node.pb.gz" --focus 'JS:.*inner' -o "$TMP/node-report.folded"
 	show "$TMP/node-report.folded"
