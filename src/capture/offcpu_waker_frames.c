@@ -14,7 +14,7 @@ size_t offcpu_waker_frames(const struct kunwind *kw, const struct counted_fds *f
 	struct uframe *f = (struct uframe *)((char *)sk + kb);
 	uint64_t kips[COUNTED_KSTACK_DEPTH];
 	char who[64];
-	int n = 0, i, nu;
+	int n = 0, i, nu, nk;
 
 	if (counted_kstack_get(fds, w->kstack_id, w->kgen, kips) == 0) {
 		for (i = 0; i < COUNTED_KSTACK_DEPTH && kips[i]; i++) {
@@ -23,13 +23,23 @@ size_t offcpu_waker_frames(const struct kunwind *kw, const struct counted_fds *f
 			f[n++].addr = kips[i];
 		}
 	}
+	nk = n;
 	if (kw && w->uhash && counted_ustack_get(fds, w->uhash, u) == 0) {
 		nu = kunwind_decode(kw, (const uint64_t *)u->words, u->n, u->stop, f + n);
 		if (nu > 0)
 			n += nu;
 	}
-	/* Who, outermost: an interrupt has no thread. */
-	if (w->pid)
+	/*
+	 * Who, outermost: an interrupt has no thread.  One that stopped a
+	 * thread looks like it, and only its kernel stack (the entry frame
+	 * resolve.c cuts at) tells them apart.  Without that stack either
+	 * may have been the waker: a CI run under ASan showed a nap's timer
+	 * as "woken by kworker/1" with no kernel frame.
+	 */
+	if (w->pid && !nk)
+		snprintf(who, sizeof(who), "[woken by %.16s tid %u or an interrupt]", w->comm,
+			 w->tid);
+	else if (w->pid)
 		snprintf(who, sizeof(who), "[woken by %.16s tid %u]", w->comm, w->tid);
 	else
 		snprintf(who, sizeof(who), "[woken by an interrupt]");
