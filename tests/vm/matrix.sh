@@ -47,11 +47,17 @@ KERNEL_TESTS="
 	test_agent_pyroscope_push
 "
 TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
-# arm64 (Debian 12's 6.1 in qemu-system-aarch64): the whole set, and
-# arm64's own: pointer authentication, and the commands that read what
-# record wrote (report, diff, symbolize), built for arm64 too.
-ARM64_TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS test_pac_signed_return_addresses
-	test_report_filters test_diff_graph test_symbolize_user_stall_names_spin}
+# arm64 (Debian 12's 6.1 in qemu-system-aarch64): the set but
+# test_latency_perl_sub_root, whose margin under emulation is too thin there:
+# beside another guest, its slow calls' read_byte stacks held 157 ms of the
+# 175 ms asked (70% of the designed waits) in 1 of 3 runs (Perl's frames on
+# arm64 are test_perl_cpu_samples').  And arm64's own: pointer
+# authentication, and the commands that read what record wrote (report,
+# diff, symbolize), built for arm64 too.
+ARM64_TESTS=${STITCH_KERNEL_TESTS:-$(for t in $KERNEL_TESTS; do
+	[ "$t" = test_latency_perl_sub_root ] || echo "$t"; done)
+	test_pac_signed_return_addresses test_report_filters test_diff_graph
+	test_symbolize_user_stall_names_spin}
 # And libstitch-stall's tests (tests/stall/run.sh: its arm64 unwinder and
 # signal handler), but for test_install_pkg_config: it compiles against the
 # installed library, and the guest's root has no compiler (what it installs
