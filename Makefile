@@ -230,9 +230,13 @@ unit-arm64: arm64
 	@./tests/unit/run.sh $(ARM64_UNIT)
 
 # Debian release roots (bullseye, bookworm, trixie, sid) the interpreter tests run
-# in as containers: built once by mmdebstrap, cached in $STITCH_ROOTS.
+# in as containers: built once by mmdebstrap, cached in $STITCH_ROOTS.  On
+# x86-64 the arm64 guest's root too, with those releases' roots for arm64
+# inside it (tests/vm/rootfs.sh), alongside: the kernel matrix finds it made.
 roots:
-	@./tests/integration/build-roots.sh
+	@$(if $(filter x86,$(HOST_ARCH)),./tests/vm/rootfs.sh bookworm-arm64 & arm=$$!;) \
+	./tests/integration/build-roots.sh; rc=$$?; \
+	$(if $(filter x86,$(HOST_ARCH)),wait $$arm || rc=1;) exit $$rc
 
 # Replay each fuzz corpus, then fuzz briefly (10 s a target; make fuzz-smoke
 # FUZZ_SECONDS=600 for longer): keeps the targets building and honest.

@@ -29,16 +29,29 @@
 #if defined(__aarch64__)
 /*
  * arm64 (TLS variant I): the thread pointer (tpidr_el0) points at the
- * 16-byte TCB and struct pthread lies below it.  Measured with Debian 12's
- * arm64 glibc 2.36 (a program printing pthread_self(), tpidr_el0 and
- * &r_debug fields, under qemu-user): pthread_self() == tp - 0x740,
- * specific_1stblock at pthread_self() + 0x110 == tp - 1584, and
- * link_map's l_tls_modid at 1192 (r_map, l_name, l_next as on x86-64).
+ * 16-byte TCB and struct pthread lies right below it (glibc's THREAD_SELF:
+ * (struct pthread *)tp - 1), so both offsets move with its size.  Read
+ * with gdb from each release's arm64 libc6-dbg DWARF (sizeof(struct
+ * pthread), &->specific_1stblock in libc.so.6; struct link_map and struct
+ * r_debug in ld.so), and measured on Debian 12's 2.36 by a program printing
+ * pthread_self(), tpidr_el0 and &r_debug fields under qemu-user:
+ * pthread_self() == tp - 0x740, specific_1stblock at pthread_self() +
+ * 0x110 == tp - 1584, l_tls_modid at 1192 (r_map, l_name, l_next as on
+ * x86-64), as the DWARF says.
  */
 static const struct interp_glibc glibc_layouts[] = {
-	{ .major = 2, .minor = 36,	/* Debian 12 */
-	  .pthread_specific = -1584, .pthread_self = -0x740,
+	{ .major = 2, .minor = 31,	/* Debian 11: struct pthread 1792 bytes */
+	  .pthread_specific = -1792 + 0x110, .pthread_self = -1792,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1152 },
+	{ .major = 2, .minor = 36,	/* Debian 12: 1856 */
+	  .pthread_specific = -1856 + 0x110, .pthread_self = -1856,
 	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1192 },
+	{ .major = 2, .minor = 41,	/* Debian 13: 1824 */
+	  .pthread_specific = -1824 + 0x110, .pthread_self = -1824,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1176 },
+	{ .major = 2, .minor = 43,	/* Debian sid, 2026 */
+	  .pthread_specific = -1824 + 0x110, .pthread_self = -1824,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1176 },
 };
 #else
 /*

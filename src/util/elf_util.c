@@ -209,3 +209,38 @@ bool elf_sym_find(Elf *elf, uint32_t sh_type, const char *name, uint64_t *value,
 	}
 	return false;
 }
+
+bool elf_rela_at(Elf *elf, uint64_t vaddr, GElf_Rela *out, uint64_t *sym_value)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			Elf_Scn *symtab;
+			GElf_Shdr ssh;
+			GElf_Sym sym;
+			Elf_Data *sd;
+
+			if (!gelf_getrela(d, (int)i, out) || out->r_offset != vaddr)
+				continue;
+			*sym_value = 0;
+			if (!GELF_R_SYM(out->r_info))
+				return true;
+			/* sh_link: the symbol table the relocation's symbols index */
+			symtab = elf_getscn(elf, sh.sh_link);
+			sd = symtab && gelf_getshdr(symtab, &ssh) ? elf_getdata(symtab, NULL) : NULL;
+			if (!sd || !gelf_getsym(sd, (int)GELF_R_SYM(out->r_info), &sym))
+				return false;
+			*sym_value = sym.st_value;
+			return true;
+		}
+	}
+	return false;
+}

@@ -56,6 +56,12 @@ static inline bool elf_dynsym_find(Elf *elf, const char *name, uint64_t *value, 
 }
 
 /*
+ * The relocation (of any SHT_RELA section) that writes the word at vaddr:
+ * true if there is one.  *sym_value is its symbol's st_value (0 for none).
+ */
+bool elf_rela_at(Elf *elf, uint64_t vaddr, GElf_Rela *out, uint64_t *sym_value);
+
+/*
  * The ELF file at path, mapped (*fd is its descriptor: close it after
  * elf_end); NULL with errno set if it cannot be opened or is not ELF
  * (ENOEXEC).

@@ -40,7 +40,7 @@ esac
 # wrappers are __arm64_sys_*; glibc's thread entry is thread_start (clone3
 # on x86-64); the signal trampoline is the vDSO's __kernel_rt_sigreturn
 # (libc's __restore_rt); glibc's epoll_wait() is its epoll_pwait() there
-# (no epoll_wait call); bookworm's arm64 libruby tail-calls rb_block_call_kw
+# (no epoll_wait call); arm64 libruby 3.1 and 3.3 tail-call rb_block_call_kw
 # from rb_block_call, whose frame is then not on the stack.  What follows
 # them in a regex stays as it is.
 arch_re() {
@@ -57,7 +57,7 @@ arch_re() {
 		-e 's/__restore_rt/__kernel_rt_sigreturn/g' \
 		-e 's/epoll_wait;epoll_wait_a/epoll_pwait;epoll_wait_a/g; s/loop=epoll_wait /loop=epoll_pwait /g' \
 		-e 's/waits in epoll_wait\\(/waits in epoll_pwait\\(/g' \
-		-e 's/rb_block_call;/rb_block_call_kw;/g'
+		-e 's/rb_block_call;/rb_block_call(_kw)?;/g'
 }
 
 PASSED=0

@@ -25,7 +25,15 @@ set -euo pipefail
 cache=${STITCH_VM_CACHE:-/var/cache/stitch/vm}
 mirror=${STITCH_VM_MIRROR:-http://deb.debian.org/debian}
 # Bump when the steps after mmdebstrap change: a cached root is rebuilt.
-recipe=2
+recipe=3
+# The release roots the interpreter tests run their scripts in
+# (tests/integration/roots.sh), made for arm64 inside the guest's root at
+# /var/cache/stitch/roots: its tests find them where the host's find theirs.
+# Each is extracted like the guest's root (~20 s under qemu-user, against
+# minutes for mmdebstrap's minbase there), with libc6-dbg: its glibc's struct
+# pthread and link_map are read from it (src/interp/detect.c).
+interp_releases="bullseye bookworm trixie sid"
+. "$(dirname "$0")/../integration/roots.sh"
 
 die() { echo "rootfs.sh: $*" >&2; exit 1; }
 log() { echo "rootfs.sh: $*" >&2; }
@@ -85,12 +93,44 @@ fixup() {
 	# without a cache too (checked), but what reads the cache (libbpf
 	# resolving a library name for a uprobe) finds it as on a real system.
 	chroot "$root" /sbin/ldconfig
-	# python3.11-minimal's and python3.11's postinst compile the standard
+	# python3.N-minimal's and python3.N's postinst compile the standard
 	# library; without it every guest's first python3 compiles what it imports,
-	# under TCG.  12 s here under qemu-user on 2 cores.
-	chroot "$root" /usr/bin/python3.11 -E -S -m compileall -q -j0 \
-		-x '/(test|tests|idlelib|tkinter|turtledemo)/' /usr/lib/python3.11 >/dev/null ||
-		die "compileall failed in $root"
+	# under TCG.  12 s here under qemu-user on 2 cores, per version.
+	local py
+	for py in "$root"/usr/bin/python3.[0-9]*; do
+		[[ $py =~ /python3\.[0-9]+$ ]] || continue
+		# -j0 wants POSIX semaphores: 3.9's find no /dev/shm in the chroot.
+		chroot "$root" "${py#"$root"}" -E -S -m compileall -q -j0 \
+			-x '/(test|tests|idlelib|tkinter|turtledemo)/' \
+			"/usr/lib/${py##*/}" >/dev/null 2>&1 ||
+		chroot "$root" "${py#"$root"}" -E -S -m compileall -q \
+			-x '/(test|tests|idlelib|tkinter|turtledemo)/' \
+			"/usr/lib/${py##*/}" >/dev/null ||
+			die "compileall failed in $root (${py##*/})"
+	done
+}
+
+# interp_root ROOT ARCH RELEASE: RELEASE's interpreters (roots.sh's package
+# list) extracted for ARCH into ROOT/var/cache/stitch/roots/RELEASE, as
+# roots.sh names it; its tests' scripts go in its /stitch-tests.
+interp_root() {
+	local root=$1 arch=$2 rel=$3 dir pkgs opt mirror
+	local -a args
+	dir=$root/var/cache/stitch/roots/$rel
+	pkgs=$(root_packages "$rel"),base-passwd,libc-bin,libc6-dbg
+	args=(--arch="$arch" --variant=extract --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr
+		--include="$pkgs")
+	while read -r opt; do args+=(--aptopt="$opt"); done < <(root_aptopts "$rel")
+	args+=("$(root_suite "$rel")" "$dir")
+	while read -r mirror; do args+=("$mirror"); done < <(root_mirrors "$rel")
+	mkdir -p "${dir%/*}"
+	mmdebstrap "${args[@]}" >"$cache/rootfs/$rel-$arch.log" 2>&1 || {
+		tail -n 20 "$cache/rootfs/$rel-$arch.log" >&2
+		die "$rel ($arch): mmdebstrap failed (log: $cache/rootfs/$rel-$arch.log)"
+	}
+	fixup "$dir"
+	mkdir -p "$dir/stitch-tests"
+	echo "$arch $pkgs" >"$dir/.stitch-root"
 }
 
 # Can this machine run the suite's programs (binfmt_misc + qemu-user-static)?
@@ -110,10 +150,17 @@ check_binfmt() {
 		die "cannot run $arch programs here (apt-get install qemu-user-static binfmt-support arch-test)"
 }
 
+# Wait for every background job; fail if one did.
+wait_all() {
+	local pid rc=0
+	for pid in $(jobs -p); do wait "$pid" || rc=1; done
+	return $rc
+}
+
 build() {
-	local suite=$1 arch=${1##*-} pkgs dir stamp start link
+	local suite=$1 arch=${1##*-} pkgs dir stamp start link rel
 	pkgs=$(suite_packages "$suite") || die "no root is defined for '$suite'"
-	stamp="$pkgs $mirror recipe=$recipe"
+	stamp="$pkgs $mirror recipe=$recipe releases=$interp_releases"
 	# Each package list its own directory, SUITE the link to the current
 	# one: a guest booted on a root keeps it while another list is built
 	# (rebuilt in place, a running guest lost its libraries under it).
@@ -142,6 +189,10 @@ build() {
 			die "$suite: mmdebstrap failed (log: $cache/rootfs/$suite.log)"
 		}
 		fixup "$dir.new"
+		for rel in $interp_releases; do
+			interp_root "$dir.new" "$arch" "$rel" &
+		done
+		wait_all || die "$suite: a release root could not be built"
 		# shellcheck disable=SC2016,SC2086
 		chroot "$dir.new" /bin/bash -c 'for c; do command -v "$c" >/dev/null ||
 			{ echo "rootfs.sh: no $c in the root" >&2; exit 1; }; done' - $needed_commands ||

@@ -92,26 +92,14 @@ static bool file_u64(Elf *elf, uint64_t vaddr, uint64_t *out)
 /* The value the dynamic linker stores at vaddr (an op table entry). */
 static bool pointer_at(Elf *elf, uint64_t vaddr, uint64_t *fn)
 {
-	Elf_Scn *scn = NULL;
+	GElf_Rela r;
+	uint64_t sym;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Rela r;
-
-			if (!gelf_getrela(d, (int)i, &r) || r.r_offset != vaddr)
-				continue;
-			if (GELF_R_TYPE(r.r_info) != RELATIVE_RELOC)
-				return false;	/* a symbol's: not a local pp function */
-			*fn = (uint64_t)r.r_addend;
-			return true;
-		}
+	if (elf_rela_at(elf, vaddr, &r, &sym)) {
+		if (GELF_R_TYPE(r.r_info) != RELATIVE_RELOC)
+			return false;	/* a symbol's: not a local pp function */
+		*fn = (uint64_t)r.r_addend;
+		return true;
 	}
 	return file_u64(elf, vaddr, fn) && *fn;
 }
