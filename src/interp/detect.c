@@ -52,6 +52,9 @@ static const struct interp_glibc glibc_layouts[] = {
 	{ .major = 2, .minor = 43,	/* Debian sid, 2026 */
 	  .pthread_specific = -1824 + 0x110, .pthread_self = -1824,
 	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1176 },
+	{ .major = 2, .minor = 44,	/* Debian experimental, 2026 */
+	  .pthread_specific = -1824 + 0x110, .pthread_self = -1824,
+	  .r_map = 8, .lm_name = 8, .lm_next = 24, .lm_tls_modid = 1176 },
 };
 #else
 /*

@@ -350,14 +350,16 @@ pl_release() {
 	cat "$out.wl" "$out.err"
 	expect_eq "calls counted" "$(jq .calls "$out.json")" 1000
 	expect_eq "calls open at the end" "$(jq .open_at_end "$out.json")" 0
-	within_pct "slow calls' time" "$(jq '.slow_ns / 1e9' "$out.json")" \
-		"$(awk "BEGIN { print $(wl "$out" slow_ns) / 1e9 }")" 5
-	# 95-99% on a quiet machine; the rest is preemption after the read's wakeup.  In sid's
-	# perl every probe is single-stepped (no instruction the kernel emulates at their
-	# starts), one more return to user mode per call where a loaded machine preempts:
-	# 65-84% in 3 of 6 runs at load average 7 on 2 CPUs.
-	expect_ge "% of the slow calls' time blocked reading the pipe in read_byte" \
-		"$(share_of_slow "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;(anon_)?pipe_read_\\[k\\];")" "$5"
+	expect_slow_time "$out.json" "$out" 50
+	# The designed waits' own time: 50 reads of 5 ms, 90% of it at least.  Not
+	# their share of all slow time: 95-99% on a quiet machine, but in sid's perl
+	# every probe is single-stepped (no instruction the kernel emulates at their
+	# starts), one more return to user mode per call where a busy machine
+	# preempts, and fast calls join the slow ones: 65-84% in 3 of 6 runs at load
+	# average 7 on 2 CPUs, 40% beside the kernel matrix's two guests.
+	expect_ge "us of the slow calls blocked reading the pipe in read_byte (the 50 designed 5 ms waits, 90%)" \
+		"$(total "$out.folded" "^handle;\\[off-cpu\\];.*;main::handle \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_CALL$' "$pl" | cut -d: -f1)\\);main::read_byte \\(/stitch-tests/pl_slow_calls\\.pl:$(grep -n '# READ_LINE$' "$pl" | cut -d: -f1)\\);.*;(anon_)?pipe_read_\\[k\\];")" \
+		$((50 * WAIT_US * 90 / 100))
 
 	# perl embedded through the release's libperl.so: built here against the root's
 	# library (a release whose glibc is older than the host's cannot run it), run there.
@@ -375,11 +377,11 @@ pl_release() {
 	PL_COMM=perl_embed pl_check_threads "$TMP/plre-$rel.folded"
 }
 
-# RELEASE VERSION PP_HIDDEN (its perl exports no Perl_pp_* functions) embed|- MIN_PIPE_PCT
-test_perl_release_bullseye() { pl_release bullseye 5.32 0 - 90; }
-test_perl_release_trixie() { pl_release trixie 5.40 1 embed 90; }
-test_perl_release_sid() { pl_release sid 5.42 1 embed 60; }
-test_perl_release_experimental() { pl_release experimental 5.44 1 embed 60; }
+# RELEASE VERSION PP_HIDDEN (its perl exports no Perl_pp_* functions) embed|-
+test_perl_release_bullseye() { pl_release bullseye 5.32 0 -; }
+test_perl_release_trixie() { pl_release trixie 5.40 1 embed; }
+test_perl_release_sid() { pl_release sid 5.42 1 embed; }
+test_perl_release_experimental() { pl_release experimental 5.44 1 embed; }
 
 # Names as perl 5.40+ prints them, in the release's root: a sub with a signature, a lexical
 # sub (no package), an anonymous sub with a signature, a `class` method (Pt::poke).

@@ -86,20 +86,21 @@ expect_slow_count() {
 # (slow_calls.c's DELAY_NS, pl_slow_calls.pl's sleep), in us.
 WAIT_US=5000
 
-# expect_slow_time JSON OUT DESIGNED: the slow calls' time is the workload's
-# own, within 5%.  Under emulation stitch's slow calls (3 ms) are fewer than
-# the workload's (1 ms): their time is within the workload's, and holds the
-# DESIGNED 5 ms waits, 90% of them at least.
+# expect_slow_time JSON OUT DESIGNED: stitch times a call from its entry
+# probe to its return, inside the workload's own clock reads around it, so
+# a call slow by stitch is slow by the workload and no longer: the slow
+# calls' time is within the workload's.  And it holds the DESIGNED 5 ms
+# waits, 90% of them at least.  Not "the workload's within 5%": on a busy
+# machine a call is preempted between the workload's clock and the probe,
+# and near the 1 ms bar one side counts it and the other not (sid's perl
+# beside the kernel matrix's guests: 0.537 s against 0.572 s in the
+# workload's calls over 2 ms alone).  Under emulation stitch's bar is 3 ms.
 expect_slow_time() {
 	local got all
 	got=$(jq .slow_ns "$1")
 	all=$(wl "$2" slow_ns)
-	if [ "$SLOWDOWN" -gt 1 ]; then
-		expect_ge "slow calls' time: within the workload's, $all ns" "$(awk "BEGIN { printf \"%d\", $all - $got }")" 0
-		expect_ge "slow calls' time: the $3 designed 5 ms waits, 90%" "$((got - $3 * WAIT_US * 900))" 0
-		return
-	fi
-	within_pct "slow calls' time" "$(awk "BEGIN { print $got / 1e9 }")" "$(awk "BEGIN { print $all / 1e9 }")" 5
+	expect_ge "slow calls' time: within the workload's, $all ns" "$(awk "BEGIN { printf \"%d\", $all - $got }")" 0
+	expect_ge "slow calls' time: the $3 designed 5 ms waits, 90%" "$((got - $3 * WAIT_US * 900))" 0
 }
 
 # share_of_slow FOLDED REGEX: percent (integer) of the slow calls' time on stacks matching REGEX.

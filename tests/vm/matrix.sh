@@ -57,8 +57,9 @@ TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
 # interpreters in their own roots (made for arm64 by rootfs.sh): a snapshot
 # of each release's Python, Ruby and Perl threads (bullseye's 3.9, 2.7,
 # 5.32 and glibc 2.31; trixie's 3.13, 3.3, 5.40, 2.41; sid's 3.14, 3.3,
-# 5.42, 2.43), Ruby 2.7's pthread key and 3.3's TLS descriptor under
-# syscall events, and 3.15's thread-local thread state under CPU samples.
+# 5.42, 2.43; experimental's 3.14, 3.4, 5.44, 2.44), Ruby 2.7's pthread key
+# and 3.3's TLS descriptor under syscall events, and 3.15's thread-local
+# thread state under CPU samples.
 # A snapshot attaches to running processes: under emulation, record's
 # first seconds of a new process go by before stitch has read its mappings
 # (its events queue behind copies unwound in user space: 4-7 s of the
@@ -70,6 +71,7 @@ ARM64_TESTS=${STITCH_KERNEL_TESTS:-$(for t in $KERNEL_TESTS; do
 	test_pac_signed_return_addresses test_report_filters test_diff_graph
 	test_symbolize_user_stall_names_spin
 	test_release_bullseye_snapshot test_release_trixie_snapshot test_release_sid_snapshot
+	test_release_experimental_snapshot
 	test_ruby27_threads_syscall test_ruby33_threads_syscall test_python315_cpu_samples_sid}
 # And libstitch-stall's tests (tests/stall/run.sh: its arm64 unwinder and
 # signal handler), but for test_install_pkg_config: it compiles against the

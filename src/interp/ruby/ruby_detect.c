@@ -49,9 +49,9 @@ static void add_target(uint64_t *out, size_t *k, uint64_t t)
 #if defined(__aarch64__)
 /*
  * arm64: the same values from the same functions, in arm64's code (read in
- * Debian's arm64 builds of 2.7.4, 3.1.2 and 3.3.8).  Its instructions are 4
- * bytes; a global's address is "adrp" (its 4 KiB page, pc-relative) and a
- * 12-bit offset in the instruction that uses it.
+ * Debian's arm64 builds of 2.7.4, 3.1.2, 3.3.8 and 3.4.11).  Its
+ * instructions are 4 bytes; a global's address is "adrp" (its 4 KiB page,
+ * pc-relative) and a 12-bit offset in the instruction that uses it.
  */
 
 static uint32_t insn_at(const uint8_t *code, size_t i)
@@ -136,12 +136,13 @@ static uint64_t find_cmp_w_adrp(const uint8_t *code, size_t n, uint64_t base)
 /*
  * &ruby_global_symbols is not exported.  rb_id2str (exported) compares the
  * serial with ruby_global_symbols.last_id: inline in 2.7, in the lookup its
- * last instruction ("b") goes to in 3.1 and 3.3, which does "adrp x0, page;
- * ldr w1, [x0, #off]; cmp w19, w1".  0 if the code differs.
+ * last instruction ("b") goes to in 3.1, 3.3 and 3.4, which does "adrp x0,
+ * page; ldr w1, [x0, #off]; cmp w19, w1" (124 bytes in, in 3.4.11).  0 if
+ * the code differs.
  */
 static uint64_t rb_find_symbols(pid_t pid, const struct map *m)
 {
-	uint8_t code[64], body[96];
+	uint8_t code[64], body[192];
 	uint64_t id2str, size, at, target;
 
 	if (!rb_func_code(pid, m, "rb_id2str", code, sizeof(code), &id2str, &size))
@@ -159,7 +160,7 @@ static uint64_t rb_find_symbols(pid_t pid, const struct map *m)
 }
 
 /*
- * 3.3: rb_thread_current() is GET_EC()->thread_ptr->self, and GET_EC() a
+ * 3.3, 3.4: rb_thread_current() is GET_EC()->thread_ptr->self, and GET_EC() a
  * function of its own (rb_current_ec_noinline), its first "bl": its address,
  * 0 if the code differs.
  */
@@ -193,10 +194,11 @@ static bool tlsdesc_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
 }
 
 /*
- * 3.3: ruby_current_ec is in libruby's TLS block but not exported.  GET_EC()
- * reaches it by a TLS descriptor: "adrp x0, page; ldr x1, [x0, #lo]; add
- * x0, x0, #lo; blr x1", then "mrs x1, tpidr_el0; ldr x0, [x1, x0]" (trixie's
- * 3.3.8 reads tpidr_el0 first, sid's after the call).  The descriptor's
+ * 3.3, 3.4: ruby_current_ec is in libruby's TLS block but not exported.
+ * GET_EC() reaches it by a TLS descriptor: "adrp x0, page; ldr x1, [x0,
+ * #lo]; add x0, x0, #lo; blr x1", then "mrs x1, tpidr_el0; ldr x0, [x1, x0]"
+ * (trixie's 3.3.8 reads tpidr_el0 first, sid's 3.3.8 and 3.4.11 after the
+ * call).  The descriptor's
  * relocation in the file holds the variable's offset in the block (the
  * descriptor itself holds a resolver and, once resolved, an offset from the
  * thread pointer: not the module id x86-64's GOT pair gives).  *modid is
