@@ -2,8 +2,9 @@
 /*
  * libFuzzer target for the symbolizer's ELF/DWARF/MiniDebugInfo parsing:
  * the input is opened as an ELF binary (with path and root pointing at an
- * empty directory, so no debug file is found) and queried; the same bytes
- * are also tried as a .gnu_debugdata (xz) image.
+ * empty directory, so no debug file is found) and queried, and read for
+ * V8's metadata (symbolize/v8_meta.c: a traced process's node binary); the same
+ * bytes are also tried as a .gnu_debugdata (xz) image.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbolize/v8_meta.h"
 #include "symbolize/debuginfo.h"
 #include "symbolize/debuginfod_fetch.h"
 #include "util/elf_util.h"
@@ -64,8 +66,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		query(src, data, size);
 		sym_source_free(src);
 	}
-	if (elf)
+	if (elf) {
+		struct v8_meta m;
+		char why[160];
+
+		v8_meta_read(elf, &m, why, sizeof(why));
 		elf_end(elf);
+	}
 	free(copy);
 	if (size >= 6 && memcmp(data, "\xfd" "7zXZ", 6) == 0 &&
 	    minidebug_open_image(data, size, &md) == 0) {

@@ -303,6 +303,11 @@ static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 	return 0;
 }
 
+static __always_inline int ku_read_code(void *ctx, __u64 addr, __u32 *val)
+{
+	return bpf_probe_read_user(val, sizeof(*val), (void *)addr) ? 1 : 0;
+}
+
 static __always_inline const struct stitch_unwind_row *ku_row_at(void *ctx, __u32 idx)
 {
 	__u32 chunk = idx >> KUNWIND_CHUNK_BITS, off = idx & (KUNWIND_CHUNK_ROWS - 1);
@@ -547,6 +552,13 @@ static __always_inline bool ku_loop_frame(struct ku_bpf_ctx *c, const struct kun
 	 */
 	if (w->s.n != n && n) {
 		__u64 word = c->frames[n & (KUNWIND_MAX_FRAMES - 1)];
+
+		w->hash = ku_hash_word(w->hash, word);
+		w->hash2 = ku_hash2_word(w->hash2, word);
+	}
+	/* A V8 frame's second word (KFRAME_V8), the leaf's too: it names the frame. */
+	if (w->s.n > n + 1) {
+		__u64 word = c->frames[(n + 1) & (KUNWIND_MAX_FRAMES - 1)];
 
 		w->hash = ku_hash_word(w->hash, word);
 		w->hash2 = ku_hash2_word(w->hash2, word);

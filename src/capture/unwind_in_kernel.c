@@ -18,6 +18,8 @@
 #include <bpf/bpf.h>
 
 #include "capture/unwind_in_kernel.h"
+#include "symbolize/v8_names.h"
+#include "profile/jit_frames.h"
 #include "util/bpf_keys.h"
 #include "util/clock.h"
 #include "profile/stack_tag.h"
@@ -505,12 +507,15 @@ bool kunwind_release_binary(struct kunwind *kw, struct binary *b)
 int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const struct proc *p,
 		       struct kunwind_proc *out)
 {
+	const struct v8_meta *v8 = NULL;
 	size_t i;
 
 	if (p->nr > KUNWIND_MAX_MAPS)
 		return -E2BIG;
 	out->nr = 0;
 	out->gen = 0;	/* set when written, outside the list's hash */
+	out->v8_fp_function = 0;
+	out->v8_fp_context = 0;
 	for (i = 0; i < p->nr; i++) {
 		const struct map *m = &p->maps[i];
 		struct kunwind_map *km;
@@ -554,6 +559,8 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 				km->flags = KUNWIND_MAP_ANON;
 			continue;
 		}
+		if (!v8)
+			v8 = binary_v8(m->bin);
 		km->bias = m->bias;
 		km->slot = kb->slot;
 		if (kb->loaded) {
@@ -563,6 +570,11 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 		} else {
 			km->flags = KUNWIND_MAP_NO_TABLE;
 		}
+	}
+	if (v8) {
+		out->v8_fp_function = v8->fp_function;
+		out->v8_fp_context = v8->fp_context;
+		v8_names_watch(p->pid, v8);
 	}
 	return out->nr;
 }
@@ -740,34 +752,42 @@ void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs
 	}
 }
 
-int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int stop,
+int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words, int n, int stop,
 		   struct uframe *uf)
 {
-	int i;
+	int i, at = 0;
 
 	if (stop < KUNWIND_STOP_END || stop > KUNWIND_STOP_BAD || n < 0 ||
 	    n > KUNWIND_MAX_FRAMES)
 		return -1;
 	for (i = 0; i < n; i++) {
 		uint64_t w = words[i];
+		struct uframe *f = &uf[at];
 
-		memset(&uf[i], 0, sizeof(uf[i]));
-		uf[i].exact = !!(w & KFRAME_EXACT);
-		uf[i].by_fp = !!(w & KFRAME_BY_FP);
+		if ((w & KFRAME_KIND_MASK) == KFRAME_V8) {
+			if (pid)
+				at = jit_frames_v8(pid, w & KFRAME_V8_FUNC_MASK, uf, at);
+			continue;
+		}
+		memset(f, 0, sizeof(*f));
+		f->exact = !!(w & KFRAME_EXACT);
+		f->by_fp = !!(w & KFRAME_BY_FP);
 		if (w & KFRAME_IN_BINARY) {
-			uf[i].kind = UFRAME_ELF;
-			uf[i].bin = kunwind_slot_binary(kw, (w >> KFRAME_SLOT_SHIFT) &
-							    KFRAME_SLOT_MASK);
-			uf[i].addr = (uint32_t)w;
-			if (!uf[i].bin)
+			f->kind = UFRAME_ELF;
+			f->bin = kunwind_slot_binary(kw, (w >> KFRAME_SLOT_SHIFT) &
+							 KFRAME_SLOT_MASK);
+			f->addr = (uint32_t)w;
+			if (!f->bin)
 				return -1;
 			/* Named at the end: kept past its processes (binary_cache_sweep). */
-			uf[i].bin->sampled = true;
+			f->bin->sampled = true;
 		} else {
-			uf[i].kind = UFRAME_UNKNOWN;
-			uf[i].addr = w & KFRAME_ADDR_MASK;
+			f->kind = UFRAME_UNKNOWN;
+			f->addr = w & KFRAME_ADDR_MASK;
 		}
+		at++;
 	}
+	n = at;
 	/* As the user-space unwinder marks it: the stack goes on, or was cut. */
 	if (stop != KUNWIND_STOP_END && !(n && uf[n - 1].kind == UFRAME_UNKNOWN)) {
 		memset(&uf[n], 0, sizeof(uf[n]));
@@ -880,7 +900,7 @@ int kunwind_key_build(const struct kunwind *kw, const struct counted_fds *fds,
 			((uint64_t *)(sk + 1))[nk++] = kips[i];
 	}
 	sk->nkernel = nk;
-	nu = kunwind_decode(kw, (const uint64_t *)u->words, u->n, u->stop,
+	nu = kunwind_decode(kw, key->pid, (const uint64_t *)u->words, u->n, u->stop,
 			    (struct uframe *)((uint64_t *)(sk + 1) + nk));
 	if (nu < 0)
 		return -EINVAL;

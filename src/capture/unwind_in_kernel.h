@@ -65,6 +65,14 @@ struct kunwind_proc {
 	 * one generation is not reused under another (unwind_in_kernel.bpf.h, ku_memo).
 	 */
 	__u32 gen;
+	/*
+	 * A process running V8 (node): where its JavaScript frames keep their
+	 * JSFunction and their context, from the frame pointer (the binary's
+	 * v8dbg_off_fp_function and v8dbg_off_fp_context: -16 and -8 in every
+	 * node checked).  0: not V8, no slot is read.
+	 */
+	__s32 v8_fp_function;
+	__s32 v8_fp_context;
 	struct kunwind_map maps[KUNWIND_MAX_MAPS];
 };
 
@@ -78,6 +86,17 @@ struct kunwind_proc {
 #define KFRAME_EXACT		(1ull << 63)
 #define KFRAME_IN_BINARY	(1ull << 62)
 #define KFRAME_BY_FP		(1ull << 61)
+/*
+ * Not a frame but what the frame before it is in V8 (a process with
+ * kunwind_proc.v8_fp_function): bits 0..47 hold the JSFunction (a tagged
+ * pointer) its frame keeps, read at the frame-pointer step out of it.
+ * Exact and found by a frame-pointer step at once: no real frame is both
+ * (only the leaf is exact, and it is never found by a step) unless a
+ * signal trampoline was, which lies in a binary (IN_BINARY is set).
+ */
+#define KFRAME_V8		(KFRAME_EXACT | KFRAME_BY_FP)
+#define KFRAME_KIND_MASK	(KFRAME_EXACT | KFRAME_IN_BINARY | KFRAME_BY_FP)
+#define KFRAME_V8_FUNC_MASK	((1ull << 48) - 1)
 #define KFRAME_SLOT_SHIFT	32
 #define KFRAME_SLOT_MASK	((1ull << 29) - 1)
 #define KFRAME_ADDR_MASK	((1ull << 61) - 1)
@@ -332,10 +351,11 @@ struct stack_table;
 struct stack_key;
 /*
  * Frame words -> user frames, with the [truncated] or cut marker the stop
- * reason calls for (uf needs n + 1 entries).  Returns the count, or -1 if
- * a word names no binary we gave out.
+ * reason calls for (uf needs n + 1 entries).  pid: whose JavaScript frames
+ * KFRAME_V8 words name (0: they are dropped, their frames kept as they are).
+ * Returns the count, or -1 if a word names no binary we gave out.
  */
-int kunwind_decode(const struct kunwind *kw, const uint64_t *words, int n, int stop,
+int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words, int n, int stop,
 		   struct uframe *uf);
 /*
  * Add the kernel's counts (counted_* maps) to stacks: those of one epoch,

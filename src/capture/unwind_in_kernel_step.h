@@ -22,6 +22,8 @@
  *       if ip is the process's uretprobe trampoline, the return address a
  *       uretprobe replaced with it at stack address slot: 1 and *ra set;
  *       else (or not known) 0
+ *   int ku_read_code(void *ctx, __u64 addr, __u32 *val);
+ *       four bytes of the process's code at addr: 0, or nonzero if unreadable
  *
  * With KU_SEARCH_OUT_OF_LINE defined, the includer also provides the two
  * binary searches as functions of their own (the BPF side makes them global
@@ -328,6 +330,67 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
 }
 
 /*
+ * Whether the leaf's frame is built, at its pc in JIT code: not at the first
+ * instructions of V8's prologue (push rbp; mov rbp, rsp; push rsi (context);
+ * push rdi (function)), where rbp is still the caller's or the function's
+ * slot not yet written, nor at a ret, where it is the caller's again.
+ * Anywhere else in V8's generated code rbp is the frame's own.  arm64's
+ * prologue (stp x29, x30; mov x29, sp; ...) is not checked yet: its leaf in
+ * JIT code gets no V8 word.
+ */
+static __always_inline int ku_v8_leaf_framed(void *ctx, __u64 ip)
+{
+#ifdef STITCH_ARCH_ARM64
+	return 0;
+#else
+	__u32 code;
+	__u8 b0, b1, b2;
+
+	if (ku_read_code(ctx, ip, &code))
+		return 0;
+	b0 = code & 0xff;
+	b1 = (code >> 8) & 0xff;
+	b2 = (code >> 16) & 0xff;
+	if (b0 == 0x55 || b0 == 0x56 || b0 == 0x57 || b0 == 0xc3 || b0 == 0xc2)
+		return 0;
+	/* mov rbp, rsp, in either of its encodings */
+	if (b0 == 0x48 && ((b1 == 0x89 && b2 == 0xe5) || (b1 == 0x8b && b2 == 0xec)))
+		return 0;
+	return 1;
+#endif
+}
+
+/*
+ * V8 (node) keeps frame pointers in the code it generates and in its
+ * builtins, and a JavaScript frame keeps its JSFunction and its context at
+ * fixed slots from the frame pointer (kunwind_proc.v8_fp_*).  A typed frame
+ * (entry, exit, stub, internal) keeps a Smi marker where the context is:
+ * tagged 0, where a heap object is tagged 1.  So a frame whose context
+ * slot holds a heap object and whose function slot a heap object pointer
+ * gets a KFRAME_V8 word after it, which user space names from the
+ * process's memory (symbolize/v8_names.c), checking every object's type.
+ * Read through ku_read, so a remembered walk (ku_memo) is reused only
+ * while these words are unchanged too.
+ */
+static __always_inline void ku_v8_frame(struct ku_state *s, const struct kunwind_proc *p,
+					void *ctx, int anon)
+{
+	__u64 cx, fn;
+
+	if (s->n >= s->max || s->n >= KUNWIND_MAX_FRAMES)
+		return;
+	if (ku_read(s, ctx, s->bp + (__s64)p->v8_fp_context, &cx) || (cx & 3) != 1)
+		return;
+	if (ku_read(s, ctx, s->bp + (__s64)p->v8_fp_function, &fn) || (fn & 3) != 1 ||
+	    (fn & ~KFRAME_V8_FUNC_MASK))
+		return;
+	if (s->exact && anon && !ku_v8_leaf_framed(ctx, s->ip))
+		return;
+	ku_emit(ctx, s->n, KFRAME_V8 | fn);
+	s->n++;
+}
+
+/*
  * Code without CFI (anonymous executable memory: JIT code; or a binary's
  * text no FDE covers: V8's builtins in node): the frame-pointer step,
  * unwind.c's unwind_step_fp() and step_fp(), check for check.  rbp must lie
@@ -336,7 +399,7 @@ static __always_inline int ku_step(const struct stitch_unwind_row *row, struct k
  * stack is cut here rather than stepped to a guess.
  */
 static __always_inline int ku_step_fp(struct ku_state *s, const struct kunwind_proc *p,
-				      void *ctx)
+				      void *ctx, int anon)
 {
 	const struct kunwind_map *m;
 	__u64 bp, ra;
@@ -347,6 +410,8 @@ static __always_inline int ku_step_fp(struct ku_state *s, const struct kunwind_p
 	s->bp_used |= s->bp_live;
 	if (s->bp < s->sp || (s->bp & 7))
 		return KUNWIND_STOP_NO_RULE;
+	if (p->v8_fp_function)
+		ku_v8_frame(s, p, ctx, anon);
 	err = ku_read(s, ctx, s->bp, &bp);
 	if (!err)
 		err = ku_read(s, ctx, s->bp + 8, &ra);
@@ -458,7 +523,7 @@ static __always_inline int ku_walk_frame(struct ku_state *s, const struct kunwin
 	}
 	/* Anonymous code, or text before or between FDEs: no CFI. */
 	if (!row || row->cfa_rule == STITCH_CFA_NO_FDE)
-		return ku_step_fp(s, p, ctx);
+		return ku_step_fp(s, p, ctx, rm->slot == KUNWIND_NO_SLOT);
 	/*
 	 * A signal trampoline is entered by the handler's return, not by a
 	 * call: its pc is exact, so it is named as itself.

@@ -59,6 +59,7 @@ static void binary_free(struct binary *b)
 	free(b->image);
 	free(b->path);
 	free(b->root);
+	free(b->v8);
 	free(b);
 }
 
@@ -141,6 +142,28 @@ static struct binary *binary_new(struct binary_cache *c, const char *path, const
 	slash = strrchr(b->path, '/');
 	b->name = slash && slash[1] ? slash + 1 : b->path;
 	return b;
+}
+
+const struct v8_meta *binary_v8(struct binary *b)
+{
+	struct v8_meta m;
+	char why[160];
+	int err;
+
+	if (!b || b->v8_checked)
+		return b ? b->v8 : NULL;
+	b->v8_checked = true;
+	if (!b->elf)
+		return NULL;
+	err = v8_meta_read(b->elf, &m, why, sizeof(why));
+	if (err == -ENOTSUP)
+		fprintf(stderr, "stitch: %s (V8): JavaScript frames not named: %s\n", b->path, why);
+	if (err)
+		return NULL;
+	b->v8 = malloc(sizeof(*b->v8));
+	if (b->v8)
+		*b->v8 = m;
+	return b->v8;
 }
 
 static int binary_open_elf(struct binary *b)

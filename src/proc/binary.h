@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "symbolize/v8_meta.h"
 #include "unwind/cfi.h"
 #include "util/elf_util.h"
 #include "util/hashmap.h"
@@ -57,6 +58,9 @@ struct binary {
 	 * maps too stay in it: released again once no process maps it.
 	 */
 	uint64_t pages_released_ns;
+	/* V8's metadata (node, libnode: binary_v8), read once */
+	bool v8_checked;
+	struct v8_meta *v8;
 };
 
 /* A foreign root held open, one fd per root directory however many binaries. */
@@ -93,6 +97,12 @@ struct binary *binary_get_vdso(struct binary_cache *c);
 const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b);
 /* Symbols, opened on first use. */
 struct sym_source *binary_syms(struct binary *b);
+
+/*
+ * The layout of the V8 in b, when stitch can name its JavaScript frames
+ * (symbolize/v8_meta.h); else NULL.  A V8 it cannot read is said once.
+ */
+const struct v8_meta *binary_v8(struct binary *b);
 
 /* No live process maps b, as of the last procs_mark_binaries() (false before one). */
 bool binary_cache_is_gone(const struct binary_cache *c, const struct binary *b);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "symbolize/jit_names.h"
+#include "symbolize/v8_names.h"
 #include "proc/procs.h"
 #include "util/array.h"
 #include "util/clock.h"
@@ -593,4 +594,20 @@ void procs_mark_binaries(struct procs *ps, uint64_t now_ns)
 				binary_mark_mapped(p->maps[j].bin, now_ns, !p->exited_ns);
 	}
 	ps->bins->marked_ns = now_ns;
+}
+
+const struct v8_meta *procs_v8(struct proc *p)
+{
+	size_t i;
+
+	if (p->v8_gen == p->gen + 1)
+		return p->v8;
+	p->v8 = NULL;
+	for (i = 0; i < p->nr && !p->v8; i++)
+		if (p->maps[i].bin)
+			p->v8 = binary_v8(p->maps[i].bin);
+	p->v8_gen = p->gen + 1;
+	if (p->v8)
+		v8_names_watch(p->pid, p->v8);
+	return p->v8;
 }

@@ -70,6 +70,9 @@ struct proc {
 	 * it is next looked at, if it still lives.
 	 */
 	bool stale;
+	/* procs_v8's answer, as of gen v8_gen + 1 (0: not asked since a change) */
+	uint64_t v8_gen;
+	const struct v8_meta *v8;
 };
 
 struct procs {
@@ -139,5 +142,11 @@ void procs_open_alive(struct procs *ps);
 void procs_mark_binaries(struct procs *ps, uint64_t now_ns);
 
 const struct map *proc_find_map(const struct proc *p, uint64_t addr);
+
+/*
+ * The V8 the process runs (a mapped binary with V8's metadata that stitch
+ * reads, binary_v8), or NULL; looked for again when its mappings change.
+ */
+const struct v8_meta *procs_v8(struct proc *p);
 
 #endif /* STITCH_PROCS_H */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A copied user stack into counted frames: see copy_unwind.h. */
 #include <string.h>
+#include <sys/uio.h>
 
 #include "profile/copy_unwind.h"
+#include "profile/jit_frames.h"
 
 struct lookup_ctx {
 	struct binary_cache *bins;
@@ -22,11 +24,39 @@ static const struct unwind_table *lookup_table(void *ctx, uint64_t pc, uint64_t 
 	return binary_table(l->bins, m->bin);
 }
 
+/*
+ * The JSFunction a V8 frame left by a frame-pointer step kept (its frame
+ * pointer f->bp), read from the copied stack as the kernel's walk reads it
+ * (unwind_in_kernel_step.h, ku_v8_frame): 0 if it is no JavaScript frame.
+ */
+static uint64_t v8_function(const struct v8_meta *v8, const struct unwind_stack *stack,
+			    const struct unwind_frame *f, const struct map *m, uint32_t pid)
+{
+	uint64_t cx, fn;
+
+	if (!f->bp || unwind_stack_read((void *)stack, f->bp + (int64_t)v8->fp_context, &cx) ||
+	    (cx & 3) != 1 ||
+	    unwind_stack_read((void *)stack, f->bp + (int64_t)v8->fp_function, &fn) ||
+	    (fn & 3) != 1 || fn >> 48)
+		return 0;
+	if (f->exact && (!m || !m->bin)) {
+		uint8_t code[3];
+		struct iovec local = { code, sizeof(code) };
+		struct iovec remote = { (void *)(uintptr_t)f->pc, sizeof(code) };
+
+		if (process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) != sizeof(code) ||
+		    !v8_leaf_framed(code))
+			return 0;
+	}
+	return fn;
+}
+
 int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwind_regs *regs,
 		const struct unwind_stack *stack, struct unwind_frame *scratch, int max,
 		struct uframe *uf, enum unwind_stop *why)
 {
 	struct lookup_ctx lc = { bins, proc };
+	const struct v8_meta *v8 = procs_v8(proc);
 	int n, i, nu = 0;
 
 	*why = UNWIND_STOP_END;
@@ -57,6 +87,13 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 			uf[nu].addr = scratch[i].pc;
 		}
 		nu++;
+		/* Room for a caller the leaf may get, and the marker. */
+		if (v8 && nu < max) {
+			uint64_t fn = v8_function(v8, stack, &scratch[i], m, proc->pid);
+
+			if (fn)
+				nu = jit_frames_v8(proc->pid, fn, uf, nu);
+		}
 	}
 	/* Say how it ended, unless it visibly ends in an unknown frame already. */
 	if (*why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {

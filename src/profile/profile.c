@@ -300,17 +300,21 @@ size_t profile_frame_label(const struct profile *p, const struct prof_frame *f, 
 
 		buf[n++] = c == ';' ? ':' : (c < 0x20 || c == 0x7f) ? '?' : c;
 	}
-	for (i = 0; suffix[i] && n + 1 < len; i++)
-		buf[n++] = suffix[i];
 	buf[n] = '\0';
-	/* Interpreter frames: "name (file:line)", or "name (file)" without lines. */
-	if (frame_kind_is_interp(f->kind) && f->file && n + 1 < len) {
+	/*
+	 * Interpreter frames and JIT frames named from their runtime (V8's
+	 * functions): "name (file:line)", or "name (file)" without a line;
+	 * the mark after it, where FlameGraph looks for it.
+	 */
+	if ((frame_kind_is_interp(f->kind) || f->kind == FRAME_JIT) && f->file && n + 1 < len) {
 		char where[64];
 		const char *file = profile_s(p, f->file);
 		int w = f->line ? snprintf(where, sizeof(where), ":%u)", f->line) :
 				  snprintf(where, sizeof(where), ")");
 
 		n += snprintf(buf + n, len - n, " (");
+		if (n >= len)
+			n = len - 1;
 		for (i = 0; file[i] && n + 1 < len; i++) {
 			unsigned char c = file[i];
 
@@ -318,7 +322,9 @@ size_t profile_frame_label(const struct profile *p, const struct prof_frame *f, 
 		}
 		for (i = 0; i < (size_t)w && n + 1 < len; i++)
 			buf[n++] = where[i];
-		buf[n] = '\0';
 	}
+	for (i = 0; suffix[i] && n + 1 < len; i++)
+		buf[n++] = suffix[i];
+	buf[n] = '\0';
 	return n;
 }

@@ -56,7 +56,7 @@ static int frames_from_kernel(struct recorder *r, const struct sample_event *e,
 			      struct uframe *uf, enum unwind_stop *why)
 {
 	*why = e->ustop;
-	return kunwind_decode(&r->kw, (const uint64_t *)e->ustack, e->nuframes, e->ustop, uf);
+	return kunwind_decode(&r->kw, e->pid, (const uint64_t *)e->ustack, e->nuframes, e->ustop, uf);
 }
 
 static bool uframe_eq(const struct uframe *a, const struct uframe *b)

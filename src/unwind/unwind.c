@@ -259,6 +259,7 @@ int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack
 		return 0;
 	frames[n].pc = r.ip;
 	frames[n].by_fp = false;
+	frames[n].bp = 0;
 	frames[n++].exact = true;
 	for (;;) {
 		bool by_fp;
@@ -268,9 +269,11 @@ int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack
 		/* arm64: past a frame-pointer step, sp is only a bound (unwind_step_fp()). */
 		if (!err && sp_bound && row->cfa_rule == STITCH_CFA_RSP)
 			err = UNWIND_STOP_NO_RULE;
-		if (by_fp)
+		if (by_fp) {
+			frames[n - 1].bp = r.bp;
 			err = n == max ? UNWIND_STOP_TRUNCATED
 				       : step_fp(&r, &exact, stack, lookup, ctx);
+		}
 		/*
 		 * A signal trampoline is entered by the handler's return, not
 		 * by a call: its pc is exact, so it is named as itself rather
@@ -293,6 +296,7 @@ int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack
 		}
 		frames[n].pc = r.ip;
 		frames[n].by_fp = by_fp;
+		frames[n].bp = 0;
 		frames[n++].exact = exact;
 #ifdef STITCH_ARCH_ARM64
 		sp_bound = by_fp;

@@ -46,6 +46,11 @@ struct unwind_frame {
 	uint64_t pc;	/* as found: ip for frame 0, return addresses after */
 	bool exact;	/* pc is exact (frame 0, or interrupted by a signal): don't subtract 1 */
 	bool by_fp;	/* pc was read at [rbp + 8] by a frame-pointer step (no CFI) */
+	/*
+	 * Its frame pointer, when the walk left it by a frame-pointer step (0:
+	 * by CFI, or the last frame): where V8 keeps the frame's function.
+	 */
+	uint64_t bp;
 };
 
 /*

@@ -54,6 +54,9 @@ struct replay {
 	/* uretprobes' return instances: the slot each replaced, and what it held */
 	uint64_t uret_tramp, uret_slot[4], uret_orig[4];
 	int nuret;
+	/* the leaf's code, for V8's prologue check (ku_read_code) */
+	uint64_t code_addr;
+	uint32_t code, code_len;
 };
 
 static int ku_read_word(void *ctx, __u64 addr, __u64 *val)
@@ -108,6 +111,17 @@ static int ku_uret_orig(void *ctx, __u64 ip, __u64 slot, __u64 *ra)
 			return 1;
 		}
 	}
+	return 0;
+}
+
+/* Code bytes: only what a test puts at code_addr (arm64's walk reads none). */
+static __attribute__((unused)) int ku_read_code(void *ctx, __u64 addr, __u32 *val)
+{
+	struct replay *r = ctx;
+
+	if (!r->code_len || addr != r->code_addr)
+		return 1;
+	*val = r->code;
 	return 0;
 }
 
@@ -522,6 +536,77 @@ X86_TEST static void test_synthetic_frame_pointer(void **state)
 	regs.bp = STACK_BASE + sizeof(words);
 	compare(&s.w, s.r, s.p, &regs, KUNWIND_MAX_FRAMES, false, &why);
 	assert_int_equal(why, UNWIND_STOP_TRUNCATED);
+	synth_free(&s);
+}
+
+/*
+ * V8 (kunwind_proc.v8_fp_*): a frame left by a frame-pointer step whose
+ * context slot holds a heap object (tagged 1) and whose function slot a
+ * heap object pointer gets a KFRAME_V8 word after it; a typed frame (a Smi
+ * marker, tagged 0, in the context slot) or a function slot that is no
+ * pointer gets none.  A leaf in JIT code gets one only past V8's prologue
+ * (ku_v8_leaf_framed), whose bytes it reads at the pc.
+ */
+X86_TEST static void test_synthetic_v8_frames(void **state)
+{
+	const uint64_t fn = 0x3f9865310811ull, cx = 0x3f9865300a01ull;
+	struct unwind_regs regs;
+	struct synth s;
+	int stop;
+
+	synth_init(&s);
+	s.p->v8_fp_function = -16;
+	s.p->v8_fp_context = -8;
+	*at(STACK_BASE) = JIT + 0x10;			/* leaf (RSP+8) returns into JIT code */
+	*at(STACK_BASE + 0x10) = fn;			/* the JIT frame's function, */
+	*at(STACK_BASE + 0x18) = cx;			/* its context, */
+	*at(STACK_BASE + 0x20) = STACK_BASE + 0x40;	/* its saved rbp, */
+	*at(STACK_BASE + 0x28) = 0x409010;		/* return address: text without CFI */
+	*at(STACK_BASE + 0x38) = 2 << 1;		/* a typed frame's marker: no function */
+	*at(STACK_BASE + 0x40) = 0x777;
+	*at(STACK_BASE + 0x48) = 0x405010;		/* END */
+	regs = (struct unwind_regs){ 0x401004, STACK_BASE, STACK_BASE + 0x20 };
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 5);
+	assert_int_equal(stop, KUNWIND_STOP_END);
+	assert_int_equal(s.r->frames[1] & KFRAME_ADDR_MASK, JIT + 0x10);
+	assert_int_equal(s.r->frames[2], KFRAME_V8 | fn);
+	assert_int_equal(s.r->frames[2] & KFRAME_KIND_MASK, KFRAME_V8);
+	assert_int_equal(s.r->frames[3] & KFRAME_KIND_MASK, KFRAME_IN_BINARY | KFRAME_BY_FP);
+
+	/* Not V8's: no word. */
+	s.p->v8_fp_function = 0;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 4);
+	s.p->v8_fp_function = -16;
+	/* A marker where the context is, or a function slot holding a Smi: no word. */
+	*at(STACK_BASE + 0x18) = 12 << 1;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 4);
+	*at(STACK_BASE + 0x18) = cx;
+	*at(STACK_BASE + 0x10) = 7ull << 32;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 4);
+	*at(STACK_BASE + 0x10) = fn;
+	/* No room for the word: the frames come first. */
+	walk(s.r, s.p, &regs, 2, &stop);
+	assert_int_equal(stop, KUNWIND_STOP_TRUNCATED);
+
+	/* The leaf in JIT code, its frame built: its word right after it. */
+	regs = (struct unwind_regs){ JIT + 0x40, STACK_BASE + 0x8, STACK_BASE + 0x20 };
+	s.r->code_addr = JIT + 0x40;
+	s.r->code_len = 4;
+	s.r->code = 0x08458b48;				/* mov rax, [rbp + 8] */
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 4);
+	assert_int_equal(s.r->frames[1], KFRAME_V8 | fn);
+	/* At push rbp, mov rbp, rsp, push rdi, ret: rbp is not its own yet (or any more). */
+	s.r->code = 0x00e58948;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 3);
+	s.r->code = 0x55;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 3);
+	s.r->code = 0x57;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 3);
+	s.r->code = 0xc3;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 3);
+	/* Code it cannot read: no word. */
+	s.r->code_len = 0;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 3);
 	synth_free(&s);
 }
 
@@ -1074,6 +1159,7 @@ int main(void)
 		cmocka_unit_test(test_synthetic_signal),
 		cmocka_unit_test(test_synthetic_epilogue),
 		cmocka_unit_test(test_synthetic_frame_pointer),
+		cmocka_unit_test(test_synthetic_v8_frames),
 #endif
 		cmocka_unit_test(test_build_proc_vsyscall),
 		cmocka_unit_test(test_build_proc_uprobes_page),

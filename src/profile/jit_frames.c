@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/* JIT frames named from their runtime's own data: see jit_frames.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize/v8_names.h"
+#include "profile/jit_frames.h"
+#include "profile/profile.h"
+#include "util/hashmap.h"
+
+/* v8_names' names (kept for the program's life) as the frames stacks hold. */
+struct held {
+	struct hmap_node node;
+	const struct v8_name *v8;
+	struct interp_name *in;
+};
+
+static struct hmap held;
+
+static bool held_eq(const struct hmap_node *n, const void *key)
+{
+	return ((const struct held *)n)->v8 == key;
+}
+
+static const struct interp_name *frame_name(const struct v8_name *v)
+{
+	uint64_t h = hash_u64((uintptr_t)v);
+	struct held *e;
+
+	if (!held.buckets && hmap_init(&held, 256))
+		return NULL;
+	e = (struct held *)hmap_find(&held, h, held_eq, v);
+	if (e)
+		return e->in;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->in = calloc(1, sizeof(*e->in) + strlen(v->name) + 1);
+	if (!e->in) {
+		free(e);
+		return NULL;
+	}
+	strcpy(e->in->name, v->name);
+	/* Both live as long as the program: v8_names keeps the file. */
+	e->in->file = (char *)v->file;
+	e->in->line = v->line;
+	e->in->kind = FRAME_JIT;
+	e->v8 = v;
+	hmap_insert(&held, &e->node, h);
+	return e->in;
+}
+
+int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at)
+{
+	const struct v8_name *v = at ? v8_names_frame(pid, fn) : NULL;
+	const struct interp_name *in = v ? frame_name(v) : NULL;
+	struct uframe *f;
+
+	if (!in)
+		return at;
+	f = &uf[at - 1];
+	if (f->exact && f->kind == UFRAME_ELF)
+		f = &uf[at++];
+	memset(f, 0, sizeof(*f));
+	f->kind = UFRAME_INTERP;
+	f->addr = (uint64_t)(uintptr_t)in;
+	return at;
+}

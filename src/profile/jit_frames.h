@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * JIT frames named from their runtime's own data (V8's heap: symbolize/v8_names.h), placed
+ * in a stack of user frames: by the in-kernel walk's decoder
+ * (KFRAME_V8 words, capture/unwind_in_kernel.c) and by the user-space walk
+ * of a copied stack (copy_unwind.c), alike.
+ */
+#ifndef STITCH_PROFILE_JIT_FRAMES_H
+#define STITCH_PROFILE_JIT_FRAMES_H
+
+#include <stdint.h>
+
+#include "profile/stacks.h"
+
+/*
+ * The JavaScript function fn (a tagged JSFunction pointer) that the frame
+ * pointer of uf[at - 1] held, named in pid: in that frame's place, or, when
+ * that frame is the leaf and lies in a binary (a builtin or bytecode handler
+ * running on the function's frame), after it, as its caller.  A return
+ * address lies in the function of its own frame (V8 builds the frame before
+ * any call), and so does a leaf in JIT code (the walk checked it is past the
+ * prologue).  Returns how many frames uf holds now: at, or at + 1.
+ */
+int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at);
+
+#endif /* STITCH_PROFILE_JIT_FRAMES_H */
