@@ -18,6 +18,14 @@
 #define V8_NAME_MAX 256
 /* Characters of a script's source read to find lines; a longer script's lines stay unknown. */
 #define V8_SOURCE_MAX (16u << 20)
+/*
+ * Characters of sources read per process, at most: a process that makes up
+ * script after script (its memory is its own to fake) costs this much, then
+ * its lines are unknown.
+ */
+#define V8_SOURCE_BUDGET (64ull << 20)
+/* Line starts kept over every script, at most (4 bytes each); past it, they are read again. */
+#define V8_LINES_MAX (4u << 20)
 /* Functions remembered per program before the cache starts again. */
 #define V8_FNS_MAX 65536
 /* Strings are ropes (ConsString) and slices: this deep, at most. */
@@ -27,6 +35,7 @@ struct v8_proc {
 	struct hmap_node node;
 	uint32_t pid;
 	uint64_t start;		/* its start time (/proc/PID/stat), to tell a reused pid */
+	uint64_t source_read;	/* characters of its scripts' sources read (V8_SOURCE_BUDGET) */
 	struct v8_meta m;
 };
 
@@ -76,7 +85,7 @@ struct v8_name_node {
 static struct {
 	bool ready;
 	struct hmap procs, fns, ptrs, names, lines;
-	size_t nprocs, nfns, nptrs;
+	size_t nprocs, nfns, nptrs, nlines;
 } reg;
 
 static bool proc_eq(const struct hmap_node *n, const void *key)
@@ -219,8 +228,29 @@ void v8_names_watch(uint32_t pid, const struct v8_meta *m)
 
 static void lines_release(struct hmap_node *n)
 {
+	reg.nlines -= ((struct v8_lines *)n)->n;
 	free(((struct v8_lines *)n)->nl);
 	free(n);
+}
+
+/* Every script's lines forgotten (too many kept): read again when asked. */
+static void lines_release_all(void)
+{
+	struct hmap_node *n;
+	size_t i;
+
+	while (reg.lines.count) {
+		struct v8_lines *l = NULL;
+
+		hmap_for_each(&reg.lines, i, n) {
+			l = (struct v8_lines *)n;
+			break;
+		}
+		if (!l)
+			break;
+		hmap_remove(&reg.lines, &l->node);
+		lines_release(&l->node);
+	}
 }
 
 /* Every function and script of pid forgotten. */
@@ -339,7 +369,7 @@ static int str_range(uint32_t pid, const struct v8_meta *m, uint64_t str, uint32
 		bool one = (t & m->str_enc_mask) == m->str_one_byte;
 		uint64_t at1 = base ? base + start : str - 1 + m->seq1_chars + start;
 		uint64_t at2 = base ? base + 2ull * start : str - 1 + m->seq2_chars + 2ull * start;
-		uint8_t buf[512];
+		uint8_t buf[4096];
 
 		while (count && *at + 1 < cap) {
 			uint32_t n = count, i;
@@ -468,10 +498,15 @@ static int scope_info(uint32_t pid, const struct v8_meta *m, uint64_t si, char *
 	return 0;
 }
 
-/* A script's newlines, read once from its source. */
-static struct v8_lines *script_lines(uint32_t pid, const struct v8_meta *m, uint64_t script)
+/*
+ * A script's newlines, read once from its source (within the process's
+ * budget), for scripts whose line ends V8 has not computed.
+ */
+static struct v8_lines *script_lines(struct v8_proc *p, uint64_t script)
 {
-	struct v8_lines key = { .pid = pid, .script = script }, *l;
+	struct v8_lines key = { .pid = p->pid, .script = script }, *l;
+	const struct v8_meta *m = &p->m;
+	uint32_t pid = p->pid;
 	int32_t len;
 	char *src;
 	size_t at = 0, i, cap = 0;
@@ -483,6 +518,8 @@ static struct v8_lines *script_lines(uint32_t pid, const struct v8_meta *m, uint
 	l = (struct v8_lines *)hmap_find(&reg.lines, h, lines_eq, &key);
 	if (l)
 		return l;
+	if (reg.nlines >= V8_LINES_MAX)
+		lines_release_all();
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return NULL;
@@ -490,8 +527,9 @@ static struct v8_lines *script_lines(uint32_t pid, const struct v8_meta *m, uint
 	hmap_insert(&reg.lines, &l->node, h);
 	if (type_of(pid, m, key.source) < 0 ||
 	    rd(pid, key.source - 1 + m->str_length, &len, sizeof(len)) || len < 0 ||
-	    (uint32_t)len > V8_SOURCE_MAX)
+	    (uint32_t)len > V8_SOURCE_MAX || p->source_read + (uint64_t)len > V8_SOURCE_BUDGET)
 		return l;
+	p->source_read += (uint64_t)len;
 	/* UTF-8 of a two-byte source may be 3 bytes a character: lines count the same. */
 	src = malloc((size_t)len * 3 + 1);
 	if (!src)
@@ -521,19 +559,56 @@ static struct v8_lines *script_lines(uint32_t pid, const struct v8_meta *m, uint
 			ch++;
 		}
 	}
+	reg.nlines += l->n;
 	free(src);
 	return l;
 }
 
+/*
+ * The 1-based line of character position pos in the line ends V8 keeps
+ * for a script once something asked for a line (a stack trace, the
+ * inspector): a FixedArray of Smis, each the position of a '\n' (and the
+ * source's length last), searched in place; 0 if there is none.
+ */
+static uint32_t line_in_line_ends(uint32_t pid, const struct v8_meta *m, uint64_t script,
+				  int64_t pos)
+{
+	uint64_t le, w;
+	int64_t n, v;
+	uint64_t lo = 0, hi;
+
+	if (field(pid, script, m->script_line_ends, &le) ||
+	    type_of(pid, m, le) != m->type_fixed_array ||
+	    field(pid, le, m->fixed_array_length, &w) || !smi(m, w, &n) || n <= 0 ||
+	    n > (1 << 26))
+		return 0;
+	hi = (uint64_t)n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (field(pid, le, m->fixed_array_data + 8 * mid, &w) || !smi(m, w, &v))
+			return 0;
+		if (v < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < (uint64_t)n ? (uint32_t)lo + 1 : 0;
+}
+
 /* The 1-based line of character position pos of script, or 0. */
-static uint32_t line_of(uint32_t pid, const struct v8_meta *m, uint64_t script, int64_t pos)
+static uint32_t line_of(struct v8_proc *p, uint64_t script, int64_t pos)
 {
 	struct v8_lines *l;
 	size_t lo = 0, hi;
+	uint32_t line;
 
 	if (pos < 0 || pos > UINT32_MAX)
 		return 0;
-	l = script_lines(pid, m, script);
+	line = line_in_line_ends(p->pid, &p->m, script, pos);
+	if (line)
+		return line;
+	l = script_lines(p, script);
 	if (!l || !l->ok)
 		return 0;
 	/* Newlines before pos: the line is one more. */
@@ -584,9 +659,10 @@ static const struct v8_name *intern(const char *name, const char *file, uint32_t
 	return &in->n;
 }
 
-static const struct v8_name *name_fn(uint32_t pid, const struct v8_meta *m, uint64_t sfi,
-					 uint64_t nos, uint64_t script)
+static const struct v8_name *name_fn(struct v8_proc *p, uint64_t nos, uint64_t script)
 {
+	const struct v8_meta *m = &p->m;
+	uint32_t pid = p->pid;
 	char name[V8_NAME_MAX], file[V8_NAME_MAX];
 	int64_t start = -1;
 	int t = type_of(pid, m, nos);
@@ -615,13 +691,14 @@ static const struct v8_name *name_fn(uint32_t pid, const struct v8_meta *m, uint
 	clean(name);
 	clean(file);
 	return intern(name, has_file ? file : NULL,
-		      has_file && start >= 0 ? line_of(pid, m, script, start) : 0);
+		      has_file && start >= 0 ? line_of(p, script, start) : 0);
 }
 
 /* Read fn as a function: its SharedFunctionInfo's name, cached by what makes it. */
-static const struct v8_name *read_fn(uint32_t pid, const struct v8_meta *m, uint64_t fn,
-					 uint64_t *sfi)
+static const struct v8_name *read_fn(struct v8_proc *p, uint64_t fn, uint64_t *sfi)
 {
+	const struct v8_meta *m = &p->m;
+	uint32_t pid = p->pid;
 	struct v8_fn key = { .pid = pid }, *f;
 	uint64_t h;
 	int t = type_of(pid, m, fn);
@@ -641,7 +718,7 @@ static const struct v8_name *read_fn(uint32_t pid, const struct v8_meta *m, uint
 	if (!f)
 		return NULL;
 	*f = key;
-	f->name = name_fn(pid, m, key.sfi, key.name_or_scope, key.script);
+	f->name = name_fn(p, key.name_or_scope, key.script);
 	hmap_insert(&reg.fns, &f->node, h);
 	reg.nfns++;
 	return f->name;
@@ -677,7 +754,7 @@ const struct v8_name *v8_names_frame(uint32_t pid, uint64_t fn)
 		drop_all_fns();
 		ptr = NULL;
 	}
-	in = read_fn(pid, &p->m, fn, &sfi);
+	in = read_fn(p, fn, &sfi);
 	if (!in)
 		return NULL;
 	if (!ptr) {
@@ -735,18 +812,7 @@ void v8_names_reset(void)
 		name_release(&in->node);
 	}
 	hmap_free(&reg.names);
-	while (reg.lines.count) {
-		struct v8_lines *l = NULL;
-
-		hmap_for_each(&reg.lines, i, n) {
-			l = (struct v8_lines *)n;
-			break;
-		}
-		if (!l)
-			break;
-		hmap_remove(&reg.lines, &l->node);
-		lines_release(&l->node);
-	}
+	lines_release_all();
 	hmap_free(&reg.lines);
 	memset(&reg, 0, sizeof(reg));
 }
