@@ -53,10 +53,10 @@ static uint64_t v8_function(const struct v8_meta *v8, const struct unwind_stack 
 
 int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwind_regs *regs,
 		const struct unwind_stack *stack, struct unwind_frame *scratch, int max,
-		struct uframe *uf, enum unwind_stop *why)
+		struct uframe *uf, enum unwind_stop *why, bool name_v8)
 {
 	struct lookup_ctx lc = { bins, proc };
-	const struct v8_meta *v8 = procs_v8(proc);
+	const struct v8_meta *v8 = name_v8 ? procs_v8(proc) : NULL;
 	int n, i, nu = 0;
 
 	*why = UNWIND_STOP_END;

@@ -621,7 +621,8 @@ static int recorder_init(struct recorder *r, struct record_opts *o,
 			    (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES) * sizeof(struct uframe));
 	r->uframes = malloc(MAX_UFRAMES * sizeof(*r->uframes));
 	r->check_uf = malloc((MAX_UFRAMES + 1) * sizeof(*r->check_uf));
-	if (!r->key_buf || !r->uframes || !r->check_uf || binary_cache_init(&r->bins) ||
+	r->check_kuf = malloc((MAX_UFRAMES + 1) * sizeof(*r->check_kuf));
+	if (!r->key_buf || !r->uframes || !r->check_uf || !r->check_kuf || binary_cache_init(&r->bins) ||
 	    procs_init(&r->procs, &r->bins) || stacks_init(&r->stacks) ||
 	    offcpu_pending_init(&r->offcpu)) {
 		fprintf(stderr, "stitch record: out of memory\n");
@@ -651,6 +652,7 @@ static void recorder_free(struct recorder *r)
 	free(r->key_buf);
 	free(r->uframes);
 	free(r->check_uf);
+	free(r->check_kuf);
 	free(r->kstacks_kept[0]);
 	free(r->kstacks_kept[1]);
 	kunwind_free(&r->kw);

@@ -86,6 +86,7 @@ struct recorder {
 	uint8_t *key_buf;
 	struct unwind_frame *uframes;
 	struct uframe *check_uf;	/* --unwind=check: the copy's frames */
+	struct uframe *check_kuf;	/* and the kernel's, as walked (V8's unnamed) */
 	struct interp_state interp;	/* interpreter frames (interp_*.c) */
 	struct offcpu_pending offcpu;	/* off-CPU samples awaiting their weight */
 	/* reclaim.c */

@@ -453,7 +453,7 @@ static int user_frames(struct snapper *s, const struct snap_record *r, const uin
 	for (i = 0; i < r->nuret; i++)
 		uret[i] = (struct unwind_uret){ r->uret[i].slot, r->uret[i].orig };
 	stack.uret = (struct unwind_urets){ r->uret_tramp, uret, r->nuret };
-	nu = copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf, &why);
+	nu = copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf, &why, true);
 	/* Ran off the copy: a thread that has not run since has the rest unchanged. */
 	if (why == UNWIND_STOP_TRUNCATED && (r->flags & SNAP_USTACK_CUT) &&
 	    !(r->flags & SNAP_ON_CPU)) {
@@ -465,7 +465,7 @@ static int user_frames(struct snapper *s, const struct snap_record *r, const uin
 			stack.data = whole;
 			stack.len = len;
 			nu = copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf,
-					 &why);
+					 &why, true);
 			free(whole);
 		}
 	}

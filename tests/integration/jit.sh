@@ -249,9 +249,9 @@ test_jit_node_chain_with_flags_named_once() {
 }
 
 # --unwind=check on node: the kernel's walk and the user-space one agree,
-# V8's frames named alike (with flags, 0 of 155-421 stacks differed in each
-# of 8 runs; named from the heap, 2-4 of ~700, a leaf in JIT code whose
-# prologue check the copy reads later than the kernel).
+# compared as walked (V8's frames named by neither: a JIT leaf's name
+# rests on its code's bytes, which the kernel reads at the event and the
+# copy later), and the stacks kept name the chain.
 test_jit_node_unwind_check() {
 	in_tmp "$STITCH_BIN" record -F 499 --unwind=check -o "$TMP/node-check.folded" -- \
 		node "$JIT_JS/chain.js" 1.5 2>"$TMP/node-check.err"
