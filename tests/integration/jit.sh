@@ -140,17 +140,22 @@ test_jit_node_chain_named() {
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" || true
 	show "$f"
+	# Under emulation (the kernel matrix) node has run tens of seconds more
+	# by the time stitch samples it, and TurboFan may have inlined middle
+	# and inner into outer for good (0% and 29% whole on 6.1): there, the
+	# whole chain's names are test_jit_node_offcpu_chain_named's
+	# (waiter <- middle <- outer), and this test asks the share below.
 	pct=$(share "$f" '^node;' "$NODE_MAIN.*;$V8_CHAIN")
-	expect_ge "% of node's samples in outer;middle;inner" "$pct" 60
+	[ "$SLOWDOWN" -gt 1 ] || expect_ge "% of node's samples in outer;middle;inner" "$pct" 60
 	pct=$(share "$f" '^node;' \
 		"$NODE_MAIN.*$(v8_frame outer chain.js 11)(;$(v8_frame middle chain.js 10);$(
 			v8_frame inner chain.js 4)|(;[^;]*_\\[k\\])* [0-9]+\$)")
 	expect_ge "% of node's samples in the chain, or in outer with it inlined" "$pct" 97
 	# pprof: JIT frames in their own mapping, with file and line, read back as JIT frames.
-	"$STITCH" report "$TMP/node.pb.gz" --focus '^inner$' -o "$TMP/node-report.folded"
+	"$STITCH" report "$TMP/node.pb.gz" --focus '^outer$' -o "$TMP/node-report.folded"
 	show "$TMP/node-report.folded"
-	pct=$(share "$TMP/node-report.folded" '.' "$(v8_frame inner chain.js 4)")
-	expect_eq "% of the focused report through inner" "$pct" 100
+	pct=$(share "$TMP/node-report.folded" '.' "$(v8_frame outer chain.js 11)")
+	expect_eq "% of the focused report through outer" "$pct" 100
 }
 
 # The same named in the user-space walk of copied stacks (kernels without
