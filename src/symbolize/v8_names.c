@@ -236,20 +236,19 @@ static void lines_release(struct hmap_node *n)
 /* Every script's lines forgotten (too many kept): read again when asked. */
 static void lines_release_all(void)
 {
-	struct hmap_node *n;
+	struct hmap_node *n, *first;
 	size_t i;
 
-	while (reg.lines.count) {
-		struct v8_lines *l = NULL;
-
-		hmap_for_each(&reg.lines, i, n) {
-			l = (struct v8_lines *)n;
+	/* One at a time: a node is not removed while the table is visited. */
+	for (;;) {
+		first = NULL;
+		hmap_for_each(&reg.lines, i, n)
+			if (!first)
+				first = n;
+		if (!first)
 			break;
-		}
-		if (!l)
-			break;
-		hmap_remove(&reg.lines, &l->node);
-		lines_release(&l->node);
+		hmap_remove(&reg.lines, first);
+		lines_release(first);
 	}
 }
 
@@ -769,50 +768,4 @@ const struct v8_name *v8_names_frame(uint32_t pid, uint64_t fn)
 	ptr->sfi = sfi;
 	ptr->name = in;
 	return in;
-}
-
-static void name_release(struct hmap_node *n)
-{
-	free(((struct v8_name_node *)n)->file);
-	free(n);
-}
-
-void v8_names_reset(void)
-{
-	size_t i;
-	struct hmap_node *n;
-
-	if (!reg.ready)
-		return;
-	/* Remove by pid until none is left: a record's pid is its only key we share. */
-	while (reg.procs.count) {
-		struct v8_proc *p = NULL;
-
-		hmap_for_each(&reg.procs, i, n) {
-			p = (struct v8_proc *)n;
-			break;
-		}
-		if (!p)
-			break;
-		forget(p);
-	}
-	hmap_free_all(&reg.fns);
-	hmap_free_all(&reg.ptrs);
-	hmap_free(&reg.procs);
-	while (reg.names.count) {
-		struct v8_name_node *in = NULL;
-
-		hmap_for_each(&reg.names, i, n) {
-			in = (struct v8_name_node *)n;
-			break;
-		}
-		if (!in)
-			break;
-		hmap_remove(&reg.names, &in->node);
-		name_release(&in->node);
-	}
-	hmap_free(&reg.names);
-	lines_release_all();
-	hmap_free(&reg.lines);
-	memset(&reg, 0, sizeof(reg));
 }

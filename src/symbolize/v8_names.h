@@ -45,7 +45,4 @@ const struct v8_name *v8_names_frame(uint32_t pid, uint64_t fn);
 /* The layout of the V8 pid runs, if watched. */
 const struct v8_meta *v8_names_meta(uint32_t pid);
 
-/* Free everything (at exit; for leak checkers). */
-void v8_names_reset(void);
-
 #endif /* STITCH_SYMBOLIZE_V8_NAMES_H */
