@@ -317,19 +317,20 @@ test_jit_node_snapshot() {
 
 # stitch stalls on node's event loop (no flag): a timer callback that spins
 # 100 ms in JavaScript is a stall, its samples named spinFor <- stallOnce as
-# [jit] frames, down to uv_run and node's main (>= 90% of the stalls'
-# samples; 96% measured in 3 runs of 9-11 stalls: the rest in cpuUsage,
-# which spinFor calls).
+# [jit] frames (under cpuUsage too, which spinFor calls), down to uv_run and
+# node's main (>= 90% of the stalls' samples).
 test_jit_node_stalls() {
 	local out=$TMP/node-stalls.txt n pct
 	in_tmp "$STITCH_BIN" stalls -- node "$JIT_JS/stall.js" 2 >"$out"
 	head -40 "$out"
 	n=$(grep -c '^stall: .*comm=node' "$out" || true)
 	expect_ge "stalls" "$n" 5
+	# A stack's spinFor, wherever it is (the leaf may be what it calls:
+	# cpuUsage, a JavaScript frame of node's own), right above stallOnce.
 	pct=$(S=$(v8_line spinFor stall.js 7) O=$(v8_line stallOnce stall.js 15) \
-	      awk '/^    [0-9]+ of [0-9]+ samples:$/ { n = $1; all += n; at = NR; next }
-		   NR == at + 1 && $0 ~ ENVIRON["S"] { first = NR }
-		   NR == at + 2 && NR == first + 1 && $0 ~ ENVIRON["O"] { hit += n }
+	      awk '/^    [0-9]+ of [0-9]+ samples:$/ { n = $1; all += n; counted = 0; next }
+		   $0 ~ ENVIRON["S"] { first = NR }
+		   !counted && NR == first + 1 && $0 ~ ENVIRON["O"] { hit += n; counted = 1 }
 		   END { print all ? int(100 * hit / all) : 0 }' "$out")
 	expect_ge "% of the stalls' samples in spinFor <- stallOnce" "$pct" 90
 	grep -q '^        uv_run ' "$out" || die "no stack reaches uv_run"
