@@ -158,6 +158,7 @@ struct ku_walk {
 	 */
 	__u32 first_len;
 	__u32 refills;		/* window reads in this walk */
+	__u32 unreadable;	/* its first window read failed: nothing at sp to read */
 	__u32 win_len;		/* valid bytes in win */
 	__u64 win_start;	/* user address of win[0] */
 	/*
@@ -260,8 +261,16 @@ __noinline int ku_refill(__u64 addr)
 	len = 4096 - (addr & 4095);
 	if (len > KU_WIN)
 		len = KU_WIN;
-	if (len < 8 || bpf_probe_read_user(w->win, len, (void *)addr))
+	if (len < 8 || bpf_probe_read_user(w->win, len, (void *)addr)) {
+		/*
+		 * The leaf's step reads next to sp first: the stack's top page
+		 * was not there at the event (a page not present in this
+		 * context, or an sp pointing nowhere).  Said so, not [truncated].
+		 */
+		if (w->refills == 1)
+			w->unreadable = 1;
 		return KUNWIND_STOP_TRUNCATED;
+	}
 	w->win_start = addr;
 	w->win_len = len;
 	return 0;
@@ -693,6 +702,7 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 	w->stop = KUNWIND_STOP_TRUNCATED;
 	w->win_len = 0;
 	w->refills = 0;
+	w->unreadable = 0;
 	w->same = 1;
 	w->hash = 0xcbf29ce484222325ull;
 	w->hash2 = 0x6a09e667f3bcc908ull;
@@ -704,6 +714,8 @@ __noinline int kunwind_user(const struct kunwind_start *start, struct kunwind_fr
 	c.w = w;
 	c.frames = frames->words;
 	bpf_loop(KUNWIND_MAX_FRAMES / KU_FRAMES_PER_CALL + 1, ku_loop_cb, &c, 0);
+	if (w->stop == KUNWIND_STOP_TRUNCATED && w->unreadable && !w->memo_hit)
+		w->stop = KUNWIND_STOP_UNREADABLE;
 	if (w->memo_hit) {
 		/* Frames 1..n-1 are in the buffer as that walk left them. */
 		w->s.n = m->n;
@@ -776,6 +788,10 @@ static __always_inline int kunwind_capture(struct sample_event *e, __u32 tgid, _
 		return 0;
 	}
 	e->flags |= STITCH_SAMPLE_KFRAMES;
+	if (call->res.stop == KUNWIND_STOP_UNREADABLE) {
+		e->flags |= STITCH_SAMPLE_USTACK_FAULT;
+		count(STAT_USTACK_FAULT);
+	}
 	e->nuframes = call->res.n;
 	e->ustop = call->res.stop;
 	e->ustack_bytes = call->res.n * 8;
@@ -1067,6 +1083,8 @@ static __noinline bool kunwind_count_event(void *ctx, __u64 stack_top, __u32 idx
 	       (n > COUNTED_SHORT_FRAMES ? COUNTED_LONG_BIT : 0);
 	if (stop == KUNWIND_STOP_FALLBACK || n > KUNWIND_MAX_FRAMES)
 		return false;
+	if (stop == KUNWIND_STOP_UNREADABLE)
+		count(STAT_USTACK_FAULT);
 	/* The same words, count and stop as the stack stored last time: stored. */
 	if (was_stored && call->res.same && u->n == n && u->stop == stop && sv->hash == hash)
 		goto stored;

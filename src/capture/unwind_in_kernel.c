@@ -757,7 +757,7 @@ int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words
 {
 	int i, at = 0;
 
-	if (stop < KUNWIND_STOP_END || stop > KUNWIND_STOP_BAD || n < 0 ||
+	if (stop < KUNWIND_STOP_END || stop > KUNWIND_STOP_UNREADABLE || n < 0 ||
 	    n > KUNWIND_MAX_FRAMES)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -791,7 +791,8 @@ int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words
 	/* As the user-space unwinder marks it: the stack goes on, or was cut. */
 	if (stop != KUNWIND_STOP_END && !(n && uf[n - 1].kind == UFRAME_UNKNOWN)) {
 		memset(&uf[n], 0, sizeof(uf[n]));
-		uf[n].kind = stop == KUNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED : UFRAME_CUT;
+		uf[n].kind = stop == KUNWIND_STOP_TRUNCATED ? UFRAME_TRUNCATED :
+			     stop == KUNWIND_STOP_UNREADABLE ? UFRAME_UNREADABLE : UFRAME_CUT;
 		n++;
 	}
 	return n;

@@ -103,7 +103,7 @@ struct kunwind_proc {
 
 /*
  * Stop reasons of the walk: the enum unwind_stop values of unwind.h
- * (1 = end .. 5 = bad), plus the cases where the kernel gives up and copies
+ * (1 = end .. 6 = unreadable), plus the cases where the kernel gives up and copies
  * the stack for user space instead: its mapping list is missing or may be
  * stale (a pc in no known mapping), a table is not loaded, or an address
  * does not fit the frame word.
@@ -113,7 +113,8 @@ struct kunwind_proc {
 #define KUNWIND_STOP_NO_MODULE	3
 #define KUNWIND_STOP_NO_RULE	4
 #define KUNWIND_STOP_BAD	5
-#define KUNWIND_STOP_FALLBACK	6
+#define KUNWIND_STOP_UNREADABLE	6
+#define KUNWIND_STOP_FALLBACK	7
 
 /* The walk's state (unwind_in_kernel_step.h), in the includer's context struct. */
 /* Entries of the walk's row cache (unwind_in_kernel_step.h: ku_find_row_cached). */

@@ -500,6 +500,8 @@ static int put_uframe(struct resolver *r, const struct uframe *u, struct named_f
 	switch (u->kind) {
 	case UFRAME_TRUNCATED:
 		return put(out, n, max, "[truncated]", NULL, 0, FRAME_MARK);
+	case UFRAME_UNREADABLE:
+		return put(out, n, max, "[user stack unreadable]", NULL, 0, FRAME_MARK);
 	case UFRAME_CUT:
 	case UFRAME_UNKNOWN:
 		return put_unknown(u, pid, out, n, max);

@@ -30,6 +30,7 @@ enum uframe_kind {
 	UFRAME_KERNEL,		/* waker section: a kernel return address */
 	UFRAME_NAME,		/* waker section: addr is a const char * (stacks_name) */
 	UFRAME_JIT,		/* JIT code named while its pid was known: addr is a const char * */
+	UFRAME_UNREADABLE,	/* marker: the stack at sp could not be read at the event */
 };
 
 struct uframe {

@@ -70,7 +70,7 @@ struct recorder {
 	bool child_done;
 	uint64_t bad_records;
 	uint64_t bytes_received;	/* ring buffer bytes, for --stats */
-	uint64_t unwind_stops[UNWIND_STOP_BAD + 1];
+	uint64_t unwind_stops[UNWIND_STOP_UNREADABLE + 1];
 	/* kunwind */
 	struct kunwind kw;
 	bool kw_ready;

@@ -87,7 +87,7 @@ void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 			"buffer full (marked [interpreter frames lost])\n", st[STAT_INTERP_LOST]);
 	if (st[STAT_USTACK_FAULT])
 		fprintf(stderr, "stitch: %" PRIu64 " events had an unreadable user stack "
-			"(shown without user frames)\n", st[STAT_USTACK_FAULT]);
+			"(marked [user stack unreadable])\n", st[STAT_USTACK_FAULT]);
 	if (st[STAT_KSTACK_FAULT])
 		fprintf(stderr, "stitch: %" PRIu64 " events had no kernel stack\n",
 			st[STAT_KSTACK_FAULT]);
@@ -216,7 +216,7 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		cnt += scnt;
 		got = st[STAT_OFFCPU_OUT];
 	}
-	for (i = 0; i <= UNWIND_STOP_BAD; i++)
+	for (i = 0; i <= UNWIND_STOP_UNREADABLE; i++)
 		ends += r->unwind_stops[i];
 	fprintf(stderr, "stitch stats: events %" PRIu64 ", received %" PRIu64 ", bytes/event %.0f\n",
 		st[STAT_EVENTS], got, got ? (double)r->bytes_received / got : 0.0);
@@ -243,10 +243,10 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 			"(sysctl kernel.bpf_stats_enabled=1 to measure it)\n");
 	fprintf(stderr, "stitch stats: user stacks: %" PRIu64 " complete, %" PRIu64
 		" truncated, %" PRIu64 " left a module, %" PRIu64 " without a rule, %" PRIu64
-		" inconsistent (of %" PRIu64 ")\n",
+		" inconsistent, %" PRIu64 " unreadable (of %" PRIu64 ")\n",
 		r->unwind_stops[UNWIND_STOP_END], r->unwind_stops[UNWIND_STOP_TRUNCATED],
 		r->unwind_stops[UNWIND_STOP_NO_MODULE], r->unwind_stops[UNWIND_STOP_NO_RULE],
-		r->unwind_stops[UNWIND_STOP_BAD], ends);
+		r->unwind_stops[UNWIND_STOP_BAD], r->unwind_stops[UNWIND_STOP_UNREADABLE], ends);
 	fprintf(stderr, "stitch stats: interpreter stacks not stitched %" PRIu64
 		", stitched without an entry frame being pushed or popped %" PRIu64
 		", interpreter walks that failed %" PRIu64 "\n",

@@ -40,6 +40,7 @@ enum unwind_stop {
 	UNWIND_STOP_NO_MODULE,	/* pc in no known module (JIT, unmapped) */
 	UNWIND_STOP_NO_RULE,	/* no row, or STITCH_CFA_UNKNOWN */
 	UNWIND_STOP_BAD,	/* inconsistent state: sp not moving up, zero RA, read of garbage */
+	UNWIND_STOP_UNREADABLE,	/* the stack at sp could not be read at the event */
 };
 
 struct unwind_frame {

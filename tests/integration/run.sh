@@ -124,6 +124,30 @@ test_signal_frame() {
 		"$(share "$TMP/sig.folded" 'on_alarm;spin_in_handler' "$COMPLETE;main;a;b;c;pause;__restore_rt;on_alarm;spin_in_handler")" 95
 }
 
+# A thread whose stack pointer points at no mapping (chain badsp: a spin
+# with sp at 0x1000): its samples say the stack was unreadable, in the
+# kernel's walk and in the copy alike, and name the leaf; no [truncated],
+# no caller from the stack (arm64's leaf has its caller c() in the link
+# register, not on the stack: that one is true).
+test_unreadable_stack_marked() {
+	local mode marked='^chain;\[user stack unreadable\];(c;)?spin_on_unmapped_stack( |;)'
+	[ "$TEST_ARCH" = arm64 ] || marked='^chain;\[user stack unreadable\];spin_on_unmapped_stack( |;)'
+	for mode in kernel copy; do
+		# 5.10 has no kernel walk: its default is the copy.
+		[ "$mode" = kernel ] && ! "$STITCH" features | grep -Eq '^ *bpf_loop +yes' &&
+			continue
+		"$STITCH" record -F 999 --unwind="$mode" -o "$TMP/badsp-$mode.folded" -- "$CHAIN" badsp 1 \
+			2>"$TMP/badsp-$mode.err"
+		cat "$TMP/badsp-$mode.err"
+		show "$TMP/badsp-$mode.folded"
+		expect_grep "$TMP/badsp-$mode.err" 'events had an unreadable user stack \(marked \[user stack unreadable\]\)'
+		expect_ge "$mode: samples marked" \
+			"$(total "$TMP/badsp-$mode.folded" "$marked")" "$(slowed 300)"
+		expect_eq "$mode: % of spin_on_unmapped_stack samples so" \
+			"$(share_all "$TMP/badsp-$mode.folded" ';spin_on_unmapped_stack' "$marked")" 100
+	done
+}
+
 test_deep_stack_complete() {
 	"$STITCH" record -F 499 --stack-bytes 65536 -o "$TMP/deep.folded" -- "$CHAIN" deep 600 1
 	show "$TMP/deep.folded" 1 | cut -c1-200

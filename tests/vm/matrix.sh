@@ -28,7 +28,7 @@ STITCH_ARM64=${STITCH_ARM64:-build-arm64/stitch}
 # record test's) and test_perl_tracepoint_pid_target (a target by pid is
 # Python's test's; Perl's frames are perl_cpu_samples' and latency_perl_sub_root's).
 KERNEL_TESTS="
-	test_cpu_chain_complete test_threads_complete test_signal_frame
+	test_cpu_chain_complete test_threads_complete test_signal_frame test_unreadable_stack_marked
 	test_no_bpf_loop_copies_and_says_so
 	test_syscall_stacks test_syscall_stacks_by_raw_tracepoint test_tracepoint_stacks
 	test_python_tracepoint_pid_target

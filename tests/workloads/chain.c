@@ -24,6 +24,10 @@
  *   chain usdt SECONDS        c() fires USDT probe stitchtest:tick, guarded by
  *                             a semaphore, so it fires only when traced
  *   chain vdso SECONDS        c() calls clock_gettime() in a loop
+ *   chain badsp SECONDS       c() -> spin_on_unmapped_stack() spins with its
+ *                             stack pointer at 0x1000, a page never mapped
+ *                             (below mmap_min_addr): the stack a sample
+ *                             finds is unreadable
  *   chain work COUNT [wait [THREADS]]
  *                             c() calls burn() COUNT times, then prints the
  *                             elapsed seconds (fixed work, for benchmarks);
@@ -125,6 +129,39 @@ NOINLINE void twin_y(void)
 	sink += 2;
 }
 
+static volatile int badsp_stop;
+
+/* Until another thread sets badsp_stop: no call, no push, nothing on the stack. */
+NOINLINE void spin_on_unmapped_stack(void)
+{
+#if defined(__x86_64__)
+	asm volatile("mov %%rsp, %%r12\n\t"
+		     "mov $0x1000, %%rsp\n"
+		     "1:\tcmpl $0, %0\n\t"
+		     "je 1b\n\t"
+		     "mov %%r12, %%rsp"
+		     : : "m"(badsp_stop) : "r12", "memory", "cc");
+#elif defined(__aarch64__)
+	asm volatile("mov x9, sp\n\t"
+		     "mov x10, #0x1000\n\t"
+		     "mov sp, x10\n"
+		     "1:\tldr w10, [%0]\n\t"
+		     "cbz w10, 1b\n\t"
+		     "mov sp, x9"
+		     : : "r"(&badsp_stop) : "x9", "x10", "memory");
+#endif
+	sink++;
+}
+
+static void *stop_badsp(void *arg)
+{
+	(void)arg;
+	while (now() < deadline)
+		usleep(10000);
+	badsp_stop = 1;
+	return NULL;
+}
+
 NOINLINE void c(void)
 {
 	if (strcmp(mode, "syscall") == 0 || strcmp(mode, "deep-syscall") == 0) {
@@ -151,6 +188,13 @@ NOINLINE void c(void)
 	} else if (strcmp(mode, "signal") == 0) {
 		while (now() < deadline)
 			pause();
+	} else if (strcmp(mode, "badsp") == 0) {
+		pthread_t stopper;
+
+		if (pthread_create(&stopper, NULL, stop_badsp, NULL) == 0) {
+			spin_on_unmapped_stack();
+			pthread_join(stopper, NULL);
+		}
 	} else if (strcmp(mode, "two") == 0) {
 		while (now() < deadline) {
 			burn_a();
