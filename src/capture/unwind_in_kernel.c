@@ -508,6 +508,7 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 		       struct kunwind_proc *out)
 {
 	const struct v8_meta *v8 = NULL;
+	bool jvm = procs_maps_jvm(p);
 	size_t i;
 
 	if (p->nr > KUNWIND_MAX_MAPS)
@@ -551,6 +552,16 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 		km->slot = KUNWIND_NO_SLOT;
 		if (m->bin && !kb) {
 			/* No slot for it: make the kernel hand this stack over. */
+			out->nr--;
+			continue;
+		}
+		/*
+		 * A JVM's code cache: its compiled frames keep no frame pointer
+		 * and have no CFI, only their size in their nmethod, which the
+		 * user-space walk reads (profile/hotspot_frames.h).  Left out,
+		 * a pc in it makes the kernel hand the stack over.
+		 */
+		if (!kb && m->anon && jvm) {
 			out->nr--;
 			continue;
 		}

@@ -60,6 +60,7 @@ static void binary_free(struct binary *b)
 	free(b->path);
 	free(b->root);
 	free(b->v8);
+	free(b->hotspot);
 	free(b);
 }
 
@@ -164,6 +165,21 @@ const struct v8_meta *binary_v8(struct binary *b)
 	if (b->v8)
 		*b->v8 = m;
 	return b->v8;
+}
+
+const struct hotspot_syms *binary_hotspot(struct binary *b)
+{
+	struct hotspot_syms s;
+
+	if (!b || b->hotspot_checked)
+		return b ? b->hotspot : NULL;
+	b->hotspot_checked = true;
+	if (!b->elf || hotspot_syms_read(b->elf, &s))
+		return NULL;
+	b->hotspot = malloc(sizeof(*b->hotspot));
+	if (b->hotspot)
+		*b->hotspot = s;
+	return b->hotspot;
 }
 
 static int binary_open_elf(struct binary *b)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "symbolize/hotspot_meta.h"
 #include "symbolize/v8_meta.h"
 #include "unwind/cfi.h"
 #include "util/elf_util.h"
@@ -61,6 +62,9 @@ struct binary {
 	/* V8's metadata (node, libnode: binary_v8), read once */
 	bool v8_checked;
 	struct v8_meta *v8;
+	/* Where libjvm keeps HotSpot's vmStructs (binary_hotspot), read once */
+	bool hotspot_checked;
+	struct hotspot_syms *hotspot;
 };
 
 /* A foreign root held open, one fd per root directory however many binaries. */
@@ -103,6 +107,9 @@ struct sym_source *binary_syms(struct binary *b);
  * (symbolize/v8_meta.h); else NULL.  A V8 it cannot read is said once.
  */
 const struct v8_meta *binary_v8(struct binary *b);
+
+/* Where b, a libjvm, keeps HotSpot's vmStructs tables (symbolize/hotspot_meta.h); else NULL. */
+const struct hotspot_syms *binary_hotspot(struct binary *b);
 
 /* No live process maps b, as of the last procs_mark_binaries() (false before one). */
 bool binary_cache_is_gone(const struct binary_cache *c, const struct binary *b);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "symbolize/jit_names.h"
+#include "symbolize/hotspot_names.h"
 #include "symbolize/v8_names.h"
 #include "proc/procs.h"
 #include "util/array.h"
@@ -70,6 +71,7 @@ void procs_free(struct procs *ps)
 
 			next = n->next;
 			pending_drop(p);
+			free(p->hotspot);
 			free(p->maps);
 			free(p);
 		}
@@ -560,6 +562,9 @@ size_t procs_reap(struct procs *ps, uint64_t now_ns, uint64_t grace_ns, bool che
 				gone(ctx, p->pid);
 			hmap_remove(&ps->by_pid, n);
 			pending_forget(ps, p);
+			if (p->hotspot)
+				hotspot_names_forget(p->pid);
+			free(p->hotspot);
 			free(p->maps);
 			free(p);
 			freed++;
@@ -610,4 +615,60 @@ const struct v8_meta *procs_v8(struct proc *p)
 	if (p->v8)
 		v8_names_watch(p->pid, p->v8);
 	return p->v8;
+}
+
+bool procs_maps_jvm(const struct proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->maps[i].bin && binary_hotspot(p->maps[i].bin))
+			return true;
+	return false;
+}
+
+const struct hotspot_meta *procs_hotspot(struct proc *p)
+{
+	static bool said;
+	struct hotspot_meta m;
+	char why[160];
+	uint64_t now;
+	size_t i;
+	int err = -ENOENT;
+
+	if (p->hotspot || p->hotspot_final || p->hotspot_gen == p->gen + 1)
+		return p->hotspot;
+	now = mono_ns();
+	if (p->hotspot_tried_ns && now - p->hotspot_tried_ns < 100000000ull)
+		return NULL;
+	for (i = 0; i < p->nr; i++) {
+		const struct map *mp = &p->maps[i];
+		const struct hotspot_syms *s = mp->bin ? binary_hotspot(mp->bin) : NULL;
+
+		if (!s)
+			continue;
+		err = hotspot_meta_read(p->pid, mp->bias, s, &m, why, sizeof(why));
+		if (err == -ENOTSUP && !said) {
+			said = true;
+			fprintf(stderr, "stitch: %s (HotSpot): Java frames not named: %s\n",
+				mp->bin->path, why);
+		}
+		break;
+	}
+	if (err == -EFAULT || err == -ENOMEM) {
+		p->hotspot_tried_ns = now;
+		return NULL;
+	}
+	/* No libjvm yet (the java launcher loads it after its start): asked again at a change. */
+	if (err == -ENOENT) {
+		p->hotspot_gen = p->gen + 1;
+		return NULL;
+	}
+	p->hotspot_final = true;
+	if (err)
+		return NULL;
+	p->hotspot = malloc(sizeof(*p->hotspot));
+	if (p->hotspot)
+		*p->hotspot = m;
+	return p->hotspot;
 }

@@ -73,6 +73,11 @@ struct proc {
 	/* procs_v8's answer, as of gen v8_gen + 1 (0: not asked since a change) */
 	uint64_t v8_gen;
 	const struct v8_meta *v8;
+	/* procs_hotspot's: the JVM's layout, read from it once it could be */
+	struct hotspot_meta *hotspot;
+	uint64_t hotspot_tried_ns;	/* the last read that failed (a JVM still starting) */
+	uint64_t hotspot_gen;		/* no libjvm as of gen hotspot_gen - 1 */
+	bool hotspot_final;		/* read, or never to be: not asked again */
 };
 
 struct procs {
@@ -148,5 +153,15 @@ const struct map *proc_find_map(const struct proc *p, uint64_t addr);
  * reads, binary_v8), or NULL; looked for again when its mappings change.
  */
 const struct v8_meta *procs_v8(struct proc *p);
+
+/*
+ * The layout of the JVM the process runs (a libjvm mapped, its vmStructs
+ * read from the process: symbolize/hotspot_meta.h), or NULL: none, or not
+ * readable yet (asked again 100 ms later: tables fill as the JVM starts).
+ */
+const struct hotspot_meta *procs_hotspot(struct proc *p);
+
+/* Whether the process maps a libjvm (its code cache is then the JVM's). */
+bool procs_maps_jvm(const struct proc *p);
 
 #endif /* STITCH_PROCS_H */

@@ -4,6 +4,7 @@
 #include <sys/uio.h>
 
 #include "profile/copy_unwind.h"
+#include "profile/hotspot_frames.h"
 #include "profile/jit_frames.h"
 
 struct lookup_ctx {
@@ -57,10 +58,16 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 {
 	struct lookup_ctx lc = { bins, proc };
 	const struct v8_meta *v8 = name_v8 ? procs_v8(proc) : NULL;
+	struct hotspot_walk hw = { proc->pid, procs_hotspot(proc) };
+	struct unwind_stack st = *stack;
 	int n, i, nu = 0;
 
 	*why = UNWIND_STOP_END;
-	n = unwind_user(regs, stack, lookup_table, &lc, scratch, max, why);
+	if (hw.meta) {
+		st.jit_step = hotspot_step;
+		st.jit_ctx = &hw;
+	}
+	n = unwind_user(regs, &st, lookup_table, &lc, scratch, max, why);
 	for (i = 0; i < n; i++) {
 		const struct map *m = proc_find_map(proc, scratch[i].pc);
 
@@ -94,6 +101,9 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 			if (fn)
 				nu = jit_frames_v8(proc->pid, fn, uf, nu);
 		}
+		/* Room for the methods inlined into it, and the marker. */
+		if (hw.meta && name_v8 && m && m->anon)
+			nu = hotspot_frames(&hw, &st, &scratch[i], uf, nu, max - 1);
 	}
 	/* Say how it ended, unless it visibly ends in an unknown frame already. */
 	if (*why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {

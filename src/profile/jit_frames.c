@@ -50,6 +50,56 @@ static const struct interp_name *frame_name(const struct v8_name *v)
 	return e->in;
 }
 
+/* Names by their text: HotSpot's (symbolize/hotspot_names.c interns name and file). */
+struct named {
+	struct hmap_node node;
+	struct interp_name *in;
+};
+
+struct named_key {
+	const char *name, *file;
+	uint32_t line;
+};
+
+static struct hmap named;
+
+static bool named_eq(const struct hmap_node *n, const void *key)
+{
+	const struct interp_name *in = ((const struct named *)n)->in;
+	const struct named_key *k = key;
+
+	return in->line == k->line && !strcmp(in->name, k->name) &&
+	       (in->file && k->file ? !strcmp(in->file, k->file) : in->file == k->file);
+}
+
+const struct interp_name *jit_frame_name(const char *name, const char *file, uint32_t line)
+{
+	struct named_key k = { name, file, line };
+	uint64_t h = hash_bytes(name, strlen(name), line) ^
+		     (file ? hash_bytes(file, strlen(file), 1) : 0);
+	struct named *e;
+
+	if (!named.buckets && hmap_init(&named, 1024))
+		return NULL;
+	e = (struct named *)hmap_find(&named, h, named_eq, &k);
+	if (e)
+		return e->in;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->in = calloc(1, sizeof(*e->in) + strlen(name) + 1);
+	if (!e->in || (file && !(e->in->file = strdup(file)))) {
+		free(e->in);
+		free(e);
+		return NULL;
+	}
+	strcpy(e->in->name, name);
+	e->in->line = line;
+	e->in->kind = FRAME_JIT;
+	hmap_insert(&named, &e->node, h);
+	return e->in;
+}
+
 int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at)
 {
 	const struct v8_name *v = at ? v8_names_frame(pid, fn) : NULL;

@@ -23,4 +23,11 @@
  */
 int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at);
 
+/*
+ * A JIT frame's name as stacks hold it (an interpreter-like frame of kind
+ * FRAME_JIT: name, file, line), kept for the program's life; NULL on no
+ * memory.  The strings are copied.
+ */
+const struct interp_name *jit_frame_name(const char *name, const char *file, uint32_t line);
+
 #endif /* STITCH_PROFILE_JIT_FRAMES_H */

@@ -245,6 +245,29 @@ static int step_fp(struct unwind_regs *r, bool *exact, const struct unwind_stack
 	return 0;
 }
 
+/* The JIT's own step (struct unwind_stack's jit_step), checked as step_fp's is. */
+static int step_jit(struct unwind_regs *r, bool *exact, const struct unwind_stack *stack,
+		    unwind_lookup_fn lookup, void *ctx)
+{
+	struct unwind_regs n = *r;
+	uint64_t bias;
+	int err;
+
+	err = stack->jit_step(stack->jit_ctx, &n, *exact, stack);
+	if (!err)
+		err = restore_ret(stack, &n);
+	if (err)
+		return err;
+	/* The caller's sp is above this frame's: the walk goes up the stack. */
+	if (n.sp <= r->sp)
+		return UNWIND_STOP_BAD;
+	if (!lookup(ctx, n.ip - 1, &bias))
+		return UNWIND_STOP_NO_RULE;
+	*r = n;
+	*exact = false;
+	return 0;
+}
+
 int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack,
 		unwind_lookup_fn lookup, void *ctx, struct unwind_frame *frames, int max,
 		enum unwind_stop *why)
@@ -271,8 +294,11 @@ int unwind_user(const struct unwind_regs *regs, const struct unwind_stack *stack
 			err = UNWIND_STOP_NO_RULE;
 		if (by_fp) {
 			frames[n - 1].bp = r.bp;
-			err = n == max ? UNWIND_STOP_TRUNCATED
-				       : step_fp(&r, &exact, stack, lookup, ctx);
+			err = n == max ? UNWIND_STOP_TRUNCATED : UNWIND_JIT_NOT_MINE;
+			if (err == UNWIND_JIT_NOT_MINE && stack->jit_step)
+				err = step_jit(&r, &exact, stack, lookup, ctx);
+			if (err == UNWIND_JIT_NOT_MINE)
+				err = step_fp(&r, &exact, stack, lookup, ctx);
 		}
 		/*
 		 * A signal trampoline is entered by the handler's return, not

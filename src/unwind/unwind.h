@@ -19,12 +19,27 @@ struct unwind_regs {
 	uint64_t lr;	/* arm64's x30 (meaningful while the registers are exact); x86: 0 */
 };
 
+struct unwind_stack;
+
+/*
+ * A JIT runtime's own step out of a frame in its code, where no frame
+ * pointer can be trusted (HotSpot's compiled frames, sized in their
+ * nmethod): 0 with r the caller's registers, UNWIND_JIT_NOT_MINE for code
+ * it does not know (the frame-pointer step then), or an enum unwind_stop.
+ * exact: r->ip is the interrupted pc, not a return address.
+ */
+#define UNWIND_JIT_NOT_MINE (-1)
+typedef int (*unwind_jit_step_fn)(void *ctx, struct unwind_regs *r, bool exact,
+				  const struct unwind_stack *stack);
+
 struct unwind_stack {			/* bytes copied from the user stack */
 	uint64_t start;			/* user address of data[0] (== sp at capture) */
 	const uint8_t *data;
 	size_t len;
 	/* Return addresses in it that uretprobes replaced, to put back (uret.h). */
 	struct unwind_urets uret;
+	unwind_jit_step_fn jit_step;	/* NULL: frame pointers only in JIT code */
+	void *jit_ctx;
 };
 
 /*

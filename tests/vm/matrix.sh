@@ -22,7 +22,8 @@ STITCH=${STITCH:-./stitch}
 STITCH_ARM64=${STITCH_ARM64:-build-arm64/stitch}
 
 # Per command and event kind, each language's frames, each latency root,
-# V8's frames named from node's heap (in the kernel's walk; 5.10's copies).
+# V8's frames named from node's heap (in the kernel's walk; 5.10's copies),
+# HotSpot's from the JVM's tables (its stacks copied on every kernel).
 # Left out for time, a minute of a guest's each for what a test here covers
 # already: test_kernel_unwind_equals_copy (the kernel's unwinding is every
 # record test's) and test_perl_tracepoint_pid_target (a target by pid is
@@ -46,7 +47,7 @@ KERNEL_TESTS="
 	test_snapshot_exact_chains_states_groups test_snapshot_from_proc
 	test_stalls_catches_spin_and_populate_only test_stalls_python_asyncio
 	test_agent_pyroscope_push
-	test_jit_node_chain_named test_jit_node_offcpu_chain_named
+	test_jit_node_chain_named test_jit_node_offcpu_chain_named test_jit_java_plain
 "
 TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
 # arm64 (Debian 12's 6.1 in qemu-system-aarch64): the set but node's (the
