@@ -965,7 +965,7 @@ test_ruby_cpu_samples_pid_walked_in_kernel() {
 	wait "$pid"
 	grep -E 'user stacks|copied' "$TMP/rbk.err"
 	expect_grep "$TMP/rbk.err" ' 0 events copied while tables were missing$'
-	expect_grep "$TMP/rbk.err" ' 0 truncated, 0 left a module, 0 without a rule, 0 inconsistent '
+	expect_grep "$TMP/rbk.err" ' 0 truncated, 0 left a module, 0 without a rule, 0 inconsistent,'
 	expect_ge "samples in burn" "$(total "$TMP/rbk.folded" ";$RB_PINGER#burn \\(")" 600
 }
 
