@@ -1199,8 +1199,14 @@ MATRIX_KEPT=' test_python38_pyenv test_python312_threads_syscall test_python313_
 	test_python315_sid_in_its_root test_ruby27_threads_syscall test_ruby33_threads_syscall
 	test_perl_release_bullseye test_perl_release_trixie test_python_embedded_libpython313_trixie
 	test_release_trixie_snapshot test_release_bullseye_stalls test_release_trixie_latency '
+# And test_jit_node_stalls, whose share of named stall samples depends on
+# how fast stitch names them (81% in one CI's sanitizer pass, 100% in 6 runs
+# here with and without load): the first pass asks it; its naming code runs
+# under the sanitizers in test_jit_node_chain_named and test_jit_node_snapshot.
+ASAN_LEFT_OUT='^test_jit_node_stalls$'
 if [ "${STITCH_TEST_SET:-}" = asan ]; then
 	ALL_TESTS=$(for t in $ALL_TESTS; do
+		[[ $t =~ $ASAN_LEFT_OUT ]] && continue
 		if [[ ! $t =~ $MATRIX ]] || [[ $MATRIX_KEPT == *[[:space:]]$t[[:space:]]* ]]; then
 			echo "$t"
 		fi
