@@ -141,12 +141,18 @@ static int table_read(uint32_t pid, uint64_t addr, size_t stride, size_t name_of
 		if (!nb)
 			return -ENOMEM;
 		t->buf = nb;
-		/* A chunk may run past the mapping: read entry by entry then. */
+		/*
+		 * A chunk may run past the mapping: read entry by entry then,
+		 * up to the last (a table ending near its mapping's end).
+		 */
 		if (hotspot_mem(pid, addr + cap * stride, t->buf + cap * stride, chunk * stride)) {
-			for (i = 0; i < chunk; i++)
+			for (i = 0; i < chunk; i++) {
 				if (hotspot_mem(pid, addr + (cap + i) * stride,
 						t->buf + (cap + i) * stride, stride))
 					return -EFAULT;
+				if (!word_at(t->buf + (cap + i) * stride + name_off))
+					break;
+			}
 		}
 		for (i = 0; i < chunk; i++) {
 			if (!word_at(t->buf + (cap + i) * stride + name_off))

@@ -427,3 +427,42 @@ test_jit_java_hot_method() {
 	expect_grep "$f" '^C[12] CompilerThre;clone3;start_thread;'
 	drop_maps 'Hot\.hotLoop'
 }
+
+# A process that fakes libjvm's tables (tests/workloads/jit/fake_jvm.c):
+# a segment map that never reaches a block, 65,536-word and 2-word frames,
+# 64 KiB names, a Method pointing at itself, and one honest stub blob.
+# Recorded machine-wide beside chain: stitch reads its tables (the stub is
+# named, so they were), names none of its lies, and stays whole: chain's
+# stacks complete, no JIT frame outside the fake, stitch ending on time.
+# Before, a table ending near the end of its mapping (as these do) was
+# never read: its last chunk was read entry by entry up to a fault.
+test_jit_hostile_jvm_own_frames_only() {
+	local f=$TMP/hostile.folded st fj ch
+	workload gcc -O2 -g -Wall -Wextra -Werror -rdynamic -pthread -o "$W/fake_jvm" \
+		tests/workloads/jit/fake_jvm.c || exit 1
+	"$W/fake_jvm" $((8 * SLOWDOWN)) &
+	fj=$!
+	"$CHAIN" spin $((8 * SLOWDOWN)) &
+	ch=$!
+	sleep 1
+	st=$(date +%s)
+	timeout 120 "$STITCH" record -a -F 99 -d $((3 * SLOWDOWN)) -o "$f" 2>"$TMP/hostile.err" ||
+		die "record: exit $? ($(tail -n 3 "$TMP/hostile.err"))"
+	echo "record took $(($(date +%s) - st)) s for $((3 * SLOWDOWN)) s"
+	kill "$ch" 2>/dev/null
+	wait "$ch" || true
+	kill -0 "$fj" || die "the fake JVM is gone"
+	kill "$fj"
+	wait "$fj" || true
+	cat "$TMP/hostile.err"
+	grep -E '^(loop|huge|small|self|stub);' "$f" | cut -c1-300
+	expect_ge "the honest stub named" "$(total "$f" '^stub;.*StubRoutines \(fake\)_\[j\]')" \
+		"$(slowed 50)"
+	expect_ge "samples of the lying threads" "$(total "$f" '^(loop|huge|small|self);')" \
+		"$(slowed 200)"
+	expect_eq "JIT frames of the lying threads" \
+		"$(total "$f" '^(loop|huge|small|self);.*_\[j\]')" 0
+	expect_eq "JIT frames outside the fake JVM" "$(total "$f" '^(chain|stitch);.*_\[j\]')" 0
+	expect_ge "% of chain's samples in burn complete" \
+		"$(share "$f" '^chain;.*;burn ' "$COMPLETE$MAIN_ABC")" 95
+}

@@ -192,6 +192,14 @@ expect_grep() {
 }
 
 # show FILE: the top lines of a folded file, for the log.
+# show_outside FILE OF IN: the stacks matching OF but not IN, the ones a
+# share() below 100 left out.
+show_outside() {
+	OF=$(arch_re "$2") IN=$(arch_re "$3") awk '
+		$0 ~ ENVIRON["OF"] && $0 !~ ENVIRON["IN"] { print "outside: " $0 }' "$1" | head -n 20 |
+		cut -c1-400
+}
+
 show() {
 	sort -t' ' -k2 -nr "$1" 2>/dev/null | awk '{ n = $NF; $NF = ""; print n, $0 }' |
 		sort -nr | head -n "${2:-5}" | cut -c1-400

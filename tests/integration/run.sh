@@ -132,6 +132,7 @@ test_signal_frame() {
 test_unreadable_stack_marked() {
 	local mode marked='^chain;\[user stack unreadable\];(c;)?spin_on_unmapped_stack( |;)'
 	[ "$TEST_ARCH" = arm64 ] || marked='^chain;\[user stack unreadable\];spin_on_unmapped_stack( |;)'
+	local whole="$COMPLETE${MAIN_ABC%(*};spin_on_unmapped_stack( |;)"
 	for mode in kernel copy; do
 		# 5.10 has no kernel walk: its default is the copy.
 		[ "$mode" = kernel ] && ! "$STITCH" features | grep -Eq '^ *bpf_loop +yes' &&
@@ -143,8 +144,12 @@ test_unreadable_stack_marked() {
 		expect_grep "$TMP/badsp-$mode.err" 'events had an unreadable user stack \(marked \[user stack unreadable\]\)'
 		expect_ge "$mode: samples marked" \
 			"$(total "$TMP/badsp-$mode.folded" "$marked")" "$(slowed 300)"
-		expect_eq "$mode: % of spin_on_unmapped_stack samples so" \
-			"$(share_all "$TMP/badsp-$mode.folded" ';spin_on_unmapped_stack' "$marked")" 100
+		# Before the switch and after the loop, sp is the thread's: such a
+		# sample's stack is whole.  1 of ~940 was neither once, in CI's sid
+		# guest (which CI did not keep): show_outside prints any such.
+		show_outside "$TMP/badsp-$mode.folded" ';spin_on_unmapped_stack' "$marked|$whole"
+		expect_eq "$mode: % of spin_on_unmapped_stack samples so, or whole" \
+			"$(share_all "$TMP/badsp-$mode.folded" ';spin_on_unmapped_stack' "$marked|$whole")" 100
 	done
 }
 
@@ -1203,7 +1208,15 @@ MATRIX_KEPT=' test_python38_pyenv test_python312_threads_syscall test_python313_
 # how fast stitch names them (81% in one CI's sanitizer pass, 100% in 6 runs
 # here with and without load): the first pass asks it; its naming code runs
 # under the sanitizers in test_jit_node_chain_named and test_jit_node_snapshot.
-ASAN_LEFT_OUT='^test_jit_node_stalls$'
+# And, for CI's time (~130 s of the pass's ~730), the tests whose subject is
+# time or memory over minutes, whose code runs under the sanitizers in the
+# tests named after them: the agent over named churn (RSS is not compared
+# under ASan; the freeing is test_memory_flat_over_process_churn's), a
+# push answered past the exit's wait, a server down for periods (the spool
+# and retries: test_agent_spool_survives_a_restart, test_agent_retry_after),
+# debuginfod's budget per period (test_debuginfod_many_binaries_slow_server)
+# and a short-lived loader walked in the kernel (its copy: the _copy test).
+ASAN_LEFT_OUT='^test_(jit_node_stalls|agent_memory_flat_over_named_churn|agent_slow_answer_at_exit_arrives_once|agent_server_down_gets_every_period_once|agent_debuginfod_budget_per_period|short_lived_loader_complete)$'
 if [ "${STITCH_TEST_SET:-}" = asan ]; then
 	ALL_TESTS=$(for t in $ALL_TESTS; do
 		[[ $t =~ $ASAN_LEFT_OUT ]] && continue

@@ -27,7 +27,10 @@ STITCH_ARM64=${STITCH_ARM64:-build-arm64/stitch}
 # Left out for time, a minute of a guest's each for what a test here covers
 # already: test_kernel_unwind_equals_copy (the kernel's unwinding is every
 # record test's) and test_perl_tracepoint_pid_target (a target by pid is
-# Python's test's; Perl's frames are perl_cpu_samples' and latency_perl_sub_root's).
+# Python's test's; Perl's frames are perl_cpu_samples' and latency_perl_sub_root's),
+# and test_jit_node_offcpu_chain_named (36 s a guest: off-CPU stacks are
+# walked as CPU samples' are, test_offcpu_*'s here, and V8's frames in that
+# walk are test_jit_node_chain_named's).
 KERNEL_TESTS="
 	test_cpu_chain_complete test_threads_complete test_signal_frame test_unreadable_stack_marked
 	test_no_bpf_loop_copies_and_says_so
@@ -47,7 +50,7 @@ KERNEL_TESTS="
 	test_snapshot_exact_chains_states_groups test_snapshot_from_proc
 	test_stalls_catches_spin_and_populate_only test_stalls_python_asyncio
 	test_agent_pyroscope_push
-	test_jit_node_chain_named test_jit_node_offcpu_chain_named test_jit_java_plain
+	test_jit_node_chain_named test_jit_java_plain
 "
 TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
 # arm64 (Debian 12's 6.1 in qemu-system-aarch64): the set but node's (the
