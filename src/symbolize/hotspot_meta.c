@@ -371,7 +371,9 @@ int hotspot_meta_read(uint32_t pid, uint64_t bias, const struct hotspot_syms *s,
 	NEED_STATIC("CodeCache", "_heaps", &m->code_heaps);
 	NEED_STATIC("CodeCache", "_low_bound", &m->code_low);
 	NEED_STATIC("CodeCache", "_high_bound", &m->code_high);
-	NEED("GrowableArrayBase", "_len", &m->ga_len);
+	/* 11's GrowableArrays keep their length in GenericGrowableArray. */
+	if (!field(&t, "GrowableArrayBase", "_len", &m->ga_len, NULL))
+		NEED("GenericGrowableArray", "_len", &m->ga_len);
 	NEED("GrowableArray<int>", "_data", &m->ga_data);
 	NEED("CodeHeap", "_memory", &m->heap_memory);
 	NEED("CodeHeap", "_segmap", &m->heap_segmap);
@@ -390,7 +392,11 @@ int hotspot_meta_read(uint32_t pid, uint64_t bias, const struct hotspot_syms *s,
 	NEED("ConstMethod", "_name_index", &m->cm_name_index);
 	NEED("ConstMethod", "_signature_index", &m->cm_sig_index);
 	NEED("ConstantPool", "_pool_holder", &m->cp_holder);
-	NEED("ConstantPool", "_source_file_name_index", &m->cp_source_file);
+	/* 11 keeps a class's source file index in the class, later ones in its pool. */
+	if (!field(&t, "ConstantPool", "_source_file_name_index", &m->cp_source_file, NULL)) {
+		m->source_in_klass = true;
+		NEED("InstanceKlass", "_source_file_name_index", &m->cp_source_file);
+	}
 	NEED("ConstantPool", "_cache", &m->cp_cache);
 	NEED("Klass", "_name", &m->klass_name);
 	NEED("Symbol", "_length", &m->sym_length);
@@ -414,7 +420,6 @@ int hotspot_meta_read(uint32_t pid, uint64_t bias, const struct hotspot_syms *s,
 
 	if (!missing && field(&t, "CodeBlob", "_kind", &m->blob_kind, NULL)) {
 		/* JDK 25: kinds, offsets from the blob, scopes in _immutable_data */
-		m->stream_x = 1;
 		if (!int_const(&t, "CodeBlobKind::Nmethod", &m->kind_nmethod))
 			missing = "CodeBlobKind::Nmethod";
 		NEED("CodeBlob", "_code_offset", &m->blob_code_offset);
@@ -424,22 +429,32 @@ int hotspot_meta_read(uint32_t pid, uint64_t bias, const struct hotspot_syms *s,
 		NEED("nmethod", "_immutable_data", &m->nm_immutable);
 		NEED("nmethod", "_scopes_pcs_offset", &m->nm_pcs_offset);
 		NEED("nmethod", "_scopes_data_offset", &m->nm_scopes_offset);
-		NEED("ConstMethod", "_flags._flags", &m->cm_flags);
-		if (!missing && !int_const(&t, "ConstMethodFlags::_misc_has_linenumber_table",
-					   &m->cm_has_lines))
-			missing = "ConstMethodFlags::_misc_has_linenumber_table";
 	} else if (!missing) {
-		/* JDK 17: nmethods by name, CompiledMethod's fields */
-		m->stream_x = 0;
+		/* JDK 11 to 24: nmethods by name, CompiledMethod's fields */
 		NEED("CodeBlob", "_code_begin", &m->blob_code_begin);
 		NEED("CompiledMethod", "_method", &m->nm_method);
 		NEED("CompiledMethod", "_scopes_data_begin", &m->nm_scopes_begin);
 		NEED("nmethod", "_scopes_pcs_offset", &m->nm_pcs_offset);
 		NEED("nmethod", "_dependencies_offset", &m->nm_pcs_end_offset);
 		NEED("nmethod", "_metadata_offset", &m->nm_metadata_offset);
+	}
+	/*
+	 * A method's flags: 21 and later keep them in ConstMethodFlags
+	 * (_flags._flags, their own bit constants); 11 and 17 in a u2 _flags.
+	 * The same 21 writes its compressed streams as UNSIGNED5 with no zero
+	 * byte (X = 1): 21.0.13 and 25.0.5 do, 17.0.x and 11.0.24 do not.
+	 * Read with the wrong X, a scope names a method other than the
+	 * nmethod's own and is not shown (hotspot_names.c): a frame loses
+	 * its line, never gets a wrong one.
+	 */
+	if (!missing && field(&t, "ConstMethod", "_flags._flags", &m->cm_flags, NULL)) {
+		m->stream_x = 1;
+		if (!int_const(&t, "ConstMethodFlags::_misc_has_linenumber_table", &m->cm_has_lines))
+			missing = "ConstMethodFlags::_misc_has_linenumber_table";
+	} else if (!missing) {
+		m->stream_x = 0;
 		NEED("ConstMethod", "_flags", &m->cm_flags);
-		if (!missing && !int_const(&t, "ConstMethod::_has_linenumber_table",
-					   &m->cm_has_lines))
+		if (!missing && !int_const(&t, "ConstMethod::_has_linenumber_table", &m->cm_has_lines))
 			missing = "ConstMethod::_has_linenumber_table";
 	}
 #undef NEED

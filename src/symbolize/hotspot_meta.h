@@ -62,6 +62,7 @@ struct hotspot_meta {
 	uint32_t cm_size;		/* sizeof(ConstMethod): its bytecodes follow it */
 	int32_t cm_has_lines;		/* the flag saying a line number table follows them */
 	struct hotspot_field cp_holder, cp_source_file, cp_cache;
+	bool source_in_klass;		/* cp_source_file is InstanceKlass's (11), not the pool's */
 	uint32_t cp_size;		/* sizeof(ConstantPool): its slots follow it */
 	struct hotspot_field klass_name;
 	struct hotspot_field sym_length, sym_body;

@@ -326,7 +326,7 @@ static const struct hs_method *method_get(uint32_t pid, const struct hotspot_met
 	e->method = method;
 	snprintf(buf, sizeof(buf), "%s.%s", cls, meth);
 	e->name = intern(buf);
-	if (!get_u64(pid, cp, m->cp_source_file, &sfile) &&
+	if (!get_u64(pid, m->source_in_klass ? holder : cp, m->cp_source_file, &sfile) &&
 	    symbol_text(pid, m, cp_symbol(pid, m, cp, sfile), buf, sizeof(buf)))
 		e->file = intern(buf);
 	if (m->cp_cache.width)

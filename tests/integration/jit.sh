@@ -428,6 +428,36 @@ test_jit_java_hot_method() {
 	drop_maps 'Hot\.hotLoop'
 }
 
+# The JVMs Debian ships besides the host's 17, each in its release's root as
+# a container runs it, started with no flag: OpenJDK 11 (bullseye: its
+# growable arrays' length in GenericGrowableArray, a class's source file in
+# InstanceKlass), 21 (trixie: ConstMethodFlags, its streams UNSIGNED5 with
+# no zero byte) and 25 (trixie: blobs of kinds, offsets from the blob).
+# Each: Hot.hotLoop under Hot.main's call at line 30, down to the launcher's
+# thread.  The root needs its /proc: the java launcher finds libjli.so by
+# $ORIGIN, which ld.so reads from /proc/self/exe.
+JAVA_ROOT_HOT='^java;.*;ThreadJavaMain;JavaMain;(invokeStaticMainWithArgs;)?jni_CallStaticVoidMethod;.*;JavaCalls::call_helper\([^;]*;StubRoutines \([a-z0-9 ]+\)_\[j\];Hot\.main \(Hot\.java:30\)_\[j\];Hot\.hotLoop( \(Hot\.java(:[0-9]+)?\))?_\[j\]( |;)'
+test_jit_java_releases() {
+	local spec rel v dir f
+	mkdir -p "$TMP/java11"
+	javac --release 11 -d "$TMP/java11" "$JIT_JS/Hot.java"
+	for spec in bullseye:11 trixie:21 trixie:25; do
+		rel=${spec%:*} v=${spec#*:} f=$TMP/java$v.folded
+		root_put "$rel" "$TMP/java11/Hot.class"
+		dir=$(root_of "$rel") || exit 1
+		"$STITCH" record -F 499 -o "$f" -- unshare --mount --pid --fork --mount-proc --root="$dir" \
+			"/usr/lib/jvm/java-$v-openjdk-amd64/bin/java" -cp /stitch-tests Hot "$SLOWDOWN" \
+			2>"$TMP/java$v.err"
+		cat "$TMP/java$v.err"
+		show "$f" 2 | cut -c1-60,240-400
+		expect_eq "OpenJDK $v: HotSpot said it could not read" "$(grep -c 'HotSpot' "$TMP/java$v.err")" 0
+		expect_ge "OpenJDK $v: samples in Hot.hotLoop, complete" "$(total "$f" "$JAVA_ROOT_HOT")" \
+			"$(slowed 400)"
+		expect_ge "OpenJDK $v: % of samples at Hot.main's call of hotLoop so" \
+			"$(share "$f" 'Hot\.main \(Hot\.java:30\)' "$JAVA_ROOT_HOT")" 99
+	done
+}
+
 # A process that fakes libjvm's tables (tests/workloads/jit/fake_jvm.c):
 # a segment map that never reaches a block, 65,536-word and 2-word frames,
 # 64 KiB names, a Method pointing at itself, and one honest stub blob.

@@ -17,12 +17,16 @@ STITCH_ROOTS=${STITCH_ROOTS:-/var/cache/stitch/roots}
 # 3.13.5) and the next one; experimental is sid with experimental's
 # versions preferred (Ruby 3.4, Perl 5.44).  bookworm's, trixie's and sid's
 # also have their node (18, 20, 24: Debian's /usr/bin/node runs V8 from
-# libnode.so, which carries its v8dbg_* symbols; tests/integration/jit.sh).
+# libnode.so, which carries its v8dbg_* symbols; tests/integration/jit.sh),
+# and bullseye's and trixie's their JVMs (OpenJDK 11; 21 and 25: the host's
+# is 17), named from their own vmStructs (test_jit_java_releases).
 root_packages() {
 	case "$1" in
-	bullseye) echo python3,ruby,perl,libpython3.9,libperl5.32,procps ;;
+	bullseye) echo python3,ruby,perl,libpython3.9,libperl5.32,procps,openjdk-11-jre-headless ;;
 	bookworm) echo python3,ruby,perl,libpython3.11,libperl5.36,procps,nodejs ;;
-	trixie) echo python3,ruby,perl,libpython3.13,libperl5.40,procps,nodejs ;;
+	trixie)
+		echo python3,ruby,perl,libpython3.13,libperl5.40,procps,nodejs,openjdk-21-jre-headless,openjdk-25-jre-headless
+		;;
 	sid) echo python3,python3.13,python3.15,ruby,perl,libpython3.14,libperl5.42,procps,nodejs ;;
 	experimental) echo python3,ruby3.4,perl,libperl5.44,procps ;;
 	# The development roots: each release's interpreters with their own

@@ -124,8 +124,9 @@ interp_root() {
 	local root=$1 arch=$2 rel=$3 dir pkgs opt mirror
 	local -a args
 	dir=$root/var/cache/stitch/roots/$rel
-	# node's tests are the x86-64 hosts' only (tests/vm/matrix.sh): no nodejs here.
-	pkgs=$(root_packages "$rel" | sed 's/,nodejs//'),base-passwd,libc-bin,libc6-dbg
+	# node's and the JVMs' tests are the x86-64 hosts' only (tests/vm/matrix.sh):
+	# no nodejs or openjdk here.
+	pkgs=$(root_packages "$rel" | sed 's/,nodejs//; s/,openjdk-[0-9]*-jre-headless//g'),base-passwd,libc-bin,libc6-dbg
 	args=(--arch="$arch" --variant=extract --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr
 		--include="$pkgs")
 	while read -r opt; do args+=(--aptopt="$opt"); done < <(root_aptopts "$rel")
