@@ -54,10 +54,10 @@ static uint64_t v8_function(const struct v8_meta *v8, const struct unwind_stack 
 
 int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwind_regs *regs,
 		const struct unwind_stack *stack, struct unwind_frame *scratch, int max,
-		struct uframe *uf, enum unwind_stop *why, bool name_v8)
+		struct uframe *uf, enum unwind_stop *why, bool name_jit)
 {
 	struct lookup_ctx lc = { bins, proc };
-	const struct v8_meta *v8 = name_v8 ? procs_v8(proc) : NULL;
+	const struct v8_meta *v8 = name_jit ? procs_v8(proc) : NULL;
 	struct hotspot_walk hw = { proc->pid, procs_hotspot(proc) };
 	struct unwind_stack st = *stack;
 	int n, i, nu = 0;
@@ -102,7 +102,7 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 				nu = jit_frames_v8(proc->pid, fn, uf, nu);
 		}
 		/* Room for the methods inlined into it, and the marker. */
-		if (hw.meta && name_v8 && m && m->anon)
+		if (hw.meta && name_jit && m && m->anon)
 			nu = hotspot_frames(&hw, &st, &scratch[i], uf, nu, max - 1);
 	}
 	/* Say how it ended, unless it visibly ends in an unknown frame already. */

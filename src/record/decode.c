@@ -29,9 +29,9 @@ static uint32_t copy_end(const struct sample_event *e)
 	return e->nuret ? e->uret_off : e->ustack_bytes;
 }
 
-/* User frames from the copied stack, unwound here (V8's named, if name_v8); sets *why. */
+/* User frames from the copied stack, unwound here (JIT frames named, if name_jit); sets *why. */
 static int frames_from_copy(struct recorder *r, const struct sample_event *e, struct proc *proc,
-			    struct uframe *uf, enum unwind_stop *why, bool name_v8)
+			    struct uframe *uf, enum unwind_stop *why, bool name_jit)
 {
 	struct unwind_regs regs = { e->ip, e->sp, e->bp, e->lr };
 	struct unwind_stack stack = { e->sp, e->ustack + e->ucopy_off,
@@ -49,7 +49,7 @@ static int frames_from_copy(struct recorder *r, const struct sample_event *e, st
 		uret[i].orig = u.orig;
 	}
 	stack.uret = (struct unwind_urets){ e->uret_tramp, uret, e->nuret };
-	n = copy_unwind(&r->bins, proc, &regs, &stack, r->uframes, MAX_UFRAMES, uf, why, name_v8);
+	n = copy_unwind(&r->bins, proc, &regs, &stack, r->uframes, MAX_UFRAMES, uf, why, name_jit);
 	/*
 	 * The kernel could not read the stack's first page at the event (not
 	 * present then; 3 of 7301 samples of a Python process in a busy CI

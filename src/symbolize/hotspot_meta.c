@@ -214,9 +214,6 @@ static void names_free(char **names, size_t n)
 }
 
 struct hs_tables {
-	uint32_t pid;
-	const struct hotspot_syms *s;
-	uint64_t bias;
 	struct hs_table structs, types, ints;
 	char **snames, **tnames, **inames;	/* structs: type, field, type string */
 	/* the entry layout, as the process says it */
@@ -321,7 +318,7 @@ static void tables_free(struct hs_tables *t)
 int hotspot_meta_read(uint32_t pid, uint64_t bias, const struct hotspot_syms *s,
 		      struct hotspot_meta *m, char *why, size_t why_len)
 {
-	struct hs_tables t = { .pid = pid, .s = s, .bias = bias };
+	struct hs_tables t = { 0 };
 	const char *missing = NULL;
 	int err;
 

@@ -446,13 +446,13 @@ test_jit_java_releases() {
 		root_put "$rel" "$TMP/java11/Hot.class"
 		dir=$(root_of "$rel") || exit 1
 		"$STITCH" record -F 499 -o "$f" -- unshare --mount --pid --fork --mount-proc --root="$dir" \
-			"/usr/lib/jvm/java-$v-openjdk-amd64/bin/java" -cp /stitch-tests Hot "$SLOWDOWN" \
+			"/usr/lib/jvm/java-$v-openjdk-amd64/bin/java" -cp /stitch-tests Hot $((2 * SLOWDOWN)) \
 			2>"$TMP/java$v.err"
 		cat "$TMP/java$v.err"
 		show "$f" 2 | cut -c1-60,240-400
 		expect_eq "OpenJDK $v: HotSpot said it could not read" "$(grep -c 'HotSpot' "$TMP/java$v.err")" 0
 		expect_ge "OpenJDK $v: samples in Hot.hotLoop, complete" "$(total "$f" "$JAVA_ROOT_HOT")" \
-			"$(slowed 400)"
+			"$(slowed 600)"
 		expect_ge "OpenJDK $v: % of samples at Hot.main's call of hotLoop so" \
 			"$(share "$f" 'Hot\.main \(Hot\.java:30\)' "$JAVA_ROOT_HOT")" 99
 	done
