@@ -3,8 +3,9 @@
  * libFuzzer target for the agent's encoders (src/agent/push_*.c): whatever
  * profile the pprof reader accepts from the input is encoded for all three
  * kinds of server, and the OTLP request is read back: it must decode, its
- * dictionary's tables must each start with the zero value, and every index
- * a sample, stack or location holds must be inside its table.
+ * dictionary's tables must each start with the zero value, its strings must
+ * be UTF-8, and every index a sample, stack or location holds must be inside
+ * its table.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "formats/pprof.h"
 #include "formats/protobuf.h"
 #include "profile/profile.h"
+#include "util/utf8.h"
 
 enum { D_MAPPING = 1, D_LOCATION, D_FUNCTION, D_LINK, D_STRING, D_ATTRIBUTE, D_STACK, D_NR };
 
@@ -84,6 +86,10 @@ static void check_otlp(const uint8_t *data, size_t len)
 		if (!t[d].n || (d != D_LINK && t[d].e[0].len))
 			abort();
 	}
+	/* Protobuf's strings are UTF-8, whatever bytes the profile's names held. */
+	for (i = 0; i < t[D_STRING].n; i++)
+		if (!utf8_valid((const char *)t[D_STRING].e[i].data, t[D_STRING].e[i].len))
+			abort();
 	for (i = 1; i < t[D_STACK].n; i++)
 		indices_below(&t[D_STACK].e[i], 1, t[D_LOCATION].n, 1);
 	for (i = 0; i < t[D_LOCATION].n; i++) {

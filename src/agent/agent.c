@@ -27,6 +27,7 @@
 #include "symbolize/debuginfod_fetch.h"
 #include "symbolize/ksym_namer.h"
 #include "util/clock.h"
+#include "util/utf8.h"
 
 #define MAX_TARGETS 8
 #define MAX_LABELS 16
@@ -40,7 +41,7 @@
  */
 #define MEM_QUEUE_MAX (32u << 20)
 /* At exit, what a server answering has to take the last pushes; the rest is spooled. */
-#define FLUSH_S 5.0
+#define FLUSH_S 4.0
 
 struct push_target {
 	enum push_kind kind;
@@ -59,6 +60,7 @@ struct agent {
 	struct push_label labels[MAX_LABELS];
 	int nlabels;
 	const char *service_name;
+	const char *host_name;		/* --label host_name=X: instead of gethostname()'s */
 	const char *spool_dir;
 	uint64_t spool_max;
 	const char *header_file;
@@ -85,7 +87,8 @@ static void usage(FILE *f)
 "them (docker, containerd, CRI-O, podman; Kubernetes pods).  A server that is\n"
 "down is retried with backoff; pushes wait in memory, then in the spool, and\n"
 "reach it once it is back.  Runs until SIGINT or SIGTERM, which sends the\n"
-"period in progress (or spools it).\n"
+"period in progress (or spools it), every target within 4 s.  Exits 1 if\n"
+"pushes were lost (refused by a server, dropped over a bound, no spool).\n"
 "\n"
 "Targets (KIND=URL, http:// or https:// with the system's CAs):\n"
 "  pyroscope=URL    Grafana Pyroscope: URL/push.v1.PusherService/Push\n"
@@ -101,8 +104,10 @@ static void usage(FILE *f)
 "                           one wall-clock profile, alone); cpu,offcpu for two\n"
 "  -F, --freq HZ            cpu samples per second (default %d)\n"
 "      --period DURATION    one push per period: 15s (default), 1s..3600s\n"
-"      --label NAME=VALUE   a label on every series, repeatable;\n"
-"                           service_name=X names the service instead of the process\n"
+"      --label NAME=VALUE   a label on every series, repeatable; service_name=X names\n"
+"                           the service instead of the process, host_name=X the host\n"
+"                           instead of its hostname; a value is UTF-8, a NAME given\n"
+"                           once, never __name__, __* or container_id, pod_uid\n"
 "      --push-header-file FILE\n"
 "                           headers sent with every push, one 'Name: value' a line\n"
 "                           (Authorization: Bearer ..., X-Scope-OrgID: ...); a file\n"
@@ -110,7 +115,9 @@ static void usage(FILE *f)
 "                           command line, where ps shows it\n"
 "      --spool DIR          where unsent pushes wait (default: the cache directory's\n"
 "                           agent-spool, ~/.cache/stitch or $STITCH_CACHE_DIR); made\n"
-"                           0700; sent first at the next start\n"
+"                           0700 if missing, used as it is if ours and writable by\n"
+"                           nobody else, never a symbolic link; sent first at the\n"
+"                           next start\n"
 "      --spool-max SIZE     the spool's bound, shared by the targets: 256M (default),\n"
 "                           in bytes or with K, M, G; the oldest pushes go first\n"
 "  -d, --duration DURATION  stop after this long: 30s, 2m, 1h, or seconds\n"
@@ -155,6 +162,39 @@ static uint64_t parse_size(const char *s)
 	return (uint64_t)(v * scale);
 }
 
+/* HOST[:PORT] or [IPv6][:PORT] of n bytes: a host, and a port 1-65535 if any. */
+static bool url_authority_ok(const char *h, size_t n)
+{
+	const char *end = h + n, *port;
+	unsigned long v = 0;
+
+	if (n && h[0] == '[') {
+		const char *close = memchr(h, ']', n);
+
+		if (!close || close == h + 1)
+			return false;
+		port = close + 1 < end ? close + 1 : NULL;
+		if (port && *port != ':')
+			return false;
+	} else {
+		port = memchr(h, ':', n);
+		if ((port ? port : end) == h)
+			return false;
+	}
+	if (!port)
+		return true;
+	if (++port == end)
+		return false;
+	for (; port < end; port++) {
+		if (*port < '0' || *port > '9')
+			return false;
+		v = v * 10 + (unsigned long)(*port - '0');
+		if (v > 65535)
+			return false;
+	}
+	return v > 0;
+}
+
 static int take_push(struct agent *a, const char *arg)
 {
 	const char *eq = strchr(arg, '='), *host;
@@ -175,6 +215,10 @@ static int take_push(struct agent *a, const char *arg)
 		return fail_usage("--push %s=URL: no credentials in the URL, where ps shows "
 				  "them (nor here): put an Authorization header in "
 				  "--push-header-file", push_wires[kind].name);
+	/* A URL that can never reach a server is said now, not retried forever. */
+	if (!url_authority_ok(host, strcspn(host, "/?#")))
+		return fail_usage("--push: '%s': the URL needs a host, and a port from 1 to "
+				  "65535 if it gives one (http://HOST[:PORT][/PATH])", arg);
 	if (a->ntargets == MAX_TARGETS)
 		return fail_usage("--push: at most 8 targets (%s is one too many)", arg);
 	/* One queue and spool directory a server: twice would send each period twice. */
@@ -193,18 +237,40 @@ static int take_label(struct agent *a, const char *arg)
 	const char *eq = strchr(arg, '=');
 	size_t nl = eq ? (size_t)(eq - arg) : 0;
 	char *name;
+	int i;
 
 	if (!eq || !nl || !eq[1] || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
 					  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != nl ||
 	    (arg[0] >= '0' && arg[0] <= '9'))
 		return fail_usage("--label: '%s' is not NAME=VALUE (NAME: letters, digits, _)",
 				  arg);
+	/* Protobuf's strings are UTF-8: a backend refuses the whole push otherwise. */
+	if (!utf8_valid(eq + 1, strlen(eq + 1)))
+		return fail_usage("--label: '%s': the value is not UTF-8 (every backend would "
+				  "refuse each push with it)", arg);
 	if (nl == 8 && !strncmp(arg, "__name__", 8))
 		return fail_usage("--label: '%s': __name__ is the profile type's, set by -e", arg);
+	if (nl >= 2 && !strncmp(arg, "__", 2))
+		return fail_usage("--label: '%s': names starting with __ are the backends' own",
+				  arg);
 	if (nl == 12 && !strncmp(arg, "service_name", 12)) {
+		if (a->service_name)
+			return fail_usage("--label: '%s': service_name given twice", arg);
 		a->service_name = eq + 1;
 		return 0;
 	}
+	if (nl == 9 && !strncmp(arg, "host_name", 9)) {
+		if (a->host_name)
+			return fail_usage("--label: '%s': host_name given twice", arg);
+		a->host_name = eq + 1;
+		return 0;
+	}
+	if ((nl == 12 && !strncmp(arg, "container_id", 12)) || (nl == 7 && !strncmp(arg, "pod_uid", 7)))
+		return fail_usage("--label: '%s': the agent sets it per process, from its cgroup",
+				  arg);
+	for (i = 0; i < a->nlabels; i++)
+		if (strlen(a->labels[i].name) == nl && !strncmp(a->labels[i].name, arg, nl))
+			return fail_usage("--label: '%s': that name is given twice", arg);
 	if (a->nlabels == MAX_LABELS)
 		return fail_usage("--label: at most 16 labels (%s is one too many)", arg);
 	name = strndup(arg, nl);
@@ -439,7 +505,7 @@ static int start_targets(struct agent *a)
 			break;
 		}
 		if (push_queue_start(&t->q, t->what, &conn, &sd, MEM_QUEUE_MAX / a->ntargets,
-				     a->spool_max / a->ntargets)) {
+				     a->spool_max / a->ntargets, a->period_s)) {
 			push_conn_close(&conn);
 			spool_dir_close(&sd);
 			rc = 1;
@@ -455,21 +521,37 @@ static int start_targets(struct agent *a)
 	return rc;
 }
 
-static void stop_targets(struct agent *a)
+/*
+ * Every target stops at once, against one deadline: a server that never
+ * answers holds the exit up FLUSH_S at most, however many there are.  The
+ * pushes lost (refused, dropped, unsent with no spool), all targets'.
+ */
+static uint64_t stop_targets(struct agent *a)
 {
+	double deadline = mono_s() + FLUSH_S;
+	uint64_t lost = 0;
 	int i;
 
 	for (i = 0; i < a->ntargets; i++)
-		push_queue_stop(&a->targets[i].q, FLUSH_S);
+		if (a->targets[i].q.started)
+			push_queue_stop_begin(&a->targets[i].q, deadline);
 	for (i = 0; i < a->ntargets; i++)
+		push_queue_stop(&a->targets[i].q, deadline);
+	for (i = 0; i < a->ntargets; i++) {
+		if (!a->targets[i].q.started)
+			continue;
 		fprintf(stderr, "stitch agent: %s: %" PRIu64 " push%s sent\n", a->targets[i].what,
 			a->targets[i].q.sent, a->targets[i].q.sent == 1 ? "" : "es");
+		lost += push_queue_lost(&a->targets[i].q);
+	}
+	return lost;
 }
 
 int cmd_agent(int argc, char **argv)
 {
 	struct agent *a = calloc(1, sizeof(*a));
 	struct record_hooks hooks = { 0 };
+	uint64_t lost;
 	int rc, i;
 
 	if (!a) {
@@ -479,7 +561,9 @@ int cmd_agent(int argc, char **argv)
 	rc = parse_opts(a, argc, argv);
 	if (rc)
 		goto out;
-	if (gethostname(a->host, sizeof(a->host)))
+	if (a->host_name)
+		snprintf(a->host, sizeof(a->host), "%s", a->host_name);
+	else if (gethostname(a->host, sizeof(a->host)))
 		snprintf(a->host, sizeof(a->host), "unknown");
 	a->host[sizeof(a->host) - 1] = '\0';
 	if (proc_labels_init(&a->procs) || curl_global_init(CURL_GLOBAL_DEFAULT)) {
@@ -505,7 +589,14 @@ int cmd_agent(int argc, char **argv)
 		fprintf(stderr, "stitch agent: %" PRIu64 " period%s, %" PRIu64 " series\n",
 			a->periods, a->periods == 1 ? "" : "s", a->series);
 	}
-	stop_targets(a);
+	lost = stop_targets(a);
+	/* A run that lost data says so in its status too: a supervisor can see it. */
+	if (lost) {
+		fprintf(stderr, "stitch agent: %" PRIu64 " push%s lost in all (see above)\n", lost,
+			lost > 1 ? "es" : "");
+		if (!rc)
+			rc = 1;
+	}
 	ksym_namer_close(a->cfg.kn);
 	curl_global_cleanup();
 	proc_labels_free(&a->procs);

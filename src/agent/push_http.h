@@ -41,7 +41,8 @@ struct push_conn {
 	char url[2048];			/* URL + the kind's wire path */
 	void *curl;			/* CURL *, reused between pushes (keep-alive) */
 	struct curl_slist *headers;
-	volatile int *abort;		/* nonzero: the transfer under way gives up, unless sent whole */
+	/* > 0: the transfer under way gives up once mono_s() reaches it (the exit's deadline) */
+	volatile double *abort_at;
 };
 
 /*

@@ -58,6 +58,7 @@
 #include "profile/profile.h"
 #include "util/array.h"
 #include "util/hashmap.h"
+#include "util/utf8.h"
 
 enum { REQ_RESOURCE_PROFILES = 1, REQ_DICTIONARY = 2 };
 enum { RP_RESOURCE = 1, RP_SCOPE_PROFILES = 2 };
@@ -200,9 +201,25 @@ static uint32_t intern_ent(struct otlp *o, enum dict_table which)
 	return idx;
 }
 
+/* A string's index: its bytes as valid UTF-8 (invalid ones as U+FFFD), as protobuf asks. */
 static uint32_t str_idx(struct otlp *o, const char *s)
 {
-	return s && s[0] ? intern(o, T_STRING, s, strlen(s)) : 0;
+	size_t n = s ? strlen(s) : 0, len;
+	uint32_t idx;
+	char *clean;
+
+	if (!n)
+		return 0;
+	if (utf8_valid(s, n))
+		return intern(o, T_STRING, s, n);
+	clean = utf8_clean(s, n, &len);
+	if (!clean) {
+		o->oom = true;
+		return 0;
+	}
+	idx = intern(o, T_STRING, clean, len);
+	free(clean);
+	return idx;
 }
 
 /* The dictionary index of the profile's string i (0 for "" or out of range). */

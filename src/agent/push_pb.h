@@ -43,7 +43,7 @@ static inline void pb_put_len_header(struct pb_buf *b, uint32_t field, size_t le
 
 static inline void pb_put_str(struct pb_buf *b, uint32_t field, const char *s)
 {
-	pb_put_bytes(b, field, s, strlen(s));
+	pb_put_string(b, field, s, strlen(s));
 }
 
 /* A label worth sending: a name and a value, both non-empty (empty means absent). */

@@ -72,6 +72,31 @@ static struct push_item *oldest(struct push_queue *q, bool spooled)
 	return NULL;
 }
 
+/*
+ * Whether to say a warning of this kind now, n more of its events counted
+ * (locked): once a period at most, with how many came since it was last
+ * said (a server down with a small --spool-max was 1,221 lines in 25 s).
+ */
+static bool warn_now(struct push_queue *q, enum queue_warn kind, uint64_t n)
+{
+	double now = mono_s();
+
+	q->warn[kind].unsaid += n;
+	if (q->warn[kind].at > 0 && now - q->warn[kind].at < q->warn_every_s)
+		return false;
+	q->warn[kind].at = now;
+	return true;
+}
+
+/* The count warn_now() said yes to, taken. */
+static uint64_t warn_take(struct push_queue *q, enum queue_warn kind)
+{
+	uint64_t n = q->warn[kind].unsaid;
+
+	q->warn[kind].unsaid = 0;
+	return n;
+}
+
 /* Room for len more bytes in the spool, the oldest spooled pushes dropped (locked). */
 static bool spool_room(struct push_queue *q, size_t len)
 {
@@ -86,9 +111,12 @@ static bool spool_room(struct push_queue *q, size_t len)
 	}
 	if (dropped) {
 		q->dropped_spool += dropped;
-		fprintf(stderr, "stitch agent: %s: spool over --spool-max: dropped the oldest %" PRIu64
-			" push%s (%" PRIu64 " so far)\n", q->what, dropped, dropped > 1 ? "es" : "",
-			q->dropped_spool);
+		if (warn_now(q, WARN_SPOOL_FULL, dropped)) {
+			dropped = warn_take(q, WARN_SPOOL_FULL);
+			fprintf(stderr, "stitch agent: %s: spool over --spool-max: dropped the oldest "
+				"%" PRIu64 " push%s (%" PRIu64 " so far; said once a period)\n",
+				q->what, dropped, dropped > 1 ? "es" : "", q->dropped_spool);
+		}
 	}
 	return q->spool_bytes + len <= q->spool_max;
 }
@@ -96,9 +124,20 @@ static bool spool_room(struct push_queue *q, size_t len)
 /* it (in memory) to the spool: 0, or -1 (it stays in memory). */
 static int spool_item(struct push_queue *q, struct push_item *it)
 {
-	if (q->spool.fd < 0 || !spool_room(q, it->len) ||
-	    spool_write(&q->spool, it->name, it->body, it->len))
+	int err;
+
+	if (q->spool.fd < 0 || !spool_room(q, it->len))
 		return -1;
+	err = spool_write(&q->spool, it->name, it->body, it->len);
+	if (err) {
+		q->spool_errors++;
+		if (warn_now(q, WARN_SPOOL_WRITE, 1))
+			fprintf(stderr, "stitch agent: %s: cannot write to the spool %s: %s (%" PRIu64
+				" time%s; said once a period)\n", q->what, q->spool.path,
+				strerror(-err), warn_take(q, WARN_SPOOL_WRITE),
+				q->spool_errors > 1 ? "s" : "");
+		return -1;
+	}
 	q->mem_bytes -= it->len;
 	q->spool_bytes += it->len;
 	q->spooled++;
@@ -116,6 +155,9 @@ void push_queue_add(struct push_queue *q, uint64_t start_ns, uint32_t series, co
 	if (!it || !(it->body = malloc(len ? len : 1))) {
 		free(it);
 		fprintf(stderr, "stitch agent: %s: out of memory: a push lost\n", q->what);
+		pthread_mutex_lock(&q->lock);
+		q->oom_lost++;
+		pthread_mutex_unlock(&q->lock);
 		return;
 	}
 	memcpy(it->body, body, len);
@@ -138,10 +180,18 @@ void push_queue_add(struct push_queue *q, uint64_t start_ns, uint32_t series, co
 	}
 	if (dropped) {
 		q->dropped_mem += dropped;
-		fprintf(stderr, "stitch agent: %s: unsent pushes over the memory bound and no "
-			"spool: dropped the oldest %" PRIu64 " (%" PRIu64 " so far)\n", q->what,
-			dropped, q->dropped_mem);
+		if (warn_now(q, WARN_MEM_FULL, dropped))
+			fprintf(stderr, "stitch agent: %s: unsent pushes over the memory bound and "
+				"no spool: dropped the oldest %" PRIu64 " (%" PRIu64 " so far; said "
+				"once a period)\n", q->what, warn_take(q, WARN_MEM_FULL),
+				q->dropped_mem);
 	}
+	/*
+	 * The server failing, a new push goes to the spool at once: a kill
+	 * (SIGKILL, the OOM killer, a crash) loses none of what was made.
+	 */
+	if (q->down && it->body && !it->busy)
+		spool_item(q, it);
 	pthread_cond_signal(&q->cond);
 	pthread_mutex_unlock(&q->lock);
 }
@@ -237,14 +287,21 @@ static double send_head(struct push_queue *q, double *backoff)
 		free(body);
 	pthread_mutex_lock(&q->lock);
 	it->busy = false;
+	if (a.outcome == PUSH_RETRY && q->stopping && mono_s() >= q->abort_at)
+		q->gave_up = true;
 	if (a.outcome == PUSH_RETRY) {
 		double wait = a.retry_after_s > 0 ? a.retry_after_s : *backoff;
+		struct push_item *m;
 
 		q->failures++;
 		if (!q->down)
-			fprintf(stderr, "stitch agent: %s: %s; retrying (pushes wait, in memory "
-				"then in the spool)\n", q->what, a.reason);
+			fprintf(stderr, "stitch agent: %s: %s; retrying (pushes wait in the spool)\n",
+				q->what, a.reason);
 		q->down = true;
+		/* Failed once: what waits in memory goes to the spool now, the push tried first. */
+		for (m = q->head; m; m = m->next)
+			if (m->body && !m->busy)
+				spool_item(q, m);
 		*backoff = *backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : *backoff * 2;
 		return wait;
 	}
@@ -293,8 +350,13 @@ static void *sender(void *arg)
 	return NULL;
 }
 
+uint64_t push_queue_lost(const struct push_queue *q)
+{
+	return q->refused + q->dropped_mem + q->dropped_spool + q->lost_at_stop + q->oom_lost;
+}
+
 int push_queue_start(struct push_queue *q, const char *what, struct push_conn *conn,
-		     struct spool_dir *spool, size_t mem_max, uint64_t spool_max)
+		     struct spool_dir *spool, size_t mem_max, uint64_t spool_max, double warn_every_s)
 {
 	pthread_condattr_t ca;
 	sigset_t all, old;
@@ -303,10 +365,11 @@ int push_queue_start(struct push_queue *q, const char *what, struct push_conn *c
 	memset(q, 0, sizeof(*q));
 	q->what = what;
 	q->conn = *conn;
-	q->conn.abort = &q->abort;
+	q->conn.abort_at = &q->abort_at;
 	q->spool = *spool;
 	q->mem_max = mem_max;
 	q->spool_max = spool_max;
+	q->warn_every_s = warn_every_s;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -327,28 +390,53 @@ int push_queue_start(struct push_queue *q, const char *what, struct push_conn *c
 	return 0;
 }
 
-void push_queue_stop(struct push_queue *q, double flush_s)
+void push_queue_stop_begin(struct push_queue *q, double deadline)
+{
+	pthread_mutex_lock(&q->lock);
+	if (!q->stopping) {
+		q->stopping = true;
+		q->deadline = deadline;
+		q->abort_at = deadline;
+	}
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void push_queue_stop(struct push_queue *q, double deadline)
 {
 	struct push_item *it, *next;
 	uint64_t lost = 0, kept = 0;
 
-	pthread_mutex_lock(&q->lock);
-	q->stopping = true;
-	q->deadline = mono_s() + flush_s;
-	pthread_cond_signal(&q->cond);
-	pthread_mutex_unlock(&q->lock);
+	push_queue_stop_begin(q, deadline);
 	if (q->started) {
+		/* A transfer gives up within a second of the deadline (curl's progress calls). */
+		double left = deadline + 2 - mono_s();
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += (time_t)flush_s + 1;
+		if (left > 0) {
+			ts.tv_sec += (time_t)left;
+			ts.tv_nsec += (long)((left - (time_t)left) * 1e9);
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+		}
 		if (pthread_timedjoin_np(q->thread, NULL, &ts)) {
-			fprintf(stderr, "stitch agent: %s: a push still under way: given up if "
-				"not yet sent whole, else its answer awaited (up to %ld s)\n",
-				q->what, PUSH_TRANSFER_TIMEOUT_MS / 1000);
-			q->abort = 1;
+			fprintf(stderr, "stitch agent: %s: its sending thread is late: waited for\n",
+				q->what);
 			pthread_join(q->thread, NULL);
 		}
+		/*
+		 * At the deadline the transfer under way gave up, even with its
+		 * body sent whole: the exit is bounded (~5 s, whatever the number
+		 * of targets), and that push is spooled; if the server had stored
+		 * it, the next start sends it a second time.
+		 */
+		if (q->gave_up)
+			fprintf(stderr, "stitch agent: %s: a push still under way at the exit's "
+				"deadline: given up and spooled (sent again at the next start, "
+				"if the server had it)\n", q->what);
 	}
 	/*
 	 * What is left in memory survives in the spool, for the next run,
@@ -364,9 +452,14 @@ void push_queue_stop(struct push_queue *q, double flush_s)
 			kept++;
 		item_free(it);
 	}
+	q->lost_at_stop = lost;
 	if (lost)
 		fprintf(stderr, "stitch agent: %s: %" PRIu64 " unsent push%s lost (no spool)\n",
 			q->what, lost, lost > 1 ? "es" : "");
+	if (q->dropped_spool + q->dropped_mem)
+		fprintf(stderr, "stitch agent: %s: %" PRIu64 " push%s dropped, the oldest, over "
+			"--spool-max or the memory bound\n", q->what, q->dropped_spool + q->dropped_mem,
+			q->dropped_spool + q->dropped_mem > 1 ? "es" : "");
 	if (kept)
 		fprintf(stderr, "stitch agent: %s: %" PRIu64 " unsent push%s left in the spool %s "
 			"for the next start\n", q->what, kept, kept > 1 ? "es" : "", q->spool.path);

@@ -14,13 +14,18 @@
 
 #include "agent/spool.h"
 #include "util/cache_dir.h"
+#include "util/fd_io.h"
 #include "util/hashmap.h"
-#include "util/outfile.h"
 
 /* A spooled push is one series' request: far below this; larger is no file of ours. */
 #define SPOOL_FILE_MAX (256u << 20)
 
-/* Ours, and 0700 (profiles name a host's code paths: nobody else reads them). */
+/*
+ * Ours, and writable by nobody else; used as it is.  The directories we
+ * make are 0700 (profiles name a host's code paths: nobody else reads
+ * them); one that exists keeps its mode: a --spool naming a shared
+ * directory by mistake (/var/cache) must not lock its other users out.
+ */
 static int own_dir(int fd, const char *path)
 {
 	struct stat st;
@@ -30,16 +35,12 @@ static int own_dir(int fd, const char *path)
 			"can write; give another with --spool DIR\n", path);
 		return -1;
 	}
-	if ((st.st_mode & 077) && fchmod(fd, st.st_mode & 0700)) {
-		fprintf(stderr, "stitch agent: spool %s: chmod 700: %s\n", path, strerror(errno));
-		return -1;
-	}
 	return 0;
 }
 
 int spool_root_open(const char *dir, char *path, size_t len)
 {
-	int fd;
+	int fd, err;
 
 	if (dir) {
 		snprintf(path, len, "%s", dir);
@@ -47,11 +48,15 @@ int spool_root_open(const char *dir, char *path, size_t len)
 			fprintf(stderr, "stitch agent: --spool %s: give an absolute path\n", dir);
 			return -1;
 		}
-		fd = cache_dir_open_path(dir);
-		if (fd < 0)
+		fd = cache_dir_open_path(dir, false, &err);
+		if (fd < 0 && err == ELOOP)
+			fprintf(stderr, "stitch agent: cannot use spool %s: it is a symbolic link "
+				"(a spool is never reached through one at its end); give the "
+				"directory it names, or another, with --spool DIR\n", dir);
+		else if (fd < 0)
 			fprintf(stderr, "stitch agent: cannot use spool %s: not a directory of ours "
-				"(made 0700 if missing, through directories only we and root can "
-				"write)\n", dir);
+				"that only we can write (made 0700 if missing, through directories "
+				"only we and root can write); give another with --spool DIR\n", dir);
 	} else {
 		fd = cache_dir_open("agent-spool", path, len);
 		if (fd < 0)
@@ -112,28 +117,29 @@ void spool_name(char name[SPOOL_NAME_LEN], uint64_t start_ns, uint32_t series)
 	snprintf(name, SPOOL_NAME_LEN, "%020" PRIu64 ".%06u.push", start_ns, series % 1000000);
 }
 
+/*
+ * Under the directory's fd, never a path: a temporary (a dot name, which
+ * spool_list passes over) made anew, never through a link, written and
+ * synced whole, then renamed to name.
+ */
 int spool_write(const struct spool_dir *sd, const char *name, const uint8_t *body, size_t len)
 {
-	char path[PATH_MAX + SPOOL_NAME_LEN], err[PATH_MAX + 128];
-	struct outfile of;
-	int rc;
+	char tmp[SPOOL_NAME_LEN + 32];
+	int fd, rc;
 
-	snprintf(path, sizeof(path), "%s/%s", sd->path, name);
-	rc = outfile_open(&of, path, false, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "stitch agent: spool: %s\n", err);
-		return rc;
-	}
-	/* Profiles name a host's code and paths: readable by the agent only. */
-	if (fchmod(of.fd, 0600) || fwrite(body, 1, len, of.f) != len) {
-		rc = outfile_write_error(&of);
-		outfile_abort(&of);
-		fprintf(stderr, "stitch agent: spool %s: %s\n", path, strerror(-rc));
-		return rc;
-	}
-	rc = outfile_commit(&of, err, sizeof(err));
+	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
+	fd = openat(sd->fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	rc = fd_write_all(fd, body, len);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (!rc && renameat(sd->fd, tmp, sd->fd, name))
+		rc = -errno;
 	if (rc)
-		fprintf(stderr, "stitch agent: spool: %s\n", err);
+		unlinkat(sd->fd, tmp, 0);
 	return rc;
 }
 
@@ -187,7 +193,7 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-/* Ours: NNN.NNN.push, as spool_name writes them (outfile's temporaries are not). */
+/* Ours: NNN.NNN.push, as spool_name writes them (spool_write's temporaries are not). */
 static bool is_push_name(const char *n)
 {
 	size_t len = strlen(n);

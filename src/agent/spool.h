@@ -4,9 +4,11 @@
  * they survive a restart.  One directory per --push target (its kind and a
  * hash of its URL: a period sent to one server and not another waits only
  * for the other), under --spool DIR or the cache directory's agent-spool.
- * Directories are root's (ours) and 0700, made without following links;
- * each file is written whole (a temporary renamed over its name once on
- * disk, util/outfile.h), so a crash leaves a push or nothing.  Names are
+ * Directories are root's (ours) and writable by nobody else: the ones we
+ * make are 0700, made without following links, and --spool's own is never
+ * a link nor chmod'ed; each file is written under its directory's fd
+ * whole (a temporary, O_NOFOLLOW, renamed over its name once on disk), so
+ * a crash leaves a push or nothing.  Names are
  * the period's start in ns and the series' number, so the directory's
  * sorted listing is the order they are sent in.
  */
@@ -27,8 +29,9 @@ struct spool_dir {
 };
 
 /*
- * The spool's top directory: dir (--spool), or the cache directory's
- * agent-spool when dir is NULL; made 0700 if missing.  Its fd, or -1
+ * The spool's top directory: dir (--spool; refused if it is a symbolic
+ * link, used as it is if it exists), or the cache directory's agent-spool
+ * when dir is NULL; made 0700 if missing.  Its fd, or -1
  * (said on stderr; the agent then keeps unsent pushes in memory only).
  */
 int spool_root_open(const char *dir, char *path, size_t len);
@@ -45,7 +48,7 @@ void spool_dir_close(struct spool_dir *sd);
 /* A push's file name: the period's start and the series' number in it. */
 void spool_name(char name[SPOOL_NAME_LEN], uint64_t start_ns, uint32_t series);
 
-/* Write one push as name.  0, or -errno (said). */
+/* Write one push as name.  0, or -errno (not said: the queue says it, once a period). */
 int spool_write(const struct spool_dir *sd, const char *name, const uint8_t *body, size_t len);
 
 /* Read one back (malloc'd into *body).  0, or -errno. */

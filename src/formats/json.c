@@ -4,40 +4,7 @@
 #include <string.h>
 
 #include "formats/json.h"
-
-/* Length of the valid UTF-8 sequence at s (max n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and out-of-range code points are invalid. */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
+#include "util/utf8.h"
 
 void json_string(FILE *f, const char *str)
 {
@@ -57,7 +24,7 @@ void json_string(FILE *f, const char *str)
 			/* < > & too: the file may end up inside HTML. */
 			fprintf(f, "\\u%04x", c);
 			i++;
-		} else if ((len = utf8_len(s + i, n - i)) == 0) {
+		} else if ((len = utf8_char_len(s + i, n - i)) == 0) {
 			fputs("\\ufffd", f);
 			i++;
 		} else {

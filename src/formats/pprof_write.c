@@ -519,7 +519,7 @@ static int write_rest(struct writer *w)
 	for (i = 0; i < p->nstr + w->nextra; i++) {
 		const char *s = i < p->nstr ? p->str[i] : w->extra[i - p->nstr];
 
-		pb_put_bytes(&w->out, PROFILE_STRING_TABLE, s, strlen(s));
+		pb_put_string(&w->out, PROFILE_STRING_TABLE, s, strlen(s));
 		if (w->out.len >= FLUSH_AT) {
 			rc = writer_flush(w, Z_NO_FLUSH);
 			if (rc)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "formats/protobuf.h"
+#include "util/utf8.h"
 
 void pb_buf_free(struct pb_buf *b)
 {
@@ -74,6 +75,24 @@ void pb_put_bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len
 	pb_put_tag(b, field, PB_LEN);
 	pb_put_varint(b, len);
 	pb_put_raw(b, data, len);
+}
+
+void pb_put_string(struct pb_buf *b, uint32_t field, const char *s, size_t len)
+{
+	char *clean;
+	size_t n;
+
+	if (utf8_valid(s, len)) {
+		pb_put_bytes(b, field, s, len);
+		return;
+	}
+	clean = utf8_clean(s, len, &n);
+	if (!clean) {
+		b->oom = true;
+		return;
+	}
+	pb_put_bytes(b, field, clean, n);
+	free(clean);
 }
 
 bool pb_read_varint(struct pb_reader *r, uint64_t *v)

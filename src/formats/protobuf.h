@@ -35,8 +35,14 @@ void pb_put_raw(struct pb_buf *b, const void *data, size_t len);
 void pb_put_varint(struct pb_buf *b, uint64_t v);
 /* A varint field (uint64, int64 as two's complement, bool). */
 void pb_put_uint(struct pb_buf *b, uint32_t field, uint64_t v);
-/* A length-delimited field: bytes, a string or an encoded message. */
+/* A length-delimited field: bytes or an encoded message. */
 void pb_put_bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len);
+/*
+ * A string field: valid UTF-8 always (protobuf's rule; a peer refuses the
+ * whole message otherwise), each byte of s that starts no valid sequence
+ * sent as U+FFFD.
+ */
+void pb_put_string(struct pb_buf *b, uint32_t field, const char *s, size_t len);
 
 /* ---- decoding ---- */
 

@@ -53,6 +53,7 @@ struct record_opts {
 	double duration;		/* seconds; 0: until Ctrl-C or the targets end */
 	uint32_t stack_bytes;		/* user stack copied per event */
 	size_t ringbuf_mb;		/* 0: sized by what goes through it */
+	bool has_ringbuf_flag;		/* the command takes --ringbuf-mb (a loss's advice names it) */
 	bool stats;			/* --stats: what recording cost, on stderr */
 	bool time_walks;		/* --stats=walks */
 	bool no_lines;

@@ -289,6 +289,7 @@ static int parse_opts(int argc, char **argv, struct record_cmd *rc, struct run_a
 	err = run_opts_parse(&record_run_cmd, argc, argv, a, rc);
 	if (err)
 		return err;
+	rc->o.has_ringbuf_flag = true;
 	if (!rc->o.nevents)
 		add_event(&rc->o, "cpu");
 	if (!rc->out.n) {

@@ -70,11 +70,15 @@ void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 {
 	uint64_t lost = st[STAT_RINGBUF_LOST];
 
-	if (lost)
+	/* Only record has --ringbuf-mb: the other commands' advice names what they have. */
+	if (lost && r->o->has_ringbuf_flag)
 		fprintf(stderr, "stitch: LOST %" PRIu64 " of %" PRIu64 " events: ring buffer full "
 			"(try --ringbuf-mb %zu or a lower rate)\n",
 			lost, st[STAT_EVENTS],
 			r->ringbuf_mb * 4 > 4096 ? (size_t)4096 : r->ringbuf_mb * 4);
+	else if (lost)
+		fprintf(stderr, "stitch: LOST %" PRIu64 " of %" PRIu64 " events: ring buffer full "
+			"(try a lower rate, -F)\n", lost, st[STAT_EVENTS]);
 	if (st[STAT_NO_WORKER])
 		fprintf(stderr, "stitch: LOST %" PRIu64 " events: no capture program took them "
 			"(a bug: please report it)\n", st[STAT_NO_WORKER]);

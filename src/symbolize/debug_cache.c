@@ -20,6 +20,7 @@
 #include "symbolize/debuginfo.h"
 #include "util/cache_dir.h"
 #include "util/elf_util.h"
+#include "util/fd_io.h"
 
 static struct {
 	bool tried;
@@ -203,21 +204,6 @@ static unsigned long long dir_bytes(void)
 	return sum;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Inflate every compressed .debug_* section of the ELF open in fd, in place. */
 static int decompress_file(int fd)
 {
@@ -266,7 +252,7 @@ static int build_entry(Elf *src, const char *name, unsigned long long inflated)
 	fd = openat(dc.dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, raw, size);
+	err = fd_write_all(fd, raw, size);
 	if (!err)
 		err = decompress_file(fd);
 	close(fd);

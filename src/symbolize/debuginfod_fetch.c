@@ -110,7 +110,7 @@ static bool pick_cache(void)
 	int fd;
 
 	if (env && env[0] == '/') {
-		fd = cache_dir_open_path(env);
+		fd = cache_dir_open_path(env, true, NULL);
 		if (fd >= 0) {
 			close(fd);
 			snprintf(di.cache, sizeof(di.cache), "%s", env);

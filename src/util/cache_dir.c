@@ -35,7 +35,7 @@ static bool trusted_owner(const struct stat *st)
  * home itself is not ours to write into.  New directories are private to
  * us.  Returns an open directory or -errno.
  */
-static int open_dirs(const char *path)
+static int open_dirs(const char *path, bool link_last)
 {
 	char buf[PATH_MAX], *comp, *save = NULL;
 	struct stat st;
@@ -59,6 +59,9 @@ static int open_dirs(const char *path)
 				err = 0;
 		} else if (!trusted_owner(&st)) {
 			err = EPERM;
+		} else if (!link_last && S_ISLNK(st.st_mode) && !save[strspn(save, "/")]) {
+			/* The last component itself a link: refused, whoever made it. */
+			err = ELOOP;
 		}
 		/* Following only a trusted link; whatever it names is checked below. */
 		next = err ? -1 : openat(fd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -101,7 +104,7 @@ int cache_dir_open(const char *sub, char *path, size_t len)
 	 * A read-only or missing home, or one we may not write in: no cache,
 	 * as before it existed.
 	 */
-	fd = open_dirs(path);
+	fd = open_dirs(path, true);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !cache_ours(&st)) {
@@ -113,11 +116,13 @@ int cache_dir_open(const char *sub, char *path, size_t len)
 	return fd;
 }
 
-int cache_dir_open_path(const char *path)
+int cache_dir_open_path(const char *path, bool link_last, int *err)
 {
 	struct stat st;
-	int fd = open_dirs(path);
+	int fd = open_dirs(path, link_last);
 
+	if (err)
+		*err = fd < 0 ? -fd : 0;
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !cache_ours(&st)) {

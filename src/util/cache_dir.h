@@ -27,8 +27,10 @@ int cache_dir_open(const char *sub, char *path, size_t len);
 /*
  * The same for a directory named whole (an absolute path; another tool's
  * cache the user pointed us at): made as above, an open directory if it is
- * ours and writable by nobody else, else -1 (nothing said).
+ * ours and writable by nobody else, else -1 (nothing said; *err, if err,
+ * the errno: ELOOP for a last component that is a link and !link_last,
+ * EPERM for a component neither ours nor root's, 0 for one not ours).
  */
-int cache_dir_open_path(const char *path);
+int cache_dir_open_path(const char *path, bool link_last, int *err);
 
 #endif /* STITCH_UTIL_CACHE_DIR_H */

@@ -211,27 +211,50 @@ test_agent_spool_survives_a_restart() {
 	expect_eq "pushes left in the spool" "$(ls "$TMP"/spool/pyroscope-*/ | wc -l)" 0
 }
 
-# A server that stores a push and answers it after 7 s, past the 6 s the exit
-# gives its pushes: SIGTERM waits for that answer rather than give up the
-# push and spool it, which the next start would have sent a second time.
-test_agent_slow_answer_at_exit_arrives_once() {
-	backend_start slow pyroscope 0 --slow 7
+# Three servers that take a push and never answer: SIGTERM ends the agent
+# within 7 s (the targets time out together, against one deadline of 4 s),
+# every period made spooled, the one in flight included; a restart sends
+# them to a server that answers, each once.  Before: the exit waited for
+# each silent server's answer up to 27 s, one after another (53 s with
+# three), and systemd's stop timeout killed it with its pushes.
+test_agent_sigterm_bounded_with_hung_targets() {
+	local k agent t0 t1 made port
+	for k in hung1 hung2 hung3; do
+		backend_start "$k" pyroscope 0 --slow 600
+	done
+	port=$(cat "$TMP/hung1.port")
 	workload_start w 40
-	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" --period 60s --spool "$TMP/slow-spool" \
-		--push "pyroscope=$(url_of slow)" 2>"$TMP/agent1.err" &
-	local agent=$!
-	sleep 3
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" --period 1s --spool "$TMP/hung-spool" \
+		--push "pyroscope=$(url_of hung1)" --push "pyroscope=$(url_of hung2)" \
+		--push "pyroscope=$(url_of hung3)" 2>"$TMP/agent1.err" &
+	agent=$!
+	sleep 4
+	t0=$(date +%s%N)
 	kill -TERM $agent
 	wait $agent
+	t1=$(date +%s%N)
 	cat "$TMP/agent1.err"
-	expect_grep "$TMP/agent1.err" 'a push still under way: given up if not yet sent whole'
-	expect_eq "pushes left in the spool" "$(ls "$TMP"/slow-spool/pyroscope-*/ | wc -l)" 0
-	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 2 --period 60s --spool "$TMP/slow-spool" \
-		--push "pyroscope=$(url_of slow)" 2>"$TMP/agent2.err"
+	for k in hung1 hung2 hung3; do
+		backend_stop "$k"
+	done
+	echo "exit: $(((t1 - t0) / 1000000)) ms after SIGTERM"
+	expect_ge "ms to exit after SIGTERM, at most 7,000" 7000 "$(((t1 - t0) / 1000000))"
+	made=$(series_made "$TMP/agent1.err")
+	expect_ge "series made" "$made" 2
+	expect_eq "targets whose push under way was given up" \
+		"$(grep -c 'a push still under way at the exit.s deadline: given up and spooled' \
+			"$TMP/agent1.err")" 3
+	for k in "$TMP"/hung-spool/pyroscope-*/; do
+		expect_eq "pushes spooled in $k" "$(ls "$k" | grep -c '\.push$')" "$made"
+	done
+	backend_start hungback pyroscope "$port"
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 2 --period 60s --spool "$TMP/hung-spool" \
+		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agent2.err"
 	workload_stop w
-	backend_stop slow
+	backend_stop hungback
 	cat "$TMP/agent2.err"
-	expect_eq "periods, each once" "$(periods_once "slow answer" "$TMP/slow.jsonl")" 2
+	expect_eq "periods received, each once: the spooled ones and the new one" \
+		"$(periods_once "after the restart" "$TMP/hungback.jsonl")" "$((made + 1))"
 }
 
 # A server that refuses pushes for good (400): the reason said once, those
@@ -243,14 +266,16 @@ test_agent_refused_push_dropped_once() {
 	workload_start w 12
 	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 7 --period 1s \
 		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agent.err" &
-	local agent=$!
+	local agent=$! rc=0
 	wait_lines "$TMP/bad.err" '400' 2
 	backend_stop bad
 	backend_start good pyroscope "$port"
-	wait $agent
+	wait $agent || rc=$?
 	workload_stop w
 	backend_stop good
 	cat "$TMP/agent.err"
+	expect_eq "exit status of a run that lost pushes" "$rc" 1
+	expect_grep "$TMP/agent.err" '^stitch agent: [0-9]+ push(es)? lost in all'
 	expect_eq "reasons said" "$(grep -c 'refused a push, dropped' "$TMP/agent.err")" 1
 	expect_grep "$TMP/agent.err" 'refused a push, dropped .*HTTP 400'
 	local refused got
@@ -380,12 +405,18 @@ test_agent_spool_max_drops_the_oldest() {
 	port=$(cat "$TMP/none.port")
 	backend_stop none
 	workload_start w 8
+	local rc=0
 	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 5 --period 1s --spool "$TMP/small" \
-		--spool-max 2K --push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agent.err"
+		--spool-max 2K --push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agent.err" || rc=$?
 	workload_stop w
 	cat "$TMP/agent.err"
 	ls -l "$TMP"/small/pyroscope-*/
-	expect_grep "$TMP/agent.err" 'spool over --spool-max: dropped the oldest [0-9]+ push(es)? \([0-9]+ so far\)'
+	expect_eq "exit status of a run that dropped pushes" "$rc" 1
+	expect_grep "$TMP/agent.err" 'spool over --spool-max: dropped the oldest [0-9]+ push(es)? \([0-9]+ so far; said once a period\)'
+	# Said once a period at most (5 periods), where it was once a drop.
+	expect_ge "drop warnings, at most one a period" 6 \
+		"$(grep -c 'spool over --spool-max' "$TMP/agent.err")"
+	expect_grep "$TMP/agent.err" 'pushes? dropped, the oldest, over --spool-max or the memory bound'
 	local kept bytes
 	kept=$(ls "$TMP"/small/pyroscope-*/ | grep -c '\.push$')
 	bytes=$(cat "$TMP"/small/pyroscope-*/*.push | wc -c)
@@ -402,10 +433,12 @@ test_agent_refusals_of_each_kind() {
 	backend_start busy parca 0 --grpc-status 14
 	backend_start part otlp 0 --partial 1
 	workload_start w 8
+	local rc=0
 	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 3 --period 1s --spool "$TMP/sp" \
 		--push "parca=$(url_of bad)" --push "parca=$(url_of busy)" \
-		--push "otlp=$(url_of part)" 2>"$TMP/agent.err"
+		--push "otlp=$(url_of part)" 2>"$TMP/agent.err" || rc=$?
 	workload_stop w
+	expect_eq "exit status of a run that lost pushes (the refused ones)" "$rc" 1
 	backend_stop bad
 	backend_stop busy
 	backend_stop part

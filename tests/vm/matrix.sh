@@ -30,7 +30,10 @@ STITCH_ARM64=${STITCH_ARM64:-build-arm64/stitch}
 # Python's test's; Perl's frames are perl_cpu_samples' and latency_perl_sub_root's),
 # and test_jit_node_offcpu_chain_named (36 s a guest: off-CPU stacks are
 # walked as CPU samples' are, test_offcpu_*'s here, and V8's frames in that
-# walk are test_jit_node_chain_named's).
+# walk are test_jit_node_chain_named's).  test_no_bpf_loop_copies_and_says_so
+# and test_snapshot_from_proc run where the kernel takes those fallbacks by
+# itself, without bpf_loop or sleepable task iterators (run.sh's
+# only_where_missing).
 KERNEL_TESTS="
 	test_cpu_chain_complete test_threads_complete test_signal_frame test_unreadable_stack_marked
 	test_no_bpf_loop_copies_and_says_so

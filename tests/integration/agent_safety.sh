@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0
+# The agent as safe as record (issue 42): its spool never reached through a
+# link nor chmod'ed, every string it pushes valid UTF-8, its labels and URLs
+# checked at start.  Sourced by run.sh after agent.sh (its backends and
+# helpers).
+
+# --spool naming root's link to a directory is refused, and the directory
+# keeps its mode and contents (before: /etc, named through /tmp/x, was made
+# 0700 and written into).  An existing 0755 directory of ours is used as it
+# is: it keeps 0755, its target's own directory inside is made 0700.
+test_agent_spool_never_through_a_link_nor_chmod() {
+	local port
+	backend_start sdown pyroscope
+	port=$(cat "$TMP/sdown.port")
+	backend_stop sdown
+	mkdir -p "$TMP/theirs-dir"
+	chmod 0755 "$TMP/theirs-dir"
+	echo keep >"$TMP/theirs-dir/theirs"
+	ln -sfn "$TMP/theirs-dir" "$TMP/spool-link"
+	workload_start w 12
+	if "$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 2 --period 1s --spool "$TMP/spool-link" \
+		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agentl.err"; then
+		die "an agent ran with its spool through a link: $(cat "$TMP/agentl.err")"
+	fi
+	cat "$TMP/agentl.err"
+	expect_grep "$TMP/agentl.err" "cannot use spool $TMP/spool-link: it is a symbolic link"
+	expect_eq "lines said" "$(wc -l <"$TMP/agentl.err")" 1
+	expect_eq "the linked directory's mode" "$(stat -c %a "$TMP/theirs-dir")" 755
+	expect_eq "its contents" "$(ls -A "$TMP/theirs-dir")" theirs
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 3 --period 1s --spool "$TMP/theirs-dir" \
+		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agents.err"
+	workload_stop w
+	cat "$TMP/agents.err"
+	ls -la "$TMP/theirs-dir" "$TMP"/theirs-dir/pyroscope-*
+	expect_eq "the existing spool's mode" "$(stat -c %a "$TMP/theirs-dir")" 755
+	expect_eq "the target's directory's mode" "$(stat -c %a "$TMP"/theirs-dir/pyroscope-*)" 700
+	expect_eq "pushes spooled" "$(ls "$TMP"/theirs-dir/pyroscope-*/ | grep -c '\.push$')" \
+		"$(series_made "$TMP/agents.err")"
+	expect_eq "their file, kept" "$(cat "$TMP/theirs-dir/theirs")" keep
+}
+
+# A process whose name is not UTF-8 (a byte 0xff, and a character the
+# 15-byte comm would cut: here its lead byte alone), with a label that is
+# UTF-8 beyond ASCII: every push to each backend is accepted, decoded with
+# the published schemas (protobuf's strings must be UTF-8), the bad bytes
+# each U+FFFD.  Before: 400 on every period from all three, the pushes
+# dropped.
+test_agent_non_utf8_names_pushed() {
+	local k name=$'ch\xffai\xc3' clean=$'ch\xef\xbf\xbdai\xef\xbf\xbd' made w
+	cp "$CHAIN" "$TMP/$name"
+	for k in pyroscope otlp parca; do
+		backend_start "u$k" "$k"
+	done
+	"$TMP/$name" spin 12 >/dev/null &
+	w=$!
+	track_pid $w
+	"$STITCH" agent -p "$w" -d 4 --period 1s --label team=$'caf\xc3\xa9' \
+		--push "pyroscope=$(url_of upyroscope)" --push "otlp=$(url_of uotlp)" \
+		--push "parca=$(url_of uparca)" 2>"$TMP/agentu.err"
+	kill "$w" 2>/dev/null || true
+	wait "$w" 2>/dev/null || true
+	for k in pyroscope otlp parca; do
+		backend_stop "u$k"
+	done
+	cat "$TMP/agentu.err"
+	made=$(series_made "$TMP/agentu.err")
+	expect_ge "series made" "$made" 3
+	expect_eq "pushes refused" "$(grep -c 'refused' "$TMP/agentu.err")" 0
+	for k in pyroscope otlp parca; do
+		profiles "$TMP/u$k.jsonl" >"$TMP/u$k.prof"
+		cat "$TMP/u$k.prof"
+		expect_eq "$k: series received, of those made" "$(wc -l <"$TMP/u$k.prof")" "$made"
+		expect_eq "$k: series not named $clean" \
+			"$(awk -v s="$clean" '$5 != s' "$TMP/u$k.prof" | wc -l)" 0
+		expect_eq "$k: series without team=café" \
+			"$(grep -cv "team=caf"$'\xc3\xa9' "$TMP/u$k.prof")" 0
+	done
+}
+
+# What can never work is said at start, in one line, and nothing runs: a
+# label value that is not UTF-8, a backend's own name (__x), one the agent
+# sets per process, a name given twice; a URL with no host or a port out of
+# range (before, retried forever).  host_name=X replaces the hostname.
+test_agent_labels_and_urls_checked_at_start() {
+	local bad arg
+	for bad in "--label k=$(printf '\xff')" "--label __x=1" "--label container_id=1" \
+		"--label a=1 --label a=2" "--label service_name=a --label service_name=b" \
+		"--push pyroscope=http://" "--push pyroscope=http://h:99999" \
+		"--push pyroscope=http://h:0" "--push pyroscope=http://:80" "--push otlp=http://[::1" \
+		"--push parca=http://h:8x"; do
+		# shellcheck disable=SC2086 # each case is a list of arguments
+		set -- $bad
+		[ "$1" = --label ] && set -- "$@" --push "pyroscope=http://127.0.0.1:1"
+		if "$STITCH" agent -d 1 "$@" 2>"$TMP/agentc.err"; then
+			die "'$bad' was taken"
+		fi
+		arg=$(cat "$TMP/agentc.err")
+		echo "$bad: $arg"
+		expect_grep "$TMP/agentc.err" '^stitch agent: --(label|push)'
+	done
+	backend_start hn pyroscope
+	workload_start w 10
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 3 --period 1s --label host_name=web-7 \
+		--push "pyroscope=$(url_of hn)" 2>"$TMP/agenth.err"
+	workload_stop w
+	backend_stop hn
+	cat "$TMP/agenth.err"
+	profiles "$TMP/hn.jsonl" >"$TMP/hn.prof"
+	cat "$TMP/hn.prof"
+	expect_ge "series received" "$(wc -l <"$TMP/hn.prof")" 1
+	expect_eq "series not of host web-7" "$(awk '$6 != "web-7"' "$TMP/hn.prof" | wc -l)" 0
+}
+
+# During an outage every push made goes to the spool at once: SIGKILL (as
+# the OOM killer would) loses only the period being built, and a restart
+# delivers each spooled one, once.  Before: they waited in memory (32 MiB)
+# and died with the agent.
+test_agent_sigkill_in_outage_loses_nothing() {
+	local port agent n=0 i
+	backend_start kdown pyroscope
+	port=$(cat "$TMP/kdown.port")
+	backend_stop kdown
+	workload_start w 40
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" --period 1s --spool "$TMP/kill-spool" \
+		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agentk.err" &
+	agent=$!
+	for i in $(seq 200); do
+		n=$(ls "$TMP"/kill-spool/pyroscope-*/ 2>/dev/null | grep -c '\.push$' || true)
+		[ "$n" -ge 3 ] && break
+		sleep 0.1
+	done
+	kill -KILL $agent
+	wait $agent 2>/dev/null || true
+	cat "$TMP/agentk.err"
+	n=$(ls "$TMP"/kill-spool/pyroscope-*/ | grep -c '\.push$')
+	expect_ge "pushes in the spool at the kill" "$n" 3
+	backend_start kback pyroscope "$port"
+	"$STITCH" agent -p "$(cat "$TMP/w.wpid")" -d 2 --period 60s --spool "$TMP/kill-spool" \
+		--push "pyroscope=http://127.0.0.1:$port" 2>"$TMP/agentk2.err"
+	workload_stop w
+	backend_stop kback
+	cat "$TMP/agentk2.err"
+	expect_grep "$TMP/agentk2.err" "$n push(es)? left in the spool .* go first"
+	expect_eq "periods received, each once: the spooled ones and the new one" \
+		"$(periods_once "after the kill" "$TMP/kback.jsonl")" "$((n + 1))"
+}
