@@ -905,6 +905,7 @@ rb_cpu_samples() {
 	# The odd 1% of a CI run (and of 2 in 180 loaded runs here) was burn without its line:
 	# a pc first seen in the last turn, named after the process was gone, its line tables
 	# read only then (test_ruby33_lines_at_exit; ruby_lines.c copies them).
+	show_outside "$TMP/rbc.folded" ";$RB_PINGER#burn \\(" "$burn"
 	expect_eq "% of burn samples with the exact chain" \
 		"$(share "$TMP/rbc.folded" ";$RB_PINGER#burn \\(" "$burn")" 100
 	expect_ge "samples in burn's block, called by Integer#times" "$(total "$TMP/rbc.folded" \

@@ -222,9 +222,10 @@ test_latency_function_lock_breakdown() {
 	# Folded weights are in us, rounded: 1 us a line of slack.  Under
 	# emulation the two programs that read the clock at a switch (the call's
 	# and the off-CPU stack's) run microseconds apart, and the stacks came
-	# out 280 us over 580 ms (0.05%, 6.1's guest): 0.5% of slack there.
+	# out 280 us over 580 ms (0.05%, 6.1's guest), once 3.6 ms over ~600 ms
+	# (0.6%, 6.1's guest beside the arm64 one in CI): 2% of slack there.
 	expect_ge "the slow calls' off-CPU time covers their off-CPU stacks" \
-		"$(($(jq --argjson s $((SLOWDOWN > 1 ? 1005 : 1000)) '.slow_off_cpu_ns * $s / 1e6 | floor' "$TMP/ll.json") \
+		"$(($(jq --argjson s $((SLOWDOWN > 1 ? 1020 : 1000)) '.slow_off_cpu_ns * $s / 1e6 | floor' "$TMP/ll.json") \
 			+ $(grep -c . "$TMP/ll.folded") - $(total "$TMP/ll.folded" '^lookup_record;\[off-cpu\];_start;')))" 0
 	local wfl
 	wfl='.children.children[] | select(.name == "wait_for_lock") | .total_ns'
