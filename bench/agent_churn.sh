@@ -123,6 +123,8 @@ while :; do
 	printf '%d\t%d\t%d\t%d\n' "$round" $((round * (PER_ROUND + MIXED))) "$rss" $(($(date +%s) - START))
 	[ -z "$SMAPS" ] || cp "/proc/$AGENT/smaps" "$SMAPS/smaps.$round"
 done
+# Its peak, what the host must leave it (the issue's bound: 100 MB).
+echo "peak rss_kb $(rss_kb "$AGENT" VmHWM)"
 kill -INT "$AGENT"
 wait "$AGENT"
 AGENT=""

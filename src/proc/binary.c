@@ -45,10 +45,13 @@ int binary_cache_init(struct binary_cache *c)
 	return hmap_init(&c->by_file, 256);
 }
 
-static void binary_free(struct binary *b)
+static void root_unpin(struct binary_cache *c, struct binary *b);
+
+static void binary_free(struct binary_cache *c, struct binary *b)
 {
 	if (!b)
 		return;
+	root_unpin(c, b);
 	if (b->syms)
 		sym_source_free(b->syms);
 	unwind_table_free(&b->table);
@@ -72,11 +75,11 @@ void binary_cache_free(struct binary_cache *c)
 	for (i = 0; i < c->by_file.nbuckets; i++) {
 		for (n = c->by_file.buckets[i]; n; n = next) {
 			next = n->next;
-			binary_free((struct binary *)n);
+			binary_free(c, (struct binary *)n);
 		}
 	}
 	hmap_free(&c->by_file);
-	binary_free(c->vdso);
+	binary_free(c, c->vdso);
 	c->vdso = NULL;
 	for (i = 0; i < c->nr_roots; i++)
 		close(c->roots[i].fd);
@@ -86,44 +89,76 @@ void binary_cache_free(struct binary_cache *c)
 }
 
 /*
- * Hold a process's root open (see struct binary), once per root directory:
- * "" if it is ours, or if it cannot be opened (the process is gone: its
- * files are unreachable anyway).  NULL only when out of memory.
+ * Hold a process's root open for b (see struct binary), once per root
+ * directory: "" if it is ours, or if it cannot be opened (the process is
+ * gone: its files are unreachable anyway).  -ENOMEM only when out of memory.
  */
-static char *pin_root(struct binary_cache *c, const char *root)
+static int root_pin(struct binary_cache *c, struct binary *b, const char *root)
 {
 	struct stat ours, theirs;
-	char buf[64];
+	char buf[64], *name;
 	size_t i;
 	int fd;
 
-	if (!root || !root[0])
-		return strdup("");
-	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return strdup("");
-	if (fstat(fd, &theirs) != 0 || stat("/", &ours) != 0 ||
-	    (theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino)) {
+	b->root_fd = -1;
+	fd = root && root[0] ? open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (fd >= 0 && (fstat(fd, &theirs) != 0 || stat("/", &ours) != 0 ||
+			(theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino))) {
 		close(fd);
-		return strdup("");
+		fd = -1;
 	}
-	for (i = 0; i < c->nr_roots; i++) {
-		if (c->roots[i].dev == theirs.st_dev && c->roots[i].ino == theirs.st_ino) {
-			close(fd);
-			fd = c->roots[i].fd;
+	if (fd < 0) {
+		name = strdup("");
+		goto out;
+	}
+	for (i = 0; i < c->nr_roots; i++)
+		if (c->roots[i].dev == theirs.st_dev && c->roots[i].ino == theirs.st_ino)
 			break;
-		}
+	if (i == c->nr_roots &&
+	    array_reserve((void **)&c->roots, &c->cap_roots, c->nr_roots + 1, sizeof(*c->roots), 8)) {
+		close(fd);
+		return -ENOMEM;
 	}
-	if (i == c->nr_roots) {
-		if (array_reserve((void **)&c->roots, &c->cap_roots, c->nr_roots + 1,
-				  sizeof(*c->roots), 8) != 0) {
-			close(fd);
-			return NULL;
-		}
-		c->roots[c->nr_roots++] = (struct pinned_root){ theirs.st_dev, theirs.st_ino, fd };
+	if (i < c->nr_roots) {
+		close(fd);
+		fd = c->roots[i].fd;
+	} else {
+		c->roots[c->nr_roots++] = (struct pinned_root){ theirs.st_dev, theirs.st_ino, fd, 0 };
 	}
 	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
-	return strdup(buf);
+	name = strdup(buf);
+	if (name) {
+		c->roots[i].refs++;
+		b->root_fd = fd;
+	} else if (!c->roots[i].refs) {
+		close(fd);
+		c->roots[i] = c->roots[--c->nr_roots];
+	}
+out:
+	if (!name)
+		return -ENOMEM;
+	free(b->root);
+	b->root = name;
+	return 0;
+}
+
+/* b no longer needs its root: closed when no binary does. */
+static void root_unpin(struct binary_cache *c, struct binary *b)
+{
+	size_t i;
+
+	if (b->root_fd < 0)
+		return;
+	for (i = 0; i < c->nr_roots; i++) {
+		if (c->roots[i].fd != b->root_fd)
+			continue;
+		if (!--c->roots[i].refs) {
+			close(c->roots[i].fd);
+			c->roots[i] = c->roots[--c->nr_roots];
+		}
+		break;
+	}
+	b->root_fd = -1;
 }
 
 static struct binary *binary_new(struct binary_cache *c, const char *path, const char *root)
@@ -134,10 +169,10 @@ static struct binary *binary_new(struct binary_cache *c, const char *path, const
 	if (!b)
 		return NULL;
 	b->fd = -1;
+	b->root_fd = -1;
 	b->path = strdup(path ? path : "[unknown]");
-	b->root = pin_root(c, root);
-	if (!b->path || !b->root) {
-		binary_free(b);
+	if (!b->path || root_pin(c, b, root) != 0) {
+		binary_free(c, b);
 		return NULL;
 	}
 	slash = strrchr(b->path, '/');
@@ -151,11 +186,10 @@ const struct v8_meta *binary_v8(struct binary *b)
 	char why[160];
 	int err;
 
-	if (!b || b->v8_checked)
+	/* Not checked without its file (let go, binary_get_fd gives it back). */
+	if (!b || b->v8_checked || !b->elf)
 		return b ? b->v8 : NULL;
 	b->v8_checked = true;
-	if (!b->elf)
-		return NULL;
 	err = v8_meta_read(b->elf, &m, why, sizeof(why));
 	if (err == -ENOTSUP)
 		fprintf(stderr, "stitch: %s (V8): JavaScript frames not named: %s\n", b->path, why);
@@ -171,10 +205,10 @@ const struct hotspot_syms *binary_hotspot(struct binary *b)
 {
 	struct hotspot_syms s;
 
-	if (!b || b->hotspot_checked)
+	if (!b || b->hotspot_checked || !b->elf)
 		return b ? b->hotspot : NULL;
 	b->hotspot_checked = true;
-	if (!b->elf || hotspot_syms_read(b->elf, &s))
+	if (hotspot_syms_read(b->elf, &s))
 		return NULL;
 	b->hotspot = malloc(sizeof(*b->hotspot));
 	if (b->hotspot)
@@ -193,8 +227,32 @@ static int binary_open_elf(struct binary *b)
 	return 0;
 }
 
+static void syms_drop(struct binary_cache *c, struct binary *b);
+
+/*
+ * Its file, libelf's map of it and its root let go (its symbols first,
+ * which read them): kept past its processes for its table alone, it held
+ * a container's filesystem busy, umount failing with EBUSY for as long as
+ * the agent ran.  binary_get_fd() gives it the file of the next process
+ * that maps it.
+ */
+static void file_close(struct binary_cache *c, struct binary *b)
+{
+	if (b->image || b->fd < 0)
+		return;
+	syms_drop(c, b);
+	if (b->elf)
+		elf_end(b->elf);
+	b->elf = NULL;
+	close(b->fd);
+	b->fd = -1;
+	root_unpin(c, b);
+	c->files_closed++;
+}
+
 struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, const char *root)
 {
+	uint64_t size;
 	struct file_key key;
 	struct hmap_node *n;
 	struct binary *b;
@@ -206,10 +264,20 @@ struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, c
 	}
 	key.dev = st.st_dev;
 	key.ino = st.st_ino;
+	size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
 	n = hmap_find(&c->by_file, file_hash(&key), file_eq, &key);
 	if (n) {
-		close(fd);
-		return (struct binary *)n;
+		b = (struct binary *)n;
+		if (b->fd >= 0 || b->image) {
+			close(fd);
+			return b;
+		}
+		/* Kept for its table, its file let go: this process's is the same. */
+		b->fd = fd;
+		b->last_mapped_ns = mono_ns();
+		if (root_pin(c, b, root) != 0 || binary_open_elf(b) != 0)
+			file_close(c, b);
+		return b;
 	}
 	b = binary_new(c, path, root);
 	if (!b) {
@@ -217,11 +285,12 @@ struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, c
 		return NULL;
 	}
 	b->fd = fd;
+	b->size = size;
 	b->last_mapped_ns = mono_ns();
 	b->dev = key.dev;
 	b->ino = key.ino;
 	if (binary_open_elf(b) != 0) {
-		binary_free(b);
+		binary_free(c, b);
 		return NULL;
 	}
 	hmap_insert(&c->by_file, &b->node, file_hash(&key));
@@ -267,13 +336,14 @@ struct binary *binary_get_vdso(struct binary_cache *c)
 		return NULL;
 	b->image = malloc(size);
 	if (!b->image) {
-		binary_free(b);
+		binary_free(c, b);
 		return NULL;
 	}
 	memcpy(b->image, base, size);
+	b->size = size;
 	b->elf = elf_memory(b->image, size);
 	if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
-		binary_free(b);
+		binary_free(c, b);
 		return NULL;
 	}
 	b->build_id_len = elf_build_id(b->elf, b->build_id);
@@ -346,7 +416,7 @@ static bool foreign_machine(const struct binary *b, struct unwind_table *t)
 /* Its CFI's rows, and those its entry code and arm64's vDSO lack. */
 static void build_table(struct binary *b)
 {
-	if (foreign_machine(b, &b->table))
+	if (!b->elf || foreign_machine(b, &b->table))
 		return;
 	if (cfi_build_table(b->elf, NULL, &b->table) != 0) {
 		memset(&b->table, 0, sizeof(b->table));
@@ -477,10 +547,8 @@ void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_
 			 * symbol table and DWARF it ever named, with its table
 			 * (+42 MB of symbols over 2,700 short-lived binaries).
 			 */
-			if (!b->sampled) {
-				syms_drop(c, b);
-				pages_release(b);
-			}
+			if (!b->sampled)
+				file_close(c, b);
 			/*
 			 * One with a table stays while the budget keeps the
 			 * table (a process maps it again: no rebuild), and goes
@@ -488,7 +556,7 @@ void binary_cache_sweep(struct binary_cache *c, uint64_t now_ns, uint64_t grace_
 			 */
 			if (!b->sampled && !(b->table_built && b->table.nr) && release(ctx, b)) {
 				hmap_remove(&c->by_file, n);
-				binary_free(b);
+				binary_free(c, b);
 				c->swept++;
 				continue;
 			}
@@ -546,6 +614,18 @@ size_t binary_cache_retry_debuginfod(struct binary_cache *c)
 			syms_drop(c, b);
 	}
 	return c->syms_dropped - dropped;
+}
+
+uint64_t binary_cache_syms_bytes(const struct binary_cache *c)
+{
+	const struct hmap_node *n;
+	uint64_t bytes = 0;
+	size_t i;
+
+	hmap_for_each(&c->by_file, i, n)
+		if (((const struct binary *)n)->syms_opened)
+			bytes += ((const struct binary *)n)->size;
+	return bytes;
 }
 
 bool binary_cache_is_gone(const struct binary_cache *c, const struct binary *b)

@@ -34,6 +34,13 @@ struct binary {
 	 * still found when frames are named, after it has exited.
 	 */
 	char *root;
+	int root_fd;		/* that fd, or -1 for our own root */
+	/*
+	 * The open file, -1 once its processes are gone and no stack names it
+	 * (binary_cache_sweep): a binary kept for its table alone holds no
+	 * file, so that a container's filesystem can be unmounted once its
+	 * processes exit.  A process mapping it again gives it one back.
+	 */
 	int fd;
 	void *image;		/* in-memory image (vDSO), else NULL */
 	Elf *elf;
@@ -44,6 +51,8 @@ struct binary {
 	uint64_t entry_lo, entry_hi;	/* CFI-less entry code marked as the end, or 0, 0 */
 	bool syms_opened;
 	struct sym_source *syms;
+	uint64_t size;		/* of its file (its image for the vDSO) */
+	unsigned periods_named;	/* naming passes that named its frames (profile/resolve.c) */
 	/*
 	 * A frame of a counted or delivered stack names it: it stays (its
 	 * table may go) as long as the cache, since stacks are named at the
@@ -67,11 +76,15 @@ struct binary {
 	struct hotspot_syms *hotspot;
 };
 
-/* A foreign root held open, one fd per root directory however many binaries. */
+/*
+ * A foreign root held open, one fd per root directory however many
+ * binaries, while one of them holds its file.
+ */
 struct pinned_root {
 	dev_t dev;
 	ino_t ino;
 	int fd;
+	size_t refs;
 };
 
 struct binary_cache {
@@ -82,7 +95,7 @@ struct binary_cache {
 	size_t table_rows;	/* rows of every table built (again after a sweep too) */
 	uint64_t marked_ns;	/* the now_ns of the last procs_mark_binaries() */
 	/* binary_cache_sweep's work, for --stats */
-	uint64_t swept, tables_evicted, syms_dropped;
+	uint64_t swept, tables_evicted, syms_dropped, files_closed;
 };
 
 int binary_cache_init(struct binary_cache *c);
@@ -111,6 +124,9 @@ const struct v8_meta *binary_v8(struct binary *b);
 /* Where b, a libjvm, keeps HotSpot's vmStructs tables (symbolize/hotspot_meta.h); else NULL. */
 const struct hotspot_syms *binary_hotspot(struct binary *b);
 
+/* Bytes of the files whose symbols are open. */
+uint64_t binary_cache_syms_bytes(const struct binary_cache *c);
+
 /* No live process maps b, as of the last procs_mark_binaries() (false before one). */
 bool binary_cache_is_gone(const struct binary_cache *c, const struct binary *b);
 /*
@@ -136,9 +152,8 @@ static inline void binary_mark_mapped(struct binary *b, uint64_t now_ns, bool li
  * binaries (rebuilt if a process maps them again) are freed, least recently
  * mapped first, until they take at most table_budget bytes and at most
  * max_kept binaries keep one; a binary no stack names loses its symbols
- * (opened again when needed) and the pages of its file we read leave our
- * resident set (read again from the page cache when needed), and without
- * a table it is freed, if
+ * and lets go of its file and its root (opened again, through the process,
+ * when one maps it again), and without a table it is freed, if
  * release(ctx, b) lets it go (the in-kernel unwinder's hold on it: false
  * keeps it).  Call procs_mark_binaries() just before with the same now_ns.
  */

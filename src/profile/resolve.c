@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,19 +255,33 @@ static int add_unnamed(struct resolver *r, const struct uframe *u, int n,
 }
 
 /*
- * The frames of binaries no live process maps (exited processes') named
- * before the stacks are, binary by binary: each frame's names copied, then
- * the binary's symbols, DWARF and file pages let go before the next one's
- * are read.  Named stack by stack, every such binary of a period held its
+ * The symbols of live processes' binaries kept open between periods, at
+ * most about this many bytes of their files.  An agent names each
+ * period's frames, and kept every binary's symbols and DWARF that a live
+ * process mapped at that moment: under a churn of short-lived binaries
+ * with DWARF (bench/agent_churn.sh MIXED=30) that was 25 to 30 of them at
+ * once, ~2.5 MB each, peaks of 150 MB where the floor is 85.
+ */
+#define LIVE_SYMS_BUDGET (16u << 20)
+
+/*
+ * The frames not named yet named binary by binary, each frame's names
+ * copied, and the binary's symbols, DWARF and file pages let go before the
+ * next one's are read when no live process maps it (exited processes'),
+ * or when it is new (named in no earlier period) and the symbols kept open
+ * are over LIVE_SYMS_BUDGET: a short-lived process's binary is rarely
+ * named twice, a long-running one's (node, a JVM) is opened again at most
+ * once.  Named stack by stack, every such binary of a period held its
  * symbols at once: an agent's RSS went to 370-600 MB while 10 short-lived
  * binaries with DWARF a second ran (tests/workloads/named_brief.c), at
  * ~2.7 MB each held over a 15 s period and its processes' grace.
  */
-static void name_gone_binaries_first(struct resolver *r, struct stack_table *t)
+static void name_binary_by_binary(struct resolver *r, struct stack_table *t)
 {
 	const struct uframe **v = NULL;
 	size_t len = 0, cap = 0, i, j;
 	struct hmap_node *hn;
+	uint64_t open_bytes;
 	int k;
 
 	if (!r->release_gone)
@@ -280,24 +295,30 @@ static void name_gone_binaries_first(struct resolver *r, struct stack_table *t)
 	}
 	if (!len)
 		goto out;
+	open_bytes = binary_cache_syms_bytes(r->release_gone);
 	qsort(v, len, sizeof(*v), by_binary);
 	for (i = 0; i < len; i = j) {
 		struct binary *b = v[i]->bin;
-		bool gone = binary_cache_is_gone(r->release_gone, b);
+		bool was_open = b->syms_opened;
 
 		for (j = i; j < len && v[j]->bin == b; j++) {
-			struct cached_frame *c;
+			struct cached_frame *c = resolve_user(r, v[j]);
 
-			if (!gone)
-				continue;
-			c = resolve_user(r, v[j]);
 			for (k = 0; c && k < c->n; k++) {
 				c->f[k].name = keep_copy(r, c->f[k].name);
 				c->f[k].file = keep_copy(r, c->f[k].file);
 			}
 		}
-		if (gone)
+		if (!was_open && b->syms_opened)
+			open_bytes += b->size;
+		if (b->periods_named < UINT_MAX)
+			b->periods_named++;
+		if (binary_cache_is_gone(r->release_gone, b) ||
+		    (b->periods_named < 2 && open_bytes > LIVE_SYMS_BUDGET)) {
+			if (b->syms_opened)
+				open_bytes -= b->size;
 			binary_cache_release_syms(r->release_gone, b);
+		}
 	}
 out:
 	free(v);
@@ -727,7 +748,7 @@ int profile_from_stacks(struct profile *p, struct stack_table *t, struct resolve
 	}
 	kname_prefetch(r, t);
 	debug_prefetch_stacks(t);
-	name_gone_binaries_first(r, t);
+	name_binary_by_binary(r, t);
 	hmap_for_each(&t->map, i, hn) {
 		const struct stack *s = (const struct stack *)hn;
 		char comm[STITCH_COMM_LEN + 1];

@@ -36,8 +36,8 @@
  */
 #define RECLAIM_TABLE_BUDGET (32u << 20)
 /*
- * And at most this many such binaries, whatever their tables' size: each
- * holds an open file and libelf's headers (~1.3 KB), and the tables of
+ * And at most this many such binaries, whatever their tables' size (their
+ * files are closed: binary_cache_sweep), and the tables of
  * short-lived scripts' and tests' binaries are a few KB, so the budget
  * alone kept thousands of them (an agent over 2,700 distinct binaries
  * kept all).  What a build runs again and again is a few dozen.

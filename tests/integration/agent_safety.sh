@@ -144,3 +144,90 @@ test_agent_sigkill_in_outage_loses_nothing() {
 	expect_eq "periods received, each once: the spooled ones and the new one" \
 		"$(periods_once "after the kill" "$TMP/kback.jsonl")" "$((n + 1))"
 }
+
+# A container's filesystem unmounts seconds after its last process exits,
+# with the agent still running (before: the agent held the binaries of
+# exited processes open, and their root, for as long as their unwind tables
+# were kept: umount failed with EBUSY until it exited).  The container is a
+# tmpfs holding chain and the libraries it loads, its processes chroot'ed
+# into it, sampled, walked and named (their frames pushed) as any other.
+test_agent_container_fs_unmounts_after_exit() {
+	local mnt=$TMP/ctr-fs lib agent t0 ms i pids=()
+	mkdir -p "$mnt"
+	mount -t tmpfs -o size=64m stitch-ctr "$mnt"
+	mkdir -p "$mnt/bin"
+	cp "$CHAIN" "$mnt/bin/chain"
+	for lib in $(ldd "$CHAIN" | grep -o '/[^ ]*'); do
+		mkdir -p "$mnt$(dirname "$lib")"
+		cp "$lib" "$mnt$lib"
+	done
+	backend_start umnt pyroscope
+	"$STITCH" agent -a -F 99 --period 1s --push "pyroscope=$(url_of umnt)" 2>"$TMP/umnt.err" &
+	agent=$!
+	track_pid $agent
+	sleep 2
+	for i in 1 2 3 4; do
+		chroot "$mnt" /bin/chain spin 2 >/dev/null &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	t0=$(date +%s%N)
+	until umount "$mnt" 2>/dev/null; do
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		if [ "$ms" -gt 30000 ]; then
+			echo "held by the agent after $ms ms:"
+			ls -l "/proc/$agent/fd" | grep -F "$mnt" || true
+			grep -F "$mnt" "/proc/$agent/maps" || true
+			umount -l "$mnt"
+			die "the container's filesystem still busy 30 s after its processes exited"
+		fi
+		sleep 0.2
+	done
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "unmounted $ms ms after the container's last process exited"
+	kill -0 "$agent" || die "the agent exited: $(tail -n 5 "$TMP/umnt.err")"
+	kill -TERM "$agent"
+	wait "$agent"
+	backend_stop umnt
+	tail -n 3 "$TMP/umnt.err"
+	"$PY" "$PUSHES" folded "$TMP/umnt.jsonl" | grep ';chain;' >"$TMP/umnt.folded" || true
+	show "$TMP/umnt.folded" 5
+	expect_ge "samples of the container's chain under main;a;b;c;burn" \
+		"$(grep -E ';main;a;b;c;burn(;|\s)' "$TMP/umnt.folded" | awk '{ s += $NF } END { print s + 0 }')" 100
+}
+
+# A binary let go of once its process exited (its table kept) is opened
+# again through the next process that maps it, and that process's frames
+# are named as the first's: the same file run again under another name (a
+# hard link: the same inode, so the same binary to stitch), after the
+# agent closed it.
+test_agent_binary_reopened_after_release() {
+	local agent i
+	cp "$CHAIN" "$TMP/reuse-a"
+	ln -f "$TMP/reuse-a" "$TMP/reuse-b"
+	backend_start reuse pyroscope
+	"$STITCH" agent -a -F 99 --period 1s --push "pyroscope=$(url_of reuse)" 2>"$TMP/reuse.err" &
+	agent=$!
+	track_pid $agent
+	sleep 2
+	"$TMP/reuse-a" spin 2 >/dev/null
+	for i in $(seq 150); do
+		ls -l "/proc/$agent/fd" | grep -q -F "$TMP/reuse-" || break
+		sleep 0.2
+	done
+	ls -l "/proc/$agent/fd" | grep -F "$TMP/reuse-" &&
+		die "the agent still holds the binary 30 s after its process exited"
+	"$TMP/reuse-b" spin 2 >/dev/null
+	sleep 2
+	kill -TERM "$agent"
+	wait "$agent"
+	backend_stop reuse
+	tail -n 3 "$TMP/reuse.err"
+	"$PY" "$PUSHES" folded "$TMP/reuse.jsonl" | grep ';reuse-[ab];' >"$TMP/reuse.folded" || true
+	show "$TMP/reuse.folded" 6
+	for i in a b; do
+		expect_ge "samples of reuse-$i under main;a;b;c;burn" \
+			"$(grep -E ";reuse-$i;.*;main;a;b;c;burn(;|\s)" "$TMP/reuse.folded" |
+				awk '{ s += $NF } END { print s + 0 }')" 150
+	done
+}
