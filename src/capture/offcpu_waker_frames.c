@@ -25,7 +25,8 @@ size_t offcpu_waker_frames(const struct kunwind *kw, const struct counted_fds *f
 	}
 	nk = n;
 	if (kw && w->uhash && counted_ustack_get(fds, w->uhash, u) == 0) {
-		nu = kunwind_decode(kw, w->pid, (const uint64_t *)u->words, u->n, u->stop, f + n);
+		nu = kunwind_decode(kw, w->pid, (const uint64_t *)u->words, u->n, u->stop, f + n,
+				    KUNWIND_MAX_FRAMES);
 		if (nu > 0)
 			n += nu;
 	}

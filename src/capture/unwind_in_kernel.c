@@ -764,12 +764,12 @@ void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs
 }
 
 int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words, int n, int stop,
-		   struct uframe *uf)
+		   struct uframe *uf, int max)
 {
 	int i, at = 0;
 
 	if (stop < KUNWIND_STOP_END || stop > KUNWIND_STOP_UNREADABLE || n < 0 ||
-	    n > KUNWIND_MAX_FRAMES)
+	    n > KUNWIND_MAX_FRAMES || n > max)
 		return -1;
 	for (i = 0; i < n; i++) {
 		uint64_t w = words[i];
@@ -777,7 +777,9 @@ int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words
 
 		if ((w & KFRAME_KIND_MASK) == KFRAME_V8) {
 			if (pid)
-				at = jit_frames_v8(pid, w & KFRAME_V8_FUNC_MASK, uf, at);
+				/* Inlined functions too, as long as the words after keep their room. */
+				at = jit_frames_v8(pid, w & KFRAME_V8_FUNC_MASK, uf, at,
+						   max - (n - 1 - i));
 			continue;
 		}
 		memset(f, 0, sizeof(*f));
@@ -913,7 +915,7 @@ int kunwind_key_build(const struct kunwind *kw, const struct counted_fds *fds,
 	}
 	sk->nkernel = nk;
 	nu = kunwind_decode(kw, key->pid, (const uint64_t *)u->words, u->n, u->stop,
-			    (struct uframe *)((uint64_t *)(sk + 1) + nk));
+			    (struct uframe *)((uint64_t *)(sk + 1) + nk), KUNWIND_MAX_FRAMES);
 	if (nu < 0)
 		return -EINVAL;
 	if (key->ihash && kw->splice.frames) {

@@ -352,12 +352,13 @@ struct stack_table;
 struct stack_key;
 /*
  * Frame words -> user frames, with the [truncated] or cut marker the stop
- * reason calls for (uf needs n + 1 entries).  pid: whose JavaScript frames
- * KFRAME_V8 words name (0: they are dropped, their frames kept as they are).
- * Returns the count, or -1 if a word names no binary we gave out.
+ * reason calls for (uf needs max + 1 entries, max >= n: the functions V8
+ * inlined into a frame take the room beyond n).  pid: whose JavaScript
+ * frames KFRAME_V8 words name (0: they are dropped, their frames kept as
+ * they are).  Returns the count, or -1 if a word names no binary we gave out.
  */
 int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words, int n, int stop,
-		   struct uframe *uf);
+		   struct uframe *uf, int max);
 /*
  * Add the kernel's counts (counted_* maps) to stacks: those of one epoch,
  * deleted once read (epoch >= 0), or all of them, left in place (-1).

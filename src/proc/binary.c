@@ -193,6 +193,9 @@ const struct v8_meta *binary_v8(struct binary *b)
 	err = v8_meta_read(b->elf, &m, why, sizeof(why));
 	if (err == -ENOTSUP)
 		fprintf(stderr, "stitch: %s (V8): JavaScript frames not named: %s\n", b->path, why);
+	else if (!err && why[0])
+		fprintf(stderr, "stitch: %s (V8): functions inlined into optimized code not shown: %s\n",
+			b->path, why);
 	if (err)
 		return NULL;
 	b->v8 = malloc(sizeof(*b->v8));

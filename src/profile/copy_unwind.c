@@ -98,8 +98,9 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 		if (v8 && nu < max) {
 			uint64_t fn = v8_function(v8, stack, &scratch[i], m, proc->pid);
 
+			/* Inlined functions too, as long as what follows keeps its room. */
 			if (fn)
-				nu = jit_frames_v8(proc->pid, fn, uf, nu);
+				nu = jit_frames_v8(proc->pid, fn, uf, nu, max - 1 - (n - 1 - i));
 		}
 		/* Room for the methods inlined into it, and the marker. */
 		if (hw.meta && name_jit && m && m->anon)

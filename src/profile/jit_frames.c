@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/v8_inlined.h"
 #include "symbolize/v8_names.h"
 #include "profile/jit_frames.h"
 #include "profile/profile.h"
@@ -100,19 +101,36 @@ const struct interp_name *jit_frame_name(const char *name, const char *file, uin
 	return e->in;
 }
 
-int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at)
+int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at, int max)
 {
 	const struct v8_name *v = at ? v8_names_frame(pid, fn) : NULL;
 	const struct interp_name *in = v ? frame_name(v) : NULL;
+	const struct interp_name *names[V8_INLINED_MAX + 1];
+	const struct v8_name *inl[V8_INLINED_MAX];
 	struct uframe *f;
+	int n = 0, i;
 
 	if (!in)
 		return at;
 	f = &uf[at - 1];
-	if (f->exact && f->kind == UFRAME_ELF)
+	if (f->exact && f->kind == UFRAME_ELF) {
 		f = &uf[at++];
-	memset(f, 0, sizeof(*f));
-	f->kind = UFRAME_INTERP;
-	f->addr = (uint64_t)(uintptr_t)in;
-	return at;
+	} else if (f->kind == UFRAME_UNKNOWN) {
+		/* Its code's: what TurboFan or Maglev inlined at its pc, innermost first. */
+		n = v8_inlined_at(pid, fn, f->addr, f->exact, inl);
+		if (at + n > max)
+			n = 0;
+		for (i = 0; i < n; i++) {
+			names[i] = frame_name(inl[i]);
+			if (!names[i])
+				n = 0;
+		}
+	}
+	names[n] = in;
+	for (i = 0; i <= n; i++) {
+		memset(&f[i], 0, sizeof(f[i]));
+		f[i].kind = UFRAME_INTERP;
+		f[i].addr = (uint64_t)(uintptr_t)names[i];
+	}
+	return at + n;
 }

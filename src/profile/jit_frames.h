@@ -19,9 +19,12 @@
  * running on the function's frame), after it, as its caller.  A return
  * address lies in the function of its own frame (V8 builds the frame before
  * any call), and so does a leaf in JIT code (the walk checked it is past the
- * prologue).  Returns how many frames uf holds now: at, or at + 1.
+ * prologue).  A frame of optimized code gets, before its function, the
+ * functions inlined at its pc (symbolize/v8_inlined.h), innermost first,
+ * if uf has room for them below max frames.  Returns how many frames uf
+ * holds now.
  */
-int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at);
+int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at, int max);
 
 /*
  * A JIT frame's name as stacks hold it (an interpreter-like frame of kind

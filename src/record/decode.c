@@ -72,7 +72,8 @@ static int frames_from_kernel(struct recorder *r, const struct sample_event *e, 
 			      struct uframe *uf, enum unwind_stop *why)
 {
 	*why = e->ustop;
-	return kunwind_decode(&r->kw, pid, (const uint64_t *)e->ustack, e->nuframes, e->ustop, uf);
+	return kunwind_decode(&r->kw, pid, (const uint64_t *)e->ustack, e->nuframes, e->ustop, uf,
+			      MAX_UFRAMES);
 }
 
 static bool uframe_eq(const struct uframe *a, const struct uframe *b)

@@ -74,6 +74,45 @@ static const struct {
 	{ "TaggedSize", 8 },
 };
 
+/*
+ * Symbols of optimized code's layout, where a version has them: each must
+ * agree with code_layouts below, and the types and kinds are taken from
+ * them.  By name, as wants' (a trailing "__" matches any type).
+ */
+enum {
+	OPT_TYPE_CODE, OPT_TYPE_BYTE_ARRAY, OPT_TYPE_TRUSTED_BYTE_ARRAY,
+	OPT_KIND_BASELINE, OPT_KIND_MASK, OPT_KIND_SHIFT,
+	OPT_FN_CODE, OPT_STREAM_HEADER, OPT_ISTART, OPT_ISIZE, OPT_FLAGS, OPT_DEOPT, OPT_POSITIONS,
+	OPT_DI_SFI, OPT_DI_WRAPPED_SFI, OPT_DI_LITERALS, OPT_DI_INLINING, OPT_SFI_WRAPPED,
+	NR_OPTS
+};
+
+static const char *const opt_names[NR_OPTS] = {
+	[OPT_TYPE_CODE] = "type_Code__CODE_TYPE",
+	[OPT_TYPE_BYTE_ARRAY] = "type_ByteArray__BYTE_ARRAY_TYPE",
+	[OPT_TYPE_TRUSTED_BYTE_ARRAY] = "type_TrustedByteArray__TRUSTED_BYTE_ARRAY_TYPE",
+	[OPT_KIND_BASELINE] = "CodeKindBaseline",
+	[OPT_KIND_MASK] = "CodeKindFieldMask",
+	[OPT_KIND_SHIFT] = "CodeKindFieldShift",
+	[OPT_FN_CODE] = "class_JSFunction__code__",
+	[OPT_STREAM_HEADER] = "class_InstructionStream__instruction_start__",
+	[OPT_ISTART] = "class_Code__instruction_start__",
+	[OPT_ISIZE] = "class_Code__instruction_size__",
+	[OPT_FLAGS] = "class_Code__flags__",
+	[OPT_DEOPT] = "class_Code__deoptimization_data__",
+	[OPT_POSITIONS] = "class_Code__source_position_table__",
+	[OPT_DI_SFI] = "DeoptimizationDataSharedFunctionInfoIndex",
+	[OPT_DI_WRAPPED_SFI] = "DeoptimizationDataWrappedSharedFunctionInfoIndex",
+	[OPT_DI_LITERALS] = "DeoptimizationDataLiteralArrayIndex",
+	[OPT_DI_INLINING] = "DeoptimizationDataInliningPositionsIndex",
+	[OPT_SFI_WRAPPED] = "class_SharedFunctionInfoWrapper__shared_info__",
+};
+
+struct opts {
+	int64_t v[NR_OPTS];
+	bool found[NR_OPTS];
+};
+
 /* The value stored in a symbol's bytes (.bss: 0); false if outside every segment. */
 static bool sym_value(Elf *elf, const char *raw, size_t raw_size, const GElf_Sym *s, int64_t *v)
 {
@@ -187,8 +226,92 @@ static bool scope_info_layout(struct v8_meta *m)
 	return false;
 }
 
+/*
+ * Optimized code's layout (x86-64, no pointer compression), from each
+ * version's src/objects/code.h, instruction-stream.h and
+ * deoptimization-data.h, checked on live processes of node 18, 20, 22 and
+ * 24 started without flags (the chains read matched their sources): where
+ * a Code's instructions start (inside it in V8 10; after an
+ * InstructionStream's header from 11), its size, flags (its kind), its
+ * deoptimization data and source position table; in the deoptimization
+ * data, the optimized function's SharedFunctionInfo (V8 13: wrapped), the
+ * literals (the inlined functions' SharedFunctionInfos, by id) and the
+ * inlining positions.
+ */
+static const struct {
+	int major, minor;
+	uint32_t fn_code, stream_header, istart, isize, flags, deopt, positions;
+	uint8_t di_sfi, di_literals, di_inlining, sfi_wrapped;
+} code_layouts[] = {
+	{ 10, 2, 48, 0, 128, 40, 48, 16, 24, 6, 2, 7, 0 },	/* node 18 */
+	{ 11, 3, 48, 16, 40, 56, 48, 16, 24, 6, 2, 7, 0 },	/* node 20 */
+	{ 12, 4, 24, 32, 40, 52, 48, 8, 16, 6, 2, 7, 0 },	/* node 22 */
+	{ 13, 6, 0, 32, 40, 56, 52, 8, 16, 7, 3, 8, 8 },	/* node 24 */
+};
+
+/* A symbol that gives a field must agree with the table. */
+static bool opt_agrees(const struct opts *o, int k, int64_t v)
+{
+	return !o->found[k] || o->v[k] == v;
+}
+
+static void code_layout(struct v8_meta *m, const struct opts *o, char *why, size_t why_len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(code_layouts) / sizeof(code_layouts[0]); i++)
+		if (code_layouts[i].major == m->major && code_layouts[i].minor == m->minor)
+			break;
+	if (i == sizeof(code_layouts) / sizeof(code_layouts[0]) || !o->found[OPT_TYPE_CODE] ||
+	    !o->found[OPT_KIND_BASELINE] || !o->found[OPT_KIND_MASK] ||
+	    !o->found[OPT_KIND_SHIFT] || !o->found[OPT_TYPE_BYTE_ARRAY]) {
+		snprintf(why, why_len, "V8 %d.%d's optimized code is not known to stitch",
+			 m->major, m->minor);
+		return;
+	}
+	if (!opt_agrees(o, OPT_FN_CODE, code_layouts[i].fn_code) ||
+	    !opt_agrees(o, OPT_STREAM_HEADER, code_layouts[i].stream_header) ||
+	    !opt_agrees(o, OPT_ISTART, code_layouts[i].istart) ||
+	    !opt_agrees(o, OPT_ISIZE, code_layouts[i].isize) ||
+	    !opt_agrees(o, OPT_FLAGS, code_layouts[i].flags) ||
+	    !opt_agrees(o, OPT_DEOPT, code_layouts[i].deopt) ||
+	    !opt_agrees(o, OPT_POSITIONS, code_layouts[i].positions) ||
+	    !opt_agrees(o, code_layouts[i].sfi_wrapped ? OPT_DI_WRAPPED_SFI : OPT_DI_SFI,
+			code_layouts[i].di_sfi) ||
+	    !opt_agrees(o, OPT_DI_LITERALS, code_layouts[i].di_literals) ||
+	    !opt_agrees(o, OPT_DI_INLINING, code_layouts[i].di_inlining) ||
+	    !opt_agrees(o, OPT_SFI_WRAPPED, code_layouts[i].sfi_wrapped) ||
+	    (code_layouts[i].sfi_wrapped && !o->found[OPT_SFI_WRAPPED])) {
+		snprintf(why, why_len, "its optimized code is not laid out as V8 %d.%d's known to stitch",
+			 m->major, m->minor);
+		return;
+	}
+	m->fn_code = code_layouts[i].fn_code;
+	m->stream_header = code_layouts[i].stream_header;
+	m->code_istart = code_layouts[i].istart;
+	m->code_isize = code_layouts[i].isize;
+	m->code_flags = code_layouts[i].flags;
+	m->code_deopt = code_layouts[i].deopt;
+	m->code_positions = code_layouts[i].positions;
+	m->di_sfi = code_layouts[i].di_sfi;
+	m->di_literals = code_layouts[i].di_literals;
+	m->di_inlining = code_layouts[i].di_inlining;
+	m->sfi_wrapped = code_layouts[i].sfi_wrapped;
+	m->type_code = (uint16_t)o->v[OPT_TYPE_CODE];
+	m->type_byte_array = (uint16_t)o->v[OPT_TYPE_BYTE_ARRAY];
+	m->type_trusted_byte_array = o->found[OPT_TYPE_TRUSTED_BYTE_ARRAY] ?
+		(uint16_t)o->v[OPT_TYPE_TRUSTED_BYTE_ARRAY] : m->type_byte_array;
+	m->code_kind_mask = (uint32_t)o->v[OPT_KIND_MASK];
+	m->code_kind_shift = (uint32_t)o->v[OPT_KIND_SHIFT];
+	/* CodeKind: ..., INTERPRETED_FUNCTION, BASELINE, MAGLEV, TURBOFAN (code-kind.h, 10 to 13). */
+	m->kind_maglev = (uint8_t)(o->v[OPT_KIND_BASELINE] + 1);
+	m->kind_turbofan = (uint8_t)(o->v[OPT_KIND_BASELINE] + 2);
+	m->code_known = m->code_kind_shift < 32;
+}
+
 int v8_meta_read(Elf *elf, struct v8_meta *m, char *why, size_t why_len)
 {
+	struct opts opts = { { 0 }, { false } };
 	struct want wants[sizeof(wants_init) / sizeof(wants_init[0])];
 	size_t raw_size, i, k, nsyms;
 	bool any = false, musts_ok[sizeof(musts) / sizeof(musts[0])] = { false };
@@ -236,6 +359,12 @@ int v8_meta_read(Elf *elf, struct v8_meta *m, char *why, size_t why_len)
 			for (k = 0; k < sizeof(musts) / sizeof(musts[0]); k++)
 				if (!strcmp(name, musts[k].name) && sym_value(elf, raw, raw_size, &s, &v))
 					musts_ok[k] = v == musts[k].value;
+			for (k = 0; k < NR_OPTS; k++)
+				if (!opts.found[k] && name_matches(name, opt_names[k]) &&
+				    sym_value(elf, raw, raw_size, &s, &v)) {
+					opts.v[k] = v;
+					opts.found[k] = true;
+				}
 		}
 	}
 	if (!any)
@@ -279,5 +408,7 @@ int v8_meta_read(Elf *elf, struct v8_meta *m, char *why, size_t why_len)
 			 m->minor);
 		return -ENOTSUP;
 	}
+	why[0] = 0;
+	code_layout(m, &opts, why, why_len);
 	return 0;
 }

@@ -39,12 +39,29 @@ struct v8_meta {
 	uint8_t si_first_slot;		/* slot of the first context local's name */
 	uint8_t si_inline_locals;	/* this many locals or more: names in a hash table (1 slot) */
 	uint8_t si_module_type;		/* scope_type (flags & 15) of a module: one more slot */
+	/*
+	 * Optimized code, for the functions TurboFan and Maglev inlined into
+	 * it (v8_meta.c: per version, checked against the symbols that give
+	 * them; v8_inlined.h).  code_known false: not read (its frames are
+	 * named, without what was inlined into them).
+	 */
+	bool code_known;
+	uint16_t type_code, type_byte_array, type_trusted_byte_array;
+	uint32_t fn_code;		/* JSFunction's Code; 0: none (V8 13: a dispatch handle) */
+	uint32_t stream_header;		/* InstructionStream's header, instructions after it; 0: none */
+	uint32_t code_istart;		/* Code's instruction start; without a stream, the instructions' offset */
+	uint32_t code_isize, code_flags, code_deopt, code_positions;
+	uint32_t code_kind_mask, code_kind_shift;
+	uint8_t kind_maglev, kind_turbofan;
+	uint8_t di_sfi, di_literals, di_inlining;	/* DeoptimizationData's slots */
+	uint8_t sfi_wrapped;		/* the SFI slot holds a wrapper, its SFI at this offset; 0: not */
 };
 
 /*
  * The layout of the V8 in elf: 0; -ENOENT: elf is not V8 (no v8dbg_*
  * symbols); -ENOTSUP: it is, of a version or build stitch cannot read
- * (why says which, for the one line the user gets).
+ * (why says which, for the one line the user gets).  0 with why not empty:
+ * its frames can be named, not what was inlined into them (why says why).
  */
 int v8_meta_read(Elf *elf, struct v8_meta *m, char *why, size_t why_len);
 

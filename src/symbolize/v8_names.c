@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
+#include "symbolize/v8_heap.h"
 #include "symbolize/v8_names.h"
 #include "util/hashmap.h"
 
@@ -271,48 +271,6 @@ static void drop_all_fns(void)
 	reg.nptrs = 0;
 }
 
-/* ---- the process's memory ---- */
-
-static int rd(uint32_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-
-	if (!addr || addr + len < addr)
-		return -EFAULT;
-	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
-}
-
-static bool is_heap(uint64_t v)
-{
-	return (v & 3) == 1 && (v >> 48) == 0;
-}
-
-/* A tagged field of heap object obj. */
-static int field(uint32_t pid, uint64_t obj, uint32_t off, uint64_t *v)
-{
-	return rd(pid, obj - 1 + off, v, sizeof(*v));
-}
-
-/* obj's instance type, or -1 if obj is no heap object or cannot be read. */
-static int type_of(uint32_t pid, const struct v8_meta *m, uint64_t obj)
-{
-	uint64_t map;
-	uint16_t t;
-
-	if (!is_heap(obj) || field(pid, obj, m->obj_map, &map) || !is_heap(map) ||
-	    rd(pid, map - 1 + m->map_type, &t, sizeof(t)))
-		return -1;
-	return t;
-}
-
-static bool smi(const struct v8_meta *m, uint64_t v, int64_t *out)
-{
-	if (v & 1)
-		return false;
-	*out = (int64_t)v >> m->smi_shift;
-	return true;
-}
-
 /* Append a UTF-16 code unit as UTF-8 (surrogates as U+FFFD). */
 static size_t put_utf8(char *out, size_t at, size_t cap, uint16_t c)
 {
@@ -340,13 +298,13 @@ static size_t put_utf8(char *out, size_t at, size_t cap, uint16_t c)
 static int str_range(uint32_t pid, const struct v8_meta *m, uint64_t str, uint32_t start,
 		     uint32_t count, char *out, size_t cap, size_t *at, int depth)
 {
-	int t = type_of(pid, m, str);
+	int t = v8_type_of(pid, m, str);
 	uint64_t a, b, base;
 	int32_t len;
 	int64_t off;
 
 	if (t < 0 || t >= m->first_nonstring || depth > V8_STR_DEPTH ||
-	    rd(pid, str - 1 + m->str_length, &len, sizeof(len)) || len < 0 ||
+	    v8_rd(pid, str - 1 + m->str_length, &len, sizeof(len)) || len < 0 ||
 	    start > (uint32_t)len || count > (uint32_t)len - start)
 		return -1;
 	/*
@@ -356,7 +314,7 @@ static int str_range(uint32_t pid, const struct v8_meta *m, uint64_t str, uint32
 	 * kUncachedExternalStringMask, 1 << 4: types 50 and 58).
 	 */
 	if ((t & m->str_repr_mask) == m->str_external) {
-		if (t & 0x10 || field(pid, str, m->ext_resource + 8, &a) || !a)
+		if (t & 0x10 || v8_field(pid, str, m->ext_resource + 8, &a) || !a)
 			return -1;
 		base = a;
 	} else if ((t & m->str_repr_mask) == m->str_seq) {
@@ -375,7 +333,7 @@ static int str_range(uint32_t pid, const struct v8_meta *m, uint64_t str, uint32
 
 			if (n > (one ? sizeof(buf) : sizeof(buf) / 2))
 				n = one ? sizeof(buf) : sizeof(buf) / 2;
-			if (rd(pid, one ? at1 : at2, buf, one ? n : 2 * n))
+			if (v8_rd(pid, one ? at1 : at2, buf, one ? n : 2 * n))
 				return -1;
 			at1 += n;
 			at2 += 2ull * n;
@@ -393,8 +351,8 @@ static int str_range(uint32_t pid, const struct v8_meta *m, uint64_t str, uint32
 	if ((t & m->str_repr_mask) == m->str_cons) {
 		int32_t flen;
 
-		if (field(pid, str, m->cons_first, &a) || field(pid, str, m->cons_second, &b) ||
-		    rd(pid, a - 1 + m->str_length, &flen, sizeof(flen)) || flen < 0 || flen > len)
+		if (v8_field(pid, str, m->cons_first, &a) || v8_field(pid, str, m->cons_second, &b) ||
+		    v8_rd(pid, a - 1 + m->str_length, &flen, sizeof(flen)) || flen < 0 || flen > len)
 			return -1;
 		if (start < (uint32_t)flen) {
 			uint32_t n = count < (uint32_t)flen - start ? count : (uint32_t)flen - start;
@@ -409,13 +367,13 @@ static int str_range(uint32_t pid, const struct v8_meta *m, uint64_t str, uint32
 		return str_range(pid, m, b, start - flen, count, out, cap, at, depth + 1);
 	}
 	if ((t & m->str_repr_mask) == m->str_sliced) {
-		if (field(pid, str, m->sliced_parent, &a) || field(pid, str, m->sliced_offset, &b) ||
-		    !smi(m, b, &off) || off < 0 || off > INT32_MAX)
+		if (v8_field(pid, str, m->sliced_parent, &a) || v8_field(pid, str, m->sliced_offset, &b) ||
+		    !v8_smi(m, b, &off) || off < 0 || off > INT32_MAX)
 			return -1;
 		return str_range(pid, m, a, start + (uint32_t)off, count, out, cap, at, depth + 1);
 	}
 	if ((t & m->str_repr_mask) == m->str_thin) {
-		if (field(pid, str, m->thin_actual, &a))
+		if (v8_field(pid, str, m->thin_actual, &a))
 			return -1;
 		return str_range(pid, m, a, start, count, out, cap, at, depth + 1);
 	}
@@ -429,7 +387,7 @@ static int str_read(uint32_t pid, const struct v8_meta *m, uint64_t str, char *o
 	size_t at = 0;
 
 	out[0] = 0;
-	if (type_of(pid, m, str) < 0 || rd(pid, str - 1 + m->str_length, &len, sizeof(len)) ||
+	if (v8_type_of(pid, m, str) < 0 || v8_rd(pid, str - 1 + m->str_length, &len, sizeof(len)) ||
 	    len < 0)
 		return -1;
 	if ((uint32_t)len > cap)
@@ -454,11 +412,11 @@ static int scope_info(uint32_t pid, const struct v8_meta *m, uint64_t si, char *
 
 	*start = -1;
 	name[0] = 0;
-	if (field(pid, si, 8, &w[0]) || field(pid, si, 24, &w[1]) || !smi(m, w[1], &nlocals) ||
+	if (v8_field(pid, si, 8, &w[0]) || v8_field(pid, si, 24, &w[1]) || !v8_smi(m, w[1], &nlocals) ||
 	    nlocals < 0 || nlocals > 65536)
 		return -1;
 	if (m->si_flags_smi) {
-		if (!smi(m, w[0], &flags))
+		if (!v8_smi(m, w[0], &flags))
 			return -1;
 	} else {
 		raw = (uint32_t)w[0];
@@ -466,7 +424,7 @@ static int scope_info(uint32_t pid, const struct v8_meta *m, uint64_t si, char *
 	}
 	slot = m->si_first_slot;
 	if (m->si_pos_first) {
-		if (!field(pid, si, 32, &w[0]) && smi(m, w[0], start) && *start < 0)
+		if (!v8_field(pid, si, 32, &w[0]) && v8_smi(m, w[0], start) && *start < 0)
 			*start = -1;
 		if ((flags & 15) == m->si_module_type)
 			slot++;
@@ -477,21 +435,21 @@ static int scope_info(uint32_t pid, const struct v8_meta *m, uint64_t si, char *
 	fn_var = (flags >> m->si_fn_var_shift & 3) != 0;
 	inferred = flags >> m->si_inferred_bit & 1;
 	if (fn_var) {
-		if (field(pid, si, 8 * slot, &w[0]))
+		if (v8_field(pid, si, 8 * slot, &w[0]))
 			return -1;
 		/* A Smi 0 there: no name of its own. */
-		if (is_heap(w[0]))
+		if (v8_is_heap(w[0]))
 			str_read(pid, m, w[0], name, cap);
 		slot += 2;
 	}
 	if (inferred) {
-		if (field(pid, si, 8 * slot, &w[0]))
+		if (v8_field(pid, si, 8 * slot, &w[0]))
 			return -1;
-		if (!name[0] && is_heap(w[0]))
+		if (!name[0] && v8_is_heap(w[0]))
 			str_read(pid, m, w[0], name, cap);
 		slot++;
 	}
-	if (!m->si_pos_first && !field(pid, si, 8 * slot, &w[0]) && smi(m, w[0], start) &&
+	if (!m->si_pos_first && !v8_field(pid, si, 8 * slot, &w[0]) && v8_smi(m, w[0], start) &&
 	    *start < 0)
 		*start = -1;
 	return 0;
@@ -511,7 +469,7 @@ static struct v8_lines *script_lines(struct v8_proc *p, uint64_t script)
 	size_t at = 0, i, cap = 0;
 	uint64_t h;
 
-	if (field(pid, script, m->script_source, &key.source))
+	if (v8_field(pid, script, m->script_source, &key.source))
 		return NULL;
 	h = hash_u64(script ^ key.source ^ ((uint64_t)pid << 48));
 	l = (struct v8_lines *)hmap_find(&reg.lines, h, lines_eq, &key);
@@ -524,8 +482,8 @@ static struct v8_lines *script_lines(struct v8_proc *p, uint64_t script)
 		return NULL;
 	*l = key;
 	hmap_insert(&reg.lines, &l->node, h);
-	if (type_of(pid, m, key.source) < 0 ||
-	    rd(pid, key.source - 1 + m->str_length, &len, sizeof(len)) || len < 0 ||
+	if (v8_type_of(pid, m, key.source) < 0 ||
+	    v8_rd(pid, key.source - 1 + m->str_length, &len, sizeof(len)) || len < 0 ||
 	    (uint32_t)len > V8_SOURCE_MAX || p->source_read + (uint64_t)len > V8_SOURCE_BUDGET)
 		return l;
 	p->source_read += (uint64_t)len;
@@ -576,16 +534,16 @@ static uint32_t line_in_line_ends(uint32_t pid, const struct v8_meta *m, uint64_
 	int64_t n, v;
 	uint64_t lo = 0, hi;
 
-	if (field(pid, script, m->script_line_ends, &le) ||
-	    type_of(pid, m, le) != m->type_fixed_array ||
-	    field(pid, le, m->fixed_array_length, &w) || !smi(m, w, &n) || n <= 0 ||
+	if (v8_field(pid, script, m->script_line_ends, &le) ||
+	    v8_type_of(pid, m, le) != m->type_fixed_array ||
+	    v8_field(pid, le, m->fixed_array_length, &w) || !v8_smi(m, w, &n) || n <= 0 ||
 	    n > (1 << 26))
 		return 0;
 	hi = (uint64_t)n;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (field(pid, le, m->fixed_array_data + 8 * mid, &w) || !smi(m, w, &v))
+		if (v8_field(pid, le, m->fixed_array_data + 8 * mid, &w) || !v8_smi(m, w, &v))
 			return 0;
 		if (v < pos)
 			lo = mid + 1;
@@ -664,7 +622,7 @@ static const struct v8_name *name_fn(struct v8_proc *p, uint64_t nos, uint64_t s
 	uint32_t pid = p->pid;
 	char name[V8_NAME_MAX], file[V8_NAME_MAX];
 	int64_t start = -1;
-	int t = type_of(pid, m, nos);
+	int t = v8_type_of(pid, m, nos);
 	bool has_file = false;
 
 	name[0] = 0;
@@ -677,11 +635,11 @@ static const struct v8_name *name_fn(struct v8_proc *p, uint64_t nos, uint64_t s
 	} else if (t >= 0 || (nos & 1)) {
 		return NULL;	/* a heap object of another kind: not what we read */
 	}
-	if (type_of(pid, m, script) == m->type_script) {
+	if (v8_type_of(pid, m, script) == m->type_script) {
 		uint64_t sname;
 
-		if (!field(pid, script, m->script_name, &sname) && is_heap(sname) &&
-		    type_of(pid, m, sname) < m->first_nonstring &&
+		if (!v8_field(pid, script, m->script_name, &sname) && v8_is_heap(sname) &&
+		    v8_type_of(pid, m, sname) < m->first_nonstring &&
 		    str_read(pid, m, sname, file, sizeof(file)) == 0 && file[0])
 			has_file = true;
 	}
@@ -693,22 +651,18 @@ static const struct v8_name *name_fn(struct v8_proc *p, uint64_t nos, uint64_t s
 		      has_file && start >= 0 ? line_of(p, script, start) : 0);
 }
 
-/* Read fn as a function: its SharedFunctionInfo's name, cached by what makes it. */
-static const struct v8_name *read_fn(struct v8_proc *p, uint64_t fn, uint64_t *sfi)
+/* sfi read as a SharedFunctionInfo: its name, cached by what makes it. */
+static const struct v8_name *read_sfi(struct v8_proc *p, uint64_t sfi)
 {
 	const struct v8_meta *m = &p->m;
 	uint32_t pid = p->pid;
-	struct v8_fn key = { .pid = pid }, *f;
+	struct v8_fn key = { .pid = pid, .sfi = sfi }, *f;
 	uint64_t h;
-	int t = type_of(pid, m, fn);
 
-	/* JS_FUNCTION_TYPE and the kinds of function after it (class constructors, ...). */
-	if (t < m->type_js_function || t >= m->type_js_function + 32 ||
-	    field(pid, fn, m->fn_shared, &key.sfi) || type_of(pid, m, key.sfi) != m->type_sfi ||
-	    field(pid, key.sfi, m->sfi_name_or_scope, &key.name_or_scope) ||
-	    field(pid, key.sfi, m->sfi_script, &key.script))
+	if (v8_type_of(pid, m, sfi) != m->type_sfi ||
+	    v8_field(pid, sfi, m->sfi_name_or_scope, &key.name_or_scope) ||
+	    v8_field(pid, sfi, m->sfi_script, &key.script))
 		return NULL;
-	*sfi = key.sfi;
 	h = hash_u64(key.sfi ^ (key.name_or_scope * 31) ^ (key.script * 17) ^ ((uint64_t)pid << 48));
 	f = (struct v8_fn *)hmap_find(&reg.fns, h, fn_eq, &key);
 	if (f)
@@ -721,6 +675,29 @@ static const struct v8_name *read_fn(struct v8_proc *p, uint64_t fn, uint64_t *s
 	hmap_insert(&reg.fns, &f->node, h);
 	reg.nfns++;
 	return f->name;
+}
+
+/* Read fn as a function: its SharedFunctionInfo's name. */
+static const struct v8_name *read_fn(struct v8_proc *p, uint64_t fn, uint64_t *sfi)
+{
+	int t = v8_type_of(p->pid, &p->m, fn);
+
+	/* JS_FUNCTION_TYPE and the kinds of function after it (class constructors, ...). */
+	if (t < p->m.type_js_function || t >= p->m.type_js_function + 32 ||
+	    v8_field(p->pid, fn, p->m.fn_shared, sfi))
+		return NULL;
+	return read_sfi(p, *sfi);
+}
+
+const struct v8_name *v8_names_sfi(uint32_t pid, uint64_t sfi)
+{
+	struct v8_proc *p = find_proc(pid);
+
+	if (!p || !v8_is_heap(sfi))
+		return NULL;
+	if (reg.nfns >= V8_FNS_MAX || reg.nptrs >= V8_FNS_MAX)
+		drop_all_fns();
+	return read_sfi(p, sfi);
 }
 
 const struct v8_meta *v8_names_meta(uint32_t pid)
@@ -737,14 +714,14 @@ const struct v8_name *v8_names_frame(uint32_t pid, uint64_t fn)
 	const struct v8_name *in;
 	uint64_t h = hash_u64(fn ^ ((uint64_t)pid << 48)), sfi = 0;
 
-	if (!p || !is_heap(fn))
+	if (!p || !v8_is_heap(fn))
 		return NULL;
 	ptr = (struct v8_ptr *)hmap_find(&reg.ptrs, h, ptr_eq, &key);
 	if (ptr) {
 		uint64_t now;
 
 		/* Gone: what it was read as while it lived. */
-		if (field(pid, fn, p->m.fn_shared, &now))
+		if (v8_field(pid, fn, p->m.fn_shared, &now))
 			return ptr->name;
 		if (now == ptr->sfi)
 			return ptr->name;

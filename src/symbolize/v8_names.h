@@ -42,6 +42,11 @@ void v8_names_watch(uint32_t pid, const struct v8_meta *m);
  * is not watched or fn does not read as a function.
  */
 const struct v8_name *v8_names_frame(uint32_t pid, uint64_t fn);
+/*
+ * The name of the function whose SharedFunctionInfo is sfi (tagged) in
+ * pid, kept for the program's life; NULL as v8_names_frame().
+ */
+const struct v8_name *v8_names_sfi(uint32_t pid, uint64_t sfi);
 /* The layout of the V8 pid runs, if watched. */
 const struct v8_meta *v8_names_meta(uint32_t pid);
 

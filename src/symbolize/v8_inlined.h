@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The JavaScript functions TurboFan or Maglev inlined into an optimized
+ * frame, at the frame's pc, read from the process's heap as V8's own
+ * profiler reads them: the Code holding the pc, its source position table
+ * (pc offset -> a source position whose inlining id says which inlined
+ * function's code it is), and its deoptimization data (each inlining's
+ * function and the position of its call in its caller, up to the
+ * optimized function itself).  Node asks V8 for a position at every
+ * instruction (DETAILED_SOURCE_POSITIONS_FOR_PROFILING, its default), so
+ * a leaf's pc is placed as exactly as a return address.
+ *
+ * What does not read as expected (a Code of another kind, a table or
+ * array out of bounds, an object of the wrong type, an outermost function
+ * that is not the frame's) gives no inlined function: the frame stays its
+ * optimized function's alone, never a guessed chain.
+ */
+#ifndef STITCH_SYMBOLIZE_V8_INLINED_H
+#define STITCH_SYMBOLIZE_V8_INLINED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "symbolize/v8_names.h"
+
+/* Inlined functions of one frame, at most (deeper: none shown). */
+#define V8_INLINED_MAX 16
+
+/*
+ * The functions inlined at pc into the frame of JSFunction fn in pid,
+ * innermost first, into out (the frame's own function, fn's, not among
+ * them); leaf: pc is where the thread was, else a return address (the
+ * call before it is looked up).  Returns how many, 0 if none or unknown.
+ */
+int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t pc, bool leaf,
+		  const struct v8_name *out[V8_INLINED_MAX]);
+
+/*
+ * In a source position table's bytes (V8's encoding: per entry, the code
+ * offset's delta and the source position's, each a zigzag varint, 7 bits
+ * a byte, the low first; a code delta d < 0 stands for -d - 1 and a
+ * non-statement position; running values from -1 and 0), the position of
+ * the last entry at or before code offset off.  false if none (or the
+ * bytes end mid-entry before one).
+ */
+bool v8_position_find(const uint8_t *table, size_t len, uint64_t off, uint64_t *pos);
+
+/*
+ * A SourcePosition's inlining id (bits 31-46, stored + 1): -1 for the
+ * optimized function's own code, else its index among the inlinings.
+ */
+static inline int v8_position_inlining(uint64_t pos)
+{
+	return (int)((pos >> 31) & 0xffff) - 1;
+}
+
+#endif /* STITCH_SYMBOLIZE_V8_INLINED_H */
