@@ -13,7 +13,7 @@
 #
 # With LOG=FILE, its RSS and the kernel memory of its BPF maps every LOG_EVERY
 # seconds too, into FILE (TSV: utc, elapsed_s, rss_kb, bpf_maps_kb, rounds
-# done), for long runs; DURATION=SECONDS runs rounds until then instead of
+# done, peak_kb so far), for long runs; DURATION=SECONDS runs rounds until then instead of
 # ROUNDS of them.
 #
 #   bench/agent_churn.sh   (ROUNDS=12 PER_ROUND=300 HZ=99 PERIOD=1s; as root)
@@ -92,12 +92,12 @@ AGENT=$!
 START=$(date +%s)
 echo "done 0" >"$T/rounds"
 if [ -n "$LOG" ]; then
-	printf 'utc\telapsed_s\trss_kb\tbpf_maps_kb\trounds\n' >"$LOG"
+	printf 'utc\telapsed_s\trss_kb\tbpf_maps_kb\trounds\tpeak_kb\n' >"$LOG"
 	(
 		while rss=$(rss_kb "$AGENT") && [ -n "$rss" ]; do
-			printf '%s\t%d\t%s\t%d\t%s\n' "$(date -u +%H:%M:%S)" $(($(date +%s) - START)) \
-				"$rss" $(($(map_memory_total "$AGENT") / 1024)) \
-				"$(cut -d' ' -f2 "$T/rounds")" >>"$LOG"
+			printf '%s\t%d\t%s\t%d\t%s\t%s\n' "$(date -u +%H:%M:%S)" \
+				$(($(date +%s) - START)) "$rss" $(($(map_memory_total "$AGENT") / 1024)) \
+				"$(cut -d' ' -f2 "$T/rounds")" "$(rss_kb "$AGENT" VmHWM)" >>"$LOG"
 			sleep "$LOG_EVERY"
 		done
 	) &
