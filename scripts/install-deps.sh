@@ -79,6 +79,11 @@ if ! apt-get install -y --no-install-recommends "${packages[@]}" "${arm64_packag
 	apt-get update -qq
 	apt-get install -y --no-install-recommends "${packages[@]}" "${arm64_packages[@]}"
 fi
+# make ARCH=arm64 takes arm64's kernel BTF from Debian's kernel package
+# (scripts/kernel-btf.py), found in apt's lists: with every package
+# installed above, lists an apt-get update for other sources removed stay
+# missing unless read again.
+apt-cache show linux-image-arm64:arm64 >/dev/null 2>&1 || apt-get update -qq
 
 # arm64 programs run here through binfmt_misc: in a container or without
 # systemd it may be unmounted and qemu-user-static's entries not registered.
