@@ -29,8 +29,10 @@ packages=(
 	libc6-dbg
 	# the real debuginfod server the debuginfod tests start on 127.0.0.1
 	debuginfod
-	# peers for benchmarks (libbpf-tools: offcputime, funclatency; elfutils: eu-stack)
-	linux-perf bpftrace libbpf-tools elfutils gdb
+	# peers for benchmarks (libbpf-tools: offcputime, funclatency; elfutils: eu-stack;
+	# bpfcc-tools: memleak, which compiles against kernel headers: Debian's, where
+	# the running kernel has none (bench/alloc_cost.sh))
+	linux-perf bpftrace libbpf-tools elfutils gdb bpfcc-tools linux-headers-$(dpkg --print-architecture)
 	# protoc: the pprof tests decode our output with the real tool
 	protobuf-compiler
 	# the SVG flame graph test runs in a real (headless) browser

@@ -100,6 +100,7 @@ enum stitch_stat {
 	STAT_OFFCPU_UNSEEN_IN,	/* off-CPU: intervals ended by a switch-in no tracepoint showed */
 	STAT_NO_WORKER,		/* an entry point found no worker for its event (a bug) */
 	STAT_NESTED,		/* an event that interrupted one of ours on its CPU: not taken */
+	STAT_ALLOC_LOST,	/* -e alloc: sampled allocations whose bytes found no stack (maps, ring full) */
 	STAT_NR,
 };
 

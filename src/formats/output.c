@@ -218,7 +218,7 @@ int profile_write_text(FILE *f, const struct profile *p, int top)
 	/* Folded input knows no title, duration, pids or events: say only what is known. */
 	char v[32];
 
-	if (profile_unit_ns(p))
+	if (profile_unit_quantity(p))
 		fprintf(f, "stitch: %s of %s", profile_value_str(p, p->total, v, sizeof(v)),
 			profile_s(p, p->value_type));
 	else

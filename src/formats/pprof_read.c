@@ -935,8 +935,9 @@ static int read_description(struct reader *r)
 	p->duration_ns = r->duration_ns;
 	if (r->period && r->have_period_unit && str_is(r, r->period_unit, "nanoseconds"))
 		p->period_ns = r->period;
-	/* Time (nanoseconds) is kept as such; "count" and the rest read as counts. */
-	if (r->have_value_type && str_is(r, r->value_unit, "nanoseconds") &&
+	/* Time (nanoseconds) and bytes are kept as such; "count" and the rest read as counts. */
+	if (r->have_value_type &&
+	    (str_is(r, r->value_unit, "nanoseconds") || str_is(r, r->value_unit, "bytes")) &&
 	    !check_str(r, r->value_type, "ValueType.type")) {
 		rc = rstr(r, r->value_type, &p->value_type);
 		if (!rc)

@@ -128,7 +128,8 @@ int profile_write_speedscope(FILE *f, const struct profile *p)
 	}
 	fputs("]},\"profiles\":[{\"type\":\"sampled\",\"name\":", f);
 	json_string(f, profile_s(p, p->title)[0] ? profile_s(p, p->title) : "stitch");
-	fprintf(f, ",\"unit\":\"%s\",", profile_unit_ns(p) ? "nanoseconds" : "none");
+	fprintf(f, ",\"unit\":\"%s\",", profile_unit_ns(p) ? "nanoseconds" :
+		profile_unit_bytes(p) ? "bytes" : "none");
 	fprintf(f, "\"startValue\":0,\"endValue\":%llu,\"samples\":[",
 		(unsigned long long)p->total);
 	for (si = 0; si < p->nsamples; si++) {

@@ -81,9 +81,23 @@ bool profile_unit_ns(const struct profile *p)
 	return p->value_unit && strcmp(profile_s(p, p->value_unit), "nanoseconds") == 0;
 }
 
+bool profile_unit_bytes(const struct profile *p)
+{
+	return p->value_unit && strcmp(profile_s(p, p->value_unit), "bytes") == 0;
+}
+
 const char *profile_value_str(const struct profile *p, uint64_t v, char *buf, size_t len)
 {
-	if (!profile_unit_ns(p))
+	if (profile_unit_bytes(p)) {
+		if (v < 1024)
+			snprintf(buf, len, "%llu B", (unsigned long long)v);
+		else if (v < 1024 * 1024)
+			snprintf(buf, len, "%.1f KiB", v / 1024.0);
+		else if (v < 1024ULL * 1024 * 1024)
+			snprintf(buf, len, "%.1f MiB", v / (1024.0 * 1024));
+		else
+			snprintf(buf, len, "%.2f GiB", v / (1024.0 * 1024 * 1024));
+	} else if (!profile_unit_ns(p))
 		snprintf(buf, len, "%llu", (unsigned long long)v);
 	else if (v < 1000)
 		snprintf(buf, len, "%llu ns", (unsigned long long)v);

@@ -133,17 +133,24 @@ void profile_init(struct profile *p);
 
 /* Counts are nanoseconds (off-CPU, wall time), not events. */
 bool profile_unit_ns(const struct profile *p);
+/* Counts are bytes (allocations: alloc_space, inuse_space). */
+bool profile_unit_bytes(const struct profile *p);
+/* Counts are a quantity (time, bytes) that profile_value_str writes with its unit. */
+static inline bool profile_unit_quantity(const struct profile *p)
+{
+	return profile_unit_ns(p) || profile_unit_bytes(p);
+}
 
 /*
  * A count as people read it: "1234" for events, "12.3 ms" (ns, us, ms, s)
- * for time.  Returns buf.
+ * for time, "1.5 MiB" (B, KiB, MiB, GiB) for bytes.  Returns buf.
  */
 const char *profile_value_str(const struct profile *p, uint64_t v, char *buf, size_t len);
 
-/* The unit of profile_value_str's numbers in prose: "samples" or "" (time says its own). */
+/* The unit of profile_value_str's numbers in prose: "samples" or "" (time and bytes say their own). */
 static inline const char *profile_count_word(const struct profile *p)
 {
-	return profile_unit_ns(p) ? "" : " samples";
+	return profile_unit_quantity(p) ? "" : " samples";
 }
 void profile_free(struct profile *p);
 

@@ -467,6 +467,121 @@ static int attach_offcpu(struct attacher *a, const struct event_spec *ev, char *
 	return 0;
 }
 
+/*
+ * -e alloc: the allocator's functions, and which entry point reads each
+ * one's size (capture.bpf.c).  Aliases share an address (glibc's
+ * aligned_alloc was memalign before 2.38): attached once.
+ */
+static struct bpf_program *alloc_prog(struct attacher *a, const char *fn)
+{
+	struct capture_bpf *s = a->skel;
+
+	if (!strcmp(fn, "malloc") || !strcmp(fn, "valloc") || !strcmp(fn, "pvalloc"))
+		return s->progs.on_alloc_size1;
+	if (!strcmp(fn, "calloc"))
+		return s->progs.on_alloc_calloc;
+	if (!strcmp(fn, "realloc"))
+		return s->progs.on_alloc_realloc;
+	if (!strcmp(fn, "posix_memalign"))
+		return s->progs.on_alloc_posix_memalign;
+	return s->progs.on_alloc_memalign;	/* memalign, aligned_alloc */
+}
+
+#define ALLOC_MAX_LIBS 16
+
+/* The allocator's functions in one libc: how many were attached, or -errno. */
+static int attach_alloc_lib(struct attacher *a, const char *path, uint32_t idx, const char *what,
+			    char *err, size_t errlen)
+{
+	static const char *const fns[] = {
+		"malloc", "calloc", "realloc", "memalign", "aligned_alloc", "posix_memalign",
+		"valloc", "pvalloc",
+	};
+	uint64_t offsets[sizeof(fns) / sizeof(fns[0])], vaddr, size, offset;
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie(a, idx));
+	struct sym_source *syms;
+	struct bpf_link *link;
+	size_t i, j, n = 0;
+	int fd, rc = 0;
+	Elf *elf;
+
+	elf = elf_open_file(path, &fd);
+	if (!elf) {
+		snprintf(err, errlen, "%s: cannot read %s as ELF: %s", what, path, strerror(errno));
+		return -ENOEXEC;
+	}
+	syms = sym_source_open(elf, path, "");
+	for (i = 0; syms && i < sizeof(fns) / sizeof(fns[0]) && rc >= 0; i++) {
+		if (sym_source_find_symbol(syms, fns[i], &vaddr, &size) ||
+		    elf_vaddr_to_offset(elf, vaddr, &offset))
+			continue;	/* pvalloc is gone from glibc 2.43's API, say */
+		for (j = 0; j < n && offsets[j] != offset; j++)
+			;
+		if (j < n)
+			continue;
+		link = bpf_program__attach_uprobe_opts(alloc_prog(a, fns[i]), -1, path, offset,
+						       &opts);
+		if (!link) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: cannot attach uprobe to %s in %s: %s", what,
+				 fns[i], path, strerror(-rc));
+			break;
+		}
+		rc = add_link(a, link);
+		offsets[n++] = offset;
+	}
+	if (syms)
+		sym_source_free(syms);
+	elf_end(elf);
+	close(fd);
+	if (rc >= 0 && n == 0) {
+		snprintf(err, errlen, "%s: %s has no malloc to attach to", what, path);
+		rc = -ENOENT;
+	}
+	return rc < 0 ? rc : (int)n;
+}
+
+/*
+ * Every libc the targets map (-a: ours), each once: a container's own is
+ * another file.  A target that maps none allocates where stitch cannot
+ * see (a static binary, another allocator): said once.
+ */
+static int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
+			char *err, size_t errlen)
+{
+	struct { dev_t dev; ino_t ino; } seen[ALLOC_MAX_LIBS];
+	int nseen = 0, p, i, rc;
+	char path[PATH_MAX];
+	struct stat st;
+
+	for (p = 0; p < (a->npids ? a->npids : 1); p++) {
+		uint32_t pid = a->npids ? a->pids[p] : 0;
+
+		if (!find_in_maps(pid, "libc.so.6", path, sizeof(path))) {
+			fprintf(stderr, "stitch record: %s: process %u maps no libc.so.6: its "
+				"allocations are not seen\n", ev->text, pid ? pid : (uint32_t)getpid());
+			continue;
+		}
+		if (stat(path, &st) != 0)
+			continue;
+		for (i = 0; i < nseen && (seen[i].dev != st.st_dev || seen[i].ino != st.st_ino); i++)
+			;
+		if (i < nseen || nseen == ALLOC_MAX_LIBS)
+			continue;
+		seen[nseen].dev = st.st_dev;
+		seen[nseen++].ino = st.st_ino;
+		rc = attach_alloc_lib(a, path, idx, ev->text, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	if (!nseen) {
+		snprintf(err, errlen, "%s: no target maps glibc's libc.so.6 (only glibc's allocator "
+			 "is traced so far)", ev->text);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int attach_event(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 		 char *err, size_t errlen)
 {
@@ -484,6 +599,8 @@ int attach_event(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 		return attach_kprobe(a, ev, idx, err, errlen);
 	case EVENT_OFFCPU:
 		return attach_offcpu(a, ev, err, errlen);
+	case EVENT_ALLOC:
+		return attach_alloc(a, ev, idx, err, errlen);
 	}
 	return -EINVAL;
 }

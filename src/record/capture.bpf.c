@@ -36,6 +36,7 @@ const volatile __u32 ustack_limit = STITCH_DEFAULT_USTACK;
 #include "capture/unwind_in_kernel.bpf.h"
 #include "capture/uret.bpf.h"
 #include "capture/offcpu.bpf.h"
+#include "capture/alloc.bpf.h"
 
 /*
  * The interpreter walkers are half of what the verifier checks: loading
@@ -69,6 +70,7 @@ CAPTURE_WORKERS(uprobe_workers);
 CAPTURE_WORKERS(kprobe_workers);
 CAPTURE_WORKERS(sched_switch_workers);
 CAPTURE_WORKERS(raw_sys_enter_workers);
+CAPTURE_WORKERS(alloc_workers);
 
 /*
  * Hand the event to its worker.  Not from inside capture(): no counter nor
@@ -510,6 +512,30 @@ int capture_raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	return capture(ctx, *idx | COUNTED_GLUE, false, NULL);
 }
 
+/*
+ * -e alloc (capture/alloc.bpf.h): an allocation its entry point sampled.
+ * Its stack is taken as any event's, stored as an off-CPU switch-out's
+ * is (a defer), and weighed at once with the bytes the entry point left.
+ */
+SEC("uprobe")
+int capture_alloc(struct pt_regs *ctx)
+{
+	__u64 bytes = alloc_take();
+	struct capture_defer *d;
+	__u32 zero = 0;
+
+	d = bpf_map_lookup_elem(&capture_defers, &zero);
+	if (!bytes || !d)
+		return 0;
+	d->c.tag = 0;
+	d->c.kskip = 0;
+	d->counted = false;
+	d->sent = false;
+	capture(ctx, alloc_event_idx, false, d);
+	alloc_weigh((__u32)bpf_get_current_pid_tgid(), d->counted, d->sent, &d->c.key, bytes);
+	return 0;
+}
+
 /* ---- kernels before 5.17 ---------------------------------------------- */
 
 /*
@@ -539,6 +565,9 @@ const volatile __u32 legacy_thread_size = 4 * 4096;
  * unreadable on sid's 7.2.
  */
 const volatile bool legacy_have_task_pt_regs;
+
+/* -e alloc on these kernels: its entry points call capture_legacy (see alloc_entry). */
+const volatile bool alloc_legacy;
 
 /* task->__state was task->state, a long, before 5.14. */
 struct task_struct___pre514 {
@@ -632,12 +661,15 @@ static __noinline int capture_legacy(void *ctx, __u32 event_idx, int regs,
 		/* A latency root's uretprobe hides its caller: put back in user space. */
 		uret_append(e, task);
 		/*
-		 * An interpreter's: the walk comes first, in the program the
-		 * caller tail-calls.  The slot stays this event's: nothing that
+		 * An interpreter's (not an off-CPU switch-out's: its
+		 * sched_switch program type has no walker; an allocation's, whose
+		 * walker sends its weight): the walk comes first, in the program
+		 * the caller tail-calls.  The slot stays this event's: nothing that
 		 * could nest here (a perf NMI, a tracepoint) runs while a
 		 * program of these types runs on this CPU (bpf_prog_active).
 		 */
-		if (!defer && interp_any && bpf_map_lookup_elem(&interp_procs, &tgid)) {
+		if ((!defer || alloc_legacy) && interp_any &&
+		    bpf_map_lookup_elem(&interp_procs, &tgid)) {
 			*busy = 0;
 			return LEGACY_WALK;
 		}
@@ -764,3 +796,106 @@ int BPF_PROG(on_exit, struct task_struct *task)
 }
 
 char LICENSE[] SEC("license") = "GPL";
+
+/* ---- allocations -------------------------------------------------------- */
+
+/*
+ * -e alloc's entry points, a uprobe on each allocator function, by where
+ * the function takes its size.  A sampled call goes to capture_alloc, or
+ * on kernels before 5.17 to capture_legacy, its stack copied (and an
+ * interpreter's walk tail-called: the walker sends the sample's weight).
+ * alloc_legacy is known at load: the verifier drops the other path.
+ */
+static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size)
+{
+	__u64 id = bpf_get_current_pid_tgid(), bytes;
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	struct capture_defer *d;
+	struct sample_event *e;
+
+	if (filter_tgids && !tgid_traced(id >> 32))
+		return 0;
+	bytes = alloc_sample((__u32)id, size);
+	if (!bytes)
+		return 0;
+	if (!alloc_legacy) {
+		alloc_pend(bytes);
+		return dispatch(ctx, &alloc_workers);
+	}
+	d = bpf_map_lookup_elem(&capture_defers, &zero);
+	if (!d)
+		return 0;
+	d->c.tag = 0;
+	d->c.kskip = 0;
+	d->counted = false;
+	d->sent = false;
+	alloc_pend(bytes);
+	if (capture_legacy(ctx, alloc_event_idx, LEGACY_REGS_KPROBE_CTX, d) == LEGACY_WALK) {
+		/* The walker sends the walk, the sample and its weight; without one, the sample. */
+		bpf_tail_call(ctx, &legacy_walk_kprobe, 0);
+		e = bpf_map_lookup_elem(&scratch, &cpu);
+		if (e)
+			send_sample(e, d);
+	}
+	bytes = alloc_take();
+	if (bytes)
+		alloc_weigh((__u32)id, false, d->sent, &d->c.key, bytes);
+	return 0;
+}
+
+/* malloc(size), valloc(size), pvalloc(size) */
+SEC("uprobe")
+int on_alloc_size1(struct pt_regs *ctx)
+{
+	return alloc_entry(ctx, PT_REGS_PARM1(ctx));
+}
+
+/*
+ * realloc(ptr, size).  glibc's realloc(NULL, size) is its malloc, called
+ * by address: counted there, not twice.
+ */
+SEC("uprobe")
+int on_alloc_realloc(struct pt_regs *ctx)
+{
+	if (!PT_REGS_PARM1(ctx))
+		return 0;
+	return alloc_entry(ctx, PT_REGS_PARM2(ctx));
+}
+
+/* calloc(n, size): a product past ALLOC_MAX_SIZE fails, and weighs nothing. */
+SEC("uprobe")
+int on_alloc_calloc(struct pt_regs *ctx)
+{
+	__u64 n = PT_REGS_PARM1(ctx), size = PT_REGS_PARM2(ctx);
+
+	if (n && size > ALLOC_MAX_SIZE / n)
+		return 0;
+	return alloc_entry(ctx, n * size);
+}
+
+/*
+ * memalign(align, size), aligned_alloc(align, size), and through alloc_aligned,
+ * posix_memalign(&ptr, align, size).  glibc serves an alignment it gives
+ * anyway (16: MALLOC_ALIGNMENT, x86-64's and arm64's) with its malloc,
+ * called by address: counted there.
+ */
+#define ALLOC_MALLOC_ALIGNMENT 16
+
+static __always_inline int alloc_aligned(struct pt_regs *ctx, __u64 align, __u64 size)
+{
+	if (align <= ALLOC_MALLOC_ALIGNMENT)
+		return 0;
+	return alloc_entry(ctx, size);
+}
+
+SEC("uprobe")
+int on_alloc_memalign(struct pt_regs *ctx)
+{
+	return alloc_aligned(ctx, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
+}
+
+SEC("uprobe")
+int on_alloc_posix_memalign(struct pt_regs *ctx)
+{
+	return alloc_aligned(ctx, PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx));
+}

@@ -64,6 +64,7 @@ struct record_opts {
 	uint64_t min_block_ns;		/* offcpu: shorter intervals dropped */
 	bool no_runnable;		/* offcpu: no [runnable] time */
 	bool wakers;			/* offcpu: each blocked stack joined to its waker's */
+	uint64_t alloc_period;		/* alloc: bytes between samples on average; 1: every */
 	double max_table_mb;		/* 0: the default for the targets */
 };
 

@@ -53,6 +53,10 @@ int event_parse(const char *text, struct event_spec *ev, char *err, size_t errle
 		ev->kind = EVENT_OFFCPU;
 		return 0;
 	}
+	if (strcmp(text, "alloc") == 0) {
+		ev->kind = EVENT_ALLOC;
+		return 0;
+	}
 	if (strncmp(text, "syscall:", 8) == 0) {
 		rest = text + 8;
 		ev->kind = EVENT_SYSCALL;

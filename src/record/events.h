@@ -13,6 +13,7 @@ enum event_kind {
 	EVENT_USDT,		/* usdt:PATH:PROVIDER:NAME */
 	EVENT_KPROBE,		/* kprobe:FUNC */
 	EVENT_OFFCPU,		/* offcpu: time off the CPU, stack at switch-out */
+	EVENT_ALLOC,		/* alloc: bytes allocated (sampled), stack at the allocator's entry */
 };
 
 struct event_spec {
@@ -23,7 +24,7 @@ struct event_spec {
 };
 
 #define EVENT_SYNTAX \
-	"cpu, offcpu, syscall:NAME, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, " \
+	"cpu, offcpu, alloc, syscall:NAME, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, " \
 	"usdt:PATH:PROVIDER:NAME or kprobe:FUNC"
 
 /* Parse text; on error fill err with a message for the user and return -EINVAL. */

@@ -15,6 +15,7 @@
 
 #define INTERP_WALK_BOUNDED
 #include "capture/capture.h"
+#include "capture/alloc_pending.bpf.h"	/* an allocation's bytes, sent after its sample */
 #include "capture/samples.bpf.h"	/* scratch: where the sample waits */
 #include "capture/stats.bpf.h"
 #include "capture/verifier.bpf.h"
@@ -40,8 +41,18 @@ static __always_inline int walk_then_send(void)
 			e->flags |= STITCH_SAMPLE_INTERP_LOST;
 		}
 	}
-	if (sample_send(e))
+	if (sample_send(e)) {
 		count(STAT_RINGBUF_LOST);
+		alloc_take();
+		return 0;
+	}
+	/* Only an allocation's sample waits for its weight here (capture.bpf.c's alloc_entry). */
+	if (e->flags & STITCH_SAMPLE_WEIGHT_LATER) {
+		__u64 bytes = alloc_take();
+
+		if (bytes)
+			alloc_send_weight((__u32)id, bytes);
+	}
 	return 0;
 }
 

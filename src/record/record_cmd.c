@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/alloc_sampling.h"
 #include "capture/capture.h"
 #include "formats/output.h"
 #include "capture/unwind_in_kernel.h"
@@ -43,6 +44,11 @@ static void usage(FILE *f)
 "                           weighs 1/F s): the widths add up to the threads'\n"
 "                           wall time; the text summary splits each thread's\n"
 "                           time into on CPU, blocked and runnable\n"
+"  alloc                    memory allocated, by the stack that asked for it:\n"
+"                           glibc's malloc, calloc, realloc, memalign,\n"
+"                           aligned_alloc, posix_memalign, valloc, pvalloc,\n"
+"                           sampled by bytes (--alloc-sample) and weighed in\n"
+"                           bytes (pprof: alloc_space/bytes).  Recorded alone\n"
 "\n"
 "Targets (one of):\n"
 "  -p, --pid PID[,PID...]   all threads of these processes\n"
@@ -88,6 +94,10 @@ static void usage(FILE *f)
 "                           who woke the thread, drawn above it past a '--'\n"
 "                           frame (a traced waker's user frames too; an\n"
 "                           interrupt's kernel frames); native stacks only\n"
+"      --alloc-sample SIZE  alloc: one sample per SIZE bytes allocated, on\n"
+"                           average (default 512K; K, M, G; 1 records every\n"
+"                           allocation); each sampled allocation weighs what\n"
+"                           it stands for, so totals and shares stay unbiased\n"
 "      --no-runnable        offcpu: leave out time waiting for a CPU after\n"
 "                           preemption (shown by default: it is time the\n"
 "                           thread waited too)\n"
@@ -153,7 +163,8 @@ static int set_unwind(struct record_opts *o, const char *mode)
 }
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
-       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE };
+       OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE,
+       OPT_ALLOC_SAMPLE };
 
 /* record's own options; the shared ones (-p, -a, -F, -d, -o...) are in run_opts.h. */
 static const struct option longopts[] = {
@@ -169,6 +180,7 @@ static const struct option longopts[] = {
 	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
+	{ "alloc-sample", required_argument, NULL, OPT_ALLOC_SAMPLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -239,6 +251,11 @@ static int take_opt(void *ctx, int c, const char *arg)
 			return fail_usage("--min-block: '%s' is not a time (like 1ms, 500us, 0.2s; "
 					  "0 keeps every interval)", arg);
 		break;
+	case OPT_ALLOC_SAMPLE:
+		if (!alloc_parse_period(arg, &o->alloc_period))
+			return fail_usage("--alloc-sample: '%s' is not a size of 1 byte to 1G (like "
+					  "512K, 16K, 1M; 1 records every allocation)", arg);
+		break;
 	}
 	return 0;
 }
@@ -278,6 +295,14 @@ static int check_opts(struct record_cmd *rc, const struct run_args *a)
 			return fail_usage("%s", "-e offcpu weighs stacks in time, other events in "
 					  "counts: record it alone, or with cpu (-e wall)");
 	}
+	for (i = 0; i < o->nevents && o->events[i].kind != EVENT_ALLOC; i++)
+		;
+	if (o->alloc_period && i == o->nevents)
+		return fail_usage("%s", "--alloc-sample goes with -e alloc");
+	for (i = 0; i < o->nevents; i++)
+		if (o->events[i].kind == EVENT_ALLOC && o->nevents > 1)
+			return fail_usage("%s", "-e alloc weighs stacks in bytes, other events in "
+					  "counts or time: record it alone");
 	return run_target_check(&record_run_cmd, a);
 }
 

@@ -9,6 +9,7 @@
 
 #include "capture.skel.h"
 
+#include "capture/alloc_sampling.h"
 #include "record/record_internal.h"
 #include "kernel/features.h"
 #include "util/core_btf.h"
@@ -180,6 +181,30 @@ static int legacy_events(struct recorder *r)
 }
 
 /*
+ * -e alloc: its entry points, each attached on the allocator's functions
+ * (record/attach_alloc.c), and capture_alloc, their worker where there are
+ * workers; the sampling's period and tables.
+ */
+static void alloc_programs(struct recorder *r, bool alloc, bool legacy)
+{
+	struct capture_bpf *s = r->skel;
+	struct bpf_program *entries[] = {
+		s->progs.on_alloc_size1, s->progs.on_alloc_realloc, s->progs.on_alloc_calloc,
+		s->progs.on_alloc_memalign, s->progs.on_alloc_posix_memalign,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		bpf_program__set_autoload(entries[i], alloc);
+	bpf_program__set_autoload(s->progs.capture_alloc, alloc && !legacy);
+	s->rodata->alloc_legacy = alloc && legacy;
+	s->rodata->alloc_period = r->o->alloc_period ? r->o->alloc_period : ALLOC_DEFAULT_PERIOD;
+	if (alloc)
+		alloc_tables_fill((uint32_t *)s->rodata->alloc_gap_tab,
+				  (uint32_t *)s->rodata->alloc_weight_tab);
+}
+
+/*
  * Verify only the capture programs our events attach: each is the whole
  * capture path, ~20 ms of verifier time, most of stitch's startup CPU.
  */
@@ -187,7 +212,7 @@ static int load_used_programs_only(struct recorder *r)
 {
 	struct record_opts *o = r->o;
 	bool perf = false, tp = false, uprobe = false, kprobe = false, offcpu = false;
-	bool legacy = r->att.legacy, raw = raw_syscalls_wanted(o, legacy);
+	bool legacy = r->att.legacy, raw = raw_syscalls_wanted(o, legacy), alloc = false;
 	int i;
 
 	r->att.raw_syscalls = raw;
@@ -211,6 +236,10 @@ static int load_used_programs_only(struct recorder *r)
 		case EVENT_OFFCPU:
 			offcpu = true;
 			r->skel->rodata->offcpu_event_idx = i;
+			break;
+		case EVENT_ALLOC:
+			alloc = true;
+			r->skel->rodata->alloc_event_idx = i;
 			break;
 		}
 	}
@@ -239,7 +268,8 @@ static int load_used_programs_only(struct recorder *r)
 	bpf_program__set_autoload(r->skel->progs.on_sched_switch, !legacy && offcpu);
 	bpf_program__set_autoload(r->skel->progs.capture_sched_switch, !legacy && offcpu);
 	bpf_program__set_autoload(r->skel->progs.on_sched_waking, !legacy && offcpu && o->wakers);
-	size_maps_for_use(r, perf && !tp && !raw && !uprobe && !kprobe && !offcpu, offcpu);
+	alloc_programs(r, alloc, legacy);
+	size_maps_for_use(r, perf && !tp && !raw && !uprobe && !kprobe && !offcpu && !alloc, offcpu);
 	r->skel->rodata->offcpu_wakers = offcpu && o->wakers;
 	r->skel->rodata->offcpu_min_block_ns = o->min_block_ns;
 	r->skel->rodata->offcpu_runnable = !o->no_runnable;

@@ -131,7 +131,7 @@ struct capture_entry {
 	struct bpf_program *worker;
 };
 
-#define CAPTURE_ENTRIES 6
+#define CAPTURE_ENTRIES 7
 
 /* The entry points e of object c, and their workers in object w. */
 static void capture_entries(struct capture_bpf *c, struct capture_bpf *w,
@@ -149,6 +149,9 @@ static void capture_entries(struct capture_bpf *c, struct capture_bpf *w,
 				       w->progs.capture_sched_switch };
 	e[5] = (struct capture_entry){ c->progs.on_raw_sys_enter, c->maps.raw_sys_enter_workers,
 				       w->progs.capture_raw_sys_enter };
+	/* -e alloc's entry points are loaded together: one stands for all. */
+	e[6] = (struct capture_entry){ c->progs.on_alloc_size1, c->maps.alloc_workers,
+				       w->progs.capture_alloc };
 }
 
 int workers_set(struct capture_bpf *c, struct capture_bpf *w, uint32_t slot)
@@ -242,9 +245,11 @@ static int load_legacy_walkers(struct recorder *r)
 				       w->progs.legacy_walk_tracepoint, c->maps.legacy_walk_tracepoint };
 	kinds[2] = (typeof(kinds[0])){ c->progs.capture_legacy_raw_sys_enter,
 				       w->progs.legacy_walk_raw_tp, c->maps.legacy_walk_raw_tp };
-	/* uprobe and kprobe workers are one program type: one walker for both. */
+	/* uprobe, kprobe and alloc workers are one program type: one walker for all. */
 	kinds[3] = (typeof(kinds[0])){ bpf_program__autoload(c->progs.capture_legacy_uprobe) ?
-				       c->progs.capture_legacy_uprobe : c->progs.capture_legacy_kprobe,
+				       c->progs.capture_legacy_uprobe :
+				       bpf_program__autoload(c->progs.on_alloc_size1) ?
+				       c->progs.on_alloc_size1 : c->progs.capture_legacy_kprobe,
 				       w->progs.legacy_walk_kprobe, c->maps.legacy_walk_kprobe };
 	for (i = 0; i < 4; i++)
 		bpf_program__set_autoload(kinds[i].walker, bpf_program__autoload(kinds[i].worker));

@@ -1171,6 +1171,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/interp_perl_tests.sh
 # Off-CPU time (-e offcpu).
 . tests/integration/offcpu.sh
+# Allocations by stack (-e alloc, issue 40).
+. tests/integration/alloc.sh
 # stitch latency (issue 15).
 . tests/integration/latency.sh
 # Kernel functions by kprobe: the kernel matrix's kernels (issue 37).

@@ -44,6 +44,8 @@ KERNEL_TESTS="
 	test_sigint_writes_output_and_detaches
 	test_offcpu_totals_match_the_workload test_offcpu_wall_half_and_half
 	test_offcpu_wakers_producer_above_consumer test_offcpu_python_lines
+	test_alloc_paths_bytes_by_stack test_alloc_every_function_exact
+	test_alloc_python_growing_list_on_its_line
 	test_python_cpu_samples
 	test_ruby_threads_syscall test_ruby_cpu_samples
 	test_perl_cpu_samples

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+# Workload for stitch record -e alloc: a Python list that grows by N
+# 2000-byte bytearrays (each a malloc of 2001 bytes: past pymalloc's 512,
+# CPython asks the C allocator), kept to the end, then N 1000-byte ones
+# dropped at once.  Prints what it allocated on each line, and the wall
+# time of both loops.  With "wait", first waits for a byte on stdin (bench/).
+import sys
+import time
+
+
+def grow(n):
+    data = []
+    for _ in range(n):
+        data.append(bytearray(2000))  # the line a profile must name
+    return data
+
+
+def churn(n):
+    for _ in range(n):
+        bytearray(1000)
+
+
+n = int(sys.argv[1])
+if sys.argv[2:] == ["wait"]:
+    sys.stdin.read(1)
+t0 = time.monotonic_ns()
+kept = grow(n)
+churn(n)
+elapsed = time.monotonic_ns() - t0
+print("grew", n * 2001)
+print("churned", n * 1001)
+print("elapsed_ns", elapsed)
