@@ -129,7 +129,8 @@ static void test_kprobe(void **state)
 
 static void test_unknown(void **state)
 {
-	reject("", "unknown event", "expected cpu, offcpu, syscall:NAME");
+	reject("", "unknown event", "expected cpu, offcpu, alloc, syscall:NAME");
+	reject("alloc:x", "unknown event", NULL);
 	reject("offcpu:x", "unknown event", NULL);
 	reject("CPU", "unknown event", NULL);
 	reject("cpu:", "unknown event", NULL);
