@@ -94,6 +94,12 @@ run() {
 		# memleak runs under unshare, in a subshell: signalled by name
 		[ "$tracer" = memleak ] && pkill -INT -f "memleak-bpfcc -p $wpid " 2>/dev/null
 		kill -INT "$tp" 2>/dev/null
+		# A memleak left running keeps its uprobe on malloc, and the kernel
+		# then refuses stitch's there (attach.c): never leave one behind.
+		if [ "$tracer" = memleak ]; then
+			sleep 2
+			pkill -KILL -f "memleak-bpfcc -p $wpid " 2>/dev/null
+		fi
 		wait "$tp" 2>/dev/null
 	fi
 	awk '$1 == "elapsed_ns" { print $2 }' "$T/out"

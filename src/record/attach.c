@@ -523,8 +523,17 @@ static int attach_alloc_lib(struct attacher *a, const char *path, uint32_t idx, 
 						       &opts);
 		if (!link) {
 			rc = -errno;
-			snprintf(err, errlen, "%s: cannot attach uprobe to %s in %s: %s", what,
-				 fns[i], path, strerror(-rc));
+			/*
+			 * Seen here: BCC's memleak (bpfcc-tools 0.26) holds its uprobe
+			 * on malloc with a reference counter offset of 6, and the
+			 * kernel refuses any other at that address ("ref_ctr_offset
+			 * mismatch" in dmesg) while it runs.
+			 */
+			snprintf(err, errlen, "%s: cannot attach uprobe to %s in %s: %s%s", what,
+				 fns[i], path, strerror(-rc), rc == -EINVAL ?
+				 " (another tracer's uprobe there, such as BCC's memleak, makes the "
+				 "kernel refuse ours: dmesg says 'ref_ctr_offset mismatch'; stop it "
+				 "and try again)" : "");
 			break;
 		}
 		rc = add_link(a, link);
