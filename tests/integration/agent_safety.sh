@@ -225,9 +225,11 @@ test_agent_binary_reopened_after_release() {
 	tail -n 3 "$TMP/reuse.err"
 	"$PY" "$PUSHES" folded "$TMP/reuse.jsonl" | grep ';reuse-[ab];' >"$TMP/reuse.folded" || true
 	show "$TMP/reuse.folded" 6
+	# Shares, and a count well under 2 s at 99 Hz: a starved CPU (the
+	# sanitizer pass beside the kernel matrix's guests) gave 100 of ~198.
 	for i in a b; do
-		expect_ge "samples of reuse-$i under main;a;b;c;burn" \
-			"$(grep -E ";reuse-$i;.*;main;a;b;c;burn(;|\s)" "$TMP/reuse.folded" |
-				awk '{ s += $NF } END { print s + 0 }')" 150
+		expect_ge "samples of reuse-$i" "$(total "$TMP/reuse.folded" ";reuse-$i;")" 20
+		expect_ge "% of reuse-$i's samples under main;a;b;c;burn" \
+			"$(share "$TMP/reuse.folded" ";reuse-$i;" ";reuse-$i;.*;main;a;b;c;burn(;| )")" 95
 	done
 }
