@@ -512,6 +512,21 @@ int capture_raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	return capture(ctx, *idx | COUNTED_GLUE, false, NULL);
 }
 
+/* This CPU's defer, ready for an allocation's stack: no tag, nothing taken yet. */
+static __always_inline struct capture_defer *alloc_defer(void)
+{
+	__u32 zero = 0;
+	struct capture_defer *d = bpf_map_lookup_elem(&capture_defers, &zero);
+
+	if (d) {
+		d->c.tag = 0;
+		d->c.kskip = 0;
+		d->counted = false;
+		d->sent = false;
+	}
+	return d;
+}
+
 /*
  * -e alloc (capture/alloc.bpf.h): an allocation its entry point sampled.
  * Its stack is taken as any event's, stored as an off-CPU switch-out's
@@ -521,16 +536,10 @@ SEC("uprobe")
 int capture_alloc(struct pt_regs *ctx)
 {
 	__u64 bytes = alloc_take();
-	struct capture_defer *d;
-	__u32 zero = 0;
+	struct capture_defer *d = alloc_defer();
 
-	d = bpf_map_lookup_elem(&capture_defers, &zero);
 	if (!bytes || !d)
 		return 0;
-	d->c.tag = 0;
-	d->c.kskip = 0;
-	d->counted = false;
-	d->sent = false;
 	capture(ctx, alloc_event_idx, false, d);
 	alloc_weigh((__u32)bpf_get_current_pid_tgid(), d->counted, d->sent, &d->c.key, bytes);
 	return 0;
@@ -809,7 +818,7 @@ char LICENSE[] SEC("license") = "GPL";
 static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size)
 {
 	__u64 id = bpf_get_current_pid_tgid(), bytes;
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	__u32 cpu = bpf_get_smp_processor_id();
 	struct capture_defer *d;
 	struct sample_event *e;
 
@@ -822,13 +831,9 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size)
 		alloc_pend(bytes);
 		return dispatch(ctx, &alloc_workers);
 	}
-	d = bpf_map_lookup_elem(&capture_defers, &zero);
+	d = alloc_defer();
 	if (!d)
 		return 0;
-	d->c.tag = 0;
-	d->c.kskip = 0;
-	d->counted = false;
-	d->sent = false;
 	alloc_pend(bytes);
 	if (capture_legacy(ctx, alloc_event_idx, LEGACY_REGS_KPROBE_CTX, d) == LEGACY_WALK) {
 		/* The walker sends the walk, the sample and its weight; without one, the sample. */
