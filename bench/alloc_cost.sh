@@ -16,16 +16,19 @@
 #   none         the program alone
 #   stitch       record -e alloc (one sample per 512 KiB, the default)
 #   stitch-all   record -e alloc --alloc-sample 1 (every allocation's stack)
+#   inuse        record -e alloc --inuse (sampled, as stitch; the blocks
+#                still allocated at the end: memleak's question)
+#   inuse-all    record -e alloc --inuse --alloc-sample 1 (every block)
 #   memleak      memleak-bpfcc -p PID (every allocation and free, and the
 #                stack of every allocation: its default)
 #
 # For each, RUNS runs; the median of the program's own wall time for its
 # loops (it prints elapsed_ns), and the slowdown: that over the untraced
 # median.  Each allocator call traps into the kernel once per uprobe on it
-# (stitch: one, at entry; memleak: entry and return, and free's entry),
-# which is the floor of any uprobe-based tracer: the "floor" row is stitch
-# with a sample period no allocation reaches (1G): the traps and the
-# sampling test, no stack.
+# (stitch: one, at entry; --inuse and memleak: entry and return, and
+# free's entry), which is the floor of any uprobe-based tracer: the "floor"
+# row is stitch with a sample period no allocation reaches (1G): the traps
+# and the sampling test, no stack; "inuse-floor" is the same with --inuse.
 #
 #   bench/alloc_cost.sh     (RUNS=3 N=400000 PY_N=100000; as root)
 set -u
@@ -76,6 +79,9 @@ run() {
 	stitch) "$STITCH" record -e alloc -p "$wpid" -o "$T/s.folded" 2>"$T/s.err" & tp=$! ;;
 	stitch-all) "$STITCH" record -e alloc --alloc-sample 1 -p "$wpid" -o "$T/s.folded" 2>"$T/s.err" & tp=$! ;;
 	floor) "$STITCH" record -e alloc --alloc-sample 1G -p "$wpid" -o "$T/s.folded" 2>"$T/s.err" & tp=$! ;;
+	inuse) "$STITCH" record -e alloc --inuse -p "$wpid" -o "$T/s.folded" 2>"$T/s.err" & tp=$! ;;
+	inuse-all) "$STITCH" record -e alloc --inuse --alloc-sample 1 -p "$wpid" -o "$T/s.folded" 2>"$T/s.err" & tp=$! ;;
+	inuse-floor) "$STITCH" record -e alloc --inuse --alloc-sample 1G -p "$wpid" -o "$T/s.folded" 2>"$T/s.err" & tp=$! ;;
 	memleak) memleak -p "$wpid" 3600 >"$T/m.out" 2>&1 & tp=$! ready=0 ;;
 	esac
 	# Attached: memleak says so once its program is compiled (~4 s here).
@@ -109,7 +115,7 @@ echo "bench: $(uname -r), $(nproc) CPUs; C loop: alloc_paths paths $N ($((N * 3)
 printf '%-8s %-11s %12s %9s\n' workload tracer ms slowdown
 for wl in c py; do
 	base=''
-	for tracer in none floor stitch stitch-all memleak; do
+	for tracer in none floor stitch stitch-all inuse-floor inuse inuse-all memleak; do
 		ms=$(for i in $(seq "$RUNS"); do run "$tracer" "$wl"; done |
 			awk 'NF { printf "%.1f\n", $1 / 1e6 }' | median)
 		[ "$tracer" = none ] && base=$ms

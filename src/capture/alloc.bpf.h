@@ -76,17 +76,19 @@ static __always_inline __u64 alloc_sample(__u32 tid, __u64 size)
 
 /*
  * The sampled allocation's stack was taken (capture() with a defer):
- * counted in the kernel under key, or sent to user space as a sample,
- * which its weight follows (alloc_send_weight).
+ * counted in the kernel under counted (NULL: it was not), or sent to user
+ * space as a sample, which its weight follows (alloc_send_weight), with
+ * its block's number under --inuse (which sends every stack: user space
+ * names the blocks).
  */
-static __noinline void alloc_weigh(__u32 tid, bool counted, bool sent,
-				   struct counted_key *key, __u64 bytes)
+static __noinline void alloc_weigh(__u32 tid, struct counted_key *counted, bool sent,
+				   __u64 bytes, __u64 block)
 {
 	if (counted) {
-		if (!counted_add(key, bytes))
+		if (!counted_add(counted, bytes))
 			count(STAT_ALLOC_LOST);
 	} else if (sent) {
-		alloc_send_weight(tid, bytes);
+		alloc_send_weight(tid, bytes, block);
 	}
 }
 

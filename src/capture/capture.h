@@ -101,6 +101,7 @@ enum stitch_stat {
 	STAT_NO_WORKER,		/* an entry point found no worker for its event (a bug) */
 	STAT_NESTED,		/* an event that interrupted one of ours on its CPU: not taken */
 	STAT_ALLOC_LOST,	/* -e alloc: sampled allocations whose bytes found no stack (maps, ring full) */
+	STAT_INUSE_LOST,	/* --inuse: sampled blocks not filed (maps full) */
 	STAT_NR,
 };
 

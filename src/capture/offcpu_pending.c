@@ -116,6 +116,28 @@ int offcpu_weigh(struct offcpu_pending *t, uint32_t tid, uint64_t ns, struct sta
 	return rc;
 }
 
+const struct stack_key *offcpu_held(struct offcpu_pending *t, uint32_t tid, uint32_t *key_bytes)
+{
+	struct held *h = held_of(t, tid);
+
+	if (!h) {
+		t->lost_stack++;
+		return NULL;
+	}
+	*key_bytes = h->key_bytes;
+	return &h->key;
+}
+
+void offcpu_drop(struct offcpu_pending *t, uint32_t tid)
+{
+	struct held *h = held_of(t, tid);
+
+	if (h) {
+		hmap_remove(&t->by_tid, &h->node);
+		free(h);
+	}
+}
+
 void offcpu_pending_mark_sampled(struct offcpu_pending *t)
 {
 	struct hmap_node *n;

@@ -48,6 +48,13 @@ void offcpu_woken(struct offcpu_pending *t, uint32_t tid, const struct offcpu_wa
 int offcpu_weigh(struct offcpu_pending *t, uint32_t tid, uint64_t ns, struct stack_table *stacks);
 
 /*
+ * tid's held stack, for a caller that files it elsewhere (--inuse's
+ * blocks): NULL if none; offcpu_drop() lets it go.
+ */
+const struct stack_key *offcpu_held(struct offcpu_pending *t, uint32_t tid, uint32_t *key_bytes);
+void offcpu_drop(struct offcpu_pending *t, uint32_t tid);
+
+/*
  * The binaries the held stacks name are kept (binary->sampled): a period
  * handed over (stitch agent) lets go of what it named, not of these.
  */

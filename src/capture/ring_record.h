@@ -19,6 +19,8 @@ enum ring_record_type {
 	RING_INTERP_WALK,	/* struct interp_event (interp/interp.h) */
 	RING_OFFCPU_WOKEN,	/* struct offcpu_woken (capture/offcpu.h) */
 	RING_OFFCPU_WEIGHT,	/* struct offcpu_weight (capture/offcpu.h) */
+	RING_ALLOC_WEIGHT,	/* struct alloc_weight (capture/alloc_inuse.h) */
+	RING_ALLOC_FREED,	/* struct alloc_freed (capture/alloc_inuse.h) */
 	RING_RECORD_TYPES,
 };
 

@@ -71,27 +71,35 @@ int stacks_add(struct stack_table *t, const struct stack_key *key, uint32_t key_
 	return stacks_add_n(t, key, key_bytes, 1);
 }
 
-int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t key_bytes,
-		 uint64_t count)
+struct stack *stacks_find_add(struct stack_table *t, const struct stack_key *key,
+			      uint32_t key_bytes, uint64_t count)
 {
 	struct probe pr = { key, key_bytes };
 	uint64_t h = hash_bytes(key, key_bytes, 0);
 	struct hmap_node *n = hmap_find(&t->map, h, stack_eq, &pr);
 	struct stack *s;
 
-	t->total = count_add(t->total, count);
 	if (n) {
-		((struct stack *)n)->count = count_add(((struct stack *)n)->count, count);
-		return 0;
+		s = (struct stack *)n;
+		s->count = count_add(s->count, count);
+		t->total = count_add(t->total, count);
+		return s;
 	}
 	s = malloc(sizeof(*s) - sizeof(s->key) + key_bytes);
 	if (!s)
-		return -ENOMEM;
+		return NULL;
+	t->total = count_add(t->total, count);
 	s->count = count;
 	s->key_bytes = key_bytes;
 	memcpy(&s->key, key, key_bytes);
 	hmap_insert(&t->map, &s->node, h);
-	return 0;
+	return s;
+}
+
+int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t key_bytes,
+		 uint64_t count)
+{
+	return stacks_find_add(t, key, key_bytes, count) ? 0 : -ENOMEM;
 }
 
 static int cmp_count(const void *a, const void *b)

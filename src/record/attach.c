@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -223,6 +224,7 @@ static bool find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen
 {
 	char fname[64], line[PATH_MAX + 128];
 	bool found = false;
+	struct stat st;
 	FILE *f;
 
 	if (pid)
@@ -234,19 +236,36 @@ static bool find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
 		char *path = strchr(line, '/');
+		unsigned long long ino = 0;
 		const char *base;
 
 		if (!path)
 			continue;
 		path[strcspn(path, "\n")] = '\0';
 		base = strrchr(path, '/') + 1;
-		if (name_matches_lib(base, lib)) {
-			if (pid)
-				snprintf(out, outlen, "/proc/%u/root%s", pid, path);
-			else
-				snprintf(out, outlen, "%s", path);
-			found = true;
+		if (!name_matches_lib(base, lib))
+			continue;
+		found = true;
+		/* start-end perms offset dev inode: the file's inode, to check a path by */
+		if (sscanf(line, "%*s %*s %*s %*s %llu", &ino) != 1)
+			ino = 0;
+		if (!pid) {
+			snprintf(out, outlen, "%s", path);
+			break;
 		}
+		/*
+		 * The path is as the reader sees it: from a container's root
+		 * when that root is its own mount (pivot_root), from ours when
+		 * it is a directory of ours (chroot, unshare --root).  Neither:
+		 * the mapping itself (root may open it).
+		 */
+		snprintf(out, outlen, "/proc/%u/root%s", pid, path);
+		if (stat(out, &st) == 0 && st.st_ino == ino)
+			break;
+		snprintf(out, outlen, "%s", path);
+		if (stat(out, &st) == 0 && st.st_ino == ino)
+			break;
+		snprintf(out, outlen, "/proc/%u/map_files/%.*s", pid, (int)strcspn(line, " "), line);
 	}
 	fclose(f);
 	return found;
@@ -489,7 +508,62 @@ static struct bpf_program *alloc_prog(struct attacher *a, const char *fn)
 
 #define ALLOC_MAX_LIBS 16
 
-/* The allocator's functions in one libc: how many were attached, or -errno. */
+/* A uprobe (or uretprobe) of -e alloc at offset of path: 0, or -errno (said in err). */
+static int attach_alloc_at(struct attacher *a, struct bpf_program *prog, bool ret,
+			   const char *path, uint64_t offset, uint32_t idx, const char *fn,
+			   const char *what, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie(a, idx), .retprobe = ret);
+	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, -1, path, offset, &opts);
+	int rc;
+
+	if (link)
+		return add_link(a, link);
+	rc = -errno;
+	/*
+	 * Seen here: BCC's memleak (bpfcc-tools 0.26) holds its uprobe on
+	 * malloc with a reference counter offset of 6, and the kernel refuses
+	 * any other at that address ("ref_ctr_offset mismatch" in dmesg) while
+	 * it runs.
+	 */
+	snprintf(err, errlen, "%s: cannot attach %s to %s in %s: %s%s", what,
+		 ret ? "uretprobe" : "uprobe", fn, path, strerror(-rc), rc == -EINVAL ?
+		 " (another tracer's uprobe there, such as BCC's memleak, makes the kernel "
+		 "refuse ours: dmesg says 'ref_ctr_offset mismatch'; stop it and try again)" : "");
+	return rc;
+}
+
+/*
+ * Where --inuse's probe on free goes, in the file: at free, or on x86-64
+ * past glibc's opening "test %rdi,%rdi; je" (free(NULL) returns there:
+ * nothing to take out).  The kernel emulates a push but single-steps a
+ * test, a second trap: on this VM a probe on free's first instruction made
+ * each free cost ~15 us (a churning loop 24x slower), one on the push
+ * after it ~0.5 us, as on malloc, whose first instruction is a push.
+ */
+static uint64_t free_probe_offset(int fd, uint64_t offset)
+{
+#if defined(__x86_64__)
+	static const unsigned char test_rdi[] = { 0x48, 0x85, 0xff };
+	unsigned char b[sizeof(test_rdi) + 2];
+
+	if (pread(fd, b, sizeof(b), offset) != (ssize_t)sizeof(b) ||
+	    memcmp(b, test_rdi, sizeof(test_rdi)))
+		return offset;
+	if (b[3] == 0x74)				/* je rel8 */
+		return offset + sizeof(test_rdi) + 2;
+	if (b[3] == 0x0f && b[4] == 0x84)		/* je rel32 */
+		return offset + sizeof(test_rdi) + 6;
+#else
+	(void)fd;
+#endif
+	return offset;
+}
+
+/*
+ * The allocator's functions in one libc (--inuse: their returns, and
+ * free): how many were attached, or -errno.
+ */
 static int attach_alloc_lib(struct attacher *a, const char *path, uint32_t idx, const char *what,
 			    char *err, size_t errlen)
 {
@@ -498,9 +572,8 @@ static int attach_alloc_lib(struct attacher *a, const char *path, uint32_t idx, 
 		"valloc", "pvalloc",
 	};
 	uint64_t offsets[sizeof(fns) / sizeof(fns[0])], vaddr, size, offset;
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie(a, idx));
+	bool inuse = a->skel->rodata->alloc_inuse;
 	struct sym_source *syms;
-	struct bpf_link *link;
 	size_t i, j, n = 0;
 	int fd, rc = 0;
 	Elf *elf;
@@ -519,25 +592,24 @@ static int attach_alloc_lib(struct attacher *a, const char *path, uint32_t idx, 
 			;
 		if (j < n)
 			continue;
-		link = bpf_program__attach_uprobe_opts(alloc_prog(a, fns[i]), -1, path, offset,
-						       &opts);
-		if (!link) {
-			rc = -errno;
-			/*
-			 * Seen here: BCC's memleak (bpfcc-tools 0.26) holds its uprobe
-			 * on malloc with a reference counter offset of 6, and the
-			 * kernel refuses any other at that address ("ref_ctr_offset
-			 * mismatch" in dmesg) while it runs.
-			 */
-			snprintf(err, errlen, "%s: cannot attach uprobe to %s in %s: %s%s", what,
-				 fns[i], path, strerror(-rc), rc == -EINVAL ?
-				 " (another tracer's uprobe there, such as BCC's memleak, makes the "
-				 "kernel refuse ours: dmesg says 'ref_ctr_offset mismatch'; stop it "
-				 "and try again)" : "");
-			break;
-		}
-		rc = add_link(a, link);
+		rc = attach_alloc_at(a, alloc_prog(a, fns[i]), false, path, offset, idx, fns[i],
+				     what, err, errlen);
+		if (rc >= 0 && inuse)
+			rc = attach_alloc_at(a, a->skel->progs.on_alloc_return, true, path, offset,
+					     idx, fns[i], what, err, errlen);
 		offsets[n++] = offset;
+	}
+	/* --inuse: free.  A libc with malloc and no free is no allocator to trust. */
+	if (rc >= 0 && n && inuse) {
+		if (sym_source_find_symbol(syms, "free", &vaddr, &size) ||
+		    elf_vaddr_to_offset(elf, vaddr, &offset)) {
+			snprintf(err, errlen, "%s: %s has malloc and no free", what, path);
+			rc = -ENOENT;
+		} else {
+			rc = attach_alloc_at(a, a->skel->progs.on_alloc_free, false, path,
+					     free_probe_offset(fd, offset), idx, "free", what, err,
+					     errlen);
+		}
 	}
 	if (syms)
 		sym_source_free(syms);
@@ -550,40 +622,87 @@ static int attach_alloc_lib(struct attacher *a, const char *path, uint32_t idx, 
 	return rc < 0 ? rc : (int)n;
 }
 
+struct alloc_libs {
+	struct { dev_t dev; ino_t ino; } seen[ALLOC_MAX_LIBS];
+	int nseen;
+	bool full_said;
+};
+
 /*
- * Every libc the targets map (-a: ours), each once: a container's own is
- * another file.  A target that maps none allocates where stitch cannot
- * see (a static binary, another allocator): said once.
+ * The libc process pid maps (0: ours), attached unless one of its file was:
+ * 0, 1 if it maps none, or -errno (said in err).
+ */
+static int attach_alloc_of(struct attacher *a, struct alloc_libs *l, uint32_t pid, uint32_t idx,
+			   const char *what, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int i, rc;
+
+	if (!find_in_maps(pid, "libc.so.6", path, sizeof(path)))
+		return 1;
+	if (stat(path, &st) != 0)
+		return 0;	/* gone since */
+	for (i = 0; i < l->nseen && (l->seen[i].dev != st.st_dev || l->seen[i].ino != st.st_ino);
+	     i++)
+		;
+	if (i < l->nseen)
+		return 0;
+	if (l->nseen == ALLOC_MAX_LIBS) {
+		if (!l->full_said)
+			fprintf(stderr, "stitch record: %s: more than %d different libc.so.6 files "
+				"mapped: the processes of the others (process %u's %s) are not "
+				"traced\n", what, ALLOC_MAX_LIBS, pid, path);
+		l->full_said = true;
+		return 0;
+	}
+	l->seen[l->nseen].dev = st.st_dev;
+	l->seen[l->nseen++].ino = st.st_ino;
+	rc = attach_alloc_lib(a, path, idx, what, err, errlen);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Every libc the targets map, each once: a container's own is another
+ * file.  -a: every process's at the start (each container image's), and
+ * ours, which a command run later maps too.  A target that maps none
+ * allocates where stitch cannot see (a static binary, another allocator):
+ * said once.
  */
 static int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 			char *err, size_t errlen)
 {
-	struct { dev_t dev; ino_t ino; } seen[ALLOC_MAX_LIBS];
-	int nseen = 0, p, i, rc;
-	char path[PATH_MAX];
-	struct stat st;
+	struct alloc_libs libs = { .nseen = 0 };
+	struct dirent *de;
+	int p, rc;
+	DIR *d;
 
 	for (p = 0; p < (a->npids ? a->npids : 1); p++) {
 		uint32_t pid = a->npids ? a->pids[p] : 0;
 
-		if (!find_in_maps(pid, "libc.so.6", path, sizeof(path))) {
-			fprintf(stderr, "stitch record: %s: process %u maps no libc.so.6: its "
-				"allocations are not seen\n", ev->text, pid ? pid : (uint32_t)getpid());
-			continue;
-		}
-		if (stat(path, &st) != 0)
-			continue;
-		for (i = 0; i < nseen && (seen[i].dev != st.st_dev || seen[i].ino != st.st_ino); i++)
-			;
-		if (i < nseen || nseen == ALLOC_MAX_LIBS)
-			continue;
-		seen[nseen].dev = st.st_dev;
-		seen[nseen++].ino = st.st_ino;
-		rc = attach_alloc_lib(a, path, idx, ev->text, err, errlen);
+		rc = attach_alloc_of(a, &libs, pid, idx, ev->text, err, errlen);
 		if (rc < 0)
 			return rc;
+		if (rc)
+			fprintf(stderr, "stitch record: %s: process %u maps no libc.so.6: its "
+				"allocations are not seen\n", ev->text, pid ? pid : (uint32_t)getpid());
 	}
-	if (!nseen) {
+	d = a->all ? opendir("/proc") : NULL;
+	while (d && (de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		/* A process gone since, or one mapping none (a kernel thread): passed over. */
+		if (*end || !pid || pid > UINT32_MAX)
+			continue;
+		/* Not fatal: a process that exits as it is attached takes its root with it. */
+		if (attach_alloc_of(a, &libs, pid, idx, ev->text, err, errlen) < 0)
+			fprintf(stderr, "stitch record: %s: process %lu's allocations are not seen: "
+				"%s\n", ev->text, pid, err);
+	}
+	if (d)
+		closedir(d);
+	if (!libs.nseen) {
 		snprintf(err, errlen, "%s: no target maps glibc's libc.so.6 (only glibc's allocator "
 			 "is traced so far)", ev->text);
 		return -ENOENT;

@@ -17,6 +17,7 @@ struct attacher {
 	int freq_hz;		/* cpu sampling frequency */
 	const uint32_t *pids;	/* targets (-p), to find libraries by name */
 	int npids;
+	bool all;		/* -a: -e alloc attaches every process's libc */
 	/*
 	 * Syscall entry events by the raw tracepoint sys_enter (on_raw_sys_enter),
 	 * where the syscall tracepoints give no kernel stack (KFEAT_SYSCALL_TP_KSTACK).

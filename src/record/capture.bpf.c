@@ -37,6 +37,7 @@ const volatile __u32 ustack_limit = STITCH_DEFAULT_USTACK;
 #include "capture/uret.bpf.h"
 #include "capture/offcpu.bpf.h"
 #include "capture/alloc.bpf.h"
+#include "capture/alloc_inuse.bpf.h"
 
 /*
  * The interpreter walkers are half of what the verifier checks: loading
@@ -535,13 +536,14 @@ static __always_inline struct capture_defer *alloc_defer(void)
 SEC("uprobe")
 int capture_alloc(struct pt_regs *ctx)
 {
-	__u64 bytes = alloc_take();
+	__u64 block, bytes = alloc_take(&block);
 	struct capture_defer *d = alloc_defer();
 
 	if (!bytes || !d)
 		return 0;
 	capture(ctx, alloc_event_idx, false, d);
-	alloc_weigh((__u32)bpf_get_current_pid_tgid(), d->counted, d->sent, &d->c.key, bytes);
+	alloc_weigh((__u32)bpf_get_current_pid_tgid(), d->counted ? &d->c.key : NULL, d->sent,
+		    bytes, block);
 	return 0;
 }
 
@@ -815,9 +817,9 @@ char LICENSE[] SEC("license") = "GPL";
  * interpreter's walk tail-called: the walker sends the sample's weight).
  * alloc_legacy is known at load: the verifier drops the other path.
  */
-static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size)
+static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size, __u64 memptr)
 {
-	__u64 id = bpf_get_current_pid_tgid(), bytes;
+	__u64 id = bpf_get_current_pid_tgid(), bytes, block;
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct capture_defer *d;
 	struct sample_event *e;
@@ -827,14 +829,15 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size)
 	bytes = alloc_sample((__u32)id, size);
 	if (!bytes)
 		return 0;
+	block = alloc_block_begin(ctx, bytes, memptr);
 	if (!alloc_legacy) {
-		alloc_pend(bytes);
+		alloc_pend(bytes, block);
 		return dispatch(ctx, &alloc_workers);
 	}
 	d = alloc_defer();
 	if (!d)
 		return 0;
-	alloc_pend(bytes);
+	alloc_pend(bytes, block);
 	if (capture_legacy(ctx, alloc_event_idx, LEGACY_REGS_KPROBE_CTX, d) == LEGACY_WALK) {
 		/* The walker sends the walk, the sample and its weight; without one, the sample. */
 		bpf_tail_call(ctx, &legacy_walk_kprobe, 0);
@@ -842,9 +845,9 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size)
 		if (e)
 			send_sample(e, d);
 	}
-	bytes = alloc_take();
+	bytes = alloc_take(&block);
 	if (bytes)
-		alloc_weigh((__u32)id, false, d->sent, &d->c.key, bytes);
+		alloc_weigh((__u32)id, NULL, d->sent, bytes, block);
 	return 0;
 }
 
@@ -852,7 +855,7 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size)
 SEC("uprobe")
 int on_alloc_size1(struct pt_regs *ctx)
 {
-	return alloc_entry(ctx, PT_REGS_PARM1(ctx));
+	return alloc_entry(ctx, PT_REGS_PARM1(ctx), 0);
 }
 
 /*
@@ -864,7 +867,13 @@ int on_alloc_realloc(struct pt_regs *ctx)
 {
 	if (!PT_REGS_PARM1(ctx))
 		return 0;
-	return alloc_entry(ctx, PT_REGS_PARM2(ctx));
+	/*
+	 * --inuse: the old block is gone, moved or freed (realloc(ptr, 0)).
+	 * Taken out now: a realloc that fails keeps it, and it is missed.
+	 */
+	if (alloc_inuse)
+		alloc_block_freed(PT_REGS_PARM1(ctx));
+	return alloc_entry(ctx, PT_REGS_PARM2(ctx), 0);
 }
 
 /* calloc(n, size): a product past ALLOC_MAX_SIZE fails, and weighs nothing. */
@@ -875,7 +884,7 @@ int on_alloc_calloc(struct pt_regs *ctx)
 
 	if (n && size > ALLOC_MAX_SIZE / n)
 		return 0;
-	return alloc_entry(ctx, n * size);
+	return alloc_entry(ctx, n * size, 0);
 }
 
 /*
@@ -886,21 +895,41 @@ int on_alloc_calloc(struct pt_regs *ctx)
  */
 #define ALLOC_MALLOC_ALIGNMENT 16
 
-static __always_inline int alloc_aligned(struct pt_regs *ctx, __u64 align, __u64 size)
+static __always_inline int alloc_aligned(struct pt_regs *ctx, __u64 align, __u64 size,
+					 __u64 memptr)
 {
 	if (align <= ALLOC_MALLOC_ALIGNMENT)
 		return 0;
-	return alloc_entry(ctx, size);
+	return alloc_entry(ctx, size, memptr);
 }
 
 SEC("uprobe")
 int on_alloc_memalign(struct pt_regs *ctx)
 {
-	return alloc_aligned(ctx, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
+	return alloc_aligned(ctx, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), 0);
 }
 
 SEC("uprobe")
 int on_alloc_posix_memalign(struct pt_regs *ctx)
 {
-	return alloc_aligned(ctx, PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx));
+	return alloc_aligned(ctx, PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
+			     PT_REGS_PARM1(ctx));
+}
+
+/*
+ * --inuse (capture/alloc_inuse.bpf.h): the allocator's returns, where a
+ * sampled block gets its address, and free, where it loses it.
+ */
+SEC("uretprobe")
+int on_alloc_return(struct pt_regs *ctx)
+{
+	alloc_block_returned(ctx, PT_REGS_RC(ctx));
+	return 0;
+}
+
+SEC("uprobe")
+int on_alloc_free(struct pt_regs *ctx)
+{
+	alloc_block_freed(PT_REGS_PARM1(ctx));
+	return 0;
 }

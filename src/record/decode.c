@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "capture/alloc_inuse.h"
+#include "capture/alloc_live.h"
 #include "capture/offcpu.h"
 #include "profile/copy_unwind.h"
 
@@ -161,6 +163,37 @@ static void on_offcpu_weight(struct recorder *r, const void *rec, size_t size)
 	offcpu_weigh(&r->offcpu, w->tid, w->ns, &r->stacks);
 }
 
+/*
+ * A sampled allocation's sent stack: what it weighs, or under --inuse,
+ * the block it is (weighed at the end if it is still held).
+ */
+static void on_alloc_weight(struct recorder *r, const void *rec, size_t size)
+{
+	const struct alloc_weight *w = rec;
+	const struct stack_key *key;
+	uint32_t kb;
+
+	(void)size;
+	if (!r->alloc_live || !w->block) {
+		offcpu_weigh(&r->offcpu, w->tid, w->bytes, &r->stacks);
+		return;
+	}
+	key = offcpu_held(&r->offcpu, w->tid, &kb);
+	if (key && alloc_live_hold(r->alloc_live, w->block, key, kb))
+		r->bad_records++;
+	offcpu_drop(&r->offcpu, w->tid);
+}
+
+/* --inuse: a tracked block was freed. */
+static void on_alloc_freed(struct recorder *r, const void *rec, size_t size)
+{
+	const struct alloc_freed *f = rec;
+
+	(void)size;
+	if (r->alloc_live)
+		alloc_live_freed(r->alloc_live, f->block);
+}
+
 /* A sample's sizes, from the traced side of the ring: false if they do not add up. */
 static bool sample_sizes_ok(const struct sample_event *e, size_t size)
 {
@@ -296,6 +329,10 @@ static const struct ring_record_handler {
 				on_offcpu_woken },
 	[RING_OFFCPU_WEIGHT] = { sizeof(struct offcpu_weight), sizeof(struct offcpu_weight),
 				 on_offcpu_weight },
+	[RING_ALLOC_WEIGHT] = { sizeof(struct alloc_weight), sizeof(struct alloc_weight),
+				on_alloc_weight },
+	[RING_ALLOC_FREED] = { sizeof(struct alloc_freed), sizeof(struct alloc_freed),
+			       on_alloc_freed },
 };
 
 int handle_record(void *ctx, void *data, size_t size)

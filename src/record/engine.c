@@ -36,11 +36,19 @@
 static volatile sig_atomic_t stop_requested;
 /* -- COMMAND, while it runs: a SIGINT or SIGTERM sent to us alone goes to it too. */
 static volatile pid_t child_to_signal;
+/*
+ * --inuse: the BPF side's alloc_stopped, set at the signal, before the
+ * command it is passed on to frees as it exits (seen in the ~100 ms a
+ * uprobe takes to detach here): its blocks are what it held when stopped.
+ */
+static volatile bool *stop_flag;
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	stop_requested = 1;
+	if (stop_flag)
+		*stop_flag = true;
 	/*
 	 * Ctrl-C in a terminal signals the whole process group, the command
 	 * included (si_code SI_KERNEL): passing it on would signal it twice.
@@ -372,6 +380,8 @@ static int run_setup(struct run *run)
 
 	if (open_bpf(r))
 		return 1;
+	if (r->alloc_live)
+		stop_flag = &r->skel->bss->alloc_stopped;
 	if (perf_tracker_open(&r->ptrack) != 0) {
 		fprintf(stderr, "stitch record: cannot open process tracking events: %s\n",
 			strerror(errno));
@@ -519,6 +529,8 @@ static void run_drain(struct run *run)
 	struct recorder *r = run->r;
 
 	r->target_cpu_end = targets_cpu_ns(r);
+	/* The end, for --inuse: detaching uprobes takes ~100 ms each here. */
+	inuse_stop(r);
 	attach_destroy(&r->att);
 	capture_bpf__detach(r->skel);
 	do {
@@ -532,6 +544,7 @@ static void run_drain(struct run *run)
 
 	offcpu_still_blocked(r);
 	kernel_counts_read(r, -1);	/* the rest: nothing counts any more */
+	inuse_read(r);
 }
 
 /* The finish: what was lost and what it cost, then the command's output.  0 or 1. */
@@ -624,7 +637,7 @@ static int recorder_init(struct recorder *r, struct record_opts *o,
 	r->check_kuf = malloc((MAX_UFRAMES + 1) * sizeof(*r->check_kuf));
 	if (!r->key_buf || !r->uframes || !r->check_uf || !r->check_kuf || binary_cache_init(&r->bins) ||
 	    procs_init(&r->procs, &r->bins) || stacks_init(&r->stacks) ||
-	    offcpu_pending_init(&r->offcpu)) {
+	    offcpu_pending_init(&r->offcpu) || inuse_open(r)) {
 		fprintf(stderr, "stitch record: out of memory\n");
 		return -1;
 	}
@@ -640,12 +653,14 @@ static void recorder_free(struct recorder *r)
 	if (r->rb)
 		ring_buffer__free(r->rb);
 	attach_destroy(&r->att);
+	stop_flag = NULL;	/* its page goes with the skeleton */
 	if (r->skel)
 		capture_bpf__destroy(r->skel);
 	walkers_free(r);
 	perf_tracker_close(&r->ptrack);
 	stacks_free(&r->stacks);
 	offcpu_pending_free(&r->offcpu);
+	inuse_close(r);
 	procs_free(&r->procs);
 	binary_cache_free(&r->bins);
 	interp_free(&r->interp);

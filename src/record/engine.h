@@ -65,6 +65,8 @@ struct record_opts {
 	bool no_runnable;		/* offcpu: no [runnable] time */
 	bool wakers;			/* offcpu: each blocked stack joined to its waker's */
 	uint64_t alloc_period;		/* alloc: bytes between samples on average; 1: every */
+	bool inuse;			/* alloc: what is still allocated at the end, not what was */
+	uint64_t min_age_ns;		/* --inuse: younger blocks left out */
 	double max_table_mb;		/* 0: the default for the targets */
 };
 

@@ -48,7 +48,11 @@ static void usage(FILE *f)
 "                           glibc's malloc, calloc, realloc, memalign,\n"
 "                           aligned_alloc, posix_memalign, valloc, pvalloc,\n"
 "                           sampled by bytes (--alloc-sample) and weighed in\n"
-"                           bytes (pprof: alloc_space/bytes).  Recorded alone\n"
+"                           bytes (pprof: alloc_space/bytes).  Recorded alone.\n"
+"                           With --inuse: the bytes still allocated when the\n"
+"                           recording ends (or the program exits), by the\n"
+"                           stack that allocated them, as memleak shows\n"
+"                           (pprof: inuse_space/bytes)\n"
 "\n"
 "Targets (one of):\n"
 "  -p, --pid PID[,PID...]   all threads of these processes\n"
@@ -98,6 +102,14 @@ static void usage(FILE *f)
 "                           average (default 512K; K, M, G; 1 records every\n"
 "                           allocation); each sampled allocation weighs what\n"
 "                           it stands for, so totals and shares stay unbiased\n"
+"      --inuse              alloc: the sampled allocations not freed when the\n"
+"                           recording ends, instead of all: free and the\n"
+"                           allocators' returns are traced too (each call\n"
+"                           costs one more trap); a realloc moves its block;\n"
+"                           frees of blocks allocated before the recording,\n"
+"                           or never allocated, are ignored\n"
+"      --min-age TIME       --inuse: leave out blocks younger than TIME at the\n"
+"                           end (like 5s, 500ms; default 0, keep all)\n"
 "      --no-runnable        offcpu: leave out time waiting for a CPU after\n"
 "                           preemption (shown by default: it is time the\n"
 "                           thread waited too)\n"
@@ -164,7 +176,7 @@ static int set_unwind(struct record_opts *o, const char *mode)
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
        OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE,
-       OPT_ALLOC_SAMPLE };
+       OPT_ALLOC_SAMPLE, OPT_INUSE, OPT_MIN_AGE };
 
 /* record's own options; the shared ones (-p, -a, -F, -d, -o...) are in run_opts.h. */
 static const struct option longopts[] = {
@@ -181,6 +193,8 @@ static const struct option longopts[] = {
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "no-runnable", no_argument, NULL, OPT_NO_RUNNABLE },
 	{ "alloc-sample", required_argument, NULL, OPT_ALLOC_SAMPLE },
+	{ "inuse", no_argument, NULL, OPT_INUSE },
+	{ "min-age", required_argument, NULL, OPT_MIN_AGE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -190,6 +204,9 @@ static bool take_flag(struct record_opts *o, int c)
 	switch (c) {
 	case OPT_PER_EVENT:
 		o->per_event = true;
+		return true;
+	case OPT_INUSE:
+		o->inuse = true;
 		return true;
 	case OPT_NO_LINES:
 		o->no_lines = true;
@@ -256,6 +273,13 @@ static int take_opt(void *ctx, int c, const char *arg)
 			return fail_usage("--alloc-sample: '%s' is not a size of 1 byte to 1G (like "
 					  "512K, 16K, 1M; 1 records every allocation)", arg);
 		break;
+	case OPT_MIN_AGE:
+		o->min_age_ns = strcmp(arg, "0") ? cli_parse_time(arg) : 0;
+		if (!o->min_age_ns && strcmp(arg, "0"))
+			return fail_usage("--min-age: '%s' is not a time (like 5s, 500ms; 0 keeps "
+					  "every block)", arg);
+		rc->min_age_set = true;
+		break;
 	}
 	return 0;
 }
@@ -299,6 +323,10 @@ static int check_opts(struct record_cmd *rc, const struct run_args *a)
 		;
 	if (o->alloc_period && i == o->nevents)
 		return fail_usage("%s", "--alloc-sample goes with -e alloc");
+	if (o->inuse && i == o->nevents)
+		return fail_usage("%s", "--inuse goes with -e alloc (the allocations not freed)");
+	if (rc->min_age_set && !o->inuse)
+		return fail_usage("%s", "--min-age goes with -e alloc --inuse");
 	for (i = 0; i < o->nevents; i++)
 		if (o->events[i].kind == EVENT_ALLOC && o->nevents > 1)
 			return fail_usage("%s", "-e alloc weighs stacks in bytes, other events in "

@@ -17,6 +17,7 @@ struct record_cmd {
 	int top;			/* --top: stacks in the text summary */
 	bool wall;			/* cpu + offcpu, both weighed in nanoseconds */
 	uint32_t wall_cpu_idx;		/* wall: the cpu event's index */
+	bool min_age_set;		/* --min-age given (0 included) */
 };
 
 /* The recording's profile to every -o; 0 or -1. */

@@ -24,6 +24,7 @@
 #include "record/events.h"
 #include "interp/interp_api.h"
 #include "capture/unwind_in_kernel.h"
+#include "capture/alloc_live.h"
 #include "capture/offcpu_pending.h"
 #include "proc/binary.h"
 #include "proc/perf_tracker.h"
@@ -89,6 +90,9 @@ struct recorder {
 	struct uframe *check_kuf;	/* and the kernel's, as walked (V8's unnamed) */
 	struct interp_state interp;	/* interpreter frames (interp_*.c) */
 	struct offcpu_pending offcpu;	/* off-CPU samples awaiting their weight */
+	struct alloc_live *alloc_live;	/* --inuse: the tracked blocks' stacks; else NULL */
+	struct alloc_inuse_totals inuse_totals;	/* --inuse: what the end found */
+	uint64_t end_ns;		/* CLOCK_MONOTONIC when the recording stopped */
 	/* reclaim.c */
 	uint64_t reclaim_last_ns, reclaim_turns, procs_reaped;
 };
@@ -116,6 +120,16 @@ int handle_record(void *ctx, void *data, size_t size);
 #define RECORD_TURN_NS 20000000ull
 #define RECORD_TURN_OVER (-ECANCELED)
 int handle_record_in_turn(void *ctx, void *data, size_t size);
+
+/* inuse.c: record -e alloc --inuse; each does nothing without it */
+int inuse_open(struct recorder *r);	/* 0, or -1: out of memory */
+void inuse_close(struct recorder *r);
+/* The recording stops (end_ns): blocks are neither filed nor freed any more. */
+void inuse_stop(struct recorder *r);
+/* At the drain, the programs detached: the blocks held, onto their stacks. */
+void inuse_read(struct recorder *r);
+/* What the figures miss (stats.c's report_losses). */
+void inuse_report_losses(struct recorder *r, const uint64_t st[STAT_NR]);
 
 /* setup.c */
 /* Where the kernel stores counted stacks, for user space to read. */

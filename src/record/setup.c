@@ -182,8 +182,8 @@ static int legacy_events(struct recorder *r)
 
 /*
  * -e alloc: its entry points, each attached on the allocator's functions
- * (record/attach_alloc.c), and capture_alloc, their worker where there are
- * workers; the sampling's period and tables.
+ * (record/attach.c), and capture_alloc, their worker where there are
+ * workers; the sampling's period and tables; --inuse's returns and free.
  */
 static void alloc_programs(struct recorder *r, bool alloc, bool legacy)
 {
@@ -197,6 +197,14 @@ static void alloc_programs(struct recorder *r, bool alloc, bool legacy)
 	for (i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
 		bpf_program__set_autoload(entries[i], alloc);
 	bpf_program__set_autoload(s->progs.capture_alloc, alloc && !legacy);
+	/* --inuse: the returns and free too, and room for the blocks */
+	bpf_program__set_autoload(s->progs.on_alloc_return, alloc && r->o->inuse);
+	bpf_program__set_autoload(s->progs.on_alloc_free, alloc && r->o->inuse);
+	s->rodata->alloc_inuse = alloc && r->o->inuse;
+	if (!s->rodata->alloc_inuse) {
+		bpf_map__set_max_entries(s->maps.alloc_live, 1);
+		bpf_map__set_max_entries(s->maps.alloc_inflight, 1);
+	}
 	s->rodata->alloc_legacy = alloc && legacy;
 	s->rodata->alloc_period = r->o->alloc_period ? r->o->alloc_period : ALLOC_DEFAULT_PERIOD;
 	if (alloc)
@@ -363,8 +371,9 @@ static int load_bpf(struct recorder *r)
 	}
 	r->skel->rodata->kunwind_mode = o->unwind_mode;
 	r->skel->rodata->kunwind_time_walks = o->time_walks;
+	/* --inuse names each block by its own sample: none counted in the kernel. */
 	r->skel->rodata->kunwind_count_in_kernel = o->unwind_mode == KUNWIND_MODE_KERNEL &&
-						   !o->per_event;
+						   !o->per_event && !o->inuse;
 	/* Tests only: force stacks to share hashes (counted_hash_mask). */
 	test_mask = getenv("STITCH_TEST_HASH_MASK");
 	if (test_mask) {
@@ -511,6 +520,7 @@ int attach_all(struct recorder *r)
 	r->att.freq_hz = o->freq;
 	r->att.pids = o->target.pids;
 	r->att.npids = o->target.npids;
+	r->att.all = o->target.all;
 	for (i = 0; i < o->nevents; i++) {
 		if (attach_event(&r->att, &o->events[i], i, err, sizeof(err)) != 0) {
 			fprintf(stderr, "stitch record: %s\n", err);

@@ -90,6 +90,7 @@ void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 		fprintf(stderr, "stitch: LOST %" PRIu64 " sampled allocations: their stack could "
 			"not be kept (maps or ring buffer full): bytes are a lower bound\n",
 			st[STAT_ALLOC_LOST]);
+	inuse_report_losses(r, st);
 	if (st[STAT_INTERP_LOST])
 		fprintf(stderr, "stitch: %" PRIu64 " events lost their interpreter frames: ring "
 			"buffer full (marked [interpreter frames lost])\n", st[STAT_INTERP_LOST]);

@@ -88,14 +88,15 @@ int record_write(struct record_cmd *cmd, const struct record_result *res)
 		}
 		/* Allocations weigh bytes (alone: check_opts). */
 		if (o->events[0].kind == EVENT_ALLOC) {
-			p.value_type = profile_str(&p, "alloc_space");
+			p.value_type = profile_str(&p, o->inuse ? "inuse_space" : "alloc_space");
 			p.value_unit = profile_str(&p, "bytes");
 			p.period_ns = 0;
 		}
 		target_of(&o->target, sub, sizeof(sub));
 		if (profile_unit_bytes(&p))
-			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %s allocated",
-				 seconds, profile_value_str(&p, stacks->total, v, sizeof(v)));
+			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %s %s",
+				 seconds, profile_value_str(&p, stacks->total, v, sizeof(v)),
+				 o->inuse ? "in use" : "allocated");
 		else if (profile_unit_ns(&p))
 			snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), ", %.1f s, %.3f s "
 				 "%s", seconds, stacks->total / 1e9,
@@ -106,7 +107,7 @@ int record_write(struct record_cmd *cmd, const struct record_result *res)
 		oo.subtitle = sub;
 		profile_value_str(&p, stacks->total, v, sizeof(v));
 		snprintf(what, sizeof(what), "%s%s, %zu distinct stacks", v,
-			 profile_unit_bytes(&p) ? " allocated" :
+			 profile_unit_bytes(&p) ? (o->inuse ? " in use" : " allocated") :
 			 !profile_unit_ns(&p) ? " events" : cmd->wall ? " of threads' time" :
 			 " off-CPU", p.nsamples);
 		oo.force = cmd->out.force;

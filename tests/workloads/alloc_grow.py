@@ -3,7 +3,10 @@
 # 2000-byte bytearrays (each a malloc of 2001 bytes: past pymalloc's 512,
 # CPython asks the C allocator), kept to the end, then N 1000-byte ones
 # dropped at once.  Prints what it allocated on each line, and the wall
-# time of both loops.  With "wait", first waits for a byte on stdin (bench/).
+# time of both loops.  Options: "wait" first waits for a byte on stdin
+# (bench/); "hold", after printing, holds its memory for a minute (record
+# --inuse stopped by Ctrl-C sees the list still allocated, as a live
+# service's).
 import sys
 import time
 
@@ -21,7 +24,7 @@ def churn(n):
 
 
 n = int(sys.argv[1])
-if sys.argv[2:] == ["wait"]:
+if "wait" in sys.argv[2:]:
     sys.stdin.read(1)
 t0 = time.monotonic_ns()
 kept = grow(n)
@@ -29,4 +32,6 @@ churn(n)
 elapsed = time.monotonic_ns() - t0
 print("grew", n * 2001)
 print("churned", n * 1001)
-print("elapsed_ns", elapsed)
+print("elapsed_ns", elapsed, flush=True)
+if "hold" in sys.argv[2:]:
+    time.sleep(60)

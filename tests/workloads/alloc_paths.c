@@ -13,7 +13,22 @@
  *   alloc_paths fns       each allocator function 1000 times from a function
  *                         of its own (via_NAME), each with a size of its own,
  *                         the block freed at once.  Prints "via_NAME BYTES"
- *                         for each: what the program asked for there.
+ *                         for each: what the program asked for there.  Last,
+ *                         via_realloc_kept: 100 blocks of 100 bytes, each
+ *                         moved by a realloc to 20000 and kept ("kept BYTES":
+ *                         what they hold at the end).
+ *   alloc_paths aged N SECONDS
+ *                         leak_old: N 100-byte blocks kept; SECONDS of
+ *                         sleep; leak_young: N more.  Prints "old BYTES"
+ *                         and "young BYTES".
+ *   alloc_paths badfree N   leak_one N 100-byte blocks ("leaked BYTES"),
+ *                         then frees a block twice and an address never
+ *                         allocated, and dies of glibc's abort at the first
+ *                         it detects: what a tracer must survive.
+ *   alloc_paths steady SECONDS
+ *                         churner rounds (two 300-byte blocks, each freed)
+ *                         for SECONDS, 1000 a millisecond at most: a
+ *                         process that allocates all along, for -a.
  *
  * Built without frame pointers, as Debian builds: stacks are unwound from CFI.
  */
@@ -27,9 +42,15 @@
 
 #define FN_CALLS 1000
 
+#define MAX_KEPT 1000000
+
 /* Through a volatile: the compiler may not drop a malloc whose block is never used. */
 static void *volatile sink;
-static void **kept;
+/*
+ * The leaked blocks' list is no allocation of its own (--inuse shows the
+ * leak alone), and global: stores the compiler must keep, so the mallocs too.
+ */
+void *kept[MAX_KEPT];
 static long nkept;
 
 __attribute__((noipa)) static void leak_one(size_t n)
@@ -74,9 +95,8 @@ static int paths(long n, bool wait)
 	char go;
 	long i;
 
-	kept = calloc(n, sizeof(*kept));
-	if (!kept)
-		return 1;
+	if (n > MAX_KEPT / 2)
+		return 2;
 	if (wait && read(0, &go, 1) != 1)
 		return 1;
 	t0 = now_ns();
@@ -118,8 +138,83 @@ VIA(posix_memalign, 8000, { void *p = NULL; if (posix_memalign(&p, 128, 8000)) a
 VIA(posix_memalign_8, 9000, { void *p = NULL; if (posix_memalign(&p, 8, 9000)) abort(); sink = p; })
 VIA(valloc, 10000, sink = valloc(10000))
 
+/* Moved by realloc (past the 100-byte block's room), kept: only the new block is in use. */
+__attribute__((noipa)) static unsigned long via_realloc_kept(unsigned long *held)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		void *p = malloc(100);
+
+		memset(p, 3, 100);
+		kept[nkept++] = realloc(p, 20000);
+	}
+	*held = 100 * 20000;
+	return 100 * (100 + 20000);
+}
+
+__attribute__((noipa)) static void leak_old(long n)
+{
+	while (n--)
+		leak_one(100);
+}
+
+__attribute__((noipa)) static void leak_young(long n)
+{
+	while (n--)
+		leak_one(100);
+}
+
+/* Blocks of two ages, for --min-age. */
+static int aged(long n, int seconds)
+{
+	if (n > MAX_KEPT / 2)
+		return 2;
+	leak_old(n);
+	sleep(seconds);
+	leak_young(n);
+	printf("old %ld\nyoung %ld\n", n * 100, n * 100);
+	return 0;
+}
+
+/* Leaks, then the frees glibc aborts on. */
+static int badfree(long n)
+{
+	static char not_heap[64];
+	void *p;
+	long i;
+
+	if (n > MAX_KEPT / 2)
+		return 2;
+	for (i = 0; i < n; i++)
+		leak_one(100);
+	printf("leaked %ld\n", n * 100);
+	fflush(stdout);
+	p = malloc(200);
+	free(p);
+	free(p);		/* a double free */
+	sink = not_heap + 16;	/* 16-byte aligned, and no chunk */
+	free(sink);
+	return 0;
+}
+
+/* Churn for seconds, paced: a steady allocator for -a to find. */
+__attribute__((noipa)) static void steady(int seconds)
+{
+	long long end = now_ns() + seconds * 1000000000LL;
+	int i;
+
+	while (now_ns() < end) {
+		for (i = 0; i < 1000; i++)
+			churner();
+		usleep(1000);
+	}
+}
+
 static int fns(void)
 {
+	unsigned long held;
+
 	printf("via_malloc %lu\n", via_malloc());
 	printf("via_calloc %lu\n", via_calloc());
 	printf("via_realloc_null %lu\n", via_realloc_null());
@@ -130,6 +225,8 @@ static int fns(void)
 	printf("via_posix_memalign %lu\n", via_posix_memalign());
 	printf("via_posix_memalign_8 %lu\n", via_posix_memalign_8());
 	printf("via_valloc %lu\n", via_valloc());
+	printf("via_realloc_kept %lu\n", via_realloc_kept(&held));
+	printf("kept %lu\n", held);
 	return 0;
 }
 
@@ -139,6 +236,15 @@ int main(int argc, char **argv)
 		return paths(atol(argv[2]), argc == 4 && strcmp(argv[3], "wait") == 0);
 	if (argc == 2 && strcmp(argv[1], "fns") == 0)
 		return fns();
-	fprintf(stderr, "usage: alloc_paths paths N [wait] | fns\n");
+	if (argc == 4 && strcmp(argv[1], "aged") == 0)
+		return aged(atol(argv[2]), atoi(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "badfree") == 0)
+		return badfree(atol(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "steady") == 0) {
+		steady(atoi(argv[2]));
+		return 0;
+	}
+	fprintf(stderr, "usage: alloc_paths paths N [wait] | fns | aged N SECONDS | badfree N\n"
+		"       | steady SECONDS\n");
 	return 2;
 }

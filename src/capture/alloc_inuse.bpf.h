@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * record -e alloc --inuse, kernel side (see alloc_inuse.h): a sampled
+ * allocation's block numbered at its entry point, filed under its address
+ * at its return, taken out at its free.  The programs on the allocator's
+ * returns and on free are in capture.bpf.c, beside its entry points.
+ */
+#ifndef STITCH_CAPTURE_ALLOC_INUSE_BPF_H
+#define STITCH_CAPTURE_ALLOC_INUSE_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "capture/alloc.h"
+#include "capture/alloc_inuse.h"
+#include "capture/samples.bpf.h"
+#include "capture/stats.bpf.h"
+
+/* Set by user space before load. */
+const volatile bool alloc_inuse;
+/*
+ * Set by user space when the recording stops, before its programs are
+ * detached (~100 ms a uprobe here): the blocks are what was in use then,
+ * not less what a command stopped with it frees as it exits.
+ */
+volatile bool alloc_stopped;
+
+/* tid -> its sampled allocation not returned yet. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ALLOC_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct alloc_inflight);
+} alloc_inflight SEC(".maps");
+
+/* The blocks not freed yet (user space sizes it to 1 without --inuse). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ALLOC_LIVE_MAX);
+	__type(key, struct alloc_live_key);
+	__type(value, struct alloc_live_block);
+} alloc_live SEC(".maps");
+
+/* Each CPU's count of the block numbers it gave. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} alloc_block_seq SEC(".maps");
+
+/*
+ * The stack pointer an allocator call's return leaves, seen at its entry:
+ * x86-64's ret pops the return address the call pushed, arm64's leaves sp.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define ALLOC_RET_SP_DELTA 8
+#else
+#define ALLOC_RET_SP_DELTA 0
+#endif
+
+/*
+ * The current thread's sampled allocation of bytes (memptr: where
+ * posix_memalign puts its address) gets its number and waits for its
+ * return: the number, or 0 without --inuse or if it cannot wait.
+ */
+static __always_inline __u64 alloc_block_begin(struct pt_regs *ctx, __u64 bytes, __u64 memptr)
+{
+	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid();
+	struct alloc_inflight f = {};
+	__u64 *seq;
+
+	if (!alloc_inuse)
+		return 0;
+	seq = bpf_map_lookup_elem(&alloc_block_seq, &zero);
+	if (!seq)
+		return 0;
+	*seq += 1;
+	f.block = *seq << ALLOC_BLOCK_CPU_BITS | bpf_get_smp_processor_id();
+	f.bytes = bytes;
+	f.memptr = memptr;
+	f.ret_sp = PT_REGS_SP(ctx) + ALLOC_RET_SP_DELTA;
+	if (bpf_map_update_elem(&alloc_inflight, &tid, &f, BPF_ANY)) {
+		count(STAT_INUSE_LOST);
+		return 0;
+	}
+	return f.block;
+}
+
+/* An allocator function returned ret: the thread's waiting block, if this call is its, is filed. */
+static __always_inline void alloc_block_returned(struct pt_regs *ctx, __u64 ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct alloc_live_block b;
+	struct alloc_live_key k = { .tgid = id >> 32 };
+	struct alloc_inflight *f = bpf_map_lookup_elem(&alloc_inflight, &tid);
+
+	if (!f || f->ret_sp != PT_REGS_SP(ctx) || alloc_stopped)
+		return;
+	b.block = f->block;
+	b.bytes = f->bytes;
+	b.time_ns = bpf_ktime_get_ns();
+	if (f->memptr) {
+		/* posix_memalign: 0 and the address in *memptr, or an error and nothing */
+		if (ret || bpf_probe_read_user(&k.addr, sizeof(k.addr), (void *)f->memptr))
+			k.addr = 0;
+	} else {
+		k.addr = ret;
+	}
+	bpf_map_delete_elem(&alloc_inflight, &tid);
+	if (k.addr && bpf_map_update_elem(&alloc_live, &k, &b, BPF_ANY))
+		count(STAT_INUSE_LOST);
+}
+
+/* The current process frees addr: its block, if it was filed, is out, and user space told. */
+static __always_inline void alloc_block_freed(__u64 addr)
+{
+	struct alloc_live_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .addr = addr };
+	struct alloc_freed rec = { .hdr = { RING_ALLOC_FREED, sizeof(rec) } };
+	struct alloc_live_block *b;
+
+	if (!addr || alloc_stopped)
+		return;
+	b = bpf_map_lookup_elem(&alloc_live, &k);
+	if (!b)
+		return;
+	rec.block = b->block;
+	if (bpf_map_delete_elem(&alloc_live, &k))
+		return;		/* another thread's free of it took it: a double free */
+	/* Lost, the block's stack stays named in user space: memory, not a wrong figure. */
+	bpf_ringbuf_output(&samples, &rec, sizeof(rec), 0);
+}
+
+#endif /* STITCH_CAPTURE_ALLOC_INUSE_BPF_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * record -e alloc --inuse: the sampled allocations not freed yet, kept by
+ * the kernel side (alloc_inuse.bpf.h) under the block's address and named
+ * by user space (alloc_live.c) by the stack their sample sent.  What both
+ * sides share.  Includable from BPF C and from user space.
+ *
+ * A sampled allocation gets a block number at its entry point.  Its sample
+ * goes to user space with an alloc_weight record that carries the number;
+ * its return probe files the number under the address the allocator
+ * returned (alloc_live); a free of that address takes it out and says so
+ * (alloc_freed).  What alloc_live still holds when the recording ends is
+ * in use, named by its block's stack.  A free of an address never filed
+ * (allocated before the recording, not sampled, never allocated, freed
+ * twice) finds nothing and does nothing.
+ */
+#ifndef STITCH_CAPTURE_ALLOC_INUSE_H
+#define STITCH_CAPTURE_ALLOC_INUSE_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#include "capture/ring_record.h"
+
+/*
+ * Blocks held at once.  Preallocated (a run-time allocated hash map makes
+ * 5.10's verifier warn in dmesg): ~100 bytes each, 6.5 MB.  At the default
+ * 512K sampling they stand for ~32 GiB in use; past that, blocks are not
+ * filed, counted (STAT_INUSE_LOST), and the figures said to be a lower bound.
+ */
+#define ALLOC_LIVE_MAX 65536
+
+/* A block number's low bits: the CPU that gave it, above them its count there. */
+#define ALLOC_BLOCK_CPU_BITS 16
+
+struct alloc_live_key {
+	__u32 tgid;		/* addresses are each process's own */
+	__u32 pad;		/* zero: the key is hashed whole */
+	__u64 addr;
+};
+
+struct alloc_live_block {
+	__u64 block;		/* its number, as its alloc_weight record said */
+	__u64 bytes;		/* what it weighs (alloc.h) */
+	__u64 time_ns;		/* CLOCK_MONOTONIC at its allocator's return */
+};
+
+/*
+ * A sampled allocation between its entry point and its return: per thread
+ * (an allocator call runs on one), checked against the stack pointer so
+ * that only this call's return files it (a uretprobe the kernel did not
+ * install, deeper than its 64 return instances, leaves it for none).
+ */
+struct alloc_inflight {
+	__u64 block;
+	__u64 bytes;
+	__u64 memptr;		/* posix_memalign: where the address goes; 0: returned */
+	__u64 ret_sp;		/* the stack pointer its return leaves */
+};
+
+/* What a sampled allocation's sent stack weighs (RING_ALLOC_WEIGHT), after it. */
+struct alloc_weight {
+	struct ring_record_header hdr;
+	__u32 tid;
+	__u32 pad;
+	__u64 bytes;
+	__u64 block;		/* --inuse: its number; 0: not tracked */
+};
+
+/* A tracked block was freed (RING_ALLOC_FREED): user space lets its stack go. */
+struct alloc_freed {
+	struct ring_record_header hdr;
+	__u64 block;
+};
+
+#endif /* STITCH_CAPTURE_ALLOC_INUSE_H */
