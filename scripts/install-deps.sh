@@ -35,6 +35,8 @@ packages=(
 	linux-perf bpftrace libbpf-tools elfutils gdb bpfcc-tools linux-headers-$(dpkg --print-architecture)
 	# protoc: the pprof tests decode our output with the real tool
 	protobuf-compiler
+	# the allocators -e alloc traces besides glibc's, preloaded by its tests
+	libjemalloc2 libtcmalloc-minimal4
 	# the SVG flame graph test runs in a real (headless) browser
 	chromium
 	# interpreter frames (issue: interpreters): the stock interpreters, their internal headers

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/attach.h"
+#include "record/attach_internal.h"
 #include "util/arch.h"
 #include "util/cpus.h"
 #include "util/elf_util.h"
@@ -55,12 +55,12 @@ static struct bpf_program *raw_sys_enter_prog(struct attacher *a)
 }
 
 /* A cookie, where the kernel has them; the legacy workers know the event otherwise. */
-static uint64_t cookie(struct attacher *a, uint32_t idx)
+uint64_t attach_cookie(struct attacher *a, uint32_t idx)
 {
 	return a->legacy ? 0 : idx;
 }
 
-static int add_link(struct attacher *a, struct bpf_link *link)
+int attach_add_link(struct attacher *a, struct bpf_link *link)
 {
 	if (a->nlinks == a->cap) {
 		int cap = a->cap ? a->cap * 2 : 16;
@@ -104,7 +104,7 @@ int ensure_tracefs(char *err, size_t errlen)
 
 static int attach_cpu(struct attacher *a, uint32_t idx, char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie(a, idx));
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = attach_cookie(a, idx));
 	int cpus[MAX_CPUS], n, i;
 
 	n = online_cpus(cpus, MAX_CPUS);
@@ -141,7 +141,7 @@ static int attach_cpu(struct attacher *a, uint32_t idx, char *err, size_t errlen
 				 cpus[i], strerror(e));
 			return -e;
 		}
-		if (add_link(a, link))
+		if (attach_add_link(a, link))
 			return -ENOMEM;
 	}
 	return 0;
@@ -180,13 +180,13 @@ static int attach_sys_enter_raw(struct attacher *a, const char *name, uint32_t i
 		return -e;
 	}
 	a->raw_attached = true;
-	return add_link(a, link);
+	return attach_add_link(a, link);
 }
 
 static int attach_tp(struct attacher *a, const char *cat, const char *name, uint32_t idx,
 		     const char *what, char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = cookie(a, idx));
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = attach_cookie(a, idx));
 	char path[PATH_MAX];
 	struct bpf_link *link;
 	struct stat st;
@@ -207,7 +207,7 @@ static int attach_tp(struct attacher *a, const char *cat, const char *name, uint
 			 strerror(e));
 		return -e;
 	}
-	return add_link(a, link);
+	return attach_add_link(a, link);
 }
 
 static bool name_matches_lib(const char *base, const char *lib)
@@ -220,7 +220,7 @@ static bool name_matches_lib(const char *base, const char *lib)
 }
 
 /* Find a library by name in a process's executable mappings. */
-static bool find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen)
+bool attach_find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen)
 {
 	char fname[64], line[PATH_MAX + 128];
 	bool found = false;
@@ -298,9 +298,9 @@ static int resolve_binary(struct attacher *a, const char *spec, char *out, size_
 		return 0;
 	}
 	for (p = 0; p < a->npids; p++)
-		if (find_in_maps(a->pids[p], spec, out, outlen))
+		if (attach_find_in_maps(a->pids[p], spec, out, outlen))
 			return 0;
-	if (find_in_maps(0, spec, out, outlen))
+	if (attach_find_in_maps(0, spec, out, outlen))
 		return 0;
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(out, outlen, "%s/%s", dirs[i], spec);
@@ -313,7 +313,7 @@ static int resolve_binary(struct attacher *a, const char *spec, char *out, size_
 static int attach_uprobe_at(struct attacher *a, const char *path, uint64_t offset,
 			    uint64_t ref_ctr, uint32_t idx, const char *what, char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie(a, idx), .ref_ctr_offset = ref_ctr);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = attach_cookie(a, idx), .ref_ctr_offset = ref_ctr);
 	struct bpf_link *link;
 
 	link = bpf_program__attach_uprobe_opts(uprobe_prog(a), -1, path, offset, &opts);
@@ -324,7 +324,7 @@ static int attach_uprobe_at(struct attacher *a, const char *path, uint64_t offse
 			 (unsigned long long)offset, strerror(e));
 		return -e;
 	}
-	return add_link(a, link);
+	return attach_add_link(a, link);
 }
 
 /* "0x..." : an ELF virtual address instead of a symbol name. */
@@ -435,7 +435,7 @@ static int attach_usdt(struct attacher *a, const struct event_spec *ev, uint32_t
 static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 			 char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = cookie(a, idx));
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = attach_cookie(a, idx));
 	struct bpf_link *link;
 	struct stat st;
 
@@ -453,7 +453,7 @@ static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32
 			 strerror(e));
 		return -e;
 	}
-	return add_link(a, link);
+	return attach_add_link(a, link);
 }
 
 /* offcpu: the sched_switch program; which event it counts under is in its rodata. */
@@ -479,233 +479,9 @@ static int attach_offcpu(struct attacher *a, const struct event_spec *ev, char *
 				 ev->text, i ? "sched_waking" : "sched_switch", strerror(e));
 			return -e;
 		}
-		rc = add_link(a, link);
+		rc = attach_add_link(a, link);
 		if (rc)
 			return rc;
-	}
-	return 0;
-}
-
-/*
- * -e alloc: the allocator's functions, and which entry point reads each
- * one's size (capture.bpf.c).  Aliases share an address (glibc's
- * aligned_alloc was memalign before 2.38): attached once.
- */
-static struct bpf_program *alloc_prog(struct attacher *a, const char *fn)
-{
-	struct capture_bpf *s = a->skel;
-
-	if (!strcmp(fn, "malloc") || !strcmp(fn, "valloc") || !strcmp(fn, "pvalloc"))
-		return s->progs.on_alloc_size1;
-	if (!strcmp(fn, "calloc"))
-		return s->progs.on_alloc_calloc;
-	if (!strcmp(fn, "realloc"))
-		return s->progs.on_alloc_realloc;
-	if (!strcmp(fn, "posix_memalign"))
-		return s->progs.on_alloc_posix_memalign;
-	return s->progs.on_alloc_memalign;	/* memalign, aligned_alloc */
-}
-
-#define ALLOC_MAX_LIBS 16
-
-/* A uprobe (or uretprobe) of -e alloc at offset of path: 0, or -errno (said in err). */
-static int attach_alloc_at(struct attacher *a, struct bpf_program *prog, bool ret,
-			   const char *path, uint64_t offset, uint32_t idx, const char *fn,
-			   const char *what, char *err, size_t errlen)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie(a, idx), .retprobe = ret);
-	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, -1, path, offset, &opts);
-	int rc;
-
-	if (link)
-		return add_link(a, link);
-	rc = -errno;
-	/*
-	 * Seen here: BCC's memleak (bpfcc-tools 0.26) holds its uprobe on
-	 * malloc with a reference counter offset of 6, and the kernel refuses
-	 * any other at that address ("ref_ctr_offset mismatch" in dmesg) while
-	 * it runs.
-	 */
-	snprintf(err, errlen, "%s: cannot attach %s to %s in %s: %s%s", what,
-		 ret ? "uretprobe" : "uprobe", fn, path, strerror(-rc), rc == -EINVAL ?
-		 " (another tracer's uprobe there, such as BCC's memleak, makes the kernel "
-		 "refuse ours: dmesg says 'ref_ctr_offset mismatch'; stop it and try again)" : "");
-	return rc;
-}
-
-/*
- * Where --inuse's probe on free goes, in the file: at free, or on x86-64
- * past glibc's opening "test %rdi,%rdi; je" (free(NULL) returns there:
- * nothing to take out).  The kernel emulates a push but single-steps a
- * test, a second trap: on this VM a probe on free's first instruction made
- * each free cost ~15 us (a churning loop 24x slower), one on the push
- * after it ~0.5 us, as on malloc, whose first instruction is a push.
- */
-static uint64_t free_probe_offset(int fd, uint64_t offset)
-{
-#if defined(__x86_64__)
-	static const unsigned char test_rdi[] = { 0x48, 0x85, 0xff };
-	unsigned char b[sizeof(test_rdi) + 2];
-
-	if (pread(fd, b, sizeof(b), offset) != (ssize_t)sizeof(b) ||
-	    memcmp(b, test_rdi, sizeof(test_rdi)))
-		return offset;
-	if (b[3] == 0x74)				/* je rel8 */
-		return offset + sizeof(test_rdi) + 2;
-	if (b[3] == 0x0f && b[4] == 0x84)		/* je rel32 */
-		return offset + sizeof(test_rdi) + 6;
-#else
-	(void)fd;
-#endif
-	return offset;
-}
-
-/*
- * The allocator's functions in one libc (--inuse: their returns, and
- * free): how many were attached, or -errno.
- */
-static int attach_alloc_lib(struct attacher *a, const char *path, uint32_t idx, const char *what,
-			    char *err, size_t errlen)
-{
-	static const char *const fns[] = {
-		"malloc", "calloc", "realloc", "memalign", "aligned_alloc", "posix_memalign",
-		"valloc", "pvalloc",
-	};
-	uint64_t offsets[sizeof(fns) / sizeof(fns[0])], vaddr, size, offset;
-	bool inuse = a->skel->rodata->alloc_inuse;
-	struct sym_source *syms;
-	size_t i, j, n = 0;
-	int fd, rc = 0;
-	Elf *elf;
-
-	elf = elf_open_file(path, &fd);
-	if (!elf) {
-		snprintf(err, errlen, "%s: cannot read %s as ELF: %s", what, path, strerror(errno));
-		return -ENOEXEC;
-	}
-	syms = sym_source_open(elf, path, "");
-	for (i = 0; syms && i < sizeof(fns) / sizeof(fns[0]) && rc >= 0; i++) {
-		if (sym_source_find_symbol(syms, fns[i], &vaddr, &size) ||
-		    elf_vaddr_to_offset(elf, vaddr, &offset))
-			continue;	/* pvalloc is gone from glibc 2.43's API, say */
-		for (j = 0; j < n && offsets[j] != offset; j++)
-			;
-		if (j < n)
-			continue;
-		rc = attach_alloc_at(a, alloc_prog(a, fns[i]), false, path, offset, idx, fns[i],
-				     what, err, errlen);
-		if (rc >= 0 && inuse)
-			rc = attach_alloc_at(a, a->skel->progs.on_alloc_return, true, path, offset,
-					     idx, fns[i], what, err, errlen);
-		offsets[n++] = offset;
-	}
-	/* --inuse: free.  A libc with malloc and no free is no allocator to trust. */
-	if (rc >= 0 && n && inuse) {
-		if (sym_source_find_symbol(syms, "free", &vaddr, &size) ||
-		    elf_vaddr_to_offset(elf, vaddr, &offset)) {
-			snprintf(err, errlen, "%s: %s has malloc and no free", what, path);
-			rc = -ENOENT;
-		} else {
-			rc = attach_alloc_at(a, a->skel->progs.on_alloc_free, false, path,
-					     free_probe_offset(fd, offset), idx, "free", what, err,
-					     errlen);
-		}
-	}
-	if (syms)
-		sym_source_free(syms);
-	elf_end(elf);
-	close(fd);
-	if (rc >= 0 && n == 0) {
-		snprintf(err, errlen, "%s: %s has no malloc to attach to", what, path);
-		rc = -ENOENT;
-	}
-	return rc < 0 ? rc : (int)n;
-}
-
-struct alloc_libs {
-	struct { dev_t dev; ino_t ino; } seen[ALLOC_MAX_LIBS];
-	int nseen;
-	bool full_said;
-};
-
-/*
- * The libc process pid maps (0: ours), attached unless one of its file was:
- * 0, 1 if it maps none, or -errno (said in err).
- */
-static int attach_alloc_of(struct attacher *a, struct alloc_libs *l, uint32_t pid, uint32_t idx,
-			   const char *what, char *err, size_t errlen)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	int i, rc;
-
-	if (!find_in_maps(pid, "libc.so.6", path, sizeof(path)))
-		return 1;
-	if (stat(path, &st) != 0)
-		return 0;	/* gone since */
-	for (i = 0; i < l->nseen && (l->seen[i].dev != st.st_dev || l->seen[i].ino != st.st_ino);
-	     i++)
-		;
-	if (i < l->nseen)
-		return 0;
-	if (l->nseen == ALLOC_MAX_LIBS) {
-		if (!l->full_said)
-			fprintf(stderr, "stitch record: %s: more than %d different libc.so.6 files "
-				"mapped: the processes of the others (process %u's %s) are not "
-				"traced\n", what, ALLOC_MAX_LIBS, pid, path);
-		l->full_said = true;
-		return 0;
-	}
-	l->seen[l->nseen].dev = st.st_dev;
-	l->seen[l->nseen++].ino = st.st_ino;
-	rc = attach_alloc_lib(a, path, idx, what, err, errlen);
-	return rc < 0 ? rc : 0;
-}
-
-/*
- * Every libc the targets map, each once: a container's own is another
- * file.  -a: every process's at the start (each container image's), and
- * ours, which a command run later maps too.  A target that maps none
- * allocates where stitch cannot see (a static binary, another allocator):
- * said once.
- */
-static int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
-			char *err, size_t errlen)
-{
-	struct alloc_libs libs = { .nseen = 0 };
-	struct dirent *de;
-	int p, rc;
-	DIR *d;
-
-	for (p = 0; p < (a->npids ? a->npids : 1); p++) {
-		uint32_t pid = a->npids ? a->pids[p] : 0;
-
-		rc = attach_alloc_of(a, &libs, pid, idx, ev->text, err, errlen);
-		if (rc < 0)
-			return rc;
-		if (rc)
-			fprintf(stderr, "stitch record: %s: process %u maps no libc.so.6: its "
-				"allocations are not seen\n", ev->text, pid ? pid : (uint32_t)getpid());
-	}
-	d = a->all ? opendir("/proc") : NULL;
-	while (d && (de = readdir(d))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-
-		/* A process gone since, or one mapping none (a kernel thread): passed over. */
-		if (*end || !pid || pid > UINT32_MAX)
-			continue;
-		/* Not fatal: a process that exits as it is attached takes its root with it. */
-		if (attach_alloc_of(a, &libs, pid, idx, ev->text, err, errlen) < 0)
-			fprintf(stderr, "stitch record: %s: process %lu's allocations are not seen: "
-				"%s\n", ev->text, pid, err);
-	}
-	if (d)
-		closedir(d);
-	if (!libs.nseen) {
-		snprintf(err, errlen, "%s: no target maps glibc's libc.so.6 (only glibc's allocator "
-			 "is traced so far)", ev->text);
-		return -ENOENT;
 	}
 	return 0;
 }

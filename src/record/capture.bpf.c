@@ -891,14 +891,15 @@ int on_alloc_calloc(struct pt_regs *ctx)
  * memalign(align, size), aligned_alloc(align, size), and through alloc_aligned,
  * posix_memalign(&ptr, align, size).  glibc serves an alignment it gives
  * anyway (16: MALLOC_ALIGNMENT, x86-64's and arm64's) with its malloc,
- * called by address: counted there.
+ * called by address: counted there (small_is_malloc).  jemalloc and
+ * tcmalloc serve every alignment themselves: their _all entry points.
  */
 #define ALLOC_MALLOC_ALIGNMENT 16
 
 static __always_inline int alloc_aligned(struct pt_regs *ctx, __u64 align, __u64 size,
-					 __u64 memptr)
+					 __u64 memptr, bool small_is_malloc)
 {
-	if (align <= ALLOC_MALLOC_ALIGNMENT)
+	if (small_is_malloc && align <= ALLOC_MALLOC_ALIGNMENT)
 		return 0;
 	return alloc_entry(ctx, size, memptr);
 }
@@ -906,14 +907,27 @@ static __always_inline int alloc_aligned(struct pt_regs *ctx, __u64 align, __u64
 SEC("uprobe")
 int on_alloc_memalign(struct pt_regs *ctx)
 {
-	return alloc_aligned(ctx, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), 0);
+	return alloc_aligned(ctx, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), 0, true);
 }
 
 SEC("uprobe")
 int on_alloc_posix_memalign(struct pt_regs *ctx)
 {
 	return alloc_aligned(ctx, PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
-			     PT_REGS_PARM1(ctx));
+			     PT_REGS_PARM1(ctx), true);
+}
+
+SEC("uprobe")
+int on_alloc_memalign_all(struct pt_regs *ctx)
+{
+	return alloc_aligned(ctx, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), 0, false);
+}
+
+SEC("uprobe")
+int on_alloc_posix_memalign_all(struct pt_regs *ctx)
+{
+	return alloc_aligned(ctx, PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
+			     PT_REGS_PARM1(ctx), false);
 }
 
 /*

@@ -180,6 +180,52 @@ test_alloc_inuse_lower_bound_said() {
 		"$(total "$TMP/lb.folded" ';leak_one;malloc [0-9]+$')" $((65536 * 100 - 100 * 100))
 }
 
+# fns_preloaded LIB MODE OUT: alloc_paths fns with LIB preloaded, recorded
+# by -p at --alloc-sample 1 (MODE: "" or --inuse) once attached (3 s: the
+# workload waits for a byte); OUT.out is the workload's, OUT.folded ours.
+fns_preloaded() {
+	local wl rec
+	rm -f "$TMP/go"
+	mkfifo "$TMP/go"
+	LD_PRELOAD=$1 "$ALLOC_PATHS" fns wait <"$TMP/go" >"$3.out" &
+	wl=$!
+	track_pid "$wl"
+	exec 3>"$TMP/go"
+	# shellcheck disable=SC2086 # MODE is one option or none
+	"$STITCH" record -e alloc $2 --alloc-sample 1 -p "$wl" -o "$3.folded" 2>"$3.err" &
+	rec=$!
+	sleep 3
+	echo go >&3
+	exec 3>&-
+	wait "$wl"
+	kill -INT "$rec"
+	wait "$rec"
+	cat "$3.err"
+}
+
+# jemalloc and tcmalloc, preloaded as their users do: every allocator
+# function exact at --alloc-sample 1, each counted once where the allocator
+# calls its own (attach_alloc.c says where: each differs from glibc and
+# from the other), and with --inuse every block found again at its free.
+test_alloc_jemalloc_and_tcmalloc_exact() {
+	local lib name fn
+	for lib in /usr/lib/*-linux-gnu/libjemalloc.so.2 /usr/lib/*-linux-gnu/libtcmalloc_minimal.so.4; do
+		[ -e "$lib" ] || die "$lib is not installed (scripts/install-deps.sh)"
+		name=$(basename "$lib")
+		fns_preloaded "$lib" "" "$TMP/$name"
+		for fn in $(awk '$1 ~ /^via_/ { print $1 }' "$TMP/$name.out"); do
+			expect_eq "$name: $fn bytes" "$(total "$TMP/$name.folded" ";main;(fns_\\[i\\];)?$fn;")" \
+				"$(said "$TMP/$name.out" "$fn")"
+		done
+		fns_preloaded "$lib" --inuse "$TMP/$name.inuse"
+		expect_eq "$name: bytes in use of the blocks freed" \
+			"$(total "$TMP/$name.inuse.folded" ';via_')" "$(said "$TMP/$name.inuse.out" kept)"
+		expect_eq "$name: realloc'd blocks kept, in use" \
+			"$(total "$TMP/$name.inuse.folded" ';via_realloc_kept;realloc [0-9]+$')" \
+			"$(said "$TMP/$name.inuse.out" kept)"
+	done
+}
+
 # -a: a container's process allocates through its image's own libc.so.6
 # (trixie's glibc 2.41, another file than the host's): found among every
 # process's mappings at the start, and its churn on its stack.

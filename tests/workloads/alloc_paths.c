@@ -10,7 +10,8 @@
  *                         Prints "leaked BYTES", "churned BYTES" and
  *                         "elapsed_ns NS" (the rounds' wall time).  With
  *                         "wait", first waits for a byte on stdin (bench/).
- *   alloc_paths fns       each allocator function 1000 times from a function
+ *   alloc_paths fns [wait]
+ *                         each allocator function 1000 times from a function
  *                         of its own (via_NAME), each with a size of its own,
  *                         the block freed at once.  Prints "via_NAME BYTES"
  *                         for each: what the program asked for there.  Last,
@@ -234,8 +235,13 @@ int main(int argc, char **argv)
 {
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "paths") == 0)
 		return paths(atol(argv[2]), argc == 4 && strcmp(argv[3], "wait") == 0);
-	if (argc == 2 && strcmp(argv[1], "fns") == 0)
+	if ((argc == 2 || argc == 3) && strcmp(argv[1], "fns") == 0) {
+		char go;
+
+		if (argc == 3 && (strcmp(argv[2], "wait") != 0 || read(0, &go, 1) != 1))
+			return 2;
 		return fns();
+	}
 	if (argc == 4 && strcmp(argv[1], "aged") == 0)
 		return aged(atol(argv[2]), atoi(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "badfree") == 0)
@@ -244,7 +250,7 @@ int main(int argc, char **argv)
 		steady(atoi(argv[2]));
 		return 0;
 	}
-	fprintf(stderr, "usage: alloc_paths paths N [wait] | fns | aged N SECONDS | badfree N\n"
+	fprintf(stderr, "usage: alloc_paths paths N [wait] | fns [wait] | aged N SECONDS | badfree N\n"
 		"       | steady SECONDS\n");
 	return 2;
 }

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What attach.c shares with the event kinds attached in files of their own
+ * (attach_alloc.c): a link kept for attach_destroy, an event's cookie, a
+ * library found in a process's mappings.
+ */
+#ifndef STITCH_RECORD_ATTACH_INTERNAL_H
+#define STITCH_RECORD_ATTACH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record/attach.h"
+
+struct bpf_link;
+
+/* The cookie that tells a program which event it serves (0 on the legacy path). */
+uint64_t attach_cookie(struct attacher *a, uint32_t idx);
+/* Keep link until attach_destroy: 0, or -ENOMEM (the link destroyed). */
+int attach_add_link(struct attacher *a, struct bpf_link *link);
+/*
+ * Library lib (a file name, or a name's start: "libc") in the executable
+ * mappings of process pid (0: ours): a path to open it by, from here.
+ */
+bool attach_find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen);
+
+/* attach_alloc.c: -e alloc, on every allocator the targets map. */
+int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
+		 char *err, size_t errlen);
+
+#endif /* STITCH_RECORD_ATTACH_INTERNAL_H */
