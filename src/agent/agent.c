@@ -22,6 +22,7 @@
 #include "agent/push_queue.h"
 #include "agent/series.h"
 #include "agent/agent_cmd.h"
+#include "capture/alloc_sampling.h"
 #include "profile/stacks.h"
 #include "record/run_opts.h"
 #include "symbolize/debuginfod_fetch.h"
@@ -75,14 +76,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: stitch agent --push KIND=URL [--push KIND=URL...] [-a | -p PID[,PID...] | --comm NAME]\n"
-"                    [-e cpu|offcpu|wall[,...]] [-F HZ] [--period DURATION]\n"
+"                    [-e cpu|offcpu|wall|alloc[,...]] [-F HZ] [--period DURATION]\n"
 "                    [--label NAME=VALUE...] [--push-header-file FILE]\n"
 "                    [--spool DIR] [--spool-max SIZE] [-d DURATION]\n"
 "\n"
 "Profile continuously and push, every period, one profile per service and\n"
 "profile type to each server: symbolized on this host, with kernel, native\n"
 "and interpreter frames.  A series is labelled __name__ (process_cpu,\n"
-"off_cpu, wall), service_name (the process's name unless --label sets it),\n"
+"off_cpu, wall, memory), service_name (the process's name unless --label sets it),\n"
 "host_name, and container_id and pod_uid when the process's cgroup names\n"
 "them (docker, containerd, CRI-O, podman; Kubernetes pods).  A server that is\n"
 "down is retried with backoff; pushes wait in memory, then in the spool, and\n"
@@ -101,7 +102,12 @@ static void usage(FILE *f)
 "  -p, --pid PID[,PID...]   these processes only\n"
 "      --comm NAME          the processes named NAME (the whole host is sampled)\n"
 "  -e, --event LIST         cpu (default), offcpu (blocked time), wall (both, in\n"
-"                           one wall-clock profile, alone); cpu,offcpu for two\n"
+"                           one wall-clock profile, alone); cpu,offcpu for two;\n"
+"                           alloc (bytes allocated through glibc's, jemalloc's or\n"
+"                           tcmalloc's malloc, by stack: memory, alloc_space/bytes,\n"
+"                           as Go's profiles; alone)\n"
+"      --alloc-sample SIZE  alloc: one sample per SIZE bytes allocated, on\n"
+"                           average (default 512K; each weighs what it stands for)\n"
 "  -F, --freq HZ            cpu samples per second (default %d)\n"
 "      --period DURATION    one push per period: 15s (default), 1s..3600s\n"
 "      --label NAME=VALUE   a label on every series, repeatable; service_name=X names\n"
@@ -281,7 +287,7 @@ static int take_label(struct agent *a, const char *arg)
 }
 
 enum { OPT_PUSH = 256, OPT_COMM, OPT_PERIOD, OPT_LABEL, OPT_SPOOL, OPT_SPOOL_MAX,
-       OPT_HEADER_FILE };
+       OPT_HEADER_FILE, OPT_ALLOC_SAMPLE };
 
 /* agent's own options; the ones it shares with record are in run_opts.h. */
 static const struct option longopts[] = {
@@ -293,6 +299,7 @@ static const struct option longopts[] = {
 	{ "spool", required_argument, NULL, OPT_SPOOL },
 	{ "spool-max", required_argument, NULL, OPT_SPOOL_MAX },
 	{ "push-header-file", required_argument, NULL, OPT_HEADER_FILE },
+	{ "alloc-sample", required_argument, NULL, OPT_ALLOC_SAMPLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -331,6 +338,11 @@ static int take_opt(void *ctx, int c, const char *arg)
 	case OPT_HEADER_FILE:
 		a->header_file = arg;
 		return 0;
+	case OPT_ALLOC_SAMPLE:
+		if (!alloc_parse_period(arg, &a->o.alloc_period))
+			return fail_usage("--alloc-sample: '%s' is not a size of 1 byte to 1G (like "
+					  "512K, 16K, 1M; 1 records every allocation)", arg);
+		return 0;
 	}
 	return 0;
 }
@@ -348,21 +360,22 @@ static const struct run_cmd agent_run_cmd = {
 	.target_choices = "-a (the default), -p PID or --comm NAME",
 };
 
-/* -e's list into the engine's events: cpu, offcpu, or wall alone.  0, or 2. */
+/* -e's list into the engine's events: cpu, offcpu, or wall or alloc alone.  0, or 2. */
 static int take_events(struct agent *a)
 {
 	char list[256], *tok, *save = NULL, err[256];
-	bool seen[3] = { false };
-	static const char *const names[] = { "cpu", "offcpu", "wall" };
+	bool seen[4] = { false };
+	static const char *const names[] = { "cpu", "offcpu", "wall", "alloc" };
 	int i;
 
 	snprintf(list, sizeof(list), "%s", a->events ? a->events : "cpu");
 	a->cfg.cpu_idx = -1;
+	a->cfg.alloc_idx = -1;
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < 3 && strcmp(tok, names[i]); i++)
+		for (i = 0; i < 4 && strcmp(tok, names[i]); i++)
 			;
-		if (i == 3)
-			return fail_usage("-e: '%s' is not cpu, offcpu or wall", tok);
+		if (i == 4)
+			return fail_usage("-e: '%s' is not cpu, offcpu, wall or alloc", tok);
 		if (seen[i])
 			return fail_usage("-e: %s given twice", tok);
 		seen[i] = true;
@@ -370,6 +383,8 @@ static int take_events(struct agent *a)
 			a->cfg.cpu_idx = a->o.nevents;
 		if (i == 2)
 			a->cfg.cpu_idx = a->o.nevents;	/* wall adds cpu, then offcpu */
+		if (i == 3)
+			a->cfg.alloc_idx = a->o.nevents;
 		if (record_opts_add_event(&a->o, tok, err, sizeof(err))) {
 			fprintf(stderr, "stitch agent: -e %s: %s\n", tok, err);
 			return 1;
@@ -378,6 +393,11 @@ static int take_events(struct agent *a)
 	if (seen[2] && (seen[0] || seen[1]))
 		return fail_usage("-e: %s: wall is cpu and offcpu weighed together: give it alone",
 				  a->events);
+	if (seen[3] && (seen[0] || seen[1] || seen[2]))
+		return fail_usage("-e: %s: alloc weighs stacks in bytes, the others in counts or "
+				  "time: give it alone", a->events);
+	if (a->o.alloc_period && !seen[3])
+		return fail_usage("%s", "--alloc-sample goes with -e alloc");
 	a->cfg.wall = seen[2];
 	return 0;
 }

@@ -11,13 +11,15 @@
 #include "profile/resolve.h"
 #include "profile/stacks.h"
 
-enum series_type { SERIES_CPU, SERIES_OFFCPU, SERIES_WALL };
+enum series_type { SERIES_CPU, SERIES_OFFCPU, SERIES_WALL, SERIES_ALLOC };
 
 /* The __name__ of each type, as Pyroscope's own eBPF collector names them. */
 static const char *const type_names[] = {
 	[SERIES_CPU] = "process_cpu",
 	[SERIES_OFFCPU] = "off_cpu",
 	[SERIES_WALL] = "wall",
+	/* Go's heap profiles' (its SDKs' memory:alloc_space:bytes:space:bytes) */
+	[SERIES_ALLOC] = "memory",
 };
 
 /* What a series is told apart by. */
@@ -58,7 +60,7 @@ static struct group *group_of(const struct series_config *c, struct hmap *groups
 		return NULL;
 	memset(&k, 0, sizeof(k));
 	k.type = c->wall ? SERIES_WALL : (int)s->key.event_idx == c->cpu_idx ? SERIES_CPU :
-		 SERIES_OFFCPU;
+		 (int)s->key.event_idx == c->alloc_idx ? SERIES_ALLOC : SERIES_OFFCPU;
 	snprintf(k.service, sizeof(k.service), "%s", c->service_name ? c->service_name :
 		 pl->name);
 	k.ids = pl->ids;
@@ -105,6 +107,10 @@ static int build_profile(const struct series_config *c, struct group *g, struct 
 	p->duration_ns = end_ns - start_ns;
 	if (g->key.type == SERIES_CPU) {
 		p->period_ns = 1000000000ULL / c->freq;
+	} else if (g->key.type == SERIES_ALLOC) {
+		p->value_type = profile_str(p, "alloc_space");
+		p->value_unit = profile_str(p, "bytes");
+		p->period_ns = 0;
 	} else {
 		p->value_type = profile_str(p, g->key.type == SERIES_WALL ? "wall" : "off_cpu");
 		p->value_unit = profile_str(p, "nanoseconds");

@@ -29,6 +29,7 @@ struct series_config {
 	const char *const *event_names;	/* the recording's events, by stack_key.event_idx */
 	int nevents;
 	int cpu_idx;			/* the cpu event's index, -1 if none */
+	int alloc_idx;			/* the alloc event's index, -1 if none */
 	bool wall;			/* -e wall: every stack in one wall series */
 	int freq;			/* cpu samples per second */
 	const char *comm;		/* --comm: only processes of this name; NULL: all */

@@ -8,6 +8,8 @@
   pushes.py folded FILE...     one line a sample: KIND;SERVICE;frame;...;frame VALUE
                                (frames outermost first, the first value)
   pushes.py requests FILE...   one line a request: KIND PATH CONTENT_TYPE
+  pushes.py types FILE...      one line a profile: KIND NAME TYPE/UNIT[,TYPE/UNIT...]
+                               (its sample types)
 """
 import json
 import sys
@@ -42,7 +44,10 @@ def main():
             continue
         for p in req['profiles']:
             labels = p.get('labels', {})
-            if mode == 'profiles':
+            if mode == 'types':
+                print(req['kind'], label(labels, '__name__'),
+                      ','.join('%s/%s' % (t, u) for t, u in p.get('sample_types', [])))
+            elif mode == 'profiles':
                 other = ','.join('%s=%s' % (k, v) for k, v in sorted(labels.items())
                                  if k not in SHOWN and k not in NAMES.values())
                 print(req['kind'], p.get('time_ns', 0), p.get('duration_ns', 0),

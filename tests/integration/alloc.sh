@@ -246,6 +246,43 @@ test_alloc_all_finds_a_containers_libc() {
 		1000000
 }
 
+# agent -e alloc: every period of a process that allocates all along,
+# pushed to each backend as memory's alloc_space in bytes (Pyroscope's
+# __name__ memory, as Go's heap profiles), its churn on its stack.
+test_agent_alloc_pushes_memory() {
+	local wl kind
+	backend_start apyro pyroscope
+	backend_start aotlp otlp
+	backend_start aparca parca
+	"$ALLOC_PATHS" steady $((8 * SLOWDOWN)) &
+	wl=$!
+	track_pid "$wl"
+	"$STITCH" agent -e alloc --alloc-sample 16K -p "$wl" -d $((SLOWDOWN > 1 ? 8 : 4)) \
+		--period 1s --push "pyroscope=$(url_of apyro)" --push "otlp=$(url_of aotlp)" \
+		--push "parca=$(url_of aparca)" 2>"$TMP/aagent.err"
+	kill "$wl"
+	backend_stop apyro
+	backend_stop aotlp
+	backend_stop aparca
+	cat "$TMP/aagent.err"
+	"$PY" "$PUSHES" types "$TMP/apyro.jsonl" "$TMP/aotlp.jsonl" "$TMP/aparca.jsonl" |
+		sort | uniq -c | tee "$TMP/atypes"
+	for kind in pyroscope otlp parca; do
+		expect_ge "$kind: profiles of memory's alloc_space/bytes" \
+			"$(awk -v k=$kind '$2 == k && $4 == "alloc_space/bytes" { n += $1 } END { print n + 0 }' "$TMP/atypes")" 3
+	done
+	expect_eq "profiles of another type" \
+		"$(awk '$4 != "alloc_space/bytes"' "$TMP/atypes" | wc -l)" 0
+	expect_eq "pyroscope's series named otherwise than memory" \
+		"$(awk '$2 == "pyroscope" && $3 != "memory"' "$TMP/atypes" | wc -l)" 0
+	"$PY" "$PUSHES" folded "$TMP/apyro.jsonl" "$TMP/aotlp.jsonl" "$TMP/aparca.jsonl" \
+		>"$TMP/aagent.folded"
+	for kind in pyroscope otlp parca; do
+		expect_ge "$kind: the churn's bytes on its stack" \
+			"$(total "$TMP/aagent.folded" "^$kind;alloc_paths;.*;main;(steady;)?churner;churn_one;malloc [0-9]+$")" 1000000
+	done
+}
+
 # What the options refuse, each with what to do.
 test_alloc_options_refused_with_reasons() {
 	local rc=0
