@@ -66,6 +66,16 @@ static uint64_t prog_misses(struct recorder *r)
 	return misses;
 }
 
+static bool recording_alloc(const struct recorder *r)
+{
+	int i;
+
+	for (i = 0; i < r->o->nevents; i++)
+		if (r->o->events[i].kind == EVENT_ALLOC)
+			return true;
+	return false;
+}
+
 void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 {
 	uint64_t lost = st[STAT_RINGBUF_LOST];
@@ -105,7 +115,13 @@ void report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 			"%" PRIu64 " live processes' mappings were read again from /proc, but stacks "
 			"sampled in the ~20 ms before may be named from out-of-date mappings\n",
 			r->ptrack.lost, r->procs.reread);
-	if (st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] + r->offcpu.lost_weight +
+	/* -e alloc's stacks wait for their weight as off-CPU stacks do (offcpu_pending.h) */
+	if (recording_alloc(r) && r->offcpu.lost_weight + r->offcpu.lost_stack)
+		fprintf(stderr, "stitch: LOST %" PRIu64 " sampled allocations (%" PRIu64 " whose "
+			"weight never came, %" PRIu64 " whose stack never came): bytes are a "
+			"lower bound\n", r->offcpu.lost_weight + r->offcpu.lost_stack,
+			r->offcpu.lost_weight, r->offcpu.lost_stack);
+	else if (st[STAT_OFFCPU_UNTRACKED] + st[STAT_OFFCPU_LOST] + r->offcpu.lost_weight +
 	    r->offcpu.lost_stack)
 		fprintf(stderr, "stitch: LOST %" PRIu64 " off-CPU intervals (%" PRIu64 " threads "
 			"beyond %d tracked, %" PRIu64 " with full maps, %" PRIu64 " whose weight "
