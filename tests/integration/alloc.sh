@@ -154,10 +154,11 @@ test_alloc_inuse_python_list_held_at_ctrl_c() {
 
 # Bad frees (twice, an address never allocated: glibc aborts the program
 # at the first it detects) change nothing of stitch's blocks: the leak
-# before them is in use, within 10%, and stitch ends well.
+# before them is in use, within 10% (~2,400 samples at 16K: 2% standard
+# deviation; 600 once gave -11% on 5.10), and stitch ends well.
 test_alloc_inuse_survives_bad_frees() {
 	"$STITCH" record -e alloc --inuse --alloc-sample 16K -o "$TMP/badfree.folded" -- \
-		"$ALLOC_PATHS" badfree 100000 >"$TMP/badfree.out" 2>"$TMP/badfree.err"
+		"$ALLOC_PATHS" badfree 400000 >"$TMP/badfree.out" 2>"$TMP/badfree.err"
 	cat "$TMP/badfree.out" "$TMP/badfree.err" "$TMP/badfree.folded"
 	expect_grep "$TMP/badfree.err" 'free\(\)'
 	bytes_within "leak in use" "$(total "$TMP/badfree.folded" ';badfree(_\[i\])?;leak_one;malloc [0-9]+$')" \
