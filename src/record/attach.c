@@ -54,40 +54,6 @@ static struct bpf_program *raw_sys_enter_prog(struct attacher *a)
 			   a->skel->progs.on_raw_sys_enter;
 }
 
-/* A cookie, where the kernel has them; the legacy workers know the event otherwise. */
-uint64_t attach_cookie(struct attacher *a, uint32_t idx)
-{
-	return a->legacy ? 0 : idx;
-}
-
-int attach_add_link(struct attacher *a, struct bpf_link *link)
-{
-	if (a->nlinks == a->cap) {
-		int cap = a->cap ? a->cap * 2 : 16;
-		struct bpf_link **l = realloc(a->links, cap * sizeof(*l));
-
-		if (!l) {
-			bpf_link__destroy(link);
-			return -ENOMEM;
-		}
-		a->links = l;
-		a->cap = cap;
-	}
-	a->links[a->nlinks++] = link;
-	return 0;
-}
-
-void attach_destroy(struct attacher *a)
-{
-	int i;
-
-	for (i = 0; i < a->nlinks; i++)
-		bpf_link__destroy(a->links[i]);
-	free(a->links);
-	a->links = NULL;
-	a->nlinks = a->cap = 0;
-	a->raw_attached = false;
-}
 
 int ensure_tracefs(char *err, size_t errlen)
 {
@@ -208,67 +174,6 @@ static int attach_tp(struct attacher *a, const char *cat, const char *name, uint
 		return -e;
 	}
 	return attach_add_link(a, link);
-}
-
-static bool name_matches_lib(const char *base, const char *lib)
-{
-	size_t n = strlen(lib);
-
-	/* "libc.so.6" exactly, or "libc" matching "libc.so.6" / "libc-2.36.so". */
-	return strcmp(base, lib) == 0 ||
-	       (strncmp(base, lib, n) == 0 && (base[n] == '.' || base[n] == '-'));
-}
-
-/* Find a library by name in a process's executable mappings. */
-bool attach_find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen)
-{
-	char fname[64], line[PATH_MAX + 128];
-	bool found = false;
-	struct stat st;
-	FILE *f;
-
-	if (pid)
-		snprintf(fname, sizeof(fname), "/proc/%u/maps", pid);
-	else
-		snprintf(fname, sizeof(fname), "/proc/self/maps");
-	f = fopen(fname, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *path = strchr(line, '/');
-		unsigned long long ino = 0;
-		const char *base;
-
-		if (!path)
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		base = strrchr(path, '/') + 1;
-		if (!name_matches_lib(base, lib))
-			continue;
-		found = true;
-		/* start-end perms offset dev inode: the file's inode, to check a path by */
-		if (sscanf(line, "%*s %*s %*s %*s %llu", &ino) != 1)
-			ino = 0;
-		if (!pid) {
-			snprintf(out, outlen, "%s", path);
-			break;
-		}
-		/*
-		 * The path is as the reader sees it: from a container's root
-		 * when that root is its own mount (pivot_root), from ours when
-		 * it is a directory of ours (chroot, unshare --root).  Neither:
-		 * the mapping itself (root may open it).
-		 */
-		snprintf(out, outlen, "/proc/%u/root%s", pid, path);
-		if (stat(out, &st) == 0 && st.st_ino == ino)
-			break;
-		snprintf(out, outlen, "%s", path);
-		if (stat(out, &st) == 0 && st.st_ino == ino)
-			break;
-		snprintf(out, outlen, "/proc/%u/map_files/%.*s", pid, (int)strcspn(line, " "), line);
-	}
-	fclose(f);
-	return found;
 }
 
 /*

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What attach.c shares with the event kinds attached in files of their own
- * (attach_alloc.c): a link kept for attach_destroy, an event's cookie, a
- * library found in a process's mappings.
+ * What the event kinds' attaching shares (attach.c, and attach_alloc.c
+ * for -e alloc): a link kept for attach_destroy and an event's cookie
+ * (attach_links.c), a library found in a process's mappings
+ * (lib_in_maps.c).
  */
 #ifndef STITCH_RECORD_ATTACH_INTERNAL_H
 #define STITCH_RECORD_ATTACH_INTERNAL_H
