@@ -233,13 +233,16 @@ test_alloc_jemalloc_and_tcmalloc_exact() {
 test_alloc_all_finds_a_containers_libc() {
 	local wl
 	root_put trixie "$ALLOC_PATHS"
-	in_root trixie /stitch-tests/alloc_paths steady 8 &
+	# Longer than the recording, whatever stitch's start takes (-a loads every
+	# process's tables; more under the sanitizers): stopped after it.
+	in_root trixie /stitch-tests/alloc_paths steady 60 &
 	wl=$!
 	track_pid "$wl"
 	sleep 1
 	"$STITCH" record -e alloc -a -d 3 --alloc-sample 16K -o "$TMP/alloc_all.folded" \
 		2>"$TMP/alloc_all.err"
-	wait "$wl"
+	kill "$wl"
+	wait "$wl" || true
 	cat "$TMP/alloc_all.err"
 	grep '^alloc_paths;' "$TMP/alloc_all.folded" | head -5
 	expect_ge "the container's churn, bytes" \
@@ -255,13 +258,15 @@ test_agent_alloc_pushes_memory() {
 	backend_start apyro pyroscope
 	backend_start aotlp otlp
 	backend_start aparca parca
-	"$ALLOC_PATHS" steady $((8 * SLOWDOWN)) &
+	# Longer than the agent runs, whatever its start takes: stopped after it.
+	"$ALLOC_PATHS" steady 60 &
 	wl=$!
 	track_pid "$wl"
 	"$STITCH" agent -e alloc --alloc-sample 16K -p "$wl" -d $((SLOWDOWN > 1 ? 8 : 4)) \
 		--period 1s --push "pyroscope=$(url_of apyro)" --push "otlp=$(url_of aotlp)" \
 		--push "parca=$(url_of aparca)" 2>"$TMP/aagent.err"
 	kill "$wl"
+	wait "$wl" || true
 	backend_stop apyro
 	backend_stop aotlp
 	backend_stop aparca
