@@ -137,8 +137,9 @@ die() {
 # total FILE [REGEX]: sum of counts of folded lines matching REGEX (default all).
 total() {
 	local file=$1
-	# Regexes go through the environment: awk -v would eat backslashes.
-	RE=$(arch_re "${2:-.}") awk '$0 ~ ENVIRON["RE"] { n += $NF } END { print n + 0 }' "$file"
+	# Regexes go through the environment: awk -v would eat backslashes.  %.0f:
+	# mawk prints a sum past 2^31 (bytes, nanoseconds) as 2.25575e+09.
+	RE=$(arch_re "${2:-.}") awk '$0 ~ ENVIRON["RE"] { n += $NF } END { printf "%.0f\n", n }' "$file"
 }
 
 # share FILE OF_REGEX IN_REGEX: percent (integer) of the OF_REGEX events that
