@@ -549,7 +549,8 @@ test_kernel_unwind_across_exec() {
 test_kernel_tables_dropped_when_unmapped() {
 	# chain exits half-way: no list maps its binary any more, so its table
 	# leaves the kernel while bash sleeps on (libc, ld.so and the vDSO go
-	# too unless bash was sampled and has a list of its own).
+	# too unless bash or sleep was sampled and has a list of its own: on a
+	# busy machine sleep's start, faulting in ld.so, was once, 1 run in 8).
 	"$STITCH" record --stats -F 499 -o "$TMP/drop.folded" -- \
 		bash -c "'$CHAIN' spin 0.5; sleep 0.6" 2>"$TMP/drop.err"
 	cat "$TMP/drop.err"
@@ -557,8 +558,8 @@ test_kernel_tables_dropped_when_unmapped() {
 	dropped=$(sed -n 's/.* \([0-9]*\) dropped when unmapped.*/\1/p' "$TMP/drop.err")
 	live=$(sed -n 's/^stitch stats: kernel unwinding: \([0-9]*\) rows (.*/\1/p' "$TMP/drop.err")
 	expect_ge "tables dropped" "${dropped:-0}" 1
-	if ! grep -q '^bash;' "$TMP/drop.folded"; then
-		expect_ge "tables dropped (bash never sampled: all of them)" "${dropped:-0}" 3
+	if ! grep -qE '^(bash|sleep);' "$TMP/drop.folded"; then
+		expect_ge "tables dropped (bash and sleep never sampled: all of them)" "${dropped:-0}" 3
 		expect_eq "rows left in the kernel" "${live:-missing}" 0
 	fi
 	expect_ge "% complete" "$(share "$TMP/drop.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
