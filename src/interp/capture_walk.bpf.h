@@ -154,6 +154,13 @@ __noinline __u64 interp_walk_current(__u32 tgid, __u32 tid, __u64 time_ns)
  * finds it registered counts under it at once, and its count may be read
  * before the definition (user space keeps such counts for later).  A
  * definition that finds no room unregisters its hash.
+ *
+ * A definition wakes the reader: it names its frames from the code objects
+ * it points at, which must still exist then.  Left to the reader's idle
+ * turns (up to 100 ms), a script's last function (30 ms at 999 Hz, then
+ * exit) was "[unknown python frame]" in 8 of 10 runs on an idle machine,
+ * named in 8 of 8 with the wakeup.  Definitions are rare (a steady loop's
+ * few hundred, then none), and so are their wakeups.
  */
 static __always_inline __u64 interp_count_key(struct interp_scratch *s, __u32 tgid, __u64 size)
 {
@@ -176,7 +183,7 @@ static __always_inline __u64 interp_count_key(struct interp_scratch *s, __u32 tg
 	known = bpf_map_lookup_elem(&interp_known, &h1);
 	if (!known && bpf_map_update_elem(&interp_known, &h1, &w->h2, BPF_NOEXIST) == 0) {
 		s->ev.ihash = h1;
-		if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_NO_WAKEUP)) {
+		if (bpf_ringbuf_output(&samples, &s->ev, size, BPF_RB_FORCE_WAKEUP)) {
 			bpf_map_delete_elem(&interp_known, &h1);
 			count(STAT_INTERP_LOST);
 			return INTERP_KEY_LOST;

@@ -6,7 +6,7 @@
 # time of both loops.  Options: "wait" first waits for a byte on stdin
 # (bench/); "hold", after printing, holds its memory for a minute (record
 # --inuse stopped by Ctrl-C sees the list still allocated, as a live
-# service's).
+# service's); "linger" waits half a second before it exits.
 import sys
 import time
 
@@ -35,3 +35,5 @@ print("churned", n * 1001)
 print("elapsed_ns", elapsed, flush=True)
 if "hold" in sys.argv[2:]:
     time.sleep(60)
+if "linger" in sys.argv[2:]:
+    time.sleep(0.5)

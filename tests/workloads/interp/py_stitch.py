@@ -14,6 +14,8 @@
 #   py_stitch.py twins SECONDS    two forked children, named twin_x and twin_y, call
 #                                 os.getppid() through chains of the same shape (x_* and
 #                                 y_*): their frames lie at the same addresses in each.
+#   py_stitch.py last SECONDS     the main thread burns CPU for SECONDS, then for 50 ms in
+#                                 a function not seen before, and exits at once.
 import os
 import signal
 import sys
@@ -138,9 +140,17 @@ def twins(end):
         os.waitpid(pid, 0)
 
 
+def last_burn(end):
+    while time.time() < end: pass  # MARK: last_burn
+
+
 def main():
     mode, seconds = sys.argv[1], float(sys.argv[2])
     end = time.time() + seconds
+    if mode == "last":
+        cpu_burn(end)  # MARK: l_main
+        last_burn(time.time() + 0.05)  # MARK: l_last
+        os._exit(0)
     if mode == "reenter":
         reenter(end)  # MARK: r_main
         return
