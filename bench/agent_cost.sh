@@ -14,6 +14,10 @@
 #             same binary again and again, as a build's or a shell loop's)
 #   best      labelled as such: one `chain deep 10` per CPU, a stack that
 #             never changes, nothing starting or exiting
+#   build     a build's churn, as issue 41 measured it: a gcc -O2 -c of
+#             tests/workloads/chain.c and two short python3 runs, over and
+#             over (cc1, as, collect2, python3: the same binaries again and
+#             again, each process gone in well under a second)
 # Once start-up is past (WARM seconds), over WINDOW seconds:
 #   stitch  CPU per second: its user + system time (/proc/PID/stat) + the
 #           run time of its BPF programs (bpf_stats, the programs bpftool
@@ -24,13 +28,13 @@
 #           second and peak RSS; perf script, which perf needs to name
 #           anything, not counted
 #
-#   bench/agent_cost.sh     (HZS="19 99" KINDS="headline best" WARM=15 WINDOW=30
-#                            PERIOD=5 CHURN=20; as root)
+#   bench/agent_cost.sh     (HZS="19 99" KINDS="headline best build" WARM=15
+#                            WINDOW=30 PERIOD=5 CHURN=20; as root)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 HZS=${HZS:-19 99}
-KINDS=${KINDS:-headline best}
+KINDS=${KINDS:-headline best build}
 CHURN=${CHURN:-20}
 WARM=${WARM:-15}
 WINDOW=${WINDOW:-30}
@@ -55,6 +59,18 @@ WORKLOAD=""
 start_workload() {	# KIND
 	local i
 	WORKLOAD=""
+	if [ "$1" = build ]; then
+		(
+			end=$((SECONDS + TOTAL + 5))
+			while [ $SECONDS -lt $end ]; do
+				gcc -O2 -c tests/workloads/chain.c -o "$T/chain.o"
+				/usr/bin/python3 -c 'import json; json.dumps(list(range(1000)))'
+				/usr/bin/python3 -c 'import re; re.compile("a+b")'
+			done
+		) &
+		WORKLOAD=$!
+		return
+	fi
 	for i in $(seq 0 $((NCPU - 1))); do
 		if [ "$1" = best ]; then
 			taskset -c "$i" "$CHAIN" deep 10 $((TOTAL + 5)) >/dev/null &
@@ -112,7 +128,7 @@ for i in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
 echo "bench: stitch agent -a vs perf record -a -g, $NCPU CPUs," \
 	"window ${WINDOW} s after ${WARM} s, $(uname -r), $(perf --version)"
 echo "  headline: per CPU 2 recurse 40 + chain threads, $CHURN short-lived processes/s;" \
-	"best case: one chain deep 10 per CPU"
+	"best case: one chain deep 10 per CPU; build: gcc -O2 -c and two python3 runs, looped"
 printf '| %-24s | %-29s | %4s | %12s | %14s | %11s | %12s |\n' tool workload Hz "CPU ms/s" \
 	"of which BPF" "RSS MB" "peak RSS MB"
 printf '|%s%s|\n' "--------------------------|-------------------------------|------|" \
@@ -120,6 +136,7 @@ printf '|%s%s|\n' "--------------------------|-------------------------------|--
 for kind in $KINDS; do
 	label="changing stacks+threads+churn"
 	[ "$kind" = best ] && label="best case: one stack"
+	[ "$kind" = build ] && label="build churn: gcc -c, python3"
 	for hz in $HZS; do
 		start_workload "$kind"
 		"$STITCH" agent -F "$hz" -d "$TOTAL" --period "$PERIOD" --spool "$T/spool" \

@@ -33,6 +33,9 @@ struct kunwind_bin {
 	uint32_t refs;		/* kernel lists that map it */
 	bool loaded;		/* false: did not fit the budget, or dropped */
 	bool refused;		/* counted once in tables_refused */
+	bool deferred;		/* counted in tables_deferred: no stack needed it yet */
+	bool kept;		/* loaded, no list maps it: kept for its next process */
+	uint64_t unmapped_ns;	/* when its last list let it go (kept) */
 };
 
 /* How often the processes with a list in the kernel are looked for (kunwind_refresh). */
@@ -398,6 +401,43 @@ static int rows_write(struct kunwind *kw, uint32_t first, const struct unwind_ta
 	return 0;
 }
 
+/* Its rows leave the kernel (reusable once running walks are done). */
+static void bin_drop_rows(struct kunwind *kw, struct kunwind_bin *kb)
+{
+	rows_retire(kw, kb->row_first, kb->row_nr);
+	kb->loaded = false;
+	kb->row_first = kb->row_nr = 0;
+	kw->tables_dropped++;
+}
+
+/* A kept table mapped again, or dropped: no longer counted as kept. */
+static void kept_take(struct kunwind *kw, struct kunwind_bin *kb)
+{
+	if (!kb->kept)
+		return;
+	kb->kept = false;
+	kw->rows_kept -= kb->row_nr;
+}
+
+/* Drop the kept table unmapped longest ago: false if none is kept. */
+static bool kept_evict_oldest(struct kunwind *kw)
+{
+	struct kunwind_bin *old = NULL, *kb;
+	struct hmap_node *n;
+	size_t i;
+
+	hmap_for_each(&kw->by_bin, i, n) {
+		kb = (struct kunwind_bin *)n;
+		if (kb->kept && (!old || kb->unmapped_ns < old->unmapped_ns))
+			old = kb;
+	}
+	if (!old)
+		return false;
+	kept_take(kw, old);
+	bin_drop_rows(kw, old);
+	return true;
+}
+
 /* Put the binary's table in the row array; false if it does not fit. */
 static bool bin_load(struct kunwind *kw, struct binary_cache *bins, struct kunwind_bin *kb)
 {
@@ -405,6 +445,19 @@ static bool bin_load(struct kunwind *kw, struct binary_cache *bins, struct kunwi
 	uint32_t first;
 
 	if (!rows_alloc(kw, t->nr, &first)) {
+		/*
+		 * Kept tables make room, once running walks are done with
+		 * them (rows_release): until then stacks through this binary
+		 * are copied, and its next process list tries again.
+		 */
+		size_t freed = 0, before = kw->rows_kept;
+
+		while (freed < t->nr && kept_evict_oldest(kw)) {
+			freed += before - kw->rows_kept;
+			before = kw->rows_kept;
+		}
+		if (freed)
+			return false;
 		if (!kb->refused)
 			kw->tables_refused++;
 		kb->refused = true;
@@ -427,7 +480,23 @@ static bool bin_load(struct kunwind *kw, struct binary_cache *bins, struct kunwi
 	kb->loaded = true;
 	kw->rows_live += t->nr;
 	kw->tables_loaded++;
+	if (kw->verbose)
+		fprintf(stderr, "stitch: unwind table of %s in the kernel (%zu rows)\n",
+			kb->bin->path, t->nr);
 	return true;
+}
+
+/*
+ * Whether the binary's table goes in now.  Lazy (kw->lazy), only once a
+ * stack needed it: its table was built for a copied stack's unwind
+ * (profile/copy_unwind.c), whose process decode.c marked for a rewrite.
+ * Until then the list names the binary without a table, and the kernel
+ * hands over the stacks that enter it, copied: their first samples are
+ * whole, only dearer.
+ */
+static bool bin_wanted(const struct kunwind *kw, const struct kunwind_bin *kb)
+{
+	return !kw->lazy || kb->bin->table_built;
 }
 
 /* The binary's slot and row range, loading its table when it is not in. */
@@ -438,8 +507,10 @@ static struct kunwind_bin *bin_entry(struct kunwind *kw, struct binary_cache *bi
 	struct kunwind_bin *kb = (struct kunwind_bin *)hmap_find(&kw->by_bin, h, bin_eq, &b);
 
 	if (kb) {
-		if (!kb->loaded)
-			bin_load(kw, bins, kb);
+		if (!kb->loaded && bin_wanted(kw, kb) && bin_load(kw, bins, kb) && kb->deferred) {
+			kb->deferred = false;
+			kw->tables_deferred--;
+		}
 		return kb;
 	}
 	/* Slots are never reused: records in flight may still name them. */
@@ -460,7 +531,12 @@ static struct kunwind_bin *bin_entry(struct kunwind *kw, struct binary_cache *bi
 	kb->bin = b;
 	kb->slot = kw->nslots;
 	kw->slots[kw->nslots++] = b;
-	bin_load(kw, bins, kb);
+	if (bin_wanted(kw, kb)) {
+		bin_load(kw, bins, kb);
+	} else {
+		kb->deferred = true;
+		kw->tables_deferred++;
+	}
 	hmap_insert(&kw->by_bin, &kb->node, h);
 	return kb;
 }
@@ -478,14 +554,23 @@ static void bin_unref(struct kunwind *kw, uint32_t slot)
 {
 	struct kunwind_bin *kb = bin_of_slot(kw, slot);
 
-	if (!kb || !kb->refs || --kb->refs)
+	if (!kb || !kb->refs || --kb->refs || !kb->loaded)
 		return;
-	if (kb->loaded) {
-		rows_retire(kw, kb->row_first, kb->row_nr);
-		kb->loaded = false;
-		kb->row_first = kb->row_nr = 0;
-		kw->tables_dropped++;
+	/*
+	 * The whole host (-a): what a build runs again and again (cc1, as,
+	 * python3) keeps its rows for its next process, up to rows_kept_cap.
+	 * Loading cc1's 478,579 rows at each of its starts, and dropping them
+	 * at each exit, was 47% of the agent's CPU over a gcc/python3 churn.
+	 */
+	if (kw->rows_kept_cap && kb->row_nr <= kw->rows_kept_cap) {
+		kb->kept = true;
+		kb->unmapped_ns = mono_ns();
+		kw->rows_kept += kb->row_nr;
+		while (kw->rows_kept > kw->rows_kept_cap && kept_evict_oldest(kw))
+			;
+		return;
 	}
+	bin_drop_rows(kw, kb);
 }
 
 bool kunwind_release_binary(struct kunwind *kw, struct binary *b)
@@ -628,6 +713,9 @@ static void live_set(struct kunwind *kw, uint32_t pid, uint64_t hash,
 			continue;
 		kb = bin_of_slot(kw, list->maps[j].slot);
 		if (kb) {
+			if (kb->kept)
+				kw->tables_reused++;
+			kept_take(kw, kb);
 			kb->refs++;
 			slots[n++] = list->maps[j].slot;
 		}

@@ -303,7 +303,22 @@ struct kunwind {
 	double table_mb;		/* --max-table-mb, for messages */
 	bool over_budget_warned;
 	uint32_t proc_gen;		/* the last kunwind_proc.gen written */
+	/*
+	 * A binary's table goes in only once a stack needed it: the user-space
+	 * unwind of a copied stack (the kernel hands over a stack that enters a
+	 * binary without one) built it.  -a: most of a host's processes come
+	 * and go unsampled.
+	 */
+	bool lazy;
+	bool verbose;			/* STITCH_DEBUG: say each table loaded */
 	uint64_t procs_written, tables_loaded, tables_refused, tables_dropped;
+	uint64_t tables_deferred;	/* mapped binaries whose table no stack needed yet */
+	/*
+	 * Rows of loaded tables no list maps (kept for their binary's next
+	 * process), and at most how many: 0, none kept.
+	 */
+	size_t rows_kept, rows_kept_cap;
+	uint64_t tables_reused;		/* kept tables mapped again */
 };
 
 /* Rows that fit in table_mb MiB of chunks. */

@@ -440,6 +440,11 @@ static int load_bpf(struct recorder *r)
 					strerror(-err));
 			return err;
 		}
+		/* The whole host: most of its processes come and go unsampled. */
+		r->kw.lazy = o->target.all;
+		/* ... and runs the same binaries again and again: a quarter of the budget. */
+		r->kw.rows_kept_cap = o->target.all ? r->kw.rows_cap / 4 : 0;
+		r->kw.verbose = getenv("STITCH_DEBUG") != NULL;
 		r->kw_ready = true;
 	}
 	/* --wakers of stacks sent as samples: the waker's stacks are stored in the kernel. */

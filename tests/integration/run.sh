@@ -565,6 +565,38 @@ test_kernel_tables_dropped_when_unmapped() {
 	expect_ge "% complete" "$(share "$TMP/drop.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
 }
 
+# -a: a binary's table goes into the kernel once a stack needs it, not when
+# a process maps it (most of a host's processes come and go unsampled).
+# many_libs parks its threads in its ten libraries, asleep, never on a CPU:
+# their tables never go in.  chain spins: its first samples are copied (and
+# whole), then its table goes in and the rest are walked in the kernel.
+# It spins twice, in two processes 1.5 s apart (the first one's list long
+# gone): the second finds its table kept in the kernel from the first (what
+# a build runs again and again).
+test_kernel_tables_only_for_sampled_binaries() {
+	make_many_libs
+	"$TMP/many/bin/many_libs" park &
+	local parked=$!
+	("$CHAIN" spin 1 && sleep 1.5 && "$CHAIN" spin 1.5) &
+	local spin=$!
+	STITCH_DEBUG=1 "$STITCH" record -a --stats -F 499 -d 3.5 -o "$TMP/lazy.folded" \
+		2>"$TMP/lazy.err"
+	kill "$parked"
+	wait "$spin" "$parked" 2>/dev/null || true
+	grep -E 'unwind table|kernel unwinding' "$TMP/lazy.err"
+	expect_grep "$TMP/lazy.err" "^stitch: unwind table of $CHAIN in the kernel"
+	expect_eq "many_libs' tables in the kernel" \
+		"$(grep -c 'unwind table of .*/libmany[0-9]\.so in the kernel' "$TMP/lazy.err")" 0
+	expect_ge "tables kept unmapped and mapped again (chain's second run)" \
+		"$(sed -n 's/.* \([0-9]*\) kept unmapped and mapped again.*/\1/p' "$TMP/lazy.err")" 1
+	expect_eq "chain's table loaded" \
+		"$(grep -c "^stitch: unwind table of $CHAIN in the kernel" "$TMP/lazy.err")" 1
+	expect_ge "binaries mapped and never needed (many_libs' eleven at least)" \
+		"$(sed -n 's/.* \([0-9]*\) mapped and never needed.*/\1/p' "$TMP/lazy.err")" 11
+	expect_ge "% of chain complete" "$(share "$TMP/lazy.folded" '^chain;' "$COMPLETE;main;a;b;c;burn ")" 95
+	expect_ge "chain's samples" "$(total "$TMP/lazy.folded" '^chain;')" "$(slowed 300)"
+}
+
 # ---- syscalls, uprobes, USDT -----------------------------------------------
 
 test_syscall_stacks() {
