@@ -160,8 +160,10 @@ node_chain_expect() {
 	read -r pct whole bad <"$1.shares"
 	show_outside "$1" '^node;' "$NODE_MAIN.*;$(v8_frame '\(anonymous\)' chain.js 1);$V8_CHAIN"
 	expect_eq "samples with chain.js's frames out of order" "$bad" 0
+	# ASan's build of stitch: 92, 93 and 96% in 3 of 12 runs of the copy
+	# test (one in CI), 97-100% in the others and in every plain run.
 	expect_ge "% of node's samples in (anonymous);outer;middle;inner" "$whole" \
-		"$([ "$SLOWDOWN" -gt 1 ] && echo 90 || echo 97)"
+		"$([ "$SLOWDOWN" -gt 1 ] || [ "${STITCH_TEST_SET:-}" = asan ] && echo 90 || echo 97)"
 }
 
 # Node.js started plainly, as it runs in production (issue 39): V8 keeps
