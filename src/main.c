@@ -6,6 +6,7 @@
 #include "agent/agent_cmd.h"
 #include "kernel/features_cmd.h"
 #include "latency/latency_cmd.h"
+#include "probe/probe_cmd.h"
 #include "record/record_cmd.h"
 #include "report/report_cmd.h"
 #include "snapshot/snapshot_cmd.h"
@@ -36,6 +37,8 @@ static void usage(FILE *f)
 "            stopping anything (a wchan/pstack for the whole machine)\n"
 "  agent     profile the whole host all the time, pushing every period's\n"
 "            profiles to Pyroscope, an OpenTelemetry collector or Parca\n"
+"  probe     where a probe on a source line goes: its addresses, the lines\n"
+"            that have code (-L), the variables readable there (-V)\n"
 "  symbolize name the addresses in libstitch-stall reports, or fold them into\n"
 "            stacks weighted by stall time\n"
 "  features  what this kernel offers stitch, and what each command does here\n"
@@ -63,6 +66,7 @@ static const struct {
 	{ "snapshot", cmd_snapshot },
 	{ "latency", cmd_latency },
 	{ "agent", cmd_agent },
+	{ "probe", cmd_probe },
 	{ "symbolize", cmd_symbolize },
 	{ "features", cmd_features },
 };

@@ -20,6 +20,7 @@
 #include "util/elf_util.h"
 #include "capture.skel.h"
 #include "symbolize/symbolize.h"
+#include "probe/line_probe.h"
 #include "proc/usdt.h"
 #include "record/syscall_nr.h"
 
@@ -244,6 +245,51 @@ static bool parse_vaddr(const char *s, uint64_t *vaddr)
 	return !errno && !*end;
 }
 
+/*
+ * uprobe:PATH:FUNC:RELLINE, uprobe:PATH@FILE:LINE: one uprobe at the line's
+ * address in each copy of its code (probe/line_probe.h), all one event.
+ */
+static int attach_line_probe(struct attacher *a, const struct event_spec *ev, const char *path,
+			     uint32_t idx, char *err, size_t errlen)
+{
+	char why[512] = "", *text = strdup(ev->b);
+	struct line_site *sites = NULL;
+	struct line_spec spec;
+	struct line_dwarf ld;
+	size_t n = 0, i;
+	int rc;
+
+	if (!text)
+		return -ENOMEM;
+	rc = line_spec_parse(text, &spec);
+	if (rc == 0)
+		rc = line_dwarf_open(&ld, path, why, sizeof(why));
+	if (rc == 0) {
+		rc = line_sites(&ld, &spec, &sites, &n, why, sizeof(why));
+		for (i = 0; rc == 0 && i < n; i++) {
+			uint64_t offset;
+
+			if (elf_vaddr_to_offset(ld.elf, sites[i].vaddr, &offset) != 0) {
+				snprintf(why, sizeof(why), "0x%llx (%s:%d) is in no loaded segment",
+					 (unsigned long long)sites[i].vaddr, sites[i].file,
+					 sites[i].line);
+				rc = -ENOENT;
+				break;
+			}
+			rc = attach_uprobe_at(a, path, offset, 0, idx, ev->text, err, errlen);
+			why[0] = '\0';
+		}
+		line_dwarf_close(&ld);
+	}
+	if (rc && why[0])
+		snprintf(err, errlen, "%s: %s", ev->text, why);
+	else if (rc == -EINVAL)
+		snprintf(err, errlen, "%s: not FUNC:RELLINE or @FILE:LINE", ev->text);
+	free(sites);
+	free(text);
+	return rc;
+}
+
 static int attach_uprobe(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 			 char *err, size_t errlen)
 {
@@ -258,6 +304,8 @@ static int attach_uprobe(struct attacher *a, const struct event_spec *ev, uint32
 			 "the target has loaded)", ev->text, ev->a);
 		return -ENOENT;
 	}
+	if (ev->line)
+		return attach_line_probe(a, ev, path, idx, err, errlen);
 	elf = elf_open_file(path, &fd);
 	if (!elf) {
 		snprintf(err, errlen, "%s: cannot read %s as ELF: %s", ev->text, path, strerror(errno));

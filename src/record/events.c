@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe/line_probe.h"
 #include "record/events.h"
 
 static bool is_ident(const char *s)
@@ -76,6 +77,28 @@ int event_parse(const char *text, struct event_spec *ev, char *err, size_t errle
 	}
 	if (strncmp(text, "uprobe:", 7) == 0) {
 		ev->kind = EVENT_UPROBE;
+		int rc = line_probe_split(text + 7, &ev->a, &ev->b, &ev->line);
+
+		if (rc == -ENOMEM)
+			return rc;
+		if (ev->line) {
+			struct line_spec spec;
+			char *copy = rc ? NULL : strdup(ev->b);
+
+			rc = rc ? rc : copy ? line_spec_parse(copy, &spec) : -ENOMEM;
+
+			free(copy);
+			if (rc == -ENOMEM)
+				return rc;
+			if (rc)
+				return fail(err, errlen, text, "expected uprobe:PATH:FUNC:RELLINE or "
+					    "uprobe:PATH@FILE:LINE, e.g. uprobe:./server:handle:4");
+			return 0;
+		}
+		free(ev->a);
+		free(ev->b);
+		ev->a = ev->b = NULL;
+		ev->line = false;
 		if (split_last(text + 7, &ev->a, &ev->b) != 0)
 			return fail(err, errlen, text,
 				    "expected uprobe:PATH:SYMBOL, e.g. uprobe:libc.so.6:malloc");

@@ -3,6 +3,7 @@
 #ifndef STITCH_EVENTS_H
 #define STITCH_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum event_kind {
@@ -19,13 +20,15 @@ enum event_kind {
 struct event_spec {
 	enum event_kind kind;
 	char *text;		/* as given, for reports */
-	char *a, *b, *c;	/* tracepoint: category, name; uprobe: path, symbol;
+	char *a, *b, *c;	/* tracepoint: category, name; uprobe: path, symbol
+				 * (a line probe's: path, "FUNC:RELLINE" or "@FILE:LINE");
 				 * usdt: path, provider, name; kprobe: function */
+	bool line;		/* uprobe: on a source line (probe/line_probe.h) */
 };
 
 #define EVENT_SYNTAX \
 	"cpu, offcpu, alloc, syscall:NAME, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, " \
-	"usdt:PATH:PROVIDER:NAME or kprobe:FUNC"
+	"uprobe:PATH:FUNC:RELLINE, uprobe:PATH@FILE:LINE, usdt:PATH:PROVIDER:NAME or kprobe:FUNC"
 
 /* Parse text; on error fill err with a message for the user and return -EINVAL. */
 int event_parse(const char *text, struct event_spec *ev, char *err, size_t errlen);

@@ -200,6 +200,9 @@ test_python_cpu_samples() {
 	show "$TMP/pyc.folded"
 	local burn
 	burn="$BOOT$(f cpu_a cpu_a);$(f cpu_burn cpu_burn)"
+	# 99% once in sid's CI guest (1-58 of 5780 outside, 2026-12-03), never
+	# in 14 runs there since: the next one says what it was.
+	show_outside "$TMP/pyc.folded" ';cpu_burn \(' "$burn|\[user stack unreadable\]"
 	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/pyc.folded" "$burn")" "$(slowed 600)"
 	expect_eq "% of cpu_burn() samples with the exact chain" \
 		"$(share "$TMP/pyc.folded" ';cpu_burn \(' "$burn")" 100

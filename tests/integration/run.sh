@@ -1225,6 +1225,8 @@ test_unprivileged_says_what_is_missing() {
 . tests/integration/jit.sh
 # What a whole-machine recording holds over process churn (issue 26).
 . tests/integration/memory.sh
+# Probes on source lines (issue 43).
+. tests/integration/probe.sh
 
 # The kernel matrix (tests/vm/matrix.sh) builds the workloads here, then runs
 # tests in guests that see this tree read-only.

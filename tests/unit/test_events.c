@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "probe/line_probe.h"
 #include "record/events.h"
 
 static void accept(const char *text, enum event_kind kind, const char *a, const char *b,
@@ -105,6 +106,61 @@ static void test_uprobe(void **state)
 	reject("uprobe:", "bad event", NULL);
 }
 
+/* A line probe's event: the binary, the line's spec kept for probe/line_probe.c. */
+static void accept_line(const char *text, const char *path, const char *spec)
+{
+	struct event_spec ev;
+	char err[256] = "";
+
+	if (event_parse(text, &ev, err, sizeof(err)) != 0)
+		fail_msg("'%s' rejected: %s", text, err);
+	assert_int_equal(ev.kind, EVENT_UPROBE);
+	assert_true(ev.line);
+	assert_string_equal(ev.a, path);
+	assert_string_equal(ev.b, spec);
+	event_free(&ev);
+}
+
+static void test_uprobe_line(void **state)
+{
+	struct line_spec spec;
+	char s[64];
+
+	(void)state;
+	accept_line("uprobe:./srv:handle_request:4", "./srv", "handle_request:4");
+	accept_line("uprobe:/opt/a:b/srv:handle:0", "/opt/a:b/srv", "handle:0");
+	accept_line("uprobe:./srv@srv.c:42", "./srv", "@srv.c:42");
+	accept_line("uprobe:/usr/lib/x/libfoo.so@src/io/read.c:7", "/usr/lib/x/libfoo.so",
+		    "@src/io/read.c:7");
+	/* Not lines: a symbol, an address, a versioned name */
+	accept("uprobe:./srv:handle_request", EVENT_UPROBE, "./srv", "handle_request", NULL);
+	accept("uprobe:./srv:0x1234", EVENT_UPROBE, "./srv", "0x1234", NULL);
+	reject("uprobe:./srv::4", "bad event", NULL);
+	reject("uprobe:./srv@:4", "bad event", NULL);
+
+	snprintf(s, sizeof(s), "handle:12");
+	assert_int_equal(line_spec_parse(s, &spec), 0);
+	assert_string_equal(spec.func, "handle");
+	assert_null(spec.file);
+	assert_int_equal(spec.line, 12);
+	snprintf(s, sizeof(s), "@a/b.c:3");
+	assert_int_equal(line_spec_parse(s, &spec), 0);
+	assert_null(spec.func);
+	assert_string_equal(spec.file, "a/b.c");
+	assert_int_equal(spec.line, 3);
+	snprintf(s, sizeof(s), "handle");
+	assert_int_equal(line_spec_parse(s, &spec), 0);
+	assert_int_equal(spec.line, -1);
+	snprintf(s, sizeof(s), "handle:-1");
+	assert_int_equal(line_spec_parse(s, &spec), -EINVAL);
+	snprintf(s, sizeof(s), "handle:4x");
+	assert_int_equal(line_spec_parse(s, &spec), -EINVAL);
+	snprintf(s, sizeof(s), "@:4");
+	assert_int_equal(line_spec_parse(s, &spec), -EINVAL);
+	snprintf(s, sizeof(s), "handle:99999999999");
+	assert_int_equal(line_spec_parse(s, &spec), -EINVAL);
+}
+
 static void test_usdt(void **state)
 {
 	accept("usdt:/usr/bin/python3:python:gc__start", EVENT_USDT, "/usr/bin/python3", "python",
@@ -160,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_syscall),
 		cmocka_unit_test(test_tracepoint),
 		cmocka_unit_test(test_uprobe),
+		cmocka_unit_test(test_uprobe_line),
 		cmocka_unit_test(test_usdt),
 		cmocka_unit_test(test_kprobe),
 		cmocka_unit_test(test_offcpu),

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A small request handler built -O2 -g, for line probes (stitch probe, and
+ * -e uprobe:BIN:FUNC:RELLINE / BIN@FILE:LINE): it logs every call's values
+ * as the tests expect a probe to read them, so a test compares the two.
+ *
+ *   line_server CALLS [PAUSE_MS]
+ *
+ * handle_request() is out of line (noinline); pick_weight() is inlined
+ * into its two callers, so its lines have two copies.  Lines marked
+ * "LINE:" are found by the tests with grep; keep the marks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct inner {
+	int id;
+	int kind;
+};
+
+struct request {
+	int len;
+	char path[32];
+	struct inner *in;
+};
+
+static volatile unsigned long sink;
+
+static inline __attribute__((always_inline)) int pick_weight(const struct request *r, int round)
+{
+	int w = r->len * 7 + round % 3;		/* LINE: pick_weight_body */
+
+	return w;
+}
+
+static __attribute__((noinline)) int handle_request(struct request *r, int round)
+{
+	int weight = pick_weight(r, round);
+
+	sink += weight;				/* LINE: handle_sink */
+	printf("len=%d path=\"%s\" id=%d weight=%d\n", r->len, r->path, r->in->id, weight);
+	return weight;
+}
+
+static __attribute__((noinline)) int audit(struct request *r, int round)
+{
+	return pick_weight(r, round + 1) - 1;
+}
+
+int main(int argc, char **argv)
+{
+	int calls = argc > 1 ? atoi(argv[1]) : 200;
+	long pause_ms = argc > 2 ? atol(argv[2]) : 0;
+	struct timespec ts = { pause_ms / 1000, (pause_ms % 1000) * 1000000 };
+	struct inner in;
+	struct request r;
+	int i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < calls; i++) {
+		in.id = 1000 + i;
+		in.kind = i % 4;
+		r.len = 10 + i % 5;
+		r.in = &in;
+		snprintf(r.path, sizeof(r.path), "/srv/item/%d", i % 3);
+		handle_request(&r, i);
+		if (i % 10 == 0)
+			sink += audit(&r, i);
+		if (pause_ms)
+			nanosleep(&ts, NULL);
+	}
+	return 0;
+}
