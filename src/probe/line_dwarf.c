@@ -105,6 +105,7 @@ static void copy_name(char *dst, size_t size, const char *src)
 /* The function around a DIE of the walk: its declaration. */
 struct encl {
 	const char *outer;	/* the out-of-line function's name */
+	Dwarf_Off outer_die;
 	const char *file;	/* the innermost function's declaration */
 	int line;
 };
@@ -123,6 +124,7 @@ static int add_inst(struct line_inst **v, size_t *n, size_t *cap, Dwarf_Die *die
 	in = &(*v)[(*n)++];
 	memset(in, 0, sizeof(*in));
 	in->die = dwarf_dieoffset(die);
+	in->outer = caller ? parent->outer_die : in->die;
 	in->cu = cu;
 	copy_name(in->name, sizeof(in->name), name);
 	copy_name(in->caller, sizeof(in->caller), caller);
@@ -159,7 +161,7 @@ static int walk_cu(Dwarf_Die *cu, const struct line_spec *spec, struct line_inst
 
 	if (dwarf_child(cu, &stack[0]) != 0)
 		return 0;
-	encl[0] = (struct encl){ NULL, NULL, 0 };
+	encl[0] = (struct encl){ NULL, 0, NULL, 0 };
 	for (;;) {
 		Dwarf_Die *die = &stack[depth];
 		int tag = dwarf_tag(die);
@@ -177,8 +179,10 @@ static int walk_cu(Dwarf_Die *cu, const struct line_spec *spec, struct line_inst
 				if (err)
 					return err;
 			}
-			if (tag == DW_TAG_subprogram && !here.outer)
+			if (tag == DW_TAG_subprogram && !here.outer) {
 				here.outer = name ? name : "?";
+				here.outer_die = dwarf_dieoffset(die);
+			}
 			here.file = dwarf_decl_file(die);
 			if (dwarf_decl_line(die, &here.line) != 0)
 				here.line = 0;

@@ -19,6 +19,7 @@ struct line_inst {
 	Dwarf_Off cu;		/* its CU's DIE */
 	char name[128];
 	char caller[128];	/* "" out of line */
+	Dwarf_Off outer;	/* the out-of-line function's DIE: inst's own, or its caller's */
 	const char *decl_file;	/* libdw's string, valid while the Dwarf is open */
 	int decl_line;
 	/* Inlined: the line of its call, and the function it is inlined in */

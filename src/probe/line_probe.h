@@ -51,6 +51,7 @@ struct line_site {
 	int line;		/* absolute */
 	int rel;		/* from func's declaration */
 	Dwarf_Off scope;	/* the DIE of that copy (subprogram or inlined_subroutine) */
+	Dwarf_Off outer;	/* the out-of-line function's DIE the address is in */
 };
 
 /* A binary's DWARF, from itself or its debug file. */

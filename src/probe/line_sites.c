@@ -154,6 +154,7 @@ int line_sites(struct line_dwarf *ld, const struct line_spec *spec, struct line_
 				s->line = target;
 				s->rel = target - inst[i].decl_line;
 				s->scope = inst[i].die;
+				s->outer = inst[i].outer;
 			}
 		}
 		free(rows);

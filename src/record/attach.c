@@ -20,6 +20,8 @@
 #include "util/elf_util.h"
 #include "capture.skel.h"
 #include "symbolize/symbolize.h"
+#include "probe/fetch_compile.h"
+#include "probe/fetch_tp.h"
 #include "probe/line_probe.h"
 #include "proc/usdt.h"
 #include "record/syscall_nr.h"
@@ -119,7 +121,7 @@ static int attach_cpu(struct attacher *a, uint32_t idx, char *err, size_t errlen
  * goes into raw_syscall_events, and the program is attached once.
  */
 static int attach_sys_enter_raw(struct attacher *a, const char *name, uint32_t idx,
-				const char *what, char *err, size_t errlen)
+				uint32_t site1, const char *what, char *err, size_t errlen)
 {
 	struct bpf_link *link;
 	int nr = syscall_nr_of(name);
@@ -129,7 +131,9 @@ static int attach_sys_enter_raw(struct attacher *a, const char *name, uint32_t i
 		snprintf(err, errlen, "%s: no system call %s in this build's table", what, name);
 		return -ENOENT;
 	}
-	if (bpf_map__update_elem(a->skel->maps.raw_syscall_events, &key, sizeof(key), &idx,
+	if ((site1 && bpf_map__update_elem(a->skel->maps.raw_syscall_sites, &key, sizeof(key),
+					   &site1, sizeof(site1), BPF_ANY)) ||
+	    bpf_map__update_elem(a->skel->maps.raw_syscall_events, &key, sizeof(key), &idx,
 				 sizeof(idx), BPF_ANY)) {
 		int e = errno;
 
@@ -150,13 +154,19 @@ static int attach_sys_enter_raw(struct attacher *a, const char *name, uint32_t i
 	return attach_add_link(a, link);
 }
 
+static int fetch_site_add(struct attacher *a, struct line_dwarf *ld, const struct line_site *ls,
+			  const char *tp_cat, const char *tp_name, uint32_t idx, uint32_t *site1,
+			  char *why, size_t whylen);
+
 static int attach_tp(struct attacher *a, const char *cat, const char *name, uint32_t idx,
 		     const char *what, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = attach_cookie(a, idx));
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[512] = "";
 	struct bpf_link *link;
+	uint32_t site1;
 	struct stat st;
+	int rc;
 
 	snprintf(path, sizeof(path), TRACEFS "/events/%s/%s", cat, name);
 	if (stat(path, &st) != 0) {
@@ -164,8 +174,14 @@ static int attach_tp(struct attacher *a, const char *cat, const char *name, uint
 			 what, cat, name, TRACEFS, cat);
 		return -ENOENT;
 	}
+	rc = fetch_site_add(a, NULL, NULL, cat, name, idx, &site1, why, sizeof(why));
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", what, why);
+		return rc;
+	}
+	opts.bpf_cookie |= (uint64_t)site1 << 32;
 	if (a->raw_syscalls && strcmp(cat, "syscalls") == 0 && strncmp(name, "sys_enter_", 10) == 0)
-		return attach_sys_enter_raw(a, name + 10, idx, what, err, errlen);
+		return attach_sys_enter_raw(a, name + 10, idx, site1, what, err, errlen);
 	link = bpf_program__attach_tracepoint_opts(tracepoint_prog(a), cat, name, &opts);
 	if (!link) {
 		int e = errno;
@@ -216,10 +232,14 @@ static int resolve_binary(struct attacher *a, const char *spec, char *out, size_
 	return -ENOENT;
 }
 
-static int attach_uprobe_at(struct attacher *a, const char *path, uint64_t offset,
-			    uint64_t ref_ctr, uint32_t idx, const char *what, char *err, size_t errlen)
+/* site1: the address's fetches (probe/fetch.bpf.h) + 1, above the event's index; 0: none. */
+static int attach_uprobe_site(struct attacher *a, const char *path, uint64_t offset,
+			      uint64_t ref_ctr, uint32_t idx, uint32_t site1, const char *what,
+			      char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = attach_cookie(a, idx), .ref_ctr_offset = ref_ctr);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts,
+		    .bpf_cookie = attach_cookie(a, idx) | (uint64_t)site1 << 32,
+		    .ref_ctr_offset = ref_ctr);
 	struct bpf_link *link;
 
 	link = bpf_program__attach_uprobe_opts(uprobe_prog(a), -1, path, offset, &opts);
@@ -231,6 +251,67 @@ static int attach_uprobe_at(struct attacher *a, const char *path, uint64_t offse
 		return -e;
 	}
 	return attach_add_link(a, link);
+}
+
+static int attach_uprobe_at(struct attacher *a, const char *path, uint64_t offset,
+			    uint64_t ref_ctr, uint32_t idx, const char *what, char *err, size_t errlen)
+{
+	return attach_uprobe_site(a, path, offset, ref_ctr, idx, 0, what, err, errlen);
+}
+
+/*
+ * The --fetch of a line probe's site compiled, kept as site number
+ * a->nfetch_sites and written to the capture program's fetch_progs:
+ * *site1 is that number + 1.  0, or -errno with why.
+ */
+static int fetch_site_add(struct attacher *a, struct line_dwarf *ld, const struct line_site *ls,
+			  const char *tp_cat, const char *tp_name, uint32_t idx, uint32_t *site1,
+			  char *why, size_t whylen)
+{
+	struct fetch_steps steps;
+	struct fetch_site *fs;
+	uint32_t key = a->nfetch_sites;
+	void *p;
+	int rc;
+
+	*site1 = 0;
+	if (!a->nfetch)
+		return 0;
+	if (key >= FETCH_MAX_SITES) {
+		snprintf(why, whylen, "more than %d probe addresses with --fetch", FETCH_MAX_SITES);
+		return -E2BIG;
+	}
+	p = reallocarray(a->fetch_sites, key + 1, sizeof(*a->fetch_sites));
+	if (!p)
+		return -ENOMEM;
+	a->fetch_sites = p;
+	fs = &a->fetch_sites[key];
+	memset(fs, 0, sizeof(*fs));
+	fs->event_idx = idx;
+	fs->nvars = a->nfetch;
+	if (ld)
+		rc = fetch_compile(ld, ls, a->fetch, a->nfetch, &steps, fs->fmt, why, whylen);
+	else
+		rc = fetch_tp_compile(TRACEFS, tp_cat, tp_name, a->fetch, a->nfetch, &steps,
+				      fs->fmt, why, whylen);
+	if (rc)
+		return rc;
+	/* Checked after the expressions: their errors are the user's to fix anywhere. */
+	if (a->legacy) {
+		snprintf(why, whylen, "--fetch needs BPF cookies (Linux 5.15) to tell a probe's "
+			 "addresses apart, which this kernel lacks: record without it (the "
+			 "stacks alone)");
+		return -EOPNOTSUPP;
+	}
+	rc = bpf_map__update_elem(a->skel->maps.fetch_progs, &key, sizeof(key), &steps,
+				  sizeof(steps), 0);
+	if (rc) {
+		snprintf(why, whylen, "cannot write its fetches: %s", strerror(-rc));
+		return rc;
+	}
+	a->nfetch_sites++;
+	*site1 = key + 1;
+	return 0;
 }
 
 /* "0x..." : an ELF virtual address instead of a symbol name. */
@@ -268,6 +349,7 @@ static int attach_line_probe(struct attacher *a, const struct event_spec *ev, co
 		rc = line_sites(&ld, &spec, &sites, &n, why, sizeof(why));
 		for (i = 0; rc == 0 && i < n; i++) {
 			uint64_t offset;
+			uint32_t site1;
 
 			if (elf_vaddr_to_offset(ld.elf, sites[i].vaddr, &offset) != 0) {
 				snprintf(why, sizeof(why), "0x%llx (%s:%d) is in no loaded segment",
@@ -276,7 +358,12 @@ static int attach_line_probe(struct attacher *a, const struct event_spec *ev, co
 				rc = -ENOENT;
 				break;
 			}
-			rc = attach_uprobe_at(a, path, offset, 0, idx, ev->text, err, errlen);
+			rc = fetch_site_add(a, &ld, &sites[i], NULL, NULL, idx, &site1, why,
+					    sizeof(why));
+			if (rc)
+				break;
+			rc = attach_uprobe_site(a, path, offset, 0, idx, site1, ev->text, err,
+						errlen);
 			why[0] = '\0';
 		}
 		line_dwarf_close(&ld);

@@ -11,6 +11,7 @@
 
 struct capture_bpf;
 struct bpf_link;
+struct fetch_site;
 
 struct attacher {
 	struct capture_bpf *skel;
@@ -30,6 +31,11 @@ struct attacher {
 	 * (capture.bpf.c's legacy_idx, legacy_tp_events).
 	 */
 	bool legacy;
+	/* --fetch: the expressions, and each line probe address's (fetch_sites[site]) */
+	const char *const *fetch;
+	int nfetch;
+	struct fetch_site *fetch_sites;
+	uint32_t nfetch_sites;
 	struct bpf_link **links;
 	int nlinks, cap;
 };

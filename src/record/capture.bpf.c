@@ -38,6 +38,7 @@ const volatile __u32 ustack_limit = STITCH_DEFAULT_USTACK;
 #include "capture/offcpu.bpf.h"
 #include "capture/alloc.bpf.h"
 #include "capture/alloc_inuse.bpf.h"
+#include "probe/fetch.bpf.h"
 
 /*
  * The interpreter walkers are half of what the verifier checks: loading
@@ -278,15 +279,16 @@ static __noinline int capture_event(void *ctx, __u32 idx, __u64 stack_top, __u64
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u32 event_idx = idx & ~(COUNTED_FLAGS | CAPTURE_INTERP);
 	bool interp = idx & CAPTURE_INTERP, user_ok = stack_top != 0;
+	struct fetch_steps *fetch = fetch_prog_now();
+	struct pt_regs *regs = NULL;
 	struct task_struct *task;
 	struct sample_event *e;
-	struct pt_regs *regs;
 	__u64 now = 0;
 	int ubase;
 
 	count(STAT_EVENTS);
-	/* kunwind: counted in the kernel, nothing to send. */
-	if (kunwind_count_in_kernel && user_ok && (!interp || ikey != INTERP_KEY_SEND) &&
+	/* kunwind: counted in the kernel, nothing to send (but values to fetch). */
+	if (kunwind_count_in_kernel && user_ok && !fetch && (!interp || ikey != INTERP_KEY_SEND) &&
 	    kunwind_count_event(ctx, stack_top, idx & ~CAPTURE_INTERP,
 				defer ? &defer->c : NULL,
 				ikey == INTERP_KEY_NONE ? INTERP_IHASH_NONE :
@@ -330,7 +332,14 @@ static __noinline int capture_event(void *ctx, __u32 idx, __u64 stack_top, __u64
 		}
 	}
 
-	/* Interpreter frames go first: user space pairs them with this sample. */
+	/* Fetched values and interpreter frames go first: user space pairs them with this sample. */
+	if (fetch) {
+		/* A tracepoint's fields need no user stack (an exec's has none yet). */
+		if (!regs)
+			regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		if (regs)
+			fetch_send(ctx, regs, fetch, e->tid, e->time_ns);
+	}
 	if (interp && interp_capture())
 		e->flags |= STITCH_SAMPLE_INTERP_LOST;
 
@@ -431,6 +440,14 @@ struct {
 	__type(value, __u32);
 } raw_syscall_events SEC(".maps");
 
+/* And their --fetch (probe/fetch.bpf.h): number -> its site + 1. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} raw_syscall_sites SEC(".maps");
+
 SEC("raw_tp/sys_enter")
 int on_raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -488,13 +505,26 @@ int capture_perf_event(struct bpf_perf_event_data *ctx)
 SEC("tracepoint")
 int capture_tracepoint(void *ctx)
 {
-	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 *site = fetch_site_here();
+
+	*site = cookie >> 32;
+	capture(ctx, (__u32)cookie, false, NULL);
+	*site = 0;
+	return 0;
 }
 
+/* The cookie: the event's index, and above it its address's fetches, + 1 (probe/fetch.bpf.h). */
 SEC("uprobe")
 int capture_uprobe(struct pt_regs *ctx)
 {
-	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 *site = fetch_site_here();
+
+	*site = cookie >> 32;
+	capture(ctx, (__u32)cookie, false, NULL);
+	*site = 0;
+	return 0;
 }
 
 SEC("kprobe")
@@ -507,10 +537,14 @@ SEC("raw_tp/sys_enter")
 int capture_raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 nr = ctx->args[1], *idx = bpf_map_lookup_elem(&raw_syscall_events, &nr);
+	__u32 *site1 = bpf_map_lookup_elem(&raw_syscall_sites, &nr), *site = fetch_site_here();
 
 	if (!idx)
 		return 0;
-	return capture(ctx, *idx | COUNTED_GLUE, false, NULL);
+	*site = site1 ? *site1 : 0;
+	capture(ctx, *idx | COUNTED_GLUE, false, NULL);
+	*site = 0;
+	return 0;
 }
 
 /* This CPU's defer, ready for an allocation's stack: no tag, nothing taken yet. */

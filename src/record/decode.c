@@ -298,6 +298,7 @@ static void on_sample(struct recorder *r, const void *rec, size_t size)
 				   MAX_UFRAMES + 1 + INTERP_MAX_FRAMES, why == UNWIND_STOP_END,
 				   e->flags & STITCH_SAMPLE_INTERP_LOST);
 	uframes_mark_sampled(uf, nu);
+	nu = fetched_frame(r, e, uf, nu, MAX_UFRAMES + 2 + INTERP_MAX_FRAMES);
 	if (kframes || proc)
 		r->unwind_stops[why]++;
 	key->nuser = nu;
@@ -333,6 +334,8 @@ static const struct ring_record_handler {
 				on_alloc_weight },
 	[RING_ALLOC_FREED] = { sizeof(struct alloc_freed), sizeof(struct alloc_freed),
 			       on_alloc_freed },
+	[RING_FETCH_VALUES] = { sizeof(struct fetch_values), sizeof(struct fetch_values),
+				fetched_keep },
 };
 
 int handle_record(void *ctx, void *data, size_t size)

@@ -629,9 +629,9 @@ static int recorder_init(struct recorder *r, struct record_opts *o,
 	r->hooks = hooks;
 	r->child = -1;
 	r->counted_pending = -1;
-	/* The kernel stack, after an off-CPU tag, and every user frame. */
+	/* The kernel stack, after an off-CPU tag, and every user frame, and a probe's values. */
 	r->key_buf = malloc(sizeof(struct stack_key) + (1 + STITCH_MAX_KSTACK) * sizeof(uint64_t) +
-			    (MAX_UFRAMES + 1 + INTERP_MAX_FRAMES) * sizeof(struct uframe));
+			    (MAX_UFRAMES + 2 + INTERP_MAX_FRAMES) * sizeof(struct uframe));
 	r->uframes = malloc(MAX_UFRAMES * sizeof(*r->uframes));
 	r->check_uf = malloc((MAX_UFRAMES + 1) * sizeof(*r->check_uf));
 	r->check_kuf = malloc((MAX_UFRAMES + 1) * sizeof(*r->check_kuf));
@@ -665,6 +665,7 @@ static void recorder_free(struct recorder *r)
 	binary_cache_free(&r->bins);
 	interp_free(&r->interp);
 	free(r->key_buf);
+	free(r->att.fetch_sites);
 	free(r->uframes);
 	free(r->check_uf);
 	free(r->check_kuf);

@@ -68,6 +68,9 @@ struct record_opts {
 	bool inuse;			/* alloc: what is still allocated at the end, not what was */
 	uint64_t min_age_ns;		/* --inuse: younger blocks left out */
 	double max_table_mb;		/* 0: the default for the targets */
+	const char *fetch[8];		/* --fetch: read at every line probe (probe/fetch.h) */
+	int nfetch;
+	bool print_values;		/* --print: a line per event with its values */
 };
 
 /* What a recording gives the finish hook. */

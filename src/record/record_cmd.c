@@ -102,6 +102,17 @@ static void usage(FILE *f)
 "                           who woke the thread, drawn above it past a '--'\n"
 "                           frame (a traced waker's user frames too; an\n"
 "                           interrupt's kernel frames); native stacks only\n"
+"      --fetch EXPR         read EXPR at every event (repeatable, 8 at most).\n"
+"                           A line probe: a variable or argument in scope there,\n"
+"                           then ->member, .member, [N], and :string for text\n"
+"                           or :u8..:u64, :s8..:s64, :x8..:x64; its location from\n"
+"                           DWARF at that address (stitch probe -V lists them).\n"
+"                           A tracepoint or syscall: a field of its format by\n"
+"                           name (syscall:openat --fetch filename:string).\n"
+"                           The values end each stack as a frame\n"
+"                           '[r->len=10 weight=70]', so stacks split by value\n"
+"      --print              a line per event with its values, as perf script\n"
+"                           prints them: comm, pid/tid, time, event, values\n"
 "      --alloc-sample SIZE  alloc: one sample per SIZE bytes allocated, on\n"
 "                           average (default 512K; K, M, G; 1 records every\n"
 "                           allocation); each sampled allocation weighs what\n"
@@ -180,7 +191,7 @@ static int set_unwind(struct record_opts *o, const char *mode)
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
        OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE,
-       OPT_ALLOC_SAMPLE, OPT_INUSE, OPT_MIN_AGE };
+       OPT_ALLOC_SAMPLE, OPT_INUSE, OPT_MIN_AGE, OPT_FETCH, OPT_PRINT };
 
 /* record's own options; the shared ones (-p, -a, -F, -d, -o...) are in run_opts.h. */
 static const struct option longopts[] = {
@@ -199,6 +210,8 @@ static const struct option longopts[] = {
 	{ "alloc-sample", required_argument, NULL, OPT_ALLOC_SAMPLE },
 	{ "inuse", no_argument, NULL, OPT_INUSE },
 	{ "min-age", required_argument, NULL, OPT_MIN_AGE },
+	{ "fetch", required_argument, NULL, OPT_FETCH },
+	{ "print", no_argument, NULL, OPT_PRINT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -220,6 +233,9 @@ static bool take_flag(struct record_opts *o, int c)
 		return true;
 	case OPT_NO_RUNNABLE:
 		o->no_runnable = true;
+		return true;
+	case OPT_PRINT:
+		o->print_values = true;
 		return true;
 	}
 	return false;
@@ -277,6 +293,11 @@ static int take_opt(void *ctx, int c, const char *arg)
 			return fail_usage("--alloc-sample: '%s' is not a size of 1 byte to 1G (like "
 					  "512K, 16K, 1M; 1 records every allocation)", arg);
 		break;
+	case OPT_FETCH:
+		if (o->nfetch >= (int)(sizeof(o->fetch) / sizeof(o->fetch[0])))
+			return fail_usage("--fetch %s: at most 8 values an event", arg);
+		o->fetch[o->nfetch++] = arg;
+		break;
 	case OPT_MIN_AGE:
 		o->min_age_ns = strcmp(arg, "0") ? cli_parse_time(arg) : 0;
 		if (!o->min_age_ns && strcmp(arg, "0"))
@@ -300,6 +321,12 @@ static const struct run_cmd record_run_cmd = {
 	.target_what = "what to trace",
 	.target_choices = "-p PID, -a (whole system), or -- COMMAND",
 };
+
+/* An event --fetch reads at: a line probe, a tracepoint, a system call's entry. */
+static bool fetch_event(const struct event_spec *ev)
+{
+	return ev->line || ev->kind == EVENT_SYSCALL || ev->kind == EVENT_TRACEPOINT;
+}
 
 /* What the options say together: the events' units, --wakers' event, one target. */
 static int check_opts(struct record_cmd *rc, const struct run_args *a)
@@ -331,6 +358,12 @@ static int check_opts(struct record_cmd *rc, const struct run_args *a)
 		return fail_usage("%s", "--inuse goes with -e alloc (the allocations not freed)");
 	if (rc->min_age_set && !o->inuse)
 		return fail_usage("%s", "--min-age goes with -e alloc --inuse");
+	for (i = 0; i < o->nevents && !fetch_event(&o->events[i]); i++)
+		;
+	if ((o->nfetch || o->print_values) && i == o->nevents)
+		return fail_usage("%s", "--fetch and --print go with a probe on a line (-e "
+				  "uprobe:BINARY:FUNC:RELLINE or uprobe:BINARY@FILE:LINE), a "
+				  "tracepoint or a system call");
 	for (i = 0; i < o->nevents; i++)
 		if (o->events[i].kind == EVENT_ALLOC && o->nevents > 1)
 			return fail_usage("%s", "-e alloc weighs stacks in bytes, other events in "

@@ -28,6 +28,7 @@
 #include "capture/offcpu_pending.h"
 #include "proc/binary.h"
 #include "proc/perf_tracker.h"
+#include "probe/fetch.h"
 #include "proc/procs.h"
 #include "profile/stacks.h"
 #include "record/engine.h"
@@ -93,6 +94,9 @@ struct recorder {
 	struct alloc_live *alloc_live;	/* --inuse: the tracked blocks' stacks; else NULL */
 	struct alloc_inuse_totals inuse_totals;	/* --inuse: what the end found */
 	uint64_t end_ns;		/* CLOCK_MONOTONIC when the recording stopped */
+	/* fetched.c: --fetch's values, until their sample */
+	struct fetch_values fetched;
+	bool fetched_pending;
 	/* reclaim.c */
 	uint64_t reclaim_last_ns, reclaim_turns, procs_reaped;
 };
@@ -120,6 +124,12 @@ int handle_record(void *ctx, void *data, size_t size);
 #define RECORD_TURN_NS 20000000ull
 #define RECORD_TURN_OVER (-ECANCELED)
 int handle_record_in_turn(void *ctx, void *data, size_t size);
+
+/* fetched.c: a line probe's values (--fetch), kept for the sample they precede */
+void fetched_keep(struct recorder *r, const void *rec, size_t size);
+/* The sample's values, if any: printed (--print), and frame uf[0]; the new nu (<= max). */
+int fetched_frame(struct recorder *r, const struct sample_event *e, struct uframe *uf, int nu,
+		  int max);
 
 /* inuse.c: record -e alloc --inuse; each does nothing without it */
 int inuse_open(struct recorder *r);	/* 0, or -1: out of memory */

@@ -527,6 +527,8 @@ int attach_all(struct recorder *r)
 	r->att.pids = o->target.pids;
 	r->att.npids = o->target.npids;
 	r->att.all = o->target.all;
+	r->att.fetch = o->fetch;
+	r->att.nfetch = o->nfetch;
 	for (i = 0; i < o->nevents; i++) {
 		if (attach_event(&r->att, &o->events[i], i, err, sizeof(err)) != 0) {
 			fprintf(stderr, "stitch record: %s\n", err);

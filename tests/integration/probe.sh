@@ -110,3 +110,111 @@ test_probe_line_errors() {
 	expect_eq "usage status" "$rc" 2
 	expect_grep "$TMP/pe4.err" "is not BINARY:FUNC:RELLINE"
 }
+
+# --fetch at a line, in a program built -O2 -g: every call's values as the
+# program logs them (a struct's member through a pointer, a char array as
+# a string, a member of a struct pointed to by a member, a local held in a
+# register), all 200 calls and none wrong; and stacks split by value, each
+# value's count the program's.
+test_probe_fetch_values_every_call() {
+	local rel
+	rel=$(($(line_of handle_sink) - $(decl_of handle_request)))
+	# shellcheck disable=SC2016 # $0 is the inner shell's
+	"$STITCH" record -e "uprobe:$LINE_SERVER:handle_request:$rel" --fetch 'r->len' \
+		--fetch 'r->path:string' --fetch 'r->in->id' --fetch weight --print \
+		-o "$TMP/pf.folded" -- sh -c 'exec "$0" 200 >"$1"' "$LINE_SERVER" "$TMP/pf.log" \
+		>"$TMP/pf.out"
+	head -3 "$TMP/pf.out"
+	expect_eq "lines printed" "$(grep -c ": uprobe:.*:handle_request:$rel: " "$TMP/pf.out")" 200
+	sed -n "s/^ *line_server  *[0-9]*\\/[0-9]*  *[0-9.]*: uprobe:[^ ]*: //p" "$TMP/pf.out" |
+		sed 's/r->in->id=/id=/; s/r->//g' >"$TMP/pf.values"
+	expect_eq "calls logged" "$(wc -l <"$TMP/pf.log")" 200
+	if ! diff "$TMP/pf.log" "$TMP/pf.values" >"$TMP/pf.diff"; then
+		head -20 "$TMP/pf.diff"
+		die "the values read differ from the program's log"
+	fi
+	local len
+	for len in 10 11 12 13 14; do
+		expect_eq "stacks with r->len=$len" "$(total "$TMP/pf.folded" \
+			";main;handle_request(\\.isra\\.0)?;\\[r->len=$len r->path=\"/srv/item/[0-2]\" r->in->id=[0-9]+ weight=[0-9]+\\] [0-9]+\$")" 40
+	done
+}
+
+# A value DWARF has no location for at the address reads <optimized out>,
+# at every event: pick_weight inlined into audit keeps neither r nor round
+# there, into handle_request both.  And values split the flame graph's
+# stacks: one per distinct value.
+test_probe_fetch_optimized_out_and_labels() {
+	local rel
+	rel=$(($(line_of pick_weight_body) - $(decl_of pick_weight)))
+	"$STITCH" record -e "uprobe:$LINE_SERVER:pick_weight:$rel" --fetch 'r->len' \
+		-o "$TMP/po.folded" -- "$LINE_SERVER" 100 >/dev/null
+	cat "$TMP/po.folded"
+	expect_eq "audit's copy" "$(total "$TMP/po.folded" \
+		';main;audit(\.isra\.0)?;pick_weight_\[i\];\[r->len=<optimized out>\] [0-9]+$')" 10
+	local len
+	for len in 10 11 12 13 14; do
+		expect_eq "handle_request's copy, len $len" "$(total "$TMP/po.folded" \
+			";main;handle_request(\\.isra\\.0)?;pick_weight_\\[i\\];\\[r->len=$len\\] [0-9]+\$")" 20
+	done
+}
+
+# What a --fetch cannot read is one line before anything is traced.
+test_probe_fetch_errors() {
+	local rel e rc
+	rel=$(($(line_of handle_sink) - $(decl_of handle_request)))
+	for e in "nosuch|no variable 'nosuch' at handle_request:$rel \\(stitch probe -V lists them\\)" \
+		"r->nope|no member 'nope' in struct request" \
+		"r:string|:string on something that is not a char array or pointer" \
+		"r->path|an array: add :string for text, or an index" \
+		"weight->x|'->x' on something that is not a pointer" \
+		"r->len:u12|':u12' is not string, u8..u64, s8..s64 or x8..x64" \
+		"r-len|not NAME, NAME->member"; do
+		rc=0
+		"$STITCH" record -e "uprobe:$LINE_SERVER:handle_request:$rel" --fetch "${e%%|*}" \
+			-- "$LINE_SERVER" 1 >/dev/null 2>"$TMP/pfe.err" || rc=$?
+		cat "$TMP/pfe.err"
+		expect_eq "exit status" "$rc" 1
+		expect_grep "$TMP/pfe.err" "^stitch record: uprobe:.*: --fetch '${e%%|*}': ${e#*|}"
+	done
+	# Where the kernel has no BPF cookies (5.10), a valid --fetch is refused, saying why.
+	if ! grep -qE '^  BPF cookies.* yes ' <<<"$("$STITCH" features 2>/dev/null)"; then
+		rc=0
+		"$STITCH" record -e "uprobe:$LINE_SERVER:handle_request:$rel" --fetch weight \
+			-- "$LINE_SERVER" 1 >/dev/null 2>"$TMP/pfe.err" || rc=$?
+		cat "$TMP/pfe.err"
+		expect_eq "exit status without cookies" "$rc" 1
+		expect_grep "$TMP/pfe.err" "--fetch needs BPF cookies \\(Linux 5\\.15\\)"
+	fi
+	rc=0
+	"$STITCH" record -e cpu --fetch r -- true 2>"$TMP/pfe.err" || rc=$?
+	expect_eq "usage status" "$rc" 2
+	expect_grep "$TMP/pfe.err" "--fetch and --print go with a probe on a line"
+}
+
+# A system call's argument and a tracepoint's field by name, from the
+# kernel's format of the event: the file a workload opened, as a string
+# read from its memory, on the stack that opened it; the program an exec
+# started, from the record's __data_loc string.  A field that is not
+# there names the event's fields.
+test_probe_fetch_tracepoint_fields() {
+	local f=$TMP/fetched-file.txt rc=0
+	echo x >"$f"
+	"$STITCH" record -e syscall:openat --fetch filename:string --fetch flags:x32 --print \
+		-o "$TMP/pt.folded" -- cat "$f" >"$TMP/pt.out"
+	grep "fetched" "$TMP/pt.out"
+	expect_eq "openat of the file, printed" "$(grep -c \
+		": syscall:openat: filename=\"${f//./\\.}\" flags=0x0\$" "$TMP/pt.out")" 1
+	# (cat is stripped: its main is cat+0x...)
+	expect_eq "its stack, cat's open through libc" "$(total "$TMP/pt.folded" \
+		"^cat;.*;__libc_start_call_main;cat\\+0x[0-9a-f]+;open[a-z0-9_]*;\\[filename=\"${f//./\\.}\" flags=0x0\\];entry_SYSCALL")" 1
+	"$STITCH" record -e tracepoint:sched:sched_process_exec --fetch filename -o "$TMP/px.folded" \
+		-- sh -c "/bin/true; exec $(command -v env) true" >/dev/null
+	cat "$TMP/px.folded"
+	expect_eq "exec of /bin/true" "$(total "$TMP/px.folded" '^true;\[filename="/bin/true"\];')" 1
+	"$STITCH" record -e tracepoint:sched:sched_process_exec --fetch nosuch -- true \
+		2>"$TMP/pt.err" || rc=$?
+	cat "$TMP/pt.err"
+	expect_eq "exit status" "$rc" 1
+	expect_grep "$TMP/pt.err" "--fetch 'nosuch': no field 'nosuch' \\(its fields: filename, pid, old_pid\\)"
+}
