@@ -107,6 +107,31 @@ static __always_inline int fetch_sysarg(struct pt_regs *r, __u16 n, __u64 *x)
 	return -1;
 }
 
+/* A kprobe's function argument n, from the kernel's registers at the probe (its ctx). */
+static __always_inline int fetch_karg(struct pt_regs *r, __u16 n, __u64 *x)
+{
+	switch (n) {
+#if defined(__TARGET_ARCH_x86)
+	case 0: *x = BPF_CORE_READ(r, di); return 0;
+	case 1: *x = BPF_CORE_READ(r, si); return 0;
+	case 2: *x = BPF_CORE_READ(r, dx); return 0;
+	case 3: *x = BPF_CORE_READ(r, cx); return 0;
+	case 4: *x = BPF_CORE_READ(r, r8); return 0;
+	case 5: *x = BPF_CORE_READ(r, r9); return 0;
+#else
+	case 0: *x = BPF_CORE_READ(r, regs[0]); return 0;
+	case 1: *x = BPF_CORE_READ(r, regs[1]); return 0;
+	case 2: *x = BPF_CORE_READ(r, regs[2]); return 0;
+	case 3: *x = BPF_CORE_READ(r, regs[3]); return 0;
+	case 4: *x = BPF_CORE_READ(r, regs[4]); return 0;
+	case 5: *x = BPF_CORE_READ(r, regs[5]); return 0;
+	case 6: *x = BPF_CORE_READ(r, regs[6]); return 0;
+	case 7: *x = BPF_CORE_READ(r, regs[7]); return 0;
+#endif
+	}
+	return -1;
+}
+
 /* Bytes of the tracepoint's record at off (checked against its size by user space). */
 static __always_inline int fetch_ctx(void *ctx, __u64 off, __u16 size, __u64 *x)
 {
@@ -116,7 +141,20 @@ static __always_inline int fetch_ctx(void *ctx, __u64 off, __u16 size, __u64 *x)
 	return bpf_probe_read_kernel(x, size & 15, ctx + (off & 0xffff)) ? -1 : 0;
 }
 
-static __always_inline int fetch_load(__u64 *x, __u16 size)
+/*
+ * size bytes at x, from the traced thread's memory, or the kernel's where a
+ * kprobe's pointer is the kernel's (kernel: x at or above USER_ADDR_END).
+ * A uprobe's and a system call's reads never go to the kernel's: a process
+ * cannot make stitch print kernel memory by pointing there.
+ */
+static __always_inline long fetch_read(void *dst, __u32 size, __u64 addr, bool kernel)
+{
+	if (kernel && addr >= USER_ADDR_END)
+		return bpf_probe_read_kernel(dst, size, (void *)addr);
+	return bpf_probe_read_user(dst, size, (void *)addr);
+}
+
+static __always_inline int fetch_load(__u64 *x, __u16 size, bool kernel)
 {
 	__u64 addr = *x;
 	__u8 b1;
@@ -126,22 +164,22 @@ static __always_inline int fetch_load(__u64 *x, __u16 size)
 	*x = 0;
 	switch (size) {
 	case 1:
-		if (bpf_probe_read_user(&b1, 1, (void *)addr))
+		if (fetch_read(&b1, 1, addr, kernel))
 			return -1;
 		*x = b1;
 		return 0;
 	case 2:
-		if (bpf_probe_read_user(&b2, 2, (void *)addr))
+		if (fetch_read(&b2, 2, addr, kernel))
 			return -1;
 		*x = b2;
 		return 0;
 	case 4:
-		if (bpf_probe_read_user(&b4, 4, (void *)addr))
+		if (fetch_read(&b4, 4, addr, kernel))
 			return -1;
 		*x = b4;
 		return 0;
 	default:
-		return bpf_probe_read_user(x, 8, (void *)addr) ? -1 : 0;
+		return fetch_read(x, 8, addr, kernel) ? -1 : 0;
 	}
 }
 
@@ -175,9 +213,22 @@ static __noinline int fetch_one(void *ctx, struct pt_regs *regs, struct fetch_st
 			x += UREG_IP_CORE(regs) - p->vaddr;
 			break;
 		case FETCH_STEP_LOAD:
-			if (fetch_load(&x, op->arg))
+		case FETCH_STEP_LOAD_ANY:
+			if (fetch_load(&x, op->arg, op->kind == FETCH_STEP_LOAD_ANY))
 				return FETCH_VALUE_FAULT;
 			break;
+		case FETCH_STEP_KARG:
+			if (fetch_karg(ctx, op->arg, &x))
+				return FETCH_VALUE_FAULT;
+			break;
+		case FETCH_STEP_STR_ANY:
+			if (x >= USER_ADDR_END) {
+				if (bpf_probe_read_kernel_str(v->str[i], FETCH_STR_MAX,
+							      (void *)x) < 0)
+					return FETCH_VALUE_FAULT;
+				return FETCH_VALUE_STR;
+			}
+			/* fall through */
 		case FETCH_STEP_STR:
 			if (bpf_probe_read_user_str(v->str[i], FETCH_STR_MAX, (void *)x) < 0)
 				return FETCH_VALUE_FAULT;
@@ -233,7 +284,8 @@ static __noinline void fetch_send(void *ctx, struct pt_regs *regs, struct fetch_
 		v->status[i] = i < p->nvars ? fetch_one(ctx, regs, p, v, i) :
 			       FETCH_VALUE_OPTIMIZED_OUT;
 	}
-	bpf_ringbuf_submit(v, 0);
+	/* The sample right after it decides whether the reader is woken. */
+	bpf_ringbuf_submit(v, BPF_RB_NO_WAKEUP);
 }
 
 #endif /* STITCH_PROBE_FETCH_BPF_H */

@@ -37,6 +37,10 @@ enum fetch_step_kind {
 	FETCH_STEP_CTX_STR,	/* the string in the record at imm (a char array) */
 	FETCH_STEP_DATA_LOC_STR,/* the string in the record at (x & 0xffff): a __data_loc's */
 	FETCH_STEP_KSTR,	/* the kernel's string at x, up to FETCH_STR_MAX - 1 bytes */
+	/* A kprobe's: the kernel function's arguments, and pointers either side holds */
+	FETCH_STEP_KARG,	/* x = the probed function's argument number arg */
+	FETCH_STEP_LOAD_ANY,	/* LOAD, from the thread's memory or the kernel's by x */
+	FETCH_STEP_STR_ANY,	/* STR, from the thread's memory or the kernel's by x */
 };
 
 struct fetch_step {

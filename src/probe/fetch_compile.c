@@ -21,23 +21,10 @@
 #include <string.h>
 
 #include "probe/fetch_compile.h"
+#include "probe/fetch_path.h"
 #include "probe/line_internal.h"
 
-#define PATH_MAX_STEPS 8
 #define TYPE_MAX_HOPS 16
-
-struct access {
-	enum { ACC_ARROW, ACC_DOT, ACC_INDEX } kind;
-	char name[64];
-	long index;
-};
-
-struct fetch_path {
-	char base[64];
-	struct access step[PATH_MAX_STEPS];
-	int nsteps;
-	char cast[16];		/* "" or string, u8, s32, x64, ... */
-};
 
 /* Where the value being followed is: in hand (x), or in memory at x. */
 enum place { PLACE_VALUE, PLACE_MEMORY };
@@ -71,75 +58,6 @@ static int emit(struct compiler *c, int kind, unsigned int arg, int64_t imm)
 	c->steps[c->n].imm = imm;
 	c->n++;
 	return 0;
-}
-
-static bool ident_char(char ch)
-{
-	return isalnum((unsigned char)ch) || ch == '_';
-}
-
-static int take_ident(const char **s, char *out, size_t size)
-{
-	size_t n = 0;
-
-	if (!ident_char(**s) || isdigit((unsigned char)**s))
-		return -EINVAL;
-	while (ident_char(**s)) {
-		if (n + 1 >= size)
-			return -EINVAL;
-		out[n++] = *(*s)++;
-	}
-	out[n] = '\0';
-	return 0;
-}
-
-/* NAME(->M|.M|[N])*[:CAST] */
-static int parse_path(const char *text, struct fetch_path *p, char *label, size_t lsize)
-{
-	const char *s = text, *colon = strrchr(text, ':');
-	size_t len = colon ? (size_t)(colon - text) : strlen(text);
-
-	memset(p, 0, sizeof(*p));
-	if (colon) {
-		if (!colon[1] || strlen(colon + 1) >= sizeof(p->cast))
-			return -EINVAL;
-		strcpy(p->cast, colon + 1);
-	}
-	if (len >= lsize)
-		return -EINVAL;
-	memcpy(label, text, len);
-	label[len] = '\0';
-	if (take_ident(&s, p->base, sizeof(p->base)))
-		return -EINVAL;
-	while (s < text + len) {
-		struct access *a;
-		char *end;
-
-		if (p->nsteps >= PATH_MAX_STEPS)
-			return -EINVAL;
-		a = &p->step[p->nsteps++];
-		if (s[0] == '-' && s[1] == '>') {
-			s += 2;
-			a->kind = ACC_ARROW;
-		} else if (s[0] == '.') {
-			s++;
-			a->kind = ACC_DOT;
-		} else if (s[0] == '[') {
-			errno = 0;
-			a->index = strtol(s + 1, &end, 10);
-			if (errno || end == s + 1 || *end != ']' || a->index < 0 ||
-			    a->index > INT_MAX)
-				return -EINVAL;
-			a->kind = ACC_INDEX;
-			s = end + 1;
-			continue;
-		} else {
-			return -EINVAL;
-		}
-		if (take_ident(&s, a->name, sizeof(a->name)))
-			return -EINVAL;
-	}
-	return s == text + len ? 0 : -EINVAL;
 }
 
 /* The variable named name in scope at pc: the innermost block's first. */
@@ -413,7 +331,7 @@ static bool is_struct(Dwarf_Die *t)
 }
 
 /* One ->, . or [] from type at place; type and place become the member's. */
-static int follow(struct compiler *c, const struct access *a, Dwarf_Die *type, enum place *place)
+static int follow(struct compiler *c, const struct fetch_access *a, Dwarf_Die *type, enum place *place)
 {
 	Dwarf_Die next, member;
 	int64_t off;
@@ -507,23 +425,6 @@ static int finish_string(struct compiler *c, Dwarf_Die *type, enum place place,
 	return emit(c, FETCH_STEP_STR, 0, 0);
 }
 
-/* A cast: u8..u64, s8..s64, x8..x64.  false if cast is none of them. */
-static bool parse_cast(const char *cast, struct fetch_format *f)
-{
-	char *end;
-	long bits;
-
-	if (!cast[0] || !strchr("usx", cast[0]))
-		return false;
-	bits = strtol(cast + 1, &end, 10);
-	if (*end || (bits != 8 && bits != 16 && bits != 32 && bits != 64))
-		return false;
-	f->size = bits / 8;
-	f->print = cast[0] == 'u' ? FETCH_PRINT_UNSIGNED :
-		   cast[0] == 's' ? FETCH_PRINT_SIGNED : FETCH_PRINT_HEX;
-	return true;
-}
-
 /* How a scalar of type prints; 0 or -EINVAL for what is not a scalar. */
 static int scalar_format(struct compiler *c, Dwarf_Die *type, struct fetch_format *f)
 {
@@ -564,7 +465,7 @@ static int compile_one(struct compiler *c, struct line_dwarf *ld, int machine,
 	Dwarf_Die scope, cu, var, type;
 	int rc, i;
 
-	if (parse_path(c->expr, &p, f->label, sizeof(f->label)))
+	if (fetch_path_parse(c->expr, &p, f->label, sizeof(f->label)))
 		return fail(c, "not NAME, NAME->member, NAME.member or NAME[N], with :string "
 			    "or :u8..:u64, :s8..:s64, :x8..:x64 after it");
 	if (!dwarf_offdie(ld->dbg, site->scope, &scope))
@@ -593,7 +494,7 @@ static int compile_one(struct compiler *c, struct line_dwarf *ld, int machine,
 	if (strcmp(p.cast, "string") == 0)
 		return finish_string(c, &type, place, f);
 	if (p.cast[0]) {
-		if (!parse_cast(p.cast, f))
+		if (!fetch_cast_parse(p.cast, f))
 			return fail(c, "':%s' is not string, u8..u64, s8..s64 or x8..x64", p.cast);
 		if (is_struct(&type) || dwarf_tag(&type) == DW_TAG_array_type) {
 			if (place != PLACE_MEMORY)

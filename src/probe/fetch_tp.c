@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe/fetch_path.h"
 #include "probe/fetch_tp.h"
 
 #define FORMAT_MAX_BYTES (64 << 10)
@@ -138,23 +139,6 @@ static void step(struct fetch_step *s, int *n, int kind, unsigned int arg, int64
 	(*n)++;
 }
 
-/* A cast: u8..u64, s8..s64, x8..x64. */
-static bool parse_cast(const char *cast, struct fetch_format *f)
-{
-	char *end;
-	long bits;
-
-	if (!cast[0] || !strchr("usx", cast[0]))
-		return false;
-	bits = strtol(cast + 1, &end, 10);
-	if (*end || (bits != 8 && bits != 16 && bits != 32 && bits != 64))
-		return false;
-	f->size = bits / 8;
-	f->print = cast[0] == 'u' ? FETCH_PRINT_UNSIGNED :
-		   cast[0] == 's' ? FETCH_PRINT_SIGNED : FETCH_PRINT_HEX;
-	return true;
-}
-
 static int compile_one(const char *path, bool syscall, const char *expr, struct fetch_step *s,
 		       struct fetch_format *f, char *err, size_t errlen)
 {
@@ -184,7 +168,7 @@ static int compile_one(const char *path, bool syscall, const char *expr, struct 
 		snprintf(err, errlen, "--fetch '%s': cannot read %s: %s", expr, path, strerror(-rc));
 		return rc;
 	}
-	if (cast[0] && !string && !parse_cast(cast, f)) {
+	if (cast[0] && !string && !fetch_cast_parse(cast, f)) {
 		snprintf(err, errlen, "--fetch '%s': ':%s' is not string, u8..u64, s8..s64 or "
 			 "x8..x64", expr, cast);
 		return -EINVAL;

@@ -20,6 +20,7 @@
 #include "util/elf_util.h"
 #include "capture.skel.h"
 #include "symbolize/symbolize.h"
+#include "probe/fetch_btf.h"
 #include "probe/fetch_compile.h"
 #include "probe/fetch_tp.h"
 #include "probe/line_probe.h"
@@ -179,6 +180,8 @@ static int attach_tp(struct attacher *a, const char *cat, const char *name, uint
 		snprintf(err, errlen, "%s: %s", what, why);
 		return rc;
 	}
+	if (a->dry)
+		return 0;
 	opts.bpf_cookie |= (uint64_t)site1 << 32;
 	if (a->raw_syscalls && strcmp(cat, "syscalls") == 0 && strncmp(name, "sys_enter_", 10) == 0)
 		return attach_sys_enter_raw(a, name + 10, idx, site1, what, err, errlen);
@@ -260,7 +263,8 @@ static int attach_uprobe_at(struct attacher *a, const char *path, uint64_t offse
 }
 
 /*
- * The --fetch of a line probe's site compiled, kept as site number
+ * The --fetch of a line probe's site (ld, ls), a tracepoint's (tp_cat,
+ * tp_name) or a kprobe's function (tp_name alone) compiled, kept as site number
  * a->nfetch_sites and written to the capture program's fetch_progs:
  * *site1 is that number + 1.  0, or -errno with why.
  */
@@ -291,10 +295,12 @@ static int fetch_site_add(struct attacher *a, struct line_dwarf *ld, const struc
 	fs->nvars = a->nfetch;
 	if (ld)
 		rc = fetch_compile(ld, ls, a->fetch, a->nfetch, &steps, fs->fmt, why, whylen);
+	else if (!tp_cat)
+		rc = fetch_btf_compile(tp_name, a->fetch, a->nfetch, &steps, fs->fmt, why, whylen);
 	else
 		rc = fetch_tp_compile(TRACEFS, tp_cat, tp_name, a->fetch, a->nfetch, &steps,
 				      fs->fmt, why, whylen);
-	if (rc)
+	if (rc || a->dry)
 		return rc;
 	/* Checked after the expressions: their errors are the user's to fix anywhere. */
 	if (a->legacy) {
@@ -360,8 +366,8 @@ static int attach_line_probe(struct attacher *a, const struct event_spec *ev, co
 			}
 			rc = fetch_site_add(a, &ld, &sites[i], NULL, NULL, idx, &site1, why,
 					    sizeof(why));
-			if (rc)
-				break;
+			if (rc || a->dry)
+				continue;
 			rc = attach_uprobe_site(a, path, offset, 0, idx, site1, ev->text, err,
 						errlen);
 			why[0] = '\0';
@@ -477,7 +483,10 @@ static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = attach_cookie(a, idx));
 	struct bpf_link *link;
+	char why[512] = "";
+	uint32_t site1;
 	struct stat st;
+	int rc;
 
 	if (stat("/sys/bus/event_source/devices/kprobe", &st) != 0) {
 		snprintf(err, errlen, "%s: this kernel has no kprobe support (CONFIG_KPROBES is off: "
@@ -485,6 +494,14 @@ static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32
 			 "(tracepoint:CATEGORY:NAME) or syscall:NAME instead", ev->text);
 		return -EOPNOTSUPP;
 	}
+	rc = fetch_site_add(a, NULL, NULL, NULL, ev->a, idx, &site1, why, sizeof(why));
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", ev->text, why);
+		return rc;
+	}
+	if (a->dry)
+		return 0;
+	opts.bpf_cookie |= (uint64_t)site1 << 32;
 	link = bpf_program__attach_kprobe_opts(kprobe_prog(a), ev->a, &opts);
 	if (!link) {
 		int e = errno;
@@ -547,4 +564,18 @@ int attach_event(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 		return attach_alloc(a, ev, idx, err, errlen);
 	}
 	return -EINVAL;
+}
+
+int attach_fetch_check(struct attacher *a, const struct event_spec *ev, char *err,
+		       size_t errlen)
+{
+	int rc;
+
+	if (!a->nfetch || !(ev->line || ev->kind == EVENT_SYSCALL ||
+			    ev->kind == EVENT_TRACEPOINT || ev->kind == EVENT_KPROBE))
+		return 0;
+	a->dry = true;
+	rc = attach_event(a, ev, 0, err, errlen);
+	a->dry = false;
+	return rc;
 }

@@ -34,6 +34,7 @@ struct attacher {
 	/* --fetch: the expressions, and each line probe address's (fetch_sites[site]) */
 	const char *const *fetch;
 	int nfetch;
+	bool dry;		/* attach_fetch_check(): compile, attach nothing */
 	struct fetch_site *fetch_sites;
 	uint32_t nfetch_sites;
 	struct bpf_link **links;
@@ -47,6 +48,14 @@ struct attacher {
 int attach_event(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 		 char *err, size_t errlen);
 void attach_destroy(struct attacher *a);
+
+/*
+ * --fetch at event ev compiled and thrown away, before the programs load:
+ * what it cannot read is said now, not after seconds of loading.  0, or
+ * -errno with err as attach_event's.
+ */
+int attach_fetch_check(struct attacher *a, const struct event_spec *ev, char *err,
+		       size_t errlen);
 
 /* Mount tracefs if the kernel has it but nobody mounted it (libbpf needs it). */
 int ensure_tracefs(char *err, size_t errlen);

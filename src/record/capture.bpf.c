@@ -530,7 +530,13 @@ int capture_uprobe(struct pt_regs *ctx)
 SEC("kprobe")
 int capture_kprobe(struct pt_regs *ctx)
 {
-	return capture(ctx, bpf_get_attach_cookie(ctx), false, NULL);
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 *site = fetch_site_here();
+
+	*site = cookie >> 32;
+	capture(ctx, (__u32)cookie, false, NULL);
+	*site = 0;
+	return 0;
 }
 
 SEC("raw_tp/sys_enter")

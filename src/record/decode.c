@@ -302,6 +302,7 @@ static void on_sample(struct recorder *r, const void *rec, size_t size)
 	if (kframes || proc)
 		r->unwind_stops[why]++;
 	key->nuser = nu;
+	fetched_print_stack(r, key);
 	if (e->flags & STITCH_SAMPLE_WEIGHT_LATER)
 		offcpu_hold(&r->offcpu, e->tid, e->time_ns, key, key_bytes_for(nk, nu));
 	else if (r->hooks && r->hooks->sample)

@@ -378,7 +378,7 @@ static int run_setup(struct run *run)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (open_bpf(r))
+	if (fetch_check_all(r) || open_bpf(r))
 		return 1;
 	if (r->alloc_live)
 		stop_flag = &r->skel->bss->alloc_stopped;
@@ -666,6 +666,7 @@ static void recorder_free(struct recorder *r)
 	interp_free(&r->interp);
 	free(r->key_buf);
 	free(r->att.fetch_sites);
+	fetched_free(r);
 	free(r->uframes);
 	free(r->check_uf);
 	free(r->check_kuf);

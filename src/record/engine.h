@@ -71,6 +71,7 @@ struct record_opts {
 	const char *fetch[8];		/* --fetch: read at every line probe (probe/fetch.h) */
 	int nfetch;
 	bool print_values;		/* --print: a line per event with its values */
+	bool print_stacks;		/* --print-stacks: and its stack under it */
 };
 
 /* What a recording gives the finish hook. */

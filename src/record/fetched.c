@@ -8,10 +8,12 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capture/capture.h"
 #include "probe/fetch_compile.h"
+#include "profile/resolve.h"
 #include "profile/stacks.h"
 #include "record/record_internal.h"
 
@@ -42,6 +44,7 @@ int fetched_frame(struct recorder *r, const struct sample_event *e, struct ufram
 		return nu;
 	site = &r->att.fetch_sites[v->site];
 	fetch_format_values(site, v, text, sizeof(text));
+	r->fetched_printed = r->o->print_values;
 	if (r->o->print_values)
 		printf("%16.16s %7u/%-7u %llu.%06llu: %s: %s\n", e->comm, e->pid, e->tid,
 		       (unsigned long long)e->time_ns / 1000000000,
@@ -56,4 +59,42 @@ int fetched_frame(struct recorder *r, const struct sample_event *e, struct ufram
 	uf[0].kind = UFRAME_NAME;
 	uf[0].addr = (uint64_t)(uintptr_t)stacks_name(label);
 	return nu + 1;
+}
+
+void fetched_print_stack(struct recorder *r, const struct stack_key *key)
+{
+	struct named_frame nf[256];
+	int n, i;
+
+	if (!r->fetched_printed)
+		return;
+	r->fetched_printed = false;
+	if (!r->o->print_stacks)
+		return;
+	if (!r->print_names) {
+		r->print_names = calloc(1, sizeof(*r->print_names));
+		if (!r->print_names || resolver_init(r->print_names, NULL)) {
+			free(r->print_names);
+			r->print_names = NULL;
+			return;
+		}
+		resolver_name_kernel_lazily(r->print_names, "/proc/kallsyms");
+	}
+	/* Outermost first: printed innermost first, as perf script does. */
+	n = resolve_stack(r->print_names, key, nf, sizeof(nf) / sizeof(nf[0]));
+	for (i = n - 1; i >= 0; i--) {
+		fputs("\t", stdout);
+		resolve_frame_line(stdout, &nf[i], nf[i].name ? nf[i].name : "?", "  ");
+		fputc('\n', stdout);
+	}
+	fputc('\n', stdout);
+}
+
+void fetched_free(struct recorder *r)
+{
+	if (r->print_names) {
+		resolver_free(r->print_names);
+		free(r->print_names);
+		r->print_names = NULL;
+	}
 }

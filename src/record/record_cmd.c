@@ -109,10 +109,15 @@ static void usage(FILE *f)
 "                           DWARF at that address (stitch probe -V lists them).\n"
 "                           A tracepoint or syscall: a field of its format by\n"
 "                           name (syscall:openat --fetch filename:string).\n"
+"                           A kprobe: the function's arguments from the\n"
+"                           kernel's BTF (kprobe:do_sys_openat2 --fetch\n"
+"                           filename:string --fetch how->flags).\n"
 "                           The values end each stack as a frame\n"
 "                           '[r->len=10 weight=70]', so stacks split by value\n"
 "      --print              a line per event with its values, as perf script\n"
 "                           prints them: comm, pid/tid, time, event, values\n"
+"      --print-stacks       --print, each line followed by the event's stack\n"
+"                           (innermost first, one frame a line)\n"
 "      --alloc-sample SIZE  alloc: one sample per SIZE bytes allocated, on\n"
 "                           average (default 512K; K, M, G; 1 records every\n"
 "                           allocation); each sampled allocation weighs what\n"
@@ -191,7 +196,7 @@ static int set_unwind(struct record_opts *o, const char *mode)
 
 enum { OPT_TOP = 256, OPT_STACK_BYTES, OPT_RINGBUF_MB, OPT_STATS, OPT_UNWIND, OPT_MAX_TABLE_MB,
        OPT_PER_EVENT, OPT_NO_LINES, OPT_NO_INTERP, OPT_MIN_BLOCK, OPT_NO_RUNNABLE,
-       OPT_ALLOC_SAMPLE, OPT_INUSE, OPT_MIN_AGE, OPT_FETCH, OPT_PRINT };
+       OPT_ALLOC_SAMPLE, OPT_INUSE, OPT_MIN_AGE, OPT_FETCH, OPT_PRINT, OPT_PRINT_STACKS };
 
 /* record's own options; the shared ones (-p, -a, -F, -d, -o...) are in run_opts.h. */
 static const struct option longopts[] = {
@@ -212,6 +217,7 @@ static const struct option longopts[] = {
 	{ "min-age", required_argument, NULL, OPT_MIN_AGE },
 	{ "fetch", required_argument, NULL, OPT_FETCH },
 	{ "print", no_argument, NULL, OPT_PRINT },
+	{ "print-stacks", no_argument, NULL, OPT_PRINT_STACKS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -236,6 +242,9 @@ static bool take_flag(struct record_opts *o, int c)
 		return true;
 	case OPT_PRINT:
 		o->print_values = true;
+		return true;
+	case OPT_PRINT_STACKS:
+		o->print_values = o->print_stacks = true;
 		return true;
 	}
 	return false;
@@ -322,10 +331,11 @@ static const struct run_cmd record_run_cmd = {
 	.target_choices = "-p PID, -a (whole system), or -- COMMAND",
 };
 
-/* An event --fetch reads at: a line probe, a tracepoint, a system call's entry. */
+/* An event --fetch reads at: a line probe, a tracepoint, a system call's entry, a kprobe. */
 static bool fetch_event(const struct event_spec *ev)
 {
-	return ev->line || ev->kind == EVENT_SYSCALL || ev->kind == EVENT_TRACEPOINT;
+	return ev->line || ev->kind == EVENT_SYSCALL || ev->kind == EVENT_TRACEPOINT ||
+	       ev->kind == EVENT_KPROBE;
 }
 
 /* What the options say together: the events' units, --wakers' event, one target. */
@@ -363,7 +373,7 @@ static int check_opts(struct record_cmd *rc, const struct run_args *a)
 	if ((o->nfetch || o->print_values) && i == o->nevents)
 		return fail_usage("%s", "--fetch and --print go with a probe on a line (-e "
 				  "uprobe:BINARY:FUNC:RELLINE or uprobe:BINARY@FILE:LINE), a "
-				  "tracepoint or a system call");
+				  "tracepoint, a system call or a kprobe");
 	for (i = 0; i < o->nevents; i++)
 		if (o->events[i].kind == EVENT_ALLOC && o->nevents > 1)
 			return fail_usage("%s", "-e alloc weighs stacks in bytes, other events in "

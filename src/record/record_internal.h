@@ -34,6 +34,8 @@
 #include "record/engine.h"
 #include "unwind/unwind.h"
 
+struct resolver;
+
 #define MAX_UFRAMES 1024
 
 struct recorder {
@@ -97,6 +99,8 @@ struct recorder {
 	/* fetched.c: --fetch's values, until their sample */
 	struct fetch_values fetched;
 	bool fetched_pending;
+	bool fetched_printed;		/* this sample's line is out: its stack goes under it */
+	struct resolver *print_names;	/* --print-stacks' names, made at the first */
 	/* reclaim.c */
 	uint64_t reclaim_last_ns, reclaim_turns, procs_reaped;
 };
@@ -130,6 +134,9 @@ void fetched_keep(struct recorder *r, const void *rec, size_t size);
 /* The sample's values, if any: printed (--print), and frame uf[0]; the new nu (<= max). */
 int fetched_frame(struct recorder *r, const struct sample_event *e, struct uframe *uf, int nu,
 		  int max);
+/* --print-stacks: the stack of the sample whose line fetched_frame printed, under it. */
+void fetched_print_stack(struct recorder *r, const struct stack_key *key);
+void fetched_free(struct recorder *r);
 
 /* inuse.c: record -e alloc --inuse; each does nothing without it */
 int inuse_open(struct recorder *r);	/* 0, or -1: out of memory */
@@ -148,6 +155,8 @@ struct counted_fds counted_fds_of(struct recorder *r);
 void kstacks_flip(struct recorder *r);
 /* Open and load the capture program (falling back to copying stacks); 0 or -1. */
 int open_bpf(struct recorder *r);
+/* --fetch compiled at every event before anything loads: what it cannot read said; 0 or -1. */
+int fetch_check_all(struct recorder *r);
 int trace_tgid(struct recorder *r, uint32_t tgid);
 int attach_all(struct recorder *r);
 int attach_process_tracking(struct recorder *r);

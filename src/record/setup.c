@@ -507,18 +507,16 @@ int trace_tgid(struct recorder *r, uint32_t tgid)
 				    sizeof(one), BPF_ANY);
 }
 
-int attach_all(struct recorder *r)
+/* What attaching needs to know of the options (and tracefs mounted for its events). */
+static int attach_prepare(struct recorder *r, char *err, size_t errlen)
 {
 	struct record_opts *o = r->o;
-	char err[1024];
 	int i;
 
 	for (i = 0; i < o->nevents; i++) {
 		if (o->events[i].kind == EVENT_SYSCALL || o->events[i].kind == EVENT_TRACEPOINT) {
-			if (ensure_tracefs(err, sizeof(err)) != 0) {
-				fprintf(stderr, "stitch record: %s\n", err);
+			if (ensure_tracefs(err, errlen) != 0)
 				return -1;
-			}
 			break;
 		}
 	}
@@ -529,6 +527,38 @@ int attach_all(struct recorder *r)
 	r->att.all = o->target.all;
 	r->att.fetch = o->fetch;
 	r->att.nfetch = o->nfetch;
+	return 0;
+}
+
+int fetch_check_all(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	char err[1024] = "";
+	int i;
+
+	if (!o->nfetch)
+		return 0;
+	if (attach_prepare(r, err, sizeof(err)) != 0)
+		goto fail;
+	for (i = 0; i < o->nevents; i++)
+		if (attach_fetch_check(&r->att, &o->events[i], err, sizeof(err)) != 0)
+			goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "stitch record: %s\n", err);
+	return -1;
+}
+
+int attach_all(struct recorder *r)
+{
+	struct record_opts *o = r->o;
+	char err[1024];
+	int i;
+
+	if (attach_prepare(r, err, sizeof(err)) != 0) {
+		fprintf(stderr, "stitch record: %s\n", err);
+		return -1;
+	}
 	for (i = 0; i < o->nevents; i++) {
 		if (attach_event(&r->att, &o->events[i], i, err, sizeof(err)) != 0) {
 			fprintf(stderr, "stitch record: %s\n", err);

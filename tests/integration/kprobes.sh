@@ -28,3 +28,22 @@ test_latency_kprobe_root() {
 		"$TMP/lkp.folded" ';main;read_byte;read;.*vfs_read_\[k\];.*pipe_read_\[k\];'
 	no_programs_left
 }
+
+# --fetch on a kprobe: the kernel function's arguments by name and type from
+# the kernel's BTF: a __user string (the path the workload opened) and a
+# member of a struct the kernel built (the open flags, with O_LARGEFILE the
+# kernel adds on 64-bit: 0100000 on x86-64, 0400000 on arm64).
+test_kprobe_fetch_args() {
+	local f=$TMP/kprobe-fetched.txt largefile=32768
+	[ "$TEST_ARCH" = arm64 ] && largefile=131072
+	echo x >"$f"
+	"$STITCH" record -e kprobe:do_sys_openat2 --fetch filename:string --fetch 'how->flags' \
+		--fetch dfd --print -o "$TMP/kpf.folded" -- cat "$f" >"$TMP/kpf.out"
+	grep fetched "$TMP/kpf.out"
+	expect_eq "the open of the file, its flags and directory" "$(grep -c \
+		": kprobe:do_sys_openat2: filename=\"${f//./\\.}\" how->flags=$largefile dfd=-100\$" \
+		"$TMP/kpf.out")" 1
+	expect_eq "its stack" "$(total "$TMP/kpf.folded" \
+		"^cat;.*;open[a-z0-9_]*;\\[filename=\"${f//./\\.}\" how->flags=$largefile dfd=-100\\];entry_SYSCALL")" 1
+	no_programs_left
+}

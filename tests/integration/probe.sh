@@ -218,3 +218,24 @@ test_probe_fetch_tracepoint_fields() {
 	expect_eq "exit status" "$rc" 1
 	expect_grep "$TMP/pt.err" "--fetch 'nosuch': no field 'nosuch' \\(its fields: filename, pid, old_pid\\)"
 }
+
+# --print-stacks: each event's line, then its stack innermost first: the
+# values' frame, the probed function on the probed line, its callers.
+test_probe_print_stacks() {
+	local rel
+	rel=$(($(line_of handle_sink) - $(decl_of handle_request)))
+	# shellcheck disable=SC2016 # $0 is the inner shell's
+	"$STITCH" record -e "uprobe:$LINE_SERVER:handle_request:$rel" --fetch 'r->len' \
+		--print-stacks -o "$TMP/pps.folded" -- sh -c 'exec "$0" 3 >/dev/null' "$LINE_SERVER" \
+		>"$TMP/pps.out"
+	cat "$TMP/pps.out"
+	expect_eq "events printed" "$(grep -c ": uprobe:.*: r->len=1[0-2]\$" "$TMP/pps.out")" 3
+	# Each line's stack under it, in this order.
+	expect_eq "stacks printed" "$(awk -v line="$(line_of handle_sink)" '
+		/: uprobe:/ { want = 1; next }
+		want == 1 && /^\t\[r->len=1[0-2]\]$/ { want = 2; next }
+		want == 2 && $0 ~ "^\thandle_request(\\.isra\\.0)?  \\(line_server\\.c:" line "\\)$" { want = 3; next }
+		want == 3 && /^\tmain  \(line_server\.c:[0-9]+\)$/ { n++ }
+		{ want = 0 }
+		END { print n + 0 }' "$TMP/pps.out")" 3
+}

@@ -4,7 +4,10 @@
  * -e uprobe:BIN:FUNC:RELLINE / BIN@FILE:LINE): it logs every call's values
  * as the tests expect a probe to read them, so a test compares the two.
  *
- *   line_server CALLS [PAUSE_MS]
+ *   line_server CALLS [PAUSE_MS [bench]]
+ *
+ * bench (bench/probe_cost.sh): wait for a line on stdin, log nothing per
+ * call, and print "elapsed_ns N" for the calls at the end.
  *
  * handle_request() is out of line (noinline); pick_weight() is inlined
  * into its two callers, so its lines have two copies.  Lines marked
@@ -35,12 +38,16 @@ static inline __attribute__((always_inline)) int pick_weight(const struct reques
 	return w;
 }
 
+static int quiet;
+
 static __attribute__((noinline)) int handle_request(struct request *r, int round)
 {
 	int weight = pick_weight(r, round);
 
 	sink += weight;				/* LINE: handle_sink */
-	printf("len=%d path=\"%s\" id=%d weight=%d\n", r->len, r->path, r->in->id, weight);
+	if (!quiet)
+		printf("len=%d path=\"%s\" id=%d weight=%d\n", r->len, r->path, r->in->id,
+		       weight);
 	return weight;
 }
 
@@ -54,11 +61,19 @@ int main(int argc, char **argv)
 	int calls = argc > 1 ? atoi(argv[1]) : 200;
 	long pause_ms = argc > 2 ? atol(argv[2]) : 0;
 	struct timespec ts = { pause_ms / 1000, (pause_ms % 1000) * 1000000 };
+	struct timespec t0, t1;
 	struct inner in;
 	struct request r;
+	char go[8];
 	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 3 && strcmp(argv[3], "bench") == 0) {
+		quiet = 1;
+		if (!fgets(go, sizeof(go), stdin))
+			return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < calls; i++) {
 		in.id = 1000 + i;
 		in.kind = i % 4;
@@ -71,5 +86,9 @@ int main(int argc, char **argv)
 		if (pause_ms)
 			nanosleep(&ts, NULL);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (quiet)
+		printf("elapsed_ns %lld\n", (t1.tv_sec - t0.tv_sec) * 1000000000LL +
+		       (t1.tv_nsec - t0.tv_nsec));
 	return 0;
 }
