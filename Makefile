@@ -239,7 +239,7 @@ roots:
 	$(if $(filter x86,$(HOST_ARCH)),wait $$arm || rc=1;) exit $$rc
 
 # Replay each fuzz corpus, then fuzz briefly (5 s a target, a minute for the
-# twelve; make fuzz-smoke FUZZ_SECONDS=600 for longer): keeps the targets
+# thirteen; make fuzz-smoke FUZZ_SECONDS=600 for longer): keeps the targets
 # building and honest.
 FUZZ_SECONDS ?= 5
 fuzz-smoke: $(FUZZ_BINS)

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/features.h"
+#include "kernel/tp_format.h"
 #include "record/attach.h"
 #include "latency/lat_root.h"
 #include "proc/usdt.h"
@@ -18,7 +19,7 @@
 #include "interp/interp.h"	/* the skeleton's root_L */
 #include "latency.skel.h"
 
-#define TRACEFS_EVENTS "/sys/kernel/tracing/events"
+#define TRACEFS_EVENTS TP_EVENTS_DIR
 #define KPROBE_PMU "/sys/bus/event_source/devices/kprobe"
 
 static const char ident_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
@@ -35,53 +36,26 @@ static bool is_ident(const char *s, size_t max)
 	return n && n < max && strspn(s, ident_chars) == n;
 }
 
-/* "NAME;" at the end of a field's declaration, past any [N]: the field's name. */
-static bool field_name(const char *decl, size_t len, char *out, size_t outlen)
-{
-	const char *end = decl + len, *start;
-
-	while (end > decl && (end[-1] == ' ' || end[-1] == '\t'))
-		end--;
-	if (end > decl && end[-1] == ']')
-		return false;	/* an array: not a value we read */
-	start = end;
-	while (start > decl && strchr(ident_chars, start[-1]) && start[-1])
-		start--;
-	if (start == end || (size_t)(end - start) >= outlen)
-		return false;
-	memcpy(out, start, end - start);
-	out[end - start] = '\0';
-	return true;
-}
-
+/*
+ * The fields latency reads of a format (kernel/tp_format.h): values of up to
+ * 8 bytes, not arrays nor __data_loc strings.
+ */
 int lat_tp_fields_read(FILE *f, struct lat_field *fields, int max)
 {
-	char line[512];
-	int n = 0;
+	struct tp_field tf[64];
+	int n = tp_format_read(f, tf, 64), i, k = 0;
 
-	while (fgets(line, sizeof(line), f)) {
-		const char *p = strstr(line, "field:"), *semi;
-		struct lat_field fl = { 0 };
-		const char *o, *z, *sg;
-
-		if (!p)
+	for (i = 0; i < n && k < max; i++) {
+		if (tf[i].array || tf[i].data_loc || tf[i].size == 0)
 			continue;
-		p += 6;
-		semi = strchr(p, ';');
-		o = strstr(line, "offset:");
-		z = strstr(line, "size:");
-		sg = strstr(line, "signed:");
-		if (!semi || !o || !z || strstr(p, "__data_loc") ||
-		    !field_name(p, semi - p, fl.name, sizeof(fl.name)))
-			continue;
-		fl.off = strtoul(o + 7, NULL, 10);
-		fl.size = strtoul(z + 5, NULL, 10);
-		fl.is_signed = sg && sg[7] == '1';
-		if (!strncmp(fl.name, "common_", 7) || fl.size == 0 || n == max)
-			continue;
-		fields[n++] = fl;
+		memset(&fields[k], 0, sizeof(fields[k]));
+		snprintf(fields[k].name, sizeof(fields[k].name), "%s", tf[i].name);
+		fields[k].off = tf[i].off;
+		fields[k].size = tf[i].size;
+		fields[k].is_signed = tf[i].is_signed;
+		k++;
 	}
-	return n;
+	return k;
 }
 
 int lat_tp_fields(const char *category, const char *name, struct lat_field *fields, int max)

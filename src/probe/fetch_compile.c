@@ -127,8 +127,13 @@ static bool reg_ok(int machine, unsigned int reg)
 /* The CFA at pc, from the binary's .eh_frame or the debug file's .debug_frame. */
 static int cfa_at(struct compiler *c, struct line_dwarf *ld, int machine, uint64_t pc)
 {
-	Dwarf_CFI *cfis[2] = { dwarf_getcfi_elf(ld->elf), dwarf_getcfi(ld->dbg) };
+	Dwarf_CFI *cfis[2];
 	int i;
+
+	if (!ld->eh_cfi)
+		ld->eh_cfi = dwarf_getcfi_elf(ld->elf);
+	cfis[0] = ld->eh_cfi;
+	cfis[1] = dwarf_getcfi(ld->dbg);	/* the Dwarf's own, freed with it */
 
 	for (i = 0; i < 2; i++) {
 		Dwarf_Frame *frame = NULL;

@@ -8,92 +8,40 @@
  * serve the raw sys_enter tracepoint stitch attaches where the syscall
  * tracepoints give no kernel stack.  A system call's "const char *" is the
  * caller's memory (:string reads it there); a tracepoint's pointer, the
- * kernel's; a __data_loc char[] is a string in the record.
+ * kernel's; a __data_loc char[] is a string in the record.  The format is
+ * read by kernel/tp_format.c.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/tp_format.h"
 #include "probe/fetch_path.h"
 #include "probe/fetch_tp.h"
 
-#define FORMAT_MAX_BYTES (64 << 10)
+#define MAX_FIELDS 64
 
-struct tp_field {
-	char type[96];		/* as declared, without the name */
-	char name[64];
-	unsigned int offset, size;
-	bool is_signed, array, data_loc;
-};
-
-/* "\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;" */
-static bool parse_field(const char *line, struct tp_field *f)
+/* The field called name of the format at dir/cat/name: 0, -ENOENT, or -errno (unreadable). */
+static int find_field(const char *dir, const char *cat, const char *ev, const char *name,
+		      struct tp_field *out, char *names, size_t nsize)
 {
-	const char *decl = strstr(line, "field:"), *semi, *name, *end;
-	const char *off = strstr(line, "offset:"), *size = strstr(line, "size:");
-	const char *sgn = strstr(line, "signed:");
-	size_t tlen;
+	struct tp_field fl[MAX_FIELDS];
+	size_t len = 0;
+	int n = tp_format_fields(dir, cat, ev, fl, MAX_FIELDS), i, rc = -ENOENT;
 
-	if (!decl || !off || !size || !sgn)
-		return false;
-	decl += 6;
-	semi = strchr(decl, ';');
-	if (!semi)
-		return false;
-	memset(f, 0, sizeof(*f));
-	end = semi;
-	/* "char comm[16]": the name before its brackets */
-	if (end > decl && end[-1] == ']') {
-		while (end > decl && *end != '[')
-			end--;
-		f->array = true;
-	}
-	name = end;
-	while (name > decl && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
-		name--;
-	if (name == end || (size_t)(end - name) >= sizeof(f->name))
-		return false;
-	memcpy(f->name, name, end - name);
-	tlen = name - decl;
-	while (tlen && decl[tlen - 1] == ' ')
-		tlen--;
-	if (tlen >= sizeof(f->type))
-		return false;
-	memcpy(f->type, decl, tlen);
-	f->data_loc = strncmp(f->type, "__data_loc ", 11) == 0;
-	f->offset = (unsigned int)strtoul(off + 7, NULL, 10);
-	f->size = (unsigned int)strtoul(size + 5, NULL, 10);
-	f->is_signed = sgn[7] == '1';
-	return f->offset < 0x10000 && f->size <= 0x10000;
-}
-
-/* The field called name in the format at path: 0, -ENOENT, or -errno (unreadable). */
-static int find_field(const char *path, const char *name, struct tp_field *out,
-		      char *names, size_t nsize)
-{
-	char line[512];
-	size_t len = 0, bytes = 0;
-	FILE *f = fopen(path, "r");
-	int rc = -ENOENT;
-
-	if (!f)
-		return -errno;
+	if (n < 0)
+		return n;
 	names[0] = '\0';
-	while (fgets(line, sizeof(line), f) && (bytes += strlen(line)) < FORMAT_MAX_BYTES) {
-		struct tp_field fl;
-
-		if (!parse_field(line, &fl) || strncmp(fl.name, "common_", 7) == 0)
-			continue;
-		if (strcmp(fl.name, name) == 0 && rc == -ENOENT) {
-			*out = fl;
+	for (i = 0; i < n; i++) {
+		if (strcmp(fl[i].name, name) == 0 && rc == -ENOENT) {
+			*out = fl[i];
 			rc = 0;
 		}
-		if (strcmp(fl.name, "__syscall_nr") != 0 && len < nsize)
-			len += snprintf(names + len, nsize - len, "%s%s", len ? ", " : "", fl.name);
+		if (strcmp(fl[i].name, "__syscall_nr") != 0 && len < nsize)
+			len += snprintf(names + len, nsize - len, "%s%s", len ? ", " : "",
+					fl[i].name);
 	}
-	fclose(f);
 	return rc;
 }
 
@@ -139,8 +87,9 @@ static void step(struct fetch_step *s, int *n, int kind, unsigned int arg, int64
 	(*n)++;
 }
 
-static int compile_one(const char *path, bool syscall, const char *expr, struct fetch_step *s,
-		       struct fetch_format *f, char *err, size_t errlen)
+static int compile_one(const char *dir, const char *cat, const char *ev, bool syscall,
+		       const char *expr, struct fetch_step *s, struct fetch_format *f, char *err,
+		       size_t errlen)
 {
 	char name[64], names[400];
 	const char *colon = strchr(expr, ':'), *cast = colon ? colon + 1 : "";
@@ -158,14 +107,15 @@ static int compile_one(const char *path, bool syscall, const char *expr, struct 
 	name[nlen] = '\0';
 	memcpy(f->label, expr, nlen);
 	f->label[nlen] = '\0';
-	rc = find_field(path, name, &fl, names, sizeof(names));
+	rc = find_field(dir, cat, ev, name, &fl, names, sizeof(names));
 	if (rc == -ENOENT) {
 		snprintf(err, errlen, "--fetch '%s': no field '%s' (its fields: %s)", expr, name,
 			 names[0] ? names : "none");
 		return rc;
 	}
 	if (rc) {
-		snprintf(err, errlen, "--fetch '%s': cannot read %s: %s", expr, path, strerror(-rc));
+		snprintf(err, errlen, "--fetch '%s': cannot read %s/%s/%s/format: %s", expr, dir, cat,
+			 ev, strerror(-rc));
 		return rc;
 	}
 	if (cast[0] && !string && !fetch_cast_parse(cast, f)) {
@@ -175,11 +125,11 @@ static int compile_one(const char *path, bool syscall, const char *expr, struct 
 	}
 	if (syscall) {
 		/* The arguments follow __syscall_nr, 8 bytes each, from offset 16. */
-		if (fl.offset < 16 || (fl.offset - 16) % 8 || (fl.offset - 16) / 8 > 5) {
+		if (fl.off < 16 || (fl.off - 16) % 8 || (fl.off - 16) / 8 > 5) {
 			snprintf(err, errlen, "--fetch '%s': not an argument", expr);
 			return -EINVAL;
 		}
-		step(s, &n, FETCH_STEP_SYSARG, (fl.offset - 16) / 8, 0);
+		step(s, &n, FETCH_STEP_SYSARG, (fl.off - 16) / 8, 0);
 		if (string) {
 			if (!char_pointer(fl.type)) {
 				snprintf(err, errlen, "--fetch '%s': :string on a %s", expr, fl.type);
@@ -204,10 +154,10 @@ static int compile_one(const char *path, bool syscall, const char *expr, struct 
 			return -EINVAL;
 		}
 		if (fl.data_loc) {
-			step(s, &n, FETCH_STEP_CTX, 4, fl.offset);
+			step(s, &n, FETCH_STEP_CTX, 4, fl.off);
 			step(s, &n, FETCH_STEP_DATA_LOC_STR, 0, 0);
 		} else {
-			step(s, &n, FETCH_STEP_CTX_STR, 0, fl.offset);
+			step(s, &n, FETCH_STEP_CTX_STR, 0, fl.off);
 		}
 		f->print = FETCH_PRINT_STRING;
 		return 0;
@@ -220,7 +170,7 @@ static int compile_one(const char *path, bool syscall, const char *expr, struct 
 		snprintf(err, errlen, "--fetch '%s': a field of %u bytes", expr, fl.size);
 		return -EINVAL;
 	}
-	step(s, &n, FETCH_STEP_CTX, fl.size, fl.offset);
+	step(s, &n, FETCH_STEP_CTX, fl.size, fl.off);
 	if (string) {
 		if (!char_pointer(fl.type)) {
 			snprintf(err, errlen, "--fetch '%s': :string on a %s", expr, fl.type);
@@ -243,7 +193,7 @@ int fetch_tp_compile(const char *tracefs, const char *cat, const char *name,
 		     struct fetch_format *fmt, char *err, size_t errlen)
 {
 	bool syscall = strcmp(cat, "syscalls") == 0 && strncmp(name, "sys_enter_", 10) == 0;
-	char path[512];
+	char dir[512];
 	int i, rc;
 
 	memset(prog, 0, sizeof(*prog));
@@ -255,11 +205,12 @@ int fetch_tp_compile(const char *tracefs, const char *cat, const char *name,
 		snprintf(err, errlen, "--fetch on a system call's exit is not read yet");
 		return -EINVAL;
 	}
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, cat, name);
+	snprintf(dir, sizeof(dir), "%s/events", tracefs);
 	prog->nvars = n;
 	for (i = 0; i < n; i++) {
 		memset(&fmt[i], 0, sizeof(fmt[i]));
-		rc = compile_one(path, syscall, exprs[i], prog->steps[i], &fmt[i], err, errlen);
+		rc = compile_one(dir, cat, name, syscall, exprs[i], prog->steps[i], &fmt[i], err,
+				 errlen);
 		if (rc)
 			return rc;
 	}

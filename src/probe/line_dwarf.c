@@ -60,6 +60,9 @@ int line_dwarf_open(struct line_dwarf *ld, const char *path, char *err, size_t e
 
 void line_dwarf_close(struct line_dwarf *ld)
 {
+	if (ld->eh_cfi)
+		dwarf_cfi_end(ld->eh_cfi);
+	ld->eh_cfi = NULL;
 	if (ld->dbg)
 		dwarf_end(ld->dbg);
 	if (ld->df.elf)

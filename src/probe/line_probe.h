@@ -60,6 +60,7 @@ struct line_dwarf {
 	int fd;
 	struct debug_file df;
 	Dwarf *dbg;
+	Dwarf_CFI *eh_cfi;	/* the binary's .eh_frame, once a fetch needs a CFA */
 	char path[4096];
 };
 

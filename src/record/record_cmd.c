@@ -372,8 +372,8 @@ static int check_opts(struct record_cmd *rc, const struct run_args *a)
 		;
 	if ((o->nfetch || o->print_values) && i == o->nevents)
 		return fail_usage("%s", "--fetch and --print go with a probe on a line (-e "
-				  "uprobe:BINARY:FUNC:RELLINE or uprobe:BINARY@FILE:LINE), a "
-				  "tracepoint, a system call or a kprobe");
+				  "uprobe:BINARY:FUNC:RELLINE or uprobe:BINARY@FILE:LINE; FUNC:0 "
+				  "is its entry), a tracepoint, a system call or a kprobe");
 	for (i = 0; i < o->nevents; i++)
 		if (o->events[i].kind == EVENT_ALLOC && o->nevents > 1)
 			return fail_usage("%s", "-e alloc weighs stacks in bytes, other events in "
