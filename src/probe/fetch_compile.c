@@ -124,6 +124,22 @@ static bool reg_ok(int machine, unsigned int reg)
 	return machine == EM_X86_64 ? reg <= 16 : machine == EM_AARCH64 ? reg <= 31 : false;
 }
 
+/* DW_OP_bregN off or DW_OP_bregx N off (libdw's CFA rules are the latter): true if op is one. */
+static bool breg_of(const Dwarf_Op *op, unsigned int *reg, int64_t *off)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*reg = op->atom - DW_OP_breg0;
+		*off = (int64_t)op->number;
+		return true;
+	}
+	if (op->atom == DW_OP_bregx && op->number <= 0xffff) {
+		*reg = (unsigned int)op->number;
+		*off = (int64_t)op->number2;
+		return true;
+	}
+	return false;
+}
+
 /* The CFA at pc, from the binary's .eh_frame or the debug file's .debug_frame. */
 static int cfa_at(struct compiler *c, struct line_dwarf *ld, int machine, uint64_t pc)
 {
@@ -143,13 +159,16 @@ static int cfa_at(struct compiler *c, struct line_dwarf *ld, int machine, uint64
 
 		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc, &frame) != 0)
 			continue;
+		unsigned int reg;
+		int64_t off;
+
 		if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops >= 1 &&
-		    ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31 &&
+		    breg_of(&ops[0], &reg, &off) &&
 		    (nops == 1 || (nops == 2 && ops[1].atom == DW_OP_stack_value)) &&
-		    reg_ok(machine, ops[0].atom - DW_OP_breg0)) {
-			rc = emit(c, FETCH_STEP_REG, ops[0].atom - DW_OP_breg0, 0);
+		    reg_ok(machine, reg)) {
+			rc = emit(c, FETCH_STEP_REG, reg, 0);
 			if (!rc)
-				rc = emit(c, FETCH_STEP_ADD, 0, (int64_t)ops[0].number);
+				rc = emit(c, FETCH_STEP_ADD, 0, off);
 		}
 		free(frame);
 		if (rc != -ENOENT)
@@ -165,8 +184,10 @@ static int frame_base(struct compiler *c, struct line_dwarf *ld, int machine,
 {
 	Dwarf_Attribute attr;
 	Dwarf_Op *ops[1];
+	unsigned int reg;
 	size_t lens[1];
 	Dwarf_Die fn;
+	int64_t off;
 
 	if (!dwarf_offdie(ld->dbg, site->outer, &fn) ||
 	    !dwarf_attr_integrate(&fn, DW_AT_frame_base, &attr) ||
@@ -174,11 +195,10 @@ static int frame_base(struct compiler *c, struct line_dwarf *ld, int machine,
 		return fail(c, "its function has no frame base at that address");
 	if (ops[0][0].atom == DW_OP_call_frame_cfa)
 		return cfa_at(c, ld, machine, site->vaddr);
-	if (ops[0][0].atom >= DW_OP_breg0 && ops[0][0].atom <= DW_OP_breg31 &&
-	    reg_ok(machine, ops[0][0].atom - DW_OP_breg0)) {
-		int rc = emit(c, FETCH_STEP_REG, ops[0][0].atom - DW_OP_breg0, 0);
+	if (breg_of(&ops[0][0], &reg, &off) && reg_ok(machine, reg)) {
+		int rc = emit(c, FETCH_STEP_REG, reg, 0);
 
-		return rc ? rc : emit(c, FETCH_STEP_ADD, 0, (int64_t)ops[0][0].number);
+		return rc ? rc : emit(c, FETCH_STEP_ADD, 0, off);
 	}
 	return fail(c, "its function's frame base is an expression stitch does not follow");
 }
@@ -196,6 +216,8 @@ static int locate(struct compiler *c, struct line_dwarf *ld, int machine,
 	Dwarf_Word u;
 	Dwarf_Sword sv;
 	const Dwarf_Op *op;
+	unsigned int reg;
+	int64_t off;
 	size_t n;
 	int rc;
 
@@ -225,12 +247,12 @@ static int locate(struct compiler *c, struct line_dwarf *ld, int machine,
 		return emit(c, FETCH_STEP_REG, (unsigned int)op[0].number, 0);
 	}
 	if ((n == 1 || (n == 2 && op[1].atom == DW_OP_stack_value)) &&
-	    op[0].atom >= DW_OP_breg0 && op[0].atom <= DW_OP_breg31) {
+	    breg_of(&op[0], &reg, &off)) {
 		*place = n == 1 ? PLACE_MEMORY : PLACE_VALUE;
-		if (!reg_ok(machine, op[0].atom - DW_OP_breg0))
+		if (!reg_ok(machine, reg))
 			return 1;
-		rc = emit(c, FETCH_STEP_REG, op[0].atom - DW_OP_breg0, 0);
-		return rc ? rc : emit(c, FETCH_STEP_ADD, 0, (int64_t)op[0].number);
+		rc = emit(c, FETCH_STEP_REG, reg, 0);
+		return rc ? rc : emit(c, FETCH_STEP_ADD, 0, off);
 	}
 	if (n == 1 && op[0].atom == DW_OP_fbreg) {
 		*place = PLACE_MEMORY;

@@ -1288,7 +1288,7 @@ NEEDS_TASK_ITER='^test_snapshot_(exact_chains|under_uretprobes|json_no_group|scr
 # latency's --children tells its functions apart by BPF cookies (5.15);
 # without, it times the calls alone (test_latency_children_without_cookies).
 # So does --fetch's address for a line probe (test_probe_fetch_errors: the message).
-NEEDS_COOKIE='^test_(latency_function_lock_breakdown|probe_fetch_(values|optimized|tracepoint)|kprobe_fetch)'
+NEEDS_COOKIE='^test_(latency_function_lock_breakdown|probe_fetch_(values|optimized|tracepoint|stack)|kprobe_fetch)'
 features=$("$STITCH" features 2>/dev/null)
 # not_this_kernels FEATURE RE TEST...: the tests, less those matching RE when
 # `stitch features` says no FEATURE (a line's start), said on stderr.

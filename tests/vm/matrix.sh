@@ -58,6 +58,7 @@ KERNEL_TESTS="
 	test_agent_pyroscope_push
 	test_jit_node_chain_named test_jit_java_plain
 	test_probe_line_record_every_call test_probe_fetch_values_every_call test_probe_fetch_errors
+	test_probe_fetch_stack_locals
 	test_probe_fetch_tracepoint_fields test_kprobe_fetch_args
 "
 TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}

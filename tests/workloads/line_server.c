@@ -10,7 +10,8 @@
  * call, and print "elapsed_ns N" for the calls at the end.
  *
  * handle_request() is out of line (noinline); pick_weight() is inlined
- * into its two callers, so its lines have two copies.  Lines marked
+ * into its two callers, so its lines have two copies; audit() keeps a char
+ * array and a struct on its stack (every 10th call).  Lines marked
  * "LINE:" are found by the tests with grep; keep the marks.
  */
 #include <stdio.h>
@@ -51,8 +52,23 @@ static __attribute__((noinline)) int handle_request(struct request *r, int round
 	return weight;
 }
 
+/* Keeps what it is given in memory: the caller's locals live on its stack. */
+static __attribute__((noinline)) void touch(void *p)
+{
+	__asm__ volatile("" : : "r"(p) : "memory");
+}
+
+/* Locals on the stack (a char array, a struct whose address escapes): DW_OP_fbreg. */
 static __attribute__((noinline)) int audit(struct request *r, int round)
 {
+	struct inner copy = *r->in;
+	char tag[24];
+
+	snprintf(tag, sizeof(tag), "t%d-%d", round, r->len);
+	touch(&copy);
+	sink += strlen(tag);			/* LINE: audit_tag */
+	if (!quiet)
+		printf("tag=\"%s\" copy.id=%d copy.kind=%d\n", tag, copy.id, copy.kind);
 	return pick_weight(r, round + 1) - 1;
 }
 
