@@ -60,6 +60,7 @@ static int take_opt(void *ctx, int opt, const char *arg)
 static const struct option longopts[] = {
 	{ "list-lines", no_argument, NULL, 'L' },
 	{ "list-vars", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 

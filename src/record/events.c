@@ -119,7 +119,14 @@ int event_parse(const char *text, struct event_spec *ev, char *err, size_t errle
 		return 0;
 	}
 	if (strncmp(text, "kprobe:", 7) == 0) {
+		const char *colon = strrchr(text + 7, ':');
+
 		ev->kind = EVENT_KPROBE;
+		if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1))
+			return fail(err, errlen, text,
+				    "a kernel source line needs the kernel's DWARF (vmlinux, from "
+				    "Debian's linux-image-*-dbg), which stitch does not read yet: "
+				    "probe the function (kprobe:FUNC) and --fetch its arguments");
 		if (!is_ident(text + 7))
 			return fail(err, errlen, text, "expected kprobe:FUNCTION");
 		ev->a = strdup(text + 7);

@@ -113,6 +113,8 @@ test_probe_line_errors() {
 	"$STITCH" probe "$LINE_SERVER:handle_request" 2>"$TMP/pe4.err" || rc=$?
 	expect_eq "usage status" "$rc" 2
 	expect_grep "$TMP/pe4.err" "is not BINARY:FUNC:RELLINE"
+	"$STITCH" probe --help >"$TMP/pe5.out"
+	expect_grep "$TMP/pe5.out" "^Usage: stitch probe "
 }
 
 # --fetch at a line, in a program built -O2 -g: every call's values as the

@@ -181,6 +181,7 @@ static void test_kprobe(void **state)
 	reject("kprobe:", "bad event", "kprobe:FUNCTION");
 	reject("kprobe:mod:func", "bad event", NULL);
 	reject("kprobe:func+0x10", "bad event", NULL);
+	reject("kprobe:do_sys_openat2:3", "bad event", "needs the kernel's DWARF");
 }
 
 static void test_unknown(void **state)
