@@ -87,6 +87,19 @@ static void step(struct fetch_step *s, int *n, int kind, unsigned int arg, int64
 	(*n)++;
 }
 
+/* :string on the pointer just fetched, read by step kind: 0, or -EINVAL for no char pointer. */
+static int string_at(const char *expr, const char *type, int kind, struct fetch_step *s, int *n,
+		     struct fetch_format *f, char *err, size_t errlen)
+{
+	if (!char_pointer(type)) {
+		snprintf(err, errlen, "--fetch '%s': :string on a %s", expr, type);
+		return -EINVAL;
+	}
+	step(s, n, kind, 0, 0);
+	f->print = FETCH_PRINT_STRING;
+	return 0;
+}
+
 static int compile_one(const char *dir, const char *cat, const char *ev, bool syscall,
 		       const char *expr, struct fetch_step *s, struct fetch_format *f, char *err,
 		       size_t errlen)
@@ -130,15 +143,9 @@ static int compile_one(const char *dir, const char *cat, const char *ev, bool sy
 			return -EINVAL;
 		}
 		step(s, &n, FETCH_STEP_SYSARG, (fl.off - 16) / 8, 0);
-		if (string) {
-			if (!char_pointer(fl.type)) {
-				snprintf(err, errlen, "--fetch '%s': :string on a %s", expr, fl.type);
-				return -EINVAL;
-			}
-			step(s, &n, FETCH_STEP_STR, 0, 0);
-			f->print = FETCH_PRINT_STRING;
-			return 0;
-		}
+		/* A system call's pointer is the caller's memory */
+		if (string)
+			return string_at(expr, fl.type, FETCH_STEP_STR, s, &n, f, err, errlen);
 		if (!cast[0]) {
 			f->size = c_type_size(fl.type);
 			f->print = strchr(fl.type, '*') ? FETCH_PRINT_HEX :
@@ -171,15 +178,9 @@ static int compile_one(const char *dir, const char *cat, const char *ev, bool sy
 		return -EINVAL;
 	}
 	step(s, &n, FETCH_STEP_CTX, fl.size, fl.off);
-	if (string) {
-		if (!char_pointer(fl.type)) {
-			snprintf(err, errlen, "--fetch '%s': :string on a %s", expr, fl.type);
-			return -EINVAL;
-		}
-		step(s, &n, FETCH_STEP_KSTR, 0, 0);
-		f->print = FETCH_PRINT_STRING;
-		return 0;
-	}
+	/* A tracepoint's pointer is the kernel's */
+	if (string)
+		return string_at(expr, fl.type, FETCH_STEP_KSTR, s, &n, f, err, errlen);
 	if (!cast[0]) {
 		f->size = fl.size;
 		f->print = strchr(fl.type, '*') ? FETCH_PRINT_HEX :

@@ -502,10 +502,12 @@ int capture_perf_event(struct bpf_perf_event_data *ctx)
 	return capture(ctx, bpf_get_attach_cookie(ctx), ip >= 0, NULL);
 }
 
-SEC("tracepoint")
-int capture_tracepoint(void *ctx)
+/*
+ * An event whose cookie carries, above its index, its address's fetches + 1
+ * (probe/fetch.bpf.h; 0: none): they are this CPU's while it is captured.
+ */
+static __always_inline int capture_site(void *ctx, __u64 cookie)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 *site = fetch_site_here();
 
 	*site = cookie >> 32;
@@ -514,43 +516,33 @@ int capture_tracepoint(void *ctx)
 	return 0;
 }
 
-/* The cookie: the event's index, and above it its address's fetches, + 1 (probe/fetch.bpf.h). */
+SEC("tracepoint")
+int capture_tracepoint(void *ctx)
+{
+	return capture_site(ctx, bpf_get_attach_cookie(ctx));
+}
+
 SEC("uprobe")
 int capture_uprobe(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 *site = fetch_site_here();
-
-	*site = cookie >> 32;
-	capture(ctx, (__u32)cookie, false, NULL);
-	*site = 0;
-	return 0;
+	return capture_site(ctx, bpf_get_attach_cookie(ctx));
 }
 
 SEC("kprobe")
 int capture_kprobe(struct pt_regs *ctx)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 *site = fetch_site_here();
-
-	*site = cookie >> 32;
-	capture(ctx, (__u32)cookie, false, NULL);
-	*site = 0;
-	return 0;
+	return capture_site(ctx, bpf_get_attach_cookie(ctx));
 }
 
 SEC("raw_tp/sys_enter")
 int capture_raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 nr = ctx->args[1], *idx = bpf_map_lookup_elem(&raw_syscall_events, &nr);
-	__u32 *site1 = bpf_map_lookup_elem(&raw_syscall_sites, &nr), *site = fetch_site_here();
+	__u32 *site1 = bpf_map_lookup_elem(&raw_syscall_sites, &nr);
 
 	if (!idx)
 		return 0;
-	*site = site1 ? *site1 : 0;
-	capture(ctx, *idx | COUNTED_GLUE, false, NULL);
-	*site = 0;
-	return 0;
+	return capture_site(ctx, (__u64)(site1 ? *site1 : 0) << 32 | (*idx | COUNTED_GLUE));
 }
 
 /* This CPU's defer, ready for an allocation's stack: no tag, nothing taken yet. */

@@ -29,6 +29,21 @@ decl_of() {
 	echo "$l"
 }
 
+# expect_values_logged PREFIX LOG_RE N SED: the values --print printed
+# (PREFIX.out), renamed by SED as the program names them, are exactly the
+# N lines of its log (PREFIX.log) matching LOG_RE, in order.
+expect_values_logged() {
+	local p=$1
+	grep -E "$2" "$p.log" >"$p.want"
+	expect_eq "calls logged" "$(wc -l <"$p.want")" "$3"
+	sed -n "s/^ *line_server[_O0]*  *[0-9]*\/[0-9]*  *[0-9.]*: uprobe:[^ ]*: //p" "$p.out" |
+		sed "${4:-p;d}" >"$p.got"
+	if ! diff "$p.want" "$p.got" >"$p.diff"; then
+		head -20 "$p.diff"
+		die "the values read differ from the program's log"
+	fi
+}
+
 # One address per copy of the line's code: handle_request's own line once,
 # pick_weight's body in each of its two callers; the same by FILE:LINE.
 test_probe_line_addresses() {
@@ -132,14 +147,8 @@ test_probe_fetch_values_every_call() {
 		>"$TMP/pf.out"
 	head -3 "$TMP/pf.out"
 	expect_eq "lines printed" "$(grep -c ": uprobe:.*:handle_request:$rel: " "$TMP/pf.out")" 200
-	sed -n "s/^ *line_server  *[0-9]*\\/[0-9]*  *[0-9.]*: uprobe:[^ ]*: //p" "$TMP/pf.out" |
-		sed 's/r->in->id=/id=/; s/r->//g' >"$TMP/pf.values"
-	grep '^len=' "$TMP/pf.log" >"$TMP/pf.want"
-	expect_eq "calls logged" "$(wc -l <"$TMP/pf.want")" 200
-	if ! diff "$TMP/pf.want" "$TMP/pf.values" >"$TMP/pf.diff"; then
-		head -20 "$TMP/pf.diff"
-		die "the values read differ from the program's log"
-	fi
+	# The program logs "id=" for what the probe names "r->in->id=".
+	expect_values_logged "$TMP/pf" '^len=' 200 's/r->in->id=/id=/; s/r->//g'
 	local len
 	for len in 10 11 12 13 14; do
 		expect_eq "stacks with r->len=$len" "$(total "$TMP/pf.folded" \
@@ -160,14 +169,7 @@ test_probe_fetch_stack_locals() {
 			--fetch copy.kind --print -o "$TMP/pfs.folded" \
 			-- sh -c 'exec "$0" 200 >"$1"' "$bin" "$TMP/pfs.log" >"$TMP/pfs.out"
 		head -2 "$TMP/pfs.out"
-		grep '^tag=' "$TMP/pfs.log" >"$TMP/pfs.want"
-		sed -n "s/^ *line_server[_O0]*  *[0-9]*\/[0-9]*  *[0-9.]*: uprobe:[^ ]*: //p" \
-			"$TMP/pfs.out" >"$TMP/pfs.got"
-		expect_eq "$(basename "$bin"): calls logged" "$(wc -l <"$TMP/pfs.want")" 20
-		if ! diff "$TMP/pfs.want" "$TMP/pfs.got" >"$TMP/pfs.diff"; then
-			head -20 "$TMP/pfs.diff"
-			die "$(basename "$bin"): the values read differ from the program's log"
-		fi
+		expect_values_logged "$TMP/pfs" '^tag=' 20 ''
 	done
 }
 
