@@ -203,8 +203,56 @@ static int walk_cu(Dwarf_Die *cu, const struct line_spec *spec, struct line_inst
 	}
 }
 
+/*
+ * The DWARF name of the function an ELF symbol of that name starts, where
+ * they differ: glibc's malloc is __libc_malloc's code (an alias), as a
+ * uprobe:libc.so.6:malloc names it.  buf, or NULL.
+ */
+static const char *alias_of(struct line_dwarf *ld, const char *sym, char *buf, size_t size)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	const char *name = NULL;
+	uint64_t addr = 0, len;
+	int i, n;
+
+	if (!elf_sym_find(ld->elf, SHT_SYMTAB, sym, &addr, &len) &&
+	    !elf_dynsym_find(ld->elf, sym, &addr, &len))
+		return NULL;
+	if (!addr || !dwarf_addrdie(ld->dbg, addr, &cu))
+		return NULL;
+	n = dwarf_getscopes(&cu, addr, &scopes);
+	for (i = 0; i < n && !name; i++) {
+		Dwarf_Addr entry;
+
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
+		    dwarf_entrypc(&scopes[i], &entry) == 0 && entry == addr)
+			name = line_die_name(&scopes[i]);
+	}
+	if (name && strcmp(name, sym) != 0)
+		snprintf(buf, size, "%s", name);
+	free(scopes);
+	return name && strcmp(buf, sym) != 0 && buf[0] ? buf : NULL;
+}
+
+static int instances_named(struct line_dwarf *ld, const struct line_spec *spec,
+			   struct line_inst **out, size_t *n);
+
 int line_instances(struct line_dwarf *ld, const struct line_spec *spec, struct line_inst **out,
 		   size_t *n)
+{
+	struct line_spec alias = *spec;
+	char buf[128] = "";
+	int rc = instances_named(ld, spec, out, n);
+
+	if (rc || *n || !spec->func || !alias_of(ld, spec->func, buf, sizeof(buf)))
+		return rc;
+	free(*out);
+	alias.func = buf;
+	return instances_named(ld, &alias, out, n);
+}
+
+static int instances_named(struct line_dwarf *ld, const struct line_spec *spec,
+			   struct line_inst **out, size_t *n)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize, cap = 0;

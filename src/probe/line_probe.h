@@ -27,7 +27,8 @@
 struct line_spec {
 	const char *func;	/* FUNC, or NULL with file */
 	const char *file;	/* FILE (its name or a tail of its path), or NULL */
-	int line;		/* RELLINE from func's declaration, or LINE in file; -1: none */
+	int line;		/* RELLINE from func's declaration, or LINE in file; -1: none
+				 * (line_sites: func's entry in each copy) */
 };
 
 /* Parse "FUNC", "FUNC:RELLINE" or "@FILE:LINE" (s is kept, and cut). 0 or -EINVAL. */

@@ -107,6 +107,51 @@ static void lines_with_code(struct line_dwarf *ld, const struct line_inst *inst,
 	free(rows);
 }
 
+/* One site a copy of the function: its name, declaration, DIEs; vaddr left to the caller. */
+static struct line_site *add_site(struct line_site **out, size_t *n, size_t *cap,
+				  const struct line_inst *inst, int line)
+{
+	struct line_site *s;
+
+	if (*n >= LINE_PROBE_MAX_SITES || array_reserve((void **)out, cap, *n + 1, sizeof(**out), 4))
+		return NULL;
+	s = &(*out)[(*n)++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->func, sizeof(s->func), "%s", inst->name);
+	snprintf(s->caller, sizeof(s->caller), "%s", inst->caller);
+	snprintf(s->file, sizeof(s->file), "%s", inst->decl_file);
+	s->line = line;
+	s->rel = line - inst->decl_line;
+	s->scope = inst->die;
+	s->outer = inst->outer;
+	return s;
+}
+
+/*
+ * A function without a line: its entry in each copy (DW_AT_entry_pc, or
+ * where its code starts), before its first line's code, where the
+ * arguments are as the caller passed them; perf probe's FUNC.
+ */
+static int entry_sites(struct line_dwarf *ld, const struct line_inst *inst, size_t ninst,
+		       struct line_site **out, size_t *n)
+{
+	size_t i, cap = 0;
+
+	for (i = 0; i < ninst; i++) {
+		struct line_site *s;
+		Dwarf_Addr pc;
+		Dwarf_Die die;
+
+		if (!dwarf_offdie(ld->dbg, inst[i].die, &die) || dwarf_entrypc(&die, &pc) != 0)
+			continue;
+		s = add_site(out, n, &cap, &inst[i], inst[i].decl_line);
+		if (!s)
+			return *n >= LINE_PROBE_MAX_SITES ? 0 : -ENOMEM;
+		s->vaddr = pc;
+	}
+	return 0;
+}
+
 int line_sites(struct line_dwarf *ld, const struct line_spec *spec, struct line_site **out,
 	       size_t *n, char *err, size_t errlen)
 {
@@ -128,7 +173,9 @@ int line_sites(struct line_dwarf *ld, const struct line_spec *spec, struct line_
 				 "DWARF of %s", spec->file, ld->path);
 		return -ENOENT;
 	}
-	for (i = 0; i < ninst && !rc; i++) {
+	if (spec->func && spec->line < 0)
+		rc = entry_sites(ld, inst, ninst, out, n);
+	for (i = 0; i < ninst && !rc && !(spec->func && spec->line < 0); i++) {
 		int target = spec->func ? inst[i].decl_line + spec->line : spec->line;
 		const struct line_row *row;
 		struct line_row *rows;
@@ -140,22 +187,12 @@ int line_sites(struct line_dwarf *ld, const struct line_spec *spec, struct line_
 			continue;
 		row = probe_row(rows, nrows, target);
 		if (row && *n < LINE_PROBE_MAX_SITES) {
-			struct line_site *s;
+			struct line_site *s = add_site(out, n, &cap, &inst[i], target);
 
-			if (array_reserve((void **)out, &cap, *n + 1, sizeof(**out), 4)) {
-				rc = -ENOMEM;
-			} else {
-				s = &(*out)[(*n)++];
-				memset(s, 0, sizeof(*s));
+			if (s)
 				s->vaddr = row->addr;
-				snprintf(s->func, sizeof(s->func), "%s", inst[i].name);
-				snprintf(s->caller, sizeof(s->caller), "%s", inst[i].caller);
-				snprintf(s->file, sizeof(s->file), "%s", inst[i].decl_file);
-				s->line = target;
-				s->rel = target - inst[i].decl_line;
-				s->scope = inst[i].die;
-				s->outer = inst[i].outer;
-			}
+			else
+				rc = -ENOMEM;
 		}
 		free(rows);
 	}
@@ -163,7 +200,10 @@ int line_sites(struct line_dwarf *ld, const struct line_spec *spec, struct line_
 		char lines[256];
 
 		lines_with_code(ld, &inst[0], spec, lines, sizeof(lines));
-		if (spec->func)
+		if (spec->func && spec->line < 0)
+			snprintf(err, errlen, "no copy of %s in %s says where its code starts",
+				 spec->func, ld->path);
+		else if (spec->func)
 			snprintf(err, errlen, "line %d of %s (%s:%d) has no code; its lines with "
 				 "code: %s (stitch probe -L %s:%s)", spec->line, spec->func,
 				 inst[0].decl_file ? inst[0].decl_file : "?",

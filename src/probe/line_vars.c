@@ -106,7 +106,11 @@ static void type_name(Dwarf_Die *t, char *buf, size_t size, int depth)
 		return;
 	case DW_TAG_const_type:
 		type_of(t, inner, sizeof(inner), depth);
-		compose(buf, size, "const ", inner, "");
+		/* A const array's elements are const (C's rule): GCC says both */
+		if (strncmp(inner, "const ", 6) == 0)
+			snprintf(buf, size, "%s", inner);
+		else
+			compose(buf, size, "const ", inner, "");
 		return;
 	case DW_TAG_volatile_type:
 		type_of(t, inner, sizeof(inner), depth);
@@ -242,8 +246,9 @@ int line_list_vars(FILE *f, struct line_dwarf *ld, const struct line_spec *spec,
 	size_t n, i;
 	int rc, machine;
 
-	if (spec->line < 0) {
-		snprintf(err, errlen, "-V takes a line: BINARY:FUNC:RELLINE or BINARY@FILE:LINE");
+	if (spec->line < 0 && !spec->func) {
+		snprintf(err, errlen, "-V takes a function or a line: BINARY:FUNC, "
+			 "BINARY:FUNC:RELLINE or BINARY@FILE:LINE");
 		return -EINVAL;
 	}
 	rc = line_sites(ld, spec, &sites, &n, err, errlen);

@@ -6,14 +6,17 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "probe/line_probe.h"
 #include "probe/probe_cmd.h"
 #include "util/cli.h"
 #include "util/elf_util.h"
+#include "util/exec_path.h"
 
 enum probe_mode { PROBE_SITES, PROBE_LINES, PROBE_VARS };
 
@@ -33,17 +36,20 @@ static void usage(FILE *f)
 "RELLINE counts from the line that declares FUNC (0), as perf probe counts; FILE\n"
 "is a source file's name or the tail of its path.  A line has one address in\n"
 "every copy of its code: the function out of line and each place it is inlined.\n"
+"FUNC without a line is its entry in each copy, where its arguments are as passed\n"
+"(stitch record -e uprobe:BINARY:FUNC --fetch ARG reads them there).\n"
 "\n"
 "  (no option)         the addresses the probe goes to, one per copy\n"
 "  -L, --list-lines    FUNC's source, its lines numbered where they have code\n"
 "                      (a probe can go there), blank where they have none\n"
-"  -V, --list-vars     at the line: the arguments and locals in scope, their types,\n"
+"  -V, --list-vars     at the line (or entry): the arguments and locals in scope, their types,\n"
 "                      and where each is there (a register, the stack, a constant,\n"
 "                      or <optimized out>: not readable at that line)\n"
 "\n"
 "Examples:\n"
 "  stitch probe -L ./server:handle_request\n"
 "  stitch probe -V ./server:handle_request:4\n"
+"  stitch probe -V libc.so.6:malloc\n"
 "  stitch record -e uprobe:./server:handle_request:4 -- ./server\n");
 }
 
@@ -86,7 +92,7 @@ int cmd_probe(int argc, char **argv)
 	static const struct cli_cmd cmd = { .name = "probe", .usage = usage, .shortopts = "LVh",
 					    .longopts = longopts };
 	struct probe_opts o = { PROBE_SITES, NULL };
-	char err[512] = "", *binary = NULL, *rest = NULL;
+	char err[512] = "", *binary = NULL, *rest = NULL, lib[PATH_MAX];
 	struct line_spec spec;
 	struct line_dwarf ld;
 	const char *text;
@@ -105,16 +111,18 @@ int cmd_probe(int argc, char **argv)
 	rc = line_probe_split(text, &binary, &rest, &has_line);
 	if (rc == 0 && line_spec_parse(rest, &spec) != 0)
 		rc = -EINVAL;
-	if (rc == 0 && o.mode != PROBE_LINES && !has_line)
-		rc = -EINVAL;
 	if (rc) {
 		free(binary);
 		free(rest);
-		return cli_usage_error("probe", "'%s' is not BINARY:FUNC:RELLINE, BINARY@FILE:LINE "
-				       "(or BINARY:FUNC with -L)", argv[optind]);
+		return cli_usage_error("probe", "'%s' is not BINARY:FUNC, BINARY:FUNC:RELLINE or "
+				       "BINARY@FILE:LINE", argv[optind]);
 	}
 	elf_util_init();
-	rc = line_dwarf_open(&ld, binary, err, sizeof(err));
+	/* A library by its name, as record's -e takes it (libc.so.6) */
+	if (access(binary, F_OK) != 0 && lib_path_find(binary, lib, sizeof(lib)))
+		rc = line_dwarf_open(&ld, lib, err, sizeof(err));
+	else
+		rc = line_dwarf_open(&ld, binary, err, sizeof(err));
 	if (rc == 0) {
 		if (o.mode == PROBE_LINES)
 			rc = line_list_lines(stdout, &ld, &spec, err, sizeof(err));

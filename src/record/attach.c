@@ -18,6 +18,7 @@
 #include "util/arch.h"
 #include "util/cpus.h"
 #include "util/elf_util.h"
+#include "util/exec_path.h"
 #include "capture.skel.h"
 #include "symbolize/symbolize.h"
 #include "probe/fetch_btf.h"
@@ -204,12 +205,7 @@ static int attach_tp(struct attacher *a, const char *cat, const char *name, uint
  */
 static int resolve_binary(struct attacher *a, const char *spec, char *out, size_t outlen)
 {
-	static const char *const dirs[] = {
-		"/lib/" STITCH_MULTIARCH, "/usr/lib/" STITCH_MULTIARCH, "/lib64", "/usr/lib64",
-		"/lib", "/usr/lib", "/usr/local/lib",
-	};
 	struct stat st;
-	size_t i;
 	int p;
 
 	if (strchr(spec, '/')) {
@@ -227,12 +223,7 @@ static int resolve_binary(struct attacher *a, const char *spec, char *out, size_
 			return 0;
 	if (attach_find_in_maps(0, spec, out, outlen))
 		return 0;
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(out, outlen, "%s/%s", dirs[i], spec);
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
-			return 0;
-	}
-	return -ENOENT;
+	return lib_path_find(spec, out, outlen) ? 0 : -ENOENT;
 }
 
 /* site1: the address's fetches (probe/fetch.bpf.h) + 1, above the event's index; 0: none. */

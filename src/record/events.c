@@ -37,6 +37,22 @@ static int fail(char *err, size_t errlen, const char *text, const char *why)
 	return -EINVAL;
 }
 
+/*
+ * A uprobe on a function by name, as a line probe on its entry: the entry
+ * of each copy of its code (inlined ones too, as perf probe puts them),
+ * where DWARF says where its arguments are.  --fetch reads them there; a
+ * bare uprobe has only the symbol's address, not their locations.
+ */
+int event_uprobe_entry_as_line(struct event_spec *ev)
+{
+	if (ev->kind != EVENT_UPROBE || ev->line || !is_ident(ev->b) ||
+	    isdigit((unsigned char)ev->b[0]))
+		return -EINVAL;
+	/* ev->b stays "FUNC": line_spec_parse reads it as the function, no line (its entry) */
+	ev->line = true;
+	return 0;
+}
+
 int event_parse(const char *text, struct event_spec *ev, char *err, size_t errlen)
 {
 	const char *rest;

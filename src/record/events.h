@@ -33,5 +33,7 @@ struct event_spec {
 /* Parse text; on error fill err with a message for the user and return -EINVAL. */
 int event_parse(const char *text, struct event_spec *ev, char *err, size_t errlen);
 void event_free(struct event_spec *ev);
+/* uprobe:PATH:FUNC as a line probe on FUNC's entry (for --fetch); -EINVAL if not a FUNC. */
+int event_uprobe_entry_as_line(struct event_spec *ev);
 
 #endif /* STITCH_EVENTS_H */

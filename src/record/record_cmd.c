@@ -3,6 +3,7 @@
  * stitch record: its options (the shared ones are record/run_opts.c's),
  * the engine run with them, and the profile written (write.c).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,8 @@ static void usage(FILE *f)
 "                           then ->member, .member, [N], and :string for text\n"
 "                           or :u8..:u64, :s8..:s64, :x8..:x64; its location from\n"
 "                           DWARF at that address (stitch probe -V lists them).\n"
+"                           A uprobe on a function: its arguments at its entry\n"
+"                           (uprobe:libc.so.6:malloc --fetch bytes).\n"
 "                           A tracepoint or syscall: a field of its format by\n"
 "                           name (syscall:openat --fetch filename:string).\n"
 "                           A kprobe: the function's arguments from the\n"
@@ -368,12 +371,16 @@ static int check_opts(struct record_cmd *rc, const struct run_args *a)
 		return fail_usage("%s", "--inuse goes with -e alloc (the allocations not freed)");
 	if (rc->min_age_set && !o->inuse)
 		return fail_usage("%s", "--min-age goes with -e alloc --inuse");
+	/* A function's uprobe reads its arguments at its entry, as FUNC:0. */
+	for (i = 0; i < o->nevents && (o->nfetch || o->print_values); i++)
+		if (event_uprobe_entry_as_line(&o->events[i]) == -ENOMEM)
+			return -ENOMEM;
 	for (i = 0; i < o->nevents && !fetch_event(&o->events[i]); i++)
 		;
 	if ((o->nfetch || o->print_values) && i == o->nevents)
-		return fail_usage("%s", "--fetch and --print go with a probe on a line (-e "
-				  "uprobe:BINARY:FUNC:RELLINE or uprobe:BINARY@FILE:LINE; FUNC:0 "
-				  "is its entry), a tracepoint, a system call or a kprobe");
+		return fail_usage("%s", "--fetch and --print go with a uprobe on a function or "
+				  "a line (-e uprobe:BINARY:FUNC, uprobe:BINARY:FUNC:RELLINE or "
+				  "uprobe:BINARY@FILE:LINE), a tracepoint, a system call or a kprobe");
 	for (i = 0; i < o->nevents; i++)
 		if (o->events[i].kind == EVENT_ALLOC && o->nevents > 1)
 			return fail_usage("%s", "-e alloc weighs stacks in bytes, other events in "

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/arch.h"
 #include "util/exec_path.h"
 
 bool exec_path_find(const char *cmd, char *out, size_t len)
@@ -19,6 +21,25 @@ bool exec_path_find(const char *cmd, char *out, size_t len)
 		end = strchrnul(p, ':');
 		snprintf(out, len, "%.*s/%s", (int)(end - p), p, cmd);
 		if (access(out, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool lib_path_find(const char *name, char *out, size_t len)
+{
+	static const char *const dirs[] = {
+		"/lib/" STITCH_MULTIARCH, "/usr/lib/" STITCH_MULTIARCH, "/lib64", "/usr/lib64",
+		"/lib", "/usr/lib", "/usr/local/lib",
+	};
+	struct stat st;
+	size_t i;
+
+	if (strchr(name, '/'))
+		return false;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(out, len, "%s/%s", dirs[i], name);
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
 			return true;
 	}
 	return false;

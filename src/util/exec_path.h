@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Where a command's executable is, as execvp() would find it. */
+/* Where a command's executable is, as execvp() would find it; a library by its name. */
 #ifndef STITCH_EXEC_PATH_H
 #define STITCH_EXEC_PATH_H
 
@@ -11,5 +11,11 @@
  * (/usr/bin:/bin without one), into out; false if there is none.
  */
 bool exec_path_find(const char *cmd, char *out, size_t len);
+
+/*
+ * A library by its file name (libc.so.6) in the system's library
+ * directories (the multiarch ones first), into out; false if in none.
+ */
+bool lib_path_find(const char *name, char *out, size_t len);
 
 #endif /* STITCH_EXEC_PATH_H */

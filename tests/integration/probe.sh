@@ -29,12 +29,13 @@ decl_of() {
 	echo "$l"
 }
 
-# expect_values_logged PREFIX LOG_RE N SED: the values --print printed
-# (PREFIX.out), renamed by SED as the program names them, are exactly the
-# N lines of its log (PREFIX.log) matching LOG_RE, in order.
+# expect_values_logged PREFIX LOG_RE N SED [LOG_SED]: the values --print
+# printed (PREFIX.out), renamed by SED as the program names them, are
+# exactly the N lines of its log (PREFIX.log) matching LOG_RE (less what
+# LOG_SED takes out), in order.
 expect_values_logged() {
 	local p=$1
-	grep -E "$2" "$p.log" >"$p.want"
+	grep -E "$2" "$p.log" | sed "${5:-p;d}" >"$p.want"
 	expect_eq "calls logged" "$(wc -l <"$p.want")" "$3"
 	sed -n "s/^ *line_server[_O0]*  *[0-9]*\/[0-9]*  *[0-9.]*: uprobe:[^ ]*: //p" "$p.out" |
 		sed "${4:-p;d}" >"$p.got"
@@ -125,9 +126,9 @@ test_probe_line_errors() {
 	expect_eq "exit status" "$rc" 1
 	expect_grep "$TMP/pe3.err" "has no DWARF .* install its -dbgsym package"
 	rc=0
-	"$STITCH" probe "$LINE_SERVER:handle_request" 2>"$TMP/pe4.err" || rc=$?
+	"$STITCH" probe "$LINE_SERVER" 2>"$TMP/pe4.err" || rc=$?
 	expect_eq "usage status" "$rc" 2
-	expect_grep "$TMP/pe4.err" "is not BINARY:FUNC:RELLINE"
+	expect_grep "$TMP/pe4.err" "is not BINARY:FUNC, BINARY:FUNC:RELLINE or BINARY@FILE:LINE"
 	"$STITCH" probe --help >"$TMP/pe5.out"
 	expect_grep "$TMP/pe5.out" "^Usage: stitch probe "
 }
@@ -154,6 +155,36 @@ test_probe_fetch_values_every_call() {
 		expect_eq "stacks with r->len=$len" "$(total "$TMP/pf.folded" \
 			";main;handle_request(\\.isra\\.0)?;\\[r->len=$len r->path=\"/srv/item/[0-2]\" r->in->id=[0-9]+ weight=[0-9]+\\] [0-9]+\$")" 40
 	done
+}
+
+# A function without a line: its entry (perf probe's FUNC), where its
+# arguments are as passed: every call's request read through r, as logged
+# (weight is computed later); and a library's function by the name its
+# symbol gives (glibc's malloc is __libc_malloc's code, libc6-dbg's DWARF).
+test_probe_fetch_function_entry_args() {
+	"$STITCH" probe -V "$LINE_SERVER:handle_request" >"$TMP/pfe.vars"
+	cat "$TMP/pfe.vars"
+	expect_eq "r at handle_request's entry" "$(grep -cE \
+		'^Variables at handle_request(\.isra\.0)?:0 |^\s+struct request\*\s+r\s+in %rdi$' \
+		"$TMP/pfe.vars")" 2
+	# shellcheck disable=SC2016 # $0 is the inner shell's
+	"$STITCH" record -e "uprobe:$LINE_SERVER:handle_request" --fetch 'r->len' \
+		--fetch 'r->path:string' --fetch 'r->in->id' --print \
+		-o "$TMP/pfe.folded" -- sh -c 'exec "$0" 200 >"$1"' "$LINE_SERVER" "$TMP/pfe.log" \
+		>"$TMP/pfe.out"
+	head -3 "$TMP/pfe.out"
+	expect_values_logged "$TMP/pfe" '^len=' 200 's/r->in->id=/id=/; s/r->//g' 's/ weight=.*//'
+	expect_eq "stacks with r->len=10" "$(total "$TMP/pfe.folded" \
+		";main;handle_request(\\.isra\\.0)?;.*\\[r->len=10 r->path=\"/srv/item/[0-2]\" r->in->id=[0-9]+\\] [0-9]+\$")" 40
+
+	"$STITCH" probe -V libc.so.6:malloc >"$TMP/pfe-malloc.vars"
+	expect_eq "malloc's bytes at its entry" \
+		"$(grep -cE '^\s+size_t\s+bytes\s+in %rdi$' "$TMP/pfe-malloc.vars")" 1
+	"$STITCH" record -e uprobe:libc.so.6:malloc --fetch bytes --print -- \
+		"$LINE_SERVER" 3 >"$TMP/pfe-malloc.out"
+	# printf's stdout buffer: one malloc of BUFSIZ (4096) or st_blksize
+	expect_ge "line_server's mallocs read" \
+		"$(grep -cE 'line_server .*: uprobe:libc.so.6:malloc: bytes=[0-9]+$' "$TMP/pfe-malloc.out")" 1
 }
 
 # Locals in the stack frame (DW_OP_fbreg off the CFA the CFI gives at the
@@ -234,7 +265,7 @@ test_probe_fetch_errors() {
 	rc=0
 	"$STITCH" record -e cpu --fetch r -- true 2>"$TMP/pfe.err" || rc=$?
 	expect_eq "usage status" "$rc" 2
-	expect_grep "$TMP/pfe.err" "--fetch and --print go with a probe on a line"
+	expect_grep "$TMP/pfe.err" "--fetch and --print go with a uprobe on a function or a line"
 }
 
 # A system call's argument and a tracepoint's field by name, from the
