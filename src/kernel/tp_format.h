@@ -12,7 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define TP_EVENTS_DIR "/sys/kernel/tracing/events"
+#define TP_TRACEFS "/sys/kernel/tracing"
+#define TP_EVENTS_DIR TP_TRACEFS "/events"
 
 struct tp_field {
 	char type[96];		/* as declared, without the name: "const char *" */

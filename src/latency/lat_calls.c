@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Stacks waiting for their call to end, and slow calls' breakdowns: see lat_calls.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,7 +277,8 @@ static uint64_t *weights_in_call(const struct thread_stacks *t, uint64_t start, 
 	return w;
 }
 
-int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_t *ev)
+int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_t *ev,
+		   const char *values)
 {
 	struct thread_stacks *t = thread_of(lc, c->tid, false);
 	uint64_t end = c->start_ns + c->dur_ns, on = 0, off = 0, on_exact, off_exact;
@@ -285,6 +287,8 @@ int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_
 	size_t i, kept = 0, k;
 	int rc = 0;
 
+	if (values)
+		snprintf(s.values, sizeof(s.values), "%s", values);
 	on_exact = c->on_cpu_ns < c->dur_ns ? c->on_cpu_ns : c->dur_ns;
 	off_exact = lc->keyed ? 0 : c->dur_ns - on_exact;
 	s.call.on_cpu_ns = on_exact;

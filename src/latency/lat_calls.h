@@ -25,9 +25,13 @@
 /* Stacks kept per thread waiting for their call to end; older ones are dropped first. */
 #define LAT_MAX_PENDING 4096
 
+/* A slow call's --fetch values as text, at most (lat_fetch.h). */
+#define LAT_VALUES_MAX 512
+
 /* One slow call with its own stacks (kept for the slowest --top N). */
 struct lat_slow {
 	struct lat_call call;
+	char values[LAT_VALUES_MAX];	/* --fetch's at its entry, or "" */
 	uint64_t off_cpu_ns;		/* dur - on_cpu */
 	struct stack_table stacks;	/* its breakdown, weighed in ns */
 	struct lat_child_tree tree;	/* --children: its nested calls */
@@ -66,9 +70,11 @@ int lat_calls_stack(struct lat_calls *lc, uint32_t tid, uint64_t time_ns,
 
 /*
  * A slow call ended: every stack taken in it must have been given already.
- * ev: its c->nchild child events (--children), or NULL.
+ * ev: its c->nchild child events (--children), or NULL; values: its
+ * --fetch values as text, or NULL.
  */
-int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_t *ev);
+int lat_calls_slow(struct lat_calls *lc, const struct lat_call *c, const uint64_t *ev,
+		   const char *values);
 
 /*
  * Where each thread with stacks waiting stands now (now_ns, CLOCK_MONOTONIC,

@@ -226,6 +226,8 @@ static void print_slowest(FILE *f, const struct lat_summary *s)
 		else
 			fprintf(f, "  %s: tid %u, %s off-CPU, %s on CPU", a, sl->call.tid, b, c);
 		print_args(f, s->r, &sl->call);
+		if (sl->values[0])
+			fprintf(f, "; %s", sl->values);
 		fputc('\n', f);
 		if (!s->r->nkeys)
 			print_stacks(f, s, &sl->stacks, sl->call.dur_ns, 3, false);
@@ -352,6 +354,10 @@ void lat_report_json(FILE *f, const struct lat_summary *s)
 			fprintf(f, ", \"ret\": %lld", (long long)sl->call.ret);
 		if (s->r->nkeys)
 			json_key(f, s->r, &sl->call);
+		if (sl->values[0]) {
+			fputs(", \"values\": ", f);
+			json_string(f, sl->values);
+		}
 		if (s->children && s->children->n) {
 			fputs(", \"children\": ", f);
 			lat_tree_json(f, &sl->tree, s->children, s->r->name);

@@ -26,6 +26,7 @@
 
 #include "interp/interp.h"
 #include "latency/latency.h"
+#include "probe/fetch_eval.bpf.h"
 
 const volatile __u64 threshold_ns = 1000000;
 const volatile bool filter_tgids = true;
@@ -95,6 +96,35 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lat_child_buf);
 } child_zero SEC(".maps");
+
+/*
+ * --fetch (fetch_on): the root's entry's steps, and each thread's values
+ * while it is in a call (memory per thread in a call, not up front).
+ */
+const volatile bool fetch_on;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fetch_steps);
+} lat_fetch_prog SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct lat_fetched);
+} open_fetched SEC(".maps");
+
+/* A zeroed record to create a thread's values from. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lat_fetched);
+} fetched_zero SEC(".maps");
 
 static __always_inline void stat_add(__u32 i, __u64 n)
 {
@@ -177,6 +207,46 @@ static __always_inline bool call_enter(__u64 a0, __u64 a1, __u64 a2)
 	return call_enter_at(a0, a1, a2, 0, 0);
 }
 
+/*
+ * --fetch at the entry of the call the thread just opened: ctx the probe's,
+ * regs the registers the steps name (a function's at its entry, a system
+ * call's user registers).  Out of line: its frame beside the caller's.
+ */
+static __noinline void fetch_at_entry(void *ctx, struct pt_regs *regs)
+{
+	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid(), i;
+	struct fetch_steps *p = bpf_map_lookup_elem(&lat_fetch_prog, &zero);
+	struct lat_fetched *z = bpf_map_lookup_elem(&fetched_zero, &zero), *f;
+
+	if (!p || !z || !regs || bpf_map_update_elem(&open_fetched, &tid, z, BPF_ANY))
+		return;
+	f = bpf_map_lookup_elem(&open_fetched, &tid);
+	if (!f)
+		return;
+	f->tag = LAT_FETCHED_TAG;
+	f->v.hdr.type = RING_FETCH_VALUES;
+	f->v.hdr.size = sizeof(f->v);
+	f->v.tid = tid;
+	for (i = 0; i < FETCH_MAX_VARS; i++)
+		f->v.status[i] = i < p->nvars ? fetch_one(ctx, regs, p, &f->v, i) :
+				 FETCH_VALUE_OPTIMIZED_OUT;
+}
+
+/* A slow call's values, on the ring before its record; a call's end lets them go. */
+static __always_inline void fetch_at_exit(__u32 tid, bool slow)
+{
+	struct lat_fetched *f;
+
+	if (!fetch_on)
+		return;
+	f = bpf_map_lookup_elem(&open_fetched, &tid);
+	if (!f)
+		return;
+	if (slow && bpf_ringbuf_output(&slow_calls, f, sizeof(*f), 0))
+		stat_add(LAT_STAT_SLOW_LOST, 1);
+	bpf_map_delete_elem(&open_fetched, &tid);
+}
+
 /* Counts a call that took dur ns; returns whether it is slow. */
 static __always_inline bool count_call(__u64 dur)
 {
@@ -255,7 +325,7 @@ static __always_inline void call_exit_at(__s64 ret, __u64 end_ns)
 	__u32 tid = (__u32)id, pid = id >> 32;
 	struct lat_open *o = bpf_map_lookup_elem(&open_calls, &tid);
 	struct lat_call *c;
-	bool sent;
+	bool sent, slow;
 
 	if (!o)
 		return;
@@ -269,7 +339,9 @@ static __always_inline void call_exit_at(__s64 ret, __u64 end_ns)
 	lat_unseen_in(o, now, BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
 					    se.sum_exec_runtime));
 	dur = now > o->start_ns ? now - o->start_ns : 0;
-	if (count_call(dur)) {
+	slow = count_call(dur);
+	fetch_at_exit(tid, slow);
+	if (slow) {
 		on_cpu = dur > o->off_ns ? dur - o->off_ns : 0;
 		if (children_on) {
 			sent = send_with_children(o, dur, ret, pid, tid, on_cpu);
@@ -327,7 +399,9 @@ int lat_sys_enter(struct syscall_enter_ctx *ctx)
 		n = LAT_NARGS;
 	if (n)
 		bpf_probe_read_kernel(a, n * sizeof(a[0]), ctx->args);
-	call_enter(a[0], a[1], a[2]);
+	/* --fetch needs bpf_task_pt_regs (5.15): latency.c asks it only where it is */
+	if (call_enter(a[0], a[1], a[2]) && fetch_on)
+		fetch_at_entry(ctx, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
 	return 0;
 }
 
@@ -343,7 +417,8 @@ int lat_sys_exit(struct syscall_exit_ctx *ctx)
 SEC("uprobe")
 int lat_func_enter(struct pt_regs *ctx)
 {
-	call_enter(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx));
+	if (call_enter(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx)) && fetch_on)
+		fetch_at_entry(ctx, ctx);
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #include "formats/output.h"
 #include "latency/lat_calls.h"
 #include "latency/lat_children.h"
+#include "latency/lat_fetch.h"
 #include "latency/lat_report.h"
 #include "latency/lat_root.h"
 #include "profile/resolve.h"
@@ -48,15 +49,23 @@ struct lat_opts {
 	struct record_opts run;		/* the engine's: the targets, -F, -d, --wakers */
 	struct run_outputs out;		/* -o, --force */
 	struct lat_root root;
+	struct lat_fetch fetch;		/* --fetch at the root's entry */
 	const char *root_spec, *keys, *children;
 	uint64_t threshold_ns;
 	int top;
 };
 
-/* A slow call read from the ring, with its child events (--children). */
+/* A slow call read from the ring, with its child events (--children) and values (--fetch). */
 struct pending_call {
 	struct lat_call call;
 	uint64_t *ev;
+	char *values;
+};
+
+/* A thread's --fetch values, read just before its slow call's record. */
+struct pending_values {
+	uint32_t tid;
+	char text[LAT_VALUES_MAX];
 };
 
 struct latency {
@@ -67,6 +76,8 @@ struct latency {
 	struct lat_children children;
 	struct pending_call *pending;	/* read last turn, claimed next turn */
 	size_t npending, cap;
+	struct pending_values *values;	/* --fetch: waiting for their call's record */
+	size_t nvalues, values_cap;
 	uint64_t unqueued;
 	struct lat_calls calls;
 	struct resolver res;
@@ -119,6 +130,12 @@ static void usage(FILE *f)
 "                           who woke the thread, drawn above it past '--'\n"
 "      --key F[,F]          tracepoint pairs: match begin and end by these fields\n"
 "                           (FIELD, or BEGINFIELD=ENDFIELD when the names differ)\n"
+"      --fetch EXPR         read EXPR at each call's entry, shown with the slow\n"
+"                           calls (repeatable, 8 at most): a function's argument\n"
+"                           by name from DWARF, then ->member, .member, [N],\n"
+"                           :string or :u8..:x64 (as record --fetch); a system\n"
+"                           call's (syscall:openat --fetch filename:string) or a\n"
+"                           kernel function's argument (from its BTF)\n"
 "  -o, --output FILE        write here, repeatable; the name sets the format:\n"
 "                           FILE.json (the numbers, for scripts), - or FILE.txt\n"
 "                           (the summary), FILE.svg, FILE.pb.gz, FILE.folded,\n"
@@ -133,6 +150,7 @@ static void usage(FILE *f)
 "  sudo stitch latency -e syscall:pread64 -p $(pidof db) -t 1ms -d 30 -o slow.svg\n"
 "  sudo stitch latency -e uprobe:/usr/sbin/nginx:ngx_http_process_request -t 5ms -a\n"
 "  sudo stitch latency -e uprobe:./server:handle --children parse,lookup -p $(pidof server)\n"
+"  sudo stitch latency -e uprobe:./server:handle --fetch 'r->path:string' -p $(pidof server)\n"
 "  sudo stitch latency -e tracepoint:block:block_rq_issue,block_rq_complete \\\n"
 "       --key dev,sector -a -d 10\n"
 "Needs root (or CAP_BPF + CAP_PERFMON).\n",
@@ -144,7 +162,7 @@ static int fail_usage(const char *fmt, const char *arg)
 	return cli_usage_error("latency", fmt, arg);
 }
 
-enum { OPT_TOP = 256, OPT_CHILDREN, OPT_KEY };
+enum { OPT_TOP = 256, OPT_CHILDREN, OPT_KEY, OPT_FETCH };
 
 /* latency's own options; the ones it shares with record are in run_opts.h. */
 static const struct option longopts[] = {
@@ -153,6 +171,7 @@ static const struct option longopts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "children", required_argument, NULL, OPT_CHILDREN },
 	{ "key", required_argument, NULL, OPT_KEY },
+	{ "fetch", required_argument, NULL, OPT_FETCH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -185,6 +204,8 @@ static int take_opt(void *ctx, int c, const char *arg)
 	case OPT_KEY:
 		o->keys = arg;
 		break;
+	case OPT_FETCH:
+		return lat_fetch_add(&o->fetch, arg);
 	}
 	return 0;
 }
@@ -255,6 +276,7 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 	}
 	l->skel->rodata->children_on = l->children.n > 0;
 	lat_root_configure(&l->o->root, l->skel);
+	lat_fetch_configure(&l->o->fetch, l->skel);
 	bpf_program__set_autoload(l->skel->progs.lat_child_enter, l->children.n > 0);
 	bpf_program__set_autoload(l->skel->progs.lat_child_exit, l->children.n > 0);
 	/* The child buffers are made only with --children: 1 entry, not 65,536. */
@@ -265,10 +287,50 @@ static int before_load(void *ctx, struct capture_bpf *rskel)
 		libbpf_load_failed("stitch latency", err);
 		return -1;
 	}
+	err = lat_fetch_write(&l->o->fetch, l->skel);
+	if (err) {
+		fprintf(stderr, "stitch latency: cannot write --fetch's steps: %s\n", strerror(-err));
+		return -1;
+	}
 	/* The gate is ours: threads in a call, from the call's start. */
 	rskel->rodata->gate_wall = true;
 	return record_gate_share(rskel, "stitch latency", bpf_map__fd(l->skel->maps.gate_threads),
 				 bpf_map__fd(l->skel->maps.traced_tgids));
+}
+
+/* --fetch: a thread's values, kept until its call's record comes (the next of that thread). */
+static void on_values(struct latency *l, const struct lat_fetched *f)
+{
+	struct pending_values *v = NULL;
+	size_t i;
+
+	for (i = 0; i < l->nvalues && !v; i++)
+		if (l->values[i].tid == f->v.tid)
+			v = &l->values[i];
+	if (!v) {
+		if (array_reserve((void **)&l->values, &l->values_cap, l->nvalues + 1,
+				  sizeof(*l->values), 16))
+			return;
+		v = &l->values[l->nvalues++];
+		v->tid = f->v.tid;
+	}
+	lat_fetch_format(&l->o->fetch, &f->v, v->text, sizeof(v->text));
+}
+
+/* The values read for tid's call, taken (malloc'd), or NULL. */
+static char *take_values(struct latency *l, uint32_t tid)
+{
+	char *text;
+	size_t i;
+
+	for (i = 0; i < l->nvalues; i++) {
+		if (l->values[i].tid != tid)
+			continue;
+		text = strdup(l->values[i].text);
+		l->values[i] = l->values[--l->nvalues];
+		return text;
+	}
+	return NULL;
 }
 
 static int on_slow_call(void *ctx, void *data, size_t size)
@@ -278,6 +340,11 @@ static int on_slow_call(void *ctx, void *data, size_t size)
 	struct pending_call *p;
 	size_t nev;
 
+	/* A call's start time is never the tag: these are the next call's values */
+	if (size >= sizeof(struct lat_fetched) && *(const uint64_t *)data == LAT_FETCHED_TAG) {
+		on_values(l, data);
+		return 0;
+	}
 	if (size < sizeof(struct lat_call))
 		return 0;
 	nev = (size - sizeof(*c)) / sizeof(uint64_t);
@@ -300,6 +367,7 @@ static int on_slow_call(void *ctx, void *data, size_t size)
 		}
 		memcpy(p->ev, c + 1, nev * sizeof(uint64_t));
 	}
+	p->values = l->o->fetch.n ? take_values(l, c->tid) : NULL;
 	l->npending++;
 	return 0;
 }
@@ -370,8 +438,10 @@ static void on_poll(void *ctx)
 	size_t i;
 
 	for (i = 0; i < l->npending; i++) {
-		lat_calls_slow(&l->calls, &l->pending[i].call, l->pending[i].ev);
+		lat_calls_slow(&l->calls, &l->pending[i].call, l->pending[i].ev,
+			       l->pending[i].values);
 		free(l->pending[i].ev);
+		free(l->pending[i].values);
 	}
 	l->npending = 0;
 	lat_calls_prune(&l->calls);
@@ -581,6 +651,9 @@ int cmd_latency(int argc, char **argv)
 		if (rc)
 			goto out;
 	}
+	rc = lat_fetch_compile(&o.fetch, &o.root);
+	if (rc)
+		goto out;
 	if (resolver_init(&l.res, NULL) ||
 	    lat_calls_init(&l.calls, o.root.name, 1000000000ull / o.run.freq, o.top)) {
 		fprintf(stderr, "stitch latency: out of memory\n");
@@ -601,8 +674,11 @@ out:
 		bpf_link__destroy(l.links[i]);
 	lat_children_free(&l.children);
 	latency_bpf__destroy(l.skel);
-	for (i = 0; i < (int)l.npending; i++)
+	for (i = 0; i < (int)l.npending; i++) {
 		free(l.pending[i].ev);
+		free(l.pending[i].values);
+	}
 	free(l.pending);
+	free(l.values);
 	return rc;
 }

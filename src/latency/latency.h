@@ -10,6 +10,8 @@
 #include <linux/types.h>
 #endif
 
+#include "probe/fetch.h"
+
 #define LAT_MAX_THREADS 65536
 /*
  * Durations counted in log-linear buckets: 16 per power of two, so a
@@ -77,6 +79,17 @@ struct lat_call {
 	__u32 nchild;		/* child events that follow */
 	__u32 child_lost;	/* child events past LAT_MAX_CHILD_EVENTS */
 	struct lat_key key;	/* keyed pairs: the key */
+};
+
+/*
+ * --fetch: the values read at a call's entry (probe/fetch.h), sent on the
+ * ring just before the call's record when the call is slow.  A lat_call
+ * starts with its start time, never LAT_FETCHED_TAG.
+ */
+#define LAT_FETCHED_TAG (~0ULL)
+struct lat_fetched {
+	__u64 tag;
+	struct fetch_values v;
 };
 
 /* Per thread with --children: the record of the call it is in, and its child events. */

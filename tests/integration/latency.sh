@@ -162,6 +162,46 @@ test_latency_wakers() {
 	no_programs_left
 }
 
+# --fetch at the root's entry, shown with each slow call: lookup_record's
+# argument i by name (its DWARF), and a system call's fd and count (its
+# format, read from its registers).  Every slow call has its own call's
+# values: the i of the calls slow by design are those with i % 20 == 19
+# (a busy runner makes the odd other one slow too), and never twice.
+test_latency_fetch_at_entry() {
+	lat_run lock 400 "$TMP/lf" -- -e "uprobe:$SLOW_CALLS:lookup_record" --fetch i --top 1000 \
+		-o "$TMP/lf.json" -o "$TMP/lf.txt"
+	sed -n '/slowest/,$p' "$TMP/lf.txt" | grep 'tid ' | head -3
+	local slow
+	slow=$(jq .slow "$TMP/lf.json")
+	expect_ge "slow calls" "$slow" 18
+	expect_eq "slow calls with their values" \
+		"$(jq '[.slowest[] | select(.values | test("^i=[0-9]+$"))] | length' "$TMP/lf.json")" \
+		"$slow"
+	expect_eq "calls' i seen twice" "$(jq -r '.slowest[].values' "$TMP/lf.json" | sort |
+		uniq -d | wc -l)" 0
+	expect_ge "slow by design (i % 20 == 19): 90% of the workload's $(wl "$TMP/lf" slow_meant)" \
+		"$(($(jq '[.slowest[].values | ltrimstr("i=") | tonumber |
+			select(. % 20 == 19 and . < 400)] | length' "$TMP/lf.json") * 10 / 9))" \
+		"$(wl "$TMP/lf" slow_meant)"
+	expect_grep "$TMP/lf.txt" "^  [0-9.]+ ms: tid [0-9]+, .*; i=[0-9]*19\$"
+
+	# A system call's registers are bpf_task_pt_regs' (5.15): 5.10 says so.
+	if ! grep -qE '^  bpf_task_pt_regs .* yes ' <<<"$("$STITCH" features 2>/dev/null)"; then
+		local rc=0
+		"$STITCH" latency -e syscall:read --fetch fd -- true 2>"$TMP/lfp.err" || rc=$?
+		cat "$TMP/lfp.err"
+		expect_eq "exit status without bpf_task_pt_regs" "$rc" 1
+		expect_grep "$TMP/lfp.err" "reads its registers with bpf_task_pt_regs \\(Linux 5\\.15\\)"
+		return
+	fi
+	lat_run pipe 400 "$TMP/lfp" -- -e syscall:read --fetch fd --fetch count --top 3 \
+		-o "$TMP/lfp.json"
+	expect_eq "slowest reads: the pipe's fd, 1 byte" \
+		"$(jq -r --arg v "fd=$(wl_fd "$TMP/lfp") count=1" '[.slowest[] | select(.values == $v)] |
+			length' "$TMP/lfp.json")" 3
+}
+
+
 # A C function root (uprobe + uretprobe): every 20th lookup waits for a
 # mutex another thread holds.
 # --children: read_block and wait_for_lock timed exactly inside each slow

@@ -1270,7 +1270,7 @@ ASAN_TESTS+='perl_(release_trixie|cpu_samples|name_lengths|no_lines|unsupported_
 ASAN_TESTS+='embedded_libperl|signal_handler|churn_never_mixes_frames)|python_embedded_.*|'
 ASAN_TESTS+='release_trixie_snapshot|release_bullseye_stalls|release_trixie_latency|'
 ASAN_TESTS+='interp_code_freed_over_script_churn|offcpu_python_lines|offcpu_wakers_of_interpreter_threads|'
-ASAN_TESTS+='latency_(perl_sub_root|errors|pairs)|'
+ASAN_TESTS+='latency_(perl_sub_root|errors|pairs|fetch_at_entry)|'
 # JIT frames: perf maps, V8's and HotSpot's metadata, hand-made code.
 ASAN_TESTS+='jit_(java_.*|hostile_jvm_own_frames_only|handmade_.*|node_(chain_named|snapshot|'
 ASAN_TESTS+='bookworm_18|trixie_20|sid_24|chain_with_flags_named_once))|'

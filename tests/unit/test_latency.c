@@ -99,7 +99,7 @@ static void test_slow_call_claims_its_stacks(void **state)
 						 true), 0);
 	assert_int_equal(lat_calls_stack(&lc, 7, 4001000, k3, b3, 15000000, false), 0);
 	assert_int_equal(lat_calls_stack(&lc, 7, 40000000, k1, b1, 1000000, false), 0);
-	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
+	assert_int_equal(lat_calls_slow(&lc, &c, NULL, NULL), 0);
 	assert_int_equal(lc.slow, 1);
 	assert_int_equal(lc.taken, 6);
 	assert_int_equal(lc.claimed, 4);
@@ -117,7 +117,7 @@ static void test_slow_call_claims_its_stacks(void **state)
 	c.start_ns = 39000000;
 	c.dur_ns = 2000000;
 	c.on_cpu_ns = 0;
-	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
+	assert_int_equal(lat_calls_slow(&lc, &c, NULL, NULL), 0);
 	assert_int_equal(lc.claimed, 5);
 	assert_int_equal(lc.breakdown.total, 32000000);
 	/* More sampled time than CPU time: the samples share the exact CPU time. */
@@ -127,7 +127,7 @@ static void test_slow_call_claims_its_stacks(void **state)
 	c.start_ns = 50000000;
 	c.dur_ns = 3000000;
 	c.on_cpu_ns = 2000000;
-	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
+	assert_int_equal(lat_calls_slow(&lc, &c, NULL, NULL), 0);
 	assert_int_equal(lc.breakdown.total, 35000000);
 	/* The two slowest kept, slowest first. */
 	assert_int_equal(lc.nslowest, 2);
@@ -190,7 +190,7 @@ static void test_sample_weighs_time_since_last_seen(void **state)
 	for (i = 0; i < 3; i++)
 		assert_int_equal(lat_calls_stack(&lc, 7, three[i] * 1000000, k3, b3, 1000000,
 						 true), 0);
-	assert_int_equal(lat_calls_slow(&lc, &c, NULL), 0);
+	assert_int_equal(lat_calls_slow(&lc, &c, NULL, NULL), 0);
 	assert_int_equal(weight_of(&lc, "two"), 2500000);
 	assert_int_equal(weight_of(&lc, "three"), 5000000);
 	/* off 2 ms, and on CPU the 0.5 ms it ran before it left: its user frames' */
