@@ -13,6 +13,7 @@
 #include "formats/pprof.h"
 #include "formats/pprof_proto.h"
 #include "formats/protobuf.h"
+#include "profile/values_frame.h"
 
 #define FLUSH_AT (256 * 1024)
 
@@ -56,6 +57,12 @@ struct writer {
 	/* strings beyond the profile's own, appended to the table */
 	const char *extra[16 + NINTERP];	/* writer_strings' and the interpreters' */
 	uint32_t nextra;
+	/* --fetch's values frames (profile/values_frame.h): their pairs as labels */
+	uint32_t s_values;		/* the profile's FRAME_VALUES_MODULE string, 0: none */
+	struct hmap lindex;		/* label strings, after the extra ones */
+	char **lstr;
+	uint32_t nlstr;
+	size_t caplstr;
 	uint32_t s_samples, s_count, s_cpu, s_ns, s_pid, s_tid, s_comm, s_event;
 	uint32_t s_kernel, s_jit, s_interp[NINTERP];
 	/* mappings: ids are index + 1 */
@@ -363,6 +370,108 @@ static uint32_t group_len(const struct writer *w, const uint32_t *frames, uint32
 	return j;
 }
 
+struct lstr_node {
+	struct hmap_node node;
+	uint32_t idx;
+	const char *s;
+	size_t len;
+};
+
+struct lstr_key {
+	const char *s;
+	size_t len;
+};
+
+static bool lstr_eq(const struct hmap_node *node, const void *key)
+{
+	const struct lstr_node *n = (const struct lstr_node *)node;
+	const struct lstr_key *k = key;
+
+	return n->len == k->len && memcmp(n->s, k->s, k->len) == 0;
+}
+
+/* A label's key or value (len bytes at s) in the string table; 0 if out of memory. */
+static uint32_t label_str(struct writer *w, const char *s, size_t len)
+{
+	struct lstr_key key = { s, len };
+	uint64_t h = hash_bytes(s, len, 0x1abe1);
+	struct lstr_node *n;
+	bool added;
+	char *copy;
+
+	n = (struct lstr_node *)hmap_find_or_add(&w->lindex, h, lstr_eq, &key, sizeof(*n),
+						 &added);
+	if (!n)
+		return 0;
+	if (!added)
+		return n->idx;
+	copy = strndup(s, len);
+	if (!copy || array_reserve((void **)&w->lstr, &w->caplstr, w->nlstr + 1,
+				   sizeof(*w->lstr), 16)) {
+		free(copy);
+		hmap_remove(&w->lindex, &n->node);
+		free(n);
+		return 0;
+	}
+	w->lstr[w->nlstr] = copy;
+	n->s = copy;
+	n->len = len;
+	n->idx = w->p->nstr + w->nextra + w->nlstr++;
+	return n->idx;
+}
+
+/* A value printed as a number (10, -3, 0x7ffe...): true and *v. */
+static bool label_number(const char *s, size_t len, int64_t *v)
+{
+	char buf[24], *end;
+
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	if (buf[0] == '0' && buf[1] == 'x')
+		*v = (int64_t)strtoull(buf + 2, &end, 16);
+	else
+		*v = strtoll(buf, &end, 10);
+	return !errno && end != buf && !*end && (buf[0] != '0' || buf[1] != 'x' || buf[2]);
+}
+
+/* A values frame's pairs as the sample's labels (-tagfocus, -tags): r->len = "10". */
+static void write_value_labels(struct writer *w, const struct prof_sample *s)
+{
+	struct value_pair v[VALUE_PAIRS_MAX];
+	uint32_t i, key, val;
+	int64_t num;
+	int k, n;
+
+	for (i = 0; w->s_values && i < s->nframes; i++) {
+		const struct prof_frame *f = &w->p->frames[s->frames[i]];
+
+		if (f->kind != FRAME_MARK || f->module != w->s_values || f->name >= w->p->nstr)
+			continue;
+		n = values_frame_pairs(w->p->str[f->name], v, VALUE_PAIRS_MAX);
+		for (k = 0; k < n; k++) {
+			key = label_str(w, v[k].key, v[k].keylen);
+			if (!key)
+				continue;
+			/* A number is a numeric label: -tagfocus takes ranges of it */
+			if (!v[k].quoted && label_number(v[k].val, v[k].vallen, &num)) {
+				pb_put_uint(&w->sub, LABEL_KEY, key);
+				pb_put_uint(&w->sub, LABEL_NUM, (uint64_t)num);
+			} else {
+				val = label_str(w, v[k].val, v[k].vallen);
+				if (!val)
+					continue;
+				pb_put_uint(&w->sub, LABEL_KEY, key);
+				pb_put_uint(&w->sub, LABEL_STR, val);
+			}
+			pb_put_bytes(&w->msg, SAMPLE_LABEL, w->sub.data, w->sub.len);
+			pb_buf_reset(&w->sub);
+		}
+	}
+}
+
 static int write_sample(struct writer *w, const struct prof_sample *s)
 {
 	const struct profile *p = w->p;
@@ -417,6 +526,7 @@ static int write_sample(struct writer *w, const struct prof_sample *s)
 		pb_put_bytes(&w->msg, SAMPLE_LABEL, w->sub.data, w->sub.len);
 		pb_buf_reset(&w->sub);
 	}
+	write_value_labels(w, s);
 	if (w->sub.oom)
 		return -ENOMEM;
 	return emit(w, PROFILE_SAMPLE, &w->msg);
@@ -516,8 +626,10 @@ static int write_rest(struct writer *w)
 		if (rc)
 			return rc;
 	}
-	for (i = 0; i < p->nstr + w->nextra; i++) {
-		const char *s = i < p->nstr ? p->str[i] : w->extra[i - p->nstr];
+	for (i = 0; i < p->nstr + w->nextra + w->nlstr; i++) {
+		const char *s = i < p->nstr ? p->str[i] :
+				i < p->nstr + w->nextra ? w->extra[i - p->nstr] :
+				w->lstr[i - p->nstr - w->nextra];
 
 		pb_put_string(&w->out, PROFILE_STRING_TABLE, s, strlen(s));
 		if (w->out.len >= FLUSH_AT) {
@@ -555,7 +667,8 @@ int pprof_write_level(FILE *f, const struct profile *p, int level)
 	if (deflateInit2(&w.z, level, Z_DEFLATED, 16 + MAX_WBITS, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
-	if (hmap_init(&w.fns.index, 1024) || hmap_init(&w.locs.index, 1024)) {
+	if (hmap_init(&w.fns.index, 1024) || hmap_init(&w.locs.index, 1024) ||
+	    hmap_init(&w.lindex, 16)) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -563,6 +676,10 @@ int pprof_write_level(FILE *f, const struct profile *p, int level)
 	rc = writer_mappings(&w);
 	if (rc)
 		goto out;
+	/* The extra strings are all in now: the labels' come after them. */
+	for (i = 1; i < p->nstr && !w.s_values; i++)
+		if (strcmp(p->str[i], FRAME_VALUES_MODULE) == 0)
+			w.s_values = i;
 	/*
 	 * Counted events: samples/count, and for cpu sampling cpu/nanoseconds
 	 * beside it.  Time (off-CPU, wall): one value in its own unit.
@@ -589,6 +706,10 @@ out:
 	pb_buf_free(&w.sub);
 	hmap_free_all(&w.fns.index);
 	hmap_free_all(&w.locs.index);
+	hmap_free_all(&w.lindex);
+	for (i = 0; i < w.nlstr; i++)
+		free(w.lstr[i]);
+	free(w.lstr);
 	free(w.fns.rows);
 	free(w.locs.rows);
 	free(w.gframes);

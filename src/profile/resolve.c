@@ -10,6 +10,7 @@
 #include "symbolize/ksym_namer.h"
 #include "profile/debug_prefetch.h"
 #include "profile/resolve.h"
+#include "profile/values_frame.h"
 #include "profile/stack_tag.h"
 #include "symbolize/symbolize.h"
 #include "util/arch.h"
@@ -528,6 +529,9 @@ static int put_uframe(struct resolver *r, const struct uframe *u, struct named_f
 		return put_unknown(u, pid, out, n, max);
 	case UFRAME_NAME:
 		return put(out, n, max, (const char *)(uintptr_t)u->addr, NULL, 0, FRAME_MARK);
+	case UFRAME_VALUES:
+		return put_at(out, n, max, (const char *)(uintptr_t)u->addr, NULL, 0, FRAME_MARK,
+			      FRAME_VALUES_MODULE, 0);
 	case UFRAME_JIT:
 		return put_at(out, n, max, (const char *)(uintptr_t)u->addr, NULL, 0, FRAME_JIT,
 			      FRAME_JIT_MODULE, 0);

@@ -31,6 +31,8 @@ enum uframe_kind {
 	UFRAME_NAME,		/* waker section: addr is a const char * (stacks_name) */
 	UFRAME_JIT,		/* JIT code named while its pid was known: addr is a const char * */
 	UFRAME_UNREADABLE,	/* marker: the stack at sp could not be read at the event */
+	UFRAME_VALUES,		/* --fetch's values at the event: addr is a const char *
+				 * (stacks_name), profile/values_frame.h's form */
 };
 
 struct uframe {

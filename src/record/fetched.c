@@ -3,7 +3,8 @@
  * record --fetch's values in user space: the record the capture program
  * sends just before a line probe's sample (probe/fetch.bpf.h), kept until
  * that sample (same thread, same time), then made the innermost frame of
- * its stack, "[r->len=10 weight=70]", so that stacks split by value; and
+ * its stack, "[r->len=10 weight=70]" (profile/values_frame.h), so that
+ * stacks split by value, and pprof's samples carry them as labels; and
  * with --print, a line per event as perf script prints one.
  */
 #include <inttypes.h>
@@ -56,7 +57,7 @@ int fetched_frame(struct recorder *r, const struct sample_event *e, struct ufram
 	snprintf(label, sizeof(label), "[%s]", text);
 	memmove(uf + 1, uf, nu * sizeof(*uf));
 	memset(&uf[0], 0, sizeof(uf[0]));
-	uf[0].kind = UFRAME_NAME;
+	uf[0].kind = UFRAME_VALUES;
 	uf[0].addr = (uint64_t)(uintptr_t)stacks_name(label);
 	return nu + 1;
 }

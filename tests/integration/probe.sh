@@ -187,6 +187,24 @@ test_probe_fetch_function_entry_args() {
 		"$(grep -cE 'line_server .*: uprobe:libc.so.6:malloc: bytes=[0-9]+$' "$TMP/pfe-malloc.out")" 1
 }
 
+# pprof: the values are the samples' labels too, numbers as numbers (go
+# tool pprof -tags; -tagfocus takes a value or a range of them), each
+# value's count the program's calls with it.
+test_probe_values_as_pprof_labels() {
+	local rel len
+	rel=$(($(line_of handle_sink) - $(decl_of handle_request)))
+	"$STITCH" record -e "uprobe:$LINE_SERVER:handle_request:$rel" --fetch 'r->len' \
+		--fetch 'r->path:string' -o "$TMP/pl.pb.gz" -- "$LINE_SERVER" 200 >/dev/null
+	HOME=$TMP go tool pprof -tags "$TMP/pl.pb.gz" >"$TMP/pl.tags" 2>&1
+	sed -n '/r->len:/,/^$/p; /r->path:/,/^$/p' "$TMP/pl.tags"
+	for len in 10 11 12 13 14; do
+		expect_grep "$TMP/pl.tags" "^ +40\\.0 \\(20\\.00%\\): $len\$"
+	done
+	expect_grep "$TMP/pl.tags" "^ +67\\.0 \\(33\\.50%\\): /srv/item/0\$"
+	HOME=$TMP go tool pprof -top -tagfocus='r->len=12' "$TMP/pl.pb.gz" >"$TMP/pl.top" 2>&1
+	expect_grep "$TMP/pl.top" "Showing nodes accounting for 40, 20\\.00% of 200 total"
+}
+
 # Locals in the stack frame (DW_OP_fbreg off the CFA the CFI gives at the
 # address: libdw states it as DW_OP_bregx): a char array as a string and a
 # struct's members, at -O2 and at -O0 (where everything is there), every

@@ -20,6 +20,7 @@
 #include "probe/fetch_btf.h"
 #include "probe/fetch_path.h"
 #include "probe/fetch_tp.h"
+#include "profile/values_frame.h"
 
 static void test_path(void **state)
 {
@@ -87,6 +88,27 @@ static void test_format(void **state)
 	fetch_format_values(&site, &v, buf, sizeof(buf));
 	assert_string_equal(buf, "n=-1 s=\"a\\x22b\\x3bc\\x5c\\x0a\\xff\" p=0x1000 gone=<optimized out> "
 			    "bad=<fault>");
+	/* The frame's pairs read back (pprof's labels): a string without its quotes. */
+	{
+		struct value_pair vp[VALUE_PAIRS_MAX];
+		char frame[600];
+		int n;
+
+		snprintf(frame, sizeof(frame), "[%s]", buf);
+		n = values_frame_pairs(frame, vp, VALUE_PAIRS_MAX);
+		assert_int_equal(n, 5);
+		assert_int_equal(vp[0].keylen, 1);
+		assert_memory_equal(vp[0].val, "-1", 2);
+		assert_int_equal(vp[1].vallen, 23);	/* its escaped text, a\\x22b... */
+		assert_true(vp[1].quoted);
+		assert_memory_equal(vp[1].val, "a\\x22b", 6);
+		assert_memory_equal(vp[3].key, "gone", 4);
+		assert_int_equal(vp[3].vallen, strlen("<optimized out>"));
+		assert_int_equal(vp[4].vallen, strlen("<fault>"));
+		assert_int_equal(values_frame_pairs("[unknown]", vp, VALUE_PAIRS_MAX), 0);
+		assert_int_equal(values_frame_pairs("[a=\"x y]", vp, VALUE_PAIRS_MAX), 1);
+		assert_int_equal(vp[0].vallen, 3);
+	}
 	/* A buffer too small is cut, never overrun. */
 	fetch_format_values(&site, &v, buf, 8);
 	assert_int_equal(strlen(buf), 7);
