@@ -35,6 +35,8 @@ struct compiler {
 	const char *expr;
 	char *err;
 	size_t errlen;
+	/* The last member followed is a bit field: its width and first bit after its offset */
+	int bit_size, bit_shift;
 };
 
 static int fail(struct compiler *c, const char *fmt, ...)
@@ -122,6 +124,16 @@ static bool find_global(Dwarf_Die *cu, const char *name, Dwarf_Die *out)
 static bool reg_ok(int machine, unsigned int reg)
 {
 	return machine == EM_X86_64 ? reg <= 16 : machine == EM_AARCH64 ? reg <= 31 : false;
+}
+
+/*
+ * A value in a register the probe does not save (a float in %xmm0, arm64's
+ * v0): there, but not readable; said before tracing, never a wrong value.
+ */
+static int unsaved_reg(struct compiler *c, unsigned int reg)
+{
+	return fail(c, "it is in a register a probe does not save (DWARF's %u: a vector or "
+		    "floating-point one) there: probe a line where it is in memory", reg);
 }
 
 /* DW_OP_bregN off or DW_OP_bregx N off (libdw's CFA rules are the latter): true if op is one. */
@@ -237,13 +249,13 @@ static int locate(struct compiler *c, struct line_dwarf *ld, int machine,
 	if (n == 1 && op[0].atom >= DW_OP_reg0 && op[0].atom <= DW_OP_reg31) {
 		*place = PLACE_VALUE;
 		if (!reg_ok(machine, op[0].atom - DW_OP_reg0))
-			return 1;
+			return unsaved_reg(c, op[0].atom - DW_OP_reg0);
 		return emit(c, FETCH_STEP_REG, op[0].atom - DW_OP_reg0, 0);
 	}
 	if (n == 1 && op[0].atom == DW_OP_regx) {
 		*place = PLACE_VALUE;
 		if (!reg_ok(machine, (unsigned int)op[0].number))
-			return 1;
+			return unsaved_reg(c, (unsigned int)op[0].number);
 		return emit(c, FETCH_STEP_REG, (unsigned int)op[0].number, 0);
 	}
 	if ((n == 1 || (n == 2 && op[1].atom == DW_OP_stack_value)) &&
@@ -349,6 +361,44 @@ static bool find_member(Dwarf_Die *type, const char *name, Dwarf_Die *member, in
 	return false;
 }
 
+/*
+ * A bit field: its width, and where its first bit is from *off's byte on
+ * (little-endian, as both our machines are), *off moved to its first byte.
+ * DWARF 4+ says DW_AT_data_bit_offset from the struct's start; DWARF 2/3
+ * DW_AT_bit_offset from the top of a DW_AT_byte_size unit at the member's
+ * location.
+ */
+static int bit_field(struct compiler *c, Dwarf_Die *member, Dwarf_Die *type, int64_t *off)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word size = 0, at = 0, unit;
+	int64_t first;
+
+	if (dwarf_formudata(dwarf_attr(member, DW_AT_bit_size, &attr), &size) != 0 ||
+	    size == 0 || size > 64)
+		return fail(c, "a bit field of a width stitch does not read");
+	if (dwarf_attr(member, DW_AT_data_bit_offset, &attr)) {
+		if (dwarf_formudata(&attr, &at) != 0)
+			return fail(c, "a bit field without its place");
+		first = *off * 8 + (int64_t)at;
+	} else if (dwarf_attr(member, DW_AT_bit_offset, &attr)) {
+		unit = dwarf_bytesize(member) > 0 ? (Dwarf_Word)dwarf_bytesize(member) :
+						   (Dwarf_Word)dwarf_bytesize(type);
+		if (dwarf_formudata(&attr, &at) != 0 || unit == 0 || unit > 8 ||
+		    at + size > unit * 8)
+			return fail(c, "a bit field without its place");
+		first = *off * 8 + (int64_t)(unit * 8 - at - size);
+	} else {
+		first = *off * 8;
+	}
+	if (first < 0 || (first % 8) + (int64_t)size > 64)
+		return fail(c, "a bit field across more than 8 bytes");
+	*off = first / 8;
+	c->bit_size = (int)size;
+	c->bit_shift = (int)(first % 8);
+	return 0;
+}
+
 static bool is_struct(Dwarf_Die *t)
 {
 	int tag = dwarf_tag(t);
@@ -388,11 +438,14 @@ static int follow(struct compiler *c, const struct fetch_access *a, Dwarf_Die *t
 		if (!find_member(type, a->name, &member, &off, 0))
 			return fail(c, "no member '%s' in struct %s", a->name,
 				    dwarf_diename(type) ?: "(anonymous)");
-		if (dwarf_hasattr(&member, DW_AT_bit_size))
-			return fail(c, "'%s' is a bit field (not read yet)", a->name);
 		if (!strip(&member, &next))
 			return fail(c, "'%s' has no type", a->name);
 		*type = next;
+		if (dwarf_hasattr(&member, DW_AT_bit_size)) {
+			rc = bit_field(c, &member, &next, &off);
+			if (rc)
+				return rc;
+		}
 		return off ? emit(c, FETCH_STEP_ADD, 0, off) : 0;
 	case ACC_INDEX:
 		if (dwarf_tag(type) == DW_TAG_array_type) {
@@ -466,9 +519,12 @@ static int scalar_format(struct compiler *c, Dwarf_Die *type, struct fetch_forma
 		f->print = FETCH_PRINT_SIGNED;
 	} else if (tag == DW_TAG_base_type) {
 		dwarf_formudata(dwarf_attr(type, DW_AT_encoding, &attr), &enc);
-		if (enc == DW_ATE_float || enc == DW_ATE_complex_float)
-			return fail(c, "a floating-point value (add :x32 or :x64 for its bits)");
-		f->print = enc == DW_ATE_boolean ? FETCH_PRINT_BOOL :
+		if (enc == DW_ATE_complex_float ||
+		    (enc == DW_ATE_float && size != 4 && size != 8))
+			return fail(c, "a floating-point value of %ld bytes (add :x64 for the first "
+				    "8 bytes' bits)", size);
+		f->print = enc == DW_ATE_float ? FETCH_PRINT_FLOAT :
+			   enc == DW_ATE_boolean ? FETCH_PRINT_BOOL :
 			   enc == DW_ATE_signed || enc == DW_ATE_signed_char ? FETCH_PRINT_SIGNED :
 			   FETCH_PRINT_UNSIGNED;
 	} else if (is_struct(type)) {
@@ -482,6 +538,24 @@ static int scalar_format(struct compiler *c, Dwarf_Die *type, struct fetch_forma
 		return fail(c, "a value of %ld bytes (at most 8 are read)", size);
 	f->size = size;
 	return 0;
+}
+
+/* A bit field, in memory at x: the bytes that hold it loaded, then its bits. */
+static int finish_bits(struct compiler *c, struct fetch_format *f)
+{
+	int need = (c->bit_shift + c->bit_size + 7) / 8, load = 1, rc;
+
+	while (load < need)
+		load *= 2;
+	rc = emit(c, FETCH_STEP_LOAD, load, 0);
+	if (rc)
+		return rc;
+	/* A cast reads the field's bits as that many bytes; the field's sign is its top bit */
+	if (!f->bits && f->print == FETCH_PRINT_SIGNED && f->size * 8 > c->bit_size)
+		f->bits = c->bit_size;
+	if (f->print == FETCH_PRINT_FLOAT)
+		return fail(c, "a floating-point bit field");
+	return emit(c, FETCH_STEP_BITS, c->bit_size, c->bit_shift);
 }
 
 static int compile_one(struct compiler *c, struct line_dwarf *ld, int machine,
@@ -532,6 +606,8 @@ static int compile_one(struct compiler *c, struct line_dwarf *ld, int machine,
 		if (rc)
 			return rc;
 	}
+	if (c->bit_size)
+		return finish_bits(c, f);
 	if (place == PLACE_MEMORY)
 		return emit(c, FETCH_STEP_LOAD, f->size, 0);
 	return 0;

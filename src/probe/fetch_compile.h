@@ -23,6 +23,7 @@ enum fetch_print {
 	FETCH_PRINT_HEX,	/* pointers, :xN */
 	FETCH_PRINT_BOOL,
 	FETCH_PRINT_STRING,
+	FETCH_PRINT_FLOAT,	/* a float (size 4) or a double (8), from its bits */
 };
 
 /* How one fetched value is shown. */
@@ -30,6 +31,7 @@ struct fetch_format {
 	char label[96];		/* the expression as written, without its :cast */
 	uint8_t size;		/* bytes of the value (a register's are cut to it) */
 	uint8_t print;		/* enum fetch_print */
+	uint8_t bits;		/* a bit field's width (its sign bit's place); 0: size's */
 };
 
 /* One probe address's fetches: what --print and the labels need. */

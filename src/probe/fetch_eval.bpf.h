@@ -187,6 +187,11 @@ static __noinline int fetch_one(void *ctx, struct pt_regs *regs, struct fetch_st
 			if (fetch_karg(ctx, op->arg, &x))
 				return FETCH_VALUE_FAULT;
 			break;
+		case FETCH_STEP_BITS:
+			x >>= op->imm & 63;
+			if (op->arg < 64)
+				x &= (1ULL << (op->arg & 63)) - 1;
+			break;
 		case FETCH_STEP_STR_ANY:
 			if (x >= USER_ADDR_END) {
 				if (bpf_probe_read_kernel_str(v->str[i], FETCH_STR_MAX,

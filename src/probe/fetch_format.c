@@ -51,7 +51,15 @@ static void put_string(struct out *o, const char *s, size_t max)
 
 static void put_value(struct out *o, const struct fetch_format *f, uint64_t v)
 {
-	unsigned int bits = f->size * 8;
+	unsigned int bits = f->bits ? f->bits : f->size * 8;
+	union {
+		uint32_t u;
+		float f;
+	} f32;
+	union {
+		uint64_t u;
+		double d;
+	} f64;
 
 	if (bits && bits < 64)
 		v &= (1ull << bits) - 1;
@@ -66,6 +74,15 @@ static void put_value(struct out *o, const struct fetch_format *f, uint64_t v)
 		break;
 	case FETCH_PRINT_BOOL:
 		put(o, "%s", v ? "true" : "false");
+		break;
+	case FETCH_PRINT_FLOAT:
+		if (f->size == 4) {
+			f32.u = (uint32_t)v;
+			put(o, "%g", (double)f32.f);
+		} else {
+			f64.u = v;
+			put(o, "%g", f64.d);
+		}
 		break;
 	default:
 		put(o, "%" PRIu64, v);

@@ -11,6 +11,10 @@ LINE_SERVER=$(realpath "$W/line_server")
 workload gcc -O0 -g -Wall -Wextra -Werror -o "$W/line_server_O0" tests/workloads/line_server.c ||
 	exit 1
 LINE_SERVER_O0=$(realpath "$W/line_server_O0")
+# DWARF 3: a bit field's place as DW_AT_bit_offset from its unit's top (5's: from the struct's start).
+workload gcc -O2 -gdwarf-3 -Wall -Wextra -Werror -o "$W/line_server_dw3" tests/workloads/line_server.c ||
+	exit 1
+LINE_SERVER_DW3=$(realpath "$W/line_server_dw3")
 LINE_SRC=tests/workloads/line_server.c
 
 # line_of MARK: the source line marked "LINE: MARK".
@@ -37,7 +41,7 @@ expect_values_logged() {
 	local p=$1
 	grep -E "$2" "$p.log" | sed "${5:-p;d}" >"$p.want"
 	expect_eq "calls logged" "$(wc -l <"$p.want")" "$3"
-	sed -n "s/^ *line_server[_O0]*  *[0-9]*\/[0-9]*  *[0-9.]*: uprobe:[^ ]*: //p" "$p.out" |
+	sed -n "s/^ *line_server[_a-zA-Z0-9]*  *[0-9]*\/[0-9]*  *[0-9.]*: uprobe:[^ ]*: //p" "$p.out" |
 		sed "${4:-p;d}" >"$p.got"
 	if ! diff "$p.want" "$p.got" >"$p.diff"; then
 		head -20 "$p.diff"
@@ -203,6 +207,23 @@ test_probe_values_as_pprof_labels() {
 	expect_grep "$TMP/pl.tags" "^ +67\\.0 \\(33\\.50%\\): /srv/item/0\$"
 	HOME=$TMP go tool pprof -top -tagfocus='r->len=12' "$TMP/pl.pb.gz" >"$TMP/pl.top" 2>&1
 	expect_grep "$TMP/pl.top" "Showing nodes accounting for 40, 20\\.00% of 200 total"
+}
+
+# Bit fields (unsigned and signed, their sign from their own top bit) and
+# a double, through a pointer, every call as the program logs them; in
+# DWARF 5's form and DWARF 3's.
+test_probe_fetch_bit_fields_and_double() {
+	local rel bin
+	rel=$(($(line_of handle_sink) - $(decl_of handle_request)))
+	for bin in "$LINE_SERVER" "$LINE_SERVER_DW3"; do
+		# shellcheck disable=SC2016 # $0 is the inner shell's
+		"$STITCH" record -e "uprobe:$bin:handle_request:$rel" --fetch 'r->in->prio' \
+			--fetch 'r->in->delta' --fetch 'r->in->cost' --print -o "$TMP/pb.folded" \
+			-- sh -c 'exec "$0" 100 >"$1"' "$bin" "$TMP/pb.log" >"$TMP/pb.out"
+		head -3 "$TMP/pb.out"
+		expect_values_logged "$TMP/pb" '^prio=' 100 's/r->in->//g'
+	done
+	expect_grep "$TMP/pb.out" " r->in->prio=3 r->in->delta=-13 r->in->cost=24\\.75\$"
 }
 
 # Locals in the stack frame (DW_OP_fbreg off the CFA the CFI gives at the

@@ -109,6 +109,24 @@ static void test_format(void **state)
 		assert_int_equal(values_frame_pairs("[a=\"x y]", vp, VALUE_PAIRS_MAX), 1);
 		assert_int_equal(vp[0].vallen, 3);
 	}
+	/* A double and a float from their bits; a signed bit field's sign at its own top bit. */
+	{
+		struct fetch_site fs = { .nvars = 3 };
+		struct fetch_values fv;
+		double d = -2.5;
+		float fl = 0.25f;
+		char out[128];
+
+		memset(&fv, 0, sizeof(fv));
+		fs.fmt[0] = (struct fetch_format){ "d", 8, FETCH_PRINT_FLOAT, 0 };
+		memcpy(&fv.value[0], &d, 8);
+		fs.fmt[1] = (struct fetch_format){ "f", 4, FETCH_PRINT_FLOAT, 0 };
+		memcpy(&fv.value[1], &fl, 4);
+		fs.fmt[2] = (struct fetch_format){ "b", 4, FETCH_PRINT_SIGNED, 5 };
+		fv.value[2] = 0x10;	/* -16 in 5 bits */
+		fetch_format_values(&fs, &fv, out, sizeof(out));
+		assert_string_equal(out, "d=-2.5 f=0.25 b=-16");
+	}
 	/* A buffer too small is cut, never overrun. */
 	fetch_format_values(&site, &v, buf, 8);
 	assert_int_equal(strlen(buf), 7);

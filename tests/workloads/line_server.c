@@ -9,7 +9,8 @@
  * bench (bench/probe_cost.sh): wait for a line on stdin, log nothing per
  * call, and print "elapsed_ns N" for the calls at the end.
  *
- * handle_request() is out of line (noinline); pick_weight() is inlined
+ * handle_request() also logs r->in's bit fields and double, as a probe
+ * reads them.  handle_request() is out of line (noinline); pick_weight() is inlined
  * into its two callers, so its lines have two copies; audit() keeps a char
  * array and a struct on its stack (every 10th call).  Lines marked
  * "LINE:" are found by the tests with grep; keep the marks.
@@ -22,6 +23,9 @@
 struct inner {
 	int id;
 	int kind;
+	unsigned int prio : 3;	/* bit fields and a double: --fetch reads them */
+	int delta : 5;
+	double cost;
 };
 
 struct request {
@@ -46,9 +50,11 @@ static __attribute__((noinline)) int handle_request(struct request *r, int round
 	int weight = pick_weight(r, round);
 
 	sink += weight;				/* LINE: handle_sink */
-	if (!quiet)
+	if (!quiet) {
 		printf("len=%d path=\"%s\" id=%d weight=%d\n", r->len, r->path, r->in->id,
 		       weight);
+		printf("prio=%u delta=%d cost=%g\n", r->in->prio, r->in->delta, r->in->cost);
+	}
 	return weight;
 }
 
@@ -93,6 +99,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < calls; i++) {
 		in.id = 1000 + i;
 		in.kind = i % 4;
+		in.prio = i % 8;
+		in.delta = i % 32 - 16;
+		in.cost = i * 0.25;
 		r.len = 10 + i % 5;
 		r.in = &in;
 		snprintf(r.path, sizeof(r.path), "/srv/item/%d", i % 3);
