@@ -11,6 +11,7 @@
 
 #include "formats/input.h"
 #include "formats/pprof.h"
+#include "profile/values_frame.h"
 
 #define MAX_FOLDED_FRAMES 65536
 
@@ -66,6 +67,12 @@ static uint32_t folded_frame(struct profile *p, const char *label, size_t len)
 		buf[len - 4] = '\0';
 	} else if (strcmp(buf, "[truncated]") == 0 || strcmp(buf, "[unknown]") == 0) {
 		f.kind = FRAME_MARK;
+	} else if (values_frame_is(buf)) {
+		/* --fetch's values: a values frame again, whose pairs pprof writes as labels */
+		f.kind = FRAME_MARK;
+		f.module = profile_str(p, FRAME_VALUES_MODULE);
+		if (f.module == UINT32_MAX)
+			return UINT32_MAX;
 	}
 	f.name = profile_str(p, buf);
 	if (f.name == UINT32_MAX)

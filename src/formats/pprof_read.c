@@ -14,6 +14,7 @@
 
 #include "formats/pprof.h"
 #include "formats/pprof_proto.h"
+#include "profile/values_frame.h"
 #include "formats/protobuf.h"
 
 /*
@@ -715,6 +716,10 @@ static int location_frames(struct reader *r, const struct rmapping *m, uint64_t 
 			fr.module = file;
 		else if (kind != FRAME_MARK)
 			fr.file = file;
+		/* --fetch's values: a values frame again, whose pairs are labels */
+		if (kind == FRAME_MARK && fr.name < r->p->nstr && values_frame_is(r->p->str[fr.name]) &&
+		    (rc = intern(r, FRAME_VALUES_MODULE, &fr.module)))
+			return rc;
 		rc = push_lframe(r, &fr);
 		if (rc)
 			return rc;

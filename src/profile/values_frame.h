@@ -29,4 +29,11 @@ struct value_pair {
  */
 int values_frame_pairs(const char *name, struct value_pair *out, int max);
 
+/*
+ * Whether name is a values frame's, whole ("[k=v k2=\"s\"]", at most
+ * VALUE_PAIRS_MAX pairs): the readers of folded stacks and pprof give such
+ * a frame its kind back, so that a report's pprof has its labels too.
+ */
+bool values_frame_is(const char *name);
+
 #endif /* STITCH_PROFILE_VALUES_FRAME_H */

@@ -108,6 +108,10 @@ static int take_opt(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case 'o':
+		/* One file a run: a second -o was silently the only one written */
+		if (o->output)
+			return cli_usage_error(o->cmd, "%s", "one -o a run (it writes one file: run "
+					       "it again for another format)");
 		o->output = arg;
 		break;
 	case OPT_PID:
@@ -154,12 +158,13 @@ static int parse_report_opts(int argc, char **argv, const struct cli_cmd *cmd,
 	int rc;
 
 	o->cmd = cmd->name;
-	o->output = "-";
 	o->top = 10;
 	filter_init(&o->filter);
 	rc = cli_parse(cmd, argc, argv, take_opt, o);
 	if (rc)
 		return rc;
+	if (!o->output)
+		o->output = "-";
 	o->format = output_format_for(o->output);
 	if (o->format < 0) {
 		fprintf(stderr, "stitch %s: -o: cannot tell the format of '%s': use %s\n", o->cmd,

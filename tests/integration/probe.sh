@@ -207,6 +207,16 @@ test_probe_values_as_pprof_labels() {
 	expect_grep "$TMP/pl.tags" "^ +67\\.0 \\(33\\.50%\\): /srv/item/0\$"
 	HOME=$TMP go tool pprof -top -tagfocus='r->len=12' "$TMP/pl.pb.gz" >"$TMP/pl.top" 2>&1
 	expect_grep "$TMP/pl.top" "Showing nodes accounting for 40, 20\\.00% of 200 total"
+	# A report's pprof, from the recording's pprof or its folded stacks: the same labels.
+	"$STITCH" report "$TMP/pl.pb.gz" -o "$TMP/pl-again.pb.gz"
+	"$STITCH" report "$TMP/pl.pb.gz" -o "$TMP/pl.folded"
+	"$STITCH" report "$TMP/pl.folded" -o "$TMP/pl-folded.pb.gz"
+	for f in pl-again pl-folded; do
+		HOME=$TMP go tool pprof -tags "$TMP/$f.pb.gz" >"$TMP/$f.tags" 2>&1
+		expect_eq "$f: the same labels" \
+			"$(sed -n '/r->len:/,/^$/p; /r->path:/,/^$/p' "$TMP/$f.tags")" \
+			"$(sed -n '/r->len:/,/^$/p; /r->path:/,/^$/p' "$TMP/pl.tags")"
+	done
 }
 
 # Bit fields (unsigned and signed, their sign from their own top bit) and

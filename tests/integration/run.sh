@@ -871,6 +871,8 @@ test_report_bad_input() {
 	expect_error 1 "cannot read /nonexistent" -- report /nonexistent
 	expect_error 2 "Unmatched|parenthes" -- report --focus '(' "$TMP/bad.pb.gz"
 	expect_error 2 "use -o FILE.svg" -- diff "$TMP/bad.pb.gz" "$TMP/bad.pb.gz" -o x.txt
+	# One file a run: a second -o is refused, not the first one silently dropped.
+	expect_error 2 "one -o a run" -- report "$TMP/bad.pb.gz" -o "$TMP/a.folded" -o "$TMP/a.svg"
 }
 
 # Outputs are written whole through a new file renamed over the destination:

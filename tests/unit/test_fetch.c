@@ -105,6 +105,13 @@ static void test_format(void **state)
 		assert_memory_equal(vp[3].key, "gone", 4);
 		assert_int_equal(vp[3].vallen, strlen("<optimized out>"));
 		assert_int_equal(vp[4].vallen, strlen("<fault>"));
+		assert_true(values_frame_is(frame));
+		assert_false(values_frame_is("[unknown]"));
+		assert_false(values_frame_is("[not sampled: between samples]"));
+		assert_false(values_frame_is("[a=1 junk]"));
+		assert_false(values_frame_is("[a=1]x"));
+		assert_false(values_frame_is("[]"));
+		assert_true(values_frame_is("[a=1 b=\"c d\"]"));
 		assert_int_equal(values_frame_pairs("[unknown]", vp, VALUE_PAIRS_MAX), 0);
 		assert_int_equal(values_frame_pairs("[a=\"x y]", vp, VALUE_PAIRS_MAX), 1);
 		assert_int_equal(vp[0].vallen, 3);
