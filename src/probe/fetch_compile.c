@@ -37,6 +37,9 @@ struct compiler {
 	size_t errlen;
 	/* The last member followed is a bit field: its width and first bit after its offset */
 	int bit_size, bit_shift;
+	/* The running kernel's DWARF: emit()'s kernel steps, and KASLR's move */
+	bool kernel;
+	int64_t bias;
 };
 
 static int fail(struct compiler *c, const char *fmt, ...)
@@ -55,6 +58,23 @@ static int emit(struct compiler *c, int kind, unsigned int arg, int64_t imm)
 {
 	if (c->n >= FETCH_MAX_STEPS - 1)
 		return fail(c, "too many steps (at most %d)", FETCH_MAX_STEPS - 1);
+	/*
+	 * The kernel's DWARF (a kprobe on a line): its registers are the
+	 * probe's own, its memory the kernel's (a __user pointer's the
+	 * thread's, by its address), its statics where KASLR put them.
+	 */
+	if (c->kernel) {
+		if (kind == FETCH_STEP_REG)
+			kind = FETCH_STEP_KREG;
+		else if (kind == FETCH_STEP_LOAD)
+			kind = FETCH_STEP_LOAD_ANY;
+		else if (kind == FETCH_STEP_STR)
+			kind = FETCH_STEP_STR_ANY;
+		else if (kind == FETCH_STEP_BIAS) {
+			kind = FETCH_STEP_ADD;
+			imm = c->bias;
+		}
+	}
 	c->steps[c->n].kind = kind;
 	c->steps[c->n].arg = arg;
 	c->steps[c->n].imm = imm;
@@ -629,7 +649,8 @@ int fetch_compile(struct line_dwarf *ld, const struct line_site *site, const cha
 	prog->vaddr = site->vaddr;
 	prog->nvars = n;
 	for (i = 0; i < n; i++) {
-		struct compiler c = { prog->steps[i], 0, exprs[i], err, errlen };
+		struct compiler c = { prog->steps[i], 0, exprs[i], err, errlen, 0, 0, ld->kernel,
+				      ld->kernel_bias };
 
 		memset(&fmt[i], 0, sizeof(fmt[i]));
 		rc = compile_one(&c, ld, machine, site, &fmt[i]);

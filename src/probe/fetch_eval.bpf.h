@@ -187,6 +187,10 @@ static __noinline int fetch_one(void *ctx, struct pt_regs *regs, struct fetch_st
 			if (fetch_karg(ctx, op->arg, &x))
 				return FETCH_VALUE_FAULT;
 			break;
+		case FETCH_STEP_KREG:
+			if (fetch_reg(ctx, op->arg, &x))
+				return FETCH_VALUE_FAULT;
+			break;
 		case FETCH_STEP_BITS:
 			x >>= op->imm & 63;
 			if (op->arg < 64)

@@ -251,20 +251,46 @@ int line_instances(struct line_dwarf *ld, const struct line_spec *spec, struct l
 	return instances_named(ld, &alias, out, n);
 }
 
+/*
+ * The kernel's CUs worth walking for spec: its function's, found by the
+ * address of its symbol (.debug_aranges), or those named like its file.
+ */
+static bool kernel_cu_wanted(struct line_dwarf *ld, const struct line_spec *spec, Dwarf_Die *cu,
+			     Dwarf_Off func_cu)
+{
+	const char *name;
+
+	if (spec->func)
+		return dwarf_dieoffset(cu) == func_cu;
+	name = dwarf_diename(cu);
+	(void)ld;
+	return name && spec->file && line_file_matches(name, spec->file);
+}
+
 static int instances_named(struct line_dwarf *ld, const struct line_spec *spec,
 			   struct line_inst **out, size_t *n)
 {
-	Dwarf_Off off = 0, next;
+	Dwarf_Off off = 0, next, func_cu = 0;
 	size_t hsize, cap = 0;
 	long steps = 0;
 	int err = 0;
 
 	*out = NULL;
 	*n = 0;
+	if (ld->kernel && spec->func) {
+		uint64_t addr = 0, size;
+		Dwarf_Die cu;
+
+		if (!elf_sym_find(ld->elf, SHT_SYMTAB, spec->func, &addr, &size) ||
+		    !dwarf_addrdie(ld->dbg, addr, &cu))
+			return 0;
+		func_cu = dwarf_dieoffset(&cu);
+	}
 	while (!err && dwarf_nextcu(ld->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 
-		if (dwarf_offdie(ld->dbg, off + hsize, &cu))
+		if (dwarf_offdie(ld->dbg, off + hsize, &cu) &&
+		    (!ld->kernel || kernel_cu_wanted(ld, spec, &cu, func_cu)))
 			err = walk_cu(&cu, spec, out, n, &cap, &steps);
 		if (next <= off)
 			break;

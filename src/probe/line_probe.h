@@ -63,11 +63,23 @@ struct line_dwarf {
 	Dwarf *dbg;
 	Dwarf_CFI *eh_cfi;	/* the binary's .eh_frame, once a fetch needs a CFA */
 	char path[4096];
+	/* The running kernel's vmlinux (line_kernel.c): where KASLR moved its text */
+	bool kernel;
+	int64_t kernel_bias;
 };
 
 /* 0, or -errno with err saying why for the user (no DWARF: how to get it). */
 int line_dwarf_open(struct line_dwarf *ld, const char *path, char *err, size_t errlen);
 void line_dwarf_close(struct line_dwarf *ld);
+
+/*
+ * The running kernel's DWARF: $STITCH_VMLINUX or Debian's -dbg vmlinux,
+ * only if its build-id is the running kernel's.  0, or -errno with err
+ * saying what to install.  Its functions are found through the CU of
+ * their symbol's address, its files through CU names (a vmlinux has
+ * millions of DIEs: the whole walk is too long a wait).
+ */
+int line_dwarf_open_kernel(struct line_dwarf *ld, char *err, size_t errlen);
 
 /*
  * The sites of spec (with a line), sorted by address, no address twice.

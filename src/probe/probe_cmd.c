@@ -30,6 +30,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: stitch probe [-L | -V] [uprobe:]BINARY:FUNC[:RELLINE]\n"
 "       stitch probe [-V] [uprobe:]BINARY@FILE:LINE\n"
+"       stitch probe [-L | -V] kprobe:FUNC[:RELLINE] | kprobe:@FILE:LINE\n"
 "\n"
 "Show where a line probe goes, from the binary's DWARF (its own, or its debug\n"
 "file's), before recording with it (stitch record -e uprobe:BINARY:FUNC:RELLINE).\n"
@@ -38,6 +39,9 @@ static void usage(FILE *f)
 "every copy of its code: the function out of line and each place it is inlined.\n"
 "FUNC without a line is its entry in each copy, where its arguments are as passed\n"
 "(stitch record -e uprobe:BINARY:FUNC --fetch ARG reads them there).\n"
+"kprobe: is the running kernel's: its DWARF from Debian's linux-image-*-dbg\n"
+"(/usr/lib/debug/boot/vmlinux-RELEASE) or $STITCH_VMLINUX, used only if its\n"
+"build-id is the running kernel's; addresses as /proc/kallsyms has them.\n"
 "\n"
 "  (no option)         the addresses the probe goes to, one per copy\n"
 "  -L, --list-lines    FUNC's source, its lines numbered where they have code\n"
@@ -79,12 +83,52 @@ static int print_sites(struct line_dwarf *ld, const struct line_spec *spec, char
 
 	if (rc)
 		return rc;
+	/* The kernel's: where its text is now (KASLR), as /proc/kallsyms says */
 	for (i = 0; i < n; i++)
-		printf("0x%" PRIx64 "  %s:%d  %s:%d%s%s\n", sites[i].vaddr, sites[i].func,
+		printf("0x%" PRIx64 "  %s:%d  %s:%d%s%s\n", sites[i].vaddr + ld->kernel_bias,
+		       sites[i].func,
 		       sites[i].rel, sites[i].file, sites[i].line,
 		       sites[i].caller[0] ? "  inlined into " : "", sites[i].caller);
 	free(sites);
 	return 0;
+}
+
+/* What the options ask, of an open DWARF: 0, or -errno with err said. */
+static int show(const struct probe_opts *o, struct line_dwarf *ld, const struct line_spec *spec,
+		char *err, size_t errlen)
+{
+	if (o->mode == PROBE_LINES)
+		return line_list_lines(stdout, ld, spec, err, errlen);
+	if (o->mode == PROBE_VARS)
+		return line_list_vars(stdout, ld, spec, err, errlen);
+	return print_sites(ld, spec, err, errlen);
+}
+
+/* kprobe:FUNC[:RELLINE], kprobe:@FILE:LINE: the running kernel's DWARF. */
+static int probe_kernel(const struct probe_opts *o, const char *text)
+{
+	char err[512] = "", *copy = strdup(text);
+	struct line_spec spec;
+	struct line_dwarf ld;
+	int rc;
+
+	if (!copy)
+		return 1;
+	if (line_spec_parse(copy, &spec) != 0) {
+		free(copy);
+		return cli_usage_error("probe", "'kprobe:%s' is not kprobe:FUNC, kprobe:FUNC:RELLINE "
+				       "or kprobe:@FILE:LINE", text);
+	}
+	elf_util_init();
+	rc = line_dwarf_open_kernel(&ld, err, sizeof(err));
+	if (rc == 0) {
+		rc = show(o, &ld, &spec, err, sizeof(err));
+		line_dwarf_close(&ld);
+	}
+	if (rc)
+		fprintf(stderr, "stitch probe: %s\n", err[0] ? err : strerror(-rc));
+	free(copy);
+	return rc ? 1 : 0;
 }
 
 int cmd_probe(int argc, char **argv)
@@ -108,6 +152,8 @@ int cmd_probe(int argc, char **argv)
 	text = argv[optind];
 	if (strncmp(text, "uprobe:", 7) == 0)
 		text += 7;
+	if (strncmp(text, "kprobe:", 7) == 0)
+		return probe_kernel(&o, text + 7);
 	rc = line_probe_split(text, &binary, &rest, &has_line);
 	if (rc == 0 && line_spec_parse(rest, &spec) != 0)
 		rc = -EINVAL;
@@ -124,12 +170,7 @@ int cmd_probe(int argc, char **argv)
 	else
 		rc = line_dwarf_open(&ld, binary, err, sizeof(err));
 	if (rc == 0) {
-		if (o.mode == PROBE_LINES)
-			rc = line_list_lines(stdout, &ld, &spec, err, sizeof(err));
-		else if (o.mode == PROBE_VARS)
-			rc = line_list_vars(stdout, &ld, &spec, err, sizeof(err));
-		else
-			rc = print_sites(&ld, &spec, err, sizeof(err));
+		rc = show(&o, &ld, &spec, err, sizeof(err));
 		line_dwarf_close(&ld);
 	}
 	if (rc)

@@ -469,6 +469,70 @@ static int attach_usdt(struct attacher *a, const struct event_spec *ev, uint32_t
 	return rc;
 }
 
+/* One kprobe at a kernel line's address (KASLR's move added), with its site's fetches. */
+static int attach_kprobe_site(struct attacher *a, const struct line_dwarf *ld,
+			      const struct line_site *site, uint32_t idx, uint32_t site1, char *why,
+			      size_t whylen)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = attach_cookie(a, idx) |
+		    (uint64_t)site1 << 32, .offset = site->vaddr + ld->kernel_bias);
+	struct bpf_link *link;
+
+	/* No name: the offset is the address (the kernel's kprobe_addr) */
+	link = bpf_program__attach_kprobe_opts(kprobe_prog(a), NULL, &opts);
+	if (!link) {
+		int e = errno;
+
+		snprintf(why, whylen, "cannot attach a kprobe at 0x%llx (%.120s:%d in %.60s%s%.60s): %s",
+			 (unsigned long long)opts.offset, site->file, site->line, site->func,
+			 site->caller[0] ? ", inlined into " : "", site->caller, strerror(e));
+		return -e;
+	}
+	return attach_add_link(a, link);
+}
+
+/*
+ * kprobe:FUNC:RELLINE, kprobe:@FILE:LINE: a kprobe at the line's address in
+ * each copy of its code, placed by the running kernel's DWARF
+ * (probe/line_kernel.c), all one event.
+ */
+static int attach_kprobe_line(struct attacher *a, const struct event_spec *ev, uint32_t idx,
+			      char *err, size_t errlen)
+{
+	char why[512] = "", *text = strdup(ev->b);
+	struct line_site *sites = NULL;
+	struct line_spec spec;
+	struct line_dwarf ld;
+	size_t n = 0, i;
+	int rc;
+
+	if (!text)
+		return -ENOMEM;
+	rc = line_spec_parse(text, &spec);
+	if (rc == 0)
+		rc = line_dwarf_open_kernel(&ld, why, sizeof(why));
+	if (rc == 0) {
+		rc = line_sites(&ld, &spec, &sites, &n, why, sizeof(why));
+		for (i = 0; rc == 0 && i < n; i++) {
+			uint32_t site1;
+
+			rc = fetch_site_add(a, &ld, &sites[i], NULL, NULL, idx, &site1, why,
+					    sizeof(why));
+			if (rc || a->dry)
+				continue;
+			rc = attach_kprobe_site(a, &ld, &sites[i], idx, site1, why, sizeof(why));
+		}
+		line_dwarf_close(&ld);
+	}
+	if (rc && why[0])
+		snprintf(err, errlen, "%s: %s", ev->text, why);
+	else if (rc == -EINVAL)
+		snprintf(err, errlen, "%s: not FUNC:RELLINE or @FILE:LINE", ev->text);
+	free(sites);
+	free(text);
+	return rc;
+}
+
 static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 			 char *err, size_t errlen)
 {
@@ -485,6 +549,8 @@ static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32
 			 "(tracepoint:CATEGORY:NAME) or syscall:NAME instead", ev->text);
 		return -EOPNOTSUPP;
 	}
+	if (ev->line)
+		return attach_kprobe_line(a, ev, idx, err, errlen);
 	rc = fetch_site_add(a, NULL, NULL, NULL, ev->a, idx, &site1, why, sizeof(why));
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", ev->text, why);

@@ -135,18 +135,27 @@ int event_parse(const char *text, struct event_spec *ev, char *err, size_t errle
 		return 0;
 	}
 	if (strncmp(text, "kprobe:", 7) == 0) {
-		const char *colon = strrchr(text + 7, ':');
+		struct line_spec spec;
+		char *copy;
+		int rc;
 
 		ev->kind = EVENT_KPROBE;
-		if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1))
-			return fail(err, errlen, text,
-				    "a kernel source line needs the kernel's DWARF (vmlinux, from "
-				    "Debian's linux-image-*-dbg), which stitch does not read yet: "
-				    "probe the function (kprobe:FUNC) and --fetch its arguments");
-		if (!is_ident(text + 7))
-			return fail(err, errlen, text, "expected kprobe:FUNCTION");
-		ev->a = strdup(text + 7);
-		return ev->a ? 0 : -ENOMEM;
+		if (is_ident(text + 7)) {
+			ev->a = strdup(text + 7);
+			return ev->a ? 0 : -ENOMEM;
+		}
+		/* A kernel source line, FUNC:RELLINE or @FILE:LINE: the kernel's DWARF places it */
+		copy = strdup(text + 7);
+		if (!copy)
+			return -ENOMEM;
+		rc = line_spec_parse(copy, &spec);
+		free(copy);
+		if (rc || spec.line < 0)
+			return fail(err, errlen, text, "expected kprobe:FUNCTION, kprobe:FUNC:RELLINE "
+				    "or kprobe:@FILE:LINE (a kernel source line)");
+		ev->line = true;
+		ev->b = strdup(text + 7);
+		return ev->b ? 0 : -ENOMEM;
 	}
 	snprintf(err, errlen, "unknown event '%s': expected %s", text, EVENT_SYNTAX);
 	return -EINVAL;

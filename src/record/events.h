@@ -22,13 +22,15 @@ struct event_spec {
 	char *text;		/* as given, for reports */
 	char *a, *b, *c;	/* tracepoint: category, name; uprobe: path, symbol
 				 * (a line probe's: path, "FUNC:RELLINE" or "@FILE:LINE");
-				 * usdt: path, provider, name; kprobe: function */
-	bool line;		/* uprobe: on a source line (probe/line_probe.h) */
+				 * usdt: path, provider, name; kprobe: function (a
+				 * kernel line's: b, "FUNC:RELLINE" or "@FILE:LINE") */
+	bool line;		/* uprobe, kprobe: on a source line (probe/line_probe.h) */
 };
 
 #define EVENT_SYNTAX \
 	"cpu, offcpu, alloc, syscall:NAME, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, " \
-	"uprobe:PATH:FUNC:RELLINE, uprobe:PATH@FILE:LINE, usdt:PATH:PROVIDER:NAME or kprobe:FUNC"
+	"uprobe:PATH:FUNC:RELLINE, uprobe:PATH@FILE:LINE, usdt:PATH:PROVIDER:NAME, kprobe:FUNC, " \
+	"kprobe:FUNC:RELLINE or kprobe:@FILE:LINE"
 
 /* Parse text; on error fill err with a message for the user and return -EINVAL. */
 int event_parse(const char *text, struct event_spec *ev, char *err, size_t errlen);

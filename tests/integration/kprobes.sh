@@ -47,3 +47,47 @@ test_kprobe_fetch_args() {
 		"^cat;.*;open[a-z0-9_]*;\\[filename=\"${f//./\\.}\" how->flags=$largefile dfd=-100\\];entry_SYSCALL")" 1
 	no_programs_left
 }
+
+# A kernel source line (issue 43): the running kernel's DWARF (the vmlinux
+# of Debian's linux-image-*-dbg, which the matrix gives bookworm's and
+# trixie's guests as STITCH_VMLINUX) places the kprobe, and its locals are
+# read where DWARF says they are there: in do_sys_openat2, the first line
+# where the open file f is (in the branch that installs it), with the fd
+# and the struct filename the kernel copied the path into.  The line is
+# found from DWARF's own lines and variables (no kernel source here): its
+# number differs between kernels.  Where there is no vmlinux, one line
+# says what to install.
+test_kprobe_fetch_line_locals() {
+	local f=$TMP/kline-fetched.txt rel=
+	echo x >"$f"
+	if [ -z "${STITCH_VMLINUX:-}" ]; then
+		local release
+		release=$(uname -r | sed 's/[.+]/\\&/g')	# sid's 7.2.13+deb14-amd64
+		expect_error 1 "needs the running kernel's DWARF.*install linux-image-$release-dbg" \
+			-- record -e kprobe:do_sys_openat2:2 -- true
+		expect_error 1 "needs the running kernel's DWARF" -- probe -L kprobe:do_sys_openat2
+		return
+	fi
+	"$STITCH" probe -L kprobe:do_sys_openat2 >"$TMP/kl.lines"
+	head -3 "$TMP/kl.lines"
+	for l in $(awk '$1 ~ /^[0-9]+$/ && $1 > 0 { print $1 }' "$TMP/kl.lines"); do
+		"$STITCH" probe -V "kprobe:do_sys_openat2:$l" >"$TMP/kl.vars"
+		if grep -qE 'struct file\* +f +in %' "$TMP/kl.vars" &&
+		   grep -qE 'struct filename\* +tmp +in %' "$TMP/kl.vars" &&
+		   grep -qE '[^a-z]int +fd +in %' "$TMP/kl.vars"; then
+			rel=$l
+			break
+		fi
+	done
+	[ -n "$rel" ] || { cat "$TMP/kl.vars"; die "no line of do_sys_openat2 has f, tmp and fd"; }
+	cat "$TMP/kl.vars"
+	"$STITCH" record -e "kprobe:do_sys_openat2:$rel" --fetch fd --fetch 'tmp->name:string' \
+		--fetch 'f->f_flags:x32' --print -o "$TMP/kl.folded" -- cat "$f" >"$TMP/kl.out"
+	grep kline "$TMP/kl.out"
+	expect_eq "the open of the file: its fd and name" "$(grep -cE \
+		": kprobe:do_sys_openat2:$rel: fd=[0-9]+ tmp->name=\"${f//./\\.}\" f->f_flags=0x[0-9a-f]+\$" \
+		"$TMP/kl.out")" 1
+	expect_eq "its stack" "$(total "$TMP/kl.folded" \
+		"^cat;.*;open[a-z0-9_]*;\\[fd=[0-9]+ tmp->name=\"${f//./\\.}\" f->f_flags=0x[0-9a-f]+\\];entry_SYSCALL")" 1
+	no_programs_left
+}

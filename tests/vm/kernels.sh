@@ -14,6 +14,9 @@
 #   SUITE/vmlinuz           symlink to the kernel image inside root/
 #   SUITE/initramfs.cpio.gz busybox + the virtio/9p modules + tests/vm/init
 #   SUITE/kernel.env        release=, version=, packages= (written last: "this entry is complete")
+#   SUITE/vmlinux-dbg       bookworm's and trixie's: the kernel's DWARF, from its
+#                           linux-image-RELEASE-dbg (855 MB, ~12 s to fetch, ~8 s to
+#                           take vmlinux out), for kernel source line probes (issue 43)
 #
 # A suite whose kernel.env exists is not fetched again (no network at all), so a
 # second run costs a few stat()s; --update refreshes the lists and fetches the
@@ -238,6 +241,38 @@ build_initramfs() {
 work=
 trap 'rm -rf "${work:-}"' EXIT
 
+# The kernels whose DWARF the tests read (kprobe:FUNC:RELLINE): their
+# vmlinux out of linux-image-RELEASE-dbg (the rest of its 5.6 GB, the
+# modules' debug files, is not kept), for the version kernel.env names.
+dbg_suites=" bookworm trixie "
+fetch_debug_vmlinux() {
+	local suite=$1 dir=$cache/$1 release version debs
+	release=$(. "$dir/kernel.env" && echo "$release")
+	version=$(. "$dir/kernel.env" && echo "$version")
+	[ -e "$dir/vmlinux-dbg" ] && grep -qx "$version" "$dir/vmlinux-dbg.version" 2>/dev/null &&
+		return
+	log "$suite: fetching linux-image-$release-dbg ($version) for its vmlinux"
+	debs=$dir/dbg-debs
+	rm -rf "$debs"
+	mkdir -p "$debs"
+	if id _apt >/dev/null 2>&1; then chown _apt "$debs"; fi
+	[ -e "$cache/apt/$suite/sources.list" ] || apt_setup "$suite"
+	# The archive keeps a suite's current kernel only: once it moves on, this
+	# kernel's DWARF is gone, and its tests check that stitch says so.
+	if ! (cd "$debs" && apt_suite apt-get "$suite" download \
+		"linux-image-$release-dbg=$version" >/dev/null); then
+		log "$suite: linux-image-$release-dbg $version is not in the archive: no vmlinux-dbg"
+		rm -rf "$debs"
+		return 0
+	fi
+	dpkg-deb --fsys-tarfile "$debs"/*.deb 2>/dev/null |
+		tar -x -O --occurrence=1 "./usr/lib/debug/boot/vmlinux-$release" >"$dir/vmlinux-dbg.new" ||
+		[ -s "$dir/vmlinux-dbg.new" ] || die "$suite: no vmlinux-$release in its -dbg package"
+	rm -rf "$debs"
+	mv "$dir/vmlinux-dbg.new" "$dir/vmlinux-dbg"
+	echo "$version" >"$dir/vmlinux-dbg.version"
+}
+
 # Nothing to do for SUITE: its kernel is here and its initramfs up to date.
 ready() {
 	local dir=$cache/$1 out=$cache/$1/initramfs.cpio.gz
@@ -246,7 +281,10 @@ ready() {
 }
 
 for suite in "${suites[@]}"; do
-	ready "$suite" && continue
+	if ready "$suite"; then
+		[[ $dbg_suites != *" $suite "* ]] || fetch_debug_vmlinux "$suite"
+		continue
+	fi
 	# Tests may start several guests of one suite at once: one fetches and
 	# builds, the others wait for it and then find everything ready.
 	mkdir -p "$cache"
@@ -259,5 +297,6 @@ for suite in "${suites[@]}"; do
 		fi
 		build_initramfs "$suite"
 	fi
+	[[ $dbg_suites != *" $suite "* ]] || fetch_debug_vmlinux "$suite"
 	exec {lock}>&-
 done

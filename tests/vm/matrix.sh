@@ -65,7 +65,7 @@ KERNEL_TESTS="
 	test_agent_pyroscope_push
 	test_jit_node_chain_named test_jit_java_plain
 	test_probe_fetch_values_every_call test_probe_fetch_errors
-	test_probe_fetch_tracepoint_fields test_kprobe_fetch_args
+	test_probe_fetch_tracepoint_fields test_kprobe_fetch_args test_kprobe_fetch_line_locals
 "
 TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
 # arm64 (Debian 12's 6.1 in qemu-system-aarch64): the set but node's (the
@@ -153,6 +153,8 @@ run_kernel() {
 	tests/vm/run.sh -q --scratch "$out/$k" "${kshare[@]}" --timeout 1500 -e STITCH_PREBUILT=1 \
 		-e STITCH_TEST_SLOWDOWN="$(slowdown_of "$k")" -e STITCH_TEST_ARCH="$(arch_of "$k")" \
 		-e STITCH="$out/$k/stitch" -e STITCH_STALL_BUILD=build-arm64 \
+		$(vm="${STITCH_VM_CACHE:-/var/cache/stitch/vm}/$k/vmlinux-dbg"
+		  [ "$(arch_of "$k")" = x86 ] && [ -s "$vm" ] && printf '%s\n' -e "STITCH_VMLINUX=$vm") \
 		-e STALL_TESTS="$(if [ "$(arch_of "$k")" = arm64 ] && [ -z "${STITCH_KERNEL_TESTS:-}" ]; then
 			echo $ARM64_STALL_TESTS; fi)" "$k" -- \
 		bash -c '"$STITCH" features >"${STITCH%/*}/features"; tests/integration/run.sh "$@"; rc=$?
