@@ -181,7 +181,11 @@ static void test_kprobe(void **state)
 	reject("kprobe:", "bad event", "kprobe:FUNCTION");
 	reject("kprobe:mod:func", "bad event", NULL);
 	reject("kprobe:func+0x10", "bad event", NULL);
-	reject("kprobe:do_sys_openat2:3", "bad event", "needs the kernel's DWARF");
+	/* A kernel source line: placed by the kernel's DWARF when attached */
+	accept("kprobe:do_sys_openat2:3", EVENT_KPROBE, NULL, "do_sys_openat2:3", NULL);
+	accept("kprobe:@fs/open.c:1325", EVENT_KPROBE, NULL, "@fs/open.c:1325", NULL);
+	reject("kprobe:do_sys_openat2:x", "bad event", "kprobe:FUNC:RELLINE");
+	reject("kprobe:@fs/open.c", "bad event", "a kernel source line");
 }
 
 static void test_unknown(void **state)
