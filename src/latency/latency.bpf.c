@@ -217,8 +217,9 @@ static __noinline void fetch_at_entry(void *ctx, struct pt_regs *regs)
 	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid(), i;
 	struct fetch_steps *p = bpf_map_lookup_elem(&lat_fetch_prog, &zero);
 	struct lat_fetched *z = bpf_map_lookup_elem(&fetched_zero, &zero), *f;
+	struct lat_open *o = bpf_map_lookup_elem(&open_calls, &tid);
 
-	if (!p || !z || !regs || bpf_map_update_elem(&open_fetched, &tid, z, BPF_ANY))
+	if (!p || !z || !o || !regs || bpf_map_update_elem(&open_fetched, &tid, z, BPF_ANY))
 		return;
 	f = bpf_map_lookup_elem(&open_fetched, &tid);
 	if (!f)
@@ -227,6 +228,8 @@ static __noinline void fetch_at_entry(void *ctx, struct pt_regs *regs)
 	f->v.hdr.type = RING_FETCH_VALUES;
 	f->v.hdr.size = sizeof(f->v);
 	f->v.tid = tid;
+	/* Its call's start: user space joins the values to that call's record only */
+	f->v.time_ns = o->start_ns;
 	for (i = 0; i < FETCH_MAX_VARS; i++)
 		f->v.status[i] = i < p->nvars ? fetch_one(ctx, regs, p, &f->v, i) :
 				 FETCH_VALUE_OPTIMIZED_OUT;

@@ -65,6 +65,7 @@ struct pending_call {
 /* A thread's --fetch values, read just before its slow call's record. */
 struct pending_values {
 	uint32_t tid;
+	uint64_t start_ns;	/* its call's start */
 	char text[LAT_VALUES_MAX];
 };
 
@@ -314,19 +315,25 @@ static void on_values(struct latency *l, const struct lat_fetched *f)
 		v = &l->values[l->nvalues++];
 		v->tid = f->v.tid;
 	}
+	v->start_ns = f->v.time_ns;
 	lat_fetch_format(&l->o->fetch, &f->v, v->text, sizeof(v->text));
 }
 
-/* The values read for tid's call, taken (malloc'd), or NULL. */
-static char *take_values(struct latency *l, uint32_t tid)
+/*
+ * The values read for the call of tid that started at start_ns, taken
+ * (malloc'd), or NULL: an earlier call's, whose record the ring lost, are
+ * never another call's.
+ */
+static char *take_values(struct latency *l, uint32_t tid, uint64_t start_ns)
 {
-	char *text;
+	char *text = NULL;
 	size_t i;
 
 	for (i = 0; i < l->nvalues; i++) {
 		if (l->values[i].tid != tid)
 			continue;
-		text = strdup(l->values[i].text);
+		if (l->values[i].start_ns == start_ns)
+			text = strdup(l->values[i].text);
 		l->values[i] = l->values[--l->nvalues];
 		return text;
 	}
@@ -367,7 +374,7 @@ static int on_slow_call(void *ctx, void *data, size_t size)
 		}
 		memcpy(p->ev, c + 1, nev * sizeof(uint64_t));
 	}
-	p->values = l->o->fetch.n ? take_values(l, c->tid) : NULL;
+	p->values = l->o->fetch.n ? take_values(l, c->tid, c->start_ns) : NULL;
 	l->npending++;
 	return 0;
 }
