@@ -41,7 +41,6 @@ enum fetch_step_kind {
 	FETCH_STEP_KARG,	/* x = the probed function's argument number arg */
 	FETCH_STEP_LOAD_ANY,	/* LOAD, from the thread's memory or the kernel's by x */
 	FETCH_STEP_STR_ANY,	/* STR, from the thread's memory or the kernel's by x */
-	FETCH_STEP_BITS,	/* x = the arg bits of x from its bit imm (a bit field) */
 	FETCH_STEP_KREG,	/* x = DWARF's register arg of the kprobe's own (the kernel's) */
 };
 

@@ -560,22 +560,22 @@ static int scalar_format(struct compiler *c, Dwarf_Die *type, struct fetch_forma
 	return 0;
 }
 
-/* A bit field, in memory at x: the bytes that hold it loaded, then its bits. */
+/*
+ * A bit field, in memory at x: the bytes that hold it loaded; its bits are
+ * taken out where the value is printed (fetch_format.c), by shift and width.
+ */
 static int finish_bits(struct compiler *c, struct fetch_format *f)
 {
-	int need = (c->bit_shift + c->bit_size + 7) / 8, load = 1, rc;
+	int need = (c->bit_shift + c->bit_size + 7) / 8, load = 1;
 
-	while (load < need)
-		load *= 2;
-	rc = emit(c, FETCH_STEP_LOAD, load, 0);
-	if (rc)
-		return rc;
-	/* A cast reads the field's bits as that many bytes; the field's sign is its top bit */
-	if (!f->bits && f->print == FETCH_PRINT_SIGNED && f->size * 8 > c->bit_size)
-		f->bits = c->bit_size;
 	if (f->print == FETCH_PRINT_FLOAT)
 		return fail(c, "a floating-point bit field");
-	return emit(c, FETCH_STEP_BITS, c->bit_size, c->bit_shift);
+	while (load < need)
+		load *= 2;
+	/* A cast reads the field's bits as that many bytes; the field's sign is its top bit */
+	f->bits = f->size * 8 > c->bit_size ? c->bit_size : 0;
+	f->shift = c->bit_shift;
+	return emit(c, FETCH_STEP_LOAD, load, 0);
 }
 
 static int compile_one(struct compiler *c, struct line_dwarf *ld, int machine,

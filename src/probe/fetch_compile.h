@@ -32,6 +32,9 @@ struct fetch_format {
 	uint8_t size;		/* bytes of the value (a register's are cut to it) */
 	uint8_t print;		/* enum fetch_print */
 	uint8_t bits;		/* a bit field's width (its sign bit's place); 0: size's */
+	uint8_t shift;		/* a bit field's first bit in the bytes loaded: user
+				 * space takes it out (a BPF step for it cost every
+				 * start ~0.27 s in the verifier) */
 };
 
 /* One probe address's fetches: what --print and the labels need. */

@@ -61,6 +61,8 @@ static void put_value(struct out *o, const struct fetch_format *f, uint64_t v)
 		double d;
 	} f64;
 
+	v >>= f->shift & 63;	/* a bit field's first bit */
+
 	if (bits && bits < 64)
 		v &= (1ull << bits) - 1;
 	switch (f->print) {
