@@ -323,9 +323,15 @@ static bool parse_vaddr(const char *s, uint64_t *vaddr)
 	return !errno && !*end;
 }
 
+static int attach_kprobe_site(struct attacher *a, const struct line_dwarf *ld,
+			      const struct line_site *site, uint32_t idx, uint32_t site1, char *why,
+			      size_t whylen);
+
 /*
- * uprobe:PATH:FUNC:RELLINE, uprobe:PATH@FILE:LINE: one uprobe at the line's
- * address in each copy of its code (probe/line_probe.h), all one event.
+ * A probe on a source line: uprobe:PATH:FUNC:RELLINE, uprobe:PATH@FILE:LINE
+ * (path: the binary), or kprobe:FUNC:RELLINE, kprobe:@FILE:LINE (path NULL:
+ * the running kernel, probe/line_kernel.c): one probe at the line's address
+ * in each copy of its code (probe/line_probe.h), all one event.
  */
 static int attach_line_probe(struct attacher *a, const struct event_spec *ev, const char *path,
 			     uint32_t idx, char *err, size_t errlen)
@@ -341,14 +347,15 @@ static int attach_line_probe(struct attacher *a, const struct event_spec *ev, co
 		return -ENOMEM;
 	rc = line_spec_parse(text, &spec);
 	if (rc == 0)
-		rc = line_dwarf_open(&ld, path, why, sizeof(why));
+		rc = path ? line_dwarf_open(&ld, path, why, sizeof(why)) :
+			    line_dwarf_open_kernel(&ld, why, sizeof(why));
 	if (rc == 0) {
 		rc = line_sites(&ld, &spec, &sites, &n, why, sizeof(why));
 		for (i = 0; rc == 0 && i < n; i++) {
-			uint64_t offset;
+			uint64_t offset = 0;
 			uint32_t site1;
 
-			if (elf_vaddr_to_offset(ld.elf, sites[i].vaddr, &offset) != 0) {
+			if (path && elf_vaddr_to_offset(ld.elf, sites[i].vaddr, &offset) != 0) {
 				snprintf(why, sizeof(why), "0x%llx (%s:%d) is in no loaded segment",
 					 (unsigned long long)sites[i].vaddr, sites[i].file,
 					 sites[i].line);
@@ -359,6 +366,11 @@ static int attach_line_probe(struct attacher *a, const struct event_spec *ev, co
 					    sizeof(why));
 			if (rc || a->dry)
 				continue;
+			if (!path) {
+				rc = attach_kprobe_site(a, &ld, &sites[i], idx, site1, why,
+							sizeof(why));
+				continue;
+			}
 			rc = attach_uprobe_site(a, path, offset, 0, idx, site1, ev->text, err,
 						errlen);
 			why[0] = '\0';
@@ -491,48 +503,6 @@ static int attach_kprobe_site(struct attacher *a, const struct line_dwarf *ld,
 	return attach_add_link(a, link);
 }
 
-/*
- * kprobe:FUNC:RELLINE, kprobe:@FILE:LINE: a kprobe at the line's address in
- * each copy of its code, placed by the running kernel's DWARF
- * (probe/line_kernel.c), all one event.
- */
-static int attach_kprobe_line(struct attacher *a, const struct event_spec *ev, uint32_t idx,
-			      char *err, size_t errlen)
-{
-	char why[512] = "", *text = strdup(ev->b);
-	struct line_site *sites = NULL;
-	struct line_spec spec;
-	struct line_dwarf ld;
-	size_t n = 0, i;
-	int rc;
-
-	if (!text)
-		return -ENOMEM;
-	rc = line_spec_parse(text, &spec);
-	if (rc == 0)
-		rc = line_dwarf_open_kernel(&ld, why, sizeof(why));
-	if (rc == 0) {
-		rc = line_sites(&ld, &spec, &sites, &n, why, sizeof(why));
-		for (i = 0; rc == 0 && i < n; i++) {
-			uint32_t site1;
-
-			rc = fetch_site_add(a, &ld, &sites[i], NULL, NULL, idx, &site1, why,
-					    sizeof(why));
-			if (rc || a->dry)
-				continue;
-			rc = attach_kprobe_site(a, &ld, &sites[i], idx, site1, why, sizeof(why));
-		}
-		line_dwarf_close(&ld);
-	}
-	if (rc && why[0])
-		snprintf(err, errlen, "%s: %s", ev->text, why);
-	else if (rc == -EINVAL)
-		snprintf(err, errlen, "%s: not FUNC:RELLINE or @FILE:LINE", ev->text);
-	free(sites);
-	free(text);
-	return rc;
-}
-
 static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 			 char *err, size_t errlen)
 {
@@ -550,7 +520,7 @@ static int attach_kprobe(struct attacher *a, const struct event_spec *ev, uint32
 		return -EOPNOTSUPP;
 	}
 	if (ev->line)
-		return attach_kprobe_line(a, ev, idx, err, errlen);
+		return attach_line_probe(a, ev, NULL, idx, err, errlen);
 	rc = fetch_site_add(a, NULL, NULL, NULL, ev->a, idx, &site1, why, sizeof(why));
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", ev->text, why);
