@@ -56,6 +56,7 @@ struct agent {
 	const char *events;		/* -e's list */
 	const char *comm;
 	double period_s;
+	bool min_age_set;		/* --min-age given */
 	struct push_target targets[MAX_TARGETS];
 	int ntargets;
 	struct push_label labels[MAX_LABELS];
@@ -108,6 +109,11 @@ static void usage(FILE *f)
 "                           as Go's profiles; alone)\n"
 "      --alloc-sample SIZE  alloc: one sample per SIZE bytes allocated, on\n"
 "                           average (default 512K; each weighs what it stands for)\n"
+"      --inuse              alloc: each period, the sampled blocks still allocated\n"
+"                           (memory, inuse_space/bytes), by the stack that\n"
+"                           allocated them, instead of the bytes allocated in it;\n"
+"                           free and the allocators' returns are traced too\n"
+"      --min-age TIME       --inuse: leave out blocks younger than TIME (like 30s)\n"
 "  -F, --freq HZ            cpu samples per second (default %d)\n"
 "      --period DURATION    one push per period: 15s (default), 1s..3600s\n"
 "      --label NAME=VALUE   a label on every series, repeatable; service_name=X names\n"
@@ -287,7 +293,7 @@ static int take_label(struct agent *a, const char *arg)
 }
 
 enum { OPT_PUSH = 256, OPT_COMM, OPT_PERIOD, OPT_LABEL, OPT_SPOOL, OPT_SPOOL_MAX,
-       OPT_HEADER_FILE, OPT_ALLOC_SAMPLE };
+       OPT_HEADER_FILE, OPT_ALLOC_SAMPLE, OPT_INUSE, OPT_MIN_AGE };
 
 /* agent's own options; the ones it shares with record are in run_opts.h. */
 static const struct option longopts[] = {
@@ -300,6 +306,8 @@ static const struct option longopts[] = {
 	{ "spool-max", required_argument, NULL, OPT_SPOOL_MAX },
 	{ "push-header-file", required_argument, NULL, OPT_HEADER_FILE },
 	{ "alloc-sample", required_argument, NULL, OPT_ALLOC_SAMPLE },
+	{ "inuse", no_argument, NULL, OPT_INUSE },
+	{ "min-age", required_argument, NULL, OPT_MIN_AGE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -342,6 +350,16 @@ static int take_opt(void *ctx, int c, const char *arg)
 		if (!alloc_parse_period(arg, &a->o.alloc_period))
 			return fail_usage("--alloc-sample: '%s' is not a size of 1 byte to 1G (like "
 					  "512K, 16K, 1M; 1 records every allocation)", arg);
+		return 0;
+	case OPT_INUSE:
+		a->o.inuse = true;
+		return 0;
+	case OPT_MIN_AGE:
+		a->o.min_age_ns = strcmp(arg, "0") ? cli_parse_time(arg) : 0;
+		if (!a->o.min_age_ns && strcmp(arg, "0"))
+			return fail_usage("--min-age: '%s' is not a time (like 30s, 500ms; 0 keeps "
+					  "every block)", arg);
+		a->min_age_set = true;
 		return 0;
 	}
 	return 0;
@@ -398,6 +416,11 @@ static int take_events(struct agent *a)
 				  "time: give it alone", a->events);
 	if (a->o.alloc_period && !seen[3])
 		return fail_usage("%s", "--alloc-sample goes with -e alloc");
+	if (a->o.inuse && !seen[3])
+		return fail_usage("%s", "--inuse goes with -e alloc (the allocations not freed)");
+	if (a->min_age_set && !a->o.inuse)
+		return fail_usage("%s", "--min-age goes with -e alloc --inuse");
+	a->cfg.inuse = a->o.inuse;
 	a->cfg.wall = seen[2];
 	return 0;
 }

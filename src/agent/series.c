@@ -108,7 +108,7 @@ static int build_profile(const struct series_config *c, struct group *g, struct 
 	if (g->key.type == SERIES_CPU) {
 		p->period_ns = 1000000000ULL / c->freq;
 	} else if (g->key.type == SERIES_ALLOC) {
-		p->value_type = profile_str(p, "alloc_space");
+		p->value_type = profile_str(p, c->inuse ? "inuse_space" : "alloc_space");
 		p->value_unit = profile_str(p, "bytes");
 		p->period_ns = 0;
 	} else {

@@ -31,6 +31,7 @@ struct series_config {
 	int cpu_idx;			/* the cpu event's index, -1 if none */
 	int alloc_idx;			/* the alloc event's index, -1 if none */
 	bool wall;			/* -e wall: every stack in one wall series */
+	bool inuse;			/* --inuse: alloc's stacks weigh the bytes held */
 	int freq;			/* cpu samples per second */
 	const char *comm;		/* --comm: only processes of this name; NULL: all */
 	const char *service_name;	/* --label service_name=...; NULL: the process's name */

@@ -42,6 +42,22 @@ struct {
 	__type(value, struct alloc_live_block);
 } alloc_live SEC(".maps");
 
+/* tid -> its realloc of a tracked block not returned yet. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ALLOC_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct alloc_realloc);
+} alloc_reallocs SEC(".maps");
+
+/* tgid -> when its memory went (user space sizes it to 1 without --inuse). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ALLOC_GONE_MAX);
+	__type(key, __u32);
+	__type(value, struct alloc_gone);
+} alloc_gone SEC(".maps");
+
 /* Each CPU's count of the block numbers it gave. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -131,6 +147,64 @@ static __always_inline void alloc_block_freed(__u64 addr)
 		return;		/* another thread's free of it took it: a double free */
 	/* Lost, the block's stack stays named in user space: memory, not a wrong figure. */
 	bpf_ringbuf_output(&samples, &rec, sizeof(rec), 0);
+}
+
+/*
+ * realloc(addr, size) begins: if addr is a tracked block, the thread waits
+ * for the call's return to know whether it went (alloc_realloc).
+ */
+static __always_inline void alloc_realloc_begin(struct pt_regs *ctx, __u64 addr, __u64 size)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct alloc_live_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .addr = addr };
+	struct alloc_realloc r = { .addr = addr, .size = size };
+
+	if (!addr || alloc_stopped || !bpf_map_lookup_elem(&alloc_live, &k))
+		return;
+	r.ret_sp = PT_REGS_SP(ctx) + ALLOC_RET_SP_DELTA;
+	bpf_map_update_elem(&alloc_reallocs, &tid, &r, BPF_ANY);
+}
+
+/*
+ * A realloc returned ret: the old block it began with is out if the call
+ * moved, resized or freed it, kept if it failed.  Before the new block is
+ * filed (alloc_block_returned): resized in place, it has the old address.
+ */
+static __always_inline void alloc_realloc_returned(struct pt_regs *ctx, __u64 ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct alloc_realloc *r = bpf_map_lookup_elem(&alloc_reallocs, &tid);
+	__u64 addr;
+	bool gone;
+
+	if (!r || r->ret_sp != PT_REGS_SP(ctx))
+		return;
+	addr = r->addr;
+	gone = ret || !r->size;
+	bpf_map_delete_elem(&alloc_reallocs, &tid);
+	if (gone)
+		alloc_block_freed(addr);
+}
+
+/* Process tgid's memory went now, at its exec or its exit (alloc_gone). */
+static __always_inline void alloc_process_gone(__u32 tgid, bool exec)
+{
+	struct alloc_gone fresh = {}, *g;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!alloc_inuse || alloc_stopped)
+		return;
+	g = bpf_map_lookup_elem(&alloc_gone, &tgid);
+	if (!g) {
+		bpf_map_update_elem(&alloc_gone, &tgid, &fresh, BPF_NOEXIST);
+		g = bpf_map_lookup_elem(&alloc_gone, &tgid);
+		if (!g)
+			return;
+	}
+	if (exec)
+		g->exec_ns = now;
+	else
+		g->exit_ns = now;
 }
 
 #endif /* STITCH_CAPTURE_ALLOC_INUSE_BPF_H */

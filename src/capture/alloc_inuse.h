@@ -59,6 +59,31 @@ struct alloc_inflight {
 	__u64 ret_sp;		/* the stack pointer its return leaves */
 };
 
+/*
+ * A realloc of a tracked block between its entry and its return: the old
+ * block is gone only if the call succeeds (a NULL return keeps it, unless
+ * the size was 0: glibc's realloc(ptr, 0) frees ptr and returns NULL).
+ */
+struct alloc_realloc {
+	__u64 addr;		/* the old block's */
+	__u64 size;		/* asked */
+	__u64 ret_sp;		/* as alloc_inflight's */
+};
+
+/*
+ * When a process's memory went all at once, with no free to say so: at
+ * its exec (the old image's heap) and at its exit (its last thread's).
+ * Its blocks filed before then are not in use.  Evicted oldest first past
+ * ALLOC_GONE_MAX processes (an LRU map): a block of an exit evicted stays
+ * counted, an over-count only of processes that exited 16,384 exits ago.
+ */
+#define ALLOC_GONE_MAX 16384
+
+struct alloc_gone {
+	__u64 exec_ns;		/* CLOCK_MONOTONIC of its last exec; 0: none seen */
+	__u64 exit_ns;		/* of its exit; 0: none seen */
+};
+
 /* What a sampled allocation's sent stack weighs (RING_ALLOC_WEIGHT), after it. */
 struct alloc_weight {
 	struct ring_record_header hdr;

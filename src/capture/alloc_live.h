@@ -14,7 +14,9 @@
 
 struct alloc_live {
 	struct hmap blocks;		/* block number -> its stack in keys */
-	struct stack_table keys;	/* the blocks' stacks, each kept once */
+	/* the blocks' stacks, each kept once, counting its blocks (gone at 0) */
+	struct stack_table keys;
+	uint32_t reads;			/* of a live map (alloc_live_end.live) */
 };
 
 /* What the end found in the kernel's blocks (alloc_live_report). */
@@ -22,6 +24,28 @@ struct alloc_inuse_totals {
 	uint64_t blocks, bytes;			/* in use, on their stacks */
 	uint64_t young_blocks, young_bytes;	/* younger than --min-age: left out */
 	uint64_t unnamed_blocks, unnamed_bytes;	/* their stack never came (ring full) */
+	uint64_t gone_blocks, gone_bytes;	/* their process exec'd or exited since */
+};
+
+/* What alloc_live_report reads: the kernel's maps, and the recording's end. */
+struct alloc_live_end {
+	int live_fd;			/* alloc_live: alloc_inuse.h's keys and values */
+	int gone_fd;			/* alloc_gone: when processes' memory went */
+	uint64_t now_ns;		/* the end, CLOCK_MONOTONIC */
+	uint64_t min_age_ns;		/* younger blocks left out */
+	/*
+	 * The processes whose exit ended the recording (-p's, a COMMAND):
+	 * what they held as they exited is what they leaked, kept.  Another
+	 * process's exit took its blocks with it.
+	 */
+	const uint32_t *ending;
+	int nending;
+	/*
+	 * The map is live (an agent's period): read it in batches, which
+	 * concurrent frees cannot send back to its start, and take the
+	 * blocks of processes gone out of it and out of t for good.
+	 */
+	bool live;
 };
 
 int alloc_live_init(struct alloc_live *t);
@@ -35,11 +59,12 @@ int alloc_live_hold(struct alloc_live *t, uint64_t block, const struct stack_key
 void alloc_live_freed(struct alloc_live *t, uint64_t block);
 
 /*
- * The blocks still in the kernel's map (live_fd: alloc_inuse.h's keys and
- * values) that are at least min_age_ns old at now_ns (CLOCK_MONOTONIC),
- * each block's bytes added to its stack in out.  0, or -errno.
+ * The blocks still in the kernel's map that are at least e->min_age_ns old
+ * at e->now_ns and whose process's memory did not go since (exec, or an
+ * exit other than e->ending's), each block's bytes added to its stack in
+ * out.  0, or -errno.
  */
-int alloc_live_report(struct alloc_live *t, int live_fd, uint64_t now_ns, uint64_t min_age_ns,
+int alloc_live_report(struct alloc_live *t, const struct alloc_live_end *e,
 		      struct stack_table *out, struct alloc_inuse_totals *tot);
 
 #endif /* STITCH_CAPTURE_ALLOC_LIVE_H */

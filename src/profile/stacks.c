@@ -102,6 +102,13 @@ int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t ke
 	return stacks_find_add(t, key, key_bytes, count) ? 0 : -ENOMEM;
 }
 
+void stacks_remove(struct stack_table *t, struct stack *s)
+{
+	t->total -= s->count;
+	hmap_remove(&t->map, &s->node);
+	free(s);
+}
+
 static int cmp_count(const void *a, const void *b)
 {
 	const struct stack *x = *(const struct stack *const *)a;

@@ -119,6 +119,8 @@ int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t ke
 /* stacks_add_n, and the table's stack for key (NULL: out of memory): it lives as long as t. */
 struct stack *stacks_find_add(struct stack_table *t, const struct stack_key *key,
 			      uint32_t key_bytes, uint64_t count);
+/* Take stack s out of t and free it (not while t is sorted). */
+void stacks_remove(struct stack_table *t, struct stack *s);
 /* Sort by count, descending (ties: by key bytes, for stable output). */
 int stacks_sort(struct stack_table *t);
 

@@ -163,7 +163,9 @@ static int attach_alloc_lib(struct attacher *a, const struct allocator *al, cons
 		rc = attach_alloc_at(a, alloc_prog(a, al, fns[i]), false, path, offset, idx, fns[i],
 				     what, err, errlen);
 		if (rc >= 0 && inuse)
-			rc = attach_alloc_at(a, a->skel->progs.on_alloc_return, true, path, offset,
+			rc = attach_alloc_at(a, !strcmp(fns[i], "realloc") ?
+					     a->skel->progs.on_alloc_realloc_return :
+					     a->skel->progs.on_alloc_return, true, path, offset,
 					     idx, fns[i], what, err, errlen);
 		offsets[n++] = offset;
 	}
@@ -188,6 +190,20 @@ static int attach_alloc_lib(struct attacher *a, const struct allocator *al, cons
 		rc = -ENOENT;
 	}
 	return rc < 0 ? rc : (int)n;
+}
+
+/* One of --inuse's process tracepoints: 0, or -errno (said in err). */
+static int attach_alloc_raw_tp(struct attacher *a, struct bpf_program *prog, char *err,
+			       size_t errlen)
+{
+	struct bpf_link *link = bpf_program__attach(prog);
+	int rc = -errno;
+
+	if (link)
+		return attach_add_link(a, link);
+	snprintf(err, errlen, "--inuse: cannot attach %s: %s", bpf_program__name(prog),
+		 strerror(-rc));
+	return rc;
 }
 
 struct alloc_libs {
@@ -262,6 +278,12 @@ int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 	struct dirent *de;
 	int p, rc;
 	DIR *d;
+
+	/* --inuse: the processes' execs and exits, which take their blocks with them */
+	if (a->skel->rodata->alloc_inuse &&
+	    ((rc = attach_alloc_raw_tp(a, a->skel->progs.alloc_on_exec, err, errlen)) < 0 ||
+	     (rc = attach_alloc_raw_tp(a, a->skel->progs.alloc_on_exit, err, errlen)) < 0))
+		return rc;
 
 	for (p = 0; p < (a->npids ? a->npids : 1); p++) {
 		uint32_t pid = a->npids ? a->pids[p] : 0;

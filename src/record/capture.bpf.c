@@ -899,12 +899,9 @@ int on_alloc_realloc(struct pt_regs *ctx)
 {
 	if (!PT_REGS_PARM1(ctx))
 		return 0;
-	/*
-	 * --inuse: the old block is gone, moved or freed (realloc(ptr, 0)).
-	 * Taken out now: a realloc that fails keeps it, and it is missed.
-	 */
+	/* --inuse: the old block waits for the call's return (on_alloc_realloc_return). */
 	if (alloc_inuse)
-		alloc_block_freed(PT_REGS_PARM1(ctx));
+		alloc_realloc_begin(ctx, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
 	return alloc_entry(ctx, PT_REGS_PARM2(ctx), 0);
 }
 
@@ -977,5 +974,34 @@ SEC("uprobe")
 int on_alloc_free(struct pt_regs *ctx)
 {
 	alloc_block_freed(PT_REGS_PARM1(ctx));
+	return 0;
+}
+
+/* realloc's return: its old block first, then its new one. */
+SEC("uretprobe")
+int on_alloc_realloc_return(struct pt_regs *ctx)
+{
+	alloc_realloc_returned(ctx, PT_REGS_RC(ctx));
+	alloc_block_returned(ctx, PT_REGS_RC(ctx));
+	return 0;
+}
+
+/*
+ * A process's memory goes at its exec and at its exit, with no free: its
+ * blocks filed before then are not in use (alloc_gone).  Exit: its last
+ * thread's (signal->live has counted it out by the tracepoint).
+ */
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(alloc_on_exec, struct task_struct *task)
+{
+	alloc_process_gone(BPF_CORE_READ(task, tgid), true);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(alloc_on_exit, struct task_struct *task)
+{
+	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+		alloc_process_gone(BPF_CORE_READ(task, tgid), false);
 	return 0;
 }

@@ -301,6 +301,7 @@ static int period_hand_over(struct run *run)
 	uint64_t dropped = r->bins.syms_dropped;
 	int rc;
 
+	inuse_period(r);
 	rc = r->hooks->period(r->hooks->ctx, &res) ? 1 : 0;
 	stacks_free(&r->stacks);
 	/*

@@ -41,8 +41,10 @@ void inuse_close(struct recorder *r)
 void inuse_stop(struct recorder *r)
 {
 	r->end_ns = mono_ns();
-	if (r->alloc_live)
+	if (r->alloc_live) {
 		__atomic_store_n(&r->skel->bss->alloc_stopped, true, __ATOMIC_SEQ_CST);
+		r->inuse_stopped = true;
+	}
 }
 
 static double mib(uint64_t bytes)
@@ -50,17 +52,63 @@ static double mib(uint64_t bytes)
 	return bytes / (1024.0 * 1024);
 }
 
-void inuse_read(struct recorder *r)
+/*
+ * An agent's period (hooks->period): the blocks in use now onto the
+ * period's stacks, the map read as the programs go on.  Every process
+ * that exits takes its blocks (the agent outlives them), and forgets them.
+ */
+void inuse_period(struct recorder *r)
 {
-	struct alloc_inuse_totals *t = &r->inuse_totals;
+	struct alloc_inuse_totals t;
+	struct alloc_live_end e = {
+		.live_fd = bpf_map__fd(r->skel->maps.alloc_live),
+		.gone_fd = bpf_map__fd(r->skel->maps.alloc_gone),
+		.now_ns = mono_ns(),
+		.min_age_ns = r->o->min_age_ns,
+		.live = !r->inuse_stopped,
+	};
 
 	if (!r->alloc_live)
 		return;
-	if (alloc_live_report(r->alloc_live, bpf_map__fd(r->skel->maps.alloc_live), r->end_ns,
-			      r->o->min_age_ns, &r->stacks, t))
+	if (alloc_live_report(r->alloc_live, &e, &r->stacks, &t)) {
+		if (!r->inuse_oom_said)
+			fprintf(stderr, "stitch: --inuse: out of memory naming the blocks held\n");
+		r->inuse_oom_said = true;
+	}
+}
+
+void inuse_read(struct recorder *r)
+{
+	struct alloc_inuse_totals *t = &r->inuse_totals;
+	const struct target *tg = &r->o->target;
+	uint32_t ending[MAX_PIDS];
+	struct alloc_live_end e = {
+		.live_fd = bpf_map__fd(r->skel->maps.alloc_live),
+		.gone_fd = bpf_map__fd(r->skel->maps.alloc_gone),
+		.now_ns = r->end_ns,
+		.min_age_ns = r->o->min_age_ns,
+		.ending = ending,
+	};
+
+	/* A run with periods reads them in its last one (inuse_period). */
+	if (!r->alloc_live || (r->hooks && r->hooks->period))
+		return;
+	/* -a ends by time or a signal: every process's exit took its blocks. */
+	if (tg->command && r->child > 0)
+		ending[e.nending++] = (uint32_t)r->child;
+	else if (!tg->all)
+		while (e.nending < tg->npids) {
+			ending[e.nending] = tg->pids[e.nending];
+			e.nending++;
+		}
+	if (alloc_live_report(r->alloc_live, &e, &r->stacks, t))
 		fprintf(stderr, "stitch record: --inuse: out of memory naming the blocks held\n");
 	fprintf(stderr, "stitch record: --inuse: %" PRIu64 " sampled blocks still allocated, "
 		"%.1f MiB\n", t->blocks, mib(t->bytes));
+	if (t->gone_blocks)
+		fprintf(stderr, "stitch record: --inuse: %" PRIu64 " more (%.1f MiB) left out: "
+			"their processes exited or exec'd since\n", t->gone_blocks,
+			mib(t->gone_bytes));
 	if (t->young_blocks)
 		fprintf(stderr, "stitch record: --inuse: %" PRIu64 " more (%.1f MiB) younger than "
 			"--min-age left out\n", t->young_blocks, mib(t->young_bytes));

@@ -95,6 +95,8 @@ struct recorder {
 	struct offcpu_pending offcpu;	/* off-CPU samples awaiting their weight */
 	struct alloc_live *alloc_live;	/* --inuse: the tracked blocks' stacks; else NULL */
 	struct alloc_inuse_totals inuse_totals;	/* --inuse: what the end found */
+	bool inuse_stopped;		/* --inuse: the kernel files no more blocks */
+	bool inuse_oom_said;
 	uint64_t end_ns;		/* CLOCK_MONOTONIC when the recording stopped */
 	/* fetched.c: --fetch's values, until their sample */
 	struct fetch_values fetched;
@@ -145,6 +147,8 @@ void inuse_close(struct recorder *r);
 void inuse_stop(struct recorder *r);
 /* At the drain, the programs detached: the blocks held, onto their stacks. */
 void inuse_read(struct recorder *r);
+/* An agent's period: the blocks in use now, onto its stacks. */
+void inuse_period(struct recorder *r);
 /* What the figures miss (stats.c's report_losses). */
 void inuse_report_losses(struct recorder *r, const uint64_t st[STAT_NR]);
 

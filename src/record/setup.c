@@ -201,10 +201,15 @@ static void alloc_programs(struct recorder *r, bool alloc, bool legacy)
 	/* --inuse: the returns and free too, and room for the blocks */
 	bpf_program__set_autoload(s->progs.on_alloc_return, alloc && r->o->inuse);
 	bpf_program__set_autoload(s->progs.on_alloc_free, alloc && r->o->inuse);
+	bpf_program__set_autoload(s->progs.on_alloc_realloc_return, alloc && r->o->inuse);
+	bpf_program__set_autoload(s->progs.alloc_on_exec, alloc && r->o->inuse);
+	bpf_program__set_autoload(s->progs.alloc_on_exit, alloc && r->o->inuse);
 	s->rodata->alloc_inuse = alloc && r->o->inuse;
 	if (!s->rodata->alloc_inuse) {
 		bpf_map__set_max_entries(s->maps.alloc_live, 1);
 		bpf_map__set_max_entries(s->maps.alloc_inflight, 1);
+		bpf_map__set_max_entries(s->maps.alloc_reallocs, 1);
+		bpf_map__set_max_entries(s->maps.alloc_gone, 1);
 	}
 	s->rodata->alloc_legacy = alloc && legacy;
 	s->rodata->alloc_period = r->o->alloc_period ? r->o->alloc_period : ALLOC_DEFAULT_PERIOD;

@@ -105,14 +105,18 @@ test_alloc_inuse_leak_on_its_stack() {
 # again where it is freed (posix_memalign's through its pointer, realloc's
 # old block as it moves), so nothing of the freed calls is in use; the
 # blocks realloc moved and the workload kept are, on realloc, at their new
-# size, and their first mallocs are not.
+# size, and their first mallocs are not; the blocks a failed realloc left
+# with the program are in use, on their malloc.
 test_alloc_inuse_frees_and_moves_found() {
 	"$STITCH" record -e alloc --inuse --alloc-sample 1 -o "$TMP/inuse_fns.folded" -- \
 		"$ALLOC_PATHS" fns >"$TMP/inuse_fns.out" 2>"$TMP/inuse_fns.err"
 	cat "$TMP/inuse_fns.err" "$TMP/inuse_fns.folded"
 	expect_eq "realloc'd blocks kept, in use" \
 		"$(total "$TMP/inuse_fns.folded" ';main;(fns_\[i\];)?via_realloc_kept;realloc [0-9]+$')" \
-		"$(said "$TMP/inuse_fns.out" kept)"
+		"$(said "$TMP/inuse_fns.out" moved_kept)"
+	expect_eq "blocks a failed realloc kept, in use" \
+		"$(total "$TMP/inuse_fns.folded" ';main;(fns_\[i\];)?via_realloc_failed;malloc [0-9]+$')" \
+		"$(said "$TMP/inuse_fns.out" failed_kept)"
 	expect_eq "bytes in use of the blocks freed" \
 		"$(total "$TMP/inuse_fns.folded" ';via_' )" "$(said "$TMP/inuse_fns.out" kept)"
 	# The rest: what stdio keeps for stdout (a 4 KiB buffer).
@@ -156,6 +160,22 @@ test_alloc_inuse_python_list_held_at_ctrl_c() {
 		"$(said "$TMP/py_inuse.out" grew)" 10
 	expect_eq "churn (alloc_grow.py:23) in use" \
 		"$(total "$TMP/py_inuse.folded" 'alloc_grow\.py:23\)')" 0
+}
+
+# A child's exit frees its leak, with no free: its blocks are not in use
+# (and said to be left out); its parent's, whose exit ends the recording,
+# are what it leaked, within 10% (~600 samples at 16K).
+test_alloc_inuse_exited_child_left_out() {
+	"$STITCH" record -e alloc --inuse --alloc-sample 16K -o "$TMP/forked.folded" -- \
+		"$ALLOC_PATHS" forked 100000 >"$TMP/forked.out" 2>"$TMP/forked.err"
+	cat "$TMP/forked.out" "$TMP/forked.err" "$TMP/forked.folded"
+	expect_eq "child's leak in use after its exit" \
+		"$(total "$TMP/forked.folded" ';child_leak;')" 0
+	bytes_within "parent's leak in use" \
+		"$(total "$TMP/forked.folded" ';parent_leak;leak_one;malloc [0-9]+$')" \
+		"$(said "$TMP/forked.out" parent)" 10
+	expect_grep "$TMP/forked.err" \
+		'^stitch record: --inuse: [0-9]+ more \([0-9.]+ MiB\) left out: their processes exited'
 }
 
 # Bad frees (twice, an address never allocated: glibc aborts the program
@@ -229,7 +249,10 @@ test_alloc_jemalloc_and_tcmalloc_exact() {
 			"$(total "$TMP/$name.inuse.folded" ';via_')" "$(said "$TMP/$name.inuse.out" kept)"
 		expect_eq "$name: realloc'd blocks kept, in use" \
 			"$(total "$TMP/$name.inuse.folded" ';via_realloc_kept;realloc [0-9]+$')" \
-			"$(said "$TMP/$name.inuse.out" kept)"
+			"$(said "$TMP/$name.inuse.out" moved_kept)"
+		expect_eq "$name: blocks a failed realloc kept, in use" \
+			"$(total "$TMP/$name.inuse.folded" ';via_realloc_failed;malloc [0-9]+$')" \
+			"$(said "$TMP/$name.inuse.out" failed_kept)"
 	done
 }
 
@@ -296,6 +319,51 @@ test_agent_alloc_pushes_memory() {
 }
 
 # What the options refuse, each with what to do.
+# agent --inuse: each period pushes what a growing service holds, by the
+# stack that allocated it (memory's inuse_space/bytes, to all three
+# backends): its leak, in every period after the first and never less
+# than in the one before (a leak's sampled blocks are never freed), and
+# none of its churn, freed at once.
+test_agent_alloc_inuse_pushes_what_is_held() {
+	local wl kind leak
+	backend_start ipyro pyroscope
+	backend_start iotlp otlp
+	backend_start iparca parca
+	"$ALLOC_PATHS" leaky 60 &
+	wl=$!
+	track_pid "$wl"
+	"$STITCH" agent -e alloc --inuse --alloc-sample 16K -p "$wl" -d $((SLOWDOWN > 1 ? 8 : 4)) \
+		--period 1s --push "pyroscope=$(url_of ipyro)" --push "otlp=$(url_of iotlp)" \
+		--push "parca=$(url_of iparca)" 2>"$TMP/iagent.err"
+	kill "$wl"
+	wait "$wl" || true
+	backend_stop ipyro
+	backend_stop iotlp
+	backend_stop iparca
+	cat "$TMP/iagent.err"
+	"$PY" "$PUSHES" types "$TMP/ipyro.jsonl" "$TMP/iotlp.jsonl" "$TMP/iparca.jsonl" |
+		sort | uniq -c | tee "$TMP/itypes"
+	for kind in pyroscope otlp parca; do
+		expect_ge "$kind: profiles of memory's inuse_space/bytes" \
+			"$(awk -v k=$kind '$2 == k && $4 == "inuse_space/bytes" { n += $1 } END { print n + 0 }' "$TMP/itypes")" 3
+	done
+	expect_eq "profiles of another type" \
+		"$(awk '$4 != "inuse_space/bytes"' "$TMP/itypes" | wc -l)" 0
+	"$PY" "$PUSHES" folded "$TMP/ipyro.jsonl" "$TMP/iotlp.jsonl" "$TMP/iparca.jsonl" \
+		>"$TMP/iagent.folded"
+	for kind in pyroscope otlp parca; do
+		grep -E "^$kind;alloc_paths;.*;main;steady;leaker;leak_one;malloc [0-9]+$" \
+			"$TMP/iagent.folded" | awk '{ print $NF }' >"$TMP/ileak.$kind"
+		echo "$kind: the leak in use at each period's end:" $(cat "$TMP/ileak.$kind")
+		expect_ge "$kind: periods with the leak in use" "$(wc -l <"$TMP/ileak.$kind")" 3
+		expect_eq "$kind: periods with less of the leak in use than the one before" \
+			"$(awk 'NR > 1 && $1 < last { n++ } { last = $1 } END { print n + 0 }' "$TMP/ileak.$kind")" 0
+		leak=$(total "$TMP/iagent.folded" "^$kind;alloc_paths;.*;main;steady;leaker;leak_one;malloc [0-9]+$")
+		expect_ge "$kind: the churn's bytes in use at most 1% of the leak's" \
+			"$((leak / 100 - $(total "$TMP/iagent.folded" "^$kind;.*;churn_one;malloc [0-9]+$")))" 0
+	done
+}
+
 test_alloc_options_refused_with_reasons() {
 	local rc=0
 	"$STITCH" record -e alloc -e cpu -- true 2>"$TMP/ao1.err" || rc=$?
@@ -321,4 +389,13 @@ test_alloc_options_refused_with_reasons() {
 	"$STITCH" record -e alloc --inuse --min-age soon -- true 2>"$TMP/ao6.err" || rc=$?
 	expect_eq "--min-age soon: exit" "$rc" 2
 	expect_grep "$TMP/ao6.err" "--min-age: 'soon' is not a time"
+	rc=0
+	"$STITCH" agent --inuse --push pyroscope=http://127.0.0.1:1 -d 1 2>"$TMP/ao7.err" || rc=$?
+	expect_eq "agent --inuse without -e alloc: exit" "$rc" 2
+	expect_grep "$TMP/ao7.err" '--inuse goes with -e alloc'
+	rc=0
+	"$STITCH" agent -e alloc --min-age 5s --push pyroscope=http://127.0.0.1:1 -d 1 \
+		2>"$TMP/ao8.err" || rc=$?
+	expect_eq "agent --min-age without --inuse: exit" "$rc" 2
+	expect_grep "$TMP/ao8.err" '--min-age goes with -e alloc --inuse'
 }

@@ -1281,14 +1281,15 @@ ASAN_TESTS+='debuginfod_(names_and_cache|deleted_executable|snapshot_many_binari
 ASAN_TESTS+='container_debug_file_by_(build_id|debuglink)|'
 # Allocations: the accounting, bad frees, a container's libc.
 ASAN_TESTS+='alloc_(every_function_exact|paths_bytes_by_stack|python_growing_list_on_its_line|'
-ASAN_TESTS+='inuse_(frees_and_moves_found|survives_bad_frees|leak_on_its_stack|lower_bound_said)|'
+ASAN_TESTS+='inuse_(frees_and_moves_found|survives_bad_frees|leak_on_its_stack|lower_bound_said|'
+ASAN_TESTS+='exited_child_left_out)|'
 ASAN_TESTS+='options_refused_with_reasons|all_finds_a_containers_libc)|'
 # The agent: each backend's encoding, labels, names, the spool, releases.
 ASAN_TESTS+='agent_(pyroscope_push|three_kinds_at_once|container_and_pod_ids|header_file|'
 ASAN_TESTS+='https_verifies_the_server|refusals_of_each_kind|spool_survives_a_restart|'
 ASAN_TESTS+='kernel_stacks_let_go|sigterm_sends_the_period|non_utf8_names_pushed|'
 ASAN_TESTS+='labels_and_urls_checked_at_start|spool_never_through_a_link_nor_chmod|'
-ASAN_TESTS+='binary_reopened_after_release|alloc_pushes_memory)|'
+ASAN_TESTS+='binary_reopened_after_release|alloc_pushes_memory|alloc_inuse_pushes_what_is_held)|'
 # Line probes: DWARF's lines, variables and locations.
 ASAN_TESTS+='probe_.*)$'
 if [ "${STITCH_TEST_SET:-}" = asan ]; then

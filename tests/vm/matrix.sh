@@ -35,9 +35,10 @@ STITCH_ARM64=${STITCH_ARM64:-build-arm64/stitch}
 # (and 5.10's refusal, without cookies); a line's addresses, the stack
 # locals' and the other probe tests are user space's, run here (9-10 s a
 # guest each).  Of the allocations (issue 40), every allocator function's
-# entry and return, a script's frames above one, and --inuse's frees and
-# moves: the other alloc tests' kernel side is theirs, the rest (shares of
-# paths, --min-age, a Ctrl-C) user space's (30 s a guest, 84 s arm64's).
+# entry and return, a script's frames above one, --inuse's frees and
+# moves, and the exits that free a process's blocks (the tracepoints' task
+# fields): the other alloc tests' kernel side is theirs, the rest (shares
+# of paths, --min-age, a Ctrl-C) user space's (30 s a guest, 84 s arm64's).
 # test_no_bpf_loop_copies_and_says_so
 # and test_snapshot_from_proc run where the kernel takes those fallbacks by
 # itself, without bpf_loop or sleepable task iterators (run.sh's
@@ -53,7 +54,7 @@ KERNEL_TESTS="
 	test_offcpu_totals_match_the_workload test_offcpu_wall_half_and_half
 	test_offcpu_wakers_producer_above_consumer test_offcpu_python_lines
 	test_alloc_every_function_exact test_alloc_python_growing_list_on_its_line
-	test_alloc_inuse_frees_and_moves_found
+	test_alloc_inuse_frees_and_moves_found test_alloc_inuse_exited_child_left_out
 	test_python_cpu_samples
 	test_ruby_threads_syscall test_ruby_cpu_samples
 	test_perl_cpu_samples

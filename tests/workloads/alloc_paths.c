@@ -16,8 +16,14 @@
  *                         the block freed at once.  Prints "via_NAME BYTES"
  *                         for each: what the program asked for there.  Last,
  *                         via_realloc_kept: 100 blocks of 100 bytes, each
- *                         moved by a realloc to 20000 and kept ("kept BYTES":
- *                         what they hold at the end).
+ *                         moved by a realloc to 20000 and kept ("moved_kept
+ *                         BYTES": what they hold at the end); then
+ *                         via_realloc_failed: 100 blocks of 100 bytes, each
+ *                         kept through a realloc that fails ("failed_kept
+ *                         BYTES"); "kept BYTES": both.
+ *   alloc_paths forked N  a child leaks N 100-byte blocks (child_leak) and
+ *                         exits; then the parent leaks N (parent_leak) and
+ *                         exits.  Prints "child BYTES" and "parent BYTES".
  *   alloc_paths aged N SECONDS
  *                         leak_old: N 100-byte blocks kept; SECONDS of
  *                         sleep; leak_young: N more.  Prints "old BYTES"
@@ -26,6 +32,10 @@
  *                         then frees a block twice and an address never
  *                         allocated, and dies of glibc's abort at the first
  *                         it detects: what a tracer must survive.
+ *   alloc_paths leaky SECONDS
+ *                         steady's rounds, each with ten leaker calls too
+ *                         (~1 MB a second kept), for SECONDS: a service
+ *                         that grows, for agent --inuse.
  *   alloc_paths steady SECONDS
  *                         churner rounds (two 300-byte blocks, each freed)
  *                         for SECONDS, 1000 a millisecond at most: a
@@ -38,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,6 +165,60 @@ __attribute__((noipa)) static unsigned long via_realloc_kept(unsigned long *held
 	return 100 * (100 + 20000);
 }
 
+/* Kept through a realloc that fails: the block is still the program's. */
+__attribute__((noipa)) static unsigned long via_realloc_failed(unsigned long *held)
+{
+	/* Through a volatile: no warning for a constant size past any heap's */
+	volatile size_t huge = (size_t)1 << 62;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		void *p = malloc(100);
+
+		memset(p, 4, 100);
+		if (realloc(p, huge))
+			abort();
+		kept[nkept++] = p;
+	}
+	*held = 100 * 100;
+	return 100 * 100;
+}
+
+__attribute__((noipa)) static void child_leak(long n)
+{
+	while (n--)
+		leak_one(100);
+}
+
+__attribute__((noipa)) static void parent_leak(long n)
+{
+	while (n--)
+		leak_one(100);
+}
+
+/* A child's leak that its exit frees, and its parent's, which outlives it. */
+static int forked(long n)
+{
+	pid_t pid;
+	int status;
+
+	if (n > MAX_KEPT)
+		return 2;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		child_leak(n);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 1;
+	parent_leak(n);
+	printf("child %ld\nparent %ld\n", n * 100, n * 100);
+	return 0;
+}
+
 __attribute__((noipa)) static void leak_old(long n)
 {
 	while (n--)
@@ -199,8 +264,8 @@ static int badfree(long n)
 	return 0;
 }
 
-/* Churn for seconds, paced: a steady allocator for -a to find. */
-__attribute__((noipa)) static void steady(int seconds)
+/* Churn for seconds, paced: a steady allocator for -a to find; leaking too if leaky. */
+__attribute__((noipa)) static void steady(int seconds, bool leaky)
 {
 	long long end = now_ns() + seconds * 1000000000LL;
 	int i;
@@ -208,13 +273,15 @@ __attribute__((noipa)) static void steady(int seconds)
 	while (now_ns() < end) {
 		for (i = 0; i < 1000; i++)
 			churner();
+		for (i = 0; leaky && i < 10 && nkept < MAX_KEPT; i++)
+			leaker();
 		usleep(1000);
 	}
 }
 
 static int fns(void)
 {
-	unsigned long held;
+	unsigned long held, failed;
 
 	printf("via_malloc %lu\n", via_malloc());
 	printf("via_calloc %lu\n", via_calloc());
@@ -227,7 +294,8 @@ static int fns(void)
 	printf("via_posix_memalign_8 %lu\n", via_posix_memalign_8());
 	printf("via_valloc %lu\n", via_valloc());
 	printf("via_realloc_kept %lu\n", via_realloc_kept(&held));
-	printf("kept %lu\n", held);
+	printf("via_realloc_failed %lu\n", via_realloc_failed(&failed));
+	printf("moved_kept %lu\nfailed_kept %lu\nkept %lu\n", held, failed, held + failed);
 	return 0;
 }
 
@@ -244,13 +312,15 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "aged") == 0)
 		return aged(atol(argv[2]), atoi(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "forked") == 0)
+		return forked(atol(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "badfree") == 0)
 		return badfree(atol(argv[2]));
-	if (argc == 3 && strcmp(argv[1], "steady") == 0) {
-		steady(atoi(argv[2]));
+	if (argc == 3 && (strcmp(argv[1], "steady") == 0 || strcmp(argv[1], "leaky") == 0)) {
+		steady(atoi(argv[2]), strcmp(argv[1], "leaky") == 0);
 		return 0;
 	}
 	fprintf(stderr, "usage: alloc_paths paths N [wait] | fns [wait] | aged N SECONDS | badfree N\n"
-		"       | steady SECONDS\n");
+		"       | forked N | steady SECONDS | leaky SECONDS\n");
 	return 2;
 }
