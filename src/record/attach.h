@@ -19,6 +19,7 @@ struct attacher {
 	const uint32_t *pids;	/* targets (-p), to find libraries by name */
 	int npids;
 	bool all;		/* -a: -e alloc attaches every process's libc */
+	const char *command;	/* -- COMMAND's first word: -e alloc finds what it links */
 	/*
 	 * Syscall entry events by the raw tracepoint sys_enter (on_raw_sys_enter),
 	 * where the syscall tracepoints give no kernel stack (KFEAT_SYSCALL_TP_KSTACK).

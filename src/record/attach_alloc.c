@@ -19,6 +19,7 @@
 #include "record/attach_internal.h"
 #include "symbolize/symbolize.h"
 #include "util/elf_util.h"
+#include "util/exec_path.h"
 
 /*
  * The allocators -e alloc attaches, by the file a process maps: glibc's,
@@ -265,6 +266,35 @@ static int attach_alloc_of(struct attacher *a, struct alloc_libs *l, uint32_t pi
 }
 
 /*
+ * The allocators a COMMAND links (its executable's DT_NEEDED: a program
+ * built with -ljemalloc), which stitch does not map: attached before it
+ * runs, found where its loader finds them (the system's library
+ * directories).  A preloaded one is in our own environment too, and ours.
+ */
+static int attach_alloc_of_command(struct attacher *a, struct alloc_libs *l, uint32_t idx,
+				   const char *what, char *err, size_t errlen)
+{
+	char exe[PATH_MAX], path[PATH_MAX];
+	size_t i;
+	int fd, rc = 0;
+	Elf *elf;
+
+	if (!exec_path_find(a->command, exe, sizeof(exe)))
+		return 0;
+	elf = elf_open_file(exe, &fd);
+	if (!elf)
+		return 0;	/* a script: its interpreter's are ours, or a -p away */
+	for (i = 0; i < sizeof(allocators) / sizeof(allocators[0]) && rc >= 0; i++)
+		if (elf_needs(elf, allocators[i].lib) &&
+		    lib_path_find(allocators[i].lib, path, sizeof(path)))
+			rc = attach_alloc_file(a, l, 0, &allocators[i], path, idx, what, err,
+					       errlen);
+	elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+/*
  * Every allocator the targets map, each file once: a container's own libc
  * is another file.  -a: every process's at the start (each container
  * image's), and ours, which a command run later maps too.  A target that
@@ -291,6 +321,12 @@ int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 		rc = attach_alloc_of(a, &libs, pid, idx, ev->text, err, errlen);
 		if (rc < 0)
 			return rc;
+		if (!pid && a->command) {
+			int crc = attach_alloc_of_command(a, &libs, idx, ev->text, err, errlen);
+
+			if (crc < 0)
+				return crc;
+		}
 		if (rc)
 			fprintf(stderr, "stitch record: %s: process %u maps no allocator stitch "
 				"knows (glibc's, jemalloc, tcmalloc): its allocations are not seen\n",

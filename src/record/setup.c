@@ -530,6 +530,7 @@ static int attach_prepare(struct recorder *r, char *err, size_t errlen)
 	r->att.pids = o->target.pids;
 	r->att.npids = o->target.npids;
 	r->att.all = o->target.all;
+	r->att.command = o->target.command ? o->target.command[0] : NULL;
 	r->att.fetch = o->fetch;
 	r->att.nfetch = o->nfetch;
 	return 0;

@@ -210,6 +210,37 @@ bool elf_sym_find(Elf *elf, uint32_t sh_type, const char *name, uint64_t *value,
 	return false;
 }
 
+bool elf_needs(Elf *elf, const char *lib)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Dyn dyn;
+			const char *s;
+
+			if (!gelf_getdyn(d, i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag != DT_NEEDED)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (s && strcmp(s, lib) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
 bool elf_rela_at(Elf *elf, uint64_t vaddr, GElf_Rela *out, uint64_t *sym_value)
 {
 	Elf_Scn *scn = NULL;

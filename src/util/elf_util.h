@@ -55,6 +55,9 @@ static inline bool elf_dynsym_find(Elf *elf, const char *name, uint64_t *value, 
 	return elf_sym_find(elf, SHT_DYNSYM, name, value, size);
 }
 
+/* Whether the ELF file's dynamic section names lib (a file name) among its DT_NEEDED. */
+bool elf_needs(Elf *elf, const char *lib);
+
 /*
  * The relocation (of any SHT_RELA section) that writes the word at vaddr:
  * true if there is one.  *sym_value is its symbol's st_value (0 for none).

@@ -259,6 +259,25 @@ test_alloc_jemalloc_and_tcmalloc_exact() {
 # -a: a container's process allocates through its image's own libc.so.6
 # (trixie's glibc 2.41, another file than the host's): found among every
 # process's mappings at the start, and its churn on its stack.
+# A command linked with jemalloc (-ljemalloc: its DT_NEEDED), which
+# stitch does not map itself: found and attached before it runs, every
+# allocator function exact at --alloc-sample 1, as preloaded.
+test_alloc_command_linking_jemalloc_exact() {
+	local lib fn
+	lib=$(ls /usr/lib/*-linux-gnu/libjemalloc.so.2) || die "libjemalloc2 is not installed (scripts/install-deps.sh)"
+	gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -o "$TMP/alloc_paths_je" \
+		tests/workloads/alloc_paths.c "$lib" || die "cannot link alloc_paths with $lib"
+	readelf -d "$TMP/alloc_paths_je" | grep -q 'NEEDED.*libjemalloc.so.2' ||
+		die "alloc_paths_je does not need libjemalloc.so.2"
+	"$STITCH" record -e alloc --alloc-sample 1 -o "$TMP/je.folded" -- "$TMP/alloc_paths_je" fns \
+		>"$TMP/je.out" 2>"$TMP/je.err"
+	cat "$TMP/je.err"
+	for fn in $(awk '$1 ~ /^via_/ { print $1 }' "$TMP/je.out"); do
+		expect_eq "$fn bytes" "$(total "$TMP/je.folded" ";main;(fns_\\[i\\];)?$fn;")" \
+			"$(said "$TMP/je.out" "$fn")"
+	done
+}
+
 test_alloc_all_finds_a_containers_libc() {
 	local wl
 	root_put trixie "$ALLOC_PATHS"

@@ -496,6 +496,28 @@ static void test_libc(void **state)
 	close(fd);
 }
 
+/* A program's DT_NEEDED, read from its dynamic section (-e alloc's -- COMMAND). */
+static void test_elf_needs(void **state)
+{
+	int fd;
+	Elf *elf = elf_open_file("/proc/self/exe", &fd);
+
+	(void)state;
+	assert_non_null(elf);
+	assert_true(elf_needs(elf, "libc.so.6"));
+	assert_false(elf_needs(elf, "libc.so"));
+	assert_false(elf_needs(elf, "libjemalloc.so.2"));
+	elf_end(elf);
+	close(fd);
+	/* libc needs the loader, and nothing of the sort in a file with no dynamic section */
+	elf = elf_open_file("/lib/x86_64-linux-gnu/libc.so.6", &fd);
+	assert_non_null(elf);
+	assert_true(elf_needs(elf, "ld-linux-x86-64.so.2"));
+	assert_false(elf_needs(elf, "libc.so.6"));
+	elf_end(elf);
+	close(fd);
+}
+
 /*
  * C++ names as people read them, from DWARF's linkage names and from the
  * symbol table alike; names the demangler cannot read stay as they are.
@@ -825,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_minidebug_garbage),
 		cmocka_unit_test(test_empty_and_null),
 		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_elf_needs),
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_zero_sized_labels),
 		cmocka_unit_test(test_crtstuff_named),
