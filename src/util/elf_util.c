@@ -177,21 +177,33 @@ void build_id_hex(const uint8_t *id, size_t len, char *buf)
 	buf[2 * len] = '\0';
 }
 
+/*
+ * The next section after *scn of sh_type with entries to read: its header
+ * and data, and its entry count in *n.  False when there is none.
+ */
+static bool next_table(Elf *elf, uint32_t sh_type, Elf_Scn **scn, GElf_Shdr *sh, Elf_Data **d,
+		       size_t *n)
+{
+	while ((*scn = elf_nextscn(elf, *scn))) {
+		if (!gelf_getshdr(*scn, sh) || sh->sh_type != sh_type || !sh->sh_entsize)
+			continue;
+		*d = elf_getdata(*scn, NULL);
+		if (!*d)
+			continue;
+		*n = sh->sh_size / sh->sh_entsize;
+		return true;
+	}
+	return false;
+}
+
 bool elf_sym_find(Elf *elf, uint32_t sh_type, const char *name, uint64_t *value, uint64_t *size)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	size_t i, n;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sh_type || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
+	while (next_table(elf, sh_type, &scn, &sh, &d, &n)) {
 		for (i = 0; i < n; i++) {
 			GElf_Sym sym;
 			const char *s;
@@ -213,18 +225,11 @@ bool elf_sym_find(Elf *elf, uint32_t sh_type, const char *name, uint64_t *value,
 bool elf_needs(Elf *elf, const char *lib)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	size_t i, n;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
+	while (next_table(elf, SHT_DYNAMIC, &scn, &sh, &d, &n)) {
 		for (i = 0; i < n; i++) {
 			GElf_Dyn dyn;
 			const char *s;
@@ -244,16 +249,12 @@ bool elf_needs(Elf *elf, const char *lib)
 bool elf_rela_at(Elf *elf, uint64_t vaddr, GElf_Rela *out, uint64_t *sym_value)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	size_t i, n;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+	while (next_table(elf, SHT_RELA, &scn, &sh, &d, &n)) {
+		for (i = 0; i < n; i++) {
 			Elf_Scn *symtab;
 			GElf_Shdr ssh;
 			GElf_Sym sym;

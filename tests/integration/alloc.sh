@@ -298,29 +298,42 @@ test_alloc_all_finds_a_containers_libc() {
 		1000000
 }
 
+# agent_alloc_pushes P MODE ARGS...: alloc_paths MODE (steady or leaky)
+# traced by agent -e alloc ARGS, 1 s periods pushed to a Pyroscope, an
+# OTLP and a Parca server ($TMP/Ppyro.jsonl, Potlp, Pparca); each
+# profile's type counted in $TMP/Ptypes, the samples in $TMP/Pagent.folded.
+agent_alloc_pushes() {
+	local p=$1 mode=$2 wl
+	shift 2
+	backend_start "${p}pyro" pyroscope
+	backend_start "${p}otlp" otlp
+	backend_start "${p}parca" parca
+	# Longer than the agent runs, whatever its start takes: stopped after it.
+	"$ALLOC_PATHS" "$mode" 60 &
+	wl=$!
+	track_pid "$wl"
+	"$STITCH" agent -e alloc "$@" --alloc-sample 16K -p "$wl" -d $((SLOWDOWN > 1 ? 8 : 4)) \
+		--period 1s --push "pyroscope=$(url_of "${p}pyro")" \
+		--push "otlp=$(url_of "${p}otlp")" --push "parca=$(url_of "${p}parca")" \
+		2>"$TMP/${p}agent.err"
+	kill "$wl"
+	wait "$wl" || true
+	backend_stop "${p}pyro"
+	backend_stop "${p}otlp"
+	backend_stop "${p}parca"
+	cat "$TMP/${p}agent.err"
+	"$PY" "$PUSHES" types "$TMP/${p}pyro.jsonl" "$TMP/${p}otlp.jsonl" "$TMP/${p}parca.jsonl" |
+		sort | uniq -c | tee "$TMP/${p}types"
+	"$PY" "$PUSHES" folded "$TMP/${p}pyro.jsonl" "$TMP/${p}otlp.jsonl" "$TMP/${p}parca.jsonl" \
+		>"$TMP/${p}agent.folded"
+}
+
 # agent -e alloc: every period of a process that allocates all along,
 # pushed to each backend as memory's alloc_space in bytes (Pyroscope's
 # __name__ memory, as Go's heap profiles), its churn on its stack.
 test_agent_alloc_pushes_memory() {
-	local wl kind
-	backend_start apyro pyroscope
-	backend_start aotlp otlp
-	backend_start aparca parca
-	# Longer than the agent runs, whatever its start takes: stopped after it.
-	"$ALLOC_PATHS" steady 60 &
-	wl=$!
-	track_pid "$wl"
-	"$STITCH" agent -e alloc --alloc-sample 16K -p "$wl" -d $((SLOWDOWN > 1 ? 8 : 4)) \
-		--period 1s --push "pyroscope=$(url_of apyro)" --push "otlp=$(url_of aotlp)" \
-		--push "parca=$(url_of aparca)" 2>"$TMP/aagent.err"
-	kill "$wl"
-	wait "$wl" || true
-	backend_stop apyro
-	backend_stop aotlp
-	backend_stop aparca
-	cat "$TMP/aagent.err"
-	"$PY" "$PUSHES" types "$TMP/apyro.jsonl" "$TMP/aotlp.jsonl" "$TMP/aparca.jsonl" |
-		sort | uniq -c | tee "$TMP/atypes"
+	local kind
+	agent_alloc_pushes a steady
 	for kind in pyroscope otlp parca; do
 		expect_ge "$kind: profiles of memory's alloc_space/bytes" \
 			"$(awk -v k=$kind '$2 == k && $4 == "alloc_space/bytes" { n += $1 } END { print n + 0 }' "$TMP/atypes")" 3
@@ -329,47 +342,26 @@ test_agent_alloc_pushes_memory() {
 		"$(awk '$4 != "alloc_space/bytes"' "$TMP/atypes" | wc -l)" 0
 	expect_eq "pyroscope's series named otherwise than memory" \
 		"$(awk '$2 == "pyroscope" && $3 != "memory"' "$TMP/atypes" | wc -l)" 0
-	"$PY" "$PUSHES" folded "$TMP/apyro.jsonl" "$TMP/aotlp.jsonl" "$TMP/aparca.jsonl" \
-		>"$TMP/aagent.folded"
 	for kind in pyroscope otlp parca; do
 		expect_ge "$kind: the churn's bytes on its stack" \
 			"$(total "$TMP/aagent.folded" "^$kind;alloc_paths;.*;main;(steady;)?churner;churn_one;malloc [0-9]+$")" 1000000
 	done
 }
 
-# What the options refuse, each with what to do.
 # agent --inuse: each period pushes what a growing service holds, by the
 # stack that allocated it (memory's inuse_space/bytes, to all three
 # backends): its leak, in every period after the first and never less
 # than in the one before (a leak's sampled blocks are never freed), and
 # none of its churn, freed at once.
 test_agent_alloc_inuse_pushes_what_is_held() {
-	local wl kind leak
-	backend_start ipyro pyroscope
-	backend_start iotlp otlp
-	backend_start iparca parca
-	"$ALLOC_PATHS" leaky 60 &
-	wl=$!
-	track_pid "$wl"
-	"$STITCH" agent -e alloc --inuse --alloc-sample 16K -p "$wl" -d $((SLOWDOWN > 1 ? 8 : 4)) \
-		--period 1s --push "pyroscope=$(url_of ipyro)" --push "otlp=$(url_of iotlp)" \
-		--push "parca=$(url_of iparca)" 2>"$TMP/iagent.err"
-	kill "$wl"
-	wait "$wl" || true
-	backend_stop ipyro
-	backend_stop iotlp
-	backend_stop iparca
-	cat "$TMP/iagent.err"
-	"$PY" "$PUSHES" types "$TMP/ipyro.jsonl" "$TMP/iotlp.jsonl" "$TMP/iparca.jsonl" |
-		sort | uniq -c | tee "$TMP/itypes"
+	local kind leak
+	agent_alloc_pushes i leaky --inuse
 	for kind in pyroscope otlp parca; do
 		expect_ge "$kind: profiles of memory's inuse_space/bytes" \
 			"$(awk -v k=$kind '$2 == k && $4 == "inuse_space/bytes" { n += $1 } END { print n + 0 }' "$TMP/itypes")" 3
 	done
 	expect_eq "profiles of another type" \
 		"$(awk '$4 != "inuse_space/bytes"' "$TMP/itypes" | wc -l)" 0
-	"$PY" "$PUSHES" folded "$TMP/ipyro.jsonl" "$TMP/iotlp.jsonl" "$TMP/iparca.jsonl" \
-		>"$TMP/iagent.folded"
 	for kind in pyroscope otlp parca; do
 		grep -E "^$kind;alloc_paths;.*;main;steady;leaker;leak_one;malloc [0-9]+$" \
 			"$TMP/iagent.folded" | awk '{ print $NF }' >"$TMP/ileak.$kind"
@@ -383,6 +375,7 @@ test_agent_alloc_inuse_pushes_what_is_held() {
 	done
 }
 
+# What the options refuse, each with what to do.
 test_alloc_options_refused_with_reasons() {
 	local rc=0
 	"$STITCH" record -e alloc -e cpu -- true 2>"$TMP/ao1.err" || rc=$?
