@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <bpf/bpf.h>
 
@@ -52,6 +53,16 @@ static double mib(uint64_t bytes)
 	return bytes / (1024.0 * 1024);
 }
 
+/* What a read of the kernel's blocks at now_ns needs, no process's exit kept. */
+static void inuse_end_of(struct recorder *r, uint64_t now_ns, struct alloc_live_end *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->live_fd = bpf_map__fd(r->skel->maps.alloc_live);
+	e->gone_fd = bpf_map__fd(r->skel->maps.alloc_gone);
+	e->now_ns = now_ns;
+	e->min_age_ns = r->o->min_age_ns;
+}
+
 /*
  * An agent's period (hooks->period): the blocks in use now onto the
  * period's stacks, the map read as the programs go on.  Every process
@@ -60,20 +71,18 @@ static double mib(uint64_t bytes)
 void inuse_period(struct recorder *r)
 {
 	struct alloc_inuse_totals t;
-	struct alloc_live_end e = {
-		.live_fd = bpf_map__fd(r->skel->maps.alloc_live),
-		.gone_fd = bpf_map__fd(r->skel->maps.alloc_gone),
-		.now_ns = mono_ns(),
-		.min_age_ns = r->o->min_age_ns,
-		.live = !r->inuse_stopped,
-	};
+	struct alloc_live_end e;
+	int err;
 
 	if (!r->alloc_live)
 		return;
-	if (alloc_live_report(r->alloc_live, &e, &r->stacks, &t)) {
-		if (!r->inuse_oom_said)
-			fprintf(stderr, "stitch: --inuse: out of memory naming the blocks held\n");
-		r->inuse_oom_said = true;
+	inuse_end_of(r, r->inuse_stopped ? r->end_ns : mono_ns(), &e);
+	e.live = !r->inuse_stopped;
+	err = alloc_live_report(r->alloc_live, &e, &r->stacks, &t);
+	if (err && !r->inuse_error_said) {
+		fprintf(stderr, "stitch: --inuse: cannot read the blocks held: %s (said once)\n",
+			strerror(-err));
+		r->inuse_error_said = true;
 	}
 }
 
@@ -81,28 +90,26 @@ void inuse_read(struct recorder *r)
 {
 	struct alloc_inuse_totals *t = &r->inuse_totals;
 	const struct target *tg = &r->o->target;
-	uint32_t ending[MAX_PIDS];
-	struct alloc_live_end e = {
-		.live_fd = bpf_map__fd(r->skel->maps.alloc_live),
-		.gone_fd = bpf_map__fd(r->skel->maps.alloc_gone),
-		.now_ns = r->end_ns,
-		.min_age_ns = r->o->min_age_ns,
-		.ending = ending,
-	};
+	uint32_t child = (uint32_t)r->child;
+	struct alloc_live_end e;
+	int err;
 
 	/* A run with periods reads them in its last one (inuse_period). */
 	if (!r->alloc_live || (r->hooks && r->hooks->period))
 		return;
+	inuse_end_of(r, r->end_ns, &e);
 	/* -a ends by time or a signal: every process's exit took its blocks. */
-	if (tg->command && r->child > 0)
-		ending[e.nending++] = (uint32_t)r->child;
-	else if (!tg->all)
-		while (e.nending < tg->npids) {
-			ending[e.nending] = tg->pids[e.nending];
-			e.nending++;
-		}
-	if (alloc_live_report(r->alloc_live, &e, &r->stacks, t))
-		fprintf(stderr, "stitch record: --inuse: out of memory naming the blocks held\n");
+	if (tg->command && r->child > 0) {
+		e.ending = &child;
+		e.nending = 1;
+	} else if (!tg->all) {
+		e.ending = tg->pids;
+		e.nending = tg->npids;
+	}
+	err = alloc_live_report(r->alloc_live, &e, &r->stacks, t);
+	if (err)
+		fprintf(stderr, "stitch record: --inuse: cannot read the blocks held: %s\n",
+			strerror(-err));
 	fprintf(stderr, "stitch record: --inuse: %" PRIu64 " sampled blocks still allocated, "
 		"%.1f MiB\n", t->blocks, mib(t->bytes));
 	if (t->gone_blocks)

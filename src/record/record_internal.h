@@ -96,7 +96,7 @@ struct recorder {
 	struct alloc_live *alloc_live;	/* --inuse: the tracked blocks' stacks; else NULL */
 	struct alloc_inuse_totals inuse_totals;	/* --inuse: what the end found */
 	bool inuse_stopped;		/* --inuse: the kernel files no more blocks */
-	bool inuse_oom_said;
+	bool inuse_error_said;		/* an agent's period could not read them: said once */
 	uint64_t end_ns;		/* CLOCK_MONOTONIC when the recording stopped */
 	/* fetched.c: --fetch's values, until their sample */
 	struct fetch_values fetched;
