@@ -170,11 +170,17 @@ test_python_walkers_loaded_on_demand() {
 
 test_python_uprobe_whole_system() {
 	need "$PY_DEBIAN"
-	"$PY_DEBIAN" "$PYW" threads 4 &
+	# The workload outlives the recording by far, whatever its setup takes
+	# (CI once saw 0 events: the 4 s workload had ended, reason unseen),
+	# and is stopped after it; --stats says what a failed run saw.
+	"$PY_DEBIAN" "$PYW" threads 60 &
 	local pid=$!
 	sleep 0.5
-	"$STITCH" record -e uprobe:libc.so.6:getppid -a -d 2 -o "$TMP/pyu.folded"
-	wait "$pid"
+	"$STITCH" record -e uprobe:libc.so.6:getppid -a -d 2 --stats -o "$TMP/pyu.folded" \
+		2>"$TMP/pyu.err" || { cat "$TMP/pyu.err"; false; }
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	grep -q '^stitch: [1-9]' "$TMP/pyu.err" || cat "$TMP/pyu.err"
 	# Whole system: keep our workload's stacks (other Python processes may run here).
 	grep '^python' "$TMP/pyu.folded" | grep -E "$PYW_RE|^python[^ ]*;[^(]* [0-9]+$" \
 		>"$TMP/pyu-py.folded" || true
