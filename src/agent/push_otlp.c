@@ -453,9 +453,12 @@ static void put_value_type(struct pb_buf *b, struct pb_buf *scratch, uint32_t fi
 		pb_put_bytes(b, field, scratch->data, scratch->len);
 }
 
+/* objects: the allocations the sample stands for (profile.objects_type), not its count. */
 static void put_sample(struct otlp *o, const struct push_series *series,
-		       const struct prof_sample *s)
+		       const struct prof_sample *s, bool objects)
 {
+	uint64_t v = objects ? (s->objects + PROFILE_OBJECT_ONE / 2) / PROFILE_OBJECT_ONE :
+			       s->count;
 	uint32_t attrs[3], nattrs = 0, stack = stack_of(o, s);
 	struct pb_buf *b = &o->ent;
 	const char *comm = profile_s(o->p, s->comm);
@@ -473,7 +476,7 @@ static void put_sample(struct otlp *o, const struct push_series *series,
 	put_packed(b, &o->sub, SAMPLE_ATTRIBUTES, attrs, nattrs);
 	/* values: one aggregated value, int64 (a count past INT64_MAX is capped). */
 	pb_buf_reset(&o->sub);
-	pb_put_varint(&o->sub, s->count < INT64_MAX ? s->count : INT64_MAX);
+	pb_put_varint(&o->sub, v < INT64_MAX ? v : INT64_MAX);
 	pb_put_bytes(b, SAMPLE_VALUES, o->sub.data, o->sub.len);
 	if (b->oom || o->sub.oom)
 		o->oom = true;
@@ -498,9 +501,9 @@ static void put_fixed64(struct pb_buf *b, uint32_t field, uint64_t v)
  * a period sent again after a failed push carries the same id and a
  * receiver that deduplicates by it keeps one; never all zero (invalid).
  */
-static void put_profile_id(struct pb_buf *b, const struct push_series *s)
+static void put_profile_id(struct pb_buf *b, const struct push_series *s, bool objects)
 {
-	uint64_t h[2] = { hash_u64(s->start_ns) ^ s->pid, hash_u64(s->end_ns) };
+	uint64_t h[2] = { hash_u64(s->start_ns) ^ s->pid, hash_u64(s->end_ns) ^ objects };
 	uint8_t id[16];
 	int i, k;
 
@@ -518,8 +521,11 @@ static void put_profile_id(struct pb_buf *b, const struct push_series *s)
 	pb_put_bytes(b, PROF_PROFILE_ID, id, sizeof(id));
 }
 
-/* One series' Profile into o->prof. */
-static void put_profile(struct otlp *o, const struct push_series *series)
+/*
+ * One series' Profile into o->prof.  objects: the one of the allocations
+ * counted beside the bytes (a Profile has one sample type).
+ */
+static void put_profile(struct otlp *o, const struct push_series *series, bool objects)
 {
 	const struct profile *p = o->p;
 	uint64_t start = series->start_ns, end = series->end_ns;
@@ -530,14 +536,17 @@ static void put_profile(struct otlp *o, const struct push_series *series)
 	 * Counted events: samples/count, with the sampling period (cpu, ns)
 	 * beside it when there is one; time (off-CPU, wall): nanoseconds.
 	 */
-	if (p->value_unit)
+	if (objects)
+		put_value_type(&o->prof, &o->sub, PROF_SAMPLE_TYPE, pstr(o, p->objects_type),
+			       str_idx(o, "count"));
+	else if (p->value_unit)
 		put_value_type(&o->prof, &o->sub, PROF_SAMPLE_TYPE, pstr(o, p->value_type),
 			       pstr(o, p->value_unit));
 	else
 		put_value_type(&o->prof, &o->sub, PROF_SAMPLE_TYPE, str_idx(o, "samples"),
 			       str_idx(o, "count"));
 	for (i = 0; i < p->nsamples && !o->oom; i++)
-		put_sample(o, series, &p->samples[i]);
+		put_sample(o, series, &p->samples[i], objects);
 	if (!start) {
 		start = p->time_ns;
 		end = p->time_ns + p->duration_ns;
@@ -551,7 +560,7 @@ static void put_profile(struct otlp *o, const struct push_series *series)
 			       str_idx(o, "nanoseconds"));
 		pb_put_uint(&o->prof, PROF_PERIOD, p->period_ns);
 	}
-	put_profile_id(&o->prof, series);
+	put_profile_id(&o->prof, series, objects);
 	if (o->prof.oom)
 		o->oom = true;
 }
@@ -631,13 +640,17 @@ static int put_series(struct otlp *o, const struct push_series *s, struct pb_buf
 	}
 	for (i = 0; i < FRAME_KIND_NR; i++)
 		o->type_attr_of[i] = 0;
-	put_profile(o, s);
 	pb_buf_reset(&o->scope);
 	pb_buf_reset(&o->rp);
 	pb_buf_reset(&o->sub);
 	pb_put_str(&o->sub, SCOPE_NAME, "stitch");
 	pb_put_bytes(&o->scope, SP_SCOPE, o->sub.data, o->sub.len);
+	put_profile(o, s, false);
 	pb_put_bytes(&o->scope, SP_PROFILES, o->prof.data, o->prof.len);
+	if (p->objects_type) {
+		put_profile(o, s, true);
+		pb_put_bytes(&o->scope, SP_PROFILES, o->prof.data, o->prof.len);
+	}
 	pb_buf_reset(&o->sub);
 	put_resource(o, &o->sub, s);
 	pb_put_bytes(&o->rp, RP_RESOURCE, o->sub.data, o->sub.len);

@@ -110,6 +110,7 @@ static int build_profile(const struct series_config *c, struct group *g, struct 
 	} else if (g->key.type == SERIES_ALLOC) {
 		p->value_type = profile_str(p, c->inuse ? "inuse_space" : "alloc_space");
 		p->value_unit = profile_str(p, "bytes");
+		p->objects_type = profile_str(p, c->inuse ? "inuse_objects" : "alloc_objects");
 		p->period_ns = 0;
 	} else {
 		p->value_type = profile_str(p, g->key.type == SERIES_WALL ? "wall" : "off_cpu");
@@ -211,8 +212,13 @@ int series_of_period(struct series_config *c, struct stack_table *stacks,
 		const struct stack *s = (const struct stack *)n;
 		struct group *g = group_of(c, &groups, s, &err);
 
-		if (g && stacks_add_n(&g->st, &s->key, s->key_bytes, s->count))
+		struct stack *gs = g ? stacks_find_add(&g->st, &s->key, s->key_bytes, s->count) :
+				       NULL;
+
+		if (g && !gs)
 			err = -ENOMEM;
+		else if (gs)
+			stack_add_objects(gs, s->objects);
 		if (err)
 			break;
 	}

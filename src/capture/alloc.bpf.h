@@ -32,6 +32,19 @@ struct {
 	__type(value, __u64);
 } alloc_threads SEC(".maps");
 
+/*
+ * What the stacks counted in the kernel stand for in allocations (alloc.h's
+ * objects), under the keys their bytes have in kernel_counts: read and
+ * deleted with them (capture/unwind_in_kernel.c).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct counted_key);
+	__type(value, __u64);
+} alloc_object_counts SEC(".maps");
+
 /* The distance to a thread's next sample point: exponential, of mean alloc_period (alloc.h). */
 static __always_inline __u64 alloc_gap(void)
 {
@@ -82,13 +95,14 @@ static __always_inline __u64 alloc_sample(__u32 tid, __u64 size)
  * names the blocks).
  */
 static __noinline void alloc_weigh(__u32 tid, struct counted_key *counted, bool sent,
-				   __u64 bytes, __u64 block)
+				   const struct alloc_pended *a)
 {
 	if (counted) {
-		if (!counted_add(counted, bytes))
+		if (!counted_add(counted, a->bytes) ||
+		    !counted_add_in(&alloc_object_counts, counted, a->objects))
 			count(STAT_ALLOC_LOST);
 	} else if (sent) {
-		alloc_send_weight(tid, bytes, block);
+		alloc_send_weight(tid, a);
 	}
 }
 

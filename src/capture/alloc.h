@@ -115,4 +115,19 @@ static inline __u64 alloc_weight_of(const volatile __u32 *tab, __u64 period, __u
 	return (period * lo + (hi > lo ? hi - lo : 0) * frac) / ALLOC_FIXED_ONE;
 }
 
+/*
+ * How many allocations a sampled one stands for (pprof's alloc_objects and
+ * inuse_objects), in 1/ALLOC_OBJECT_ONE: its weight over its size, that is
+ * 1 / (1 - e^(-size/period)).  Fixed point because a large allocation
+ * stands for 1 to 1.58 of its kind, which whole numbers would bias; 1024
+ * keeps a 1 GiB period's 1-byte sample (2^40) and the sums far inside 64
+ * bits.
+ */
+#define ALLOC_OBJECT_ONE	1024
+
+static inline __u64 alloc_objects_of(__u64 weight, __u64 size)
+{
+	return size ? weight * ALLOC_OBJECT_ONE / size : 0;
+}
+
 #endif /* STITCH_CAPTURE_ALLOC_H */

@@ -91,6 +91,7 @@ struct alloc_weight {
 	__u32 pad;
 	__u64 bytes;
 	__u64 block;		/* --inuse: its number; 0: not tracked */
+	__u64 objects;		/* how many it stands for, in 1/ALLOC_OBJECT_ONE (alloc.h) */
 };
 
 /* A tracked block was freed (RING_ALLOC_FREED): user space lets its stack go. */

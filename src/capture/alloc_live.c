@@ -13,6 +13,7 @@ struct live_block {
 	struct hmap_node node;
 	uint64_t block;
 	struct stack *stack;		/* in alloc_live.keys */
+	uint64_t objects;		/* the allocations it stands for (alloc.h) */
 	uint32_t seen;			/* the live map's read that last saw it (or its hold's) */
 };
 
@@ -51,8 +52,8 @@ static void stack_unref(struct alloc_live *t, struct stack *s)
 		stacks_remove(&t->keys, s);
 }
 
-int alloc_live_hold(struct alloc_live *t, uint64_t block, const struct stack_key *key,
-		    uint32_t key_bytes)
+int alloc_live_hold(struct alloc_live *t, uint64_t block, uint64_t objects,
+		    const struct stack_key *key, uint32_t key_bytes)
 {
 	struct live_block *b = block_of(t, block);
 	struct stack *s = stacks_find_add(&t->keys, key, key_bytes, 1);
@@ -63,6 +64,7 @@ int alloc_live_hold(struct alloc_live *t, uint64_t block, const struct stack_key
 	if (b) {
 		stack_unref(t, b->stack);
 		b->stack = s;
+		b->objects = objects;
 		return 0;
 	}
 	b = malloc(sizeof(*b));
@@ -70,6 +72,7 @@ int alloc_live_hold(struct alloc_live *t, uint64_t block, const struct stack_key
 		return -ENOMEM;
 	b->block = block;
 	b->stack = s;
+	b->objects = objects;
 	b->seen = t->reads;
 	hmap_insert(&t->blocks, &b->node, hash_u64(block));
 	return 0;
@@ -114,6 +117,7 @@ static int report_block(struct alloc_live *t, const struct alloc_live_end *e,
 			struct stack_table *out, struct alloc_inuse_totals *tot)
 {
 	struct live_block *b;
+	struct stack *s;
 
 	if (went_with_process(e, k->tgid, v->time_ns)) {
 		tot->gone_blocks++;
@@ -138,8 +142,10 @@ static int report_block(struct alloc_live *t, const struct alloc_live_end *e,
 		return 0;
 	}
 	b->seen = t->reads;
-	if (stacks_add_n(out, &b->stack->key, b->stack->key_bytes, v->bytes))
+	s = stacks_find_add(out, &b->stack->key, b->stack->key_bytes, v->bytes);
+	if (!s)
 		return -ENOMEM;
+	stack_add_objects(s, b->objects);
 	tot->blocks++;
 	tot->bytes += v->bytes;
 	return 0;

@@ -51,9 +51,12 @@ struct alloc_live_end {
 int alloc_live_init(struct alloc_live *t);
 void alloc_live_free(struct alloc_live *t);
 
-/* Block number block's stack (copied, or shared with an equal one); 0 or -ENOMEM. */
-int alloc_live_hold(struct alloc_live *t, uint64_t block, const struct stack_key *key,
-		    uint32_t key_bytes);
+/*
+ * Block number block's stack (copied, or shared with an equal one), and the
+ * allocations it stands for (capture/alloc.h's objects); 0 or -ENOMEM.
+ */
+int alloc_live_hold(struct alloc_live *t, uint64_t block, uint64_t objects,
+		    const struct stack_key *key, uint32_t key_bytes);
 
 /* The block was freed: its number is forgotten (an unknown number: nothing). */
 void alloc_live_freed(struct alloc_live *t, uint64_t block);
@@ -62,7 +65,7 @@ void alloc_live_freed(struct alloc_live *t, uint64_t block);
  * The blocks still in the kernel's map that are at least e->min_age_ns old
  * at e->now_ns and whose process's memory did not go since (exec, or an
  * exit other than e->ending's), each block's bytes added to its stack in
- * out.  0, or -errno.
+ * out (and the allocations it stands for to the stack's objects).  0, or -errno.
  */
 int alloc_live_report(struct alloc_live *t, const struct alloc_live_end *e,
 		      struct stack_table *out, struct alloc_inuse_totals *tot);

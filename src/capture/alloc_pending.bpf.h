@@ -21,6 +21,7 @@
 /* The allocation an entry point sampled, for its worker (tail call, same CPU). */
 struct alloc_pended {
 	__u64 bytes;		/* what it weighs; 0: none */
+	__u64 objects;		/* how many it stands for, in 1/ALLOC_OBJECT_ONE (alloc.h) */
 	__u64 block;		/* --inuse: its number (alloc_inuse.h); 0: not tracked */
 };
 
@@ -31,44 +32,42 @@ struct {
 	__type(value, struct alloc_pended);
 } alloc_pending SEC(".maps");
 
-static __always_inline void alloc_pend(__u64 bytes, __u64 block)
+static __always_inline void alloc_pend(const struct alloc_pended *a)
 {
 	__u32 zero = 0;
 	struct alloc_pended *p = bpf_map_lookup_elem(&alloc_pending, &zero);
 
-	if (p) {
-		p->bytes = bytes;
-		p->block = block;
-	}
+	if (p)
+		*p = *a;
 }
 
-/* The entry point's allocation, taken once: its bytes (0: none), its number in *block. */
-static __always_inline __u64 alloc_take(__u64 *block)
+/* The entry point's allocation, taken once into *a: its bytes (0: none), objects and number. */
+static __always_inline __u64 alloc_take(struct alloc_pended *a)
 {
 	__u32 zero = 0;
 	struct alloc_pended *p = bpf_map_lookup_elem(&alloc_pending, &zero);
-	__u64 bytes;
 
-	*block = 0;
-	if (!p)
+	if (!p) {
+		a->bytes = 0;
 		return 0;
-	bytes = p->bytes;
-	*block = p->block;
+	}
+	*a = *p;
 	p->bytes = 0;
-	return bytes;
+	return a->bytes;
 }
 
 /*
  * What the sample just sent weighs, and under --inuse its block's number:
  * an alloc_weight record, after the sample in the ring.
  */
-static __always_inline void alloc_send_weight(__u32 tid, __u64 bytes, __u64 block)
+static __always_inline void alloc_send_weight(__u32 tid, const struct alloc_pended *a)
 {
 	struct alloc_weight w = { .hdr = { RING_ALLOC_WEIGHT, sizeof(w) } };
 
 	w.tid = tid;
-	w.bytes = bytes;
-	w.block = block;
+	w.bytes = a->bytes;
+	w.objects = a->objects;
+	w.block = a->block;
 	if (bpf_ringbuf_output(&samples, &w, sizeof(w), 0))
 		count(STAT_ALLOC_LOST);
 }

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 
 #include "capture/alloc_sampling.h"
+#include "profile/profile.h"
+
+_Static_assert(ALLOC_OBJECT_ONE == PROFILE_OBJECT_ONE, "objects' fixed point, BPF and profile");
 
 void alloc_tables_fill(uint32_t *gap, uint32_t *weight)
 {

@@ -1157,26 +1157,32 @@ collision:
  * defer), under the current epoch: the one it was stored under may have been
  * read and deleted since.  False if the map is full.
  */
-static __always_inline bool counted_add(struct counted_key *key, __u64 n)
+static __always_inline bool counted_add_in(void *counts, struct counted_key *key, __u64 n)
 {
 	__u64 *cnt;
 	long err;
 
 	key->epoch = counted_epoch;
-	cnt = bpf_map_lookup_elem(&kernel_counts, key);
+	cnt = bpf_map_lookup_elem(counts, key);
 	if (cnt) {
 		__sync_fetch_and_add(cnt, n);
 		return true;
 	}
-	err = bpf_map_update_elem(&kernel_counts, key, &n, BPF_NOEXIST);
+	err = bpf_map_update_elem(counts, key, &n, BPF_NOEXIST);
 	if (err == -EEXIST) {
-		cnt = bpf_map_lookup_elem(&kernel_counts, key);
+		cnt = bpf_map_lookup_elem(counts, key);
 		if (cnt) {
 			__sync_fetch_and_add(cnt, n);
 			return true;
 		}
 	}
 	return !err;
+}
+
+/* counted_add_in the events' counts (another map: alloc's objects, alloc.bpf.h). */
+static __always_inline bool counted_add(struct counted_key *key, __u64 n)
+{
+	return counted_add_in(&kernel_counts, key, n);
 }
 
 /*

@@ -1018,18 +1018,26 @@ int kunwind_key_build(const struct kunwind *kw, const struct counted_fds *fds,
 }
 
 /*
- * One count key into stacks: 0, -EAGAIN if a splice cannot name it yet, or
- * another -errno if its stacks are gone or malformed.
+ * One count key into stacks (objects: into its stack's objects, stops
+ * untouched: the same key's events were counted): 0, -EAGAIN if a splice
+ * cannot name it yet, or another -errno if its stacks are gone or malformed.
  */
 static int add_count(const struct kunwind *kw, const struct counted_fds *fds,
 		     const struct counted_key *key, uint64_t count, struct stack_key *sk,
 		     struct counted_ustack *u, struct stack_table *stacks, uint64_t *stops,
-		     uint64_t *bytes)
+		     uint64_t *bytes, bool objects)
 {
 	int kb = kunwind_key_build(kw, fds, key, sk, u, bytes);
+	struct stack *s;
 
 	if (kb < 0)
 		return kb;
+	if (objects) {
+		s = stacks_find_add(stacks, sk, kb, 0);
+		if (s)
+			stack_add_objects(s, count);
+		return 0;
+	}
 	/* Outcomes count walks: an off-CPU key's count is time, one walk. */
 	stops[u->stop] += key->tag && key->tag < OFFCPU_TAG_NR ? 1 : count;
 	stacks_add_n(stacks, sk, kb, count);
@@ -1045,7 +1053,8 @@ int kunwind_count_key(const struct kunwind *kw, const struct counted_fds *fds,
 	int rc = -ENOMEM;
 
 	if (sk && u)
-		rc = add_count(kw, fds, key, count, sk, u, stacks, stops, bytes) ? -ENOENT : 0;
+		rc = add_count(kw, fds, key, count, sk, u, stacks, stops, bytes, false) ? -ENOENT :
+									      0;
 	free(sk);
 	free(u);
 	return rc;
@@ -1097,9 +1106,9 @@ void counted_reading_end(struct counted_reading *rd)
 	rd->u = NULL;
 }
 
-int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struct counted_fds *fds,
-			    int64_t epoch, struct stack_table *stacks, uint64_t *stops,
-			    uint64_t *bytes)
+static int64_t read_counts(const struct kunwind *kw, int counts_fd, const struct counted_fds *fds,
+			   int64_t epoch, struct stack_table *stacks, uint64_t *stops,
+			   uint64_t *bytes, bool objects)
 {
 	struct counted_reading rd;
 	struct counted_key *keys;
@@ -1116,7 +1125,8 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struc
 
 		if (!counted_take(&rd, i))
 			continue;
-		rc = add_count(kw, fds, &keys[i], count, rd.sk, rd.u, stacks, stops, bytes);
+		rc = add_count(kw, fds, &keys[i], count, rd.sk, rd.u, stacks, stops, bytes,
+			       objects);
 		/*
 		 * Its interpreter frames' definition is still in the ring: the
 		 * key stays for the last read, after the ring is drained, which
@@ -1128,7 +1138,8 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struc
 			struct counted_key lost = keys[i];
 
 			lost.ihash = COUNTED_IHASH_LOST;
-			rc = add_count(kw, fds, &lost, count, rd.sk, rd.u, stacks, stops, bytes);
+			rc = add_count(kw, fds, &lost, count, rd.sk, rd.u, stacks, stops, bytes,
+				       objects);
 		}
 		counted_done(&rd, i);
 		if (rc == 0)
@@ -1138,4 +1149,20 @@ int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struc
 	}
 	counted_reading_end(&rd);
 	return err && !total ? err : total;
+}
+
+int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struct counted_fds *fds,
+			    int64_t epoch, struct stack_table *stacks, uint64_t *stops,
+			    uint64_t *bytes)
+{
+	return read_counts(kw, counts_fd, fds, epoch, stacks, stops, bytes, false);
+}
+
+int64_t kunwind_read_objects(const struct kunwind *kw, int objects_fd,
+			     const struct counted_fds *fds, int64_t epoch,
+			     struct stack_table *stacks)
+{
+	uint64_t bytes = 0;
+
+	return read_counts(kw, objects_fd, fds, epoch, stacks, NULL, &bytes, true);
 }

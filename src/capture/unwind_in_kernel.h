@@ -383,6 +383,13 @@ int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words
 int64_t kunwind_read_counts(const struct kunwind *kw, int counts_fd, const struct counted_fds *fds,
 			    int64_t epoch, struct stack_table *stacks, uint64_t *stops,
 			    uint64_t *bytes);
+/*
+ * The same for -e alloc's objects (alloc_object_counts, keyed as the bytes
+ * are): added to the stacks' objects.  Returns the sum read, or -errno.
+ */
+int64_t kunwind_read_objects(const struct kunwind *kw, int objects_fd,
+			     const struct counted_fds *fds, int64_t epoch,
+			     struct stack_table *stacks);
 
 /*
  * The kernel stack kstack_id of generation kgen into kips

@@ -74,6 +74,9 @@ struct reader {
 	bool have_period_unit;
 	uint64_t value_type, value_unit;	/* the first sample_type */
 	bool have_value_type;
+	uint64_t objects_type, objects_unit;	/* the second */
+	uint32_t ntypes;
+	bool objects;		/* value[1] is the allocations value[0]'s bytes stand for */
 	uint64_t time_ns, duration_ns;
 	/* scratch */
 	uint64_t *ids;
@@ -375,13 +378,21 @@ static int scan_top(struct reader *r, bool fill)
 		case PROFILE_SAMPLE_TYPE:
 			if (need_len(r, &f, "Profile.sample_type"))
 				return -EINVAL;
-			/* value[0] is what we read: its type names the unit. */
-			if (!r->have_value_type) {
+			/*
+			 * value[0] is what we read: its type names the unit.
+			 * value[1] too when it counts value[0]'s allocations.
+			 */
+			if (fill)
+				break;
+			rc = 0;
+			if (r->ntypes == 0)
 				rc = read_value_type(r, &f, &r->value_type, &r->value_unit);
-				if (rc)
-					return rc;
-				r->have_value_type = true;
-			}
+			else if (r->ntypes == 1)
+				rc = read_value_type(r, &f, &r->objects_type, &r->objects_unit);
+			if (rc)
+				return rc;
+			r->have_value_type = true;
+			r->ntypes++;
 			break;
 		case PROFILE_SAMPLE:
 			if (need_len(r, &f, "Profile.sample"))
@@ -848,6 +859,7 @@ static int read_sample(struct reader *r, struct span msg)
 	struct pb_reader in;
 	struct pb_field f;
 	bool have_value = false;
+	uint32_t nvalues = 0;
 	uint64_t v;
 	int rc;
 
@@ -881,7 +893,12 @@ static int read_sample(struct reader *r, struct span msg)
 						     "range (at most 2^53)");
 				if (!have_value)
 					s.count = (int64_t)v > 0 ? v : 0;
+				else if (r->objects && nvalues == 1)
+					s.objects = (int64_t)v <= 0 ? 0 :
+						    v < PROFILE_MAX_COUNT / PROFILE_OBJECT_ONE ?
+						    v * PROFILE_OBJECT_ONE : PROFILE_MAX_COUNT;
 				have_value = true;
+				nvalues++;
 			}
 			if (rc < 0)
 				return malformed(r, "Sample.value", sc.r.p);
@@ -947,6 +964,8 @@ static int read_description(struct reader *r)
 		rc = rstr(r, r->value_type, &p->value_type);
 		if (!rc)
 			rc = rstr(r, r->value_unit, &p->value_unit);
+		if (!rc && r->objects)
+			rc = rstr(r, r->objects_type, &p->objects_type);
 		if (rc)
 			return rc;
 	}
@@ -1035,6 +1054,10 @@ int pprof_read(const uint8_t *data, size_t len, struct profile *p, char *err, si
 		rc = read_functions(&r);
 	if (!rc)
 		rc = read_locations(&r);
+	r.objects = !rc && r.ntypes >= 2 && str_is(&r, r.value_unit, "bytes") &&
+		    str_is(&r, r.objects_unit, "count") &&
+		    (str_is(&r, r.objects_type, "alloc_objects") ||
+		     str_is(&r, r.objects_type, "inuse_objects"));
 	for (i = 0; !rc && i < r.nsamples; i++)
 		rc = read_sample(&r, r.sample_msgs[i]);
 	if (!rc)

@@ -497,6 +497,9 @@ static int write_sample(struct writer *w, const struct prof_sample *s)
 	pb_buf_reset(&w->sub);
 	/* pprof values are int64: a count that would read back negative is capped. */
 	pb_put_varint(&w->sub, s->count < INT64_MAX ? s->count : INT64_MAX);
+	/* Allocations' objects, fixed point inside, whole numbers in pprof (rounded). */
+	if (p->objects_type)
+		pb_put_varint(&w->sub, (s->objects + PROFILE_OBJECT_ONE / 2) / PROFILE_OBJECT_ONE);
 	if (p->period_ns && !p->value_unit)
 		pb_put_varint(&w->sub, s->count < INT64_MAX / p->period_ns ?
 				       s->count * p->period_ns : INT64_MAX);
@@ -686,6 +689,15 @@ int pprof_write_level(FILE *f, const struct profile *p, int level)
 	 */
 	if (p->value_unit) {
 		rc = emit_value_type(&w, PROFILE_SAMPLE_TYPE, p->value_type, p->value_unit);
+		/*
+		 * Allocations: bytes, then objects (Go writes objects first, and
+		 * its tools show the last type unless told: default_sample_type
+		 * names the bytes).
+		 */
+		if (!rc && p->objects_type) {
+			rc = emit_value_type(&w, PROFILE_SAMPLE_TYPE, p->objects_type, w.s_count);
+			pb_put_uint(&w.out, PROFILE_DEFAULT_SAMPLE_TYPE, p->value_type);
+		}
 	} else {
 		rc = emit_value_type(&w, PROFILE_SAMPLE_TYPE, w.s_samples, w.s_count);
 		if (!rc && p->period_ns)

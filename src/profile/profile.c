@@ -274,6 +274,8 @@ int profile_merge_samples(struct profile *p)
 		if (n) {
 			p->samples[n->idx].count = count_add_noting(p->samples[n->idx].count,
 								    s->count, &p->saturated);
+			p->samples[n->idx].objects = count_add(p->samples[n->idx].objects,
+							       s->objects);
 			free(s->frames);
 			continue;
 		}

@@ -61,6 +61,7 @@ struct prof_sample {
 	uint32_t event;		/* string index: "cpu", "syscall:openat", ... */
 	uint32_t pid, tid;
 	uint64_t count;
+	uint64_t objects;	/* with profile.objects_type: 1/PROFILE_OBJECT_ONE each */
 };
 
 struct prof_module {		/* what pprof calls a mapping */
@@ -92,6 +93,12 @@ struct profile {
 	 * for time.  See profile_unit_ns.
 	 */
 	uint32_t value_type, value_unit;
+	/*
+	 * Allocations (bytes): the allocations each sample's count stands for
+	 * are its objects, a second value named so ("alloc_objects",
+	 * "inuse_objects"/"count", as Go's heap profiles); 0: none.
+	 */
+	uint32_t objects_type;
 	uint64_t time_ns;	/* start, ns since the Unix epoch; 0: unknown */
 	uint64_t duration_ns;
 	uint64_t total;		/* sum of sample counts */
@@ -103,6 +110,9 @@ struct profile {
 	bool saturated;
 	uint64_t names_cut;	/* read: frame names cut short (NUL byte, over 4 KiB) */
 };
+
+/* prof_sample.objects' 1.0: capture/alloc.h's ALLOC_OBJECT_ONE (checked where both are seen). */
+#define PROFILE_OBJECT_ONE 1024
 
 /*
  * The largest count one sample may carry: 2^53, what a JSON number

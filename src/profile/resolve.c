@@ -774,6 +774,7 @@ int profile_from_stacks(struct profile *p, struct stack_table *t, struct resolve
 		labels.pid = s->key.pid;
 		labels.tid = s->key.tid;
 		labels.count = s->count;
+		labels.objects = s->objects;
 		if (labels.comm == UINT32_MAX || labels.event == UINT32_MAX ||
 		    profile_add_sample(p, ids, n, &labels) || note_modules(p, &s->key)) {
 			rc = -ENOMEM;

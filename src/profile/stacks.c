@@ -90,6 +90,7 @@ struct stack *stacks_find_add(struct stack_table *t, const struct stack_key *key
 		return NULL;
 	t->total = count_add(t->total, count);
 	s->count = count;
+	s->objects = 0;
 	s->key_bytes = key_bytes;
 	memcpy(&s->key, key, key_bytes);
 	hmap_insert(&t->map, &s->node, h);
@@ -100,6 +101,11 @@ int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t ke
 		 uint64_t count)
 {
 	return stacks_find_add(t, key, key_bytes, count) ? 0 : -ENOMEM;
+}
+
+void stack_add_objects(struct stack *s, uint64_t objects)
+{
+	s->objects = count_add(s->objects, objects);
 }
 
 void stacks_remove(struct stack_table *t, struct stack *s)

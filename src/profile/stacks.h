@@ -67,6 +67,8 @@ struct stack_key {
 struct stack {
 	struct hmap_node node;
 	uint64_t count;
+	/* -e alloc: the allocations count stands for, in 1/ALLOC_OBJECT_ONE (capture/alloc.h) */
+	uint64_t objects;
 	uint32_t key_bytes;
 	struct stack_key key;	/* variable length: must be last */
 };
@@ -119,6 +121,8 @@ int stacks_add_n(struct stack_table *t, const struct stack_key *key, uint32_t ke
 /* stacks_add_n, and the table's stack for key (NULL: out of memory): it lives as long as t. */
 struct stack *stacks_find_add(struct stack_table *t, const struct stack_key *key,
 			      uint32_t key_bytes, uint64_t count);
+/* -e alloc: add the allocations (1/ALLOC_OBJECT_ONE) that s's count stands for. */
+void stack_add_objects(struct stack *s, uint64_t objects);
 /* Take stack s out of t and free it (not while t is sorted). */
 void stacks_remove(struct stack_table *t, struct stack *s);
 /* Sort by count, descending (ties: by key bytes, for stable output). */

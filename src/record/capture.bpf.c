@@ -568,14 +568,16 @@ static __always_inline struct capture_defer *alloc_defer(void)
 SEC("uprobe")
 int capture_alloc(struct pt_regs *ctx)
 {
-	__u64 block, bytes = alloc_take(&block);
-	struct capture_defer *d = alloc_defer();
+	struct alloc_pended a;
+	struct capture_defer *d;
 
-	if (!bytes || !d)
+	if (!alloc_take(&a))
+		return 0;
+	d = alloc_defer();
+	if (!d)
 		return 0;
 	capture(ctx, alloc_event_idx, false, d);
-	alloc_weigh((__u32)bpf_get_current_pid_tgid(), d->counted ? &d->c.key : NULL, d->sent,
-		    bytes, block);
+	alloc_weigh((__u32)bpf_get_current_pid_tgid(), d->counted ? &d->c.key : NULL, d->sent, &a);
 	return 0;
 }
 
@@ -851,25 +853,27 @@ char LICENSE[] SEC("license") = "GPL";
  */
 static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size, __u64 memptr)
 {
-	__u64 id = bpf_get_current_pid_tgid(), bytes, block;
+	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct capture_defer *d;
 	struct sample_event *e;
+	struct alloc_pended a;
 
 	if (filter_tgids && !tgid_traced(id >> 32))
 		return 0;
-	bytes = alloc_sample((__u32)id, size);
-	if (!bytes)
+	a.bytes = alloc_sample((__u32)id, size);
+	if (!a.bytes)
 		return 0;
-	block = alloc_block_begin(ctx, bytes, memptr);
+	a.objects = alloc_objects_of(a.bytes, size);
+	a.block = alloc_block_begin(ctx, a.bytes, memptr);
 	if (!alloc_legacy) {
-		alloc_pend(bytes, block);
+		alloc_pend(&a);
 		return dispatch(ctx, &alloc_workers);
 	}
 	d = alloc_defer();
 	if (!d)
 		return 0;
-	alloc_pend(bytes, block);
+	alloc_pend(&a);
 	if (capture_legacy(ctx, alloc_event_idx, LEGACY_REGS_KPROBE_CTX, d) == LEGACY_WALK) {
 		/* The walker sends the walk, the sample and its weight; without one, the sample. */
 		bpf_tail_call(ctx, &legacy_walk_kprobe, 0);
@@ -877,9 +881,8 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size, __u64 me
 		if (e)
 			send_sample(e, d);
 	}
-	bytes = alloc_take(&block);
-	if (bytes)
-		alloc_weigh((__u32)id, NULL, d->sent, bytes, block);
+	if (alloc_take(&a))
+		alloc_weigh((__u32)id, NULL, d->sent, &a);
 	return 0;
 }
 

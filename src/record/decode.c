@@ -174,13 +174,24 @@ static void on_alloc_weight(struct recorder *r, const void *rec, size_t size)
 	uint32_t kb;
 
 	(void)size;
-	if (!r->alloc_live || !w->block) {
-		offcpu_weigh(&r->offcpu, w->tid, w->bytes, &r->stacks);
-		return;
-	}
 	key = offcpu_held(&r->offcpu, w->tid, &kb);
-	if (key && alloc_live_hold(r->alloc_live, w->block, key, kb))
+	if (!key)
+		return;
+	if (!r->alloc_live) {
+		struct stack *s = stacks_find_add(&r->stacks, key, kb, w->bytes);
+
+		if (s)
+			stack_add_objects(s, w->objects);
+		else
+			r->bad_records++;
+	} else if (w->block && alloc_live_hold(r->alloc_live, w->block, w->objects, key, kb)) {
 		r->bad_records++;
+	}
+	/*
+	 * --inuse, block 0: not tracked (its map full, STAT_INUSE_LOST says
+	 * so).  Whether it is still held is unknown: it is left out, and the
+	 * bytes in use are said to be a lower bound.
+	 */
 	offcpu_drop(&r->offcpu, w->tid);
 }
 

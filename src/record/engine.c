@@ -159,6 +159,13 @@ static void kernel_counts_read(struct recorder *r, int64_t epoch)
 	if (n < 0)
 		fprintf(stderr, "stitch: reading the kernel's counts failed: %s\n",
 			strerror((int)-n));
+	if (r->o->nevents && r->o->events[0].kind == EVENT_ALLOC) {	/* alone (record_cmd.c) */
+		n = kunwind_read_objects(&r->kw, bpf_map__fd(r->skel->maps.alloc_object_counts),
+					 &fds, epoch, &r->stacks);
+		if (n < 0)
+			fprintf(stderr, "stitch: reading the kernel's allocation counts failed: %s\n",
+				strerror((int)-n));
+	}
 	if (r->skel->rodata->offcpu_wakers) {
 		struct offcpu_sink sink;
 
@@ -287,8 +294,11 @@ static void period_cut_start(struct run *run, double now)
 	r->counted_next_flip = 0;
 }
 
-/* The period's stacks to the hook, then a new period.  0, or 1 if the hook failed. */
-static int period_hand_over(struct run *run)
+/*
+ * The period's stacks to the hook, then a new period (last: the one the
+ * recording's end cut).  0, or 1 if the hook failed.
+ */
+static int period_hand_over(struct run *run, bool last)
 {
 	struct recorder *r = run->r;
 	struct record_result res = {
@@ -299,9 +309,19 @@ static int period_hand_over(struct run *run)
 		.bins = &r->bins,
 	};
 	uint64_t dropped = r->bins.syms_dropped;
+	double held_at;
 	int rc;
 
-	inuse_period(r);
+	/*
+	 * --inuse: what is held at the period's end, for the last one when
+	 * the programs stopped (inuse_stop), just after the deadline.  A -d
+	 * that is a multiple of the period puts that a moment after the
+	 * period before's read: the same blocks would go again, as a second
+	 * snapshot (the cut comes later: detaching took 1.6 s here).
+	 */
+	held_at = r->inuse_stopped ? r->end_ns / 1e9 : run->cut;
+	if (!last || held_at - run->period_start >= r->hooks->period_s / 10)
+		inuse_period(r);
 	rc = r->hooks->period(r->hooks->ctx, &res) ? 1 : 0;
 	stacks_free(&r->stacks);
 	/*
@@ -356,7 +376,7 @@ static int period_cut_end(struct run *run)
 	if (run->stage == PERIOD_FLIPPED && counting_in_kernel(run->r))
 		run->stage = PERIOD_READ;
 	else if (run->stage != PERIOD_RUNNING)
-		return period_hand_over(run);
+		return period_hand_over(run, false);
 	return 0;
 }
 
@@ -584,7 +604,7 @@ static int run_finish(struct run *run)
 	if (r->hooks && r->hooks->period) {
 		run->cut = mono_s();
 		run->cut_unix_ns = clock_ns(CLOCK_REALTIME);
-		if (period_hand_over(run))
+		if (period_hand_over(run, true))
 			rc = 1;
 	}
 	if (r->hooks && r->hooks->finish && r->hooks->finish(r->hooks->ctx, &res))

@@ -23,7 +23,8 @@
 
 static __always_inline int walk_then_send(void)
 {
-	__u64 id = bpf_get_current_pid_tgid(), size = 0, block;
+	__u64 id = bpf_get_current_pid_tgid(), size = 0;
+	struct alloc_pended a;
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct sample_event *e = bpf_map_lookup_elem(&scratch, &cpu);
 	struct interp_scratch *s;
@@ -43,16 +44,12 @@ static __always_inline int walk_then_send(void)
 	}
 	if (sample_send(e)) {
 		count(STAT_RINGBUF_LOST);
-		alloc_take(&block);
+		alloc_take(&a);
 		return 0;
 	}
 	/* Only an allocation's sample waits for its weight here (capture.bpf.c's alloc_entry). */
-	if (e->flags & STITCH_SAMPLE_WEIGHT_LATER) {
-		__u64 bytes = alloc_take(&block);
-
-		if (bytes)
-			alloc_send_weight((__u32)id, bytes, block);
-	}
+	if ((e->flags & STITCH_SAMPLE_WEIGHT_LATER) && alloc_take(&a))
+		alloc_send_weight((__u32)id, &a);
 	return 0;
 }
 

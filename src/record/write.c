@@ -90,6 +90,8 @@ int record_write(struct record_cmd *cmd, const struct record_result *res)
 		if (o->events[0].kind == EVENT_ALLOC) {
 			p.value_type = profile_str(&p, o->inuse ? "inuse_space" : "alloc_space");
 			p.value_unit = profile_str(&p, "bytes");
+			p.objects_type = profile_str(&p, o->inuse ? "inuse_objects" :
+							     "alloc_objects");
 			p.period_ns = 0;
 		}
 		target_of(&o->target, sub, sizeof(sub));

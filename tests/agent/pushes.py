@@ -6,7 +6,10 @@
                                HOST CONTAINER POD LABELS (- where absent; LABELS: the
                                other labels as k=v,k=v)
   pushes.py folded FILE...     one line a sample: KIND;SERVICE;frame;...;frame VALUE
-                               (frames outermost first, the first value)
+                               (frames outermost first, the first value; an OTLP
+                               profile of allocations counted left out)
+  pushes.py objects FILE...    the same, the allocations counted (the value named
+                               alloc_objects or inuse_objects); profiles without: none
   pushes.py requests FILE...   one line a request: KIND PATH CONTENT_TYPE
   pushes.py types FILE...      one line a profile: KIND NAME TYPE/UNIT[,TYPE/UNIT...]
                                (its sample types)
@@ -55,10 +58,16 @@ def main():
                       label(labels, 'host_name'), label(labels, 'container_id'),
                       label(labels, 'pod_uid'), other or '-')
             else:
+                # The allocations counted: a pprof's second value, or an
+                # OTLP Profile of their own (it has one sample type).
+                types = [t for t, _ in p.get('sample_types', [])]
+                at = [i for i, t in enumerate(types) if t.endswith('_objects')]
+                want = (at or [None])[0] if mode == 'objects' else 0
+                if want is None or (mode != 'objects' and at == [0]):
+                    continue
                 for s in p['samples']:
                     print('%s;%s;%s %d' % (req['kind'], label(labels, 'service_name'),
-                                           ';'.join(s['frames']), s['values'][0]))
-
+                                           ';'.join(s['frames']), s['values'][want]))
 
 if __name__ == '__main__':
     main()

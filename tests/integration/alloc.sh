@@ -21,6 +21,16 @@ bytes_within() {
 		die "$1: $2 bytes is not within $4% of $3"
 }
 
+# pprof_objects PB OUT: PB's allocations counted (its alloc_objects or
+# inuse_objects, as Go's tools read them) as folded lines in OUT, and its
+# sample types in OUT.types.
+pprof_objects() {
+	"$PY" tests/agent/pprof_values.py "$1" alloc_objects >"$2"
+	[ -s "$2" ] && [ "$(wc -l <"$2")" -gt 1 ] ||
+		"$PY" tests/agent/pprof_values.py "$1" inuse_objects >"$2"
+	head -1 "$2" | tee "$2.types"
+}
+
 # A leak and a churn from two stacks, sampled one per 16 KiB: each path's
 # bytes within 10% of what the workload counted (the leak's ~2,400 samples
 # give a standard deviation of 2%), on its whole stack down to _start, and
@@ -42,7 +52,22 @@ test_alloc_paths_bytes_by_stack() {
 			$(total "$TMP/alloc.folded" "${root}churner;churn_one;malloc [0-9]+$")))"
 	expect_grep "$TMP/alloc.txt" '^stitch: [0-9.]+ MiB of alloc_space'
 	"$STITCH" report "$TMP/alloc.pb.gz" -o "$TMP/alloc.back.txt"
+	"$STITCH" report "$TMP/alloc.pb.gz" -o "$TMP/alloc.back.pb.gz"
 	expect_grep "$TMP/alloc.back.txt" '^stitch: [0-9.]+ MiB of alloc_space'
+	# The allocations each stack made (pprof's alloc_objects, as Go's heap
+	# profiles): one per 100-byte leak, two per round's 300-byte churn;
+	# kept by report.
+	local pb leaks churns
+	leaks=$(($(said "$TMP/alloc.out" leaked) / 100))
+	churns=$(($(said "$TMP/alloc.out" churned) / 300))
+	for pb in alloc alloc.back; do
+		pprof_objects "$TMP/$pb.pb.gz" "$TMP/$pb.objects"
+		expect_grep "$TMP/$pb.objects.types" '^# alloc_space/bytes,alloc_objects/count$'
+		bytes_within "$pb: leak path's allocations" \
+			"$(total "$TMP/$pb.objects" "leaker;leak_one;malloc [0-9]+$")" "$leaks" 10
+		bytes_within "$pb: churn path's allocations" \
+			"$(total "$TMP/$pb.objects" "churner;churn_one;malloc [0-9]+$")" "$churns" 10
+	done
 }
 
 # Every allocator function, every call recorded (--alloc-sample 1): each
@@ -51,13 +76,19 @@ test_alloc_paths_bytes_by_stack() {
 # alignments).
 test_alloc_every_function_exact() {
 	local fn
-	"$STITCH" record -e alloc --alloc-sample 1 -o "$TMP/fns.folded" -- \
+	"$STITCH" record -e alloc --alloc-sample 1 -o "$TMP/fns.folded" -o "$TMP/fns.pb.gz" -- \
 		"$ALLOC_PATHS" fns >"$TMP/fns.out" 2>"$TMP/fns.err"
 	cat "$TMP/fns.err"
 	for fn in $(awk '$1 ~ /^via_/ { print $1 }' "$TMP/fns.out"); do
 		expect_eq "$fn bytes" "$(total "$TMP/fns.folded" ";main;(fns_\\[i\\];)?$fn;")" \
 			"$(said "$TMP/fns.out" "$fn")"
 	done
+	# Each call is one allocation (FN_CALLS: 1000), realloc_grow's two.
+	pprof_objects "$TMP/fns.pb.gz" "$TMP/fns.objects"
+	expect_eq "via_malloc allocations" "$(total "$TMP/fns.objects" ';via_malloc;malloc [0-9]+$')" 1000
+	expect_eq "via_posix_memalign_8 allocations" \
+		"$(total "$TMP/fns.objects" ';via_posix_memalign_8;')" 1000
+	expect_eq "via_realloc_grow allocations" "$(total "$TMP/fns.objects" ';via_realloc_grow;')" 2000
 }
 
 # A Python list that grows: its bytes on the Python function and line that
@@ -99,6 +130,12 @@ test_alloc_inuse_leak_on_its_stack() {
 	expect_grep "$TMP/inuse.err" '^stitch record: --inuse: [0-9]+ sampled blocks still allocated'
 	"$STITCH" report "$TMP/inuse.pb.gz" -o "$TMP/inuse.back.txt"
 	expect_grep "$TMP/inuse.back.txt" '^stitch: [0-9.]+ MiB of inuse_space'
+	# The blocks held (pprof's inuse_objects): one per 100-byte leak.
+	pprof_objects "$TMP/inuse.pb.gz" "$TMP/inuse.objects"
+	expect_grep "$TMP/inuse.objects.types" '^# inuse_space/bytes,inuse_objects/count$'
+	bytes_within "leak path's blocks in use" \
+		"$(total "$TMP/inuse.objects" "leaker;leak_one;malloc [0-9]+$")" \
+		"$(($(said "$TMP/inuse.out" leaked) / 100))" 10
 }
 
 # Every allocator function, every call, with --inuse: each block is found
@@ -108,8 +145,8 @@ test_alloc_inuse_leak_on_its_stack() {
 # size, and their first mallocs are not; the blocks a failed realloc left
 # with the program are in use, on their malloc.
 test_alloc_inuse_frees_and_moves_found() {
-	"$STITCH" record -e alloc --inuse --alloc-sample 1 -o "$TMP/inuse_fns.folded" -- \
-		"$ALLOC_PATHS" fns >"$TMP/inuse_fns.out" 2>"$TMP/inuse_fns.err"
+	"$STITCH" record -e alloc --inuse --alloc-sample 1 -o "$TMP/inuse_fns.folded" \
+		-o "$TMP/inuse_fns.pb.gz" -- "$ALLOC_PATHS" fns >"$TMP/inuse_fns.out" 2>"$TMP/inuse_fns.err"
 	cat "$TMP/inuse_fns.err" "$TMP/inuse_fns.folded"
 	expect_eq "realloc'd blocks kept, in use" \
 		"$(total "$TMP/inuse_fns.folded" ';main;(fns_\[i\];)?via_realloc_kept;realloc [0-9]+$')" \
@@ -122,6 +159,13 @@ test_alloc_inuse_frees_and_moves_found() {
 	# The rest: what stdio keeps for stdout (a 4 KiB buffer).
 	expect_ge "bytes in use elsewhere at most 8 KiB (8192 - bytes)" \
 		"$((8192 - $(total "$TMP/inuse_fns.folded" '.') + $(said "$TMP/inuse_fns.out" kept)))" 0
+	# The blocks (pprof's inuse_objects): the 100 moved, the 100 a failed realloc left.
+	pprof_objects "$TMP/inuse_fns.pb.gz" "$TMP/inuse_fns.objects"
+	expect_eq "realloc'd blocks kept" \
+		"$(total "$TMP/inuse_fns.objects" ';via_realloc_kept;realloc [0-9]+$')" 100
+	expect_eq "blocks a failed realloc kept" \
+		"$(total "$TMP/inuse_fns.objects" ';via_realloc_failed;malloc [0-9]+$')" 100
+	expect_eq "blocks of the freed calls" "$(total "$TMP/inuse_fns.objects" ';via_')" 200
 }
 
 # --min-age: blocks leaked 3 s before the end are in use, those leaked
@@ -326,6 +370,36 @@ agent_alloc_pushes() {
 		sort | uniq -c | tee "$TMP/${p}types"
 	"$PY" "$PUSHES" folded "$TMP/${p}pyro.jsonl" "$TMP/${p}otlp.jsonl" "$TMP/${p}parca.jsonl" \
 		>"$TMP/${p}agent.folded"
+	"$PY" "$PUSHES" objects "$TMP/${p}pyro.jsonl" "$TMP/${p}otlp.jsonl" "$TMP/${p}parca.jsonl" \
+		>"$TMP/${p}agent.objects"
+}
+
+# alloc_types KIND alloc|inuse: the sample types of an agent's allocation
+# profiles at backend KIND, a line each: the bytes, with the allocations
+# counted beside them, as Go's heap profiles: in a pprof (Pyroscope, Parca)
+# as a second value, in OTLP as a Profile of their own (one sample type).
+alloc_types() {
+	if [ "$1" = otlp ]; then
+		printf '%s\n' "$2_space/bytes" "$2_objects/count"
+	else
+		echo "$2_space/bytes,$2_objects/count"
+	fi
+}
+
+# alloc_types_pushed P MODE: each backend's profiles of each of
+# alloc_types' types at least 3 (one a period), and none of another.
+alloc_types_pushed() {
+	local kind t
+	for kind in pyroscope otlp parca; do
+		for t in $(alloc_types $kind "$2"); do
+			expect_ge "$kind: profiles of memory's $t" \
+				"$(awk -v k=$kind -v t="$t" '$2 == k && $4 == t { n += $1 } END { print n + 0 }' "$TMP/$1types")" 3
+		done
+	done
+	expect_eq "profiles of another type" \
+		"$(while read -r n kind name types; do
+			alloc_types "$kind" "$2" | grep -qxF "$types" || echo "$kind $types"
+		done <"$TMP/$1types" | wc -l)" 0
 }
 
 # agent -e alloc: every period of a process that allocates all along,
@@ -334,41 +408,39 @@ agent_alloc_pushes() {
 test_agent_alloc_pushes_memory() {
 	local kind
 	agent_alloc_pushes a steady
-	for kind in pyroscope otlp parca; do
-		expect_ge "$kind: profiles of memory's alloc_space/bytes" \
-			"$(awk -v k=$kind '$2 == k && $4 == "alloc_space/bytes" { n += $1 } END { print n + 0 }' "$TMP/atypes")" 3
-	done
-	expect_eq "profiles of another type" \
-		"$(awk '$4 != "alloc_space/bytes"' "$TMP/atypes" | wc -l)" 0
+	alloc_types_pushed a alloc
 	expect_eq "pyroscope's series named otherwise than memory" \
 		"$(awk '$2 == "pyroscope" && $3 != "memory"' "$TMP/atypes" | wc -l)" 0
 	for kind in pyroscope otlp parca; do
 		expect_ge "$kind: the churn's bytes on its stack" \
 			"$(total "$TMP/aagent.folded" "^$kind;alloc_paths;.*;main;(steady;)?churner;churn_one;malloc [0-9]+$")" 1000000
 	done
+	# Its allocations beside them (alloc_objects): 300 bytes each.
+	for kind in pyroscope otlp parca; do
+		bytes_within "$kind: the churn's allocations (its bytes / 300)" \
+			"$(total "$TMP/aagent.objects" "^$kind;.*;churner;churn_one;malloc [0-9]+$")" \
+			"$(($(total "$TMP/aagent.folded" "^$kind;.*;churner;churn_one;malloc [0-9]+$") / 300))" 10
+	done
 }
 
 # agent --inuse: each period pushes what a growing service holds, by the
 # stack that allocated it (memory's inuse_space/bytes, to all three
-# backends): its leak, in every period after the first and never less
-# than in the one before (a leak's sampled blocks are never freed), and
+# backends): its leak, in every period after the first and more than in
+# the one before (a leak's sampled blocks are never freed), and
 # none of its churn, freed at once.
 test_agent_alloc_inuse_pushes_what_is_held() {
 	local kind leak
 	agent_alloc_pushes i leaky --inuse
-	for kind in pyroscope otlp parca; do
-		expect_ge "$kind: profiles of memory's inuse_space/bytes" \
-			"$(awk -v k=$kind '$2 == k && $4 == "inuse_space/bytes" { n += $1 } END { print n + 0 }' "$TMP/itypes")" 3
-	done
-	expect_eq "profiles of another type" \
-		"$(awk '$4 != "inuse_space/bytes"' "$TMP/itypes" | wc -l)" 0
+	alloc_types_pushed i inuse
 	for kind in pyroscope otlp parca; do
 		grep -E "^$kind;alloc_paths;.*;main;steady;leaker;leak_one;malloc [0-9]+$" \
 			"$TMP/iagent.folded" | awk '{ print $NF }' >"$TMP/ileak.$kind"
 		echo "$kind: the leak in use at each period's end:" $(cat "$TMP/ileak.$kind")
 		expect_ge "$kind: periods with the leak in use" "$(wc -l <"$TMP/ileak.$kind")" 3
-		expect_eq "$kind: periods with less of the leak in use than the one before" \
-			"$(awk 'NR > 1 && $1 < last { n++ } { last = $1 } END { print n + 0 }' "$TMP/ileak.$kind")" 0
+		# (The last period, cut a moment after the one before, is no
+		# second snapshot of the same blocks.)
+		expect_eq "$kind: periods with no more of the leak in use than the one before" \
+			"$(awk 'NR > 1 && $1 <= last { n++ } { last = $1 } END { print n + 0 }' "$TMP/ileak.$kind")" 0
 		leak=$(total "$TMP/iagent.folded" "^$kind;alloc_paths;.*;main;steady;leaker;leak_one;malloc [0-9]+$")
 		expect_ge "$kind: the churn's bytes in use at most 1% of the leak's" \
 			"$((leak / 100 - $(total "$TMP/iagent.folded" "^$kind;.*;churn_one;malloc [0-9]+$")))" 0

@@ -960,6 +960,37 @@ static void test_time_unit_round_trip(void **state)
 	free(out);
 }
 
+/*
+ * Allocations: bytes, and the allocations they stand for as a second value
+ * (fixed point inside, rounded to whole ones in the file), both kept.
+ */
+static void test_alloc_objects_round_trip(void **state)
+{
+	struct prof_sample labels = { .count = 3000, .objects = 10 * PROFILE_OBJECT_ONE + 600 };
+	struct profile p, q;
+	char err[256] = "";
+	uint32_t f;
+	size_t len;
+	void *out;
+
+	profile_init(&p);
+	f = profile_frame(&p, &(struct prof_frame){ .name = profile_str(&p, "malloc") });
+	assert_int_equal(profile_add_sample(&p, &f, 1, &labels), 0);
+	p.value_type = profile_str(&p, "alloc_space");
+	p.value_unit = profile_str(&p, "bytes");
+	p.objects_type = profile_str(&p, "alloc_objects");
+	out = write_mem(&p, &len);
+	assert_int_equal(read_buf(out, len, &q, err, sizeof(err)), 0);
+	assert_true(profile_unit_bytes(&q));
+	assert_string_equal(profile_s(&q, q.objects_type), "alloc_objects");
+	assert_int_equal(q.nsamples, 1);
+	assert_int_equal(q.samples[0].count, 3000);
+	assert_int_equal(q.samples[0].objects, 11 * PROFILE_OBJECT_ONE);	/* 10.59, rounded */
+	profile_free(&q);
+	profile_free(&p);
+	free(out);
+}
+
 static void test_bad_structure(void **state)
 {
 	struct pb_buf b = { 0 };
@@ -1125,6 +1156,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_and_flipped),
 		cmocka_unit_test(test_count_range),
 		cmocka_unit_test(test_time_unit_round_trip),
+		cmocka_unit_test(test_alloc_objects_round_trip),
 		cmocka_unit_test(test_bad_structure),
 		cmocka_unit_test(test_random_garbage),
 		cmocka_unit_test(test_gzip_bomb),
