@@ -84,10 +84,19 @@ struct {
 static __always_inline __u64 alloc_block_begin(struct pt_regs *ctx, __u64 bytes, __u64 memptr)
 {
 	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid();
-	struct alloc_inflight f = {};
+	struct alloc_inflight f = {}, *outer;
 	__u64 *seq;
 
 	if (!alloc_inuse)
+		return 0;
+	f.ret_sp = PT_REGS_SP(ctx) + ALLOC_RET_SP_DELTA;
+	/*
+	 * Called by a sampled allocator call still running (malloc's own
+	 * sbrk or mmap, a leaf user space drops): that call's block waits
+	 * for its return, which this one must not take.
+	 */
+	outer = bpf_map_lookup_elem(&alloc_inflight, &tid);
+	if (outer && outer->ret_sp > f.ret_sp)
 		return 0;
 	seq = bpf_map_lookup_elem(&alloc_block_seq, &zero);
 	if (!seq)
@@ -96,7 +105,6 @@ static __always_inline __u64 alloc_block_begin(struct pt_regs *ctx, __u64 bytes,
 	f.block = *seq << ALLOC_BLOCK_CPU_BITS | bpf_get_smp_processor_id();
 	f.bytes = bytes;
 	f.memptr = memptr;
-	f.ret_sp = PT_REGS_SP(ctx) + ALLOC_RET_SP_DELTA;
 	if (bpf_map_update_elem(&alloc_inflight, &tid, &f, BPF_ANY)) {
 		count(STAT_INUSE_LOST);
 		return 0;
@@ -126,6 +134,9 @@ static __always_inline void alloc_block_returned(struct pt_regs *ctx, __u64 ret)
 		k.addr = ret;
 	}
 	bpf_map_delete_elem(&alloc_inflight, &tid);
+	/* mmap's and sbrk's failure: (void *)-1, no block */
+	if (k.addr == (__u64)-1)
+		k.addr = 0;
 	if (k.addr && bpf_map_update_elem(&alloc_live, &k, &b, BPF_ANY))
 		count(STAT_INUSE_LOST);
 }

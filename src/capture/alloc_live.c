@@ -142,6 +142,8 @@ static int report_block(struct alloc_live *t, const struct alloc_live_end *e,
 		return 0;
 	}
 	b->seen = t->reads;
+	if (e->leaves && alloc_leaves_inner(e->leaves, &b->stack->key))
+		return 0;
 	s = stacks_find_add(out, &b->stack->key, b->stack->key_bytes, v->bytes);
 	if (!s)
 		return -ENOMEM;

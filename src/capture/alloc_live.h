@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "capture/alloc_leaves.h"
 #include "profile/stacks.h"
 #include "util/hashmap.h"
 
@@ -46,6 +47,8 @@ struct alloc_live_end {
 	 * blocks of processes gone out of it and out of t for good.
 	 */
 	bool live;
+	/* the allocators' own mmap and sbrk, left out (their bytes are their malloc's) */
+	const struct alloc_leaves *leaves;
 };
 
 int alloc_live_init(struct alloc_live *t);

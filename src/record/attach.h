@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture/alloc_leaves.h"
 #include "record/events.h"
 
 struct capture_bpf;
@@ -40,6 +41,8 @@ struct attacher {
 	uint32_t nfetch_sites;
 	struct bpf_link **links;
 	int nlinks, cap;
+	/* -e alloc: the allocators' files, and their mmap and sbrk, to tell their own calls */
+	struct alloc_leaves alloc_leaves;
 };
 
 /*

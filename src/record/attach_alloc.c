@@ -41,6 +41,7 @@ struct allocator {
 	const char *lib;
 	const char *const *fns;		/* NULL-terminated */
 	bool small_align_is_malloc;	/* memalign(16): glibc's malloc */
+	bool leaves;			/* its mmap and sbrk: the program's own (alloc_leaves.h) */
 };
 
 static const char *const glibc_fns[] = {
@@ -52,10 +53,10 @@ static const char *const tcmalloc_fns[] = {
 };
 
 static const struct allocator allocators[] = {
-	{ "libc.so.6", glibc_fns, true },
-	{ "libjemalloc.so.2", glibc_fns, false },
-	{ "libtcmalloc.so.4", tcmalloc_fns, false },
-	{ "libtcmalloc_minimal.so.4", tcmalloc_fns, false },
+	{ "libc.so.6", glibc_fns, true, true },
+	{ "libjemalloc.so.2", glibc_fns, false, false },
+	{ "libtcmalloc.so.4", tcmalloc_fns, false, false },
+	{ "libtcmalloc_minimal.so.4", tcmalloc_fns, false, false },
 };
 
 /* Which entry point reads fn's size (capture.bpf.c). */
@@ -133,11 +134,46 @@ static uint64_t free_probe_offset(int fd, uint64_t offset)
 }
 
 /*
+ * libc's mmap (anonymous memory) and sbrk as leaves, and --inuse's returns
+ * and munmap (a free of the mapping at its start): 0, or -errno.  Each
+ * entry's address is kept, to tell libc's own calls (alloc_leaves.h).
+ */
+static int attach_alloc_leaves(struct attacher *a, Elf *elf, struct sym_source *syms,
+			       const struct stat *st, const char *path, uint32_t idx,
+			       const char *what, char *err, size_t errlen)
+{
+	static const char *const leaves[] = { "mmap", "sbrk" };
+	bool inuse = a->skel->rodata->alloc_inuse;
+	uint64_t vaddr, size, offset;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sizeof(leaves) / sizeof(leaves[0]) && rc >= 0; i++) {
+		if (sym_source_find_symbol(syms, leaves[i], &vaddr, &size) ||
+		    elf_vaddr_to_offset(elf, vaddr, &offset) ||
+		    !alloc_leaves_site(&a->alloc_leaves, st->st_dev, st->st_ino, vaddr))
+			continue;
+		rc = attach_alloc_at(a, i == 0 ? a->skel->progs.on_alloc_mmap :
+				     a->skel->progs.on_alloc_size1, false, path, offset, idx,
+				     leaves[i], what, err, errlen);
+		if (rc >= 0 && inuse)
+			rc = attach_alloc_at(a, a->skel->progs.on_alloc_return, true, path, offset,
+					     idx, leaves[i], what, err, errlen);
+	}
+	if (rc >= 0 && inuse && !sym_source_find_symbol(syms, "munmap", &vaddr, &size) &&
+	    !elf_vaddr_to_offset(elf, vaddr, &offset))
+		rc = attach_alloc_at(a, a->skel->progs.on_alloc_free, false, path, offset, idx,
+				     "munmap", what, err, errlen);
+	return rc;
+}
+
+/*
  * The allocator's functions in one libc (--inuse: their returns, and
  * free): how many were attached, or -errno.
  */
 static int attach_alloc_lib(struct attacher *a, const struct allocator *al, const char *path,
-			    uint32_t idx, const char *what, char *err, size_t errlen)
+			    const struct stat *st, uint32_t idx, const char *what, char *err,
+			    size_t errlen)
 {
 	const char *const *fns = al->fns;
 	uint64_t offsets[sizeof(glibc_fns) / sizeof(glibc_fns[0])], vaddr, size, offset;
@@ -182,6 +218,8 @@ static int attach_alloc_lib(struct attacher *a, const struct allocator *al, cons
 					     errlen);
 		}
 	}
+	if (rc >= 0 && n && al->leaves)
+		rc = attach_alloc_leaves(a, elf, syms, st, path, idx, what, err, errlen);
 	if (syms)
 		sym_source_free(syms);
 	elf_end(elf);
@@ -238,7 +276,8 @@ static int attach_alloc_file(struct attacher *a, struct alloc_libs *l, uint32_t 
 	}
 	l->seen[l->nseen].dev = st.st_dev;
 	l->seen[l->nseen++].ino = st.st_ino;
-	rc = attach_alloc_lib(a, al, path, idx, what, err, errlen);
+	alloc_leaves_file(&a->alloc_leaves, st.st_dev, st.st_ino);
+	rc = attach_alloc_lib(a, al, path, &st, idx, what, err, errlen);
 	return rc < 0 ? rc : 0;
 }
 

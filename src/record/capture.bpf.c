@@ -963,6 +963,23 @@ int on_alloc_posix_memalign_all(struct pt_regs *ctx)
 }
 
 /*
+ * Memory asked of the kernel as leaves of their own: mmap(addr, len,
+ * prot, flags, fd, off) of anonymous memory (sbrk(increment) is
+ * on_alloc_size1's: a negative one is past ALLOC_MAX_SIZE).  glibc's
+ * malloc and the other allocators call both themselves: user space drops
+ * the stacks whose caller is an allocator's file (capture/alloc_leaves.h).
+ */
+#define ALLOC_MAP_ANONYMOUS 0x20	/* x86-64's and arm64's (asm-generic) */
+
+SEC("uprobe")
+int on_alloc_mmap(struct pt_regs *ctx)
+{
+	if (!(PT_REGS_PARM4(ctx) & ALLOC_MAP_ANONYMOUS))
+		return 0;
+	return alloc_entry(ctx, PT_REGS_PARM2(ctx), 0);
+}
+
+/*
  * --inuse (capture/alloc_inuse.bpf.h): the allocator's returns, where a
  * sampled block gets its address, and free, where it loses it.
  */

@@ -322,6 +322,7 @@ static int period_hand_over(struct run *run, bool last)
 	held_at = r->inuse_stopped ? r->end_ns / 1e9 : run->cut;
 	if (!last || held_at - run->period_start >= r->hooks->period_s / 10)
 		inuse_period(r);
+	alloc_leaves_drop_inner(&r->att.alloc_leaves, &r->stacks);
 	rc = r->hooks->period(r->hooks->ctx, &res) ? 1 : 0;
 	stacks_free(&r->stacks);
 	/*
@@ -566,6 +567,8 @@ static void run_drain(struct run *run)
 	offcpu_still_blocked(r);
 	kernel_counts_read(r, -1);	/* the rest: nothing counts any more */
 	inuse_read(r);
+	/* -e alloc: the allocators' own mmap and sbrk, counted at their malloc already */
+	alloc_leaves_drop_inner(&r->att.alloc_leaves, &r->stacks);
 }
 
 /* The finish: what was lost and what it cost, then the command's output.  0 or 1. */

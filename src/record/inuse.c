@@ -61,6 +61,7 @@ static void inuse_end_of(struct recorder *r, uint64_t now_ns, struct alloc_live_
 	e->gone_fd = bpf_map__fd(r->skel->maps.alloc_gone);
 	e->now_ns = now_ns;
 	e->min_age_ns = r->o->min_age_ns;
+	e->leaves = &r->att.alloc_leaves;
 }
 
 /*

@@ -55,6 +55,8 @@ static void usage(FILE *f)
 "  alloc                    memory allocated, by the stack that asked for it:\n"
 "                           glibc's malloc, calloc, realloc, memalign,\n"
 "                           aligned_alloc, posix_memalign, valloc, pvalloc,\n"
+"                           and anonymous mmap and sbrk (the program's own: the\n"
+"                           allocators' are their malloc's),\n"
 "                           sampled by bytes (--alloc-sample) and weighed in\n"
 "                           bytes (pprof: alloc_space/bytes, and the\n"
 "                           allocations counted, alloc_objects).  Recorded alone.\n"

@@ -192,6 +192,7 @@ static void alloc_programs(struct recorder *r, bool alloc, bool legacy)
 		s->progs.on_alloc_size1, s->progs.on_alloc_realloc, s->progs.on_alloc_calloc,
 		s->progs.on_alloc_memalign, s->progs.on_alloc_posix_memalign,
 		s->progs.on_alloc_memalign_all, s->progs.on_alloc_posix_memalign_all,
+		s->progs.on_alloc_mmap,
 	};
 	size_t i;
 

@@ -91,6 +91,52 @@ test_alloc_every_function_exact() {
 	expect_eq "via_realloc_grow allocations" "$(total "$TMP/fns.objects" ';via_realloc_grow;')" 2000
 }
 
+# Memory asked of the kernel as leaves of their own, every call recorded:
+# the program's anonymous mmaps on mmap and its sbrk on sbrk, exact; a 1 MiB
+# malloc, which glibc serves by mapping (and later from its heap, grown by
+# sbrk), on malloc alone, never again on the mmap or sbrk under it; a file
+# mapping nowhere.  With --inuse, what is kept: the mappings not unmapped,
+# the blocks not freed (the allocator's own sbrk inside a malloc being
+# tracked no longer takes its block).
+test_alloc_mapped_leaves_exact() {
+	local mode base='^alloc_paths;_start;__libc_start_main;__libc_start_call_main;main;(mapped_\[i\];)?'
+	for mode in "" --inuse; do
+		# shellcheck disable=SC2086
+		"$STITCH" record -e alloc $mode --alloc-sample 1 -o "$TMP/mapped$mode.folded" -- \
+			"$ALLOC_PATHS" mapped </dev/null >"$TMP/mapped$mode.out" 2>"$TMP/mapped$mode.err"
+		cat "$TMP/mapped$mode.err" "$TMP/mapped$mode.folded"
+		expect_eq "${mode:-alloc}: map_one's bytes on mmap" \
+			"$(total "$TMP/mapped$mode.folded" "${base}map_one;(__)?mmap [0-9]+$")" \
+			"$(said "$TMP/mapped$mode.out" "mapped${mode:+_kept}")"
+		expect_eq "${mode:-alloc}: big_one's bytes on malloc" \
+			"$(total "$TMP/mapped$mode.folded" "${base}big_one;malloc [0-9]+$")" \
+			"$(said "$TMP/mapped$mode.out" "big${mode:+_kept}")"
+		expect_eq "${mode:-alloc}: big_one's elsewhere (glibc's own mmap and sbrk)" \
+			"$(total "$TMP/mapped$mode.folded" ';big_one;(.*;)?malloc;')" 0
+		expect_eq "${mode:-alloc}: brk_one's bytes on sbrk" \
+			"$(total "$TMP/mapped$mode.folded" "${base}brk_one;(__)?sbrk [0-9]+$")" \
+			"$(said "$TMP/mapped$mode.out" braked)"
+		expect_eq "${mode:-alloc}: bytes of the file mapping" \
+			"$(total "$TMP/mapped$mode.folded" ';map_file;')" 0
+	done
+}
+
+# Python's small objects live in pymalloc's arenas, 1 MiB mmaps of its
+# own: those of N kept tuples are on the Python function and line that
+# made them (within half and three times what the tuples hold: arenas are
+# shared, and the ints beside them), above the interpreter's allocator.
+test_alloc_python_small_objects_on_their_line() {
+	"$STITCH" record -e alloc --alloc-sample 64K -o "$TMP/py_small.folded" -- \
+		python3 tests/workloads/alloc_grow.py 200000 small >"$TMP/py_small.out" 2>"$TMP/py_small.err"
+	cat "$TMP/py_small.out" "$TMP/py_small.err"
+	local got want
+	got=$(total "$TMP/py_small.folded" ';small \([^;]*/alloc_grow\.py:47\);.*;(__)?mmap [0-9]+$')
+	want=$(said "$TMP/py_small.out" small_bytes)
+	echo "arenas mapped for the tuples: $got bytes; the tuples hold $want"
+	expect_ge "arenas' bytes on small's line, at least half the tuples'" "$((got * 2 - want))" 0
+	expect_ge "arenas' bytes on small's line, at most three times the tuples'" "$((want * 3 - got))" 0
+}
+
 # A Python list that grows: its bytes on the Python function and line that
 # append to it, above the interpreter's allocator, within 10% (one sample
 # per 64 KiB: ~3,000 samples).

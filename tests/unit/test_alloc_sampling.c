@@ -129,6 +129,29 @@ static void test_pattern_unbiased(void **state)
 	assert_true(fabs((double)got300 / (rounds * 600) - 1) < 0.03);
 }
 
+/*
+ * The allocations a sample stands for (alloc_objects_of, pprof's
+ * alloc_objects): unbiased too, for sizes far below the period and near
+ * it, within 3% of the calls made; 1 each when every call is recorded.
+ */
+static void test_objects_unbiased(void **state)
+{
+	const uint64_t p = 64 * 1024, rounds = 2000000;
+	uint64_t left, small = 0, near = 0, r, w;
+
+	(void)state;
+	left = gap(p);
+	for (r = 0; r < rounds; r++) {
+		w = sample(p, &left, 100);
+		small += w ? alloc_objects_of(w, 100) : 0;
+		w = sample(p, &left, 50000);
+		near += w ? alloc_objects_of(w, 50000) : 0;
+	}
+	assert_true(fabs((double)small / ((double)rounds * ALLOC_OBJECT_ONE) - 1) < 0.03);
+	assert_true(fabs((double)near / ((double)rounds * ALLOC_OBJECT_ONE) - 1) < 0.03);
+	assert_int_equal(alloc_objects_of(alloc_weight_of(weight_tab, 1, 300), 300), ALLOC_OBJECT_ONE);
+}
+
 /* Allocations near and past the period: weighed close to their size, and unbiased. */
 static void test_large_unbiased(void **state)
 {
@@ -185,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_pattern_unbiased),
 		cmocka_unit_test(test_large_unbiased),
+		cmocka_unit_test(test_objects_unbiased),
 		cmocka_unit_test(test_parse_period),
 	};
 

@@ -37,3 +37,16 @@ if "hold" in sys.argv[2:]:
     time.sleep(60)
 if "linger" in sys.argv[2:]:
     time.sleep(0.5)
+if "small" in sys.argv[2:]:
+    # "small" keeps N small tuples after the rest: pymalloc's objects,
+    # whose 1 MiB arenas it maps itself.  Prints "small_tuples N" and the
+    # bytes the tuples hold ("small_bytes").
+    def small(n):
+        tuples = []
+        for i in range(n):
+            tuples.append((i, None))  # the line small objects' arenas are mapped on
+        return tuples
+
+    kept_small = small(n)
+    print("small_tuples", n)
+    print("small_bytes", n * sys.getsizeof(kept_small[0]), flush=True)

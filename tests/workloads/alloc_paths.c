@@ -36,6 +36,12 @@
  *                         steady's rounds, each with ten leaker calls too
  *                         (~1 MB a second kept), for SECONDS: a service
  *                         that grows, for agent --inuse.
+ *   alloc_paths mapped    memory asked of the kernel: map_one, 100 anonymous
+ *                         mmaps of 1 MiB, every other one unmapped; big_one,
+ *                         100 mallocs of 1 MiB (glibc maps each itself),
+ *                         every other one freed; brk_one, 10 sbrk(4096).
+ *                         Prints "mapped", "mapped_kept", "big", "big_kept"
+ *                         and "braked" BYTES.
  *   alloc_paths steady SECONDS
  *                         churner rounds (two 300-byte blocks, each freed)
  *                         for SECONDS, 1000 a millisecond at most: a
@@ -48,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -279,6 +286,64 @@ __attribute__((noipa)) static void steady(int seconds, bool leaky)
 	}
 }
 
+__attribute__((noipa)) static void *map_one(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		abort();
+	return p;
+}
+
+__attribute__((noipa)) static void *big_one(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+__attribute__((noipa)) static void brk_one(long n)
+{
+	if (sbrk(n) == (void *)-1)
+		abort();
+}
+
+/* A file mapping: no anonymous memory, none of the allocations. */
+static void map_file(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, 0, 0);
+
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+}
+
+static int mapped(void)
+{
+	const size_t mib = 1 << 20;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		void *p = map_one(mib);
+
+		if (i % 2)
+			munmap(p, mib);
+	}
+	for (i = 0; i < 100; i++) {
+		void *p = big_one(mib);
+
+		if (i % 2)
+			free(p);
+	}
+	for (i = 0; i < 10; i++)
+		brk_one(4096);
+	map_file();
+	printf("mapped %zu\nmapped_kept %zu\nbig %zu\nbig_kept %zu\nbraked %d\n", 100 * mib,
+	       50 * mib, 100 * mib, 50 * mib, 10 * 4096);
+	return 0;
+}
+
 static int fns(void)
 {
 	unsigned long held, failed;
@@ -316,11 +381,13 @@ int main(int argc, char **argv)
 		return forked(atol(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "badfree") == 0)
 		return badfree(atol(argv[2]));
+	if (argc == 2 && strcmp(argv[1], "mapped") == 0)
+		return mapped();
 	if (argc == 3 && (strcmp(argv[1], "steady") == 0 || strcmp(argv[1], "leaky") == 0)) {
 		steady(atoi(argv[2]), strcmp(argv[1], "leaky") == 0);
 		return 0;
 	}
 	fprintf(stderr, "usage: alloc_paths paths N [wait] | fns [wait] | aged N SECONDS | badfree N\n"
-		"       | forked N | steady SECONDS | leaky SECONDS\n");
+		"       | forked N | steady SECONDS | leaky SECONDS | mapped\n");
 	return 2;
 }
