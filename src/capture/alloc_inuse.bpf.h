@@ -90,13 +90,15 @@ static __always_inline __u64 alloc_block_begin(struct pt_regs *ctx, __u64 bytes,
 	if (!alloc_inuse)
 		return 0;
 	f.ret_sp = PT_REGS_SP(ctx) + ALLOC_RET_SP_DELTA;
+	f.begun_ns = bpf_ktime_get_ns();
 	/*
 	 * Called by a sampled allocator call still running (malloc's own
 	 * sbrk or mmap, a leaf user space drops): that call's block waits
 	 * for its return, which this one must not take.
 	 */
 	outer = bpf_map_lookup_elem(&alloc_inflight, &tid);
-	if (outer && outer->ret_sp > f.ret_sp)
+	if (outer && outer->ret_sp > f.ret_sp &&
+	    f.begun_ns - outer->begun_ns < ALLOC_INFLIGHT_STALE_NS)
 		return 0;
 	seq = bpf_map_lookup_elem(&alloc_block_seq, &zero);
 	if (!seq)

@@ -57,7 +57,15 @@ struct alloc_inflight {
 	__u64 bytes;
 	__u64 memptr;		/* posix_memalign: where the address goes; 0: returned */
 	__u64 ret_sp;		/* the stack pointer its return leaves */
+	__u64 begun_ns;		/* CLOCK_MONOTONIC at its entry */
 };
+
+/*
+ * A call still waiting for its return after this long lost it (a longjmp
+ * out, a return instance the kernel did not have): calls inside it no
+ * longer leave it its block.
+ */
+#define ALLOC_INFLIGHT_STALE_NS 100000000ULL
 
 /*
  * A realloc of a tracked block between its entry and its return: the old

@@ -116,16 +116,24 @@ static int report_block(struct alloc_live *t, const struct alloc_live_end *e,
 			const struct alloc_live_key *k, const struct alloc_live_block *v,
 			struct stack_table *out, struct alloc_inuse_totals *tot)
 {
-	struct live_block *b;
+	struct live_block *b = block_of(t, v->block);
+	/* An allocator's own mmap or sbrk: its bytes are its malloc's, in no total. */
+	bool inner = b && e->leaves && alloc_leaves_inner(e->leaves, &b->stack->key);
 	struct stack *s;
 
 	if (went_with_process(e, k->tgid, v->time_ns)) {
-		tot->gone_blocks++;
-		tot->gone_bytes += v->bytes;
+		if (!inner) {
+			tot->gone_blocks++;
+			tot->gone_bytes += v->bytes;
+		}
 		if (e->live) {
 			bpf_map_delete_elem(e->live_fd, k);
 			alloc_live_freed(t, v->block);
 		}
+		return 0;
+	}
+	if (inner) {
+		b->seen = t->reads;
 		return 0;
 	}
 	/* Filed after now (as the programs were detached): young, not negative. */
@@ -134,7 +142,6 @@ static int report_block(struct alloc_live *t, const struct alloc_live_end *e,
 		tot->young_bytes += v->bytes;
 		return 0;
 	}
-	b = block_of(t, v->block);
 	if (!b) {
 		/* Live, its stack may still be in the ring: named at the next period. */
 		tot->unnamed_blocks++;
@@ -142,8 +149,6 @@ static int report_block(struct alloc_live *t, const struct alloc_live_end *e,
 		return 0;
 	}
 	b->seen = t->reads;
-	if (e->leaves && alloc_leaves_inner(e->leaves, &b->stack->key))
-		return 0;
 	s = stacks_find_add(out, &b->stack->key, b->stack->key_bytes, v->bytes);
 	if (!s)
 		return -ENOMEM;

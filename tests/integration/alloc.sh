@@ -252,6 +252,16 @@ test_alloc_inuse_python_list_held_at_ctrl_c() {
 		"$(total "$TMP/py_inuse.folded" 'alloc_grow\.py:23\)')" 0
 }
 
+# left_out_within ERR BYTES: the bytes --inuse said it left out (gone with
+# their processes) within 10% of BYTES: the leak gone, and no allocator's
+# own mmap or sbrk under it counted again.
+left_out_within() {
+	local mib
+	mib=$(sed -n 's/^stitch record: --inuse: [0-9]* more (\([0-9.]*\) MiB) left out: their processes.*/\1/p' "$1")
+	bytes_within "left out with their processes" \
+		"$(awk -v m="$mib" 'BEGIN { printf "%.0f", m * 1048576 }')" "$2" 10
+}
+
 # A child's exit frees its leak, with no free: its blocks are not in use
 # (and said to be left out); its parent's, whose exit ends the recording,
 # are what it leaked, within 10% (~600 samples at 16K).
@@ -266,6 +276,24 @@ test_alloc_inuse_exited_child_left_out() {
 		"$(said "$TMP/forked.out" parent)" 10
 	expect_grep "$TMP/forked.err" \
 		'^stitch record: --inuse: [0-9]+ more \([0-9.]+ MiB\) left out: their processes exited'
+	left_out_within "$TMP/forked.err" "$(said "$TMP/forked.out" child)"
+}
+
+# An exec frees the process's memory too, with no free, even the command's
+# own: the leak before it is not in use (and said to be left out); the new
+# image's, whose exit ends the recording, is, within 10% (~600 samples).
+test_alloc_inuse_exec_leaves_old_image_out() {
+	"$STITCH" record -e alloc --inuse --alloc-sample 16K -o "$TMP/execs.folded" -- \
+		"$ALLOC_PATHS" execs 100000 >"$TMP/execs.out" 2>"$TMP/execs.err"
+	cat "$TMP/execs.out" "$TMP/execs.err" "$TMP/execs.folded"
+	expect_eq "the old image's leak in use after its exec" \
+		"$(total "$TMP/execs.folded" ';exec_leak;')" 0
+	bytes_within "the new image's leak in use" \
+		"$(total "$TMP/execs.folded" ';leaker;leak_one;malloc [0-9]+$')" \
+		"$(said "$TMP/execs.out" leaked)" 10
+	expect_grep "$TMP/execs.err" \
+		'^stitch record: --inuse: [0-9]+ more \([0-9.]+ MiB\) left out: their processes exited or exec'"'"'d'
+	left_out_within "$TMP/execs.err" "$(said "$TMP/execs.out" before_exec)"
 }
 
 # Bad frees (twice, an address never allocated: glibc aborts the program

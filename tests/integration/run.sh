@@ -1283,7 +1283,7 @@ ASAN_TESTS+='container_debug_file_by_(build_id|debuglink)|'
 ASAN_TESTS+='alloc_(every_function_exact|paths_bytes_by_stack|python_growing_list_on_its_line|'
 ASAN_TESTS+='mapped_leaves_exact|'
 ASAN_TESTS+='inuse_(frees_and_moves_found|survives_bad_frees|leak_on_its_stack|lower_bound_said|'
-ASAN_TESTS+='exited_child_left_out)|'
+ASAN_TESTS+='exited_child_left_out|exec_leaves_old_image_out)|'
 ASAN_TESTS+='options_refused_with_reasons|all_finds_a_containers_libc)|'
 # The agent: each backend's encoding, labels, names, the spool, releases.
 ASAN_TESTS+='agent_(pyroscope_push|three_kinds_at_once|container_and_pod_ids|header_file|'

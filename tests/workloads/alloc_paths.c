@@ -24,6 +24,9 @@
  *   alloc_paths forked N  a child leaks N 100-byte blocks (child_leak) and
  *                         exits; then the parent leaks N (parent_leak) and
  *                         exits.  Prints "child BYTES" and "parent BYTES".
+ *   alloc_paths execs N   leaks N 100-byte blocks (exec_leak), prints
+ *                         "before_exec BYTES", then execs itself as
+ *                         "alloc_paths paths N": the same process, a new image.
  *   alloc_paths aged N SECONDS
  *                         leak_old: N 100-byte blocks kept; SECONDS of
  *                         sleep; leak_young: N more.  Prints "old BYTES"
@@ -226,6 +229,27 @@ static int forked(long n)
 	return 0;
 }
 
+__attribute__((noipa)) static void exec_leak(long n)
+{
+	while (n--)
+		leak_one(100);
+}
+
+/* A leak that the process's exec frees, then the new image's own. */
+static int execs(long n)
+{
+	char count[32];
+
+	if (n > MAX_KEPT)
+		return 2;
+	exec_leak(n);
+	printf("before_exec %ld\n", n * 100);
+	fflush(stdout);
+	snprintf(count, sizeof(count), "%ld", n);
+	execl("/proc/self/exe", "alloc_paths", "paths", count, (char *)NULL);
+	return 1;
+}
+
 __attribute__((noipa)) static void leak_old(long n)
 {
 	while (n--)
@@ -381,6 +405,8 @@ int main(int argc, char **argv)
 		return forked(atol(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "badfree") == 0)
 		return badfree(atol(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "execs") == 0)
+		return execs(atol(argv[2]));
 	if (argc == 2 && strcmp(argv[1], "mapped") == 0)
 		return mapped();
 	if (argc == 3 && (strcmp(argv[1], "steady") == 0 || strcmp(argv[1], "leaky") == 0)) {
@@ -388,6 +414,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: alloc_paths paths N [wait] | fns [wait] | aged N SECONDS | badfree N\n"
-		"       | forked N | steady SECONDS | leaky SECONDS | mapped\n");
+		"       | forked N | execs N | steady SECONDS | leaky SECONDS | mapped\n");
 	return 2;
 }
