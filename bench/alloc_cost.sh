@@ -10,7 +10,7 @@
 #            case, every call a uprobe trap
 #   Python   tests/workloads/alloc_grow.py N: a list grown by 2000-byte
 #            bytearrays, then 1000-byte ones dropped (the interpreter's
-#            own small objects come from its arenas, not malloc)
+#            own small objects come from its arenas: an mmap each, rare)
 #
 # Tracers, each attached to the waiting program (-p) before it starts:
 #   none         the program alone
