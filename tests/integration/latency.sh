@@ -264,8 +264,10 @@ test_latency_function_lock_breakdown() {
 	# and the off-CPU stack's) run microseconds apart, and the stacks came
 	# out 280 us over 580 ms (0.05%, 6.1's guest), once 3.6 ms over ~600 ms
 	# (0.6%, 6.1's guest beside the arm64 one in CI): 2% of slack there.
+	# On this VM too, once: 3 us over 507 ms of 100 calls (a CI run, busy
+	# with the tests before): 0.1% of slack here.
 	expect_ge "the slow calls' off-CPU time covers their off-CPU stacks" \
-		"$(($(jq --argjson s $((SLOWDOWN > 1 ? 1020 : 1000)) '.slow_off_cpu_ns * $s / 1e6 | floor' "$TMP/ll.json") \
+		"$(($(jq --argjson s $((SLOWDOWN > 1 ? 1020 : 1001)) '.slow_off_cpu_ns * $s / 1e6 | floor' "$TMP/ll.json") \
 			+ $(grep -c . "$TMP/ll.folded") - $(total "$TMP/ll.folded" '^lookup_record;\[off-cpu\];_start;')))" 0
 	local wfl
 	wfl='.children.children[] | select(.name == "wait_for_lock") | .total_ns'
