@@ -210,8 +210,14 @@ test_python_cpu_samples() {
 	# in 14 runs there since: the next one says what it was.
 	show_outside "$TMP/pyc.folded" ';cpu_burn \(' "$burn|\[user stack unreadable\]"
 	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/pyc.folded" "$burn")" "$(slowed 600)"
+	# It said, in trixie's CI guest (2026-12-05): 2 of 5780 with their
+	# native part cut short mid-walk, marked [truncated] (a stack page not
+	# there at the event), the Python frames after it right.  Marked, not
+	# wrong: left out of the exact share, and at most 1% of them.
 	expect_eq "% of cpu_burn() samples with the exact chain" \
-		"$(share "$TMP/pyc.folded" ';cpu_burn \(' "$burn")" 100
+		"$(SKIP='\[user stack unreadable\]|\[truncated\]' share_all "$TMP/pyc.folded" ';cpu_burn \(' "$burn")" 100
+	expect_ge "cpu_burn() samples cut short and marked [truncated]: at most 1%" \
+		"$(($(total "$TMP/pyc.folded" ';cpu_burn \(') / 100 - $(total "$TMP/pyc.folded" '\[truncated\].*;cpu_burn \(')))" 0
 	expect_eq "B's frames under cpu_burn" "$(total "$TMP/pyc.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
 	expect_ge "% of thread A's samples named" \
 		"$(share "$TMP/pyc.folded" '^python3\.11;clone3;start_thread;.*cpu_|_PyEval_EvalFrameDefault' ';cpu_burn \(')" 90
