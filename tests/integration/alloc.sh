@@ -471,7 +471,7 @@ alloc_types_pushed() {
 		done
 	done
 	expect_eq "profiles of another type" \
-		"$(while read -r n kind name types; do
+		"$(while read -r _ kind _ types; do
 			alloc_types "$kind" "$2" | grep -qxF "$types" || echo "$kind $types"
 		done <"$TMP/$1types" | wc -l)" 0
 }
