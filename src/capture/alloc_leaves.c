@@ -24,15 +24,18 @@ bool alloc_leaves_site(struct alloc_leaves *l, dev_t dev, ino_t ino, uint64_t va
 	return true;
 }
 
+/* An ELF frame of the file dev, ino. */
+static bool of_file(const struct uframe *f, dev_t dev, ino_t ino)
+{
+	return f->kind == UFRAME_ELF && f->bin && f->bin->dev == dev && f->bin->ino == ino;
+}
+
 static bool is_site(const struct alloc_leaves *l, const struct uframe *f)
 {
 	int i;
 
-	if (f->kind != UFRAME_ELF || !f->bin)
-		return false;
 	for (i = 0; i < l->nsites; i++)
-		if (l->sites[i].vaddr == f->addr && l->sites[i].dev == f->bin->dev &&
-		    l->sites[i].ino == f->bin->ino)
+		if (l->sites[i].vaddr == f->addr && of_file(f, l->sites[i].dev, l->sites[i].ino))
 			return true;
 	return false;
 }
@@ -41,10 +44,8 @@ static bool in_allocator(const struct alloc_leaves *l, const struct uframe *f)
 {
 	int i;
 
-	if (f->kind != UFRAME_ELF || !f->bin)
-		return false;
 	for (i = 0; i < l->nfiles; i++)
-		if (l->files[i].dev == f->bin->dev && l->files[i].ino == f->bin->ino)
+		if (of_file(f, l->files[i].dev, l->files[i].ino))
 			return true;
 	return false;
 }
