@@ -339,8 +339,11 @@ void perf_tracker_apply(struct perf_tracker *t, struct procs *ps, uint64_t until
 
 		switch (ev->type) {
 		case PERF_RECORD_MMAP2:
-			if (procs_tracking(ps, ev->pid))
-				procs_mmap(ps, ev->pid, ev->start, ev->len, ev->pgoff, ev->path, &ev->id);
+			if (!procs_tracking(ps, ev->pid))
+				break;
+			procs_mmap(ps, ev->pid, ev->start, ev->len, ev->pgoff, ev->path, &ev->id);
+			if (t->on_mmap && ev->path)
+				t->on_mmap(t->on_mmap_ctx, ev->pid, ev->path);
 			break;
 		case PERF_RECORD_COMM:
 			if (procs_tracking(ps, ev->pid))

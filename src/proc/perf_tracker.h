@@ -29,6 +29,12 @@ struct perf_tracker {
 	uint64_t lost_seen;	/* ... of which the process models were told (procs_lost_records) */
 	uint64_t lost_until;	/* the latest loss's time: records older than it may miss others */
 	uint64_t malformed;	/* records we refused to parse */
+	/*
+	 * Told of each executable mapping applied to a tracked process (its
+	 * path as the process sees it), after its model has it; may be NULL.
+	 */
+	void (*on_mmap)(void *ctx, uint32_t pid, const char *path);
+	void *on_mmap_ctx;
 };
 
 int perf_tracker_open(struct perf_tracker *t);

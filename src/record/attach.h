@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "capture/alloc_leaves.h"
 #include "record/events.h"
@@ -13,6 +14,9 @@
 struct capture_bpf;
 struct bpf_link;
 struct fetch_site;
+
+/* The allocator files -e alloc attaches at most (each holds up to 20 uprobes). */
+#define ALLOC_MAX_LIBS 16
 
 struct attacher {
 	struct capture_bpf *skel;
@@ -43,6 +47,13 @@ struct attacher {
 	int nlinks, cap;
 	/* -e alloc: the allocators' files, and their mmap and sbrk, to tell their own calls */
 	struct alloc_leaves alloc_leaves;
+	/* -e alloc: the allocator files attached (each once), and the event's number */
+	const struct event_spec *alloc_ev;
+	uint32_t alloc_idx;
+	struct { dev_t dev; ino_t ino; } alloc_seen[ALLOC_MAX_LIBS];
+	int alloc_nseen;
+	bool alloc_full_said;
+	int alloc_late;		/* files attached after the start (attach_alloc_late) */
 };
 
 /*
@@ -52,6 +63,18 @@ struct attacher {
 int attach_event(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 		 char *err, size_t errlen);
 void attach_destroy(struct attacher *a);
+
+/* -e alloc: is the file at path (a mapping's) named as an allocator's library? */
+bool attach_alloc_is_lib(const char *path);
+
+/*
+ * -e alloc, once attached: traced process pid mapped an allocator's file,
+ * path as it sees it (a new process in a container, a command run in
+ * another root, a dlopen).  Attached unless that file was: 1 if attached
+ * now, 0 if there was nothing to do, -errno (said in err).
+ */
+int attach_alloc_late(struct attacher *a, uint32_t pid, const char *path, char *err,
+		      size_t errlen);
 
 /*
  * --fetch at event ev compiled and thrown away, before the programs load:

@@ -79,8 +79,6 @@ static struct bpf_program *alloc_prog(struct attacher *a, const struct allocator
 	       s->progs.on_alloc_memalign_all;
 }
 
-#define ALLOC_MAX_LIBS 16
-
 /* A uprobe (or uretprobe) of -e alloc at offset of path: 0, or -errno (said in err). */
 static int attach_alloc_at(struct attacher *a, struct bpf_program *prog, bool ret,
 			   const char *path, uint64_t offset, uint32_t idx, const char *fn,
@@ -245,37 +243,31 @@ static int attach_alloc_raw_tp(struct attacher *a, struct bpf_program *prog, cha
 	return rc;
 }
 
-struct alloc_libs {
-	struct { dev_t dev; ino_t ino; } seen[ALLOC_MAX_LIBS];
-	int nseen;
-	bool full_said;
-};
-
 /* One allocator's file, attached unless it was: 0, or -errno (said in err). */
-static int attach_alloc_file(struct attacher *a, struct alloc_libs *l, uint32_t pid,
-			     const struct allocator *al, const char *path, uint32_t idx,
-			     const char *what, char *err, size_t errlen)
+static int attach_alloc_file(struct attacher *a, uint32_t pid, const struct allocator *al,
+			     const char *path, uint32_t idx, const char *what, char *err,
+			     size_t errlen)
 {
 	struct stat st;
 	int i, rc;
 
 	if (stat(path, &st) != 0)
 		return 0;	/* gone since */
-	for (i = 0; i < l->nseen && (l->seen[i].dev != st.st_dev || l->seen[i].ino != st.st_ino);
-	     i++)
+	for (i = 0; i < a->alloc_nseen && (a->alloc_seen[i].dev != st.st_dev ||
+					   a->alloc_seen[i].ino != st.st_ino); i++)
 		;
-	if (i < l->nseen)
+	if (i < a->alloc_nseen)
 		return 0;
-	if (l->nseen == ALLOC_MAX_LIBS) {
-		if (!l->full_said)
+	if (a->alloc_nseen == ALLOC_MAX_LIBS) {
+		if (!a->alloc_full_said)
 			fprintf(stderr, "stitch record: %s: more than %d allocator files mapped: "
 				"the processes of the others (process %u's %s) are not traced\n",
 				what, ALLOC_MAX_LIBS, pid, path);
-		l->full_said = true;
+		a->alloc_full_said = true;
 		return 0;
 	}
-	l->seen[l->nseen].dev = st.st_dev;
-	l->seen[l->nseen++].ino = st.st_ino;
+	a->alloc_seen[a->alloc_nseen].dev = st.st_dev;
+	a->alloc_seen[a->alloc_nseen++].ino = st.st_ino;
 	alloc_leaves_file(&a->alloc_leaves, st.st_dev, st.st_ino);
 	rc = attach_alloc_lib(a, al, path, &st, idx, what, err, errlen);
 	return rc < 0 ? rc : 0;
@@ -285,8 +277,8 @@ static int attach_alloc_file(struct attacher *a, struct alloc_libs *l, uint32_t 
  * The allocators process pid maps (0: ours), each attached unless its
  * file was: 0, 1 if it maps none, or -errno (said in err).
  */
-static int attach_alloc_of(struct attacher *a, struct alloc_libs *l, uint32_t pid, uint32_t idx,
-			   const char *what, char *err, size_t errlen)
+static int attach_alloc_of(struct attacher *a, uint32_t pid, uint32_t idx, const char *what,
+			   char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	bool any = false;
@@ -297,7 +289,7 @@ static int attach_alloc_of(struct attacher *a, struct alloc_libs *l, uint32_t pi
 		if (!attach_find_in_maps(pid, allocators[i].lib, path, sizeof(path)))
 			continue;
 		any = true;
-		rc = attach_alloc_file(a, l, pid, &allocators[i], path, idx, what, err, errlen);
+		rc = attach_alloc_file(a, pid, &allocators[i], path, idx, what, err, errlen);
 		if (rc < 0)
 			return rc;
 	}
@@ -310,8 +302,8 @@ static int attach_alloc_of(struct attacher *a, struct alloc_libs *l, uint32_t pi
  * runs, found where its loader finds them (the system's library
  * directories).  A preloaded one is in our own environment too, and ours.
  */
-static int attach_alloc_of_command(struct attacher *a, struct alloc_libs *l, uint32_t idx,
-				   const char *what, char *err, size_t errlen)
+static int attach_alloc_of_command(struct attacher *a, uint32_t idx, const char *what, char *err,
+				   size_t errlen)
 {
 	char exe[PATH_MAX], path[PATH_MAX];
 	size_t i;
@@ -326,8 +318,7 @@ static int attach_alloc_of_command(struct attacher *a, struct alloc_libs *l, uin
 	for (i = 0; i < sizeof(allocators) / sizeof(allocators[0]) && rc >= 0; i++)
 		if (elf_needs(elf, allocators[i].lib) &&
 		    lib_path_find(allocators[i].lib, path, sizeof(path)))
-			rc = attach_alloc_file(a, l, 0, &allocators[i], path, idx, what, err,
-					       errlen);
+			rc = attach_alloc_file(a, 0, &allocators[i], path, idx, what, err, errlen);
 	elf_end(elf);
 	close(fd);
 	return rc;
@@ -338,12 +329,13 @@ static int attach_alloc_of_command(struct attacher *a, struct alloc_libs *l, uin
  * is another file.  -a: every process's at the start (each container
  * image's), and ours, which a command run later maps too.  A target that
  * maps none allocates where stitch cannot see (a static binary, another
- * allocator): said once.
+ * allocator): said once.  Files mapped later by traced processes (a new
+ * container's, a command run in another root) are attached as the kernel
+ * reports their mappings (attach_alloc_late).
  */
 int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 		 char *err, size_t errlen)
 {
-	struct alloc_libs libs = { .nseen = 0 };
 	struct dirent *de;
 	int p, rc;
 	DIR *d;
@@ -357,11 +349,11 @@ int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 	for (p = 0; p < (a->npids ? a->npids : 1); p++) {
 		uint32_t pid = a->npids ? a->pids[p] : 0;
 
-		rc = attach_alloc_of(a, &libs, pid, idx, ev->text, err, errlen);
+		rc = attach_alloc_of(a, pid, idx, ev->text, err, errlen);
 		if (rc < 0)
 			return rc;
 		if (!pid && a->command) {
-			int crc = attach_alloc_of_command(a, &libs, idx, ev->text, err, errlen);
+			int crc = attach_alloc_of_command(a, idx, ev->text, err, errlen);
 
 			if (crc < 0)
 				return crc;
@@ -380,13 +372,15 @@ int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 		if (*end || !pid || pid > UINT32_MAX)
 			continue;
 		/* Not fatal: a process that exits as it is attached takes its root with it. */
-		if (attach_alloc_of(a, &libs, pid, idx, ev->text, err, errlen) < 0)
+		if (attach_alloc_of(a, pid, idx, ev->text, err, errlen) < 0)
 			fprintf(stderr, "stitch record: %s: process %lu's allocations are not seen: "
 				"%s\n", ev->text, pid, err);
 	}
 	if (d)
 		closedir(d);
-	if (!libs.nseen) {
+	a->alloc_ev = ev;
+	a->alloc_idx = idx;
+	if (!a->alloc_nseen) {
 		snprintf(err, errlen, "%s: no target maps an allocator stitch knows (glibc's "
 			 "libc.so.6, libjemalloc.so.2, libtcmalloc.so.4, libtcmalloc_minimal.so.4)",
 			 ev->text);
@@ -395,3 +389,56 @@ int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 	return 0;
 }
 
+
+/* The allocator whose library the file at path is, or NULL. */
+static const struct allocator *allocator_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; i < sizeof(allocators) / sizeof(allocators[0]); i++)
+		if (lib_name_matches(base, allocators[i].lib))
+			return &allocators[i];
+	return NULL;
+}
+
+bool attach_alloc_is_lib(const char *path)
+{
+	return allocator_of(path) != NULL;
+}
+
+int attach_alloc_late(struct attacher *a, uint32_t pid, const char *path, char *err,
+		      size_t errlen)
+{
+	const struct allocator *al = allocator_of(path);
+	int before = a->alloc_nseen, i, rc;
+	char at[PATH_MAX];
+	struct stat st;
+
+	if (!a->alloc_ev || !al || a->alloc_nseen == ALLOC_MAX_LIBS)
+		return 0;
+	/*
+	 * Most are a file attached already (every new process of the host
+	 * maps its libc): one stat says so, the path seen from the process's
+	 * root.  Another is found in its maps, checked by inode.
+	 */
+	if (snprintf(at, sizeof(at), "/proc/%u/root%s", pid, path) < (int)sizeof(at) &&
+	    stat(at, &st) == 0) {
+		for (i = 0; i < a->alloc_nseen; i++)
+			if (a->alloc_seen[i].dev == st.st_dev && a->alloc_seen[i].ino == st.st_ino)
+				return 0;
+	}
+	if (!attach_find_in_maps(pid, al->lib, at, sizeof(at)))
+		return 0;	/* gone since, or unmapped */
+	rc = attach_alloc_file(a, pid, al, at, a->alloc_idx, a->alloc_ev->text, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (a->alloc_nseen == before)
+		return 0;
+	a->alloc_late++;
+	fprintf(stderr, "stitch record: %s: process %u maps another allocator file, %s: "
+		"traced from now on (what it allocated before is not seen)\n",
+		a->alloc_ev->text, pid, at);
+	return 1;
+}

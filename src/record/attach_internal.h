@@ -24,6 +24,12 @@ int attach_add_link(struct attacher *a, struct bpf_link *link);
  * Library lib (a file name, or a name's start: "libc") in the executable
  * mappings of process pid (0: ours): a path to open it by, from here.
  */
+/*
+ * A mapped file's name (base) is library lib's: "libc.so.6" exactly, "libc"
+ * matching "libc.so.6" or "libc-2.36.so", "libc.so.6" matching glibc's
+ * files before 2.34 ("libc-2.31.so", which the soname links to).
+ */
+bool lib_name_matches(const char *base, const char *lib);
 bool attach_find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen);
 
 /* attach_alloc.c: -e alloc, on every allocator the targets map. */

@@ -252,6 +252,39 @@ static void watch_interpreters(struct recorder *r, uint64_t read_ns)
 		interp_proc_update(&r->interp, procs_get(&r->procs, r->o->target.pids[i]));
 }
 
+/*
+ * -e alloc: a traced process mapped an allocator's file (perf_tracker's
+ * on_mmap): attached unless it was.  A container started after the
+ * recording, a command run in another root (unshare --root, chroot) map
+ * a libc of their own, which the start could not find.
+ */
+static void alloc_mapped(void *ctx, uint32_t pid, const char *path)
+{
+	struct recorder *r = ctx;
+	char err[1024];
+
+	if (!attach_alloc_is_lib(path))
+		return;
+	if (attach_alloc_late(&r->att, pid, path, err, sizeof(err)) < 0)
+		fprintf(stderr, "stitch record: %s\n", err);
+}
+
+/*
+ * ... looked at every turn, as watch_interpreters does: no sample of such
+ * a process comes before its allocator is attached, and it allocates from
+ * its first instructions: what comes before the attach is not seen (a
+ * command in another root was attached 40-60 ms after its start here).
+ */
+static void watch_allocators(struct recorder *r, uint64_t read_ns)
+{
+	const uint64_t margin_ns = 10000000;
+
+	if (!r->ptrack.on_mmap || read_ns < margin_ns)
+		return;
+	perf_tracker_drain(&r->ptrack);
+	perf_tracker_apply(&r->ptrack, &r->procs, read_ns - margin_ns);
+}
+
 /* Where a period's cut is (hooks->period). */
 enum period_stage {
 	PERIOD_RUNNING,
@@ -410,6 +443,10 @@ static int run_setup(struct run *run)
 		return 1;
 	}
 	r->procs.track_all = o->target.all;
+	if (o->nevents && o->events[0].kind == EVENT_ALLOC) {
+		r->ptrack.on_mmap = alloc_mapped;
+		r->ptrack.on_mmap_ctx = r;
+	}
 	if (o->target.command) {
 		if (spawn_command(r, &run->go_fd, &run->err_fd) != 0) {
 			fprintf(stderr, "stitch record: cannot start %s: %s\n",
@@ -514,6 +551,7 @@ static int run_loop(struct run *run)
 				read_ns = r->turn_last_ns;
 		}
 		watch_interpreters(r, read_ns);
+		watch_allocators(r, read_ns);
 		kunwind_update(r);
 		period_cut_start(run, mono_s());
 		kernel_counts_tick(r, mono_s());

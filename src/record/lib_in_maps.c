@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A library found in a process's mappings, and a path to open it by (attach_internal.h). */
+#include <ctype.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,13 +9,24 @@
 
 #include "record/attach_internal.h"
 
-static bool name_matches_lib(const char *base, const char *lib)
+bool lib_name_matches(const char *base, const char *lib)
 {
 	size_t n = strlen(lib);
+	const char *so = strstr(lib, ".so.");
+	const char *v;
 
-	/* "libc.so.6" exactly, or "libc" matching "libc.so.6" / "libc-2.36.so". */
-	return strcmp(base, lib) == 0 ||
-	       (strncmp(base, lib, n) == 0 && (base[n] == '.' || base[n] == '-'));
+	if (strcmp(base, lib) == 0 ||
+	    (strncmp(base, lib, n) == 0 && (base[n] == '.' || base[n] == '-')))
+		return true;
+	/* glibc before 2.34: libc.so.6 is a link to libc-2.31.so, the file mapped */
+	if (!so || strncmp(base, lib, so - lib) || base[so - lib] != '-')
+		return false;
+	v = base + (so - lib) + 1;
+	if (!isdigit((unsigned char)*v))
+		return false;
+	while (isdigit((unsigned char)*v) || *v == '.')
+		v++;
+	return strcmp(v - 1, ".so") == 0;
 }
 
 /* Find a library by name in a process's executable mappings. */
@@ -41,7 +53,7 @@ bool attach_find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen
 			continue;
 		path[strcspn(path, "\n")] = '\0';
 		base = strrchr(path, '/') + 1;
-		if (!name_matches_lib(base, lib))
+		if (!lib_name_matches(base, lib))
 			continue;
 		found = true;
 		/* start-end perms offset dev inode: the file's inode, to check a path by */

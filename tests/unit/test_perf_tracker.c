@@ -469,6 +469,48 @@ static void test_not_tracking(void **state)
 	assert_non_null(map_at(e, P3, ADDR));
 }
 
+/* on_mmap: told of a tracked process's mapping, once its model has it; not of others'. */
+struct seen_maps {
+	struct env *e;
+	uint32_t pids[4];
+	int n;
+	bool model_had_it;
+};
+
+static void note_mmap(void *ctx, uint32_t pid, const char *path)
+{
+	struct seen_maps *s = ctx;
+
+	assert_string_equal(path, NOFILE);
+	if (s->n < 4)
+		s->pids[s->n++] = pid;
+	s->model_had_it = map_at(s->e, pid, ADDR) != NULL;
+}
+
+static void test_on_mmap_of_tracked(void **state)
+{
+	struct env *e = *state;
+	struct seen_maps s = { .e = e };
+	struct rec r;
+
+	e->ps.track_all = false;
+	e->t.on_mmap = note_mmap;
+	e->t.on_mmap_ctx = &s;
+	procs_get(&e->ps, P1);
+	mmap2(&r, P2, ADDR, 0x1000, 0, NULL, NOFILE, 1);	/* not traced */
+	parse(e, &r);
+	fork_rec(&r, P3, P1, P3, P1, 2);
+	parse(e, &r);
+	mmap2(&r, P3, ADDR, 0x1000, 0, NULL, NOFILE, 3);	/* a traced one's child */
+	parse(e, &r);
+	perf_tracker_apply(&e->t, &e->ps, 2);
+	assert_int_equal(s.n, 0);
+	perf_tracker_apply(&e->t, &e->ps, UINT64_MAX);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.pids[0], P3);
+	assert_true(s.model_had_it);
+}
+
 static void test_malformed(void **state)
 {
 	struct env *e = *state;
@@ -707,6 +749,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fork_before_loss_rereads_child, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_until, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_tracking, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_on_mmap_of_tracked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ring_wrap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ring_bad_sizes, setup, teardown),
