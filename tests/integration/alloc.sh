@@ -486,12 +486,18 @@ test_alloc_command_in_another_root() {
 }
 
 # -a: a container started after the recording's start, its own libc
-# attached as it maps it, as above (alloc_late: a name of its own among
-# the host's processes).
+# attached as it maps it, as above.  Its root is made here, of
+# alloc_paths (as alloc_late: a name of its own on the host) and copies
+# of the libraries it links: no other process can have mapped that libc
+# at the start, and another's late attach is not taken for its own.
 test_alloc_all_attaches_a_container_started_later() {
-	local rec wl
-	cp "$ALLOC_PATHS" "$TMP/alloc_late"
-	root_put trixie "$TMP/alloc_late"
+	local rec wl lib dir=$TMP/lateroot
+	mkdir -p "$dir"
+	cp "$ALLOC_PATHS" "$dir/alloc_late"
+	for lib in $(ldd "$ALLOC_PATHS" | grep -o '/[^ ]*'); do
+		mkdir -p "$dir$(dirname "$lib")"
+		cp -L "$lib" "$dir$lib"
+	done
 	rm -f "$TMP/la_go"
 	mkfifo "$TMP/la_go"
 	"$STITCH" record -e alloc -a --alloc-sample 4K -o "$TMP/la.folded" 2>"$TMP/la.err" &
@@ -501,13 +507,11 @@ test_alloc_all_attaches_a_container_started_later() {
 	# here): one started in between would be attached at the start.
 	wait_for_prog_run on_alloc_size1
 	sleep $((2 * SLOWDOWN))
-	# shellcheck disable=SC2046 # in_root_cmd is a command line
-	$(in_root_cmd trixie) /stitch-tests/alloc_late paths 100000 wait <"$TMP/la_go" \
-		>"$TMP/la.out" &
+	unshare --mount --root="$dir" /alloc_late paths 100000 wait <"$TMP/la_go" >"$TMP/la.out" &
 	wl=$!
 	track_pid "$wl"
 	exec 3>"$TMP/la_go"
-	await_line "$TMP/la.err" 'maps another allocator file'
+	await_line "$TMP/la.err" "process $wl maps another allocator file"
 	echo go >&3
 	exec 3>&-
 	wait "$wl"

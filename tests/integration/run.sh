@@ -1279,12 +1279,12 @@ ASAN_TESTS+='bookworm_18|trixie_20|sid_24|chain_with_flags_named_once))|'
 # Debug files: containers', debuginfod's names and cache.
 ASAN_TESTS+='debuginfod_(names_and_cache|deleted_executable|snapshot_many_binaries|snapshot_symbolize)|'
 ASAN_TESTS+='container_debug_file_by_(build_id|debuglink)|'
-# Allocations: the accounting, bad frees, a container's libc.
+# Allocations: the accounting, bad frees, a container's libc, one attached late.
 ASAN_TESTS+='alloc_(every_function_exact|paths_bytes_by_stack|python_growing_list_on_its_line|'
 ASAN_TESTS+='mapped_leaves_exact|'
 ASAN_TESTS+='inuse_(frees_and_moves_found|survives_bad_frees|leak_on_its_stack|lower_bound_said|'
 ASAN_TESTS+='exited_child_left_out|exec_leaves_old_image_out)|'
-ASAN_TESTS+='options_refused_with_reasons|all_finds_a_containers_libc)|'
+ASAN_TESTS+='options_refused_with_reasons|all_finds_a_containers_libc|command_in_another_root)|'
 # The agent: each backend's encoding, labels, names, the spool, releases.
 ASAN_TESTS+='agent_(pyroscope_push|three_kinds_at_once|container_and_pod_ids|header_file|'
 ASAN_TESTS+='https_verifies_the_server|refusals_of_each_kind|spool_survives_a_restart|'
