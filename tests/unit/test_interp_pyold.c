@@ -139,8 +139,11 @@ static void test_pyold_hostile(void **state)
 
 	assert_int_equal(py38_lnotab_line(down, sizeof(down), 3, 0), -1);
 	assert_int_equal(py38_lnotab_line(odd, sizeof(odd), 3, 100), 4);
-	assert_int_equal(py38_lnotab_line(NULL, 0, 3, 0), 3);
+	/* An empty table: every instruction on the first line; none read: no line. */
+	assert_int_equal(py38_lnotab_line(down, 0, 3, 0), 3);
+	assert_int_equal(py38_lnotab_line(NULL, 0, 3, 0), -1);
 	assert_int_equal(py310_linetable_line(NULL, 0, 3, 0), -1);
+	assert_int_equal(py310_linetable_line(NULL, 0, 3, -1), -1);
 	assert_int_equal(py310_linetable_line(odd, sizeof(odd), 3, 2), -1);
 	assert_int_equal(py_old_line(PYTHON_LNOTAB_38, 1, odd, sizeof(odd), 3, -2), -1);
 	assert_int_equal(py_old_line(PYTHON_LNOTAB_38, 3, odd, sizeof(odd), 3, 0), -1);

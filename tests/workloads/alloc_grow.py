@@ -3,10 +3,10 @@
 # 2000-byte bytearrays (each a malloc of 2001 bytes: past pymalloc's 512,
 # CPython asks the C allocator), kept to the end, then N 1000-byte ones
 # dropped at once.  Prints what it allocated on each line, and the wall
-# time of both loops.  Options: "wait" first waits for a byte on stdin
-# (bench/); "hold", after printing, holds its memory for a minute (record
-# --inuse stopped by Ctrl-C sees the list still allocated, as a live
-# service's); "linger" waits half a second before it exits.
+# time of both loops.  Options: "wait" first waits for a byte on stdin;
+# "hold", after printing, holds its memory for a minute (--inuse stopped
+# by Ctrl-C sees the list still held, as a live service's); "linger" waits
+# half a second before it exits; "alone": no list, no churn (for "small").
 import sys
 import time
 
@@ -27,11 +27,11 @@ n = int(sys.argv[1])
 if "wait" in sys.argv[2:]:
     sys.stdin.read(1)
 t0 = time.monotonic_ns()
-kept = grow(n)
-churn(n)
+kept = grow(n if "alone" not in sys.argv[2:] else 0)
+churn(len(kept))
 elapsed = time.monotonic_ns() - t0
-print("grew", n * 2001)
-print("churned", n * 1001)
+print("grew", len(kept) * 2001)
+print("churned", len(kept) * 1001)
 print("elapsed_ns", elapsed, flush=True)
 if "hold" in sys.argv[2:]:
     time.sleep(60)
@@ -44,9 +44,11 @@ if "small" in sys.argv[2:]:
     def small(n):
         tuples = []
         for i in range(n):
-            tuples.append((i, None))  # the line small objects' arenas are mapped on
+            tuples.append((i, None))  # the tuples' arenas (or the loop's ints', above)
         return tuples
 
     kept_small = small(n)
     print("small_tuples", n)
     print("small_bytes", n * sys.getsizeof(kept_small[0]), flush=True)
+    if "linger" in sys.argv[2:]:
+        time.sleep(0.5)  # its last frames named from the living process too

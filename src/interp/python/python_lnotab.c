@@ -3,7 +3,10 @@
  * CPython 3.8 - 3.10 line tables, decoded as each version's own
  * PyCode_Addr2Line() decodes them (tests/unit/test_interp_pyold.c checks
  * them against tables and answers dumped from those interpreters).
- * Untrusted input: any bytes give a line or -1, never a read outside.
+ * Untrusted input: any bytes give a line or -1, never a read outside.  A
+ * table that could not be read (NULL) gives -1: the code's first line in
+ * its place would be a wrong line (a module's frame read as the process
+ * ended, its table freed, was named at its first statement).
  */
 #include <limits.h>
 
@@ -20,7 +23,9 @@ int py38_lnotab_line(const uint8_t *t, size_t len, int firstlineno, int addr)
 	long line = firstlineno, at = 0;
 	size_t i;
 
-	for (i = 0; t && i + 1 < len; i += 2) {
+	if (!t)
+		return -1;
+	for (i = 0; i + 1 < len; i += 2) {
 		at += t[i];
 		if (at > addr)
 			break;
@@ -40,9 +45,11 @@ int py310_linetable_line(const uint8_t *t, size_t len, int firstlineno, int addr
 	long line = firstlineno, start, end = 0;
 	size_t i;
 
+	if (!t)
+		return -1;
 	if (addr < 0)
 		return firstlineno > 0 ? firstlineno : -1;
-	for (i = 0; t && i + 1 < len; i += 2) {
+	for (i = 0; i + 1 < len; i += 2) {
 		int8_t delta = (int8_t)t[i + 1];
 
 		start = end;
