@@ -413,7 +413,7 @@ int attach_alloc_late(struct attacher *a, uint32_t pid, const char *path, char *
 {
 	const struct allocator *al = allocator_of(path);
 	int before = a->alloc_nseen, i, rc;
-	char at[PATH_MAX];
+	char at[PATH_MAX], seen[PATH_MAX];
 	struct stat st;
 
 	if (!a->alloc_ev || !al || a->alloc_nseen == ALLOC_MAX_LIBS)
@@ -429,7 +429,7 @@ int attach_alloc_late(struct attacher *a, uint32_t pid, const char *path, char *
 			if (a->alloc_seen[i].dev == st.st_dev && a->alloc_seen[i].ino == st.st_ino)
 				return 0;
 	}
-	if (!attach_find_in_maps(pid, al->lib, at, sizeof(at)))
+	if (!attach_find_in_maps_as(pid, al->lib, at, sizeof(at), seen, sizeof(seen)))
 		return 0;	/* gone since, or unmapped */
 	rc = attach_alloc_file(a, pid, al, at, a->alloc_idx, a->alloc_ev->text, err, errlen);
 	if (rc < 0)
@@ -439,6 +439,6 @@ int attach_alloc_late(struct attacher *a, uint32_t pid, const char *path, char *
 	a->alloc_late++;
 	fprintf(stderr, "stitch record: %s: process %u maps another allocator file, %s: "
 		"traced from now on (what it allocated before is not seen)\n",
-		a->alloc_ev->text, pid, at);
+		a->alloc_ev->text, pid, seen);
 	return 1;
 }

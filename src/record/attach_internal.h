@@ -30,7 +30,14 @@ int attach_add_link(struct attacher *a, struct bpf_link *link);
  * files before 2.34 ("libc-2.31.so", which the soname links to).
  */
 bool lib_name_matches(const char *base, const char *lib);
+/*
+ * A library found by name in a process's executable mappings: a path to
+ * open it by in out (0: ours); _as also gives its path as the process sees
+ * it (its maps').
+ */
 bool attach_find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen);
+bool attach_find_in_maps_as(uint32_t pid, const char *lib, char *out, size_t outlen,
+			    char *seen, size_t seenlen);
 
 /* attach_alloc.c: -e alloc, on every allocator the targets map. */
 int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,

@@ -29,8 +29,13 @@ bool lib_name_matches(const char *base, const char *lib)
 	return strcmp(v - 1, ".so") == 0;
 }
 
-/* Find a library by name in a process's executable mappings. */
 bool attach_find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen)
+{
+	return attach_find_in_maps_as(pid, lib, out, outlen, NULL, 0);
+}
+
+bool attach_find_in_maps_as(uint32_t pid, const char *lib, char *out, size_t outlen,
+			    char *seen, size_t seenlen)
 {
 	char fname[64], line[PATH_MAX + 128];
 	bool found = false;
@@ -56,6 +61,8 @@ bool attach_find_in_maps(uint32_t pid, const char *lib, char *out, size_t outlen
 		if (!lib_name_matches(base, lib))
 			continue;
 		found = true;
+		if (seen)
+			snprintf(seen, seenlen, "%s", path);
 		/* start-end perms offset dev inode: the file's inode, to check a path by */
 		if (sscanf(line, "%*s %*s %*s %*s %llu", &ino) != 1)
 			ino = 0;
