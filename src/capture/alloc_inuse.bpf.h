@@ -77,11 +77,13 @@ struct {
 #endif
 
 /*
- * The current thread's sampled allocation of bytes (memptr: where
- * posix_memalign puts its address) gets its number and waits for its
- * return: the number, or 0 without --inuse or if it cannot wait.
+ * The current thread's sampled allocation of size bytes, weighing bytes
+ * (memptr: where posix_memalign puts its address; mapped: an mmap's) gets
+ * its number and waits for its return: the number, or 0 without --inuse
+ * or if it cannot wait.
  */
-static __always_inline __u64 alloc_block_begin(struct pt_regs *ctx, __u64 bytes, __u64 memptr)
+static __always_inline __u64 alloc_block_begin(struct pt_regs *ctx, __u64 bytes, __u64 size,
+					      __u64 memptr, bool mapped)
 {
 	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid();
 	struct alloc_inflight f = {}, *outer;
@@ -106,6 +108,8 @@ static __always_inline __u64 alloc_block_begin(struct pt_regs *ctx, __u64 bytes,
 	*seq += 1;
 	f.block = *seq << ALLOC_BLOCK_CPU_BITS | bpf_get_smp_processor_id();
 	f.bytes = bytes;
+	f.size = size;
+	f.mapped = mapped;
 	f.memptr = memptr;
 	if (bpf_map_update_elem(&alloc_inflight, &tid, &f, BPF_ANY)) {
 		count(STAT_INUSE_LOST);
@@ -127,6 +131,8 @@ static __always_inline void alloc_block_returned(struct pt_regs *ctx, __u64 ret)
 		return;
 	b.block = f->block;
 	b.bytes = f->bytes;
+	b.size = f->size;
+	b.mapped = f->mapped;
 	b.time_ns = bpf_ktime_get_ns();
 	if (f->memptr) {
 		/* posix_memalign: 0 and the address in *memptr, or an error and nothing */
@@ -160,6 +166,32 @@ static __always_inline void alloc_block_freed(__u64 addr)
 		return;		/* another thread's free of it took it: a double free */
 	/* Lost, the block's stack stays named in user space: memory, not a wrong figure. */
 	bpf_ringbuf_output(&samples, &rec, sizeof(rec), 0);
+}
+
+/*
+ * The current process unmaps [addr, addr + len): a tracked mapping that
+ * starts there and is no longer is freed; any other range goes to user
+ * space, which takes it out of the mappings it overlaps.
+ */
+static __always_inline void alloc_block_unmapped(__u64 addr, __u64 len)
+{
+	struct alloc_live_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .addr = addr };
+	struct alloc_unmapped rec = { .hdr = { RING_ALLOC_UNMAPPED, sizeof(rec) } };
+	struct alloc_live_block *b;
+
+	if (!addr || !len || alloc_stopped)
+		return;
+	b = bpf_map_lookup_elem(&alloc_live, &k);
+	if (b && b->size <= len) {
+		alloc_block_freed(addr);
+		return;
+	}
+	rec.tgid = k.tgid;
+	rec.addr = addr;
+	rec.len = len;
+	rec.time_ns = bpf_ktime_get_ns();
+	if (bpf_ringbuf_output(&samples, &rec, sizeof(rec), 0))
+		count(STAT_UNMAPS_LOST);
 }
 
 /*

@@ -44,6 +44,8 @@ struct alloc_live_block {
 	__u64 block;		/* its number, as its alloc_weight record said */
 	__u64 bytes;		/* what it weighs (alloc.h) */
 	__u64 time_ns;		/* CLOCK_MONOTONIC at its allocator's return */
+	__u64 size;		/* what was asked: its address range */
+	__u64 mapped;		/* an mmap's: munmap may take part of it (alloc_unmapped) */
 };
 
 /*
@@ -58,6 +60,8 @@ struct alloc_inflight {
 	__u64 memptr;		/* posix_memalign: where the address goes; 0: returned */
 	__u64 ret_sp;		/* the stack pointer its return leaves */
 	__u64 begun_ns;		/* CLOCK_MONOTONIC at its entry */
+	__u64 size;		/* as alloc_live_block's */
+	__u64 mapped;
 };
 
 /*
@@ -106,6 +110,21 @@ struct alloc_weight {
 struct alloc_freed {
 	struct ring_record_header hdr;
 	__u64 block;
+};
+
+/*
+ * munmap(addr, len) that is not a tracked mapping's whole (RING_ALLOC_UNMAPPED):
+ * its head, its tail, a page in its middle, or none of it.  The kernel's
+ * map has no lookup by range: user space takes the range out of the
+ * mapped blocks filed before it, when it reads them (capture/alloc_live.c).
+ */
+struct alloc_unmapped {
+	struct ring_record_header hdr;
+	__u32 tgid;
+	__u32 pad;
+	__u64 addr;
+	__u64 len;
+	__u64 time_ns;		/* CLOCK_MONOTONIC, as the blocks' */
 };
 
 #endif /* STITCH_CAPTURE_ALLOC_INUSE_H */

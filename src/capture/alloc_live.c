@@ -43,6 +43,7 @@ void alloc_live_free(struct alloc_live *t)
 {
 	hmap_free_all(&t->blocks);
 	stacks_free(&t->keys);
+	alloc_unmaps_free(&t->unmaps);
 }
 
 /* A block lets go of its stack: gone with its last block (an agent's keys would grow for good). */
@@ -111,6 +112,26 @@ static bool went_with_process(const struct alloc_live_end *e, uint32_t tgid, uin
 	return g.exit_ns > time_ns && !is_ending(e, tgid);
 }
 
+/*
+ * Block (k, v) is not in use any more (its process's memory went, or
+ * munmap took all of it): counted in *blocks and *bytes unless an
+ * allocator's own, and out of a live map for good.  0.
+ */
+static int block_went(struct alloc_live *t, const struct alloc_live_end *e,
+		      const struct alloc_live_key *k, const struct alloc_live_block *v,
+		      uint64_t *blocks, uint64_t *bytes, bool inner)
+{
+	if (!inner) {
+		(*blocks)++;
+		*bytes += v->bytes;
+	}
+	if (e->live) {
+		bpf_map_delete_elem(e->live_fd, k);
+		alloc_live_freed(t, v->block);
+	}
+	return 0;
+}
+
 /* One block of the kernel's (key k, value v) weighed, left out or forgotten.  0, or -ENOMEM. */
 static int report_block(struct alloc_live *t, const struct alloc_live_end *e,
 			const struct alloc_live_key *k, const struct alloc_live_block *v,
@@ -119,19 +140,25 @@ static int report_block(struct alloc_live *t, const struct alloc_live_end *e,
 	struct live_block *b = block_of(t, v->block);
 	/* An allocator's own mmap or sbrk: its bytes are its malloc's, in no total. */
 	bool inner = b && e->leaves && alloc_leaves_inner(e->leaves, &b->stack->key);
+	uint64_t bytes = v->bytes, left;
 	struct stack *s;
 
-	if (went_with_process(e, k->tgid, v->time_ns)) {
+	if (went_with_process(e, k->tgid, v->time_ns))
+		return block_went(t, e, k, v, &tot->gone_blocks, &tot->gone_bytes, inner);
+	/* A mapping munmap took part of: what is left, its weight in proportion. */
+	if (v->mapped && t->unmaps.n && v->size &&
+	    (left = alloc_unmaps_left(&t->unmaps, k->tgid, k->addr, v->size, v->time_ns)) <
+	    v->size) {
+		if (!left)
+			return block_went(t, e, k, v, &tot->cut_blocks, &tot->cut_bytes, inner);
+		bytes = (uint64_t)((double)v->bytes * left / v->size);
 		if (!inner) {
-			tot->gone_blocks++;
-			tot->gone_bytes += v->bytes;
+			tot->cut_blocks++;
+			tot->cut_bytes += v->bytes - bytes;
 		}
-		if (e->live) {
-			bpf_map_delete_elem(e->live_fd, k);
-			alloc_live_freed(t, v->block);
-		}
-		return 0;
 	}
+	if (v->mapped && v->time_ns < t->oldest_mapped_ns)
+		t->oldest_mapped_ns = v->time_ns;
 	if (inner) {
 		b->seen = t->reads;
 		return 0;
@@ -139,22 +166,22 @@ static int report_block(struct alloc_live *t, const struct alloc_live_end *e,
 	/* Filed after now (as the programs were detached): young, not negative. */
 	if (v->time_ns > e->now_ns || e->now_ns - v->time_ns < e->min_age_ns) {
 		tot->young_blocks++;
-		tot->young_bytes += v->bytes;
+		tot->young_bytes += bytes;
 		return 0;
 	}
 	if (!b) {
 		/* Live, its stack may still be in the ring: named at the next period. */
 		tot->unnamed_blocks++;
-		tot->unnamed_bytes += v->bytes;
+		tot->unnamed_bytes += bytes;
 		return 0;
 	}
 	b->seen = t->reads;
-	s = stacks_find_add(out, &b->stack->key, b->stack->key_bytes, v->bytes);
+	s = stacks_find_add(out, &b->stack->key, b->stack->key_bytes, bytes);
 	if (!s)
 		return -ENOMEM;
 	stack_add_objects(s, b->objects);
 	tot->blocks++;
-	tot->bytes += v->bytes;
+	tot->bytes += bytes;
 	return 0;
 }
 
@@ -258,9 +285,16 @@ int alloc_live_report(struct alloc_live *t, const struct alloc_live_end *e,
 	memset(tot, 0, sizeof(*tot));
 	if (!e->live)
 		return report_still(t, e, out, tot);
+	t->oldest_mapped_ns = e->now_ns;
 	err = report_live(t, e, out, tot);
 	t->reads++;
-	if (!err)
+	if (!err) {
 		sweep_unseen(t);
+		/*
+		 * An unmap cuts only mappings filed before it: those older than
+		 * every mapping still held (and than this read) cut nothing more.
+		 */
+		alloc_unmaps_prune(&t->unmaps, t->oldest_mapped_ns);
+	}
 	return err;
 }

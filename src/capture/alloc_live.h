@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "capture/alloc_leaves.h"
+#include "capture/alloc_unmaps.h"
 #include "profile/stacks.h"
 #include "util/hashmap.h"
 
@@ -18,6 +19,8 @@ struct alloc_live {
 	/* the blocks' stacks, each kept once, counting its blocks (gone at 0) */
 	struct stack_table keys;
 	uint32_t reads;			/* of a live map (alloc_live_end.live) */
+	struct alloc_unmaps unmaps;	/* munmaps of parts of mappings (RING_ALLOC_UNMAPPED) */
+	uint64_t oldest_mapped_ns;	/* a live read's oldest mapping: older unmaps go */
 };
 
 /* What the end found in the kernel's blocks (alloc_live_report). */
@@ -26,6 +29,7 @@ struct alloc_inuse_totals {
 	uint64_t young_blocks, young_bytes;	/* younger than --min-age: left out */
 	uint64_t unnamed_blocks, unnamed_bytes;	/* their stack never came (ring full) */
 	uint64_t gone_blocks, gone_bytes;	/* their process exec'd or exited since */
+	uint64_t cut_blocks, cut_bytes;		/* mappings munmap took part of: what went */
 };
 
 /* What alloc_live_report reads: the kernel's maps, and the recording's end. */
@@ -68,7 +72,9 @@ void alloc_live_freed(struct alloc_live *t, uint64_t block);
  * The blocks still in the kernel's map that are at least e->min_age_ns old
  * at e->now_ns and whose process's memory did not go since (exec, or an
  * exit other than e->ending's), each block's bytes added to its stack in
- * out (and the allocations it stands for to the stack's objects).  0, or -errno.
+ * out (and the allocations it stands for to the stack's objects).  A
+ * mapping counts what t->unmaps left of it (none left: not in use).  0,
+ * or -errno.
  */
 int alloc_live_report(struct alloc_live *t, const struct alloc_live_end *e,
 		      struct stack_table *out, struct alloc_inuse_totals *tot);

@@ -102,6 +102,7 @@ enum stitch_stat {
 	STAT_NESTED,		/* an event that interrupted one of ours on its CPU: not taken */
 	STAT_ALLOC_LOST,	/* -e alloc: sampled allocations whose bytes found no stack (maps, ring full) */
 	STAT_INUSE_LOST,	/* --inuse: sampled blocks not filed (maps full) */
+	STAT_UNMAPS_LOST,	/* --inuse: munmaps of part of a mapping not sent (ring full) */
 	STAT_NR,
 };
 

@@ -22,6 +22,7 @@ enum ring_record_type {
 	RING_ALLOC_WEIGHT,	/* struct alloc_weight (capture/alloc_inuse.h) */
 	RING_ALLOC_FREED,	/* struct alloc_freed (capture/alloc_inuse.h) */
 	RING_FETCH_VALUES,	/* struct fetch_values (probe/fetch.h) */
+	RING_ALLOC_UNMAPPED,	/* struct alloc_unmapped (capture/alloc_inuse.h) */
 	RING_RECORD_TYPES,
 };
 

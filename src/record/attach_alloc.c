@@ -133,7 +133,7 @@ static uint64_t free_probe_offset(int fd, uint64_t offset)
 
 /*
  * libc's mmap (anonymous memory) and sbrk as leaves, and --inuse's returns
- * and munmap (a free of the mapping at its start): 0, or -errno.  Each
+ * and munmap (a mapping's whole, or part of one): 0, or -errno.  Each
  * entry's address is kept, to tell libc's own calls (alloc_leaves.h).
  */
 static int attach_alloc_leaves(struct attacher *a, Elf *elf, struct sym_source *syms,
@@ -160,7 +160,7 @@ static int attach_alloc_leaves(struct attacher *a, Elf *elf, struct sym_source *
 	}
 	if (rc >= 0 && inuse && !sym_source_find_symbol(syms, "munmap", &vaddr, &size) &&
 	    !elf_vaddr_to_offset(elf, vaddr, &offset))
-		rc = attach_alloc_at(a, a->skel->progs.on_alloc_free, false, path, offset, idx,
+		rc = attach_alloc_at(a, a->skel->progs.on_alloc_munmap, false, path, offset, idx,
 				     "munmap", what, err, errlen);
 	return rc;
 }

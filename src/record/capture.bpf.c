@@ -851,7 +851,8 @@ char LICENSE[] SEC("license") = "GPL";
  * interpreter's walk tail-called: the walker sends the sample's weight).
  * alloc_legacy is known at load: the verifier drops the other path.
  */
-static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size, __u64 memptr)
+static __always_inline int alloc_entry_of(struct pt_regs *ctx, __u64 size, __u64 memptr,
+					  bool mapped)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -865,7 +866,7 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size, __u64 me
 	if (!a.bytes)
 		return 0;
 	a.objects = alloc_objects_of(a.bytes, size);
-	a.block = alloc_block_begin(ctx, a.bytes, memptr);
+	a.block = alloc_block_begin(ctx, a.bytes, size, memptr, mapped);
 	if (!alloc_legacy) {
 		alloc_pend(&a);
 		return dispatch(ctx, &alloc_workers);
@@ -884,6 +885,11 @@ static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size, __u64 me
 	if (alloc_take(&a))
 		alloc_weigh((__u32)id, NULL, d->sent, &a);
 	return 0;
+}
+
+static __always_inline int alloc_entry(struct pt_regs *ctx, __u64 size, __u64 memptr)
+{
+	return alloc_entry_of(ctx, size, memptr, false);
 }
 
 /* malloc(size), valloc(size), pvalloc(size) */
@@ -976,7 +982,7 @@ int on_alloc_mmap(struct pt_regs *ctx)
 {
 	if (!(PT_REGS_PARM4(ctx) & ALLOC_MAP_ANONYMOUS))
 		return 0;
-	return alloc_entry(ctx, PT_REGS_PARM2(ctx), 0);
+	return alloc_entry_of(ctx, PT_REGS_PARM2(ctx), 0, true);
 }
 
 /*
@@ -994,6 +1000,14 @@ SEC("uprobe")
 int on_alloc_free(struct pt_regs *ctx)
 {
 	alloc_block_freed(PT_REGS_PARM1(ctx));
+	return 0;
+}
+
+/* munmap(addr, len): a mapping's whole, or part of one (alloc_unmapped). */
+SEC("uprobe")
+int on_alloc_munmap(struct pt_regs *ctx)
+{
+	alloc_block_unmapped(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
 	return 0;
 }
 

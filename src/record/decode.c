@@ -205,6 +205,15 @@ static void on_alloc_freed(struct recorder *r, const void *rec, size_t size)
 		alloc_live_freed(r->alloc_live, f->block);
 }
 
+static void on_alloc_unmapped(struct recorder *r, const void *rec, size_t size)
+{
+	const struct alloc_unmapped *u = rec;
+
+	(void)size;
+	if (r->alloc_live)
+		alloc_unmaps_add(&r->alloc_live->unmaps, u->tgid, u->addr, u->len, u->time_ns);
+}
+
 /* A sample's sizes, from the traced side of the ring: false if they do not add up. */
 static bool sample_sizes_ok(const struct sample_event *e, size_t size)
 {
@@ -348,6 +357,8 @@ static const struct ring_record_handler {
 			       on_alloc_freed },
 	[RING_FETCH_VALUES] = { sizeof(struct fetch_values), sizeof(struct fetch_values),
 				fetched_keep },
+	[RING_ALLOC_UNMAPPED] = { sizeof(struct alloc_unmapped), sizeof(struct alloc_unmapped),
+				  on_alloc_unmapped },
 };
 
 int handle_record(void *ctx, void *data, size_t size)

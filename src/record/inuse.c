@@ -117,6 +117,10 @@ void inuse_read(struct recorder *r)
 		fprintf(stderr, "stitch record: --inuse: %" PRIu64 " more (%.1f MiB) left out: "
 			"their processes exited or exec'd since\n", t->gone_blocks,
 			mib(t->gone_bytes));
+	if (t->cut_blocks)
+		fprintf(stderr, "stitch record: --inuse: %" PRIu64 " mappings cut by munmap since "
+			"they were made: %.1f MiB of them left out\n", t->cut_blocks,
+			mib(t->cut_bytes));
 	if (t->young_blocks)
 		fprintf(stderr, "stitch record: --inuse: %" PRIu64 " more (%.1f MiB) younger than "
 			"--min-age left out\n", t->young_blocks, mib(t->young_bytes));
@@ -128,6 +132,11 @@ void inuse_report_losses(struct recorder *r, const uint64_t st[STAT_NR])
 
 	if (!r->alloc_live)
 		return;
+	if (st[STAT_UNMAPS_LOST] + r->alloc_live->unmaps.dropped)
+		fprintf(stderr, "stitch: --inuse: %" PRIu64 " munmaps of parts of mappings were not "
+			"followed (a full ring, or more than %d at once): mappings they cut may be "
+			"counted whole\n", st[STAT_UNMAPS_LOST] + r->alloc_live->unmaps.dropped,
+			ALLOC_UNMAPS_MAX);
 	if (!t->unnamed_blocks && !st[STAT_INUSE_LOST] && !st[STAT_ALLOC_LOST] &&
 	    !st[STAT_RINGBUF_LOST])
 		return;

@@ -202,6 +202,7 @@ static void alloc_programs(struct recorder *r, bool alloc, bool legacy)
 	/* --inuse: the returns and free too, and room for the blocks */
 	bpf_program__set_autoload(s->progs.on_alloc_return, alloc && r->o->inuse);
 	bpf_program__set_autoload(s->progs.on_alloc_free, alloc && r->o->inuse);
+	bpf_program__set_autoload(s->progs.on_alloc_munmap, alloc && r->o->inuse);
 	bpf_program__set_autoload(s->progs.on_alloc_realloc_return, alloc && r->o->inuse);
 	bpf_program__set_autoload(s->progs.alloc_on_exec, alloc && r->o->inuse);
 	bpf_program__set_autoload(s->progs.alloc_on_exit, alloc && r->o->inuse);

@@ -135,6 +135,20 @@ py_small_check() {
 		"$((want * 3 - got))" 0
 }
 
+# munmap of part of a mapping (its head, its tail, pages in its middle,
+# across two neighbours) leaves the rest in use; of all of it in pieces,
+# none: exact at --alloc-sample 1, and said.
+test_alloc_inuse_munmap_cuts_mappings() {
+	"$STITCH" record -e alloc --inuse --alloc-sample 1 -o "$TMP/cut.folded" -- \
+		"$ALLOC_PATHS" cut </dev/null >"$TMP/cut.out" 2>"$TMP/cut.err"
+	cat "$TMP/cut.out" "$TMP/cut.err"
+	grep ';cut_map;' "$TMP/cut.folded"
+	expect_eq "the cut mappings' bytes in use" \
+		"$(total "$TMP/cut.folded" ';cut_map;(__)?mmap [0-9]+$')" "$(said "$TMP/cut.out" cut_kept)"
+	expect_grep "$TMP/cut.err" \
+		'^stitch record: --inuse: [0-9]+ mappings cut by munmap since they were made: [0-9.]+ MiB of them left out'
+}
+
 # Python's small objects live in pymalloc's arenas, 1 MiB mmaps of its
 # own: those of N kept tuples are on the Python function and lines that
 # made them (within half and three times what the tuples hold: arenas are

@@ -37,9 +37,11 @@ STITCH_ARM64=${STITCH_ARM64:-build-arm64/stitch}
 # guest each).  Of the allocations (issue 40), every allocator function's
 # entry and return, a script's frames above one, --inuse's frees and
 # moves, the exits and execs that free a process's blocks (the tracepoints'
-# task fields), and mmap and sbrk (mmap's fourth argument, and --inuse's blocks
-# inside a malloc): the other alloc tests' kernel side is theirs, the rest (shares
-# of paths, --min-age, a Ctrl-C) user space's (30 s a guest, 84 s arm64's).
+# task fields), mmap and sbrk (mmap's fourth argument, and --inuse's blocks
+# inside a malloc), munmap's cuts (its own program and record), and an
+# allocator attached as a process started later maps it (the kernel's
+# mapping records): the other alloc tests' kernel side is theirs, the rest
+# (shares of paths, --min-age, a Ctrl-C) user space's (40 s a guest).
 # test_no_bpf_loop_copies_and_says_so
 # and test_snapshot_from_proc run where the kernel takes those fallbacks by
 # itself, without bpf_loop or sleepable task iterators (run.sh's
@@ -57,6 +59,7 @@ KERNEL_TESTS="
 	test_alloc_every_function_exact test_alloc_python_growing_list_on_its_line
 	test_alloc_inuse_frees_and_moves_found test_alloc_inuse_exited_child_left_out
 	test_alloc_mapped_leaves_exact test_alloc_inuse_exec_leaves_old_image_out
+	test_alloc_inuse_munmap_cuts_mappings test_alloc_all_attaches_a_container_started_later
 	test_python_cpu_samples
 	test_ruby_threads_syscall test_ruby_cpu_samples
 	test_perl_cpu_samples

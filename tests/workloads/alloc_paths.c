@@ -45,6 +45,12 @@
  *                         every other one freed; brk_one, 10 sbrk(4096).
  *                         Prints "mapped", "mapped_kept", "big", "big_kept"
  *                         and "braked" BYTES.
+ *   alloc_paths cut       mappings munmap takes part of: cut_map, eight
+ *                         anonymous mmaps of 1 MiB, then of one the head,
+ *                         of one the tail, of one 4 pages in the middle,
+ *                         one all in two halves, one all at once, one not
+ *                         at all, and across two neighbours, half of each.
+ *                         Prints "cut_mapped" and "cut_kept" BYTES.
  *   alloc_paths steady SECONDS
  *                         churner rounds (two 300-byte blocks, each freed)
  *                         for SECONDS, 1000 a millisecond at most: a
@@ -334,6 +340,44 @@ __attribute__((noipa)) static void brk_one(long n)
 		abort();
 }
 
+/* An anonymous mapping of n bytes, at at (MAP_FIXED) unless NULL. */
+__attribute__((noipa)) static char *cut_map(char *at, size_t n)
+{
+	void *p = mmap(at, n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0), -1, 0);
+
+	if (p == MAP_FAILED)
+		abort();
+	return p;
+}
+
+static int cut(void)
+{
+	const size_t mib = 1 << 20, page = sysconf(_SC_PAGESIZE);
+	char *head = cut_map(NULL, mib), *tail = cut_map(NULL, mib);
+	char *middle = cut_map(NULL, mib), *halves = cut_map(NULL, mib);
+	char *whole = cut_map(NULL, mib), *untouched = cut_map(NULL, mib);
+	char *pair = mmap(NULL, 2 * mib, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (pair == MAP_FAILED)
+		abort();
+	munmap(head, mib / 4);
+	munmap(tail + mib / 2, mib / 2);
+	munmap(middle + 16 * page, 4 * page);
+	munmap(halves, mib / 2);
+	munmap(halves + mib / 2, mib / 2);
+	munmap(whole, mib);
+	/* Two neighbours where a 2 MiB reservation was, cut across the seam. */
+	munmap(pair, 2 * mib);
+	cut_map(pair, mib);
+	cut_map(pair + mib, mib);
+	munmap(pair + mib / 2, mib);
+	(void)untouched;
+	printf("cut_mapped %zu\ncut_kept %zu\n", 8 * mib,
+	       mib / 4 * 3 + mib / 2 + (mib - 4 * page) + mib + mib / 2 + mib / 2);
+	return 0;
+}
+
 /* A file mapping: no anonymous memory, none of the allocations. */
 static void map_file(void)
 {
@@ -409,11 +453,13 @@ int main(int argc, char **argv)
 		return execs(atol(argv[2]));
 	if (argc == 2 && strcmp(argv[1], "mapped") == 0)
 		return mapped();
+	if (argc == 2 && strcmp(argv[1], "cut") == 0)
+		return cut();
 	if (argc == 3 && (strcmp(argv[1], "steady") == 0 || strcmp(argv[1], "leaky") == 0)) {
 		steady(atoi(argv[2]), strcmp(argv[1], "leaky") == 0);
 		return 0;
 	}
 	fprintf(stderr, "usage: alloc_paths paths N [wait] | fns [wait] | aged N SECONDS | badfree N\n"
-		"       | forked N | execs N | steady SECONDS | leaky SECONDS | mapped\n");
+		"       | forked N | execs N | steady SECONDS | leaky SECONDS | mapped | cut\n");
 	return 2;
 }
