@@ -1281,7 +1281,7 @@ ASAN_TESTS+='debuginfod_(names_and_cache|deleted_executable|snapshot_many_binari
 ASAN_TESTS+='container_debug_file_by_(build_id|debuglink)|'
 # Allocations: the accounting, bad frees, a container's libc, one attached late.
 ASAN_TESTS+='alloc_(every_function_exact|paths_bytes_by_stack|python_growing_list_on_its_line|'
-ASAN_TESTS+='mapped_leaves_exact|'
+ASAN_TESTS+='mapped_leaves_exact|inuse_munmap_cuts_mappings|'
 ASAN_TESTS+='inuse_(frees_and_moves_found|survives_bad_frees|leak_on_its_stack|lower_bound_said|'
 ASAN_TESTS+='exited_child_left_out|exec_leaves_old_image_out)|'
 ASAN_TESTS+='options_refused_with_reasons|all_finds_a_containers_libc|command_in_another_root)|'
