@@ -53,7 +53,6 @@ struct attacher {
 	struct { dev_t dev; ino_t ino; } alloc_seen[ALLOC_MAX_LIBS];
 	int alloc_nseen;
 	bool alloc_full_said;
-	int alloc_late;		/* files attached after the start (attach_alloc_late) */
 };
 
 /*

@@ -389,7 +389,6 @@ int attach_alloc(struct attacher *a, const struct event_spec *ev, uint32_t idx,
 	return 0;
 }
 
-
 /* The allocator whose library the file at path is, or NULL. */
 static const struct allocator *allocator_of(const char *path)
 {
@@ -436,7 +435,6 @@ int attach_alloc_late(struct attacher *a, uint32_t pid, const char *path, char *
 		return rc;
 	if (a->alloc_nseen == before)
 		return 0;
-	a->alloc_late++;
 	fprintf(stderr, "stitch record: %s: process %u maps another allocator file, %s: "
 		"traced from now on (what it allocated before is not seen)\n",
 		a->alloc_ev->text, pid, seen);
