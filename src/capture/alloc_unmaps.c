@@ -18,6 +18,7 @@ void alloc_unmaps_add(struct alloc_unmaps *u, uint32_t tgid, uint64_t addr, uint
 		memmove(u->v, u->v + half, (u->n - half) * sizeof(*u->v));
 		u->n -= half;
 		u->dropped += half;
+		u->by_addr_stale = 1;
 	}
 	if (u->n == u->cap) {
 		size_t cap = u->cap ? u->cap * 2 : 64;
@@ -30,6 +31,7 @@ void alloc_unmaps_add(struct alloc_unmaps *u, uint32_t tgid, uint64_t addr, uint
 		u->v = more;
 		u->cap = cap;
 	}
+	u->by_addr_stale = 1;
 	u->v[u->n++] = (struct alloc_unmap){
 		.tgid = tgid,
 		.start = addr,
@@ -38,52 +40,82 @@ void alloc_unmaps_add(struct alloc_unmaps *u, uint32_t tgid, uint64_t addr, uint
 	};
 }
 
-static int by_start(const void *a, const void *b)
+static int by_tgid_start(const void *a, const void *b)
 {
 	const struct alloc_unmap *x = a, *y = b;
 
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-uint64_t alloc_unmaps_left(const struct alloc_unmaps *u, uint32_t tgid, uint64_t addr,
+/* u->by_addr as u->v is now: 0, or -1 without memory for it. */
+static int index_by_addr(struct alloc_unmaps *u)
+{
+	struct alloc_unmap *more;
+	size_t i;
+
+	if (!u->by_addr_stale)
+		return 0;
+	if (u->by_addr_cap < u->n) {
+		more = realloc(u->by_addr, u->cap * sizeof(*more));
+		if (!more)
+			return -1;
+		u->by_addr = more;
+		u->by_addr_cap = u->cap;
+	}
+	u->longest = 0;
+	for (i = 0; i < u->n; i++)
+		if (u->v[i].end - u->v[i].start > u->longest)
+			u->longest = u->v[i].end - u->v[i].start;
+	if (u->n) {
+		memcpy(u->by_addr, u->v, u->n * sizeof(*u->v));
+		qsort(u->by_addr, u->n, sizeof(*u->v), by_tgid_start);
+	}
+	u->by_addr_stale = 0;
+	return 0;
+}
+
+/* The first of tgid's unmaps that could reach addr: none starts longest before it. */
+static size_t first_reaching(const struct alloc_unmaps *u, uint32_t tgid, uint64_t addr)
+{
+	uint64_t from = addr > u->longest ? addr - u->longest : 0;
+	size_t lo = 0, hi = u->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (u->by_addr[mid].tgid < tgid ||
+		    (u->by_addr[mid].tgid == tgid && u->by_addr[mid].start < from))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t alloc_unmaps_left(struct alloc_unmaps *u, uint32_t tgid, uint64_t addr,
 			   uint64_t size, uint64_t time_ns)
 {
 	uint64_t end = addr + size < addr ? UINT64_MAX : addr + size, cut = 0, at = addr;
-	struct alloc_unmap *hits = NULL, *more;
-	size_t i, n = 0, cap = 0;
+	size_t i;
 
-	for (i = 0; i < u->n; i++) {
-		const struct alloc_unmap *m = &u->v[i];
-
-		if (m->tgid != tgid || m->time_ns < time_ns || m->end <= addr || m->start >= end)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 8;
-			more = realloc(hits, cap * sizeof(*hits));
-			if (!more) {
-				free(hits);
-				return size;	/* counted whole: as if not cut */
-			}
-			hits = more;
-		}
-		hits[n] = *m;
-		hits[n].start = m->start > addr ? m->start : addr;
-		hits[n].end = m->end < end ? m->end : end;
-		n++;
-	}
-	if (!n)
+	if (!u->n)
 		return size;
-	/* The cut ranges in order, overlaps counted once. */
-	qsort(hits, n, sizeof(*hits), by_start);
-	for (i = 0; i < n; i++) {
-		uint64_t from = hits[i].start > at ? hits[i].start : at;
+	if (index_by_addr(u))
+		return size;	/* counted whole: as if not cut */
+	/* In order of their starts: the cut ranges, overlaps counted once. */
+	for (i = first_reaching(u, tgid, addr);
+	     i < u->n && u->by_addr[i].tgid == tgid && u->by_addr[i].start < end; i++) {
+		const struct alloc_unmap *m = &u->by_addr[i];
+		uint64_t from = m->start > at ? m->start : at, to = m->end < end ? m->end : end;
 
-		if (hits[i].end > from) {
-			cut += hits[i].end - from;
-			at = hits[i].end;
+		if (m->time_ns < time_ns || m->end <= addr)
+			continue;
+		if (to > from) {
+			cut += to - from;
+			at = to;
 		}
 	}
-	free(hits);
 	return size - cut;
 }
 
@@ -94,11 +126,13 @@ void alloc_unmaps_prune(struct alloc_unmaps *u, uint64_t before_ns)
 	for (i = 0; i < u->n; i++)
 		if (u->v[i].time_ns >= before_ns)
 			u->v[keep++] = u->v[i];
+	u->by_addr_stale |= keep != u->n;
 	u->n = keep;
 }
 
 void alloc_unmaps_free(struct alloc_unmaps *u)
 {
 	free(u->v);
+	free(u->by_addr);
 	memset(u, 0, sizeof(*u));
 }

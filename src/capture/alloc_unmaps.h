@@ -28,6 +28,15 @@ struct alloc_unmaps {
 	struct alloc_unmap *v;		/* oldest first */
 	size_t n, cap;
 	uint64_t dropped;
+	/*
+	 * v by process and start, built again at the first read after a
+	 * change: a read of every mapped block (thousands, a busy Python
+	 * process's arenas) looks up each in O(log n), not O(n).
+	 */
+	struct alloc_unmap *by_addr;
+	size_t by_addr_cap;
+	uint64_t longest;		/* the longest unmap's length */
+	int by_addr_stale;
 };
 
 /* Process tgid unmapped [addr, addr + len) at time_ns. */
@@ -38,7 +47,7 @@ void alloc_unmaps_add(struct alloc_unmaps *u, uint32_t tgid, uint64_t addr, uint
  * What is left of tgid's block [addr, addr + size), filed at time_ns,
  * after the unmaps since: its bytes (size, if none cut it).
  */
-uint64_t alloc_unmaps_left(const struct alloc_unmaps *u, uint32_t tgid, uint64_t addr,
+uint64_t alloc_unmaps_left(struct alloc_unmaps *u, uint32_t tgid, uint64_t addr,
 			   uint64_t size, uint64_t time_ns);
 
 /* The unmaps before before_ns go: no block they could cut is left. */

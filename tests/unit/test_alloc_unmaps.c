@@ -6,8 +6,10 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -63,11 +65,52 @@ static void test_bounded(void **state)
 	alloc_unmaps_free(&u);
 }
 
+/*
+ * Unmaps of three processes in random order, pages of a 64-page range,
+ * looked up between adds (the index built again after each): what is left
+ * of random blocks, against each page marked by hand.
+ */
+static void test_against_pages(void **state)
+{
+	struct alloc_unmaps u = { 0 };
+	struct { uint32_t tgid; uint64_t start, len, time; } m[300];
+	int i, j, round, p;
+
+	(void)state;
+	srand(40);
+	for (i = 0; i < 300; i++) {
+		m[i].tgid = 1 + rand() % 3;
+		m[i].start = rand() % 64;
+		m[i].len = 1 + rand() % 8;
+		m[i].time = 1 + rand() % 1000;
+		alloc_unmaps_add(&u, m[i].tgid, A + m[i].start * 4096, m[i].len * 4096, m[i].time);
+		for (round = 0; round < 3; round++) {
+			uint32_t tgid = 1 + rand() % 3;
+			uint64_t start = rand() % 64, len = 1 + rand() % 16, time = rand() % 1000;
+			bool gone[96] = { false };
+			uint64_t left = 0;
+
+			for (j = 0; j <= i; j++) {
+				if (m[j].tgid != tgid || m[j].time < time)
+					continue;
+				for (p = 0; p < (int)m[j].len; p++)
+					gone[m[j].start + p] = true;
+			}
+			for (p = 0; p < (int)len; p++)
+				left += gone[start + p] ? 0 : 4096;
+			assert_int_equal(alloc_unmaps_left(&u, tgid, A + start * 4096, len * 4096, time),
+					 left);
+		}
+	}
+	alloc_unmaps_free(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cuts),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_against_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
