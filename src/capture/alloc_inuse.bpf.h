@@ -50,6 +50,14 @@ struct {
 	__type(value, struct alloc_realloc);
 } alloc_reallocs SEC(".maps");
 
+/* tid -> its mremap of a tracked mapping not returned yet (as alloc_reallocs). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, ALLOC_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct alloc_realloc);
+} alloc_remaps SEC(".maps");
+
 /* tgid -> when its memory went (user space sizes it to 1 without --inuse). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -133,6 +141,7 @@ static __always_inline void alloc_block_returned(struct pt_regs *ctx, __u64 ret)
 	b.bytes = f->bytes;
 	b.size = f->size;
 	b.mapped = f->mapped;
+	b.head = 0;
 	b.time_ns = bpf_ktime_get_ns();
 	if (f->memptr) {
 		/* posix_memalign: 0 and the address in *memptr, or an error and nothing */
@@ -171,20 +180,31 @@ static __always_inline void alloc_block_freed(__u64 addr)
 /*
  * The current process unmaps [addr, addr + len): a tracked mapping that
  * starts there and is no longer is freed; any other range goes to user
- * space, which takes it out of the mappings it overlaps.
+ * space, which takes it out of the mappings it overlaps.  A mapping whose
+ * head it took is filed again past it: a new mapping there (the kernel
+ * gives the lowest hole that fits) must not take its key.
  */
 static __always_inline void alloc_block_unmapped(__u64 addr, __u64 len)
 {
 	struct alloc_live_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .addr = addr };
 	struct alloc_unmapped rec = { .hdr = { RING_ALLOC_UNMAPPED, sizeof(rec) } };
-	struct alloc_live_block *b;
+	struct alloc_live_block *b, rest;
 
 	if (!addr || !len || alloc_stopped)
 		return;
 	b = bpf_map_lookup_elem(&alloc_live, &k);
-	if (b && b->size <= len) {
+	if (b && b->head < b->size && b->size - b->head <= len) {
 		alloc_block_freed(addr);
 		return;
+	}
+	if (b && b->head < b->size) {
+		rest = *b;
+		rest.head += len;
+		if (!bpf_map_delete_elem(&alloc_live, &k)) {
+			k.addr = addr + len;
+			if (bpf_map_update_elem(&alloc_live, &k, &rest, BPF_NOEXIST))
+				count(STAT_INUSE_LOST);
+		}
 	}
 	rec.tgid = k.tgid;
 	rec.addr = addr;
@@ -229,6 +249,42 @@ static __always_inline void alloc_realloc_returned(struct pt_regs *ctx, __u64 re
 	bpf_map_delete_elem(&alloc_reallocs, &tid);
 	if (gone)
 		alloc_block_freed(addr);
+}
+
+/*
+ * mremap(addr, len, ...) begins, one that takes [addr, addr + len) away if
+ * it succeeds (moved, grown or shrunk; not MREMAP_DONTUNMAP's): the thread
+ * waits for its return (alloc_remaps).
+ */
+static __always_inline void alloc_remap_begin(struct pt_regs *ctx, __u64 addr, __u64 len)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct alloc_realloc r = { .addr = addr, .size = len };
+
+	if (!addr || !len || alloc_stopped)
+		return;
+	r.ret_sp = PT_REGS_SP(ctx) + ALLOC_RET_SP_DELTA;
+	bpf_map_update_elem(&alloc_remaps, &tid, &r, BPF_ANY);
+}
+
+/*
+ * An mremap returned ret: unless it failed (MAP_FAILED), its old range is
+ * unmapped, as munmap's would be.  Before the new mapping is filed
+ * (alloc_block_returned): shrunk or grown in place, it has the old address.
+ */
+static __always_inline void alloc_remap_returned(struct pt_regs *ctx, __u64 ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct alloc_realloc *r = bpf_map_lookup_elem(&alloc_remaps, &tid);
+	__u64 addr, len;
+
+	if (!r || r->ret_sp != PT_REGS_SP(ctx))
+		return;
+	addr = r->addr;
+	len = r->size;
+	bpf_map_delete_elem(&alloc_remaps, &tid);
+	if (ret != (__u64)-1)
+		alloc_block_unmapped(addr, len);
 }
 
 /* Process tgid's memory went now, at its exec or its exit (alloc_gone). */

@@ -25,7 +25,7 @@
 
 /*
  * Blocks held at once.  Preallocated (a run-time allocated hash map makes
- * 5.10's verifier warn in dmesg): ~100 bytes each, 6.5 MB.  At the default
+ * 5.10's verifier warn in dmesg): ~110 bytes each, 7 MB.  At the default
  * 512K sampling they stand for ~32 GiB in use; past that, blocks are not
  * filed, counted (STAT_INUSE_LOST), and the figures said to be a lower bound.
  */
@@ -46,6 +46,12 @@ struct alloc_live_block {
 	__u64 time_ns;		/* CLOCK_MONOTONIC at its allocator's return */
 	__u64 size;		/* what was asked: its address range */
 	__u64 mapped;		/* an mmap's: munmap may take part of it (alloc_unmapped) */
+	/*
+	 * A mapping's bytes munmap took off its head: it is filed under
+	 * its first address still mapped (addr + head), so that a new
+	 * mapping where its head was has a key of its own.
+	 */
+	__u64 head;
 };
 
 /*
@@ -75,10 +81,13 @@ struct alloc_inflight {
  * A realloc of a tracked block between its entry and its return: the old
  * block is gone only if the call succeeds (a NULL return keeps it, unless
  * the size was 0: glibc's realloc(ptr, 0) frees ptr and returns NULL).
+ * mremap's old range waits in one too, kept apart (alloc_remaps): glibc's
+ * realloc of a block it mapped calls it, and the realloc waits for its own
+ * return as well.
  */
 struct alloc_realloc {
 	__u64 addr;		/* the old block's */
-	__u64 size;		/* asked */
+	__u64 size;		/* asked (mremap: the old range's length) */
 	__u64 ret_sp;		/* as alloc_inflight's */
 };
 

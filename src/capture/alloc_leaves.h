@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * -e alloc's leaves of their own: anonymous mmap and sbrk, memory asked of
- * the kernel.  glibc's malloc calls both for its own heap (sysmalloc's
- * mmap of a large block, its arenas, sbrk for the main heap), and so do
+ * -e alloc's leaves of their own: anonymous mmap, mremap and sbrk, memory
+ * asked of the kernel.  glibc's malloc calls them for its own heap
+ * (sysmalloc's mmap of a large block, its arenas, sbrk for the main heap,
+ * realloc's mremap of a block it mapped), and so do
  * jemalloc and tcmalloc: those bytes are counted at the malloc above
  * them, and would be counted twice.  A leaf whose caller is in an
  * allocator's file is the allocator's own: its stack is dropped.  What a
@@ -18,13 +19,13 @@
 
 #include "profile/stacks.h"
 
-#define ALLOC_LEAVES_MAX 32
+#define ALLOC_LEAVES_MAX 64
 
 struct alloc_leaves {
 	/* the allocators' files (malloc's, jemalloc's, tcmalloc's) */
 	struct { dev_t dev; ino_t ino; } files[ALLOC_LEAVES_MAX];
 	int nfiles;
-	/* where the leaves' probes are: mmap's and sbrk's entries, by file and ELF address */
+	/* where the leaves' probes are: their entries, by file and ELF address */
 	struct { dev_t dev; ino_t ino; uint64_t vaddr; } sites[ALLOC_LEAVES_MAX];
 	int nsites;
 };

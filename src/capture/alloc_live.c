@@ -145,10 +145,13 @@ static int report_block(struct alloc_live *t, const struct alloc_live_end *e,
 
 	if (went_with_process(e, k->tgid, v->time_ns))
 		return block_went(t, e, k, v, &tot->gone_blocks, &tot->gone_bytes, inner);
-	/* A mapping munmap took part of: what is left, its weight in proportion. */
+	/*
+	 * A mapping munmap took part of: what is left, its weight in
+	 * proportion.  Its head cut, it is filed past it (v->head).
+	 */
 	if (v->mapped && t->unmaps.n && v->size &&
-	    (left = alloc_unmaps_left(&t->unmaps, k->tgid, k->addr, v->size, v->time_ns)) <
-	    v->size) {
+	    (left = alloc_unmaps_left(&t->unmaps, k->tgid, k->addr - v->head, v->size,
+				      v->time_ns)) < v->size) {
 		if (!left)
 			return block_went(t, e, k, v, &tot->cut_blocks, &tot->cut_bytes, inner);
 		bytes = (uint64_t)((double)v->bytes * left / v->size);

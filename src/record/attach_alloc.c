@@ -41,7 +41,7 @@ struct allocator {
 	const char *lib;
 	const char *const *fns;		/* NULL-terminated */
 	bool small_align_is_malloc;	/* memalign(16): glibc's malloc */
-	bool leaves;			/* its mmap and sbrk: the program's own (alloc_leaves.h) */
+	bool leaves;			/* its mmap, mremap and sbrk: the program's own (alloc_leaves.h) */
 };
 
 static const char *const glibc_fns[] = {
@@ -132,35 +132,42 @@ static uint64_t free_probe_offset(int fd, uint64_t offset)
 }
 
 /*
- * libc's mmap (anonymous memory) and sbrk as leaves, and --inuse's returns
- * and munmap (a mapping's whole, or part of one): 0, or -errno.  Each
- * entry's address is kept, to tell libc's own calls (alloc_leaves.h).
+ * libc's mmap (anonymous memory), mremap and sbrk as leaves, and --inuse's
+ * returns and munmap (a mapping's whole, or part of one): 0, or -errno.
+ * Each entry's address is kept, to tell libc's own calls (alloc_leaves.h).
  */
 static int attach_alloc_leaves(struct attacher *a, Elf *elf, struct sym_source *syms,
 			       const struct stat *st, const char *path, uint32_t idx,
 			       const char *what, char *err, size_t errlen)
 {
-	static const char *const leaves[] = { "mmap", "sbrk" };
-	bool inuse = a->skel->rodata->alloc_inuse;
+	const struct capture_bpf *s = a->skel;
+	const struct {
+		const char *name;
+		struct bpf_program *entry, *ret;
+	} leaves[] = {
+		{ "mmap", s->progs.on_alloc_mmap, s->progs.on_alloc_return },
+		{ "mremap", s->progs.on_alloc_mremap, s->progs.on_alloc_mremap_return },
+		{ "sbrk", s->progs.on_alloc_size1, s->progs.on_alloc_return },
+	};
+	bool inuse = s->rodata->alloc_inuse;
 	uint64_t vaddr, size, offset;
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < sizeof(leaves) / sizeof(leaves[0]) && rc >= 0; i++) {
-		if (sym_source_find_symbol(syms, leaves[i], &vaddr, &size) ||
+		if (sym_source_find_symbol(syms, leaves[i].name, &vaddr, &size) ||
 		    elf_vaddr_to_offset(elf, vaddr, &offset) ||
 		    !alloc_leaves_site(&a->alloc_leaves, st->st_dev, st->st_ino, vaddr))
 			continue;
-		rc = attach_alloc_at(a, i == 0 ? a->skel->progs.on_alloc_mmap :
-				     a->skel->progs.on_alloc_size1, false, path, offset, idx,
-				     leaves[i], what, err, errlen);
+		rc = attach_alloc_at(a, leaves[i].entry, false, path, offset, idx, leaves[i].name,
+				     what, err, errlen);
 		if (rc >= 0 && inuse)
-			rc = attach_alloc_at(a, a->skel->progs.on_alloc_return, true, path, offset,
-					     idx, leaves[i], what, err, errlen);
+			rc = attach_alloc_at(a, leaves[i].ret, true, path, offset, idx,
+					     leaves[i].name, what, err, errlen);
 	}
 	if (rc >= 0 && inuse && !sym_source_find_symbol(syms, "munmap", &vaddr, &size) &&
 	    !elf_vaddr_to_offset(elf, vaddr, &offset))
-		rc = attach_alloc_at(a, a->skel->progs.on_alloc_munmap, false, path, offset, idx,
+		rc = attach_alloc_at(a, s->progs.on_alloc_munmap, false, path, offset, idx,
 				     "munmap", what, err, errlen);
 	return rc;
 }

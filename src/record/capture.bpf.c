@@ -986,6 +986,22 @@ int on_alloc_mmap(struct pt_regs *ctx)
 }
 
 /*
+ * mremap(addr, old_len, new_len, flags, ...) is a realloc of a mapping:
+ * new_len bytes mapped, on its stack, and with --inuse its old range
+ * unmapped once it returns (MREMAP_DONTUNMAP leaves it mapped).  glibc's
+ * realloc of a block it mapped calls it: a leaf user space drops.
+ */
+#define ALLOC_MREMAP_DONTUNMAP 4	/* x86-64's and arm64's */
+
+SEC("uprobe")
+int on_alloc_mremap(struct pt_regs *ctx)
+{
+	if (alloc_inuse && !(PT_REGS_PARM4(ctx) & ALLOC_MREMAP_DONTUNMAP))
+		alloc_remap_begin(ctx, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
+	return alloc_entry_of(ctx, PT_REGS_PARM3(ctx), 0, true);
+}
+
+/*
  * --inuse (capture/alloc_inuse.bpf.h): the allocator's returns, where a
  * sampled block gets its address, and free, where it loses it.
  */
@@ -1016,6 +1032,15 @@ SEC("uretprobe")
 int on_alloc_realloc_return(struct pt_regs *ctx)
 {
 	alloc_realloc_returned(ctx, PT_REGS_RC(ctx));
+	alloc_block_returned(ctx, PT_REGS_RC(ctx));
+	return 0;
+}
+
+/* mremap's return: its old range first, then its new mapping. */
+SEC("uretprobe")
+int on_alloc_mremap_return(struct pt_regs *ctx)
+{
+	alloc_remap_returned(ctx, PT_REGS_RC(ctx));
 	alloc_block_returned(ctx, PT_REGS_RC(ctx));
 	return 0;
 }

@@ -605,7 +605,7 @@ static void run_drain(struct run *run)
 	offcpu_still_blocked(r);
 	kernel_counts_read(r, -1);	/* the rest: nothing counts any more */
 	inuse_read(r);
-	/* -e alloc: the allocators' own mmap and sbrk, counted at their malloc already */
+	/* -e alloc: the allocators' own mmap, mremap and sbrk, counted at their malloc already */
 	alloc_leaves_drop_inner(&r->att.alloc_leaves, &r->stacks);
 }
 

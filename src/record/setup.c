@@ -192,7 +192,7 @@ static void alloc_programs(struct recorder *r, bool alloc, bool legacy)
 		s->progs.on_alloc_size1, s->progs.on_alloc_realloc, s->progs.on_alloc_calloc,
 		s->progs.on_alloc_memalign, s->progs.on_alloc_posix_memalign,
 		s->progs.on_alloc_memalign_all, s->progs.on_alloc_posix_memalign_all,
-		s->progs.on_alloc_mmap,
+		s->progs.on_alloc_mmap, s->progs.on_alloc_mremap,
 	};
 	size_t i;
 
@@ -204,6 +204,7 @@ static void alloc_programs(struct recorder *r, bool alloc, bool legacy)
 	bpf_program__set_autoload(s->progs.on_alloc_free, alloc && r->o->inuse);
 	bpf_program__set_autoload(s->progs.on_alloc_munmap, alloc && r->o->inuse);
 	bpf_program__set_autoload(s->progs.on_alloc_realloc_return, alloc && r->o->inuse);
+	bpf_program__set_autoload(s->progs.on_alloc_mremap_return, alloc && r->o->inuse);
 	bpf_program__set_autoload(s->progs.alloc_on_exec, alloc && r->o->inuse);
 	bpf_program__set_autoload(s->progs.alloc_on_exit, alloc && r->o->inuse);
 	s->rodata->alloc_inuse = alloc && r->o->inuse;
@@ -211,6 +212,7 @@ static void alloc_programs(struct recorder *r, bool alloc, bool legacy)
 		bpf_map__set_max_entries(s->maps.alloc_live, 1);
 		bpf_map__set_max_entries(s->maps.alloc_inflight, 1);
 		bpf_map__set_max_entries(s->maps.alloc_reallocs, 1);
+		bpf_map__set_max_entries(s->maps.alloc_remaps, 1);
 		bpf_map__set_max_entries(s->maps.alloc_gone, 1);
 	}
 	s->rodata->alloc_legacy = alloc && legacy;

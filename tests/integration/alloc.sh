@@ -137,14 +137,24 @@ py_small_check() {
 
 # munmap of part of a mapping (its head, its tail, pages in its middle,
 # across two neighbours) leaves the rest in use; of all of it in pieces,
-# none: exact at --alloc-sample 1, and said.
+# none; a new mapping where a head was is one of its own; mremap moves a
+# mapping to its own stack, grown or shrunk: exact at --alloc-sample 1,
+# and said.  Without --inuse, mremap's new sizes are allocated bytes.
 test_alloc_inuse_munmap_cuts_mappings() {
 	"$STITCH" record -e alloc --inuse --alloc-sample 1 -o "$TMP/cut.folded" -- \
 		"$ALLOC_PATHS" cut </dev/null >"$TMP/cut.out" 2>"$TMP/cut.err"
 	cat "$TMP/cut.out" "$TMP/cut.err"
-	grep ';cut_map;' "$TMP/cut.folded"
+	grep -E ';(cut_map|remap_one);' "$TMP/cut.folded"
 	expect_eq "the cut mappings' bytes in use" \
 		"$(total "$TMP/cut.folded" ';cut_map;(__)?mmap [0-9]+$')" "$(said "$TMP/cut.out" cut_kept)"
+	expect_eq "the remapped mappings' bytes in use" \
+		"$(total "$TMP/cut.folded" ';remap_one;(__)?mremap [0-9]+$')" \
+		"$(said "$TMP/cut.out" remap_kept)"
+	"$STITCH" record -e alloc --alloc-sample 1 -o "$TMP/remap.folded" -- \
+		"$ALLOC_PATHS" cut </dev/null >"$TMP/remap.out" 2>"$TMP/remap.err"
+	expect_eq "mremap's bytes allocated" \
+		"$(total "$TMP/remap.folded" ';remap_one;(__)?mremap [0-9]+$')" \
+		"$(said "$TMP/remap.out" remap_kept)"
 	expect_grep "$TMP/cut.err" \
 		'^stitch record: --inuse: [0-9]+ mappings cut by munmap since they were made: [0-9.]+ MiB of them left out'
 }

@@ -46,11 +46,16 @@
  *                         Prints "mapped", "mapped_kept", "big", "big_kept"
  *                         and "braked" BYTES.
  *   alloc_paths cut       mappings munmap takes part of: cut_map, eight
- *                         anonymous mmaps of 1 MiB, then of one the head,
+ *                         anonymous mmaps of 1 MiB, then of one the head
+ *                         (mapped again at once, a quarter MiB of its own),
  *                         of one the tail, of one 4 pages in the middle,
  *                         one all in two halves, one all at once, one not
- *                         at all, and across two neighbours, half of each.
- *                         Prints "cut_mapped" and "cut_kept" BYTES.
+ *                         at all, and across two neighbours, half of each;
+ *                         and two more that remap_one's mremap grows to
+ *                         2 MiB (moving it, as it has no room) and
+ *                         shrinks to a quarter.
+ *                         Prints "cut_mapped", "cut_kept" and "remap_kept"
+ *                         BYTES.
  *   alloc_paths steady SECONDS
  *                         churner rounds (two 300-byte blocks, each freed)
  *                         for SECONDS, 1000 a millisecond at most: a
@@ -58,6 +63,7 @@
  *
  * Built without frame pointers, as Debian builds: stacks are unwound from CFI.
  */
+#define _GNU_SOURCE	/* mremap */
 #include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -351,6 +357,16 @@ __attribute__((noipa)) static char *cut_map(char *at, size_t n)
 	return p;
 }
 
+/* mremap of n bytes at p to m, moved if it must be. */
+__attribute__((noipa)) static char *remap_one(char *p, size_t n, size_t m)
+{
+	void *q = mremap(p, n, m, MREMAP_MAYMOVE);
+
+	if (q == MAP_FAILED)
+		abort();
+	return q;
+}
+
 static int cut(void)
 {
 	const size_t mib = 1 << 20, page = sysconf(_SC_PAGESIZE);
@@ -358,10 +374,17 @@ static int cut(void)
 	char *middle = cut_map(NULL, mib), *halves = cut_map(NULL, mib);
 	char *whole = cut_map(NULL, mib), *untouched = cut_map(NULL, mib);
 	char *pair = mmap(NULL, 2 * mib, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *grown = cut_map(NULL, mib), *shrunk = cut_map(NULL, mib);
 
 	if (pair == MAP_FAILED)
 		abort();
+	/* Its head's hole mapped again: a new mapping at the old one's start. */
 	munmap(head, mib / 4);
+	cut_map(head, mib / 4);
+	/* Mapped just below the pair's reservation, it has no room to grow in place. */
+	grown = remap_one(grown, mib, 2 * mib);
+	shrunk = remap_one(shrunk, mib, mib / 4);
+	(void)grown, (void)shrunk;
 	munmap(tail + mib / 2, mib / 2);
 	munmap(middle + 16 * page, 4 * page);
 	munmap(halves, mib / 2);
@@ -373,8 +396,9 @@ static int cut(void)
 	cut_map(pair + mib, mib);
 	munmap(pair + mib / 2, mib);
 	(void)untouched;
-	printf("cut_mapped %zu\ncut_kept %zu\n", 8 * mib,
-	       mib / 4 * 3 + mib / 2 + (mib - 4 * page) + mib + mib / 2 + mib / 2);
+	printf("cut_mapped %zu\ncut_kept %zu\nremap_kept %zu\n", 10 * mib + mib / 4,
+	       mib / 4 * 3 + mib / 4 + mib / 2 + (mib - 4 * page) + mib + mib / 2 + mib / 2,
+	       2 * mib + mib / 4);
 	return 0;
 }
 
