@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -42,7 +43,61 @@ int binary_cache_init(struct binary_cache *c)
 {
 	memset(c, 0, sizeof(*c));
 	elf_util_init();
+	if (hmap_init(&c->by_build_id, 256))
+		return -ENOMEM;
 	return hmap_init(&c->by_file, 256);
+}
+
+static struct binary *of_build_id_node(const struct hmap_node *n)
+{
+	return (struct binary *)((const char *)n - offsetof(struct binary, by_build_id));
+}
+
+static void build_id_held(struct binary_cache *c, struct binary *b)
+{
+	if (b->in_by_build_id || !b->build_id_len || b->fd < 0)
+		return;
+	hmap_insert(&c->by_build_id, &b->by_build_id,
+		    hash_bytes(b->build_id, b->build_id_len, 0));
+	b->in_by_build_id = true;
+}
+
+static void build_id_let_go(struct binary_cache *c, struct binary *b)
+{
+	if (!b->in_by_build_id)
+		return;
+	hmap_remove(&c->by_build_id, &b->by_build_id);
+	b->in_by_build_id = false;
+}
+
+struct build_id_key {
+	const uint8_t *id;
+	size_t len;
+	const char *path;
+	dev_t root_dev;
+	ino_t root_ino;
+};
+
+static bool build_id_eq(const struct hmap_node *n, const void *key)
+{
+	const struct binary *b = of_build_id_node(n);
+	const struct build_id_key *k = key;
+
+	return b->build_id_len == k->len && !memcmp(b->build_id, k->id, k->len) &&
+	       b->fd >= 0 && b->root_dev == k->root_dev && b->root_ino == k->root_ino &&
+	       !strcmp(b->path, k->path);
+}
+
+struct binary *binary_find_held(struct binary_cache *c, const uint8_t *id, size_t len,
+				const char *path, dev_t root_dev, ino_t root_ino)
+{
+	struct build_id_key k = { id, len, path, root_dev, root_ino };
+	struct hmap_node *n;
+
+	if (!len)
+		return NULL;
+	n = hmap_find(&c->by_build_id, hash_bytes(id, len, 0), build_id_eq, &k);
+	return n ? of_build_id_node(n) : NULL;
 }
 
 static void root_unpin(struct binary_cache *c, struct binary *b);
@@ -51,6 +106,7 @@ static void binary_free(struct binary_cache *c, struct binary *b)
 {
 	if (!b)
 		return;
+	build_id_let_go(c, b);
 	root_unpin(c, b);
 	if (b->syms)
 		sym_source_free(b->syms);
@@ -79,6 +135,7 @@ void binary_cache_free(struct binary_cache *c)
 		}
 	}
 	hmap_free(&c->by_file);
+	hmap_free(&c->by_build_id);
 	binary_free(c, c->vdso);
 	c->vdso = NULL;
 	for (i = 0; i < c->nr_roots; i++)
@@ -101,8 +158,13 @@ static int root_pin(struct binary_cache *c, struct binary *b, const char *root)
 	int fd;
 
 	b->root_fd = -1;
+	/* Ours: "/" as we see it (no identity, if it cannot be stat'ed: never matched) */
+	if (stat("/", &ours) != 0)
+		ours.st_dev = ours.st_ino = 0;
+	b->root_dev = ours.st_dev;
+	b->root_ino = ours.st_ino;
 	fd = root && root[0] ? open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (fd >= 0 && (fstat(fd, &theirs) != 0 || stat("/", &ours) != 0 ||
+	if (fd >= 0 && (fstat(fd, &theirs) != 0 || !ours.st_ino ||
 			(theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino))) {
 		close(fd);
 		fd = -1;
@@ -111,6 +173,8 @@ static int root_pin(struct binary_cache *c, struct binary *b, const char *root)
 		name = strdup("");
 		goto out;
 	}
+	b->root_dev = theirs.st_dev;
+	b->root_ino = theirs.st_ino;
 	for (i = 0; i < c->nr_roots; i++)
 		if (c->roots[i].dev == theirs.st_dev && c->roots[i].ino == theirs.st_ino)
 			break;
@@ -219,7 +283,7 @@ const struct hotspot_syms *binary_hotspot(struct binary *b)
 	return b->hotspot;
 }
 
-static int binary_open_elf(struct binary *b)
+static int binary_open_elf(struct binary_cache *c, struct binary *b)
 {
 	if (b->image)
 		return 0;
@@ -227,6 +291,7 @@ static int binary_open_elf(struct binary *b)
 	if (!b->elf || elf_kind(b->elf) != ELF_K_ELF)
 		return -ENOEXEC;
 	b->build_id_len = elf_build_id(b->elf, b->build_id);
+	build_id_held(c, b);
 	return 0;
 }
 
@@ -243,6 +308,7 @@ static void file_close(struct binary_cache *c, struct binary *b)
 {
 	if (b->image || b->fd < 0)
 		return;
+	build_id_let_go(c, b);
 	syms_drop(c, b);
 	if (b->elf)
 		elf_end(b->elf);
@@ -278,7 +344,7 @@ struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, c
 		/* Kept for its table, its file let go: this process's is the same. */
 		b->fd = fd;
 		b->last_mapped_ns = mono_ns();
-		if (root_pin(c, b, root) != 0 || binary_open_elf(b) != 0)
+		if (root_pin(c, b, root) != 0 || binary_open_elf(c, b) != 0)
 			file_close(c, b);
 		return b;
 	}
@@ -292,7 +358,7 @@ struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, c
 	b->last_mapped_ns = mono_ns();
 	b->dev = key.dev;
 	b->ino = key.ino;
-	if (binary_open_elf(b) != 0) {
+	if (binary_open_elf(c, b) != 0) {
 		binary_free(c, b);
 		return NULL;
 	}

@@ -23,6 +23,9 @@ struct sym_source;
 
 struct binary {
 	struct hmap_node node;
+	/* in the cache's by_build_id while its file is held (in_by_build_id) */
+	struct hmap_node by_build_id;
+	bool in_by_build_id;
 	dev_t dev;
 	ino_t ino;
 	char *path;		/* path as the traced process named it */
@@ -35,6 +38,8 @@ struct binary {
 	 */
 	char *root;
 	int root_fd;		/* that fd, or -1 for our own root */
+	dev_t root_dev;		/* that root directory's identity */
+	ino_t root_ino;
 	/*
 	 * The open file, -1 once its processes are gone and no stack names it
 	 * (binary_cache_sweep): a binary kept for its table alone holds no
@@ -89,6 +94,7 @@ struct pinned_root {
 
 struct binary_cache {
 	struct hmap by_file;
+	struct hmap by_build_id;	/* those whose file is held, with a build ID */
 	struct pinned_root *roots;
 	size_t nr_roots, cap_roots;
 	struct binary *vdso;
@@ -107,6 +113,14 @@ void binary_cache_free(struct binary_cache *c);
  * process found it.  NULL (fd closed) if the file is not a usable ELF.
  */
 struct binary *binary_get_fd(struct binary_cache *c, int fd, const char *path, const char *root);
+/*
+ * The binary of that build ID, path (as a process names it) and root
+ * directory, its file held, if the cache has one: a process mapping it
+ * needs no open of its own (opens of /proc/PID/map_files were a fifth of an
+ * agent's CPU over a build's churn).  NULL if none.
+ */
+struct binary *binary_find_held(struct binary_cache *c, const uint8_t *id, size_t len,
+				const char *path, dev_t root_dev, ino_t root_ino);
 /* Our own vDSO image, which is the image every native process maps. */
 struct binary *binary_get_vdso(struct binary_cache *c);
 

@@ -147,6 +147,23 @@ static bool file_matches(struct binary *b, const struct map_file_id *id, bool ma
 	return true;
 }
 
+/* p's root directory is known: once a process, or its parent's. */
+static bool proc_root_known(struct proc *p)
+{
+	char root[64];
+	struct stat st;
+
+	if (!p->root_known) {
+		snprintf(root, sizeof(root), "/proc/%u/root", p->pid);
+		p->root_known = stat(root, &st) ? -1 : 1;
+		if (p->root_known > 0) {
+			p->root_dev = st.st_dev;
+			p->root_ino = st.st_ino;
+		}
+	}
+	return p->root_known > 0;
+}
+
 /*
  * Open the file behind a mapping.  map_files gives the very file mapped,
  * even if deleted, replaced or in another mount namespace; the process's
@@ -155,15 +172,27 @@ static bool file_matches(struct binary *b, const struct map_file_id *id, bool ma
  * give wrong frames); a server's copy by build-id (debuginfod) when none
  * of them is the file.
  */
-static struct binary *open_mapping(struct procs *ps, uint32_t pid, uint64_t start, uint64_t end,
-				   const char *path, const struct map_file_id *id)
+static struct binary *open_mapping(struct procs *ps, struct proc *p, uint64_t start,
+				   uint64_t end, const char *path, const struct map_file_id *id)
 {
+	uint32_t pid = p->pid;
 	char buf[PATH_MAX + 64], root[64];
 	struct binary *b;
 	bool mapped;
 	int fd;
 
+	/*
+	 * The kernel's record gave its build ID (5.12+), and a binary of that
+	 * ID, path and root is held: the very bytes, the same name and debug
+	 * files (a build's cc1, as and python3 started again and again).
+	 */
 	snprintf(root, sizeof(root), "/proc/%u/root", pid);
+	if (id && id->build_id_len && proc_root_known(p)) {
+		b = binary_find_held(ps->bins, id->build_id, id->build_id_len, path, p->root_dev,
+				     p->root_ino);
+		if (b)
+			return b;
+	}
 	snprintf(buf, sizeof(buf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
 	fd = open(buf, O_RDONLY | O_CLOEXEC);
 	mapped = fd >= 0;
@@ -312,7 +341,7 @@ static void add_map(struct procs *ps, struct proc *p, uint64_t start, uint64_t e
 	if (strcmp(path, "[vdso]") == 0)
 		m.bin = binary_get_vdso(ps->bins);
 	else if (path[0] == '/' && !m.anon)
-		m.bin = open_mapping(ps, p->pid, start, end, path, id);
+		m.bin = open_mapping(ps, p, start, end, path, id);
 	if (m.bin && pgoff_vaddr(m.bin, pgoff, &vaddr) == 0) {
 		m.bias = start - vaddr;
 		m.name = m.bin->name;
@@ -485,6 +514,12 @@ void procs_exec(struct procs *ps, uint32_t pid)
 		p->nr = 0;
 		p->gen++;
 		p->exited_ns = 0;
+		/*
+		 * Its root stays what it was (unshare --root and chroot change
+		 * it before their exec, unseen): binary_find_held then holds
+		 * the first root's binary of that build ID and path, the
+		 * same bytes, its debug files looked for in that root.
+		 */
 	} else
 		proc_create(ps, pid);	/* maps follow as mmap records */
 }
@@ -504,6 +539,12 @@ void procs_fork(struct procs *ps, uint32_t ppid, uint32_t pid)
 		child->exited_ns = 0;
 	} else
 		child = proc_create(ps, pid);
+	/* A fork keeps its root: a shell's or make's children ask nothing. */
+	if (parent && child && !parent->exited_ns && proc_root_known(parent)) {
+		child->root_known = parent->root_known;
+		child->root_dev = parent->root_dev;
+		child->root_ino = parent->root_ino;
+	}
 	if (!parent || !child || !parent->nr)
 		return;
 	child->maps = realloc(child->maps, (parent->nr + 2) * sizeof(struct map));

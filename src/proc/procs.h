@@ -58,6 +58,10 @@ struct proc {
 	struct pending_mmap *pending;
 	size_t npending, pending_cap;
 	uint64_t gen;		/* bumped when the mappings change (interpreter detection) */
+	/* its root directory's identity, for binary_find_held: 1 known, -1 unknown, 0 not asked */
+	int root_known;
+	dev_t root_dev;
+	ino_t root_ino;
 	/*
 	 * CLOCK_MONOTONIC ns of its exit (or of finding it gone), 0 while it
 	 * lives: kept for procs_reap()'s grace, so its samples and walks
