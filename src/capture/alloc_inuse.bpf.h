@@ -50,7 +50,7 @@ struct {
 	__type(value, struct alloc_realloc);
 } alloc_reallocs SEC(".maps");
 
-/* tid -> its mremap of a tracked mapping not returned yet (as alloc_reallocs). */
+/* tid -> its mremap not returned yet: the old range it takes if it succeeds. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, ALLOC_MAX_THREADS);

@@ -196,28 +196,101 @@ static bool next_table(Elf *elf, uint32_t sh_type, Elf_Scn **scn, GElf_Shdr *sh,
 	return false;
 }
 
+/* The GNU hash of a symbol's name (ld.so's: h * 33 + c from 5381). */
+static uint32_t gnu_hash(const char *name)
+{
+	uint32_t h = 5381;
+
+	for (; *name; name++)
+		h = h * 33 + (unsigned char)*name;
+	return h;
+}
+
+/* sym's name is name, and it is defined: its value (and size) given. */
+static bool sym_is(Elf *elf, Elf_Data *d, size_t strtab, size_t i, const char *name,
+		   uint64_t *value, uint64_t *size)
+{
+	GElf_Sym sym;
+	const char *s;
+
+	if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF)
+		return false;
+	s = elf_strptr(elf, strtab, sym.st_name);
+	if (!s || strcmp(s, name))
+		return false;
+	*value = sym.st_value;
+	if (size)
+		*size = sym.st_size;
+	return true;
+}
+
+/*
+ * name in the dynamic symbols through their GNU hash table (.gnu.hash, what
+ * ld.so looks in): 1 found, 0 not there, -1 no table to trust (none, or
+ * one that does not hold together: the file is a traced process's).  A
+ * lookup is a few comparisons, where a walk of python3's 10,000 symbols
+ * was ~60 us, each new process's interpreter found by half a dozen.
+ */
+static int gnu_hash_find(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
+{
+	uint32_t nbuckets, symoffset, bloom_size, h, idx, ch;
+	Elf_Scn *scn = NULL, *dynsym;
+	GElf_Shdr sh, dsh;
+	Elf_Data *hd, *dd;
+	const uint32_t *w, *buckets, *chain;
+	size_t words, nsyms, word_size, bloom_words, nchain;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_HASH)
+			break;
+	if (!scn || !(dynsym = elf_getscn(elf, sh.sh_link)) || !gelf_getshdr(dynsym, &dsh) ||
+	    dsh.sh_type != SHT_DYNSYM || !dsh.sh_entsize)
+		return -1;
+	hd = elf_getdata(scn, NULL);
+	dd = elf_getdata(dynsym, NULL);
+	if (!hd || !dd || !hd->d_buf || hd->d_size < 16 || (uintptr_t)hd->d_buf % 4)
+		return -1;
+	nsyms = dsh.sh_size / dsh.sh_entsize;
+	w = hd->d_buf;
+	words = hd->d_size / 4;
+	nbuckets = w[0];
+	symoffset = w[1];
+	bloom_size = w[2];
+	word_size = gelf_getclass(elf) == ELFCLASS64 ? 2 : 1;	/* bloom words, in 32-bit words */
+	bloom_words = (size_t)bloom_size * word_size;
+	if (!nbuckets || bloom_words > words || 4 + bloom_words + nbuckets > words)
+		return -1;
+	buckets = w + 4 + bloom_words;
+	chain = buckets + nbuckets;
+	nchain = words - 4 - bloom_words - nbuckets;
+	h = gnu_hash(name);
+	idx = buckets[h % nbuckets];
+	if (idx < symoffset)
+		return 0;
+	for (; idx - symoffset < nchain && idx < nsyms; idx++) {
+		ch = chain[idx - symoffset];
+		if ((ch | 1) == (h | 1) && sym_is(elf, dd, dsh.sh_link, idx, name, value, size))
+			return 1;
+		if (ch & 1)
+			return 0;
+	}
+	return -1;	/* a chain with no end inside the table */
+}
+
 bool elf_sym_find(Elf *elf, uint32_t sh_type, const char *name, uint64_t *value, uint64_t *size)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	Elf_Data *d;
 	size_t i, n;
+	int found;
 
+	if (sh_type == SHT_DYNSYM && (found = gnu_hash_find(elf, name, value, size)) >= 0)
+		return found;
 	while (next_table(elf, sh_type, &scn, &sh, &d, &n)) {
-		for (i = 0; i < n; i++) {
-			GElf_Sym sym;
-			const char *s;
-
-			if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF)
-				continue;
-			s = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (s && strcmp(s, name) == 0) {
-				*value = sym.st_value;
-				if (size)
-					*size = sym.st_size;
+		for (i = 0; i < n; i++)
+			if (sym_is(elf, d, sh.sh_link, i, name, value, size))
 				return true;
-			}
-		}
 	}
 	return false;
 }

@@ -17,6 +17,7 @@
 
 #include "interp/python/python_new.h"
 #include "unwind/cfi.h"
+#include "util/elf_util.h"
 
 #define MIN_JUMPS 3
 #define MAX_CANDIDATES 8
@@ -113,7 +114,8 @@ static bool jump_at(const uint8_t *code, uint64_t size, uint64_t off, uint64_t e
 #endif
 }
 
-bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint64_t *end)
+static bool eval_part_found(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start,
+			    uint64_t *end)
 {
 	uint64_t cand[MAX_CANDIDATES], found = 0;
 	int hits[MAX_CANDIDATES], ncand = 0, i, strong = 0;
@@ -163,4 +165,53 @@ bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint6
 	*start = found;
 	*end = next_start(&ix, found);
 	return *end > *start;
+}
+
+/*
+ * The answers for the last few binaries, by build ID: a build's or a
+ * shell's python3 starts again and again, and each start's search (every
+ * jump of a 80 KB loop, each target's section looked for) was a tenth of
+ * an agent's CPU over such a churn.  The answer is the file's bytes', so
+ * its build ID says it is the same; a file without one is searched again.
+ * Used from the recording's thread only.
+ */
+#define EVAL_PARTS_KEPT 8
+
+static struct eval_part_kept {
+	uint8_t build_id[STITCH_BUILD_ID_MAX];
+	size_t build_id_len;
+	uint64_t eval, size, start, end;
+	bool found;
+} eval_parts[EVAL_PARTS_KEPT];
+static unsigned int eval_parts_next;
+
+bool py_eval_part(Elf *elf, uint64_t eval, uint64_t size, uint64_t *start, uint64_t *end)
+{
+	uint8_t id[STITCH_BUILD_ID_MAX];
+	struct eval_part_kept *k;
+	size_t len = elf ? elf_build_id(elf, id) : 0;
+	unsigned int i;
+	bool found;
+
+	for (i = 0; len && i < EVAL_PARTS_KEPT; i++) {
+		k = &eval_parts[i];
+		if (k->build_id_len == len && !memcmp(k->build_id, id, len) && k->eval == eval &&
+		    k->size == size) {
+			*start = k->start;
+			*end = k->end;
+			return k->found;
+		}
+	}
+	found = eval_part_found(elf, eval, size, start, end);
+	if (len) {
+		k = &eval_parts[eval_parts_next++ % EVAL_PARTS_KEPT];
+		memcpy(k->build_id, id, len);
+		k->build_id_len = len;
+		k->eval = eval;
+		k->size = size;
+		k->start = *start;
+		k->end = *end;
+		k->found = found;
+	}
+	return found;
 }
