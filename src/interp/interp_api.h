@@ -144,7 +144,6 @@ struct interp_state {
 	struct hmap procs;		/* pid -> struct interp_proc */
 	struct hmap names;		/* interned struct interp_name */
 	struct hmap codes;		/* (pid, code object) -> decoded code */
-	struct hmap cfis;		/* binary -> its .eh_frame_hdr index */
 	struct interp_lang_state *langs;	/* languages with caches of their own */
 	size_t nlangs;
 	struct interp_event *pending;	/* slots by tid: the event waiting for its sample */

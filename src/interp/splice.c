@@ -21,14 +21,6 @@
 
 #include "interp/interp_internal.h"
 #include "profile/profile.h"
-#include "unwind/cfi.h"
-
-/* A binary's .eh_frame_hdr index, to find the function a native frame is in. */
-struct interp_cfi {
-	struct hmap_node node;
-	struct binary *bin;
-	struct cfi_hdr_index index;
-};
 
 /* The pending slot of thread tid. */
 static size_t slot(uint32_t tid)
@@ -129,40 +121,6 @@ static void entry_groups(struct interp_state *st, struct interp_proc *ip,
 		g->last_partial = true;
 }
 
-static bool cfi_eq(const struct hmap_node *n, const void *key)
-{
-	return ((const struct interp_cfi *)n)->bin == key;
-}
-
-/*
- * The binary's .eh_frame_hdr index, read on first sight: a C method's C
- * function is recognized by its start.  An unusual encoding leaves the
- * index empty, and C methods unplaced.
- */
-static struct interp_cfi *cfi_of(struct interp_state *st, struct binary *b)
-{
-	uint64_t h = hash_u64((uintptr_t)b);
-	struct interp_cfi *c = (struct interp_cfi *)hmap_find(&st->cfis, h, cfi_eq, b);
-
-	if (c)
-		return c;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return NULL;
-	c->bin = b;
-	hmap_insert(&st->cfis, &c->node, h);
-	cfi_hdr_index_read(b->elf, &c->index);
-	return c;
-}
-
-/* Start of the function holding vaddr in b (its FDE), 0 if unknown. */
-static uint64_t fde_start(struct interp_state *st, struct binary *b, uint64_t addr)
-{
-	struct interp_cfi *c = cfi_of(st, b);
-
-	return c ? cfi_hdr_func_start(&c->index, addr) : 0;
-}
-
 static int put_uf(struct uframe *out, int n, int cap, const struct uframe *u)
 {
 	if (n < cap)
@@ -177,7 +135,7 @@ static int put_uf(struct uframe *out, int n, int cap, const struct uframe *u)
  * outside it; *anchor gets, per C method, the segment index it goes before
  * (-1: right after the group's Ruby frames, when its function is not seen).
  */
-static int emit_group(struct interp_state *st, const struct groups *g, int k,
+static int emit_group(const struct groups *g, int k,
 		      const struct uframe *seg, int nseg, int *anchor,
 		      struct uframe *out, int n, int cap)
 {
@@ -193,7 +151,7 @@ static int emit_group(struct interp_state *st, const struct groups *g, int k,
 			const struct uframe *u = &seg[s];
 
 			if (u->kind == UFRAME_ELF && u->bin == g->func_bin[j] &&
-			    fde_start(st, u->bin, u->exact ? u->addr : u->addr - 1) ==
+			    binary_func_start(u->bin, u->exact ? u->addr : u->addr - 1) ==
 			    g->func_addr[j]) {
 				anchor[j] = last = s;
 				from = s + 1;
@@ -263,7 +221,7 @@ static int stitch_groups(struct interp_state *st, const struct interp_loop *ip,
 		/* The natives this group's C methods may call, outermost first. */
 		for (nseg = 0, s = i - 1; s >= (gi ? evpos[gi - 1] + 1 : 0); s--)
 			seg[nseg++] = uf[s];
-		n = emit_group(st, g, gi + skip_groups, seg, nseg, anchor, out, n, cap);
+		n = emit_group(g, gi + skip_groups, seg, nseg, anchor, out, n, cap);
 		/* Then those natives, each after the C methods anchored to it. */
 		for (s = 0; s < nseg; s++) {
 			for (j = g->start[gi + skip_groups + 1] - 1;

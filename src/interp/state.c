@@ -31,7 +31,7 @@ int interp_init(struct interp_state *st, int procs_fd, int layouts_fd, bool no_l
 	if (!st->pending || !st->pending_strs || !st->pending_str_len || !st->langs ||
 	    !st->def_g || !st->named_g || hmap_init(&st->defs, 256) ||
 	    hmap_init(&st->procs, 64) || hmap_init(&st->names, 1024) ||
-	    hmap_init(&st->codes, 1024) || hmap_init(&st->cfis, 64))
+	    hmap_init(&st->codes, 1024))
 		return -ENOMEM;
 	for (i = 0; i < interp_nlanguages; i++) {
 		const struct interp_ops *ops = interp_languages[i];
@@ -123,7 +123,6 @@ void interp_free(struct interp_state *st)
 	hmap_free_all(&st->procs);
 	hmap_free_all(&st->names);
 	hmap_free_all(&st->codes);
-	hmap_free_all(&st->cfis);
 	hmap_free_all(&st->defs);	/* each definition is one allocation */
 	free(st->def_g);
 	st->def_g = NULL;

@@ -111,6 +111,7 @@ static void binary_free(struct binary_cache *c, struct binary *b)
 	if (b->syms)
 		sym_source_free(b->syms);
 	unwind_table_free(&b->table);
+	free((void *)b->hdr.table);
 	if (b->elf)
 		elf_end(b->elf);
 	if (b->fd >= 0)
@@ -524,6 +525,24 @@ struct sym_source *binary_syms(struct binary *b)
 		b->syms = sym_source_open(b->elf, b->path, b->root);
 	}
 	return b->syms;
+}
+
+uint64_t binary_func_start(struct binary *b, uint64_t vaddr)
+{
+	struct cfi_hdr_index ix;
+	int32_t *copy;
+
+	if (!b->hdr_read && b->elf) {
+		b->hdr_read = true;
+		if (cfi_hdr_index_read(b->elf, &ix) == 0 && ix.count &&
+		    (copy = malloc(ix.count * 2 * sizeof(*copy)))) {
+			memcpy(copy, ix.table, ix.count * 2 * sizeof(*copy));
+			b->hdr.table = copy;
+			b->hdr.count = ix.count;
+			b->hdr.base = ix.base;
+		}
+	}
+	return cfi_hdr_func_start(&b->hdr, vaddr);
 }
 
 struct binary *binary_fetch_by_build_id(struct binary_cache *c, const uint8_t *id, size_t len,

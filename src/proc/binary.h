@@ -54,6 +54,13 @@ struct binary {
 	bool table_built;
 	struct unwind_table table;
 	uint64_t entry_lo, entry_hi;	/* CFI-less entry code marked as the end, or 0, 0 */
+	/*
+	 * Its .eh_frame_hdr index (binary_func_start), copied out of the
+	 * file's image: the image goes when the file is let go (file_close),
+	 * and an index pointing into it was read after (an agent's SIGSEGV).
+	 */
+	bool hdr_read;
+	struct cfi_hdr_index hdr;
 	bool syms_opened;
 	struct sym_source *syms;
 	uint64_t size;		/* of its file (its image for the vDSO) */
@@ -128,6 +135,13 @@ struct binary *binary_get_vdso(struct binary_cache *c);
 const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b);
 /* Symbols, opened on first use. */
 struct sym_source *binary_syms(struct binary *b);
+
+/*
+ * Start of the function holding vaddr (its FDE's initial location, from
+ * .eh_frame_hdr), 0 if unknown.  The index is read at the first call
+ * while the file is held, and kept with the binary.
+ */
+uint64_t binary_func_start(struct binary *b, uint64_t vaddr);
 
 /*
  * The layout of the V8 in b, when stitch can name its JavaScript frames

@@ -233,3 +233,55 @@ test_agent_binary_reopened_after_release() {
 			"$(share "$TMP/reuse.folded" ";reuse-$i;" ";reuse-$i;.*;main;a;b;c;burn(;| )")" 95
 	done
 }
+
+# A Ruby C method goes before its own C function's frame, found by the start
+# of the function in libruby's .eh_frame_hdr.  That index pointed into the
+# file's image, which went when the agent let the file go: a Ruby started
+# after had its C methods placed by reading unmapped memory (the agent's
+# SIGSEGV under a bench's ruby runs).  Now the index is the binary's own
+# copy: two Rubies apart, the second after libruby was let go, both with
+# Integer#times where it belongs (three of the VM's frames below burn, two
+# above the block).
+test_agent_ruby_c_methods_after_release() {
+	local agent i rb=/usr/bin/ruby3.1
+	[ -x "$rb" ] || die "needs $rb (scripts/install-deps.sh)"
+	for i in a b; do
+		cat >"$TMP/rb_$i.rb" <<-EOF
+		def burn_$i
+		  t = Time.now
+		  while Time.now - t < 2
+		    1000.times { |i| i * i }
+		  end
+		end
+		burn_$i
+		EOF
+	done
+	backend_start rbrel pyroscope
+	"$STITCH" agent -a -F 99 --period 1s --push "pyroscope=$(url_of rbrel)" 2>"$TMP/rbrel.err" &
+	agent=$!
+	track_pid $agent
+	sleep 2
+	"$rb" "$TMP/rb_a.rb"
+	for i in $(seq 150); do
+		ls -l "/proc/$agent/fd" | grep -q -F libruby || break
+		sleep 0.2
+	done
+	ls -l "/proc/$agent/fd" | grep -F libruby &&
+		die "the agent still holds libruby 30 s after its process exited"
+	"$rb" "$TMP/rb_b.rb"
+	sleep 2
+	kill -0 "$agent" || die "the agent died: $(tail -n 5 "$TMP/rbrel.err")"
+	kill -TERM "$agent"
+	wait "$agent"
+	backend_stop rbrel
+	tail -n 3 "$TMP/rbrel.err"
+	"$PY" "$PUSHES" folded "$TMP/rbrel.jsonl" | grep 'block in burn' >"$TMP/rbrel.folded" || true
+	show "$TMP/rbrel.folded" 6
+	local lib='libruby-3\.1\.so[^;]*'
+	for i in a b; do
+		expect_ge "samples of burn_$i's block" "$(total "$TMP/rbrel.folded" ";block in burn_$i")" 20
+		expect_ge "% of burn_$i's block with Integer#times in place" \
+			"$(share "$TMP/rbrel.folded" ";block in burn_$i" \
+				";burn_$i;$lib;$lib;$lib;Integer#times;$lib;$lib;block in burn_$i")" 95
+	done
+}

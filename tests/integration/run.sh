@@ -1290,7 +1290,8 @@ ASAN_TESTS+='agent_(pyroscope_push|three_kinds_at_once|container_and_pod_ids|hea
 ASAN_TESTS+='https_verifies_the_server|refusals_of_each_kind|spool_survives_a_restart|'
 ASAN_TESTS+='kernel_stacks_let_go|sigterm_sends_the_period|non_utf8_names_pushed|'
 ASAN_TESTS+='labels_and_urls_checked_at_start|spool_never_through_a_link_nor_chmod|'
-ASAN_TESTS+='binary_reopened_after_release|alloc_pushes_memory|alloc_inuse_pushes_what_is_held)|'
+ASAN_TESTS+='binary_reopened_after_release|ruby_c_methods_after_release|alloc_pushes_memory|'
+ASAN_TESTS+='alloc_inuse_pushes_what_is_held)|'
 # Line probes: DWARF's lines, variables and locations.
 ASAN_TESTS+='probe_.*)$'
 if [ "${STITCH_TEST_SET:-}" = asan ]; then
