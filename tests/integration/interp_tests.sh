@@ -219,8 +219,12 @@ test_python_cpu_samples() {
 	expect_ge "cpu_burn() samples cut short and marked [truncated]: at most 1%" \
 		"$(($(total "$TMP/pyc.folded" ';cpu_burn \(') / 100 - $(total "$TMP/pyc.folded" '\[truncated\].*;cpu_burn \(')))" 0
 	expect_eq "B's frames under cpu_burn" "$(total "$TMP/pyc.folded" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0
+	# Thread A's own: the main thread's start (Py_InitializeFromConfig's
+	# imports, before stitch has read the new process) is never named, 12
+	# samples here but 1.3 s of a busy CI guest's (bookworm, 2026-12-05: 72%
+	# when they were counted as A's).
 	expect_ge "% of thread A's samples named" \
-		"$(share "$TMP/pyc.folded" '^python3\.11;clone3;start_thread;.*cpu_|_PyEval_EvalFrameDefault' ';cpu_burn \(')" 90
+		"$(share "$TMP/pyc.folded" '^python3\.11;clone3;start_thread;.*(cpu_|_PyEval_EvalFrameDefault)' ';cpu_burn \(')" 90
 }
 
 # The last function a script runs, 50 ms before it exits: its walks are
