@@ -182,7 +182,9 @@ static __always_inline void alloc_block_freed(__u64 addr)
  * starts there and is no longer is freed; any other range goes to user
  * space, which takes it out of the mappings it overlaps.  A mapping whose
  * head it took is filed again past it: a new mapping there (the kernel
- * gives the lowest hole that fits) must not take its key.
+ * gives the lowest hole that fits) must not take its key.  The kernel
+ * unmaps whole pages: munmap(addr, 4097) takes two, and the mapping's rest
+ * starts after them (filed 4095 bytes short, the next cut there missed it).
  */
 static __always_inline void alloc_block_unmapped(__u64 addr, __u64 len)
 {
@@ -190,6 +192,7 @@ static __always_inline void alloc_block_unmapped(__u64 addr, __u64 len)
 	struct alloc_unmapped rec = { .hdr = { RING_ALLOC_UNMAPPED, sizeof(rec) } };
 	struct alloc_live_block *b, rest;
 
+	len = (len + STITCH_PAGE_SIZE - 1) & ~(__u64)(STITCH_PAGE_SIZE - 1);
 	if (!addr || !len || alloc_stopped)
 		return;
 	b = bpf_map_lookup_elem(&alloc_live, &k);

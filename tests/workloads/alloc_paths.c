@@ -45,12 +45,14 @@
  *                         every other one freed; brk_one, 10 sbrk(4096).
  *                         Prints "mapped", "mapped_kept", "big", "big_kept"
  *                         and "braked" BYTES.
- *   alloc_paths cut       mappings munmap takes part of: cut_map, eight
+ *   alloc_paths cut       mappings munmap takes part of: cut_map, nine
  *                         anonymous mmaps of 1 MiB, then of one the head
  *                         (mapped again at once, a quarter MiB of its own),
  *                         of one the tail, of one 4 pages in the middle,
  *                         one all in two halves, one all at once, one not
- *                         at all, and across two neighbours, half of each;
+ *                         at all, across two neighbours, half of each, and
+ *                         of one a page and a byte, then the page after the
+ *                         two that took;
  *                         and two more that remap_one's mremap grows to
  *                         2 MiB (moving it, as it has no room) and
  *                         shrinks to a quarter.
@@ -375,6 +377,7 @@ static int cut(void)
 	char *whole = cut_map(NULL, mib), *untouched = cut_map(NULL, mib);
 	char *pair = mmap(NULL, 2 * mib, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *grown = cut_map(NULL, mib), *shrunk = cut_map(NULL, mib);
+	char *ragged = cut_map(NULL, mib);
 
 	if (pair == MAP_FAILED)
 		abort();
@@ -395,10 +398,16 @@ static int cut(void)
 	cut_map(pair, mib);
 	cut_map(pair + mib, mib);
 	munmap(pair + mib / 2, mib);
+	/*
+	 * A length that is not whole pages: the kernel takes whole pages (the
+	 * first 2 here), and the next cut starts where they end.
+	 */
+	munmap(ragged, page + 1);
+	munmap(ragged + 2 * page, page);
 	(void)untouched;
-	printf("cut_mapped %zu\ncut_kept %zu\nremap_kept %zu\n", 10 * mib + mib / 4,
-	       mib / 4 * 3 + mib / 4 + mib / 2 + (mib - 4 * page) + mib + mib / 2 + mib / 2,
-	       2 * mib + mib / 4);
+	printf("cut_mapped %zu\ncut_kept %zu\nremap_kept %zu\n", 11 * mib + mib / 4,
+	       mib / 4 * 3 + mib / 4 + mib / 2 + (mib - 4 * page) + mib + mib / 2 + mib / 2 +
+	       (mib - 3 * page), 2 * mib + mib / 4);
 	return 0;
 }
 
