@@ -429,7 +429,9 @@ struct binary *binary_get_vdso(struct binary_cache *c)
  * (ELF_C_READ_MMAP), but reads it into the heap if mmap fails, so never
  * MADV_DONTNEED, which would zero that: MADV_PAGEOUT reclaims the clean
  * file pages no other process maps (read again from the file if needed)
- * and loses nothing, whatever the memory is.
+ * and loses nothing, whatever the memory is.  (A binary still in use
+ * drops its pages after each naming instead, keeping them in the page
+ * cache: binary_drop_pages, which checks the image is a file's map.)
  */
 static void pages_release(struct binary *b)
 {
@@ -726,6 +728,14 @@ void binary_cache_release_syms(struct binary_cache *c, struct binary *b)
 {
 	syms_drop(c, b);
 	pages_release(b);
+}
+
+void binary_drop_pages(struct binary *b)
+{
+	if (!b->image)
+		elf_image_drop_pages(b->elf);
+	if (b->syms_opened)
+		sym_source_drop_pages(b->syms);
 }
 
 void binary_cache_drop_tables(struct binary_cache *c)

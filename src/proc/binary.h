@@ -217,6 +217,13 @@ size_t binary_cache_release_unnamed(struct binary_cache *c);
 size_t binary_cache_retry_debuginfod(struct binary_cache *c);
 
 /* Unwinding is over: every unwind table goes (their rows were the most of our heap). */
+/*
+ * Named, and kept: the pages of its file and debug files that naming read
+ * leave our resident set, kept in the page cache for the next period's
+ * (elf_image_drop_pages).
+ */
+void binary_drop_pages(struct binary *b);
+
 void binary_cache_drop_tables(struct binary_cache *c);
 
 /*

@@ -319,6 +319,8 @@ static void name_binary_by_binary(struct resolver *r, struct stack_table *t)
 			if (b->syms_opened)
 				open_bytes -= b->size;
 			binary_cache_release_syms(r->release_gone, b);
+		} else {
+			binary_drop_pages(b);
 		}
 	}
 out:

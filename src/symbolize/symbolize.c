@@ -170,6 +170,14 @@ void sym_source_free(struct sym_source *src)
 	free(src);
 }
 
+void sym_source_drop_pages(struct sym_source *src)
+{
+	if (!src)
+		return;
+	elf_image_drop_pages(src->debug.elf);
+	elf_image_drop_pages(src->dwarf_cached.elf);
+}
+
 const char *sym_source_describe(const struct sym_source *src)
 {
 	return src ? src->desc : "none";

@@ -64,6 +64,13 @@ int sym_source_lookup(struct sym_source *src, uint64_t vaddr, struct sym_frame *
  */
 const char *sym_source_describe(const struct sym_source *src);
 
+/*
+ * The pages of its debug files that naming read leave our resident set
+ * (elf_image_drop_pages): what it parsed stays, their pages come back as
+ * read.  The binary's own image is its owner's to drop.
+ */
+void sym_source_drop_pages(struct sym_source *src);
+
 void sym_source_free(struct sym_source *src);
 
 /*

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "util/elf_util.h"
@@ -14,6 +17,35 @@ void elf_util_init(void)
 		elf_version(EV_CURRENT);
 		done = true;
 	}
+}
+
+/*
+ * MADV_DONTNEED on a private mapping of a file that nobody writes (libelf
+ * maps it PROT_READ) only unmaps its pages: the next read faults them in
+ * from the page cache.  On anonymous memory it would zero them, so the
+ * range must be a file's mapping, exactly: /proc/self/map_files names only
+ * those, by their bounds (a root's view, as stitch runs; else nothing goes).
+ */
+void elf_image_drop_pages(Elf *elf)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char link[64], target[PATH_MAX];
+	uintptr_t lo, hi;
+	size_t size = 0;
+	char *raw;
+
+	if (!elf || page <= 0)
+		return;
+	raw = elf_rawfile(elf, &size);
+	lo = (uintptr_t)raw;
+	if (!raw || !size || (lo & (uintptr_t)(page - 1)))
+		return;
+	hi = (lo + size + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+	snprintf(link, sizeof(link), "/proc/self/map_files/%lx-%lx", (unsigned long)lo,
+		 (unsigned long)hi);
+	if (readlink(link, target, sizeof(target)) <= 0)
+		return;
+	madvise(raw, hi - lo, MADV_DONTNEED);
 }
 
 Elf *elf_open_file(const char *path, int *fd)

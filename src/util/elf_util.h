@@ -41,6 +41,14 @@ int elf_vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset);
 /* Hex string of a build-id ("" when len == 0); buf needs 2 * len + 1 bytes. */
 void build_id_hex(const uint8_t *id, size_t len, char *buf);
 
+/*
+ * The pages of elf's image that reading it brought into our resident set
+ * leave it, kept in the page cache (read again at the next use, a minor
+ * fault): only where the image is libelf's map of its file, never a copy
+ * in memory (libelf reads the file into the heap if it cannot map it).
+ */
+void elf_image_drop_pages(Elf *elf);
+
 /* Call once before any libelf use (idempotent, thread-safe enough for us). */
 void elf_util_init(void);
 
