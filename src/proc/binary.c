@@ -45,7 +45,11 @@ int binary_cache_init(struct binary_cache *c)
 	elf_util_init();
 	if (hmap_init(&c->by_build_id, 256))
 		return -ENOMEM;
-	return hmap_init(&c->by_file, 256);
+	if (hmap_init(&c->by_file, 256)) {
+		hmap_free(&c->by_build_id);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static struct binary *of_build_id_node(const struct hmap_node *n)

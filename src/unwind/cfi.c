@@ -1555,3 +1555,21 @@ uint64_t cfi_hdr_func_start(const struct cfi_hdr_index *ix, uint64_t vaddr)
 	}
 	return hdr_start(ix, lo) <= vaddr ? hdr_start(ix, lo) : 0;
 }
+
+uint64_t cfi_hdr_next_start(const struct cfi_hdr_index *ix, uint64_t start)
+{
+	size_t lo = 0, hi;
+
+	if (!ix || !ix->count)
+		return 0;
+	hi = ix->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (hdr_start(ix, mid) <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->count ? hdr_start(ix, lo) : 0;
+}

@@ -110,4 +110,7 @@ int cfi_hdr_index_read(Elf *elf, struct cfi_hdr_index *out);
 /* Start of the function holding vaddr (its FDE's initial location), 0 if unknown. */
 uint64_t cfi_hdr_func_start(const struct cfi_hdr_index *ix, uint64_t vaddr);
 
+/* The start of the function after the one starting at start (its end, padding included), or 0. */
+uint64_t cfi_hdr_next_start(const struct cfi_hdr_index *ix, uint64_t start);
+
 #endif /* STITCH_CFI_H */

@@ -43,31 +43,6 @@ const uint8_t *py_text_at(Elf *elf, uint64_t vaddr, uint64_t size)
 	return NULL;
 }
 
-/* Entry i of the table (it need not be aligned in the image). */
-static uint64_t hdr_start(const struct cfi_hdr_index *ix, size_t i)
-{
-	int32_t v;
-
-	memcpy(&v, &ix->table[2 * i], 4);
-	return ix->base + (int64_t)v;
-}
-
-/* Start of the FDE after the one starting at start (its end, padding included), or 0. */
-static uint64_t next_start(const struct cfi_hdr_index *ix, uint64_t start)
-{
-	size_t lo = 0, hi = ix->count;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (hdr_start(ix, mid) <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->count ? hdr_start(ix, lo) : 0;
-}
-
 /*
  * The jump (not a call) at code + off of a function at eval, if one starts
  * there: its target.  x86-64: jmp rel32, jcc rel32, at any byte.
@@ -142,7 +117,7 @@ static bool eval_part_found(Elf *elf, uint64_t eval, uint64_t size, uint64_t *st
 		 * target lies past the last FDE, or in a gap after this one.
 		 */
 		if (!fs || fs == target || fs == cfi_hdr_func_start(&ix, eval) ||
-		    !py_text_at(elf, target, 1) || target >= next_start(&ix, fs))
+		    !py_text_at(elf, target, 1) || target >= cfi_hdr_next_start(&ix, fs))
 			continue;
 		for (i = 0; i < ncand && cand[i] != fs; i++)
 			;
@@ -163,7 +138,7 @@ static bool eval_part_found(Elf *elf, uint64_t eval, uint64_t size, uint64_t *st
 	if (strong != 1)
 		return false;
 	*start = found;
-	*end = next_start(&ix, found);
+	*end = cfi_hdr_next_start(&ix, found);
 	return *end > *start;
 }
 
