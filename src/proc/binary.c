@@ -683,8 +683,13 @@ size_t binary_cache_release_unnamed(struct binary_cache *c)
 	hmap_for_each(&c->by_file, i, n) {
 		struct binary *b = (struct binary *)n;
 
+		/*
+		 * Named in two periods or more, its processes come again (a
+		 * build's cc1): its symbols go with its file, at the sweep
+		 * after their grace (resolve.c: name_binary_by_binary).
+		 */
 		if (b->sampled || b->last_live_ns == c->marked_ns ||
-		    b->last_mapped_ns > c->marked_ns)
+		    b->last_mapped_ns > c->marked_ns || b->periods_named >= 2)
 			continue;
 		syms_drop(c, b);
 		pages_release(b);

@@ -203,7 +203,9 @@ void binary_cache_unmark_sampled(struct binary_cache *c);
  * processes exited, at the last procs_mark_binaries()) let go of their
  * symbols and of the pages of their file we read, now rather than at the
  * sweep after their processes' grace; opened again if a stack names them.
- * Returns how many symbol tables went.
+ * Not those named in two periods or more (their processes come again):
+ * theirs go with their file, at the sweep.  Returns how many symbol
+ * tables went.
  */
 size_t binary_cache_release_unnamed(struct binary_cache *c);
 
