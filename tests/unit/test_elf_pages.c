@@ -52,6 +52,17 @@ static uint64_t sum_of(const char *p, size_t n)
 	return s;
 }
 
+/* The test's own file, libelf's map of it (the kernel's map is not ours to count). */
+static Elf *open_self(int *fd, char **raw, size_t *size)
+{
+	Elf *elf = elf_open_file("/proc/self/exe", fd);
+
+	assert_non_null(elf);
+	*raw = elf_rawfile(elf, size);
+	assert_non_null(*raw);
+	return elf;
+}
+
 static void test_mapped_file_dropped_and_read_back(void **state)
 {
 	uint8_t id[STITCH_BUILD_ID_MAX], again[STITCH_BUILD_ID_MAX];
@@ -62,11 +73,7 @@ static void test_mapped_file_dropped_and_read_back(void **state)
 	int fd;
 
 	(void)state;
-	/* The test's own file: the kernel's map of it is not ours to count. */
-	elf = elf_open_file("/proc/self/exe", &fd);
-	assert_non_null(elf);
-	raw = elf_rawfile(elf, &size);
-	assert_non_null(raw);
+	elf = open_self(&fd, &raw, &size);
 	n = elf_build_id(elf, id);
 	before = sum_of(raw, size);
 	assert_true(rss_kb_at(raw) >= (long)(size >> 10));
@@ -90,10 +97,7 @@ static void test_image_in_memory_untouched(void **state)
 	int fd;
 
 	(void)state;
-	elf = elf_open_file("/proc/self/exe", &fd);
-	assert_non_null(elf);
-	raw = elf_rawfile(elf, &size);
-	assert_non_null(raw);
+	elf = open_self(&fd, &raw, &size);
 	/* Page-aligned, as a mapping is: only the kernel's word tells them apart. */
 	len = (size + (size_t)page - 1) & ~((size_t)page - 1);
 	copy = aligned_alloc((size_t)page, len);
