@@ -341,8 +341,16 @@ test_kernel_counts_long_and_short_stacks_apart() {
 	grep 'counted in the kernel' "$TMP/ls.err"
 	events=$(stats_events "$TMP/ls.err")
 	counted=$(stats_counted "$TMP/ls.err")
+	# Once in CI (2026-12-05), and for minutes after it in every -p
+	# recording on that machine, nothing at all came: what it said, and
+	# who else traced then, for the next time.
+	if [ "${events:-0}" -eq 0 ]; then
+		cat "$TMP/ls.err"
+		pgrep -a stitch || true
+		die "no events from -p $deep,$short"
+	fi
 	expect_ge "% counted in the kernel (each stack owns its hash)" \
-		"$(( ${counted:-0} * 100 / ${events:-1} ))" 90
+		"$(( ${counted:-0} * 100 / events ))" 90
 	n=$(awk '/^chain;_start;/ { c = gsub(/;recurse/, ";recurse"); if (c > m) m = c } END { print m + 0 }' "$TMP/ls.folded")
 	expect_ge "recurse frames in a complete long stack" "$n" 200
 	expect_ge "% of long stacks complete, down to getppid" \
