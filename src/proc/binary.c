@@ -689,7 +689,7 @@ size_t binary_cache_release_unnamed(struct binary_cache *c)
 		 * after their grace (resolve.c: name_binary_by_binary).
 		 */
 		if (b->sampled || b->last_live_ns == c->marked_ns ||
-		    b->last_mapped_ns > c->marked_ns || b->periods_named >= 2)
+		    b->last_mapped_ns > c->marked_ns || binary_recurs(b))
 			continue;
 		syms_drop(c, b);
 		pages_release(b);

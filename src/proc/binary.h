@@ -209,6 +209,12 @@ void binary_cache_unmark_sampled(struct binary_cache *c);
  */
 size_t binary_cache_release_unnamed(struct binary_cache *c);
 
+/* Named in two periods or more: its processes come again (a build's cc1), its symbols stay. */
+static inline bool binary_recurs(const struct binary *b)
+{
+	return b->periods_named >= 2;
+}
+
 /*
  * The binaries whose debug file debuginfod failed to give (a server down,
  * the budget spent) and whose retry is due (debuginfod_retry_due) let go

@@ -319,7 +319,7 @@ static void name_binary_by_binary(struct resolver *r, struct stack_table *t)
 			open_bytes += b->size;
 		if (b->periods_named < UINT_MAX)
 			b->periods_named++;
-		if (b->periods_named < 2 &&
+		if (!binary_recurs(b) &&
 		    (binary_cache_is_gone(r->release_gone, b) || open_bytes > LIVE_SYMS_BUDGET)) {
 			if (b->syms_opened)
 				open_bytes -= b->size;
