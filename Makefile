@@ -55,7 +55,7 @@ AOBJ := $(BUILD)/asan
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Isrc -fno-omit-frame-pointer
-LDLIBS := -lbpf -ldw -ldebuginfod -lelf -llzma -lz -lpthread -lcurl -lstdc++ -lm
+LDLIBS := -lbpf -ldw -ldebuginfod -lelf -llzma -lz -lpthread -lcurl -lcrypto -lstdc++ -lm
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 BPF_SRCS := $(shell find src -name '*.bpf.c' | sort)

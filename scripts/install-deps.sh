@@ -14,8 +14,9 @@ packages=(
 	make gcc g++ clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config
 	# debug files by build-id from debuginfod servers (elfutils' client library)
 	libdebuginfod-dev
-	# stitch agent's pushes over HTTP(S) (libcurl with OpenSSL: the system's CAs)
-	libcurl4-openssl-dev
+	# stitch agent's pushes over HTTP(S) (libcurl with OpenSSL: the system's CAs);
+	# libcrypto's SHA-256 checks a cached unwind table against its binary
+	libcurl4-openssl-dev libssl-dev
 	# stitch agent's tests: a server that decodes pushes with the upstream .proto files
 	protobuf-compiler python3-protobuf openssl
 	# tests: unit tests, sanitizer runtimes, USDT headers, workloads
@@ -69,7 +70,7 @@ packages=(
 # libraries its unit tests run with under qemu-user.
 arm64_packages=(
 	libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 liblzma-dev:arm64
-	libdebuginfod-dev:arm64 libcurl4-openssl-dev:arm64 libstdc++6:arm64 libcmocka-dev:arm64
+	libdebuginfod-dev:arm64 libcurl4-openssl-dev:arm64 libssl-dev:arm64 libstdc++6:arm64 libcmocka-dev:arm64
 	libasan8:arm64 libubsan1:arm64 systemtap-sdt-dev:arm64 libperl5.36:arm64
 )
 

@@ -18,6 +18,7 @@
 #include "symbolize/symbolize.h"
 #include "unwind/entry_end.h"
 #include "unwind/sigreturn.h"
+#include "unwind/table_cache.h"
 #include "unwind/arm64_leaf.h"
 #include "util/arch.h"
 
@@ -489,14 +490,26 @@ static bool foreign_machine(const struct binary *b, struct unwind_table *t)
 	return true;
 }
 
-/* Its CFI's rows, and those its entry code and arm64's vDSO lack. */
+/*
+ * Its CFI's rows (read back from the table cache when an earlier run, or
+ * another stitch, parsed the same bytes; else parsed and kept there), and
+ * those its entry code and arm64's vDSO lack.
+ */
 static void build_table(struct binary *b)
 {
+	struct table_cache_key key;
+	bool keyed;
+
 	if (!b->elf || foreign_machine(b, &b->table))
 		return;
-	if (cfi_build_table(b->elf, NULL, &b->table) != 0) {
-		memset(&b->table, 0, sizeof(b->table));
-		return;
+	keyed = !b->image && table_cache_key(b->elf, b->build_id, b->build_id_len, &key);
+	if (!keyed || !table_cache_read(&key, &b->table)) {
+		if (cfi_build_table(b->elf, NULL, &b->table) != 0) {
+			memset(&b->table, 0, sizeof(b->table));
+			return;
+		}
+		if (keyed)
+			table_cache_write(&key, &b->table);
 	}
 	if ((entry_code_range(b->elf, &b->table, &b->entry_lo, &b->entry_hi) &&
 	     unwind_table_mark_end(&b->table, b->entry_lo, b->entry_hi) != 0) ||

@@ -12,6 +12,7 @@
 #include "capture.skel.h"
 #include "capture/offcpu.h"
 #include "symbolize/debug_cache.h"
+#include "unwind/table_cache.h"
 
 #include "record/record_internal.h"
 #include "util/core_btf.h"
@@ -210,6 +211,18 @@ uint64_t targets_cpu_ns(struct recorder *r)
 	return ns;
 }
 
+/* Tables read back from disk, and built into it (unwind/table_cache.h). */
+static void report_table_cache(void)
+{
+	const char *dir = table_cache_dir();
+	struct table_cache_stats tc;
+
+	table_cache_get_stats(&tc);
+	fprintf(stderr, "stitch stats: unwind tables: %lu read from the cache, %lu built into it, "
+		"%lu entries that did not hold, %lu pruned (%s%s)\n", tc.read, tc.written,
+		tc.refused, tc.pruned, dir ? "cache " : "no cache used", dir ? dir : "");
+}
+
 void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 {
 	struct capture_bpf *sk = r->skel;
@@ -280,6 +293,7 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 	fprintf(stderr, "stitch stats: kernel BTF for CO-RE relocations: %s\n", core_btf_status());
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
+	report_table_cache();
 	fprintf(stderr, "stitch stats: held at the end: %zu processes (%" PRIu64 " exited ones "
 		"freed), %zu binaries (%" PRIu64 " freed, %" PRIu64 " tables and %" PRIu64
 		" symbol tables dropped), %zu interpreter code objects named, %zu interpreter "

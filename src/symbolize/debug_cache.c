@@ -185,7 +185,11 @@ static unsigned long long dir_bytes(void)
 	unsigned long long sum = 0;
 	struct dirent *de;
 	struct stat st;
-	int fd = dup(dc.dirfd);
+	/*
+	 * Its own open directory: a dup shares our offset, which the first
+	 * count left at the end (every later count was 0: no limit).
+	 */
+	int fd = openat(dc.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
 
 	if (fd < 0)
