@@ -368,16 +368,37 @@ test_stalls_catches_spin_and_populate_only() {
 		>"$TMP/st.out" 2>"$TMP/st.err"
 	cat "$TMP/st.err"
 	head -50 "$TMP/st.out"
-	local tid n
+	local tid n k count spin=0 pop=0
 	tid=$(sed -n 's/^tid=//p' "$TMP/st.out")
 	is_number "$tid" "workload tid"
-	# Exactly the two stalls on purpose: the 3600 short tasks give none.
-	expect_eq "stalls" "$(stall_lines "$TMP/st.out" | wc -l)" 2
-	expect_grep "$TMP/st.err" '^stitch stalls: 2 stalls'
+	stall_lines "$TMP/st.out"
+	count=$(stall_lines "$TMP/st.out" | wc -l)
+	if [ "$SLOWDOWN" -eq 1 ]; then
+		# Exactly the two stalls on purpose: the 3600 short tasks give none.
+		expect_eq "stalls" "$count" 2
+		expect_grep "$TMP/st.err" '^stitch stalls: 2 stalls'
+	else
+		# Under emulation a short task whose vCPU the host took away
+		# for 30 ms has run on, as the guest's clocks see it: a third
+		# stall came once in 7.2's guest (CI, 2026-12-06, 1 run in
+		# many).  The two on purpose are found by their stacks; that
+		# the short tasks give none is this machine's check.
+		expect_ge "stalls" "$count" 2
+		expect_grep "$TMP/st.err" "^stitch stalls: $count stalls"
+	fi
 	# The sampler's gate kept only samples of stalled threads: none left over.
 	if grep 'outside any stall' "$TMP/st.err"; then die "samples taken outside stalls"; fi
-	stall_block "$TMP/st.out" 1 >"$TMP/st1"
-	stall_block "$TMP/st.out" 2 >"$TMP/st2"
+	for k in $(seq "$count"); do
+		stall_block "$TMP/st.out" "$k" >"$TMP/stk"
+		if [ "$spin" -eq 0 ] && grep -q '^        spin_for_stall  (' "$TMP/stk"; then
+			spin=$k
+		fi
+		if [ "$pop" -eq 0 ] && grep -q '^        populate_task  (' "$TMP/stk"; then
+			pop=$k
+		fi
+	done
+	stall_block "$TMP/st.out" "$spin" >"$TMP/st1"
+	stall_block "$TMP/st.out" "$pop" >"$TMP/st2"
 	expect_grep "$TMP/st1" "^stall: tid=$tid pid=$tid comm=stall_epoll on-cpu=[0-9.]+ms wall=[0-9.]+ms loop=epoll_wait samples=[1-9]"
 	# 150 ms of the thread's CPU clock, as the scheduler counts it (give or take a tick).
 	expect_ge "spin stall on-CPU ms" "$(oncpu_ms "$(head -1 "$TMP/st1")")" 140
@@ -403,7 +424,9 @@ test_stalls_catches_spin_and_populate_only() {
 	show "$TMP/st.folded"
 	expect_ge "spin ms" "$(total "$TMP/st.folded" ';turn;spin_for_stall( |;)')" 100
 	expect_ge "populate ms" "$(total "$TMP/st.folded" ";populate_task;.*${POPULATE_PATH}_\\[k\\]")" 1
-	expect_eq "no short task in any stall" "$(total "$TMP/st.folded" 'short_task')" 0
+	if [ "$SLOWDOWN" -eq 1 ]; then
+		expect_eq "no short task in any stall" "$(total "$TMP/st.folded" 'short_task')" 0
+	fi
 	"$STITCH" report "$TMP/st.folded" -o "$TMP/st.svg"
 	expect_grep "$TMP/st.svg" 'spin_for_stall'
 }
