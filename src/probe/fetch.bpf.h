@@ -32,6 +32,15 @@ struct {
 /* The site of the uprobe this CPU is capturing, + 1 (0: none): set around capture(). */
 __u32 fetch_site_now[CAPTURE_MAX_CPUS];
 
+/*
+ * Whether any event has fetches: without them the verifier, which knows
+ * this constant, never walks the evaluator.  It was 158,000 of the 243,000
+ * instructions it processed to load the native worker for CPU samples
+ * (6.18): 0.74 s of this machine's, 8 s of 6.1's under emulation, for
+ * every record.
+ */
+const volatile bool fetch_wanted;
+
 static __always_inline __u32 *fetch_site_here(void)
 {
 	return &fetch_site_now[bpf_get_smp_processor_id() & (CAPTURE_MAX_CPUS - 1)];
@@ -40,8 +49,11 @@ static __always_inline __u32 *fetch_site_here(void)
 /* The fetches of the event being captured here, or NULL. */
 static __always_inline struct fetch_steps *fetch_prog_now(void)
 {
-	__u32 site = *fetch_site_here();
+	__u32 site;
 
+	if (!fetch_wanted)
+		return NULL;
+	site = *fetch_site_here();
 	if (!site)
 		return NULL;
 	site--;

@@ -409,6 +409,7 @@ static int load_bpf(struct recorder *r)
 	/* The legacy workers' walkers are a program of their own, always loaded on demand. */
 	r->skel->rodata->interp_lazy = r->att.legacy || !walkers_wanted_at_start(o);
 	r->skel->rodata->ustack_limit = o->stack_bytes;
+	r->skel->rodata->fetch_wanted = o->nfetch > 0;
 	bpf_map__set_max_entries(r->skel->maps.samples, r->ringbuf_mb << 20);
 	bpf_map__set_max_entries(r->skel->maps.scratch, libbpf_num_possible_cpus());
 	if (load_used_programs_only(r))

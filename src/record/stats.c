@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 
 #include "capture.skel.h"
+#include "legacy_walk.skel.h"
 #include "capture/offcpu.h"
 #include "symbolize/debug_cache.h"
 #include "unwind/table_cache.h"
@@ -223,6 +224,53 @@ static void report_table_cache(void)
 		tc.refused, tc.pruned, dir ? "cache " : "no cache used", dir ? dir : "");
 }
 
+/* The instructions the verifier processed to load obj's programs (5.16+ says). */
+static void verified_insns(struct bpf_object *obj, uint64_t *sum, uint64_t *top,
+			   const char **top_name)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		if (bpf_program__fd(p) < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) != 0)
+			continue;
+		*sum += info.verified_insns;
+		if (info.verified_insns > *top) {
+			*top = info.verified_insns;
+			*top_name = bpf_program__name(p);
+		}
+	}
+}
+
+/*
+ * What loading cost the kernel: a start-up cost every run pays, that
+ * grows unseen with each capability (--fetch's evaluator, walked for every
+ * worker, once made each record verify 4x the instructions it needed).
+ */
+static void report_verified(struct recorder *r)
+{
+	uint64_t sum = 0, top = 0;
+	const char *top_name = "";
+
+	verified_insns(r->skel->obj, &sum, &top, &top_name);
+	if (r->walkers)
+		verified_insns(r->walkers->obj, &sum, &top, &top_name);
+	if (r->legacy_walkers)
+		verified_insns(r->legacy_walkers->obj, &sum, &top, &top_name);
+	if (!sum) {
+		fprintf(stderr, "stitch stats: BPF verification: the kernel does not say what it "
+			"processed (before 5.16)\n");
+		return;
+	}
+	fprintf(stderr, "stitch stats: BPF verification: %" PRIu64 " instructions processed, "
+		"%" PRIu64 " of them for %s\n", sum, top, top_name);
+}
+
 void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 {
 	struct capture_bpf *sk = r->skel;
@@ -290,6 +338,7 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 		", interpreter walks that failed %" PRIu64 "\n",
 		r->interp.unstitched, r->interp.in_transition, r->interp.walk_errors);
 	walkers_report(r);
+	report_verified(r);
 	fprintf(stderr, "stitch stats: kernel BTF for CO-RE relocations: %s\n", core_btf_status());
 	fprintf(stderr, "stitch stats: binaries unreadable %" PRIu64 ", unwind rows loaded %zu\n",
 		r->procs.unreadable_maps, r->bins.table_rows);
