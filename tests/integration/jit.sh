@@ -485,16 +485,21 @@ test_jit_hostile_jvm_own_frames_only() {
 	local f=$TMP/hostile.folded st fj ch
 	workload gcc -O2 -g -Wall -Wextra -Werror -rdynamic -pthread -o "$W/fake_jvm" \
 		tests/workloads/jit/fake_jvm.c || exit 1
-	"$W/fake_jvm" $((8 * SLOWDOWN)) &
+	# Both outlive any record, and are stopped after it (CI's sanitizer
+	# pass once took 7 s for its 3: chain's 8 s had ended, and its kill
+	# failed the test).
+	"$W/fake_jvm" 120 &
 	fj=$!
-	"$CHAIN" spin $((8 * SLOWDOWN)) &
+	track_pid "$fj"
+	"$CHAIN" spin 120 &
 	ch=$!
+	track_pid "$ch"
 	sleep 1
 	st=$(date +%s)
 	timeout 120 "$STITCH" record -a -F 99 -d $((3 * SLOWDOWN)) -o "$f" 2>"$TMP/hostile.err" ||
 		die "record: exit $? ($(tail -n 3 "$TMP/hostile.err"))"
 	echo "record took $(($(date +%s) - st)) s for $((3 * SLOWDOWN)) s"
-	kill "$ch" 2>/dev/null
+	kill "$ch"
 	wait "$ch" || true
 	kill -0 "$fj" || die "the fake JVM is gone"
 	kill "$fj"
