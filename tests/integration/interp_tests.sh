@@ -65,9 +65,21 @@ check_threads() {
 	expect_ge "thread A: nested chain" "$(total "$out" "$(a_leaf_chain)")" "$(slowed 1000)"
 	expect_ge "thread A: sorted -> key_fn chain" "$(total "$out" "$(a_sort_chain)")" \
 		"$(slowed 1000)"
-	# Every stack through leaf() / key_fn() is the whole exact chain.
-	expect_eq "% of leaf() stacks exact" "$(share "$out" ';leaf \(' "$(a_leaf_chain)")" 100
-	expect_eq "% of key_fn() stacks exact" "$(share "$out" ';key_fn \(' "$(a_sort_chain)")" 100
+	# Every stack through leaf() / key_fn() is the whole exact chain, or
+	# says what it lacks.  Under emulation one in a thousand may: 5.10's
+	# guest once (CI 2026-12-06) cut 1 key_fn() stack of 4,869 at its
+	# eval loop's native frames, marked [truncated] above key_fn (its
+	# frames true, thread A's outer Python frames missing); here none.
+	local cut_re='\[truncated\]|\[interpreter frames lost\]' cut all_a skip_re
+	skip_re="\\[user stack unreadable\\]|$cut_re"
+	expect_eq "% of leaf() stacks exact, of those not marked incomplete" \
+		"$(SKIP="$skip_re" share_all "$out" ';leaf \(' "$(a_leaf_chain)")" 100
+	expect_eq "% of key_fn() stacks exact, of those not marked incomplete" \
+		"$(SKIP="$skip_re" share_all "$out" ';key_fn \(' "$(a_sort_chain)")" 100
+	all_a=$(total "$out" ';(leaf|key_fn) \(')
+	cut=$(grep -E ';(leaf|key_fn) \(' "$out" | grep -E "$cut_re" | awk '{ n += $NF } END { print n + 0 }')
+	expect_ge "leaf() and key_fn() stacks marked incomplete: at most $((SLOWDOWN > 1 ? all_a / 1000 : 0))" \
+		"$((SLOWDOWN > 1 ? all_a / 1000 - cut : -cut))" 0
 	expect_eq "B's or main's frames in getppid stacks" \
 		"$(total "$out" 'b_write|b_sleep|main_join|<module>')" 0
 	expect_eq "python stacks not from thread A" "$(wrong_thread "$out")" 0
