@@ -79,7 +79,7 @@ TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
 # (bpf_loop, cookies, task iterators, ring buffers, uprobe links; what
 # differs between them, the syscall tracepoints' registers, the kernel's
 # structures read by CO-RE, their verifiers, is the other tests'): these
-# run on bullseye's 5.10, sid's and arm64's 6.1, not again on those two.
+# run on bullseye's 5.10 and sid's (some on arm64's 6.1), not on those two.
 # V8's and HotSpot's frames are the native worker's frame step (loaded by
 # every CPU test) and user space's naming; the agent's push, a container
 # started later, pairs of latency roots and a snapshot's groups are user
@@ -135,15 +135,22 @@ MIDDLE_SKIPPED='test_jit_node_chain_named test_jit_java_plain test_agent_pyrosco
 # the same on both architectures, and user space's bookkeeping), and
 # what is user space's over programs the other tests load: the agent's
 # push, latency's pairs, a Ctrl-C's output and asyncio's stalls.
-ARM64_TESTS=${STITCH_KERNEL_TESTS:-$(for t in $KERNEL_TESTS; do
-	[[ $t = test_latency_perl_sub_root || $t = test_jit_* || $t = test_python_tracepoint_pid_target ||
-		$t = test_snapshot_exact_chains_states_groups || $t = test_ruby_cpu_samples ||
-		$t = test_alloc_python_growing_list_on_its_line ||
-		$t = test_alloc_inuse_exec_leaves_old_image_out ||
-		$t = test_alloc_all_attaches_a_container_started_later ||
-		$t = test_agent_pyroscope_push || $t = test_latency_pairs ||
-		$t = test_sigint_writes_output_and_detaches || $t = test_stalls_python_asyncio ]] ||
-		echo "$t"; done)
+ARM64_SKIPPED='test_latency_perl_sub_root test_jit_node_chain_named test_jit_java_plain
+	test_python_tracepoint_pid_target test_snapshot_exact_chains_states_groups
+	test_ruby_cpu_samples test_alloc_python_growing_list_on_its_line
+	test_alloc_inuse_exec_leaves_old_image_out test_alloc_all_attaches_a_container_started_later
+	test_agent_pyroscope_push test_latency_pairs test_sigint_writes_output_and_detaches
+	test_stalls_python_asyncio'
+# without_skipped SKIPPED TEST...: the tests not in SKIPPED, one a line.
+without_skipped() {
+	local skipped=$1 t
+	shift
+	for t; do
+		[[ $'\n'$skipped$'\n' =~ [[:space:]]$t[[:space:]] ]] || echo "$t"
+	done
+}
+# shellcheck disable=SC2086
+ARM64_TESTS=${STITCH_KERNEL_TESTS:-$(without_skipped "$ARM64_SKIPPED" $KERNEL_TESTS)
 	test_pac_signed_return_addresses test_report_filters test_diff_graph
 	test_symbolize_user_stall_names_spin
 	test_release_bullseye_snapshot test_release_trixie_snapshot test_release_sid_snapshot
@@ -187,13 +194,12 @@ out=$(mktemp -d /tmp/stitch-matrix.XXXXXX)
 
 # The tests a kernel runs.
 tests_of() {
-	local t list=$TESTS skipped=''
+	local list=$TESTS skipped=''
 	[ "$(arch_of "$1")" = arm64 ] && list=$ARM64_TESTS
 	[ -z "${STITCH_KERNEL_TESTS:-}" ] && [[ " $MIDDLE_KERNELS " = *" $1 "* ]] &&
 		skipped=$MIDDLE_SKIPPED
-	for t in $list; do
-		[[ $'\n'$skipped$'\n' =~ [[:space:]]$t[[:space:]] ]] || echo "$t"
-	done
+	# shellcheck disable=SC2086
+	without_skipped "$skipped" $list
 }
 
 # One kernel's run, its console in $out/K/console, its time in $out/K/secs.
