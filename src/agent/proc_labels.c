@@ -70,6 +70,12 @@ static void read_labels(const struct proc_labels_cache *c, struct proc_labels *p
 
 	pl->start_ticks = start_ticks(c, pl->pid, stat_name, sizeof(stat_name));
 	snprintf(pl->name, sizeof(pl->name), "%s", comm);
+	/*
+	 * Gone (a build's cc1, named at the period's end): its other files are
+	 * gone too, and asking for each was three failed opens per process.
+	 */
+	if (!pl->start_ticks)
+		return;
 	snprintf(path, sizeof(path), "%s/%u/comm", c->proc, pl->pid);
 	if (read_small(path, buf, sizeof(pl->name) + 1) > 0) {
 		buf[strcspn(buf, "\n")] = '\0';

@@ -234,6 +234,8 @@ int series_of_period(struct series_config *c, struct stack_table *stacks,
 		resolver_name_kernel_shared(&names, "/proc/kallsyms", &c->kn, &c->kn_tried);
 		if (bins)
 			resolver_release_gone(&names, bins);
+		/* The whole period's frames first: a binary two groups share is read once. */
+		resolver_name_all(&names, stacks);
 		hmap_for_each(&groups, b, n)
 			if (!err)
 				err = push_group(c, (struct group *)n, &names, start_ns, end_ns, fn,

@@ -119,6 +119,7 @@ void kunwind_free(struct kunwind *kw)
 	free(kw->chunk_rows);
 	free(kw->slots);
 	free(kw->dirty);
+	free(kw->fresh);
 	free(kw->live);
 	free(kw->free);
 	free(kw->retired);
@@ -786,14 +787,21 @@ void kunwind_forget_all(struct kunwind *kw)
 		kunwind_forget(kw, kw->live[kw->nlive - 1].pid);
 }
 
-/* Add pid to a small set kept as an array. */
-static void pid_set_add(uint32_t **set, size_t *n, size_t *cap, uint32_t pid)
+static bool pid_set_has(const uint32_t *set, size_t n, uint32_t pid)
 {
 	size_t i;
 
-	for (i = 0; i < *n; i++)
-		if ((*set)[i] == pid)
-			return;
+	for (i = 0; i < n; i++)
+		if (set[i] == pid)
+			return true;
+	return false;
+}
+
+/* Add pid to a small set kept as an array. */
+static void pid_set_add(uint32_t **set, size_t *n, size_t *cap, uint32_t pid)
+{
+	if (pid_set_has(*set, *n, pid))
+		return;
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 64;
 		uint32_t *d = realloc(*set, c * sizeof(*d));
@@ -811,6 +819,43 @@ void kunwind_mark_dirty(struct kunwind *kw, uint32_t pid)
 	pid_set_add(&kw->dirty, &kw->ndirty, &kw->dirty_cap, pid);
 }
 
+void kunwind_mark_new(struct kunwind *kw, uint32_t pid)
+{
+	pid_set_add(&kw->fresh, &kw->nfresh, &kw->fresh_cap, pid);
+}
+
+/* The fresh pids whose model is current, written if their binaries are all held. */
+static void write_fresh(struct kunwind *kw, struct binary_cache *bins, struct procs *ps,
+			kunwind_behind_fn is_behind, void *ctx)
+{
+	uint64_t written;
+	size_t i, keep = 0;
+
+	for (i = 0; i < kw->nfresh; i++) {
+		uint32_t pid = kw->fresh[i];
+		struct proc *p;
+
+		if (is_behind(ctx, pid)) {
+			kw->fresh[keep++] = pid;
+			continue;
+		}
+		/* A copied stack asked for it: written below, files opened as needed. */
+		if (pid_set_has(kw->dirty, kw->ndirty, pid))
+			continue;
+		/* A file not held yet: its first stacks are copied, as before. */
+		p = procs_find_held(ps, pid);
+		if (!p)
+			continue;
+		written = kw->procs_written;
+		kunwind_sync_proc(kw, bins, p);
+		kw->procs_written_early += kw->procs_written - written;
+		if (kw->verbose && kw->procs_written != written)
+			fprintf(stderr, "stitch: the list of process %u in the kernel before its "
+				"first stack (its binaries known)\n", pid);
+	}
+	kw->nfresh = keep;
+}
+
 void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs *ps,
 		     kunwind_behind_fn is_behind, void *ctx)
 {
@@ -818,6 +863,7 @@ void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs
 	bool alive_check = true;
 
 	rows_release(kw);
+	write_fresh(kw, bins, ps, is_behind, ctx);
 	for (i = 0; i < kw->ndirty; i++) {
 		uint32_t pid = kw->dirty[i];
 		struct proc *p = procs_find(ps, pid);
@@ -826,7 +872,8 @@ void kunwind_refresh(struct kunwind *kw, struct binary_cache *bins, struct procs
 			kw->dirty[keep++] = pid;	/* next time, once the model caught up */
 			continue;
 		}
-		if (p)
+		/* Gone: its list would only wait for the alive check to go again. */
+		if (p && !p->exited_ns)
 			kunwind_sync_proc(kw, bins, p);
 	}
 	kw->ndirty = keep;

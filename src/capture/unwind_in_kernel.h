@@ -291,6 +291,8 @@ struct kunwind {
 	size_t nslots, slots_cap;
 	uint32_t *dirty;		/* pids whose list must be (re)written */
 	size_t ndirty, dirty_cap;
+	uint32_t *fresh;		/* lazy: pids that mapped code, written if all held */
+	size_t nfresh, fresh_cap;
 	struct kunwind_live *live;	/* processes with a list in the kernel */
 	size_t nlive, live_cap;
 	uint64_t alive_checked_ns;	/* when the live pids were last looked for */
@@ -312,6 +314,7 @@ struct kunwind {
 	bool lazy;
 	bool verbose;			/* STITCH_DEBUG: say each table loaded */
 	uint64_t procs_written, tables_loaded, tables_refused, tables_dropped;
+	uint64_t procs_written_early;	/* lazy: lists written before any stack was copied */
 	uint64_t tables_deferred;	/* mapped binaries whose table no stack needed yet */
 	/*
 	 * Rows of loaded tables no list maps (kept for their binary's next
@@ -341,6 +344,14 @@ void kunwind_forget(struct kunwind *kw, uint32_t pid);
 void kunwind_forget_all(struct kunwind *kw);
 /* Remember that pid needs its list written (deduplicated). */
 void kunwind_mark_dirty(struct kunwind *kw, uint32_t pid);
+/*
+ * Lazy: pid mapped code.  Its list is written once its model is current if
+ * every binary it maps is held already (procs_find_held), so the kernel
+ * walks its first stacks: a build's cc1 or a script's python3, each
+ * sampled once or twice in its life, had nearly every stack copied.
+ * Otherwise it waits for a copied stack, as before.
+ */
+void kunwind_mark_new(struct kunwind *kw, uint32_t pid);
 
 /*
  * Keep the kernel's lists true: write the dirty ones whose model is

@@ -407,6 +407,32 @@ static struct proc *proc_get_lazy(struct procs *ps, uint32_t pid)
 	return p;
 }
 
+/* Would applying this record open a file (add_map)? */
+static bool pending_opens_file(struct procs *ps, struct proc *p, const struct pending_mmap *pm)
+{
+	const char *path = pm->path;
+
+	if (path[0] != '/' || !strcmp(path, "//anon"))
+		return false;	/* [vdso], [uprobes], anonymous: nothing to open */
+	return !pm->has_id || !pm->id.build_id_len || !proc_root_known(p) ||
+	       !binary_find_held(ps->bins, pm->id.build_id, pm->id.build_id_len, path,
+				 p->root_dev, p->root_ino);
+}
+
+struct proc *procs_find_held(struct procs *ps, uint32_t pid)
+{
+	struct proc *p = proc_lookup(ps, pid);
+	size_t i;
+
+	if (!p || p->stale || p->exited_ns)
+		return NULL;
+	for (i = 0; i < p->npending; i++)
+		if (pending_opens_file(ps, p, &p->pending[i]))
+			return NULL;
+	pending_apply(ps, p);
+	return p;
+}
+
 /* The mmap records waiting for p, in their order: now its mappings. */
 static void pending_apply(struct procs *ps, struct proc *p)
 {

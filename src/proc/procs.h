@@ -103,6 +103,13 @@ void procs_free(struct procs *ps);
 
 /* The process if known, else NULL; its mappings applied up to the last record. */
 struct proc *procs_find(struct procs *ps, uint32_t pid);
+/*
+ * The live process, its mappings applied, if every file its records
+ * mapped is a binary already held (binary_find_held: known by build ID,
+ * path and root), so looking at it opens no file; else NULL, and nothing
+ * applied.  A build's cc1, as and python3, started again and again.
+ */
+struct proc *procs_find_held(struct procs *ps, uint32_t pid);
 /* Is this process worth following (see track_all)? */
 bool procs_tracking(struct procs *ps, uint32_t pid);
 /* The process, created (and loaded from /proc if alive) on first sight. */

@@ -43,6 +43,7 @@ int resolver_init(struct resolver *r, struct kallsyms *ks)
 {
 	memset(r, 0, sizeof(*r));
 	r->ks = ks;
+	r->verbose = getenv("STITCH_DEBUG") != NULL;
 	return hmap_init(&r->cache, 4096);
 }
 
@@ -315,8 +316,12 @@ static void name_binary_by_binary(struct resolver *r, struct stack_table *t)
 				c->f[k].file = keep_copy(r, c->f[k].file);
 			}
 		}
-		if (!was_open && b->syms_opened)
+		if (!was_open && b->syms_opened) {
 			open_bytes += b->size;
+			if (r->verbose)
+				fprintf(stderr, "stitch: symbols of %s read to name its frames\n",
+					b->path);
+		}
 		if (b->periods_named < UINT_MAX)
 			b->periods_named++;
 		if (!binary_recurs(b) &&
@@ -744,6 +749,13 @@ static int note_modules(struct profile *p, const struct stack_key *k)
 	return 0;
 }
 
+void resolver_name_all(struct resolver *r, struct stack_table *t)
+{
+	kname_prefetch(r, t);
+	debug_prefetch_stacks(t);
+	name_binary_by_binary(r, t);
+}
+
 int profile_from_stacks(struct profile *p, struct stack_table *t, struct resolver *r,
 			const char *const *event_names, int nevents)
 {
@@ -757,9 +769,7 @@ int profile_from_stacks(struct profile *p, struct stack_table *t, struct resolve
 		rc = -ENOMEM;
 		goto out;
 	}
-	kname_prefetch(r, t);
-	debug_prefetch_stacks(t);
-	name_binary_by_binary(r, t);
+	resolver_name_all(r, t);
 	hmap_for_each(&t->map, i, hn) {
 		const struct stack *s = (const struct stack *)hn;
 		char comm[STITCH_COMM_LEN + 1];

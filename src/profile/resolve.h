@@ -47,6 +47,7 @@ struct resolver {
 	struct hmap cache;	/* user frame -> names */
 	/* resolver_release_gone(): binaries whose symbols go once their frames are named */
 	struct binary_cache *release_gone;
+	bool verbose;		/* STITCH_DEBUG: say each binary whose symbols naming read */
 	char **strings;		/* names we formatted ourselves */
 	size_t nstrings, capstrings;
 };
@@ -91,6 +92,15 @@ void resolve_frame_line(FILE *f, const struct named_frame *nf, const char *name,
 			const char *sep);
 
 #define RESOLVE_MAX_FRAMES 4096
+
+/*
+ * Name the user frames of every stack of t now (with resolver_release_gone,
+ * binary by binary), so that profiles of parts of t made after with r open
+ * no binary again: an agent's period split into groups (one per service)
+ * named each group binary by binary, and a library of exited processes
+ * that two groups share was read, let go, and read again.
+ */
+void resolver_name_all(struct resolver *r, struct stack_table *t);
 
 /*
  * Resolve every stack of t into p (one sample per stack, with its pid, tid,

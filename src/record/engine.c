@@ -269,6 +269,18 @@ static void alloc_mapped(void *ctx, uint32_t pid, const char *path)
 		fprintf(stderr, "stitch record: %s\n", err);
 }
 
+/* A tracked process mapped code (perf_tracker's on_mmap), its model has it. */
+static void code_mapped(void *ctx, uint32_t pid, const char *path)
+{
+	struct recorder *r = ctx;
+
+	/* -a: its list goes in before its first stack, if its binaries are known. */
+	if (r->kw_ready && r->kw.lazy)
+		kunwind_mark_new(&r->kw, pid);
+	if (r->o->nevents && r->o->events[0].kind == EVENT_ALLOC)
+		alloc_mapped(r, pid, path);
+}
+
 /*
  * ... looked at every turn, as watch_interpreters does: no sample of such
  * a process comes before its allocator is attached, and it allocates from
@@ -443,8 +455,8 @@ static int run_setup(struct run *run)
 		return 1;
 	}
 	r->procs.track_all = o->target.all;
-	if (o->nevents && o->events[0].kind == EVENT_ALLOC) {
-		r->ptrack.on_mmap = alloc_mapped;
+	if ((o->nevents && o->events[0].kind == EVENT_ALLOC) || (r->kw_ready && r->kw.lazy)) {
+		r->ptrack.on_mmap = code_mapped;
 		r->ptrack.on_mmap_ctx = r;
 	}
 	if (o->target.command) {

@@ -376,14 +376,14 @@ void report_stats(struct recorder *r, const uint64_t st[STAT_NR])
 			"%zu chunks of %u KiB in the kernel) "
 			"for %" PRIu64 " binaries, %" PRIu64 " over budget, %" PRIu64 " dropped when "
 			"unmapped, %" PRIu64 " kept unmapped and mapped again, %" PRIu64 " mapped and "
-			"never needed, %" PRIu64 " process lists written, %" PRIu64 " events copied "
-			"while tables were missing\n",
+			"never needed, %" PRIu64 " process lists written (%" PRIu64 " before a stack was "
+			"copied), %" PRIu64 " events copied while tables were missing\n",
 			r->kw.rows_live, r->kw.rows_live * r->kw.row_stride / 1048576.0,
 			r->o->max_table_mb, r->kw.rows_used * r->kw.row_stride / 1048576.0,
 			r->kw.chunks_live, (unsigned)(KUNWIND_CHUNK_ROWS * r->kw.row_stride / 1024),
 			r->kw.tables_loaded, r->kw.tables_refused, r->kw.tables_dropped,
 			r->kw.tables_reused, r->kw.tables_deferred,
-			r->kw.procs_written, st[STAT_KUNWIND_FALLBACK]);
+			r->kw.procs_written, r->kw.procs_written_early, st[STAT_KUNWIND_FALLBACK]);
 	else
 		fprintf(stderr, "stitch stats: stacks copied and unwound in user space\n");
 }

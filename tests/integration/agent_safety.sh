@@ -242,6 +242,39 @@ test_agent_binary_reopened_after_release() {
 # copy: two Rubies apart, the second after libruby was let go, both with
 # Integer#times where it belongs (three of the VM's frames below burn, two
 # above the block).
+# A period is pushed as one profile per service, each named in turn: a
+# binary of exited processes that two services shared was read, let go
+# after the first's naming, and read again for the second's (a build's
+# libz, libc's debug file, once per service a period).  The whole period's
+# frames are named first now: here chain, run under two names (two
+# services, one file), is read once and named in both.
+test_agent_binary_shared_by_services_read_once() {
+	local agent
+	ln -sf "$CHAIN" "$TMP/svc_a"
+	ln -sf "$CHAIN" "$TMP/svc_b"
+	backend_start shared pyroscope
+	STITCH_DEBUG=1 "$STITCH" agent -a -F 99 --period 60s --push "pyroscope=$(url_of shared)" \
+		2>"$TMP/shared.err" &
+	agent=$!
+	track_pid $agent
+	wait_for_prog_run 'on_perf_event|capture_[a-z_]*'
+	"$TMP/svc_a" spin 0.5
+	"$TMP/svc_b" spin 0.5
+	# Past their grace (5 s, reclaim.c) both are gone: their binary is
+	# let go once named.  SIGTERM pushes the one period.
+	sleep $((8 * SLOWDOWN))
+	kill -TERM "$agent"
+	wait "$agent"
+	backend_stop shared
+	grep -F "symbols of $CHAIN" "$TMP/shared.err" || true
+	"$PY" "$PUSHES" folded "$TMP/shared.jsonl" | grep ';main;a;b;c;burn' >"$TMP/shared.folded" || true
+	show "$TMP/shared.folded" 4
+	expect_ge "svc_a's samples named" "$(total "$TMP/shared.folded" '^pyroscope;svc_a;')" 10
+	expect_ge "svc_b's samples named" "$(total "$TMP/shared.folded" '^pyroscope;svc_b;')" 10
+	expect_eq "times chain's symbols were read" \
+		"$(grep -c -F "stitch: symbols of $CHAIN read to name its frames" "$TMP/shared.err")" 1
+}
+
 test_agent_ruby_c_methods_after_release() {
 	local agent i rb=/usr/bin/ruby3.1
 	[ -x "$rb" ] || die "needs $rb (scripts/install-deps.sh)"

@@ -649,6 +649,39 @@ test_kernel_tables_only_for_sampled_binaries() {
 	expect_ge "chain's samples" "$(total "$TMP/lazy.folded" '^chain;')" "$(slowed 300)"
 }
 
+# -a: a process whose binaries are all held already (a build's cc1 and
+# python3 again and again) has its list written from its mmap records,
+# before any of its stacks is copied.  At 19 Hz over that churn, 61% of
+# the events were copies, the first one or two stacks of each short
+# process.  Here chain, sampled once (its binaries held), then started
+# again five times in a mode that mostly sleeps (a 1 ms usleep loop):
+# sampled at its start at most a few times in a hundred, so at least one
+# of the five gets its list first.  Its stacks stay whole.
+test_kernel_list_before_first_stack() {
+	local st i pids=() n=0 pid
+	STITCH_DEBUG=1 "$STITCH" record -a -F 19 -d 120 -o "$TMP/early.folded" \
+		2>"$TMP/early.err" &
+	st=$!
+	wait_for_prog_run 'on_perf_event|capture_[a-z_]*'
+	"$CHAIN" spin 1
+	for i in 1 2 3 4 5; do
+		"$CHAIN" usdt 0.3 &
+		pids+=($!)
+		wait $!
+	done
+	"$CHAIN" spin 1
+	kill -TERM "$st"
+	wait "$st"
+	grep -E 'list of process|kernel unwinding' "$TMP/early.err" | tail -8
+	for pid in "${pids[@]}"; do
+		grep -q "^stitch: the list of process $pid in the kernel before its first stack" \
+			"$TMP/early.err" && n=$((n + 1))
+	done
+	expect_ge "sleeping chains whose list went in before a stack was copied" "$n" 1
+	expect_ge "% of chain complete" \
+		"$(share "$TMP/early.folded" '^chain;' "$COMPLETE;main;a;b;c;burn(;| )")" 95
+}
+
 # Tables built once are read back by the next run (unwind/table_cache.h):
 # libc's 28,274 rows (chain's own 87 are too few to keep); the stacks the
 # second run walks with them are as complete (an interrupt's kernel frames

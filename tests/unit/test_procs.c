@@ -531,6 +531,62 @@ static void test_mmap_opened_when_looked_at(void **state)
 	check_sorted(p);
 }
 
+/*
+ * procs_find_held: a process whose records map only files held already
+ * (by build ID, path and root) is applied; one that would open a file is
+ * left as it was.  Our own pid: its root is real.
+ */
+static void test_find_held(void **state)
+{
+	struct env *e = *state;
+	struct map_file_id id = { 0 };
+	uint32_t pid = getpid();
+	struct proc *p;
+	GElf_Phdr ph;
+	uint64_t start;
+
+	id.build_id_len = file_build_id(true_path, id.build_id);
+	exec_segment(true_path, &ph);
+	start = BASE + (ph.p_vaddr & ~0xfffull);
+	procs_exec(&e->ps, pid);
+	procs_mmap(&e->ps, pid, start, 0x1000, ph.p_offset & ~0xfffull, true_path, &id);
+	procs_mmap(&e->ps, pid, start + 0x10000, 0x1000, 0, "//anon", NULL);
+	/* true is not held yet: nothing opened, nothing applied */
+	assert_null(procs_find_held(&e->ps, pid));
+	assert_int_equal(e->bins.by_file.count, 0);
+	p = procs_find(&e->ps, pid);
+	assert_int_equal(p->nr, 2);
+	assert_int_equal(e->bins.by_file.count, 1);
+
+	/* exec'd again: the same file, held now, and an anonymous mapping */
+	procs_exec(&e->ps, pid);
+	procs_mmap(&e->ps, pid, start, 0x1000, ph.p_offset & ~0xfffull, true_path, &id);
+	procs_mmap(&e->ps, pid, start + 0x10000, 0x1000, 0, "//anon", NULL);
+	assert_ptr_equal(procs_find_held(&e->ps, pid), p);
+	assert_int_equal(p->npending, 0);
+	assert_int_equal(p->nr, 2);
+	assert_string_equal(proc_find_map(p, BASE + ph.p_vaddr)->bin->path, true_path);
+	assert_int_equal(e->bins.by_file.count, 1);
+
+	/* the same bytes under another path (its debug files may differ): not held */
+	procs_mmap(&e->ps, pid, start + 0x20000, 0x1000, ph.p_offset & ~0xfffull, other_path, &id);
+	assert_null(procs_find_held(&e->ps, pid));
+	assert_int_equal(p->npending, 1);
+	/* no build ID in the record: not held either */
+	procs_exec(&e->ps, pid);
+	procs_mmap(&e->ps, pid, start, 0x1000, ph.p_offset & ~0xfffull, true_path, NULL);
+	assert_null(procs_find_held(&e->ps, pid));
+
+	/* gone, or its records lost: never */
+	procs_exec(&e->ps, pid);
+	procs_mmap(&e->ps, pid, start, 0x1000, ph.p_offset & ~0xfffull, true_path, &id);
+	procs_mark_stale(&e->ps, pid);
+	assert_null(procs_find_held(&e->ps, pid));
+	p->stale = false;
+	procs_exit(&e->ps, pid, 1);
+	assert_null(procs_find_held(&e->ps, pid));
+}
+
 static void test_vdso(void **state)
 {
 	struct env *e = *state;
@@ -786,6 +842,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vdso, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_fork, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mmap_opened_when_looked_at, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tracking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_self, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_reap_sweep, setup, teardown),
