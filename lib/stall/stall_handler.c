@@ -410,10 +410,9 @@ static void disarm(struct stitch_stall *d)
 
 static void handle(struct stitch_stall *d, int sig, siginfo_t *si, const ucontext_t *uc)
 {
-	unsigned long seq = d->seq, last_seq = d->last_seq;
-	struct batch b = { .changed = seq != last_seq || d->idle };
+	unsigned long seq = d->seq;
+	struct batch b = { .changed = seq != d->last_seq || d->idle };
 
-	d->last_seq = seq;
 	if (d->mode == STALL_MODE_PERF) {
 		/* Our signal, or SIGIO when the real-time queue was full: drain the ring either way. */
 		perf_batch(d, &b);
@@ -424,6 +423,7 @@ static void handle(struct stitch_stall *d, int sig, siginfo_t *si, const ucontex
 
 		if (wall && d->idle) {
 			/* Blocked waiting for work: sleep without waking every period. */
+			d->last_seq = seq;
 			saw_progress(d, now);
 			disarm(d);
 			return;
@@ -444,15 +444,15 @@ static void handle(struct stitch_stall *d, int sig, siginfo_t *si, const ucontex
 		tick(d, &b, now, !wall, NULL, 0);
 	}
 	/*
-	 * No tick in this batch (the program's own SIGIO, or our signal for a
-	 * record an earlier handler took): the task ends it saw still wait
-	 * for a tick.  Taken as seen, they were lost, and the next tick's
-	 * quiet time ran from a tick before them: a program with O_ASYNC
-	 * sockets (SIGIO every 2 ms, tasks of 3 ms) got 18-21 reports of
-	 * stalls that never were in 1.5 s (stall_loop appsigio).
+	 * Task ends are seen only by a batch with a tick.  One without (the
+	 * program's own SIGIO, or our signal for a record an earlier handler
+	 * took) leaves them to the next: taken as seen, they were lost, and
+	 * the next tick's quiet time ran from a tick before them.  A program
+	 * with O_ASYNC sockets (SIGIO every 2 ms, tasks of 3 ms) got 18-21
+	 * reports of stalls that never were in 1.5 s (stall_loop appsigio).
 	 */
-	if (!b.started)
-		d->last_seq = last_seq;
+	if (b.started)
+		d->last_seq = seq;
 	if (b.candidate)
 		emit(d, uc);
 }

@@ -203,29 +203,25 @@ static void *thread_main(void *arg)
  * as well), in 6 of 80 runs of the rate-limit test.  A test that counts in
  * one clock while the detector counts in the other compares two clocks.
  */
-static __thread int task_clock_fd = -2;
+static __thread int task_clock_fd = -1;
 
 static uint64_t detector_ns(void)
 {
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_hv = 1,	/* as the detector's */
+	};
 	uint64_t v;
 
-	if (task_clock_fd == -2) {
-		struct perf_event_attr a = {
-			.size = sizeof(a),
-			.type = PERF_TYPE_SOFTWARE,
-			.config = PERF_COUNT_SW_TASK_CLOCK,
-			.exclude_hv = 1,	/* as the detector's */
-		};
-
-		task_clock_fd = cpu_timer ? -1 :
-			syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		if (task_clock_fd < 0 && !cpu_timer) {
-			printf("task clock: %s\n", strerror(errno));
-			exit(2);
-		}
-	}
-	if (task_clock_fd < 0)
+	if (cpu_timer)
 		return cpu_ns();
+	if (task_clock_fd < 0 &&
+	    (task_clock_fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) < 0) {
+		printf("task clock: %s\n", strerror(errno));
+		exit(2);
+	}
 	if (read(task_clock_fd, &v, sizeof(v)) != sizeof(v)) {
 		printf("task clock read: %s\n", strerror(errno));
 		exit(2);
@@ -467,49 +463,40 @@ int main(int argc, char **argv)
 		stitch_stall_idle(d);
 		poll(NULL, 0, 3);	/* a short idle: the timer may still be armed */
 		stall_user(d, 60);
-	} else if (!strcmp(mode, "sigio")) {
+	} else if (!strcmp(mode, "sigio") || !strcmp(mode, "appsigio")) {
 		/*
-		 * The real-time queue full: the kernel sends SIGIO instead.
-		 * Simulated by blocking our real-time signal and sending SIGIO
-		 * from another thread; the program's own SIGIO handler must
-		 * still run.
+		 * SIGIO from another thread every 2 ms, through the library's
+		 * handler; the program's own SIGIO handler must still run.
+		 * sigio: the real-time queue full, when the kernel sends SIGIO
+		 * instead, simulated by blocking our real-time signal; a stall.
+		 * appsigio: the program's own SIGIO (O_ASYNC sockets), while
+		 * tasks of 3 ms end all the time: never a stall.
 		 */
 		struct sigaction sa = { .sa_handler = app_sigio };
+		bool fallback = !strcmp(mode, "sigio");
 		pthread_t t;
 		sigset_t set;
 
 		stitch_stall_stop(d);
 		sigaction(SIGIO, &sa, NULL);	/* before start: the library chains to it */
-		d = start(20, 10);
-		sigemptyset(&set);
-		sigaddset(&set, SIGRTMAX - 3);
-		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		d = start(20, fallback ? 10 : 0);
+		if (fallback) {
+			sigemptyset(&set);
+			sigaddset(&set, SIGRTMAX - 3);
+			pthread_sigmask(SIG_BLOCK, &set, NULL);
+		}
 		target = gettid();
 		pthread_create(&t, NULL, sigio_sender, NULL);
-		run_short(d, 1000, 20);
-		stall_user(d, 60);
-		run_short(d, 1000, 20);
-		stop_sender = 1;
-		pthread_join(t, NULL);
-		printf("app sigio handler ran %d times\n", app_sigio_count);
-	} else if (!strcmp(mode, "appsigio")) {
-		/*
-		 * The program's own SIGIO (O_ASYNC sockets), every 2 ms, through
-		 * the library's handler, while tasks of 3 ms end all the time:
-		 * never a stall.
-		 */
-		struct sigaction sa = { .sa_handler = app_sigio };
-		pthread_t t;
-
-		stitch_stall_stop(d);
-		sigaction(SIGIO, &sa, NULL);
-		d = start(20, 0);
-		target = gettid();
-		pthread_create(&t, NULL, sigio_sender, NULL);
-		for (i = 0; i < 500; i++) {
-			stitch_stall_task_begin(d);
-			SPIN_CLOCK_MS_EVERY(detector_ns, 3, 1ul << 14);
-			stitch_stall_task_end(d);
+		if (fallback) {
+			run_short(d, 1000, 20);
+			stall_user(d, 60);
+			run_short(d, 1000, 20);
+		} else {
+			for (i = 0; i < 500; i++) {
+				stitch_stall_task_begin(d);
+				SPIN_CLOCK_MS_EVERY(detector_ns, 3, 1ul << 14);
+				stitch_stall_task_end(d);
+			}
 		}
 		stop_sender = 1;
 		pthread_join(t, NULL);

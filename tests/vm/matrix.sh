@@ -270,9 +270,9 @@ for k in $kernels; do
 	[ -z "$result" ] || [ -z "$stall" ] || result="$result; $stall"
 	# The failed tests' names on the summary line: a CI log kept only in
 	# part (its head and tail) still says which.
+	[ -n "$result" ] || result="no result (guest status ${rc_of[$k]}; $out/$k/console)"
 	names=$(sed -n 's/^failed: //p; s/^FAIL \(test_[a-z0-9_]*\)$/\1/p' "$out/$k/stdout" 2>/dev/null | tr '\n' ' ')
 	[ -z "$names" ] || result="$result [failed: ${names% }]"
-	[ -n "$result" ] || result="no result (guest status ${rc_of[$k]}; $out/$k/console)"
 	release=$(sed -n 's/^release=//p' "${STITCH_VM_CACHE:-/var/cache/stitch/vm}/$k/kernel.env")
 	summary+=("$(printf '%-9s %-24s %s (%s s)' "$k" "$release" "$result" "$(cat "$out/$k/secs")")")
 	[ "${rc_of[$k]}" -eq 0 ] || failed+=("$k")
