@@ -10,7 +10,7 @@ TWO_WAY=$(realpath "$W/two_way")
 workload gcc -O2 -fomit-frame-pointer -g -Wall -Wextra -Werror -pthread -o "$W/three_way" \
 	tests/workloads/three_way.c || exit 1
 THREE_WAY=$(realpath "$W/three_way")
-LIBC=$(ldd "$SLOW_CALLS" | awk '$1 ~ /^libc[.]so/ { print $3 }')
+LIBC=$(ldd "$SLOW_CALLS" 2>/dev/null | awk '$1 ~ /^libc[.]so/ { print $3 }')
 
 # lat_run MODE N OUT -- STITCH-ARGS...: start slow_calls MODE N (two_way N
 # or three_way N for MODE two_way or three_way), trace it

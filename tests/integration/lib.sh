@@ -109,14 +109,16 @@ reap_tracked() {
 # workload GCC-COMMAND...: build a workload (the command names it after -o).
 # With STITCH_PREBUILT set (the kernel matrix: its guests see this tree
 # read-only, and a compiler under emulation is slow) one that is there is
-# taken as the host built it.
+# taken as the host built it; so with STITCH_WORKLOADS_BUILT (make test,
+# tests/all.sh: built once before the guests start, never rewritten while
+# one may be running it).
 workload() {
 	local a out='' prev=''
 	for a in "$@"; do
 		[ "$prev" = -o ] && out=$a
 		prev=$a
 	done
-	if [ -n "${STITCH_PREBUILT:-}" ] && [ -n "$out" ] && [ -e "$out" ]; then
+	if [ -n "${STITCH_PREBUILT:-}${STITCH_WORKLOADS_BUILT:-}" ] && [ -n "$out" ] && [ -e "$out" ]; then
 		return 0
 	fi
 	# The architecture's compiler for a C workload (the lines say gcc).
