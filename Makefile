@@ -262,12 +262,16 @@ fuzz-smoke: $(FUZZ_BINS)
 
 # make test: the checks of the sources, everything built (in parallel, even
 # under a serial make test: the ASan library and the fuzz targets took 150 s
-# of CI's time one file at a time), then the kernel matrix's guests beside
-# the host's suites (tests/all.sh: one guest beside them, two after).
-HOST_SUITES := unit $(if $(filter x86,$(HOST_ARCH)),unit-arm64) integration fuzz-smoke browser \
-	golden stall-test interp-walk agent-encode-check
+# of CI's time one file at a time), the host's suites that time what they
+# trace (integration, its sanitizer pass, the stall library's) alone on the
+# machine, then the kernel matrix's guests, the first beside the host's
+# other suites (tests/all.sh).
+HOST_ALONE := integration stall-test
+HOST_BESIDE := unit $(if $(filter x86,$(HOST_ARCH)),unit-arm64) fuzz-smoke browser golden interp-walk \
+	agent-encode-check
 test: check-docs check-layers bpf-headers bpf-stack test-build $(if $(filter x86,$(HOST_ARCH)),arm64) roots
-	@./tests/all.sh $(MAKE) --no-print-directory $(HOST_SUITES)
+	@./tests/all.sh "$(MAKE) --no-print-directory $(HOST_ALONE)" \
+		"$(MAKE) --no-print-directory $(HOST_BESIDE)"
 
 test-build:
 	@$(MAKE) -s --no-print-directory -j$(shell nproc) all $(BUILD)/stitch-asan $(UNIT_BINS) $(FUZZ_BINS) $(STALL_LIBS) \

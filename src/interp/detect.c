@@ -298,8 +298,10 @@ static bool publish_cfg(struct interp_state *st, struct interp_proc *ip, const s
 	ip->cfg.gen = ++st->cfg_gen;
 	if (st->any_procs)
 		*st->any_procs = 1;
-	if (bpf_map_update_elem(st->procs_fd, &proc->pid, &ip->cfg, BPF_ANY) == 0)
+	if (bpf_map_update_elem(st->procs_fd, &proc->pid, &ip->cfg, BPF_ANY) == 0) {
+		ip->published = true;
 		return true;
+	}
 	warn_once("too many interpreter processes (interp_procs is full)");
 	return false;
 }
@@ -375,6 +377,8 @@ bool interp_proc_update(struct interp_state *st, struct proc *proc)
 		say_unsupported(ip, attach_ver, &sc);
 	}
 	ip->ver = NULL;
-	bpf_map_delete_elem(st->procs_fd, &proc->pid);
+	if (ip->published)
+		bpf_map_delete_elem(st->procs_fd, &proc->pid);
+	ip->published = false;
 	return false;
 }

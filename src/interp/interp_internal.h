@@ -31,6 +31,12 @@ struct interp_proc {
 	uint64_t eval_part_start, eval_part_end;
 	bool retry;			/* found, but not ready yet (ld.so still loading) */
 	/*
+	 * Its cfg is in interp_procs: only then is there an entry to delete
+	 * (a look that finds no interpreter, an exit).  Most of a machine's
+	 * processes never get one, and were each a failing delete per look.
+	 */
+	bool published;
+	/*
 	 * The BPF config being built: the language fills in where its
 	 * runtime keeps things, detect.c the layout, language and glibc.
 	 */

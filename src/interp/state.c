@@ -87,7 +87,7 @@ void interp_proc_forget(struct interp_state *st, uint32_t pid)
 		interp_defs_forget(st, pid);
 	if (!ip)
 		return;
-	if (st->procs_fd >= 0)
+	if (st->procs_fd >= 0 && ip->published)
 		bpf_map_delete_elem(st->procs_fd, &pid);
 	hmap_remove(&st->procs, &ip->node);
 	free(ip->priv);

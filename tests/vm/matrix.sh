@@ -244,6 +244,7 @@ slots() {
 }
 declare -A pid_of rc_of
 running=()
+matrix_start=$(date +%s)
 for k in $kernels; do
 	mkdir -p "$out/$k"
 	# The binary under test, copied: a build here meanwhile does not change it.
@@ -258,7 +259,7 @@ for k in $kernels; do
 		done
 		running=("${still[@]}")
 	done
-	echo "matrix: $k started"
+	echo "matrix: $k started ($(($(date +%s) - matrix_start)) s)"
 	run_kernel "$k" &
 	pid_of[$k]=$!
 	running+=("$k")
