@@ -88,6 +88,8 @@ struct stitch_stall {
 	unsigned long last_seq;
 	bool progress_valid;
 	uint64_t progress;		/* tick time (ns of the mode's clock) progress was last seen */
+	int64_t progress_stolen;	/* perf's ticks: stolen_ns() at the progress */
+	bool progress_stolen_valid;
 	uint64_t next_report;		/* quiet time of the next report: threshold, 2x, 4x... */
 	uint64_t window_ns;		/* rate limit window: a minute (tests shorten it) */
 	uint64_t window_start;		/* rate limiting, CLOCK_MONOTONIC ns */

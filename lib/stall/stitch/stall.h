@@ -18,12 +18,14 @@
  *	stitch_stall_stop(d);
  *
  * A stall is "no task finished for threshold_ms of the thread's CPU time"
- * (or of wall time with STITCH_STALL_WALL_CLOCK).  The CPU time is perf's
- * task clock (the thread's time on a CPU): in a VM it also counts what the
- * hypervisor took from the vCPU while the thread was on it (steal), which
- * the CPU timer's clock (STITCH_STALL_FORCE_TIMER: CLOCK_THREAD_CPUTIME_ID)
- * leaves out; on a test VM with 5% steal a 30 ms spin of the latter was up
- * to 43 ms of the former.  One detector watches the thread that started
+ * (or of wall time with STITCH_STALL_WALL_CLOCK).  The ticks come from
+ * perf's task clock, which in a VM also counts what the hypervisor took
+ * from the vCPU while the thread was on it (steal: on a test VM with 5%
+ * steal a 30 ms spin of CPU time was up to 43 ms of it); what was stolen
+ * since the last task end (its difference from CLOCK_THREAD_CPUTIME_ID,
+ * read at each tick's handler) is taken out of a report's time.  With
+ * STITCH_STALL_FORCE_TIMER the clock is CLOCK_THREAD_CPUTIME_ID's, which
+ * counts no steal.  One detector watches the thread that started
  * it; every call but stop must come from that thread.  What the thread runs
  * between the start and its first task end (or stitch_stall_idle) is a
  * task too.
