@@ -14,9 +14,10 @@
 # and the walkers' checks) runs, two at a time after: a guest is QEMU's
 # TCG on one host CPU, BESIDE keeps about one busy.  Beside a guest, the
 # integration tests kept one CPU of two busy (45% of two over nine tests of
-# every kind) and four of their first 110 failed (2026-12-06: samples
-# counted on a loaded machine below their thresholds, a slow debuginfod
-# server's fetch given up): not yet.  The matrix's output is kept in a file
+# every kind) and four of their first 132 failed (2026-12-06: samples
+# counted on a loaded machine below their thresholds, a JVM snapshot taken
+# before its hot method ran), the pass 1.5x as long: not yet (fresh-clone
+# CI 4,119 s before this split, 3,501 s with it).  The matrix's output is kept in a file
 # and printed at the end, in one piece.  Exits 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.." || exit 1

@@ -234,7 +234,7 @@ run_kernel() {
 
 # STITCH_VM_PARALLEL guests at a time (2: each takes one host CPU, run.sh),
 # or as many as STITCH_VM_SLOTS_FILE says when a guest is to start: make
-# test (tests/all.sh) runs one beside the host's suites, two after them.
+# test (tests/all.sh) runs one beside the host's untimed suites, two after them.
 parallel=${STITCH_VM_PARALLEL:-2}
 slots() {
 	local n
