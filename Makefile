@@ -392,7 +392,7 @@ install-stall: $(STALL_LIBS)
 	$(call stall_pc,$(PREFIX)) > $(DESTDIR)$(PREFIX)/lib/pkgconfig/stitch-stall.pc
 
 # The test event loop is built like the programs it must handle: -O2, no frame pointers.
-$(BUILD)/stall/stall_loop: tests/stall/stall_loop.c tests/workloads/cpu_spin.h $(BUILD)/lib/libstitch-stall.so
+$(BUILD)/stall/stall_loop: tests/stall/stall_loop.c tests/workloads/cpu_spin.h tests/workloads/task_clock.h $(BUILD)/lib/libstitch-stall.so
 	$(CC) -O2 -fomit-frame-pointer -g $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(STALL_DIR) $< \
 		-L$(BUILD)/lib -lstitch-stall -Wl,-rpath,$(abspath $(BUILD)/lib) -lpthread -o $@
 

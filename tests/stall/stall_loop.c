@@ -44,6 +44,7 @@ static uint64_t mono_ns(void)
 }
 
 #include "../workloads/cpu_spin.h"
+#include "../workloads/task_clock.h"
 
 /* Spins for ms of this thread's CPU time (cpu_spin.h). */
 __attribute__((noinline)) void spin_for_stall(unsigned int ms)
@@ -207,22 +208,15 @@ static __thread int task_clock_fd = -1;
 
 static uint64_t detector_ns(void)
 {
-	struct perf_event_attr a = {
-		.size = sizeof(a),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.exclude_hv = 1,	/* as the detector's */
-	};
 	uint64_t v;
 
 	if (cpu_timer)
 		return cpu_ns();
-	if (task_clock_fd < 0 &&
-	    (task_clock_fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) < 0) {
+	if (task_clock_fd < 0 && (task_clock_fd = task_clock_open()) < 0) {
 		printf("task clock: %s\n", strerror(errno));
 		exit(2);
 	}
-	if (read(task_clock_fd, &v, sizeof(v)) != sizeof(v)) {
+	if (!task_clock_read(task_clock_fd, &v)) {
 		printf("task clock read: %s\n", strerror(errno));
 		exit(2);
 	}

@@ -37,16 +37,16 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "task_clock.h"
 
 #define NOINLINE __attribute__((noinline))
 #define TICK_NS 10000000L	/* 10 ms */
@@ -261,29 +261,16 @@ static void blockers(void)
 /* ---- wall ---- */
 
 /*
- * The thread's time on a CPU as perf counts it, its task clock: what a
- * profile's CPU samples add up to.  In a VM it also holds the time the
- * hypervisor took from the vCPU while the thread was on it (steal), which
- * CLOCK_THREAD_CPUTIME_ID leaves out: at ~5% steal a CI run's samples held
- * 1.056 s for 1.000 s of the latter.  The thread's CPU time where perf
- * will not count (-1).
+ * Its time on a CPU as perf counts it (task_clock.h): what a profile's CPU
+ * samples add up to, steal included, which CLOCK_THREAD_CPUTIME_ID leaves
+ * out: at ~5% steal a CI run's samples held 1.056 s for 1.000 s of the
+ * latter.  The thread's CPU time where perf will not count.
  */
-static int task_clock_open(void)
-{
-	struct perf_event_attr a = {
-		.size = sizeof(a),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-	};
-
-	return syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 static double task_clock_s(int fd)
 {
 	uint64_t ns;
 
-	if (fd < 0 || read(fd, &ns, sizeof(ns)) != sizeof(ns))
+	if (fd < 0 || !task_clock_read(fd, &ns))
 		return clock_s(CLOCK_THREAD_CPUTIME_ID);
 	return ns / 1e9;
 }
