@@ -421,7 +421,10 @@ test_jit_java_offcpu_and_snapshot() {
 	"$STITCH" snapshot -p "$pid" -o "$TMP/javas.txt"
 	wait "$pid"
 	cat "$TMP/javas.txt"
-	expect_grep "$TMP/javas.txt" '^ +Hot\.main \[jit\] \(Hot\.java:30\)$'
+	# Line 29 is the loop's test, its CPU clock read: where a busy machine
+	# preempts main (at that system call's return; 1 snapshot in 4 beside
+	# make -j2), and as true a place as the call at 30.
+	expect_grep "$TMP/javas.txt" '^ +Hot\.main \[jit\] \(Hot\.java:(29|30)\)$'
 	expect_grep "$TMP/javas.txt" '^ +StubRoutines \(1\) \[jit\]$'
 }
 
@@ -506,8 +509,12 @@ test_jit_hostile_jvm_own_frames_only() {
 	wait "$fj" || true
 	cat "$TMP/hostile.err"
 	grep -E '^(loop|huge|small|self|stub);' "$f" | cut -c1-300
-	expect_ge "the honest stub named" "$(total "$f" '^stub;.*StubRoutines \(fake\)_\[j\]')" \
-		"$(slowed 50)"
+	# Its samples are the stub thread's share of two CPUs beside five
+	# others: 87 here alone, 48 beside a TCG guest.  What is asked is that
+	# they are named, each of them, not how many the scheduler gave.
+	expect_ge "samples of the stub's thread" "$(total "$f" '^stub;')" "$(slowed 20)"
+	expect_ge "% of the stub thread's samples named" \
+		"$(share "$f" '^stub;' '^stub;.*StubRoutines \(fake\)_\[j\]')" 95
 	expect_ge "samples of the lying threads" "$(total "$f" '^(loop|huge|small|self);')" \
 		"$(slowed 200)"
 	expect_eq "JIT frames of the lying threads" \
