@@ -222,40 +222,6 @@ static struct binary *open_mapping(struct procs *ps, struct proc *p, uint64_t st
 	return binary_fetch_by_build_id(ps->bins, id->build_id, id->build_id_len, path);
 }
 
-/*
- * vaddr of the page at file offset pgoff, through the PT_LOAD covering it.
- * Segments can share a file page (lld puts text at offset 0x610, vaddr
- * 0x1610, in the page of the read-only segment at offset 0); that page is
- * then mapped once per segment.  We only see executable mappings, so an
- * executable segment is preferred, else the first one gives a bias off by a
- * page.
- */
-static int pgoff_vaddr(struct binary *b, uint64_t pgoff, uint64_t *vaddr)
-{
-	size_t phnum, i;
-	int pass;
-
-	if (elf_getphdrnum(b->elf, &phnum) != 0)
-		return -ENOENT;
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < phnum; i++) {
-			GElf_Phdr p;
-			uint64_t page_off;
-
-			if (!gelf_getphdr(b->elf, i, &p) || p.p_type != PT_LOAD)
-				continue;
-			if (pass == 0 && !(p.p_flags & PF_X))
-				continue;
-			page_off = p.p_offset & ~(uint64_t)0xfff;
-			if (pgoff >= page_off && pgoff < p.p_offset + p.p_filesz) {
-				*vaddr = p.p_vaddr - (p.p_offset - pgoff);
-				return 0;
-			}
-		}
-	}
-	return -ENOENT;
-}
-
 static void strip_deleted(char *path)
 {
 	size_t n = strlen(path);
@@ -342,7 +308,7 @@ static void add_map(struct procs *ps, struct proc *p, uint64_t start, uint64_t e
 		m.bin = binary_get_vdso(ps->bins);
 	else if (path[0] == '/' && !m.anon)
 		m.bin = open_mapping(ps, p, start, end, path, id);
-	if (m.bin && pgoff_vaddr(m.bin, pgoff, &vaddr) == 0) {
+	if (m.bin && binary_pgoff_vaddr(m.bin, pgoff, &vaddr) == 0) {
 		m.bias = start - vaddr;
 		m.name = m.bin->name;
 	} else {

@@ -478,6 +478,17 @@ static void test_lld_bias(void **state)
 	assert_non_null(m->bin);
 	assert_int_equal(m->bias, BASE);
 	assert_int_equal(BASE + ph.p_vaddr - m->bias, ph.p_vaddr);
+
+	/*
+	 * Another process of it, after its file's pages left us: the bias
+	 * from the segments kept with the binary, the same shared page.
+	 */
+	binary_drop_pages(m->bin);
+	m = map_text(&e->ps, FAKE_PID2, lld_path, BASE + 0x100000, &id, &ph);
+	assert_non_null(m);
+	assert_non_null(m->bin);
+	assert_true(m->bin->loads_read && m->bin->loads && m->bin->nloads >= 2);
+	assert_int_equal(m->bias, BASE + 0x100000);
 }
 
 /*
