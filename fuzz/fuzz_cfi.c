@@ -11,8 +11,10 @@
 #include "unwind/cfi.h"
 #include "util/elf_util.h"
 
-static void check_table(const struct unwind_table *t)
+/* Sorted; and indexed by address, every lookup gives the row the whole search gives. */
+static void check_table(struct unwind_table *t)
 {
+	struct unwind_table whole = *t;
 	size_t i;
 
 	for (i = 1; i < t->nr; i++)
@@ -20,6 +22,15 @@ static void check_table(const struct unwind_table *t)
 			abort();
 	if (t->nr && unwind_table_lookup(t, t->rows[t->nr - 1].pc) != &t->rows[t->nr - 1])
 		abort();
+	if (unwind_table_index(t) != 0)
+		return;
+	for (i = 0; i < t->nr; i++)
+		if (unwind_table_lookup(t, t->rows[i].pc) != unwind_table_lookup(&whole, t->rows[i].pc) ||
+		    unwind_table_lookup(t, t->rows[i].pc + 1) !=
+		    unwind_table_lookup(&whole, t->rows[i].pc + 1) ||
+		    unwind_table_lookup(t, (uint64_t)t->rows[i].pc - 1) !=
+		    unwind_table_lookup(&whole, (uint64_t)t->rows[i].pc - 1))
+			abort();
 }
 
 static void parse_as(const uint8_t *data, size_t size, bool eh)

@@ -527,6 +527,8 @@ static void build_table(struct binary *b)
 	     unwind_table_mark_end(&b->table, b->entry_lo, b->entry_hi) != 0) ||
 	    sigreturn_mark(b->elf, &b->table) != 0 || arm64_leaf_mark(b->elf, &b->table) != 0)
 		unwind_table_free(&b->table);
+	else
+		unwind_table_index(&b->table);	/* without: searched whole, as before */
 }
 
 const struct unwind_table *binary_table(struct binary_cache *c, struct binary *b)

@@ -1444,8 +1444,7 @@ int cfi_build_from_sections(const struct cfi_section *secs, size_t n,
 	size_t i;
 	int err = 0;
 
-	out->rows = NULL;
-	out->nr = 0;
+	memset(out, 0, sizeof(*out));
 	for (i = 0; i < n && !err; i++)
 		err = add_section(&b, &secs[i]);
 	/* What the sections needed goes before the rows are sorted and packed. */
@@ -1466,8 +1465,7 @@ int cfi_build_table(Elf *elf, Elf *debug, struct unwind_table *out)
 {
 	struct cfi_section secs[3];
 
-	out->rows = NULL;
-	out->nr = 0;
+	memset(out, 0, sizeof(*out));
 	if (!elf)
 		return -EINVAL;
 	elf_util_init();
@@ -1486,6 +1484,14 @@ const struct stitch_unwind_row *unwind_table_lookup(const struct unwind_table *t
 	if (!t || !t->nr || vaddr > UINT32_MAX || vaddr < t->rows[0].pc)
 		return NULL;
 	hi = t->nr;
+	if (t->first) {
+		uint64_t k = (vaddr - t->rows[0].pc) >> t->shift;
+
+		if (k >= t->nbuckets)
+			return &t->rows[t->nr - 1];
+		lo = t->first[k];
+		hi = (size_t)t->first[k + 1] + 1;
+	}
 	/* Invariant: rows[lo].pc <= vaddr; find the last such row. */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -1505,6 +1511,16 @@ void unwind_table_free(struct unwind_table *t)
 	free(t->rows);
 	t->rows = NULL;
 	t->nr = 0;
+	unwind_table_unindex(t);
+}
+
+/* Here, not in table_index.c: table_edit.c drops it, and libstitch-stall links that without the index. */
+void unwind_table_unindex(struct unwind_table *t)
+{
+	free(t->first);
+	t->first = NULL;
+	t->nbuckets = 0;
+	t->shift = 0;
 }
 
 int cfi_hdr_index_read(Elf *elf, struct cfi_hdr_index *out)

@@ -28,6 +28,14 @@
 struct unwind_table {
 	struct stitch_unwind_row *rows;	/* sorted by pc, no two adjacent rows equal but for pc */
 	size_t nr;
+	/*
+	 * Optional (unwind_table_index): first[k] is the row covering the
+	 * start of bucket k, rows[0].pc + (k << shift), for k up to nbuckets
+	 * (first[nbuckets] is the last row).  NULL: lookups search it all.
+	 */
+	uint32_t *first;
+	uint32_t nbuckets;
+	uint8_t shift;
 };
 
 /* Hard caps against hostile input. */
@@ -85,6 +93,15 @@ int cfi_build_from_sections(const struct cfi_section *secs, size_t n,
 const struct stitch_unwind_row *unwind_table_lookup(const struct unwind_table *t, uint64_t vaddr);
 
 void unwind_table_free(struct unwind_table *t);
+
+/*
+ * Index t's rows by address (t->first), for lookups that touch a few cache
+ * lines rather than one per step of a binary search over the whole table.
+ * Built once the table is final: any change to its rows drops it
+ * (unwind_table_unindex).  0, or -ENOMEM (t searched whole, as before).
+ */
+int unwind_table_index(struct unwind_table *t);
+void unwind_table_unindex(struct unwind_table *t);
 
 /* Rows a and b say the same (their pc aside): the table keeps only the first. */
 bool unwind_row_same_rule(const struct stitch_unwind_row *a, const struct stitch_unwind_row *b);

@@ -231,8 +231,7 @@ static int read_entry(int fd, const struct table_cache_key *key, struct unwind_t
 		free(rows);
 		return -ESTALE;
 	}
-	t->rows = rows;
-	t->nr = h.nr;
+	*t = (struct unwind_table){ .rows = rows, .nr = h.nr };
 	return 0;
 }
 

@@ -48,5 +48,6 @@ int unwind_table_mark_ranges(struct unwind_table *t, const struct table_range *r
 	free(t->rows);
 	t->rows = rows;
 	t->nr = nr;
+	unwind_table_unindex(t);
 	return 0;
 }

@@ -704,6 +704,12 @@ static void test_pointer_encodings(void **state)
 
 /* ---- real binaries ------------------------------------------------------- */
 
+#ifdef __aarch64__
+#define LIBC_PATH "/lib/aarch64-linux-gnu/libc.so.6"
+#else
+#define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
+#endif
+
 static int build_for_file(const char *path, struct unwind_table *t, Elf **elfp, int *fdp)
 {
 	int fd = open(path, O_RDONLY);
@@ -806,6 +812,57 @@ static void test_libc(void **state)
 
 
 #endif /* __x86_64__ */
+
+/*
+ * The index by address gives the row the whole search gives, for every
+ * row's first address, the byte before it, the one after, past the last
+ * row and before the first; and a table of a few rows is left unindexed.
+ */
+static void test_index_same_rows(void **state)
+{
+	static const char *const files[] = { "/proc/self/exe", LIBC_PATH };
+	struct unwind_table t;
+	size_t f, i;
+	Elf *elf;
+	int fd;
+
+	elf_util_init();
+	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct unwind_table whole;
+
+		assert_int_equal(build_for_file(files[f], &t, &elf, &fd), 0);
+		whole = t;
+		assert_int_equal(unwind_table_index(&t), 0);
+		assert_non_null(t.first);
+		assert_true(t.nbuckets <= t.nr / 8 && t.shift >= 12);
+		for (i = 0; i < t.nr; i++) {
+			uint64_t pc = t.rows[i].pc, d;
+
+			for (d = 0; d < 3; d++) {
+				uint64_t a = pc + d - 1;
+
+				assert_ptr_equal(unwind_table_lookup(&t, a),
+						 unwind_table_lookup(&whole, a));
+			}
+		}
+		assert_ptr_equal(unwind_table_lookup(&t, t.rows[t.nr - 1].pc + 100000),
+				 &t.rows[t.nr - 1]);
+		assert_null(unwind_table_lookup(&t, t.rows[0].pc - 1));
+		unwind_table_free(&t);
+		assert_null(t.first);
+		elf_end(elf);
+		close(fd);
+	}
+	t.rows = calloc(4, sizeof(*t.rows));
+	assert_non_null(t.rows);
+	t.nr = 4;
+	for (i = 0; i < 4; i++)
+		t.rows[i].pc = 0x1000 + 0x100 * i;
+	assert_int_equal(unwind_table_index(&t), 0);
+	assert_null(t.first);
+	assert_ptr_equal(unwind_table_lookup(&t, 0x1250), &t.rows[2]);
+	unwind_table_free(&t);
+}
 
 static void test_self(void **state)
 {
@@ -968,6 +1025,7 @@ int main(void)
 		cmocka_unit_test(test_arm64_programs),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_no_cfi),
+		cmocka_unit_test(test_index_same_rows),
 #else
 		cmocka_unit_test(test_programs),
 		cmocka_unit_test(test_deep_remember_state),
@@ -981,6 +1039,7 @@ int main(void)
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_no_cfi),
+		cmocka_unit_test(test_index_same_rows),
 #endif
 	};
 

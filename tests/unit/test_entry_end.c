@@ -30,6 +30,7 @@ static char dir[64];
 
 static void set_table(struct unwind_table *t, const struct stitch_unwind_row *rows, size_t n)
 {
+	memset(t, 0, sizeof(*t));
 	t->rows = calloc(n ? n : 1, sizeof(*rows));
 	assert_non_null(t->rows);
 	if (n)
