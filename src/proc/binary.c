@@ -609,7 +609,11 @@ int binary_offset_to_vaddr(struct binary *b, uint64_t offset, uint64_t *vaddr)
 	return elf_offset_to_vaddr(b->elf, offset, vaddr);
 }
 
-/* Its PT_LOAD segments into b->loads, from the held file; none kept past BINARY_MAX_LOADS. */
+/*
+ * Its PT_LOAD segments into b->loads, from the held file.  A file with more
+ * than BINARY_MAX_LOADS (no linker makes one) keeps none: its mappings get
+ * no bias, as a file that cannot be read.
+ */
 static void loads_read(struct binary *b)
 {
 	struct binary_load *l;
@@ -632,21 +636,6 @@ static void loads_read(struct binary *b)
 	b->nloads = n;
 }
 
-/* Segment i: the kept one, or program header i of the file (false: no PT_LOAD). */
-static bool load_at(const struct binary *b, size_t i, struct binary_load *l)
-{
-	GElf_Phdr p;
-
-	if (b->loads) {
-		*l = b->loads[i];
-		return true;
-	}
-	if (!gelf_getphdr(b->elf, i, &p) || p.p_type != PT_LOAD)
-		return false;
-	*l = (struct binary_load){ p.p_offset, p.p_vaddr, p.p_filesz, p.p_flags & PF_X };
-	return true;
-}
-
 /*
  * The vaddr of the page at file offset pgoff, through the PT_LOAD covering it.
  * Segments can share a file page (lld puts text at offset 0x610, vaddr
@@ -657,22 +646,18 @@ static bool load_at(const struct binary *b, size_t i, struct binary_load *l)
  */
 int binary_pgoff_vaddr(struct binary *b, uint64_t pgoff, uint64_t *vaddr)
 {
-	struct binary_load l;
-	size_t n, i;
+	const struct binary_load *l;
+	size_t i;
 	int pass;
 
 	if (!b->loads_read && b->elf)
 		loads_read(b);
-	if (b->loads)
-		n = b->nloads;
-	else if (!b->elf || elf_getphdrnum(b->elf, &n) != 0)
-		return -ENOENT;
 	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < n; i++) {
-			if (!load_at(b, i, &l) || (pass == 0 && !l.exec) ||
-			    pgoff < (l.offset & ~(uint64_t)0xfff) || pgoff >= l.offset + l.filesz)
+		for (i = 0, l = b->loads; l && i < b->nloads; i++, l++) {
+			if ((pass == 0 && !l->exec) || pgoff < (l->offset & ~(uint64_t)0xfff) ||
+			    pgoff >= l->offset + l->filesz)
 				continue;
-			*vaddr = l.vaddr - (l.offset - pgoff);
+			*vaddr = l->vaddr - (l->offset - pgoff);
 			return 0;
 		}
 	}

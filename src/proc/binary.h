@@ -27,8 +27,8 @@ struct binary_load {
 	bool exec;
 };
 
-/* PT_LOAD segments kept per binary; a file with more is read from its headers. */
-#define BINARY_MAX_LOADS 16
+/* PT_LOAD segments kept per binary (linkers make 2-5); a file with more gets no bias. */
+#define BINARY_MAX_LOADS 64
 
 struct binary {
 	struct hmap_node node;
