@@ -172,6 +172,12 @@ struct ku_walk {
 	__u32 memo_on;		/* KU_MEMO_* of this walk's buffer, or 0: memo unused */
 	__u32 recording;	/* reads go into memo (a miss, still in the first window) */
 	__u32 memo_hit;
+	/*
+	 * A word of the heap (ku_read_heap) lands here, not in a variable:
+	 * a stack slot for it took ku_loop_cb's frame from 96 bytes to 128,
+	 * past the 512 of a whole chain (capture_alloc's).
+	 */
+	__u64 heap_word;
 	struct ku_memo memo;
 };
 
@@ -315,6 +321,16 @@ static __always_inline int ku_read_word(void *ctx, __u64 addr, __u64 *val)
 static __always_inline int ku_read_code(void *ctx, __u64 addr, __u32 *val)
 {
 	return bpf_probe_read_user(val, sizeof(*val), (void *)addr) ? 1 : 0;
+}
+
+static __always_inline int ku_read_heap(void *ctx, __u64 addr, __u64 *val)
+{
+	struct ku_walk *w = ((struct ku_bpf_ctx *)ctx)->w;
+
+	if (!w || bpf_probe_read_user(&w->heap_word, sizeof(w->heap_word), (void *)addr))
+		return 1;
+	*val = w->heap_word;
+	return 0;
 }
 
 static __always_inline const struct stitch_unwind_row *ku_row_at(void *ctx, __u32 idx)
@@ -565,9 +581,19 @@ static __always_inline bool ku_loop_frame(struct ku_bpf_ctx *c, const struct kun
 		w->hash = ku_hash_word(w->hash, word);
 		w->hash2 = ku_hash2_word(w->hash2, word);
 	}
-	/* A V8 frame's second word (KFRAME_V8), the leaf's too: it names the frame. */
+	/*
+	 * A V8 frame's second and third words (KFRAME_V8, KFRAME_V8_SFI), the
+	 * leaf's too: they name the frame.  The third: a function's address
+	 * the GC gave to another function since is another stack.
+	 */
 	if (w->s.n > n + 1) {
 		__u64 word = c->frames[(n + 1) & (KUNWIND_MAX_FRAMES - 1)];
+
+		w->hash = ku_hash_word(w->hash, word);
+		w->hash2 = ku_hash2_word(w->hash2, word);
+	}
+	if (w->s.n > n + 2) {
+		__u64 word = c->frames[(n + 2) & (KUNWIND_MAX_FRAMES - 1)];
 
 		w->hash = ku_hash_word(w->hash, word);
 		w->hash2 = ku_hash2_word(w->hash2, word);

@@ -603,6 +603,8 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 	out->gen = 0;	/* set when written, outside the list's hash */
 	out->v8_fp_function = 0;
 	out->v8_fp_context = 0;
+	out->v8_fn_shared = 0;
+	out->pad = 0;
 	for (i = 0; i < p->nr; i++) {
 		const struct map *m = &p->maps[i];
 		struct kunwind_map *km;
@@ -671,6 +673,7 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 	if (v8) {
 		out->v8_fp_function = v8->fp_function;
 		out->v8_fp_context = v8->fp_context;
+		out->v8_fn_shared = v8->fn_shared;
 		v8_names_watch(p->pid, v8);
 	}
 	return out->nr;
@@ -911,9 +914,17 @@ int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words
 		struct uframe *f = &uf[at];
 
 		if ((w & KFRAME_KIND_MASK) == KFRAME_V8) {
+			uint64_t sfi = 0;
+
+			/* Alone, an SFI word has lost its function's: dropped. */
+			if (w & KFRAME_V8_SFI)
+				continue;
+			if (i + 1 < n && (words[i + 1] & KFRAME_KIND_MASK) == KFRAME_V8 &&
+			    (words[i + 1] & KFRAME_V8_SFI))
+				sfi = words[++i] & KFRAME_V8_FUNC_MASK;
 			if (pid)
 				/* Inlined functions too, as long as the words after keep their room. */
-				at = jit_frames_v8(pid, w & KFRAME_V8_FUNC_MASK, uf, at,
+				at = jit_frames_v8(pid, w & KFRAME_V8_FUNC_MASK, sfi, uf, at,
 						   max - (n - 1 - i));
 			continue;
 		}

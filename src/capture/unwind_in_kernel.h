@@ -73,6 +73,9 @@ struct kunwind_proc {
 	 */
 	__s32 v8_fp_function;
 	__s32 v8_fp_context;
+	/* A JSFunction's SharedFunctionInfo, from its start (v8dbg_class_JSFunction__shared__*) */
+	__u32 v8_fn_shared;
+	__u32 pad;
 	struct kunwind_map maps[KUNWIND_MAX_MAPS];
 };
 
@@ -97,6 +100,17 @@ struct kunwind_proc {
 #define KFRAME_V8		(KFRAME_EXACT | KFRAME_BY_FP)
 #define KFRAME_KIND_MASK	(KFRAME_EXACT | KFRAME_IN_BINARY | KFRAME_BY_FP)
 #define KFRAME_V8_FUNC_MASK	((1ull << 48) - 1)
+/*
+ * A second V8 word after the first, bit 48 set: the function's
+ * SharedFunctionInfo, read from the JSFunction at the event
+ * (kunwind_proc.v8_fn_shared).  A young JSFunction moves at the next
+ * scavenge, which rewrites the frame's slot but not the words already
+ * sent: read when the stack is named (a counted stack: seconds later), its
+ * address held another object, or another function.  A
+ * SharedFunctionInfo is made in the old generation, where objects move
+ * only when a page is compacted.
+ */
+#define KFRAME_V8_SFI		(1ull << 48)
 #define KFRAME_SLOT_SHIFT	32
 #define KFRAME_SLOT_MASK	((1ull << 29) - 1)
 #define KFRAME_ADDR_MASK	((1ull << 61) - 1)

@@ -24,6 +24,9 @@
  *       else (or not known) 0
  *   int ku_read_code(void *ctx, __u64 addr, __u32 *val);
  *       four bytes of the process's code at addr: 0, or nonzero if unreadable
+ *   int ku_read_heap(void *ctx, __u64 addr, __u64 *val);
+ *       one word of the process's memory off its stack (V8's heap): 0, or
+ *       nonzero if unreadable
  *
  * With KU_SEARCH_OUT_OF_LINE defined, the includer also provides the two
  * binary searches as functions of their own (the BPF side makes them global
@@ -367,15 +370,17 @@ static __always_inline int ku_v8_leaf_framed(void *ctx, __u64 ip)
  * (entry, exit, stub, internal) keeps a Smi marker where the context is:
  * tagged 0, where a heap object is tagged 1.  So a frame whose context
  * slot holds a heap object and whose function slot a heap object pointer
- * gets a KFRAME_V8 word after it, which user space names from the
- * process's memory (symbolize/v8_names.c), checking every object's type.
- * Read through ku_read, so a remembered walk (ku_memo) is reused only
- * while these words are unchanged too.
+ * gets a KFRAME_V8 word after it, and the function's SharedFunctionInfo
+ * one more (KFRAME_V8_SFI), which user space names from the process's
+ * memory (symbolize/v8_names.c), checking every object's type.  The slots
+ * are read through ku_read, so a remembered walk (ku_memo) is reused only
+ * while they are unchanged too; then the function is the same object, and
+ * so is its SharedFunctionInfo (one read of the heap, ~100 ns a frame).
  */
 static __always_inline void ku_v8_frame(struct ku_state *s, const struct kunwind_proc *p,
 					void *ctx, int anon)
 {
-	__u64 cx, fn;
+	__u64 cx, fn, sfi;
 
 	if (s->n >= s->max || s->n >= KUNWIND_MAX_FRAMES)
 		return;
@@ -387,6 +392,13 @@ static __always_inline void ku_v8_frame(struct ku_state *s, const struct kunwind
 	if (s->exact && anon && !ku_v8_leaf_framed(ctx, s->ip))
 		return;
 	ku_emit(ctx, s->n, KFRAME_V8 | fn);
+	s->n++;
+	/* Without room or a readable one, user space reads it from the function. */
+	if (!p->v8_fn_shared || s->n >= s->max || s->n >= KUNWIND_MAX_FRAMES ||
+	    ku_read_heap(ctx, fn - 1 + p->v8_fn_shared, &sfi) || (sfi & 3) != 1 ||
+	    (sfi & ~KFRAME_V8_FUNC_MASK))
+		return;
+	ku_emit(ctx, s->n, KFRAME_V8 | KFRAME_V8_SFI | sfi);
 	s->n++;
 }
 

@@ -101,9 +101,9 @@ const struct interp_name *jit_frame_name(const char *name, const char *file, uin
 	return e->in;
 }
 
-int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at, int max)
+int jit_frames_v8(uint32_t pid, uint64_t fn, uint64_t sfi, struct uframe *uf, int at, int max)
 {
-	const struct v8_name *v = at ? v8_names_frame(pid, fn) : NULL;
+	const struct v8_name *v = at ? v8_names_frame(pid, fn, sfi) : NULL;
 	const struct interp_name *in = v ? frame_name(v) : NULL;
 	const struct interp_name *names[V8_INLINED_MAX + 1];
 	const struct v8_name *inl[V8_INLINED_MAX];
@@ -117,7 +117,7 @@ int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at, int max)
 		f = &uf[at++];
 	} else if (f->kind == UFRAME_UNKNOWN) {
 		/* Its code's: what TurboFan or Maglev inlined at its pc, innermost first. */
-		n = v8_inlined_at(pid, fn, f->addr, f->exact, inl);
+		n = v8_inlined_at(pid, fn, sfi, f->addr, f->exact, inl);
 		if (at + n > max)
 			n = 0;
 		for (i = 0; i < n; i++) {

@@ -14,7 +14,8 @@
 
 /*
  * The JavaScript function fn (a tagged JSFunction pointer) that the frame
- * pointer of uf[at - 1] held, named in pid: in that frame's place, or, when
+ * pointer of uf[at - 1] held, named in pid by sfi, its SharedFunctionInfo
+ * as the event read it (0: read from fn now), in that frame's place, or, when
  * that frame is the leaf and lies in a binary (a builtin or bytecode handler
  * running on the function's frame), after it, as its caller.  A return
  * address lies in the function of its own frame (V8 builds the frame before
@@ -24,7 +25,7 @@
  * if uf has room for them below max frames.  Returns how many frames uf
  * holds now.
  */
-int jit_frames_v8(uint32_t pid, uint64_t fn, struct uframe *uf, int at, int max);
+int jit_frames_v8(uint32_t pid, uint64_t fn, uint64_t sfi, struct uframe *uf, int at, int max);
 
 /*
  * A JIT frame's name as stacks hold it (an interpreter-like frame of kind

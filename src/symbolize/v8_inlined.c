@@ -296,20 +296,31 @@ static int chain_read(uint32_t pid, const struct v8_meta *m, const struct code *
 	return n;
 }
 
-int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t pc, bool leaf,
+int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t sfi, uint64_t pc, bool leaf,
 		  const struct v8_name *out[V8_INLINED_MAX])
 {
 	const struct v8_meta *m = v8_names_meta(pid);
 	struct chain key = { .pid = pid, .leaf = leaf, .pc = pc }, *e;
 	struct code c;
 	uint64_t obj = 0, code_map = 0, h;
+	bool same_fn;
 
 	if (!m || !m->code_known || !v8_is_heap(fn) || v8_field(pid, fn, m->fn_shared, &key.sfi))
 		return 0;
+	/*
+	 * The function the event saw, if its SharedFunctionInfo came with it:
+	 * fn may have moved since, its address another function's now; then
+	 * its Code is not looked at, the code at pc is found by its own.
+	 */
+	same_fn = !sfi || key.sfi == sfi;
+	if (sfi)
+		key.sfi = sfi;
 	/* V8 10: the scan knows a Code by its map, the function's Code's. */
-	if (m->fn_code && !v8_field(pid, fn, m->fn_code, &obj) && !m->stream_header &&
+	if (same_fn && m->fn_code && !v8_field(pid, fn, m->fn_code, &obj) && !m->stream_header &&
 	    v8_type_of(pid, m, obj) == m->type_code)
 		v8_field(pid, obj, m->obj_map, &code_map);
+	if (!same_fn)
+		obj = 0;
 	if (!m->fn_code || !obj || !code_read(pid, m, obj, pc, &c)) {
 		if (!code_scan(pid, m, pc, code_map, &c))
 			return 0;

@@ -29,10 +29,12 @@
 /*
  * The functions inlined at pc into the frame of JSFunction fn in pid,
  * innermost first, into out (the frame's own function, fn's, not among
- * them); leaf: pc is where the thread was, else a return address (the
- * call before it is looked up).  Returns how many, 0 if none or unknown.
+ * them); sfi: fn's SharedFunctionInfo as the event read it (KFRAME_V8_SFI),
+ * or 0 to read it from fn now; leaf: pc is where the thread was, else a
+ * return address (the call before it is looked up).  Returns how many, 0
+ * if none or unknown.
  */
-int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t pc, bool leaf,
+int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t sfi, uint64_t pc, bool leaf,
 		  const struct v8_name *out[V8_INLINED_MAX]);
 
 /*

@@ -44,11 +44,16 @@ struct v8_proc {
  * while the process lives, one read (its SharedFunctionInfo still the
  * same) confirms it; once the process is gone, the name read while it
  * lived stands (the last stacks are read from the kernel after its exit).
+ * A SharedFunctionInfo the event read (KFRAME_V8_SFI) is kept the same
+ * way, its fn the pointer with V8_PTR_SFI set, confirmed by its
+ * name-or-ScopeInfo.
  */
+#define V8_PTR_SFI (1ull << 63)
 struct v8_ptr {
 	struct hmap_node node;
 	uint32_t pid;
-	uint64_t fn, sfi;
+	uint64_t fn;
+	uint64_t seen;	/* what the confirming read gave */
 	const struct v8_name *name;
 };
 
@@ -707,42 +712,40 @@ const struct v8_meta *v8_names_meta(uint32_t pid)
 	return p ? &p->m : NULL;
 }
 
-const struct v8_name *v8_names_frame(uint32_t pid, uint64_t fn)
+const struct v8_name *v8_names_frame(uint32_t pid, uint64_t fn, uint64_t sfi)
 {
 	struct v8_proc *p = find_proc(pid);
-	struct v8_ptr key = { .pid = pid, .fn = fn }, *ptr;
+	uint64_t at = sfi ? sfi | V8_PTR_SFI : fn;
+	struct v8_ptr key = { .pid = pid, .fn = at }, *ptr;
 	const struct v8_name *in;
-	uint64_t h = hash_u64(fn ^ ((uint64_t)pid << 48)), sfi = 0;
+	uint64_t h = hash_u64(at ^ ((uint64_t)pid << 48)), now = 0;
+	uint64_t obj = sfi ? sfi : fn;
+	uint32_t field;
 
-	if (!p || !v8_is_heap(fn))
+	if (!p || !v8_is_heap(fn) || (sfi && !v8_is_heap(sfi)))
 		return NULL;
+	field = sfi ? p->m.sfi_name_or_scope : p->m.fn_shared;
 	ptr = (struct v8_ptr *)hmap_find(&reg.ptrs, h, ptr_eq, &key);
-	if (ptr) {
-		uint64_t now;
-
-		/* Gone: what it was read as while it lived. */
-		if (v8_field(pid, fn, p->m.fn_shared, &now))
-			return ptr->name;
-		if (now == ptr->sfi)
-			return ptr->name;
-	}
+	/* Gone (it cannot be read), or still the same: what it was read as. */
+	if (ptr && (v8_field(pid, obj, field, &now) || now == ptr->seen))
+		return ptr->name;
 	if (reg.nfns >= V8_FNS_MAX || reg.nptrs >= V8_FNS_MAX) {
 		drop_all_fns();
 		ptr = NULL;
 	}
-	in = read_fn(p, fn, &sfi);
-	if (!in)
+	in = sfi ? read_sfi(p, sfi) : read_fn(p, fn, &now);
+	if (!in || (sfi && v8_field(pid, obj, field, &now)))
 		return NULL;
 	if (!ptr) {
 		ptr = calloc(1, sizeof(*ptr));
 		if (!ptr)
 			return in;
 		ptr->pid = pid;
-		ptr->fn = fn;
+		ptr->fn = at;
 		hmap_insert(&reg.ptrs, &ptr->node, h);
 		reg.nptrs++;
 	}
-	ptr->sfi = sfi;
+	ptr->seen = now;
 	ptr->name = in;
 	return in;
 }

@@ -2,8 +2,9 @@
 /*
  * Names of V8's JavaScript frames (node, with no flag), from the process's
  * own heap: the in-kernel walk sends, after a frame of V8 code, the
- * JSFunction its frame kept (KFRAME_V8, capture/unwind_in_kernel.h); this
- * reads that function's SharedFunctionInfo, its name and its script's name
+ * JSFunction its frame kept and that function's SharedFunctionInfo
+ * (KFRAME_V8, KFRAME_V8_SFI: capture/unwind_in_kernel.h); this
+ * reads the SharedFunctionInfo's name and its script's name
  * and line from the process's memory, with the layout its binary's
  * metadata gives (v8_meta.h), checking the type of every object read.
  *
@@ -39,9 +40,11 @@ void v8_names_watch(uint32_t pid, const struct v8_meta *m);
 /*
  * The name of the JavaScript function fn (a tagged JSFunction pointer, as
  * the frame kept it) in pid, kept for the program's life, or NULL if pid
- * is not watched or fn does not read as a function.
+ * is not watched or fn does not read as a function.  sfi: fn's
+ * SharedFunctionInfo as the event read it (KFRAME_V8_SFI), which names it
+ * instead (fn may have moved since), or 0.
  */
-const struct v8_name *v8_names_frame(uint32_t pid, uint64_t fn);
+const struct v8_name *v8_names_frame(uint32_t pid, uint64_t fn, uint64_t sfi);
 /*
  * The name of the function whose SharedFunctionInfo is sfi (tagged) in
  * pid, kept for the program's life; NULL as v8_names_frame().

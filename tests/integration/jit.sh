@@ -204,6 +204,36 @@ test_jit_node_chain_named_copy() {
 	node_chain_expect "$f"
 }
 
+# A young JSFunction moves at V8's next scavenge, which rewrites its
+# frame's slot, not the words stitch took at the event: read a second
+# later (stacks counted in the kernel), its address held other objects,
+# or another function.  closures.js makes a new closure at every call
+# (two literals taking turns, each under a caller of its own), dead before
+# any scavenge would promote it; --no-turbo-inlining keeps each in a frame
+# of its own.  The kernel's walk sends each function's SharedFunctionInfo
+# too, read at the event: >= 90% of the samples under runLeft and runRight
+# name the closure under them (97-98% measured; read from the function a
+# second later: 4%, 1,333 of 1,929 unnamed), and none names the other
+# (13 of 1,929 did).  A copied stack, named later by the user-space walk,
+# keeps a function only while its live slot still holds it: none named
+# wrong either (17 of 1,922 were).
+test_jit_node_moved_functions_named_by_event() {
+	local f=$TMP/node-moved.folded c=$TMP/node-moved-copy.folded pct
+	local under='run(Left|Right) \([^;]*closures\.js:[0-9]+\)_\[j\];'
+	local wrong='runLeft [^;]*;workRight |runRight [^;]*;workLeft '
+	in_tmp "$STITCH_BIN" record -F 499 -d "$NODE_D" -o "$f" -- \
+		node --no-turbo-inlining "$JIT_JS/closures.js" "$NODE_RUN"
+	show "$f"
+	expect_ge "samples under runLeft or runRight" "$(total "$f" "$under")" "$(slowed 400)"
+	pct=$(share "$f" "$under" 'runLeft [^;]*;workLeft |runRight [^;]*;workRight ')
+	expect_ge "% of those naming their own closure under them" "$pct" 90
+	expect_eq "samples naming the other closure" "$(total "$f" "$wrong")" 0
+	in_tmp "$STITCH_BIN" record -F 499 --unwind=copy -d "$NODE_D" -o "$c" -- \
+		node --no-turbo-inlining "$JIT_JS/closures.js" "$NODE_RUN"
+	expect_ge "copied samples under runLeft or runRight" "$(total "$c" "$under")" "$(slowed 400)"
+	expect_eq "copied samples naming the other closure" "$(total "$c" "$wrong")" 0
+}
+
 # Debian's own node in each release's root, as a container runs it: node
 # 18 (bookworm), 20 (trixie) and 24 (sid), whose /usr/bin/node runs V8 from
 # libnode.so.NNN (the v8dbg_* symbols are there; libnode is stripped, its

@@ -57,6 +57,8 @@ struct replay {
 	/* the leaf's code, for V8's prologue check (ku_read_code) */
 	uint64_t code_addr;
 	uint32_t code, code_len;
+	/* one word of V8's heap (ku_read_heap): a function's SharedFunctionInfo */
+	uint64_t heap_addr, heap_word;
 };
 
 static int ku_read_word(void *ctx, __u64 addr, __u64 *val)
@@ -122,6 +124,17 @@ static __attribute__((unused)) int ku_read_code(void *ctx, __u64 addr, __u32 *va
 	if (!r->code_len || addr != r->code_addr)
 		return 1;
 	*val = r->code;
+	return 0;
+}
+
+/* Heap words: only what a test puts at heap_addr. */
+static __attribute__((unused)) int ku_read_heap(void *ctx, __u64 addr, __u64 *val)
+{
+	struct replay *r = ctx;
+
+	if (!r->heap_addr || addr != r->heap_addr)
+		return 1;
+	*val = r->heap_word;
 	return 0;
 }
 
@@ -587,6 +600,31 @@ X86_TEST static void test_synthetic_v8_frames(void **state)
 	/* No room for the word: the frames come first. */
 	walk(s.r, s.p, &regs, 2, &stop);
 	assert_int_equal(stop, KUNWIND_STOP_TRUNCATED);
+
+	/* The function's SharedFunctionInfo, read from its heap object: a third word. */
+	s.p->v8_fn_shared = 0x18;
+	s.r->heap_addr = fn - 1 + 0x18;
+	s.r->heap_word = 0x3f9865200c41ull;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 6);
+	assert_int_equal(stop, KUNWIND_STOP_END);
+	assert_int_equal(s.r->frames[2], KFRAME_V8 | fn);
+	assert_int_equal(s.r->frames[3], KFRAME_V8 | KFRAME_V8_SFI | 0x3f9865200c41ull);
+	assert_int_equal(s.r->frames[4] & KFRAME_KIND_MASK, KFRAME_IN_BINARY | KFRAME_BY_FP);
+	/* No heap object there, none past 48 bits, none unreadable: no third word. */
+	s.r->heap_word = 0x3f9865200c40ull;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 5);
+	s.r->heap_word = 1ull << 48 | 1;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 5);
+	s.r->heap_addr = 0;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 5);
+	/* Room for the function's word, not for its SharedFunctionInfo's. */
+	s.r->heap_addr = fn - 1 + 0x18;
+	s.r->heap_word = 0x3f9865200c41ull;
+	walk(s.r, s.p, &regs, 3, &stop);
+	assert_int_equal(stop, KUNWIND_STOP_TRUNCATED);
+	assert_int_equal(s.r->frames[2], KFRAME_V8 | fn);
+	s.p->v8_fn_shared = 0;
+	s.r->heap_addr = 0;
 
 	/* The leaf in JIT code, its frame built: its word right after it. */
 	regs = (struct unwind_regs){ JIT + 0x40, STACK_BASE + 0x8, STACK_BASE + 0x20 };
