@@ -8,17 +8,26 @@
 #   STITCH_KERNELS="bookworm trixie" tests/all.sh ALONE BESIDE   (those guests only)
 #
 # ALONE, the suites that time what they trace (the integration tests, their
-# sanitizer pass, the stall library's), runs alone on the machine, as their
-# thresholds were measured.  Then the guests start, one at a time while
-# BESIDE (suites that time nothing: unit tests, fuzzers, the browser's
-# and the walkers' checks) runs, two at a time after: a guest is QEMU's
-# TCG on one host CPU, BESIDE keeps about one busy.  Beside a guest, the
-# integration tests kept one CPU of two busy (45% of two over nine tests of
-# every kind) and four of their first 132 failed (2026-12-06: samples
-# counted on a loaded machine below their thresholds, a JVM snapshot taken
-# before its hot method ran), the pass 1.5x as long: not yet (fresh-clone
-# CI 4,119 s before this split, 3,501 s with it).  The matrix's output is kept in a file
-# and printed at the end, in one piece.  Exits 1 if anything failed.
+# sanitizer pass, the stall library's), runs as their thresholds were
+# measured: no other ordinary process on the machine.  Beside them, from
+# the start, the kernel matrix's guests of IDLE_KERNELS, one at a time at
+# the idle scheduling class: QEMU's TCG runs on a host CPU only while
+# ALONE leaves it idle (the integration tests keep 45% of two busy, over
+# nine tests of every kind), and gives it up at once when a test's thread
+# wakes.  A guest beside them as an ordinary process took half a CPU from
+# them: four of their first 132 failed (2026-12-06: samples counted on a
+# loaded machine below their thresholds, a JVM snapshot taken before its
+# hot method ran), the pass 1.5x as long.  The guests chosen are x86-64's
+# (their time follows the host's clock: a test's seconds in a starved
+# guest are fewer of its own CPU, which SLOWDOWN's margins absorb), the
+# longest first.  Then BESIDE (suites that time nothing: unit tests,
+# fuzzers, the browser's and the walkers' checks) runs with one guest
+# beside it, an ordinary process again, and two at a time after: a guest
+# is QEMU's TCG on one host CPU, BESIDE keeps about one busy.  Fresh-clone
+# CI 4,119 s with no guest beside the host's tests, 3,501 s with one
+# beside BESIDE, 3,729-3,824 s after the matrix grew (issue 41's, 39's).
+# The matrix's output is kept in a file and printed at the end, in one
+# piece.  Exits 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -43,12 +52,20 @@ kill_tree() {
 	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$c"; done
 	kill -TERM "$1" 2>/dev/null
 }
+# unidle_tree PID: PID and every process under it, every thread, made
+# ordinary processes again (SCHED_OTHER).
+unidle_tree() {
+	local c
+	# The parent first: what it starts meanwhile is ordinary from birth.
+	chrt -a -o -p 0 "$1" >/dev/null 2>&1
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do unidle_tree "$c"; done
+}
 host='' matrix='' slots=''
 stop_all() {
 	[ -z "$host" ] || kill_tree "$host"
 	[ -z "$matrix" ] || kill_tree "$matrix"
 	wait
-	[ -z "$slots" ] || rm -f "$slots"
+	[ -z "$slots" ] || rm -f "$slots" "$slots.idle"
 	exit 130
 }
 trap stop_all INT TERM HUP
@@ -62,17 +79,23 @@ run() {
 	host=''
 }
 
-run "$alone"
-alone_rc=$rc
-
 slots=$(mktemp /tmp/stitch-slots.XXXXXX)
 echo 1 >"$slots"
+echo "${IDLE_KERNELS-sid trixie bookworm}" >"$slots.idle"
 # Its own session: a Ctrl-C of make test reaches it through the trap only,
-# which stops every guest before leaving.
+# which stops every guest before leaving.  At the idle class itself too:
+# its kernels' fetch and unpacking (80 s of a fresh machine's) go beside
+# ALONE as its guests do.
 # shellcheck disable=SC2086
-STITCH_VM_SLOTS_FILE=$slots setsid tests/vm/matrix.sh ${STITCH_KERNELS:-} >"$log" 2>&1 &
+STITCH_VM_SLOTS_FILE=$slots STITCH_VM_IDLE_FILE=$slots.idle setsid chrt -i 0 \
+	tests/vm/matrix.sh ${STITCH_KERNELS:-} >"$log" 2>&1 &
 matrix=$!
-echo "all: the kernel matrix starts, one guest beside the host's other tests ($log)"
+echo "all: the kernel matrix starts, its guests idle beside the host's timed tests ($log)"
+run "$alone"
+alone_rc=$rc
+rm -f "$slots.idle"
+unidle_tree "$matrix"
+echo "all: the kernel matrix goes on, one guest beside the host's other tests"
 run "$beside"
 beside_rc=$rc
 echo 2 >"$slots"

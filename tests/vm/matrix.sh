@@ -234,7 +234,7 @@ run_kernel() {
 
 # STITCH_VM_PARALLEL guests at a time (2: each takes one host CPU, run.sh),
 # or as many as STITCH_VM_SLOTS_FILE says when a guest is to start: make
-# test (tests/all.sh) runs one beside the host's untimed suites, two after them.
+# test (tests/all.sh) runs one beside the host's suites, two after them.
 parallel=${STITCH_VM_PARALLEL:-2}
 slots() {
 	local n
@@ -242,27 +242,59 @@ slots() {
 		[[ $n =~ ^[1-9][0-9]*$ ]] && { echo "$n"; return; }
 	echo "$parallel"
 }
+# While STITCH_VM_IDLE_FILE exists, only the kernels it names start, in its
+# order, each at the idle scheduling class (chrt -i): a guest then runs on
+# a host CPU only when the host's own tests leave it idle (tests/all.sh
+# makes it an ordinary process again when they are done).  Else the
+# kernels start in the matrix's order.
+next_kernel() {
+	local k idle_kernels=()
+	if [ -n "${STITCH_VM_IDLE_FILE:-}" ] && [ -e "$STITCH_VM_IDLE_FILE" ]; then
+		read -ra idle_kernels 2>/dev/null <"$STITCH_VM_IDLE_FILE"
+		for k in "${idle_kernels[@]}"; do
+			[[ " ${pending[*]} " = *" $k "* ]] && { echo "$k idle"; return; }
+		done
+		return
+	fi
+	echo "${pending[0]}"
+}
 declare -A pid_of rc_of
 running=()
-matrix_start=$(date +%s)
-for k in $kernels; do
+read -ra pending <<<"$kernels"
+for k in "${pending[@]}"; do
 	mkdir -p "$out/$k"
 	# The binary under test, copied: a build here meanwhile does not change it.
 	cp "$(binary_of "$k")" "$out/$k/stitch" || exit 1
-	while [ "${#running[@]}" -ge "$(slots)" ]; do
-		# With a slots file, look again every few seconds: a slot may open
-		# with no guest ending.
-		if [ -n "${STITCH_VM_SLOTS_FILE:-}" ]; then sleep 3; else wait -n || true; fi
+done
+matrix_start=$(date +%s)
+while [ "${#pending[@]}" -gt 0 ]; do
+	read -r k idle <<<"$(next_kernel)"
+	if [ -z "$k" ] || [ "${#running[@]}" -ge "$(slots)" ]; then
+		# With a slots file, look again every few seconds: a slot may open,
+		# or the idle phase end, with no guest ending.
+		if [ -n "${STITCH_VM_SLOTS_FILE:-}" ] || [ -z "$k" ]; then
+			sleep 3
+		else
+			wait -n || true
+		fi
 		still=()
 		for r in "${running[@]}"; do
 			kill -0 "${pid_of[$r]}" 2>/dev/null && still+=("$r")
 		done
 		running=("${still[@]}")
-	done
-	echo "matrix: $k started ($(($(date +%s) - matrix_start)) s)"
-	run_kernel "$k" &
+		continue
+	fi
+	echo "matrix: $k started${idle:+ (idle class)} ($(($(date +%s) - matrix_start)) s)"
+	if [ -n "$idle" ]; then
+		(chrt -i -p 0 "$BASHPID" && run_kernel "$k") &
+	else
+		run_kernel "$k" &
+	fi
 	pid_of[$k]=$!
 	running+=("$k")
+	left=()
+	for r in "${pending[@]}"; do [ "$r" = "$k" ] || left+=("$r"); done
+	pending=("${left[@]}")
 done
 for k in $kernels; do
 	wait "${pid_of[$k]}"
