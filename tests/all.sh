@@ -85,15 +85,21 @@ echo "${IDLE_KERNELS-sid trixie bookworm}" >"$slots.idle"
 # Its own session: a Ctrl-C of make test reaches it through the trap only,
 # which stops every guest before leaving.  At the idle class itself too:
 # its kernels' fetch and unpacking (80 s of a fresh machine's) go beside
-# ALONE as its guests do.
-# shellcheck disable=SC2086
-STITCH_VM_SLOTS_FILE=$slots STITCH_VM_IDLE_FILE=$slots.idle setsid chrt -i 0 \
-	tests/vm/matrix.sh ${STITCH_KERNELS:-} >"$log" 2>&1 &
+# ALONE as its guests do.  A new session is a new autogroup where the
+# kernel groups tasks by session (sched_autogroup_enabled, on here), which
+# competes with ALONE's as an equal whatever its tasks' class: a guest took
+# half a CPU from ALONE that way (test_jit_hostile_jvm_own_frames_only's
+# threads 188 samples where 200 were asked), until its nice went to 19.
+# shellcheck disable=SC2016,SC2086
+STITCH_VM_SLOTS_FILE=$slots STITCH_VM_IDLE_FILE=$slots.idle setsid sh -c \
+	'echo 19 >/proc/self/autogroup 2>/dev/null; exec chrt -i 0 tests/vm/matrix.sh "$@"' \
+	matrix ${STITCH_KERNELS:-} >"$log" 2>&1 &
 matrix=$!
 echo "all: the kernel matrix starts, its guests idle beside the host's timed tests ($log)"
 run "$alone"
 alone_rc=$rc
 rm -f "$slots.idle"
+echo 0 >"/proc/$matrix/autogroup" 2>/dev/null
 unidle_tree "$matrix"
 echo "all: the kernel matrix goes on, one guest beside the host's other tests"
 run "$beside"
