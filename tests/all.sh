@@ -17,15 +17,20 @@
 # wakes.  A guest beside them as an ordinary process took half a CPU from
 # them: four of their first 132 failed (2026-12-06: samples counted on a
 # loaded machine below their thresholds, a JVM snapshot taken before its
-# hot method ran), the pass 1.5x as long.  The guests chosen are x86-64's
-# (their time follows the host's clock: a test's seconds in a starved
-# guest are fewer of its own CPU, which SLOWDOWN's margins absorb), the
-# longest first.  Then BESIDE (suites that time nothing: unit tests,
-# fuzzers, the browser's and the walkers' checks) runs with one guest
+# hot method ran), the pass 1.5x as long.  The guests chosen are x86-64's,
+# the longest first (arm64's emulation leaves its tests the thinnest
+# margins).  Starved whenever the host's tests take both CPUs, while their
+# clock runs on (TCG's time is the host's), they may count too few
+# samples (3 of 118 tests in one run): the tests that failed in them run
+# again at the ordinary class (matrix.sh, K.again).  Then BESIDE (suites
+# that time nothing: unit tests, fuzzers, the browser's and the walkers'
+# checks) runs with one guest
 # beside it, an ordinary process again, and two at a time after: a guest
 # is QEMU's TCG on one host CPU, BESIDE keeps about one busy.  Fresh-clone
 # CI 4,119 s with no guest beside the host's tests, 3,501 s with one
-# beside BESIDE, 3,729-3,824 s after the matrix grew (issue 41's, 39's).
+# beside BESIDE, 3,729-3,824 s after the matrix grew (issue 41's, 39's);
+# 2,680 s with the idle guests beside ALONE (sid's 704 s, trixie's 291 s
+# and bookworm's 334 s all run there, 2026-12-06).
 # The matrix's output is kept in a file and printed at the end, in one
 # piece.  Exits 1 if anything failed.
 set -u
