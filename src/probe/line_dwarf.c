@@ -208,30 +208,44 @@ static int walk_cu(Dwarf_Die *cu, const struct line_spec *spec, struct line_inst
  * they differ: glibc's malloc is __libc_malloc's code (an alias), as a
  * uprobe:libc.so.6:malloc names it.  buf, or NULL.
  */
+struct alias_find {
+	Dwarf_Addr addr;
+	const char *name;
+};
+
+static int alias_func(Dwarf_Die *func, void *arg)
+{
+	struct alias_find *a = arg;
+	Dwarf_Addr entry;
+
+	if (dwarf_entrypc(func, &entry) != 0 || entry != a->addr)
+		return DWARF_CB_OK;
+	a->name = line_die_name(func);
+	return a->name ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/*
+ * By dwarf_getfuncs(), not dwarf_getscopes(): on a malformed unit the
+ * latter fails after allocating its result, which it then neither frees
+ * nor returns (elfutils 0.188; fuzz_line_probe, 96 bytes a call).
+ */
 static const char *alias_of(struct line_dwarf *ld, const char *sym, char *buf, size_t size)
 {
-	Dwarf_Die cu, *scopes = NULL;
-	const char *name = NULL;
+	struct alias_find a = { 0, NULL };
+	Dwarf_Die cu;
 	uint64_t addr = 0, len;
-	int i, n;
 
 	if (!elf_sym_find(ld->elf, SHT_SYMTAB, sym, &addr, &len) &&
 	    !elf_dynsym_find(ld->elf, sym, &addr, &len))
 		return NULL;
 	if (!addr || !dwarf_addrdie(ld->dbg, addr, &cu))
 		return NULL;
-	n = dwarf_getscopes(&cu, addr, &scopes);
-	for (i = 0; i < n && !name; i++) {
-		Dwarf_Addr entry;
-
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
-		    dwarf_entrypc(&scopes[i], &entry) == 0 && entry == addr)
-			name = line_die_name(&scopes[i]);
-	}
-	if (name && strcmp(name, sym) != 0)
-		snprintf(buf, size, "%s", name);
-	free(scopes);
-	return name && strcmp(buf, sym) != 0 && buf[0] ? buf : NULL;
+	a.addr = addr;
+	dwarf_getfuncs(&cu, alias_func, &a, 0);
+	if (!a.name || strcmp(a.name, sym) == 0)
+		return NULL;
+	snprintf(buf, size, "%s", a.name);
+	return buf[0] ? buf : NULL;
 }
 
 static int instances_named(struct line_dwarf *ld, const struct line_spec *spec,
@@ -476,6 +490,8 @@ int line_inst_rows(struct line_dwarf *ld, const struct line_inst *inst, struct l
 		*n = 0;
 		return err;
 	}
-	qsort(*out, *n, sizeof(**out), cmp_row);
+	/* qsort() of NULL: undefined, even of none (UBSan; fuzz_line_probe). */
+	if (*n)
+		qsort(*out, *n, sizeof(**out), cmp_row);
 	return 0;
 }

@@ -221,7 +221,8 @@ int line_sites(struct line_dwarf *ld, const struct line_spec *spec, struct line_
 		*n = 0;
 		return rc;
 	}
-	qsort(*out, *n, sizeof(**out), cmp_site);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), cmp_site);
 	for (i = k = 0; i < *n; i++)
 		if (k == 0 || (*out)[k - 1].vaddr != (*out)[i].vaddr)
 			(*out)[k++] = (*out)[i];

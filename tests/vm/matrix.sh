@@ -262,7 +262,8 @@ slots() {
 # 2 s at 499 Hz where 600 are asked, off-CPU's 0.49 s of samples for a
 # workload's 1.04 s of task clock).  So the tests that failed in an idle
 # guest run once more, in a guest of their own at the ordinary class
-# (K.again), which gives their verdict; both runs are shown.
+# (K.again, after the kernels not yet started), which gives their
+# verdict; both runs are shown.
 next_kernel() {
 	local k idle_kernels=()
 	if [ -n "${STITCH_VM_IDLE_FILE:-}" ] && [ -e "$STITCH_VM_IDLE_FILE" ]; then
@@ -283,7 +284,8 @@ for k in "${pending[@]}"; do
 	cp "$(binary_of "$k")" "$out/$k/stitch" || exit 1
 done
 # again_after J: J ended; if it ran at the idle class and tests failed in
-# it (it ran to its end: a result line), they go first in line as J.again.
+# it (it ran to its end: a result line), they go last in line as J.again
+# (first, they held arm64's guest, the longest, back ~70 s).
 again_after() {
 	local j=$1 names
 	[ -n "${idle_of[$j]:-}" ] && [ "${rc_of[$j]}" -ne 0 ] || return 0
@@ -294,7 +296,7 @@ again_after() {
 	cp "$out/$j/stitch" "$out/$j.again/stitch" || return 0
 	echo "$names" >"$out/$j.again/tests"
 	echo "matrix: $j's failed tests again, not idle: ${names//$'\n'/ }"
-	pending=("$j.again" "${pending[@]}")
+	pending+=("$j.again")
 }
 # reap: the jobs that ended leave running[], their status in rc_of.
 reap() {
