@@ -211,12 +211,14 @@ test_jit_node_chain_named_copy() {
 # (two literals taking turns, each under a caller of its own), dead before
 # any scavenge would promote it; --no-turbo-inlining keeps each in a frame
 # of its own.  The kernel's walk sends each function's SharedFunctionInfo
-# too, read at the event: >= 90% of the samples under runLeft and runRight
-# name the closure under them (97-98% measured; read from the function a
-# second later: 4%, 1,333 of 1,929 unnamed), and none names the other
-# (13 of 1,929 did).  A copied stack, named later by the user-space walk,
-# keeps a function only while its live slot still holds it: none named
-# wrong either (17 of 1,922 were).
+# too, read at the event: >= 80% of the samples under runLeft and runRight
+# name the closure under them (97-98% measured, 91-96% beside a build;
+# read from the function a second later: 4%, 1,333 of 1,929 unnamed), and
+# none names the other (13 of 1,929 did).  A copied stack, named later by
+# the user-space walk, keeps a function only while its live slot still
+# holds it, which the later the fewer do (runLeft and runRight themselves
+# half the time, alternating at one address): none named wrong either (17
+# of 1,922 were).
 test_jit_node_moved_functions_named_by_event() {
 	local f=$TMP/node-moved.folded c=$TMP/node-moved-copy.folded pct
 	local under='run(Left|Right) \([^;]*closures\.js:[0-9]+\)_\[j\];'
@@ -226,11 +228,12 @@ test_jit_node_moved_functions_named_by_event() {
 	show "$f"
 	expect_ge "samples under runLeft or runRight" "$(total "$f" "$under")" "$(slowed 400)"
 	pct=$(share "$f" "$under" 'runLeft [^;]*;workLeft |runRight [^;]*;workRight ')
-	expect_ge "% of those naming their own closure under them" "$pct" 90
+	expect_ge "% of those naming their own closure under them" "$pct" 80
 	expect_eq "samples naming the other closure" "$(total "$f" "$wrong")" 0
 	in_tmp "$STITCH_BIN" record -F 499 --unwind=copy -d "$NODE_D" -o "$c" -- \
 		node --no-turbo-inlining "$JIT_JS/closures.js" "$NODE_RUN"
-	expect_ge "copied samples under runLeft or runRight" "$(total "$c" "$under")" "$(slowed 400)"
+	expect_ge "copied samples in closures.js" "$(total "$c" 'closures\.js:1\)_\[j\]')" \
+		"$(slowed 400)"
 	expect_eq "copied samples naming the other closure" "$(total "$c" "$wrong")" 0
 }
 
