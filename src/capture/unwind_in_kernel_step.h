@@ -375,7 +375,8 @@ static __always_inline int ku_v8_leaf_framed(void *ctx, __u64 ip)
  * memory (symbolize/v8_names.c), checking every object's type.  The slots
  * are read through ku_read, so a remembered walk (ku_memo) is reused only
  * while they are unchanged too; then the function is the same object, and
- * so is its SharedFunctionInfo (one read of the heap, ~100 ns a frame).
+ * so is its SharedFunctionInfo (one read of the heap, ~140 ns a frame:
+ * docs/performance.md).
  */
 static __always_inline void ku_v8_frame(struct ku_state *s, const struct kunwind_proc *p,
 					void *ctx, int anon)
