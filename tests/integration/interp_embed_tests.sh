@@ -16,7 +16,7 @@ embed_cpu_check() {
 	local out=$1 script=$2 comm=${3:-^py_embed;} start=${4:-clone3;start_thread;} re burn
 	re=$(printf '%s' "$script" | sed 's/[.]/\\./g')
 	line() { grep -n "# MARK: $1\$" tests/workloads/interp/py_stitch.py | cut -d: -f1; }
-	burn="Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);([^;()]+;)*cpu_a \\($re:$(line cpu_a)\\);cpu_burn \\($re:$(line cpu_burn)\\)"
+	burn="Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);([^;()]+;)*cpu_a \\($re:$(line cpu_a)\\);$(py_burn "$re")"
 	show "$out"
 	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$out" "$comm.*$burn")" 300
 	expect_eq "% of cpu_burn() samples with the exact chain" \

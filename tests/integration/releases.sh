@@ -108,7 +108,7 @@ release_offcpu_wall() {
 
 	py=tests/workloads/interp/py_stitch.py
 	re=/stitch-tests/py_stitch\\.py
-	burn="cpu_a \\($re:$(grep -n '# MARK: cpu_a$' "$py" | cut -d: -f1)\\);([^;()]+;)*cpu_burn \\($re:$(grep -n '# MARK: cpu_burn$' "$py" | cut -d: -f1)\\)"
+	burn="cpu_a \\($re:$(grep -n '# MARK: cpu_a$' "$py" | cut -d: -f1)\\);([^;()]+;)*$(py_burn "$re")"
 	"$STITCH" record -e wall -F 499 -o "$TMP/rw.folded" -- \
 		$RUN "$(rel_python "$rel")" /stitch-tests/py_stitch.py cpu 2
 	show "$TMP/rw.folded"
