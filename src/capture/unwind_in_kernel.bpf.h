@@ -323,11 +323,20 @@ static __always_inline int ku_read_code(void *ctx, __u64 addr, __u32 *val)
 	return bpf_probe_read_user(val, sizeof(*val), (void *)addr) ? 1 : 0;
 }
 
+/*
+ * A word of the traced program's heap.  A walk that read one is not
+ * remembered (ku_memo): the next walk's stack words may all be the same
+ * while the heap is not (a function at the same address, another one
+ * since: V8's young closures), and what it read there would be replayed.
+ */
 static __always_inline int ku_read_heap(void *ctx, __u64 addr, __u64 *val)
 {
 	struct ku_walk *w = ((struct ku_bpf_ctx *)ctx)->w;
 
-	if (!w || bpf_probe_read_user(&w->heap_word, sizeof(w->heap_word), (void *)addr))
+	if (!w)
+		return 1;
+	w->recording = 0;
+	if (bpf_probe_read_user(&w->heap_word, sizeof(w->heap_word), (void *)addr))
 		return 1;
 	*val = w->heap_word;
 	return 0;
@@ -563,6 +572,15 @@ miss:
 	return 0;
 }
 
+/* Fold the frame word at index i into both of the walk's hashes. */
+static __always_inline void ku_hash_frame_word(struct ku_bpf_ctx *c, struct ku_walk *w, __u32 i)
+{
+	__u64 word = c->frames[i & (KUNWIND_MAX_FRAMES - 1)];
+
+	w->hash = ku_hash_word(w->hash, word);
+	w->hash2 = ku_hash2_word(w->hash2, word);
+}
+
 /* One frame of the walk; true when the walk is over (w->stop says why). */
 static __always_inline bool ku_loop_frame(struct ku_bpf_ctx *c, const struct kunwind_proc *p,
 					  struct ku_walk *w)
@@ -575,29 +593,17 @@ static __always_inline bool ku_loop_frame(struct ku_bpf_ctx *c, const struct kun
 	 * included).  The leaf's is hashed last (kunwind_user): the rest is
 	 * what ku_memo remembers.
 	 */
-	if (w->s.n != n && n) {
-		__u64 word = c->frames[n & (KUNWIND_MAX_FRAMES - 1)];
-
-		w->hash = ku_hash_word(w->hash, word);
-		w->hash2 = ku_hash2_word(w->hash2, word);
-	}
+	if (w->s.n != n && n)
+		ku_hash_frame_word(c, w, n);
 	/*
 	 * A V8 frame's second and third words (KFRAME_V8, KFRAME_V8_SFI), the
 	 * leaf's too: they name the frame.  The third: a function's address
 	 * the GC gave to another function since is another stack.
 	 */
-	if (w->s.n > n + 1) {
-		__u64 word = c->frames[(n + 1) & (KUNWIND_MAX_FRAMES - 1)];
-
-		w->hash = ku_hash_word(w->hash, word);
-		w->hash2 = ku_hash2_word(w->hash2, word);
-	}
-	if (w->s.n > n + 2) {
-		__u64 word = c->frames[(n + 2) & (KUNWIND_MAX_FRAMES - 1)];
-
-		w->hash = ku_hash_word(w->hash, word);
-		w->hash2 = ku_hash2_word(w->hash2, word);
-	}
+	if (w->s.n > n + 1)
+		ku_hash_frame_word(c, w, n + 1);
+	if (w->s.n > n + 2)
+		ku_hash_frame_word(c, w, n + 2);
 	if (err)
 		w->stop = err;
 	return err != 0;
