@@ -226,14 +226,15 @@ test_jit_node_moved_functions_named_by_event() {
 	in_tmp "$STITCH_BIN" record -F 499 -d "$NODE_D" -o "$f" -- \
 		node --no-turbo-inlining "$JIT_JS/closures.js" "$NODE_RUN"
 	show "$f"
-	expect_ge "samples under runLeft or runRight" "$(total "$f" "$under")" "$(slowed 400)"
+	# ~840 alone; beside a build on both CPUs node gets half of one: 340-400.
+	expect_ge "samples under runLeft or runRight" "$(total "$f" "$under")" "$(slowed 250)"
 	pct=$(share "$f" "$under" 'runLeft [^;]*;workLeft |runRight [^;]*;workRight ')
 	expect_ge "% of those naming their own closure under them" "$pct" 80
 	expect_eq "samples naming the other closure" "$(total "$f" "$wrong")" 0
 	in_tmp "$STITCH_BIN" record -F 499 --unwind=copy -d "$NODE_D" -o "$c" -- \
 		node --no-turbo-inlining "$JIT_JS/closures.js" "$NODE_RUN"
 	expect_ge "copied samples in closures.js" "$(total "$c" 'closures\.js:1\)_\[j\]')" \
-		"$(slowed 400)"
+		"$(slowed 250)"
 	expect_eq "copied samples naming the other closure" "$(total "$c" "$wrong")" 0
 }
 
