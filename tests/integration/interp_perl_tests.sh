@@ -147,14 +147,14 @@ test_perl_signal_handler() {
 	show "$TMP/pls.folded"
 	# The handler runs from perly_sighandler's call_sv in a SIGNAL stackinfo, above the
 	# statement it interrupted (spin's loop); spin was called from a string eval.
-	local chain last
+	local chain last end
 	chain="^perl;${PNAT}perl_run;$(pf '<main>' m_main);$(pf main::from_string m_string);\\(eval\\) \\(\\(eval [0-9]+\\):1\\);$(pf main::spin m_spin);${PNAT}Perl_despatch_signals;Perl_perly_sighandler;Perl_call_sv;$(pf '\(eval\)' m_spin);$(pf Handler::on_alarm on_alarm);$PL_SYSCALL"
 	# A last alarm may come after from_string returned, while ualarm(0) runs,
 	# or once it is done: perl_run dispatched one after the last statement
 	# (1 of 1,109 samples in CI, 2026-12-07), its current statement then
 	# PL_compiling, of line 0 (a statement of the script has its line):
 	# "<main> (FILE)", no line, true.
-	local end="(:$(plmark m_end))?\\)"
+	end="(:$(plmark m_end))?\\)"
 	last="^perl;${PNAT}perl_run;<main> \\($PLW_RE$end;${PNAT}Perl_despatch_signals;Perl_perly_sighandler;Perl_call_sv;\\(eval\\) \\($PLW_RE$end;$(pf Handler::on_alarm on_alarm);$PL_SYSCALL"
 	expect_ge "signal handler chain" "$(total "$TMP/pls.folded" "$chain")" 300
 	show_outside "$TMP/pls.folded" ';Handler::on_alarm \(' "$chain|$last"
