@@ -29,45 +29,29 @@ static const struct unwind_table *lookup_table(void *ctx, uint64_t pc, uint64_t 
  * The JSFunction a V8 frame left by a frame-pointer step kept (its frame
  * pointer f->bp), read from the copied stack as the kernel's walk reads it
  * (unwind_in_kernel_step.h, ku_v8_frame): 0 if it is no JavaScript frame,
- * or if the live stack does not hold that frame any more.  The copy is
+ * or if its slot in the live stack holds another word now.  The copy is
  * named after the event, and the kernel's walk reads the function's
  * SharedFunctionInfo at the event, the copy cannot: a young JSFunction the
  * GC moved since (which rewrote the slot) left its address to other
  * objects, another function's maybe (node making a closure a call, 13 of
  * 1,929 samples named as the other of two such functions, and 1,333
- * unnamed, in the kernel's walk before it read them at the event).
- *
- * The function's slot alone is not enough: young closures are made at the
- * same few addresses over and over, so a frame made since at the same
- * place may hold the same word for another function.  Beside three builds
- * the kernel's walks of closures.js fell back to copies for 160-530 of
- * its JavaScript frames a run (its map list lagging behind V8's new code),
- * and 3 runs in ~60 had a workLeft named under runRight (not seen again in
- * ~700: this is the one way we found).  So its context, saved frame
- * pointer and return address must be the same too: the same caller at the
- * same place with the same context.  Two literals of one scope called in
- * turn from one call site can still pass: such a frame is named as the
- * function at that address now.
+ * unnamed, in the kernel's walk before it read them at the event).  A
+ * slot still holding it: the same function, or a frame since made at the
+ * same place for the same function.
  */
 static uint64_t v8_function(const struct v8_meta *v8, const struct unwind_stack *stack,
 			    const struct unwind_frame *f, const struct map *m, uint32_t pid)
 {
-	uint64_t cx, fn, link[2], now[4];
-	struct iovec to = { now, sizeof(now) };
-	struct iovec from[3] = {
-		{ (void *)(uintptr_t)(f->bp + (int64_t)v8->fp_function), 8 },
-		{ (void *)(uintptr_t)(f->bp + (int64_t)v8->fp_context), 8 },
-		{ (void *)(uintptr_t)f->bp, 16 },
-	};
+	uint64_t cx, fn, now;
+	struct iovec to = { &now, sizeof(now) };
+	struct iovec from = { (void *)(uintptr_t)(f->bp + (int64_t)v8->fp_function), sizeof(now) };
 
 	if (!f->bp || unwind_stack_read((void *)stack, f->bp + (int64_t)v8->fp_context, &cx) ||
 	    (cx & 3) != 1 ||
 	    unwind_stack_read((void *)stack, f->bp + (int64_t)v8->fp_function, &fn) ||
-	    (fn & 3) != 1 || fn >> 48 || unwind_stack_read((void *)stack, f->bp, &link[0]) ||
-	    unwind_stack_read((void *)stack, f->bp + 8, &link[1]))
+	    (fn & 3) != 1 || fn >> 48)
 		return 0;
-	if (process_vm_readv((pid_t)pid, &to, 1, from, 3, 0) != sizeof(now) || now[0] != fn ||
-	    now[1] != cx || now[2] != link[0] || now[3] != link[1])
+	if (process_vm_readv((pid_t)pid, &to, 1, &from, 1, 0) != sizeof(now) || now != fn)
 		return 0;
 	if (f->exact && (!m || !m->bin)) {
 		uint8_t code[3];
