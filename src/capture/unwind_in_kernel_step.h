@@ -372,11 +372,10 @@ static __always_inline int ku_v8_leaf_framed(void *ctx, __u64 ip)
  * slot holds a heap object and whose function slot a heap object pointer
  * gets a KFRAME_V8 word after it, and the function's SharedFunctionInfo
  * one more (KFRAME_V8_SFI), which user space names from the process's
- * memory (symbolize/v8_names.c), checking every object's type.  The slots
- * are read through ku_read, so a remembered walk (ku_memo) is reused only
- * while they are unchanged too; then the function is the same object, and
- * so is its SharedFunctionInfo (one read of the heap, ~140 ns a frame:
- * docs/performance.md).
+ * memory (symbolize/v8_names.c), checking every object's type.  That one
+ * read of the heap (~140 ns a frame: docs/performance.md) keeps the walk
+ * from being remembered (ku_read_heap): the same slot words may hold
+ * another function at the same address next time.
  */
 static __always_inline void ku_v8_frame(struct ku_state *s, const struct kunwind_proc *p,
 					void *ctx, int anon)
