@@ -6,6 +6,8 @@
 #include "profile/copy_unwind.h"
 #include "profile/hotspot_frames.h"
 #include "profile/jit_frames.h"
+#include "symbolize/v8_heap.h"
+#include "symbolize/v8_inlined.h"
 
 struct lookup_ctx {
 	struct binary_cache *bins;
@@ -26,42 +28,86 @@ static const struct unwind_table *lookup_table(void *ctx, uint64_t pc, uint64_t 
 }
 
 /*
+ * Whether the live frame of pid at bp still holds fn and ba in its
+ * function's and BytecodeArray's slots (one read over both).
+ */
+static bool live_frame_holds(uint32_t pid, const struct v8_meta *v8, uint64_t bp, uint64_t fn,
+			     uint64_t ba)
+{
+	int32_t lo = v8->fp_function < v8->fp_bytecode_array ? v8->fp_function :
+							       v8->fp_bytecode_array;
+	int32_t hi = v8->fp_function ^ v8->fp_bytecode_array ^ lo;
+	uint64_t w[8];
+	struct iovec to = { w, (size_t)(hi - lo) + 8 };
+	struct iovec from = { (void *)(uintptr_t)(bp + (int64_t)lo), to.iov_len };
+
+	if (hi - lo > 56 || (hi - lo) % 8 ||
+	    process_vm_readv((pid_t)pid, &to, 1, &from, 1, 0) != (ssize_t)to.iov_len)
+		return false;
+	return w[(v8->fp_function - lo) / 8] == fn && w[(v8->fp_bytecode_array - lo) / 8] == ba;
+}
+
+/*
  * The JSFunction a V8 frame left by a frame-pointer step kept (its frame
  * pointer f->bp), read from the copied stack as the kernel's walk reads it
- * (unwind_in_kernel_step.h, ku_v8_frame): 0 if it is no JavaScript frame,
- * or if its slot in the live stack holds another word now.  The copy is
- * named after the event, and the kernel's walk reads the function's
- * SharedFunctionInfo at the event, the copy cannot: a young JSFunction the
- * GC moved since (which rewrote the slot) left its address to other
- * objects, another function's maybe (node making a closure a call, 13 of
- * 1,929 samples named as the other of two such functions, and 1,333
- * unnamed, in the kernel's walk before it read them at the event).  A
- * slot still holding it: the same function, or a frame since made at the
- * same place for the same function.
+ * (unwind_in_kernel_step.h, ku_v8_frame), and in *sfi the function it ran,
+ * whose name the frame gets: 0 if it is no JavaScript frame, or if what
+ * ran there at the event cannot be told now.  The copy is named after the
+ * event, and the kernel's walk reads the function's SharedFunctionInfo at
+ * the event, the copy cannot: the function's slot still holding the same
+ * address is not enough, young closures come back at the same addresses
+ * after a scavenge (closures.js: runRight's frame over a workLeft made
+ * where its workRight had been, 3 samples in ~60 runs beside a build).
+ * So the frame's function is told by what the event copied, checked
+ * against the function now:
+ *  - optimized code at the frame's pc: the code's own function (its
+ *    deoptimization data's), which the slot's function must still have;
+ *  - an interpreted frame (in node's binary) or a baseline one (JIT code
+ *    that is not optimized): the BytecodeArray it keeps (one per function
+ *    literal), which the live frame must still hold beside the same
+ *    function, that function's SharedFunctionInfo read before and after
+ *    (a BytecodeArray the GC moved since has its live slot rewritten);
+ *  - another frame in node's binary, a builtin with JavaScript's frame
+ *    (Array.prototype.forEach's): as an interpreted one, the word in that
+ *    slot unchanged; its function is a builtin's, which stays where it is.
+ * JIT code that is none of these is not named.
  */
 static uint64_t v8_function(const struct v8_meta *v8, const struct unwind_stack *stack,
-			    const struct unwind_frame *f, const struct map *m, uint32_t pid)
+			    const struct unwind_frame *f, const struct map *m, uint32_t pid,
+			    uint64_t *sfi)
 {
-	uint64_t cx, fn, now;
-	struct iovec to = { &now, sizeof(now) };
-	struct iovec from = { (void *)(uintptr_t)(f->bp + (int64_t)v8->fp_function), sizeof(now) };
+	uint64_t cx, fn, ba, s1, s2;
+	bool jit = !m || !m->bin;
 
+	*sfi = 0;
 	if (!f->bp || unwind_stack_read((void *)stack, f->bp + (int64_t)v8->fp_context, &cx) ||
 	    (cx & 3) != 1 ||
 	    unwind_stack_read((void *)stack, f->bp + (int64_t)v8->fp_function, &fn) ||
-	    (fn & 3) != 1 || fn >> 48)
+	    (fn & 3) != 1 || fn >> 48 ||
+	    unwind_stack_read((void *)stack, f->bp + (int64_t)v8->fp_bytecode_array, &ba))
 		return 0;
-	if (process_vm_readv((pid_t)pid, &to, 1, &from, 1, 0) != sizeof(now) || now != fn)
-		return 0;
-	if (f->exact && (!m || !m->bin)) {
+	if (f->exact && jit) {
 		uint8_t code[3];
-		struct iovec local = { code, sizeof(code) };
-		struct iovec remote = { (void *)(uintptr_t)f->pc, sizeof(code) };
 
-		if (process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) != sizeof(code) ||
-		    !v8_leaf_framed(code))
+		if (v8_rd(pid, f->pc, code, sizeof(code)) || !v8_leaf_framed(code))
 			return 0;
 	}
+	if (jit) {
+		s2 = v8_code_sfi(pid, fn, f->pc, f->exact);
+		if (s2) {
+			if (v8_rd(pid, f->bp + (int64_t)v8->fp_function, &s1, sizeof(s1)) ||
+			    s1 != fn || v8_field(pid, fn, v8->fn_shared, &s1) || s1 != s2)
+				return 0;
+			*sfi = s2;
+			return fn;
+		}
+		if (v8_type_of(pid, v8, ba) != v8->type_bytecode_array)
+			return 0;
+	}
+	if (v8_field(pid, fn, v8->fn_shared, &s1) || !live_frame_holds(pid, v8, f->bp, fn, ba) ||
+	    v8_field(pid, fn, v8->fn_shared, &s2) || s1 != s2 || !v8_is_heap(s1))
+		return 0;
+	*sfi = s1;
 	return fn;
 }
 
@@ -109,11 +155,11 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 		nu++;
 		/* Room for a caller the leaf may get, and the marker. */
 		if (v8 && nu < max) {
-			uint64_t fn = v8_function(v8, stack, &scratch[i], m, proc->pid);
+			uint64_t sfi, fn = v8_function(v8, stack, &scratch[i], m, proc->pid, &sfi);
 
 			/* Inlined functions too, as long as what follows keeps its room. */
 			if (fn)
-				nu = jit_frames_v8(proc->pid, fn, 0, uf, nu, max - 1 - (n - 1 - i));
+				nu = jit_frames_v8(proc->pid, fn, sfi, uf, nu, max - 1 - (n - 1 - i));
 		}
 		/* Room for the methods inlined into it, and the marker. */
 		if (hw.meta && name_jit && m && m->anon)

@@ -32,6 +32,7 @@
 /* A Code's header as read: its instructions, kind and tables. */
 struct code {
 	uint64_t obj, start, end, positions, deopt;
+	bool opt;		/* TurboFan's or Maglev's (else baseline code, a builtin's, ...) */
 };
 
 /* A pc's chain, by what it was read from: a freed Code's reuse changes one of these. */
@@ -51,6 +52,7 @@ static struct {
 	struct {
 		uint32_t pid;
 		uint64_t start, end, obj;
+		uint64_t deopt, sfi;	/* the code's function, once read (v8_code_sfi) */
 	} ranges[RANGES_MAX];
 	unsigned next_range;
 } reg;
@@ -70,8 +72,8 @@ static uint64_t chain_hash(const struct chain *k)
 }
 
 /*
- * obj (tagged) read as optimized code (TurboFan's or Maglev's) whose
- * instructions hold pc; false if it is not.
+ * obj (tagged) read as a Code whose instructions hold pc, of any kind
+ * (c->opt: optimized); false if it is not.
  */
 static bool code_read(uint32_t pid, const struct v8_meta *m, uint64_t obj, uint64_t pc,
 		      struct code *c)
@@ -101,14 +103,13 @@ static bool code_read(uint32_t pid, const struct v8_meta *m, uint64_t obj, uint6
 	memcpy(&size, h + m->code_isize, 4);
 	memcpy(&flags, h + m->code_flags, 4);
 	kind = (flags >> m->code_kind_shift) & m->code_kind_mask;
-	if (kind != m->kind_turbofan && kind != m->kind_maglev)
-		return false;
 	if (m->stream_header)
 		memcpy(&start, h + m->code_istart, 8);
 	else
 		start = obj - 1 + m->code_istart;
 	if (size <= 0 || pc < start || pc - start >= (uint64_t)size)
 		return false;
+	c->opt = kind == m->kind_turbofan || kind == m->kind_maglev;
 	c->obj = obj;
 	c->start = start;
 	c->end = start + (uint64_t)size;
@@ -117,7 +118,8 @@ static bool code_read(uint32_t pid, const struct v8_meta *m, uint64_t obj, uint6
 	return true;
 }
 
-static void range_note(uint32_t pid, const struct code *c)
+/* Remembers c, found for pid: the entry it is at. */
+static unsigned range_note(uint32_t pid, const struct code *c)
 {
 	unsigned i = reg.next_range++ % RANGES_MAX;
 
@@ -125,6 +127,24 @@ static void range_note(uint32_t pid, const struct code *c)
 	reg.ranges[i].start = c->start;
 	reg.ranges[i].end = c->end;
 	reg.ranges[i].obj = c->obj;
+	reg.ranges[i].deopt = c->deopt;
+	reg.ranges[i].sfi = 0;
+	return i;
+}
+
+/*
+ * A remembered Code holding pc, read again (freed code's place may hold
+ * another since): its entry, c filled; -1 if none.
+ */
+static int range_find(uint32_t pid, const struct v8_meta *m, uint64_t pc, struct code *c)
+{
+	unsigned i;
+
+	for (i = 0; i < RANGES_MAX; i++)
+		if (reg.ranges[i].pid == pid && pc >= reg.ranges[i].start &&
+		    pc < reg.ranges[i].end && code_read(pid, m, reg.ranges[i].obj, pc, c))
+			return (int)i;
+	return -1;
 }
 
 /*
@@ -133,8 +153,9 @@ static void range_note(uint32_t pid, const struct code *c)
  * header whose second word points to the Code (V8 11 on), or inside the
  * Code, code_istart bytes after its map, which is code_map, every Code's
  * (V8 10).  From the aligned address below pc back, a page at a time.  A
- * candidate is believed once code_read() finds a Code of its kind holding
- * pc there.
+ * candidate is believed once code_read() finds a Code holding pc there, of
+ * any kind: baseline code's pcs (Sparkplug's) end the scan at once, not
+ * after SCAN_TRIES_MAX reads (~85% of copied node stacks' reads before).
  */
 static bool code_scan(uint32_t pid, const struct v8_meta *m, uint64_t pc, uint64_t code_map,
 		      struct code *c)
@@ -142,14 +163,10 @@ static bool code_scan(uint32_t pid, const struct v8_meta *m, uint64_t pc, uint64
 	uint64_t a = pc & ~63ull, lo = pc > CODE_SCAN_MAX ? pc - CODE_SCAN_MAX : 0;
 	uint64_t back = m->stream_header ? m->stream_header - 8 : m->code_istart;
 	uint64_t words[512];
-	unsigned i, tries = 0;
+	unsigned tries = 0;
 
 	if (!m->stream_header && !code_map)
 		return false;
-	for (i = 0; i < RANGES_MAX; i++)
-		if (reg.ranges[i].pid == pid && pc >= reg.ranges[i].start &&
-		    pc < reg.ranges[i].end && code_read(pid, m, reg.ranges[i].obj, pc, c))
-			return true;
 	while (a > lo && a > back) {
 		/*
 		 * The words from candidate a's down to the start of their page
@@ -168,13 +185,32 @@ static bool code_scan(uint32_t pid, const struct v8_meta *m, uint64_t pc, uint64
 				return false;
 			if (!code_read(pid, m, m->stream_header ? w : a - back + 1, pc, c))
 				continue;
-			if (c->start != a)
-				return false;
-			range_note(pid, c);
-			return true;
+			return c->start == a;
 		}
 	}
 	return false;
+}
+
+/*
+ * The Code whose instructions hold pc (any kind), remembered (its entry in
+ * reg.ranges), or fn's own (a tagged JSFunction, 0: not looked at), or
+ * found by code_scan(): its entry, or -1 if none.
+ */
+static int code_at(uint32_t pid, const struct v8_meta *m, uint64_t fn, uint64_t pc,
+		   struct code *c)
+{
+	uint64_t obj = 0, code_map = 0;
+	int i = range_find(pid, m, pc, c);
+
+	if (i >= 0)
+		return i;
+	/* V8 10: the scan knows a Code by its map, the function's Code's. */
+	if (fn && m->fn_code && !v8_field(pid, fn, m->fn_code, &obj) && !m->stream_header &&
+	    v8_type_of(pid, m, obj) == m->type_code)
+		v8_field(pid, obj, m->obj_map, &code_map);
+	if (fn && m->fn_code && obj && code_read(pid, m, obj, pc, c))
+		return (int)range_note(pid, c);
+	return code_scan(pid, m, pc, code_map, c) ? (int)range_note(pid, c) : -1;
 }
 
 /* An unsigned LEB128-style varint, zigzag-decoded; false past the end. */
@@ -302,7 +338,7 @@ int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t sfi, uint64_t pc, bool lea
 	const struct v8_meta *m = v8_names_meta(pid);
 	struct chain key = { .pid = pid, .leaf = leaf, .pc = pc }, *e;
 	struct code c;
-	uint64_t obj = 0, code_map = 0, h;
+	uint64_t h;
 	bool same_fn;
 
 	if (!m || !m->code_known || !v8_is_heap(fn) || v8_field(pid, fn, m->fn_shared, &key.sfi))
@@ -315,16 +351,8 @@ int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t sfi, uint64_t pc, bool lea
 	same_fn = !sfi || key.sfi == sfi;
 	if (sfi)
 		key.sfi = sfi;
-	/* V8 10: the scan knows a Code by its map, the function's Code's. */
-	if (same_fn && m->fn_code && !v8_field(pid, fn, m->fn_code, &obj) && !m->stream_header &&
-	    v8_type_of(pid, m, obj) == m->type_code)
-		v8_field(pid, obj, m->obj_map, &code_map);
-	if (!same_fn)
-		obj = 0;
-	if (!m->fn_code || !obj || !code_read(pid, m, obj, pc, &c)) {
-		if (!code_scan(pid, m, pc, code_map, &c))
-			return 0;
-	}
+	if (code_at(pid, m, same_fn ? fn : 0, pc, &c) < 0 || !c.opt)
+		return 0;
 	key.code = c.obj;
 	key.positions = c.positions;
 	key.deopt = c.deopt;
@@ -353,4 +381,29 @@ int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t sfi, uint64_t pc, bool lea
 	}
 	memcpy(out, e->f, sizeof(e->f[0]) * (size_t)e->n);
 	return e->n;
+}
+
+uint64_t v8_code_sfi(uint32_t pid, uint64_t fn, uint64_t pc, bool leaf)
+{
+	const struct v8_meta *m = v8_names_meta(pid);
+	struct code c;
+	uint64_t sfi;
+	int i;
+
+	if (!m || !m->code_known || !pc)
+		return 0;
+	/* A return address may end its code: the call before it is in it. */
+	i = code_at(pid, m, v8_is_heap(fn) ? fn : 0, pc - (leaf ? 0 : 1), &c);
+	if (i < 0 || !c.opt)
+		return 0;
+	/* The same Code object with the same deoptimization data: the same function. */
+	if (reg.ranges[i].sfi && reg.ranges[i].obj == c.obj && reg.ranges[i].deopt == c.deopt)
+		return reg.ranges[i].sfi;
+	if (!element(pid, m, c.deopt, m->di_sfi, &sfi) ||
+	    (m->sfi_wrapped && v8_field(pid, sfi, m->sfi_wrapped, &sfi)) ||
+	    v8_type_of(pid, m, sfi) != m->type_sfi)
+		return 0;
+	reg.ranges[i].deopt = c.deopt;
+	reg.ranges[i].sfi = sfi;
+	return sfi;
 }

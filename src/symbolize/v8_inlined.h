@@ -38,6 +38,15 @@ int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t sfi, uint64_t pc, bool lea
 		  const struct v8_name *out[V8_INLINED_MAX]);
 
 /*
+ * The SharedFunctionInfo (tagged) of the optimized code (TurboFan's or
+ * Maglev's) holding pc in pid, from the code's deoptimization data: whose
+ * code it is, whatever function a frame's slot holds now; 0 if pc is in
+ * no such code or it cannot be read.  fn: the frame's JSFunction, whose
+ * code is looked at first (0: none); leaf as v8_inlined_at().
+ */
+uint64_t v8_code_sfi(uint32_t pid, uint64_t fn, uint64_t pc, bool leaf);
+
+/*
  * In a source position table's bytes (V8's encoding: per entry, the code
  * offset's delta and the source position's, each a zigzag varint, 7 bits
  * a byte, the low first; a code delta d < 0 stands for -d - 1 and a

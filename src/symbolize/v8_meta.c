@@ -22,6 +22,7 @@ struct want {
 static struct want wants_init[] = {
 	W("off_fp_function", fp_function),
 	W("off_fp_context", fp_context),
+	W("off_fp_bytecode_array", fp_bytecode_array),
 	W("SmiShiftSize", smi_shift),
 	W("class_HeapObject__map__", obj_map),
 	W("class_Map__instance_type__", map_type),
@@ -49,6 +50,7 @@ static struct want wants_init[] = {
 	W("type_Script__SCRIPT_TYPE", type_script),
 	W("type_ScopeInfo__SCOPE_INFO_TYPE", type_scope_info),
 	W("type_FixedArray__FIXED_ARRAY_TYPE", type_fixed_array),
+	W("type_BytecodeArray__BYTECODE_ARRAY_TYPE", type_bytecode_array),
 	W("FirstNonstringType", first_nonstring),
 	W("StringRepresentationMask", str_repr_mask),
 	W("SeqStringTag", str_seq),

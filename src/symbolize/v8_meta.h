@@ -17,6 +17,7 @@
 struct v8_meta {
 	int major, minor;		/* V8's version ("11.3" of "11.3.244.8-node.33") */
 	int32_t fp_function, fp_context;	/* JS frame slots from the frame pointer */
+	int32_t fp_bytecode_array;	/* an interpreted or baseline frame's BytecodeArray */
 	uint32_t smi_shift;		/* a Smi's value is the word >> smi_shift */
 	/* object fields (offsets from the untagged address) */
 	uint32_t obj_map, map_type;
@@ -29,6 +30,7 @@ struct v8_meta {
 	uint32_t ext_resource;		/* ExternalString: the embedder's resource; its data cached after it */
 	/* instance types */
 	uint16_t type_js_function, type_sfi, type_script, type_scope_info, type_fixed_array;
+	uint16_t type_bytecode_array;
 	uint16_t first_nonstring;
 	uint16_t str_repr_mask, str_seq, str_cons, str_sliced, str_thin, str_external;
 	uint16_t str_enc_mask, str_one_byte;

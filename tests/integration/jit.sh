@@ -215,10 +215,13 @@ test_jit_node_chain_named_copy() {
 # name the closure under them (97-98% measured, 91-96% beside a build;
 # read from the function a second later: 4%, 1,333 of 1,929 unnamed), and
 # none names the other (13 of 1,929 did).  A copied stack, named later by
-# the user-space walk, keeps a function only while its live slot still
-# holds it, which the later the fewer do (runLeft and runRight themselves
-# half the time, alternating at one address): none named wrong either (17
-# of 1,922 were).
+# the user-space walk, keeps a function only while the live frame still
+# holds it and its code or BytecodeArray is the one copied at the event,
+# which the later the fewer do (runLeft and runRight themselves half the
+# time, alternating at one address; the closures 2-8 of ~950): none named
+# wrong either (17 of 1,922 were when only the function's slot was
+# checked; with it alone, closures made at one address in turn could
+# still pass).
 test_jit_node_moved_functions_named_by_event() {
 	local f=$TMP/node-moved.folded c=$TMP/node-moved-copy.folded pct
 	local under='run(Left|Right) \([^;]*closures\.js:[0-9]+\)_\[j\];'
