@@ -111,13 +111,61 @@ static uint64_t v8_function(const struct v8_meta *v8, const struct unwind_stack 
 	return fn;
 }
 
+/* The walk's V8 step (struct unwind_stack's jit_step) for a process running V8. */
+struct v8_walk {
+	struct proc *proc;
+	bool frameless;		/* the leaf built no frame: rbp is its caller's */
+};
+
+/*
+ * A leaf in V8's builtins that has built no frame of its own steps to the
+ * return address its call left at sp, where that lies in JIT code right
+ * after a call (e8 rel32) to at most STITCH_V8_BUILTIN_MAX below the
+ * leaf's pc, as the kernel's walk does (unwind_in_kernel_step.h,
+ * ku_v8_frameless_leaf: why).  Anything else is the frame-pointer step's.
+ */
+static int v8_step(void *ctx, struct unwind_regs *r, bool exact, const struct unwind_stack *stack)
+{
+#if defined(__x86_64__)
+	struct v8_walk *w = ctx;
+	const struct map *m = exact ? proc_find_map(w->proc, r->ip) : NULL;
+	uint64_t ra, to;
+	uint8_t call[5];
+	int32_t rel;
+
+	if (!m || !m->bin || r->bp < r->sp || (r->bp & 7) ||
+	    unwind_stack_read((void *)stack, r->sp, &ra) || ra < 8)
+		return UNWIND_JIT_NOT_MINE;
+	m = proc_find_map(w->proc, ra - 1);
+	if (!m || m->bin || !m->anon || v8_rd(w->proc->pid, ra - 5, call, sizeof(call)) ||
+	    call[0] != 0xe8)
+		return UNWIND_JIT_NOT_MINE;
+	memcpy(&rel, call + 1, sizeof(rel));
+	to = ra + (uint64_t)(int64_t)rel;
+	if (to > r->ip || r->ip - to >= STITCH_V8_BUILTIN_MAX)
+		return UNWIND_JIT_NOT_MINE;
+	r->sp += 8;
+	r->ip = ra;
+	r->lr = 0;
+	w->frameless = true;
+	return 0;
+#else
+	(void)ctx;
+	(void)r;
+	(void)exact;
+	(void)stack;
+	return UNWIND_JIT_NOT_MINE;
+#endif
+}
+
 int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwind_regs *regs,
 		const struct unwind_stack *stack, struct unwind_frame *scratch, int max,
 		struct uframe *uf, enum unwind_stop *why, bool name_jit)
 {
 	struct lookup_ctx lc = { bins, proc };
-	const struct v8_meta *v8 = name_jit ? procs_v8(proc) : NULL;
+	const struct v8_meta *v8 = procs_v8(proc);
 	struct hotspot_walk hw = { proc->pid, procs_hotspot(proc) };
+	struct v8_walk vw = { proc, false };
 	struct unwind_stack st = *stack;
 	int n, i, nu = 0;
 
@@ -125,8 +173,16 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 	if (hw.meta) {
 		st.jit_step = hotspot_step;
 		st.jit_ctx = &hw;
+	} else if (v8) {
+		st.jit_step = v8_step;
+		st.jit_ctx = &vw;
 	}
 	n = unwind_user(regs, &st, lookup_table, &lc, scratch, max, why);
+	/* A leaf that built no frame: the frame at rbp is its caller's, named after that. */
+	if (vw.frameless && n)
+		scratch[0].bp = 0;
+	if (!name_jit)
+		v8 = NULL;
 	for (i = 0; i < n; i++) {
 		const struct map *m = proc_find_map(proc, scratch[i].pc);
 

@@ -128,4 +128,11 @@ struct stitch_unwind_row {
 #define STITCH_RA_IN_LR(row) 0
 #endif
 
+/*
+ * A V8 builtin's pc is this close above the call that entered it, at
+ * most: both unwinders' step out of a builtin that built no frame, on
+ * x86-64 (unwind_in_kernel_step.h, ku_v8_frameless_leaf; copy_unwind.c).
+ */
+#define STITCH_V8_BUILTIN_MAX (64u << 10)
+
 #endif /* STITCH_UNWIND_TABLE_H */

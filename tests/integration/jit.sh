@@ -241,6 +241,36 @@ test_jit_node_moved_functions_named_by_event() {
 	expect_eq "copied samples naming the other closure" "$(total "$c" "$wrong")" 0
 }
 
+# A builtin that builds no frame on its fast path (TurboFan leaves it out):
+# Builtins_GrowFastSmiOrObjectElements, growing keep[] at its push, 20-25%
+# of closures.js's samples once TurboFan inlined workLeft and workRight into
+# runLeft and runRight.  rbp is still the optimized caller's, and a
+# frame-pointer step from the builtin skipped the caller's pc, and with it
+# the inlined function: runLeft;Builtins_GrowFast... in 503 of 508 such
+# samples.  Both walks step to the return address the call left at sp
+# instead (ku_v8_frameless_leaf, copy_unwind.c's v8_step): every such leaf
+# under work(Left|Right) (480 of 492 kernel, all named ones copied), none
+# directly under run(Left|Right).
+test_jit_node_frameless_builtin_leaf() {
+	local f=$TMP/node-frameless.folded c=$TMP/node-frameless-copy.folded mode out
+	local leaf='Builtins_GrowFastSmiOrObjectElements [0-9]+$'
+	local run='run(Left|Right) \([^;]*closures\.js:[0-9]+\)_\[j\];'
+	local work='work(Left|Right) \([^;]*closures\.js:[0-9]+\)_\[j\];'
+	for mode in kernel copy; do
+		out=$f
+		[ $mode = copy ] && out=$c
+		in_tmp "$STITCH_BIN" record -F 499 --unwind=$mode -d "$NODE_D" -o "$out" -- \
+			node "$JIT_JS/closures.js" "$NODE_RUN"
+		show "$out"
+		expect_ge "$mode: samples in GrowFastSmiOrObjectElements" "$(total "$out" "$leaf")" \
+			"$(slowed 50)"
+		expect_eq "$mode: samples with it right under runLeft or runRight" \
+			"$(total "$out" "$run$leaf")" 0
+	done
+	expect_ge "% of the kernel walk's such samples under workLeft or workRight" \
+		"$(share "$f" "$leaf" "$work$leaf")" 90
+}
+
 # Debian's own node in each release's root, as a container runs it: node
 # 18 (bookworm), 20 (trixie) and 24 (sid), whose /usr/bin/node runs V8 from
 # libnode.so.NNN (the v8dbg_* symbols are there; libnode is stripped, its

@@ -54,9 +54,9 @@ struct replay {
 	/* uretprobes' return instances: the slot each replaced, and what it held */
 	uint64_t uret_tramp, uret_slot[4], uret_orig[4];
 	int nuret;
-	/* the leaf's code, for V8's prologue check (ku_read_code) */
-	uint64_t code_addr;
-	uint32_t code, code_len;
+	/* the leaf's code, for V8's prologue check (ku_read_code), and a call's */
+	uint64_t code_addr, code2_addr;
+	uint32_t code, code_len, code2;
 	/* one word of V8's heap (ku_read_heap): a function's SharedFunctionInfo */
 	uint64_t heap_addr, heap_word;
 };
@@ -116,11 +116,15 @@ static int ku_uret_orig(void *ctx, __u64 ip, __u64 slot, __u64 *ra)
 	return 0;
 }
 
-/* Code bytes: only what a test puts at code_addr (arm64's walk reads none). */
+/* Code bytes: only what a test puts at code_addr and code2_addr (arm64's walk reads none). */
 static __attribute__((unused)) int ku_read_code(void *ctx, __u64 addr, __u32 *val)
 {
 	struct replay *r = ctx;
 
+	if (r->code2_addr && addr == r->code2_addr) {
+		*val = r->code2;
+		return 0;
+	}
 	if (!r->code_len || addr != r->code_addr)
 		return 1;
 	*val = r->code;
@@ -356,7 +360,7 @@ struct synth {
  *   0x407000 SIGNAL, 0x408000 RSP+32 rbp at CFA-48 (an epilogue, three pops in),
  *   0x409000 NO_FDE (text without CFI)
  * Binary B (0x7f0000000000.., vaddr = pc - BIN_B + 0x1000):
- *   0x1000 RSP+8
+ *   0x1000 RSP+8, 0x1800 NO_FDE
  * One anonymous executable mapping at ANON, as the kernel's list shows a
  * file it cannot read; one of JIT code at JIT.
  */
@@ -377,7 +381,8 @@ static void synth_init(struct synth *s)
 	s->a[8] = row(0x409000, STITCH_CFA_NO_FDE, 0, STITCH_RBP_SAME, 0);
 	s->ta = (struct unwind_table){ s->a, 9 };
 	s->b[0] = row(0x1000, STITCH_CFA_RSP, 8, STITCH_RBP_SAME, 0);
-	s->tb = (struct unwind_table){ s->b, 1 };
+	s->b[1] = row(0x1800, STITCH_CFA_NO_FDE, 0, STITCH_RBP_SAME, 0);
+	s->tb = (struct unwind_table){ s->b, 2 };
 	s->rb.stride = 16;
 	s->p = calloc(1, sizeof(*s->p));
 	s->r = calloc(1, sizeof(*s->r));
@@ -645,6 +650,78 @@ X86_TEST static void test_synthetic_v8_frames(void **state)
 	/* Code it cannot read: no word. */
 	s.r->code_len = 0;
 	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 3);
+	synth_free(&s);
+}
+
+/*
+ * A leaf in V8's builtins (text without CFI) that built no frame: rbp is
+ * still its caller's, whose return address the call left at sp.  Stepped
+ * to it where it lies in JIT code right after a call (e8 rel32) to at most
+ * STITCH_V8_BUILTIN_MAX below the leaf's pc, the caller's V8 word after
+ * the caller; anything else is the frame-pointer step, which skips it.
+ */
+X86_TEST static void test_synthetic_v8_frameless_leaf(void **state)
+{
+	/* JIT code within a call's reach of B's text without CFI (its pc BIN_B + 0x800 on) */
+	const uint64_t jit = BIN_B - 0x10000, ra = jit + 0x40, leaf = BIN_B + 0x900;
+	const uint64_t fn = 0x3f9865310811ull, cx = 0x3f9865300a01ull;
+	const uint32_t rel = (uint32_t)(BIN_B + 0x800 - ra);
+	struct unwind_regs regs;
+	struct synth s;
+	int stop, i;
+
+	synth_init(&s);
+	/* Moved there, past ANON: the list stays sorted by start. */
+	for (i = 0; i + 1 < (int)s.p->nr; i++) {
+		if (s.p->maps[i].start == JIT) {
+			struct kunwind_map t = s.p->maps[i];
+
+			t.start = jit;
+			t.end = jit + 0x1000;
+			s.p->maps[i] = s.p->maps[i + 1];
+			s.p->maps[i + 1] = t;
+			assert_true(s.p->maps[i].start < jit && jit + 0x1000 <= s.p->maps[i + 2].start);
+			break;
+		}
+	}
+	s.p->v8_fp_function = -16;
+	s.p->v8_fp_context = -8;
+	*at(STACK_BASE) = ra;				/* the builtin's return address, */
+	*at(STACK_BASE + 0x10) = fn;			/* the caller's function, */
+	*at(STACK_BASE + 0x18) = cx;			/* its context, */
+	*at(STACK_BASE + 0x20) = STACK_BASE + 0x40;	/* its saved rbp, */
+	*at(STACK_BASE + 0x28) = 0x405010;		/* its return address: END */
+	regs = (struct unwind_regs){ leaf, STACK_BASE, STACK_BASE + 0x20 };
+	s.r->code_addr = ra - 8;			/* ... e8 <- ra - 5 */
+	s.r->code_len = 4;
+	s.r->code = 0xe8000000;
+	s.r->code2_addr = ra - 4;			/* its rel32 */
+	s.r->code2 = rel;				/* to BIN_B + 0x800 */
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 4);
+	assert_int_equal(stop, KUNWIND_STOP_END);
+	assert_int_equal(s.r->frames[0] & KFRAME_KIND_MASK, KFRAME_IN_BINARY | KFRAME_EXACT);
+	assert_int_equal(s.r->frames[1], (ra & KFRAME_ADDR_MASK) | KFRAME_BY_FP);
+	assert_int_equal(s.r->frames[2], KFRAME_V8 | fn);
+	assert_int_equal(s.r->frames[3] & KFRAME_ADDR_MASK, 0x405010);
+
+	/* No call right before it, or one to elsewhere: the frame-pointer step, as before. */
+	s.r->code = 0xe9000000;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 3);
+	assert_int_equal(s.r->frames[1], KFRAME_V8 | fn);
+	assert_int_equal(s.r->frames[2] & KFRAME_ADDR_MASK, 0x405010);
+	s.r->code = 0xe8000000;
+	s.r->code2 = rel + 0x200;			/* to past the leaf's pc */
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 3);
+	s.r->code2 = rel - STITCH_V8_BUILTIN_MAX;	/* too far below it */
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 3);
+	s.r->code2 = rel;
+	/* A word at sp that is no return address into JIT code (a push since). */
+	*at(STACK_BASE) = 0x401010;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 3);
+	*at(STACK_BASE) = ra;
+	/* Not V8's: no such step. */
+	s.p->v8_fp_function = 0;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 2);
 	synth_free(&s);
 }
 
@@ -1198,6 +1275,7 @@ int main(void)
 		cmocka_unit_test(test_synthetic_epilogue),
 		cmocka_unit_test(test_synthetic_frame_pointer),
 		cmocka_unit_test(test_synthetic_v8_frames),
+		cmocka_unit_test(test_synthetic_v8_frameless_leaf),
 #endif
 		cmocka_unit_test(test_build_proc_vsyscall),
 		cmocka_unit_test(test_build_proc_uprobes_page),
