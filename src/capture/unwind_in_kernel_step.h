@@ -409,8 +409,8 @@ static __always_inline void ku_v8_frame(struct ku_state *s, const struct kunwind
  * samples).  rbp is still the caller's, and the frame-pointer step would
  * skip the caller's pc, an optimized frame's that places the functions
  * inlined into it.  The return address the call left at sp is believed if
- * it lies in JIT code right after a call (e8 rel32) whose target is at most
- * STITCH_V8_BUILTIN_MAX below the leaf's pc: then nothing was pushed since.
+ * it lies in JIT code right after a call to the leaf's builtin
+ * (stitch_v8_called_from): then nothing was pushed since.
  * Steps to it (sp + 8, rbp kept): 1, else 0.
  */
 static __always_inline int ku_v8_frameless_leaf(struct ku_state *s, const struct kunwind_proc *p,
@@ -421,17 +421,16 @@ static __always_inline int ku_v8_frameless_leaf(struct ku_state *s, const struct
 #else
 	const struct kunwind_map *m;
 	__u32 op, rel;
-	__u64 ra, to;
+	__u64 ra;
 
 	if (ku_read(s, ctx, s->sp, &ra) || ra < 8)
 		return 0;
 	m = ku_map_search(p, ra - 1);
 	if (!m || !(m->flags & KUNWIND_MAP_ANON))
 		return 0;
-	if (ku_read_code(ctx, ra - 8, &op) || (op >> 24) != 0xe8 || ku_read_code(ctx, ra - 4, &rel))
-		return 0;
-	to = ra + (__u64)(__s64)(__s32)rel;
-	if (to > s->ip || s->ip - to >= STITCH_V8_BUILTIN_MAX)
+	/* The byte at ra - 5 is the top one of the word at ra - 8. */
+	if (ku_read_code(ctx, ra - 8, &op) || ku_read_code(ctx, ra - 4, &rel) ||
+	    !stitch_v8_called_from(ra, op >> 24, (__s32)rel, s->ip))
 		return 0;
 	s->sp += 8;
 	s->ip = ra;

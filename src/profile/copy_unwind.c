@@ -120,16 +120,16 @@ struct v8_walk {
 /*
  * A leaf in V8's builtins that has built no frame of its own steps to the
  * return address its call left at sp, where that lies in JIT code right
- * after a call (e8 rel32) to at most STITCH_V8_BUILTIN_MAX below the
- * leaf's pc, as the kernel's walk does (unwind_in_kernel_step.h,
- * ku_v8_frameless_leaf: why).  Anything else is the frame-pointer step's.
+ * after a call to it (stitch_v8_called_from), as the kernel's walk does
+ * (unwind_in_kernel_step.h, ku_v8_frameless_leaf: why).  Anything else is
+ * the frame-pointer step's.
  */
 static int v8_step(void *ctx, struct unwind_regs *r, bool exact, const struct unwind_stack *stack)
 {
 #if defined(__x86_64__)
 	struct v8_walk *w = ctx;
 	const struct map *m = exact ? proc_find_map(w->proc, r->ip) : NULL;
-	uint64_t ra, to;
+	uint64_t ra;
 	uint8_t call[5];
 	int32_t rel;
 
@@ -137,12 +137,10 @@ static int v8_step(void *ctx, struct unwind_regs *r, bool exact, const struct un
 	    unwind_stack_read((void *)stack, r->sp, &ra) || ra < 8)
 		return UNWIND_JIT_NOT_MINE;
 	m = proc_find_map(w->proc, ra - 1);
-	if (!m || m->bin || !m->anon || v8_rd(w->proc->pid, ra - 5, call, sizeof(call)) ||
-	    call[0] != 0xe8)
+	if (!m || m->bin || !m->anon || v8_rd(w->proc->pid, ra - 5, call, sizeof(call)))
 		return UNWIND_JIT_NOT_MINE;
 	memcpy(&rel, call + 1, sizeof(rel));
-	to = ra + (uint64_t)(int64_t)rel;
-	if (to > r->ip || r->ip - to >= STITCH_V8_BUILTIN_MAX)
+	if (!stitch_v8_called_from(ra, call[0], rel, r->ip))
 		return UNWIND_JIT_NOT_MINE;
 	r->sp += 8;
 	r->ip = ra;

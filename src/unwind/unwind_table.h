@@ -28,12 +28,16 @@
 #define STITCH_UNWIND_TABLE_H
 
 #ifdef __bpf__
+typedef __u64 stitch_u64;
+typedef __s32 stitch_s32;
 typedef __u32 stitch_u32;
 typedef __s16 stitch_s16;
 typedef __u8 stitch_u8;
 typedef __u16 stitch_u16;
 #else
 #include <stdint.h>
+typedef uint64_t stitch_u64;
+typedef int32_t stitch_s32;
 typedef uint32_t stitch_u32;
 typedef int16_t stitch_s16;
 typedef uint8_t stitch_u8;
@@ -128,11 +132,23 @@ struct stitch_unwind_row {
 #define STITCH_RA_IN_LR(row) 0
 #endif
 
-/*
- * A V8 builtin's pc is this close above the call that entered it, at
- * most: both unwinders' step out of a builtin that built no frame, on
- * x86-64 (unwind_in_kernel_step.h, ku_v8_frameless_leaf; copy_unwind.c).
- */
+/* A V8 builtin's pc is this close above the call that entered it, at most. */
 #define STITCH_V8_BUILTIN_MAX (64u << 10)
+
+/*
+ * Whether ra, the word at the sp of a leaf in V8's builtins at pc, is the
+ * return address of the call that entered it, nothing pushed since: right
+ * after a call (op, the byte at ra - 5, e8; rel, the rel32 after it) whose
+ * target is at most STITCH_V8_BUILTIN_MAX below pc.  Both unwinders' step
+ * out of a builtin that built no frame, on x86-64 (unwind_in_kernel_step.h,
+ * ku_v8_frameless_leaf: why; copy_unwind.c, v8_step).
+ */
+static inline __attribute__((always_inline)) int
+stitch_v8_called_from(stitch_u64 ra, stitch_u8 op, stitch_s32 rel, stitch_u64 pc)
+{
+	stitch_u64 to = ra + (stitch_u64)(long long)rel;
+
+	return op == 0xe8 && to <= pc && pc - to < STITCH_V8_BUILTIN_MAX;
+}
 
 #endif /* STITCH_UNWIND_TABLE_H */
