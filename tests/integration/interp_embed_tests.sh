@@ -19,6 +19,7 @@ embed_cpu_check() {
 	burn="Thread\\.run \\([^)]*threading\\.py:[0-9]+\\);([^;()]+;)*cpu_a \\($re:$(line cpu_a)\\);$(py_burn "$re")"
 	show "$out"
 	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$out" "$comm.*$burn")" 300
+	show_outside "$out" ';cpu_burn \(' "$comm$start.*$burn( |;)"
 	expect_eq "% of cpu_burn() samples with the exact chain" \
 		"$(share "$out" ';cpu_burn \(' "$comm$start.*$burn( |;)")" 100
 	expect_eq "B's frames with cpu_burn" "$(total "$out" 'b_sleep.*cpu_burn|cpu_burn.*b_sleep')" 0

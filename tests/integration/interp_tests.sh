@@ -385,6 +385,7 @@ py_old_check() {
 	show "$o-cpu.folded"
 	burn="$PYOLD_BOOT$(fo cpu_a cpu_a);$NAT$(py_burn "$re")( |;)"
 	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$o-cpu.folded" "$burn")" 300
+	show_outside "$o-cpu.folded" ';cpu_burn \(' "$burn"
 	expect_eq "% of cpu_burn() samples with the exact chain" \
 		"$(share "$o-cpu.folded" ';cpu_burn \(' "$burn")" 100
 	expect_eq "B's frames with cpu_burn" \
@@ -617,6 +618,7 @@ test_python315_cpu_samples_sid() {
 	expect_eq "warnings" "$(grep -c 'not supported' "$TMP/p315c.err")" 0
 	burn="$BOOT$(f cpu_a cpu_a);$(py_burn "$PYW_RE")"
 	expect_ge "samples in cpu_a -> cpu_burn" "$(total "$TMP/p315c.folded" "$burn")" 600
+	show_outside "$TMP/p315c.folded" ';cpu_burn \(' "$burn"
 	expect_eq "% of cpu_burn() samples with the exact chain" \
 		"$(share "$TMP/p315c.folded" ';cpu_burn \(' "$burn")" 100
 	expect_eq "B's frames under cpu_burn" \
