@@ -186,13 +186,13 @@ static struct binary *open_mapping(struct procs *ps, struct proc *p, uint64_t st
 	 * ID, path and root is held: the very bytes, the same name and debug
 	 * files (a build's cc1, as and python3 started again and again).
 	 */
-	snprintf(root, sizeof(root), "/proc/%u/root", pid);
 	if (id && id->build_id_len && proc_root_known(p)) {
 		b = binary_find_held(ps->bins, id->build_id, id->build_id_len, path, p->root_dev,
 				     p->root_ino);
 		if (b)
 			return b;
 	}
+	snprintf(root, sizeof(root), "/proc/%u/root", pid);
 	snprintf(buf, sizeof(buf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
 	fd = open(buf, O_RDONLY | O_CLOEXEC);
 	mapped = fd >= 0;
