@@ -373,10 +373,15 @@ static struct proc *proc_get_lazy(struct procs *ps, uint32_t pid)
 	return p;
 }
 
-/* Would applying this record open a file (add_map)? */
-static bool pending_opens_file(struct procs *ps, struct proc *p, const struct pending_mmap *pm)
+static char *pending_path(struct pending_mmap *pm)
 {
-	const char *path = pm->path;
+	return pm->path ? pm->path : pm->short_path;
+}
+
+/* Would applying this record open a file (add_map)? */
+static bool pending_opens_file(struct procs *ps, struct proc *p, struct pending_mmap *pm)
+{
+	const char *path = pending_path(pm);
 
 	if (path[0] != '/' || !strcmp(path, "//anon"))
 		return false;	/* [vdso], [uprobes], anonymous: nothing to open */
@@ -407,7 +412,7 @@ static void pending_apply(struct procs *ps, struct proc *p)
 	for (i = 0; i < p->npending; i++) {
 		struct pending_mmap *pm = &p->pending[i];
 
-		add_map(ps, p, pm->start, pm->start + pm->len, pm->pgoff, pm->path,
+		add_map(ps, p, pm->start, pm->start + pm->len, pm->pgoff, pending_path(pm),
 			pm->has_id ? &pm->id : NULL);
 	}
 	pending_drop(p);
@@ -471,25 +476,32 @@ void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, ui
 {
 	struct proc *p = proc_get_lazy(ps, pid);
 	struct pending_mmap *pm;
-	char *copy;
+	size_t n;
 
 	if (!p || !path || start + len < start)
 		return;
 	if (p->npending >= PENDING_MAX)
 		pending_apply(ps, p);
-	copy = strdup(path);
-	if (!copy)
-		return;
 	if (array_reserve((void **)&p->pending, &p->pending_cap, p->npending + 1,
 			  sizeof(*p->pending), 8)) {
 		/* No room to wait: applied now, as it always could be. */
+		char *copy = strdup(path);
+
+		if (!copy)
+			return;
 		pending_apply(ps, p);
 		add_map(ps, p, start, start + len, pgoff, copy, id);
 		free(copy);
 		return;
 	}
-	pm = &p->pending[p->npending++];
-	*pm = (struct pending_mmap){ .start = start, .len = len, .pgoff = pgoff, .path = copy };
+	pm = &p->pending[p->npending];
+	*pm = (struct pending_mmap){ .start = start, .len = len, .pgoff = pgoff };
+	n = strlen(path);
+	if (n < sizeof(pm->short_path))
+		memcpy(pm->short_path, path, n + 1);
+	else if (!(pm->path = strdup(path)))
+		return;
+	p->npending++;
 	if (id) {
 		pm->has_id = true;
 		pm->id = *id;

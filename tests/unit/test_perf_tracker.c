@@ -623,6 +623,54 @@ static uint64_t ring_tail(const struct ring *rg)
 	return ((const struct perf_event_mmap_page *)rg->mem)->data_tail;
 }
 
+/*
+ * Paths of every length around where the queue keeps them itself (shorter
+ * than 64 bytes) or copies them out (longer), intact after the queue's
+ * sort moved the records (given here in reverse time order).
+ */
+struct seen_paths {
+	char paths[6][300];
+	int n;
+};
+
+static void note_path(void *ctx, uint32_t pid, const char *path)
+{
+	struct seen_paths *s = ctx;
+
+	(void)pid;
+	if (s->n < 6)
+		snprintf(s->paths[s->n++], sizeof(s->paths[0]), "%s", path);
+}
+
+static void test_paths_any_length(void **state)
+{
+	static const size_t lens[6] = { 1, 62, 63, 64, 65, 250 };
+	struct env *e = *state;
+	struct seen_paths s = { .n = 0 };
+	char want[6][300];
+	struct ring rg;
+	struct rec r;
+	int i;
+
+	e->t.on_mmap = note_path;
+	e->t.on_mmap_ctx = &s;
+	ring_init(&rg, 4096, 0);
+	for (i = 5; i >= 0; i--) {
+		memset(want[i], 'a' + i, lens[i]);
+		want[i][0] = '/';
+		want[i][lens[i]] = '\0';
+		mmap2(&r, P1, ADDR + 0x10000 * i, 0x1000, 0, NULL, want[i], 10 + i);
+		ring_put(&rg, r.b, r.len);
+	}
+	drain(e, &rg);
+	assert_int_equal(pending(e), 6);
+	perf_tracker_apply(&e->t, &e->ps, UINT64_MAX);
+	assert_int_equal(s.n, 6);
+	for (i = 0; i < 6; i++)
+		assert_string_equal(s.paths[i], want[i]);
+	free(rg.mem);
+}
+
 static void test_ring_wrap(void **state)
 {
 	struct env *e = *state;
@@ -750,6 +798,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_apply_until, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_tracking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_on_mmap_of_tracked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paths_any_length, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ring_wrap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ring_bad_sizes, setup, teardown),

@@ -540,6 +540,29 @@ static void test_mmap_opened_when_looked_at(void **state)
 	assert_int_equal(p->npending, 0);
 	assert_int_equal(p->nr, 1000);
 	check_sorted(p);
+
+	/*
+	 * A path of 64 bytes or more waits in a copy of its own, a shorter
+	 * one in the record: both open their file, named as the process did.
+	 */
+	{
+		char longer[PATH_MAX];
+		struct proc *q;
+		int k;
+
+		k = snprintf(longer, sizeof(longer), "/");
+		for (i = 0; i < 40; i++)
+			k += snprintf(longer + k, sizeof(longer) - k, "./");
+		snprintf(longer + k, sizeof(longer) - k, "%s", other_path + 1);
+		assert_true(strlen(longer) >= 64);
+		procs_exec(&e->ps, FAKE_PID3);
+		procs_mmap(&e->ps, FAKE_PID3, start, 0x1000, ph.p_offset & ~0xfffull, longer, &id);
+		q = procs_find(&e->ps, FAKE_PID3);
+		m = proc_find_map(q, BASE + ph.p_vaddr);
+		assert_non_null(m);
+		assert_non_null(m->bin);
+		assert_string_equal(m->bin->path, longer);
+	}
 }
 
 /*
