@@ -11,6 +11,7 @@
 #include "util/cpus.h"
 #include "proc/perf_tracker.h"
 #include "util/array.h"
+#include "util/short_path.h"
 
 #define RING_PAGES 128		/* 512 KiB of records per CPU */
 #define MAX_CPUS 1024
@@ -22,21 +23,8 @@ struct ptrack_event {
 	uint32_t pid, ppid;
 	uint64_t start, len, pgoff;
 	struct map_file_id id;
-	/*
-	 * The mapping's path: in short, or malloc'ed in path when longer.  A
-	 * strdup for each record was 6% of an agent's CPU over a build's
-	 * churn (58 of 940 samples of a self-profile: each malloc a cache
-	 * miss); a library's path is rarely longer (libc's is 35 bytes).
-	 */
-	char *path;
-	char short_path[64];
+	struct short_path path;	/* MMAP2's */
 };
-
-/* An MMAP2 record's path, wherever it is kept; NULL: none (out of memory). */
-static const char *event_path(const struct ptrack_event *ev)
-{
-	return ev->path ? ev->path : ev->short_path[0] ? ev->short_path : NULL;
-}
 
 /* The trailing sample_id for sample_type TID | TIME. */
 struct sample_id {
@@ -118,7 +106,7 @@ void perf_tracker_close(struct perf_tracker *t)
 		close(t->fds[r]);
 	}
 	for (i = t->qhead; i < t->qlen; i++)
-		free(t->q[i].path);
+		short_path_free(&t->q[i].path);
 	free(t->q);
 	free(t->fds);
 	free(t->rings);
@@ -188,7 +176,7 @@ void perf_tracker_parse_record(struct perf_tracker *t, const uint8_t *rec, size_
 		/* header, pid, tid, addr, len, pgoff, 24 bytes id, prot, flags, name */
 		const size_t name_off = 8 + 8 + 24 + 24 + 8;
 		uint64_t addr[3];
-		size_t name_max, name_len;
+		size_t name_max;
 
 		if (!read_sample_id(rec, size, name_off, &sid)) {
 			t->malformed++;
@@ -223,11 +211,9 @@ void perf_tracker_parse_record(struct perf_tracker *t, const uint8_t *rec, size_
 			ev->id.min = u32s[1];
 			ev->id.ino = ino;
 		}
-		name_len = strlen((const char *)rec + name_off);
-		if (name_len && name_len < sizeof(ev->short_path))
-			memcpy(ev->short_path, rec + name_off, name_len + 1);
-		else
-			ev->path = strdup((const char *)rec + name_off);
+		/* Without memory for its path: dropped, as its process would. */
+		if (short_path_set(&ev->path, (const char *)rec + name_off))
+			t->qlen--;
 		return;
 	}
 	case PERF_RECORD_COMM:
@@ -358,10 +344,10 @@ void perf_tracker_apply(struct perf_tracker *t, struct procs *ps, uint64_t until
 		case PERF_RECORD_MMAP2:
 			if (!procs_tracking(ps, ev->pid))
 				break;
-			procs_mmap(ps, ev->pid, ev->start, ev->len, ev->pgoff, event_path(ev),
-				   &ev->id);
-			if (t->on_mmap && event_path(ev))
-				t->on_mmap(t->on_mmap_ctx, ev->pid, event_path(ev));
+			procs_mmap(ps, ev->pid, ev->start, ev->len, ev->pgoff,
+				   short_path_str(&ev->path), &ev->id);
+			if (t->on_mmap)
+				t->on_mmap(t->on_mmap_ctx, ev->pid, short_path_str(&ev->path));
 			break;
 		case PERF_RECORD_COMM:
 			if (procs_tracking(ps, ev->pid))
@@ -377,8 +363,7 @@ void perf_tracker_apply(struct perf_tracker *t, struct procs *ps, uint64_t until
 		}
 		if (ev->type != PERF_RECORD_EXIT && ev->time <= t->lost_until)
 			procs_mark_stale(ps, ev->pid);
-		free(ev->path);
-		ev->path = NULL;
+		short_path_free(&ev->path);
 	}
 }
 

@@ -44,7 +44,7 @@ static void pending_drop(struct proc *p)
 	size_t i;
 
 	for (i = 0; i < p->npending; i++)
-		free(p->pending[i].path);
+		short_path_free(&p->pending[i].path);
 	free(p->pending);
 	p->pending = NULL;
 	p->npending = p->pending_cap = 0;
@@ -373,15 +373,10 @@ static struct proc *proc_get_lazy(struct procs *ps, uint32_t pid)
 	return p;
 }
 
-static char *pending_path(struct pending_mmap *pm)
-{
-	return pm->path ? pm->path : pm->short_path;
-}
-
 /* Would applying this record open a file (add_map)? */
 static bool pending_opens_file(struct procs *ps, struct proc *p, struct pending_mmap *pm)
 {
-	const char *path = pending_path(pm);
+	const char *path = short_path_str(&pm->path);
 
 	if (path[0] != '/' || !strcmp(path, "//anon"))
 		return false;	/* [vdso], [uprobes], anonymous: nothing to open */
@@ -412,7 +407,7 @@ static void pending_apply(struct procs *ps, struct proc *p)
 	for (i = 0; i < p->npending; i++) {
 		struct pending_mmap *pm = &p->pending[i];
 
-		add_map(ps, p, pm->start, pm->start + pm->len, pm->pgoff, pending_path(pm),
+		add_map(ps, p, pm->start, pm->start + pm->len, pm->pgoff, short_path_str(&pm->path),
 			pm->has_id ? &pm->id : NULL);
 	}
 	pending_drop(p);
@@ -476,7 +471,6 @@ void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, ui
 {
 	struct proc *p = proc_get_lazy(ps, pid);
 	struct pending_mmap *pm;
-	size_t n;
 
 	if (!p || !path || start + len < start)
 		return;
@@ -496,10 +490,7 @@ void procs_mmap(struct procs *ps, uint32_t pid, uint64_t start, uint64_t len, ui
 	}
 	pm = &p->pending[p->npending];
 	*pm = (struct pending_mmap){ .start = start, .len = len, .pgoff = pgoff };
-	n = strlen(path);
-	if (n < sizeof(pm->short_path))
-		memcpy(pm->short_path, path, n + 1);
-	else if (!(pm->path = strdup(path)))
+	if (short_path_set(&pm->path, path))
 		return;
 	p->npending++;
 	if (id) {

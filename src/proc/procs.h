@@ -16,6 +16,7 @@
 
 #include "proc/binary.h"
 #include "util/hashmap.h"
+#include "util/short_path.h"
 
 /* Identity the kernel reported for a mapped file, to check what we open. */
 struct map_file_id {
@@ -39,13 +40,7 @@ struct map {
 /* An mmap record not applied yet: its file is opened when the process is looked at. */
 struct pending_mmap {
 	uint64_t start, len, pgoff;
-	/*
-	 * Its path: malloc'ed in path if 64 bytes or longer, else in
-	 * short_path (path NULL).  A copy of each was 2% of an agent's CPU
-	 * over a build's churn (each malloc a cache miss).
-	 */
-	char *path;
-	char short_path[64];
+	struct short_path path;
 	bool has_id;
 	struct map_file_id id;
 };
