@@ -238,8 +238,8 @@ roots:
 	./tests/integration/build-roots.sh; rc=$$?; \
 	$(if $(filter x86,$(HOST_ARCH)),wait $$arm || rc=1;) exit $$rc
 
-# Replay each fuzz corpus, then fuzz briefly (5 s a target, a minute for the
-# thirteen; make fuzz-smoke FUZZ_SECONDS=600 for longer): keeps the targets
+# Replay each fuzz corpus, then fuzz briefly (5 s a target,
+# fourteen: 70 s; make fuzz-smoke FUZZ_SECONDS=600 for longer): keeps the targets
 # building and honest.
 FUZZ_SECONDS ?= 5
 fuzz-smoke: $(FUZZ_BINS)

@@ -15,6 +15,7 @@
 
 #include "symbolize/jit_names.h"
 #include "symbolize/hotspot_names.h"
+#include "symbolize/hotspot_perfdata.h"
 #include "symbolize/v8_names.h"
 #include "proc/procs.h"
 #include "util/array.h"
@@ -703,6 +704,7 @@ const struct hotspot_meta *procs_hotspot(struct proc *p)
 	p->hotspot_final = true;
 	if (err)
 		return NULL;
+	m.unloaded_count = hotspot_perfdata_counter(p->pid, "java.cls.unloadedClasses");
 	p->hotspot = malloc(sizeof(*p->hotspot));
 	if (p->hotspot)
 		*p->hotspot = m;

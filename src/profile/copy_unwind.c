@@ -6,6 +6,7 @@
 #include "profile/copy_unwind.h"
 #include "profile/hotspot_frames.h"
 #include "profile/jit_frames.h"
+#include "symbolize/hotspot_names.h"
 #include "symbolize/v8_heap.h"
 #include "symbolize/v8_inlined.h"
 
@@ -156,31 +157,17 @@ static int v8_step(void *ctx, struct unwind_regs *r, bool exact, const struct un
 #endif
 }
 
-int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwind_regs *regs,
-		const struct unwind_stack *stack, struct unwind_frame *scratch, int max,
-		struct uframe *uf, enum unwind_stop *why, bool name_jit)
+/*
+ * The walk's n frames (scratch) as uframes, JavaScript frames named if v8,
+ * Java frames if hw: how many written.
+ */
+static int frames_out(struct proc *proc, const struct unwind_stack *st,
+		      const struct unwind_frame *scratch, int n, int max, struct uframe *uf,
+		      enum unwind_stop *why, const struct v8_meta *v8,
+		      const struct hotspot_walk *hw)
 {
-	struct lookup_ctx lc = { bins, proc };
-	const struct v8_meta *v8 = procs_v8(proc);
-	struct hotspot_walk hw = { proc->pid, procs_hotspot(proc) };
-	struct v8_walk vw = { proc, false };
-	struct unwind_stack st = *stack;
-	int n, i, nu = 0;
+	int i, nu = 0;
 
-	*why = UNWIND_STOP_END;
-	if (hw.meta) {
-		st.jit_step = hotspot_step;
-		st.jit_ctx = &hw;
-	} else if (v8) {
-		st.jit_step = v8_step;
-		st.jit_ctx = &vw;
-	}
-	n = unwind_user(regs, &st, lookup_table, &lc, scratch, max, why);
-	/* A leaf that built no frame: the frame at rbp is its caller's, named after that. */
-	if (vw.frameless && n)
-		scratch[0].bp = 0;
-	if (!name_jit)
-		v8 = NULL;
 	for (i = 0; i < n; i++) {
 		const struct map *m = proc_find_map(proc, scratch[i].pc);
 
@@ -209,15 +196,53 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 		nu++;
 		/* Room for a caller the leaf may get, and the marker. */
 		if (v8 && nu < max) {
-			uint64_t sfi, fn = v8_function(v8, stack, &scratch[i], m, proc->pid, &sfi);
+			uint64_t sfi, fn = v8_function(v8, st, &scratch[i], m, proc->pid, &sfi);
 
 			/* Inlined functions too, as long as what follows keeps its room. */
 			if (fn)
 				nu = jit_frames_v8(proc->pid, fn, sfi, uf, nu, max - 1 - (n - 1 - i));
 		}
 		/* Room for the methods inlined into it, and the marker. */
-		if (hw.meta && name_jit && m && m->anon)
-			nu = hotspot_frames(&hw, &st, &scratch[i], uf, nu, max - 1);
+		if (hw && m && m->anon)
+			nu = hotspot_frames(hw, st, &scratch[i], uf, nu, max - 1);
+	}
+	return nu;
+}
+
+int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwind_regs *regs,
+		const struct unwind_stack *stack, struct unwind_frame *scratch, int max,
+		struct uframe *uf, enum unwind_stop *why, uint64_t jit_taken_ns)
+{
+	bool name_jit = jit_taken_ns != 0, name_java;
+	enum unwind_stop walk_why;
+	struct lookup_ctx lc = { bins, proc };
+	const struct v8_meta *v8 = procs_v8(proc);
+	struct hotspot_walk hw = { proc->pid, procs_hotspot(proc) };
+	struct v8_walk vw = { proc, false };
+	struct unwind_stack st = *stack;
+	int n, nu;
+
+	*why = UNWIND_STOP_END;
+	if (hw.meta) {
+		st.jit_step = hotspot_step;
+		st.jit_ctx = &hw;
+	} else if (v8) {
+		st.jit_step = v8_step;
+		st.jit_ctx = &vw;
+	}
+	n = unwind_user(regs, &st, lookup_table, &lc, scratch, max, why);
+	/* A leaf that built no frame: the frame at rbp is its caller's, named after that. */
+	if (vw.frameless && n)
+		scratch[0].bp = 0;
+	if (!name_jit)
+		v8 = NULL;
+	name_java = hw.meta && name_jit && hotspot_names_begin(proc->pid, hw.meta, jit_taken_ns);
+	walk_why = *why;
+	nu = frames_out(proc, &st, scratch, n, max, uf, why, v8, name_java ? &hw : NULL);
+	/* The JVM unloaded classes while its frames were named: none of them then. */
+	if (name_java && !hotspot_names_end(proc->pid, hw.meta)) {
+		*why = walk_why;
+		nu = frames_out(proc, &st, scratch, n, max, uf, why, v8, NULL);
 	}
 	/* Say how it ended, unless it visibly ends in an unknown frame already. */
 	if (*why != UNWIND_STOP_END && !(nu && uf[nu - 1].kind == UFRAME_UNKNOWN)) {

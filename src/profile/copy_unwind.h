@@ -16,13 +16,15 @@
  * Unwind stack from regs with the tables of proc's binaries (bins), using
  * scratch[max] for the raw frames; write them to uf (room: max + 1), ending
  * in a [truncated] or [unknown] marker where the walk stopped early (unless
- * it visibly ends in an unknown frame).  name_jit: V8's JavaScript frames
- * named from the process's heap (profile/jit_frames.h) and HotSpot's Java
- * frames from the JVM's tables (profile/hotspot_frames.h), else left as
- * walked (a JVM's compiled frames are stepped by their size either way).  Returns the frames written; *why says how the walk ended.
+ * it visibly ends in an unknown frame).  jit_taken_ns, the stack's time
+ * (CLOCK_MONOTONIC; 0: left as walked): V8's JavaScript frames named from
+ * the process's heap (profile/jit_frames.h) and HotSpot's Java frames from
+ * the JVM's tables (profile/hotspot_frames.h), unless the JVM unloaded
+ * classes since then (a JVM's compiled frames are stepped by their size
+ * either way).  Returns the frames written; *why says how the walk ended.
  */
 int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwind_regs *regs,
 		const struct unwind_stack *stack, struct unwind_frame *scratch, int max,
-		struct uframe *uf, enum unwind_stop *why, bool name_jit);
+		struct uframe *uf, enum unwind_stop *why, uint64_t jit_taken_ns);
 
 #endif /* STITCH_PROFILE_COPY_UNWIND_H */

@@ -51,7 +51,8 @@ static int frames_from_copy(struct recorder *r, const struct sample_event *e, st
 		uret[i].orig = u.orig;
 	}
 	stack.uret = (struct unwind_urets){ e->uret_tramp, uret, e->nuret };
-	n = copy_unwind(&r->bins, proc, &regs, &stack, r->uframes, MAX_UFRAMES, uf, why, name_jit);
+	n = copy_unwind(&r->bins, proc, &regs, &stack, r->uframes, MAX_UFRAMES, uf, why,
+			name_jit ? e->time_ns : 0);
 	/*
 	 * The kernel could not read the stack's first page at the event (not
 	 * present then; 3 of 7301 samples of a Python process in a busy CI

@@ -90,6 +90,7 @@ struct snapper {
 	uint8_t *key_buf;
 	struct snap_outputs out;
 	uint64_t threads_seen, bad_records;
+	uint64_t taken_ns;		/* CLOCK_MONOTONIC before this round's stacks were taken */
 };
 
 static void usage(FILE *f)
@@ -453,7 +454,8 @@ static int user_frames(struct snapper *s, const struct snap_record *r, const uin
 	for (i = 0; i < r->nuret; i++)
 		uret[i] = (struct unwind_uret){ r->uret[i].slot, r->uret[i].orig };
 	stack.uret = (struct unwind_urets){ r->uret_tramp, uret, r->nuret };
-	nu = copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf, &why, true);
+	nu = copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf, &why,
+			 s->taken_ns);
 	/* Ran off the copy: a thread that has not run since has the rest unchanged. */
 	if (why == UNWIND_STOP_TRUNCATED && (r->flags & SNAP_USTACK_CUT) &&
 	    !(r->flags & SNAP_ON_CPU)) {
@@ -465,7 +467,7 @@ static int user_frames(struct snapper *s, const struct snap_record *r, const uin
 			stack.data = whole;
 			stack.len = len;
 			nu = copy_unwind(&s->bins, proc, &regs, &stack, s->uframes, MAX_UFRAMES, uf,
-					 &why, true);
+					 &why, s->taken_ns);
 			free(whole);
 		}
 	}
@@ -756,6 +758,7 @@ static int one_round(struct snapper *s, uint32_t round)
 	double t0 = mono_s(), t1;
 	int ng = 0, i, rc = 0;
 
+	s->taken_ns = mono_ns();
 	if (read_records(s))
 		return -1;
 	procs_free(&s->procs);

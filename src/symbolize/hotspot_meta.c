@@ -454,6 +454,8 @@ int hotspot_meta_read(uint32_t pid, uint64_t bias, const struct hotspot_syms *s,
 		if (!missing && !int_const(&t, "ConstMethod::_has_linenumber_table", &m->cm_has_lines))
 			missing = "ConstMethod::_has_linenumber_table";
 	}
+	if (!field(&t, "JvmtiExport", "_can_hotswap_or_post_breakpoint", NULL, &m->can_redefine))
+		m->can_redefine = 0;
 #undef NEED
 #undef NEED_STATIC
 	tables_free(&t);

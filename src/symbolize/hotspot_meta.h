@@ -68,6 +68,16 @@ struct hotspot_meta {
 	struct hotspot_field sym_length, sym_body;
 	struct hotspot_field pcd_pc, pcd_scope;
 	uint32_t pcd_size;		/* sizeof(PcDesc) */
+	/*
+	 * What tells that a Method's memory may now hold another method
+	 * (symbolize/hotspot_names.c): the count of classes unloaded, in the
+	 * JVM's perf data (symbolize/hotspot_perfdata.h, set by the caller;
+	 * 0: none found: -XX:-UsePerfData, -XX:+PerfDisableSharedMem), and
+	 * JvmtiExport's flag that an agent may redefine classes (a static's
+	 * address, 0: not exported).
+	 */
+	uint64_t unloaded_count;
+	uint64_t can_redefine;
 };
 
 /* libjvm's table symbols in elf: 0, or -ENOENT (not a libjvm). */

@@ -65,6 +65,18 @@ int hotspot_interpreted_frame(uint32_t pid, const struct hotspot_meta *m, uint64
 			      uint64_t cache, uint64_t bcp, bool with_line,
 			      struct hotspot_frame *out);
 
+/*
+ * Before naming a stack of pid's taken at taken_ns (CLOCK_MONOTONIC): the
+ * methods named before are read again if the JVM unloaded classes since
+ * (its count of them, read from it).  False: it did after the stack was
+ * taken, and the stack's Java frames are not to be named
+ * (hotspot_names.c).
+ */
+bool hotspot_names_begin(uint32_t pid, const struct hotspot_meta *m, uint64_t taken_ns);
+
+/* After naming it: whether the names still hold (false: named again without them). */
+bool hotspot_names_end(uint32_t pid, const struct hotspot_meta *m);
+
 /* Drop what is cached of pid (it exited). */
 void hotspot_names_forget(uint32_t pid);
 
