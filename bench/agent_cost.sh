@@ -30,6 +30,13 @@
 #
 #   bench/agent_cost.sh     (HZS="19 99" KINDS="headline best build" WARM=15
 #                            WINDOW=30 PERIOD=5 CHURN=20; as root)
+#
+# An hour's soak: RSS_LOG=FILE logs the agent's RSS and peak every 2 s of
+# the window (TSV: elapsed_s, rss_kb, peak_kb); when the peak rises by 4 MB
+# or more, the agent's stacks at that moment (stitch snapshot) are appended
+# to FILE.jumps.  PERF=0 leaves out perf's rows.
+#   KINDS=build HZS=19 PERIOD=10 WINDOW=3600 PERF=0 RSS_LOG=/tmp/rss.tsv \
+#   bench/agent_cost.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -40,6 +47,8 @@ WARM=${WARM:-15}
 WINDOW=${WINDOW:-30}
 PERIOD=${PERIOD:-5}
 STITCH=${STITCH:-./stitch}
+RSS_LOG=${RSS_LOG:-}
+PERF=${PERF:-1}
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 bench_start agentcost
@@ -123,6 +132,26 @@ bpf_ns() {	# PID
 
 rss_kb() { awk -v k="$2" '$1 == k ":" { print $2 }' "/proc/$1/status"; }
 
+# The window: a sleep, or with RSS_LOG the agent's memory every 2 s.
+window() {	# PID
+	local t0=$SECONDS last=0 rss hwm
+	[ -n "$RSS_LOG" ] || { sleep "$WINDOW"; return; }
+	: >"$RSS_LOG"
+	: >"$RSS_LOG.jumps"
+	while [ $((SECONDS - t0)) -lt "$WINDOW" ] && kill -0 "$1" 2>/dev/null; do
+		rss=$(rss_kb "$1" VmRSS) hwm=$(rss_kb "$1" VmHWM)
+		printf '%s\t%s\t%s\n' "$((SECONDS - t0))" "$rss" "$hwm" >>"$RSS_LOG"
+		if [ "$last" -gt 0 ] && [ "$hwm" -ge $((last + 4096)) ]; then
+			{
+				echo "== $((SECONDS - t0)) s: peak $last -> $hwm kB, RSS $rss kB"
+				"$STITCH" snapshot -p "$1" 2>&1 | head -n 60
+			} >>"$RSS_LOG.jumps"
+		fi
+		last=$hwm
+		sleep 2
+	done
+}
+
 /usr/bin/python3 tests/agent/backend.py \
 	--kind pyroscope --port-file "$T/port" --out /dev/null >/dev/null 2>"$T/backend.err" &
 BACKEND=$!
@@ -148,7 +177,7 @@ for kind in $KINDS; do
 		pid=$!
 		sleep "$WARM"
 		c0=$(cpu_ns $pid) b0=$(bpf_ns $pid)
-		sleep "$WINDOW"
+		window $pid
 		c1=$(cpu_ns $pid) b1=$(bpf_ns $pid)
 		rss=$(rss_kb $pid VmRSS) hwm=$(rss_kb $pid VmHWM)
 		wait $pid
@@ -158,6 +187,7 @@ for kind in $KINDS; do
 				"stitch agent (+ BPF)", l, hz, (c + b) / 1e6 / w, b / 1e6 / w,
 				r / 1024, h / 1024 }'
 		stop_workload
+		[ "$PERF" = 0 ] && continue
 		start_workload "$kind"
 		/usr/bin/time -f '%M' -o "$T/perf.rss" perf stat -x, -e task-clock -o "$T/perf.stat" -- \
 			perf record -q -a -g -F "$hz" -o "$T/perf.data" -- sleep "$WINDOW" 2>/dev/null
