@@ -17,6 +17,13 @@ struct held {
 };
 
 static struct hmap held;
+/* --no-lines: one function is one frame, 'name (file)'. */
+static bool no_lines;
+
+void jit_frames_no_lines(bool on)
+{
+	no_lines = on;
+}
 
 static bool held_eq(const struct hmap_node *n, const void *key)
 {
@@ -44,7 +51,7 @@ static const struct interp_name *frame_name(const struct v8_name *v)
 	strcpy(e->in->name, v->name);
 	/* Both live as long as the program: v8_names keeps the file. */
 	e->in->file = (char *)v->file;
-	e->in->line = v->line;
+	e->in->line = no_lines ? 0 : v->line;
 	e->in->kind = FRAME_JIT;
 	e->v8 = v;
 	hmap_insert(&held, &e->node, h);
@@ -75,8 +82,8 @@ static bool named_eq(const struct hmap_node *n, const void *key)
 
 const struct interp_name *jit_frame_name(const char *name, const char *file, uint32_t line)
 {
-	struct named_key k = { name, file, line };
-	uint64_t h = hash_bytes(name, strlen(name), line) ^
+	struct named_key k = { name, file, no_lines ? 0 : line };
+	uint64_t h = hash_bytes(name, strlen(name), k.line) ^
 		     (file ? hash_bytes(file, strlen(file), 1) : 0);
 	struct named *e;
 
@@ -95,7 +102,7 @@ const struct interp_name *jit_frame_name(const char *name, const char *file, uin
 		return NULL;
 	}
 	strcpy(e->in->name, name);
-	e->in->line = line;
+	e->in->line = k.line;
 	e->in->kind = FRAME_JIT;
 	hmap_insert(&named, &e->node, h);
 	return e->in;
@@ -106,7 +113,7 @@ int jit_frames_v8(uint32_t pid, uint64_t fn, uint64_t sfi, struct uframe *uf, in
 	const struct v8_name *v = at ? v8_names_frame(pid, fn, sfi) : NULL;
 	const struct interp_name *in = v ? frame_name(v) : NULL;
 	const struct interp_name *names[V8_INLINED_MAX + 1];
-	const struct v8_name *inl[V8_INLINED_MAX];
+	const struct v8_name *chain[V8_INLINED_MAX + 1];
 	struct uframe *f;
 	int n = 0, i;
 
@@ -116,15 +123,21 @@ int jit_frames_v8(uint32_t pid, uint64_t fn, uint64_t sfi, struct uframe *uf, in
 	if (f->exact && f->kind == UFRAME_ELF) {
 		f = &uf[at++];
 	} else if (f->kind == UFRAME_UNKNOWN) {
-		/* Its code's: what TurboFan or Maglev inlined at its pc, innermost first. */
-		n = v8_inlined_at(pid, fn, sfi, f->addr, f->exact, inl);
-		if (at + n > max)
+		/*
+		 * Its code's: what TurboFan or Maglev inlined at its pc,
+		 * innermost first, then its own function, each at its line.
+		 */
+		n = v8_inlined_at(pid, fn, sfi, f->addr, f->exact, chain);
+		if (at + n - 1 > max)
 			n = 0;
 		for (i = 0; i < n; i++) {
-			names[i] = frame_name(inl[i]);
+			names[i] = frame_name(chain[i]);
 			if (!names[i])
 				n = 0;
 		}
+		/* Its own function, at its line, is the frame's name. */
+		if (n)
+			in = names[--n];
 	}
 	names[n] = in;
 	for (i = 0; i <= n; i++) {

@@ -8,6 +8,7 @@
 #ifndef STITCH_PROFILE_JIT_FRAMES_H
 #define STITCH_PROFILE_JIT_FRAMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "profile/stacks.h"
@@ -20,10 +21,12 @@
  * running on the function's frame), after it, as its caller.  A return
  * address lies in the function of its own frame (V8 builds the frame before
  * any call), and so does a leaf in JIT code (the walk checked it is past the
- * prologue).  A frame of optimized code gets, before its function, the
- * functions inlined at its pc (symbolize/v8_inlined.h), innermost first,
- * if uf has room for them below max frames.  Returns how many frames uf
- * holds now.
+ * prologue).  A frame of optimized code is named at the line its pc is
+ * at, and gets, before it, the functions inlined at its pc, innermost
+ * first, each at its line (symbolize/v8_inlined.h), if uf has room for
+ * them below max frames; other frames (interpreted, baseline: V8 exports no
+ * offset of a BytecodeArray's position table) at the line where their
+ * function is defined.  Returns how many frames uf holds now.
  */
 int jit_frames_v8(uint32_t pid, uint64_t fn, uint64_t sfi, struct uframe *uf, int at, int max);
 
@@ -33,5 +36,8 @@ int jit_frames_v8(uint32_t pid, uint64_t fn, uint64_t sfi, struct uframe *uf, in
  * memory.  The strings are copied.
  */
 const struct interp_name *jit_frame_name(const char *name, const char *file, uint32_t line);
+
+/* JIT frames named from now on without their lines (on: record's --no-lines). */
+void jit_frames_no_lines(bool on);
 
 #endif /* STITCH_PROFILE_JIT_FRAMES_H */

@@ -12,6 +12,7 @@
 #include "capture/alloc_sampling.h"
 #include "record/record_internal.h"
 #include "kernel/features.h"
+#include "profile/jit_frames.h"
 #include "util/core_btf.h"
 #include "util/libbpf_log.h"
 
@@ -462,6 +463,7 @@ static int load_bpf(struct recorder *r)
 	r->offcpu.fds = counted_fds_of(r);
 	/* Loaded again after a fallback: start over with the new maps. */
 	interp_free(&r->interp);
+	jit_frames_no_lines(o->no_lines);
 	err = interp_init(&r->interp, bpf_map__fd(r->skel->maps.interp_procs),
 			  bpf_map__fd(r->skel->maps.interp_layouts), o->no_lines);
 	r->interp.any_procs = &r->skel->bss->interp_any;

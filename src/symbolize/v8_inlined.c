@@ -292,23 +292,29 @@ static bool element(uint32_t pid, const struct v8_meta *m, uint64_t arr, int64_t
 	return true;
 }
 
-/* The chain at c's pc offset off for the function whose SharedFunctionInfo is sfi. */
+/*
+ * The chain at c's pc offset off for the function whose SharedFunctionInfo
+ * is sfi: the functions inlined there, innermost first, then sfi's own,
+ * each at its line there (the innermost's from the position at off, each
+ * caller's from the position of its call, which the inlining keeps).
+ */
 static int chain_read(uint32_t pid, const struct v8_meta *m, const struct code *c, uint64_t sfi,
-		      uint64_t off, const struct v8_name *out[V8_INLINED_MAX])
+		      uint64_t off, const struct v8_name *out[V8_INLINED_MAX + 1])
 {
-	uint64_t pos, own, literals, inlinings, w;
-	int64_t bytes;
+	uint64_t pos, own, literals = 0, inlinings = 0, w;
+	int64_t bytes = 0;
 	int id, n = 0;
 
-	if (!position_at(pid, m, c->positions, off, &pos) || v8_position_inlining(pos) < 0)
-		return 0;
 	/* The deoptimization data's function must be the frame's, or it is not this code. */
-	if (!element(pid, m, c->deopt, m->di_sfi, &own) ||
-	    (m->sfi_wrapped && v8_field(pid, own, m->sfi_wrapped, &own)) || own != sfi ||
-	    !element(pid, m, c->deopt, m->di_literals, &literals) ||
-	    !element(pid, m, c->deopt, m->di_inlining, &inlinings) ||
-	    v8_field(pid, inlinings, m->fixed_array_length, &w) || !v8_smi(m, w, &bytes) ||
-	    bytes <= 0 || bytes / 16 > INLININGS_MAX)
+	if (!position_at(pid, m, c->positions, off, &pos) ||
+	    !element(pid, m, c->deopt, m->di_sfi, &own) ||
+	    (m->sfi_wrapped && v8_field(pid, own, m->sfi_wrapped, &own)) || own != sfi)
+		return 0;
+	if (v8_position_inlining(pos) >= 0 &&
+	    (!element(pid, m, c->deopt, m->di_literals, &literals) ||
+	     !element(pid, m, c->deopt, m->di_inlining, &inlinings) ||
+	     v8_field(pid, inlinings, m->fixed_array_length, &w) || !v8_smi(m, w, &bytes) ||
+	     bytes <= 0 || bytes / 16 > INLININGS_MAX))
 		return 0;
 	/* Each InliningPosition: the call's SourcePosition (8 bytes), the function's literal id (4). */
 	while ((id = v8_position_inlining(pos)) >= 0) {
@@ -320,20 +326,21 @@ static int chain_read(uint32_t pid, const struct v8_meta *m, const struct code *
 		    v8_rd(pid, inlinings - 1 + m->fixed_array_data + 16 * (uint64_t)id, ip,
 			  sizeof(ip)))
 			return 0;
-		memcpy(&pos, ip, 8);
 		memcpy(&fid, ip + 8, 4);
 		if (!element(pid, m, literals, fid, &fsfi))
 			return 0;
-		out[n] = v8_names_sfi(pid, fsfi);
+		out[n] = v8_names_sfi_at(pid, fsfi, v8_position_offset(pos));
 		if (!out[n])
 			return 0;
 		n++;
+		memcpy(&pos, ip, 8);
 	}
-	return n;
+	out[n] = v8_names_sfi_at(pid, sfi, v8_position_offset(pos));
+	return out[n] ? n + 1 : 0;
 }
 
 int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t sfi, uint64_t pc, bool leaf,
-		  const struct v8_name *out[V8_INLINED_MAX])
+		  const struct v8_name *out[V8_INLINED_MAX + 1])
 {
 	const struct v8_meta *m = v8_names_meta(pid);
 	struct chain key = { .pid = pid, .leaf = leaf, .pc = pc }, *e;

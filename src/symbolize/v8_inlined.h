@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The JavaScript functions TurboFan or Maglev inlined into an optimized
- * frame, at the frame's pc, read from the process's heap as V8's own
+ * frame, at the frame's pc, and the line each of them and the frame's own
+ * function is at there, read from the process's heap as V8's own
  * profiler reads them: the Code holding the pc, its source position table
  * (pc offset -> a source position whose inlining id says which inlined
  * function's code it is), and its deoptimization data (each inlining's
@@ -12,8 +13,9 @@
  *
  * What does not read as expected (a Code of another kind, a table or
  * array out of bounds, an object of the wrong type, an outermost function
- * that is not the frame's) gives no inlined function: the frame stays its
- * optimized function's alone, never a guessed chain.
+ * that is not the frame's) gives no inlined function and no line: the
+ * frame stays its optimized function's alone, at the line where it is
+ * defined, never a guessed chain.
  */
 #ifndef STITCH_SYMBOLIZE_V8_INLINED_H
 #define STITCH_SYMBOLIZE_V8_INLINED_H
@@ -28,14 +30,17 @@
 
 /*
  * The functions inlined at pc into the frame of JSFunction fn in pid,
- * innermost first, into out (the frame's own function, fn's, not among
- * them); sfi: fn's SharedFunctionInfo as the event read it (KFRAME_V8_SFI),
- * or 0 to read it from fn now; leaf: pc is where the thread was, else a
- * return address (the call before it is looked up).  Returns how many, 0
- * if none or unknown.
+ * innermost first, then the frame's own function (fn's), into out, each
+ * named at its line there: where pc is for the innermost, where each
+ * caller's call to the next is; sfi: fn's SharedFunctionInfo as the event
+ * read it (KFRAME_V8_SFI), or 0 to read it from fn now; leaf: pc is where
+ * the thread was, else a return address (the call before it is looked up).
+ * Returns how many (the frame's own function included, so at least 1), or
+ * 0 if pc is in no optimized code of fn's function or its tables do not
+ * read as expected.
  */
 int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t sfi, uint64_t pc, bool leaf,
-		  const struct v8_name *out[V8_INLINED_MAX]);
+		  const struct v8_name *out[V8_INLINED_MAX + 1]);
 
 /*
  * The SharedFunctionInfo (tagged) of the optimized code (TurboFan's or
@@ -55,6 +60,18 @@ uint64_t v8_code_sfi(uint32_t pid, uint64_t fn, uint64_t pc, bool leaf);
  * bytes end mid-entry before one).
  */
 bool v8_position_find(const uint8_t *table, size_t len, uint64_t off, uint64_t *pos);
+
+/*
+ * A SourcePosition's character offset in its function's script (bits
+ * 1-30, stored + 1), or -1 if it has none or is not JavaScript's (bit 0:
+ * an external position, a line of a file that is not a script).
+ */
+static inline int64_t v8_position_offset(uint64_t pos)
+{
+	if (pos & 1)
+		return -1;
+	return (int64_t)((pos >> 1) & 0x3fffffff) - 1;
+}
 
 /*
  * A SourcePosition's inlining id (bits 31-46, stored + 1): -1 for the

@@ -93,6 +93,21 @@ static struct {
 	size_t nprocs, nfns, nptrs, nlines;
 } reg;
 
+/*
+ * Lines of positions, by script and source (a script's address reused
+ * must also have its source at the same address to be taken for it): a
+ * function's positions are few (a loop's instructions share a handful), and
+ * its pcs many, each a chain of its own (v8_inlined.c), so each line is
+ * found once, not by a binary search of V8's line ends (a read a step) per pc.  Direct-mapped: an
+ * entry's collision replaces it.
+ */
+#define POS_LINES 4096
+static struct pos_line {
+	uint32_t pid, line;
+	uint64_t script, source;
+	int64_t pos;
+} pos_lines[POS_LINES];
+
 static bool proc_eq(const struct hmap_node *n, const void *key)
 {
 	return ((const struct v8_proc *)n)->pid == *(const uint32_t *)key;
@@ -263,6 +278,9 @@ static void drop_pid(uint32_t pid)
 	reg.nfns -= hmap_remove_pid(&reg.fns, offsetof(struct v8_fn, pid), pid, NULL);
 	reg.nptrs -= hmap_remove_pid(&reg.ptrs, offsetof(struct v8_ptr, pid), pid, NULL);
 	hmap_remove_pid(&reg.lines, offsetof(struct v8_lines, pid), pid, lines_release);
+	for (size_t i = 0; i < POS_LINES; i++)
+		if (pos_lines[i].pid == pid)
+			pos_lines[i].pid = 0;
 }
 
 /* Every function forgotten (the cache is full); scripts' lines stay. */
@@ -703,6 +721,29 @@ const struct v8_name *v8_names_sfi(uint32_t pid, uint64_t sfi)
 	if (reg.nfns >= V8_FNS_MAX || reg.nptrs >= V8_FNS_MAX)
 		drop_all_fns();
 	return read_sfi(p, sfi);
+}
+
+const struct v8_name *v8_names_sfi_at(uint32_t pid, uint64_t sfi, int64_t pos)
+{
+	const struct v8_name *def = v8_names_sfi(pid, sfi);
+	struct v8_proc *p = find_proc(pid);
+	uint64_t script, source;
+	struct pos_line *e;
+
+	if (!def || !p || !def->file || pos < 0 ||
+	    v8_field(pid, sfi, p->m.sfi_script, &script) ||
+	    v8_field(pid, script, p->m.script_source, &source))
+		return def;
+	e = &pos_lines[hash_u64(script ^ ((uint64_t)pos << 20) ^ ((uint64_t)pid << 48)) %
+		       POS_LINES];
+	if (e->pid != pid || e->script != script || e->source != source || e->pos != pos) {
+		e->pid = pid;
+		e->script = script;
+		e->source = source;
+		e->pos = pos;
+		e->line = line_of(p, script, pos);
+	}
+	return e->line ? intern(def->name, def->file, e->line) : def;
 }
 
 const struct v8_meta *v8_names_meta(uint32_t pid)

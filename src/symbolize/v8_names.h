@@ -20,7 +20,11 @@
 
 #include "symbolize/v8_meta.h"
 
-/* A JavaScript function's name, where it is defined (file NULL: no script name; line 0: unknown). */
+/*
+ * A JavaScript function's name, its file and a line: where the frame is
+ * (v8_names_sfi_at) or where the function is defined (file NULL: no
+ * script name; line 0: unknown).
+ */
 struct v8_name {
 	const char *name;
 	const char *file;
@@ -50,6 +54,13 @@ const struct v8_name *v8_names_frame(uint32_t pid, uint64_t fn, uint64_t sfi);
  * pid, kept for the program's life; NULL as v8_names_frame().
  */
 const struct v8_name *v8_names_sfi(uint32_t pid, uint64_t sfi);
+/*
+ * The same function named at the line of pos, a character offset in its
+ * script (where the frame is, from a source position table), kept for the
+ * program's life; the line where it is defined if pos is < 0 or its line
+ * cannot be read.
+ */
+const struct v8_name *v8_names_sfi_at(uint32_t pid, uint64_t sfi, int64_t pos);
 /* The layout of the V8 pid runs, if watched. */
 const struct v8_meta *v8_names_meta(uint32_t pid);
 

@@ -2,7 +2,7 @@
 /*
  * V8's source position tables as a node process holds them, decoded from
  * untrusted bytes (symbolize/v8_inlined.h): the entry at a code offset,
- * and the inlining id of a position.  The tables here are written as V8
+ * and the inlining id and script offset of a position.  The tables here are written as V8
  * writes them (src/codegen/source-position-table.cc: zigzag varints, 7
  * bits a byte, the low first; a non-statement code delta d written -d - 1).
  */
@@ -118,12 +118,31 @@ static void test_cut_and_hostile(void **state)
 	assert_int_equal(p, position(5, -1));
 }
 
+/*
+ * A position's script offset, for the line a frame is at: stored + 1 in
+ * bits 1-30 beside the inlining id; none (stored 0) and an external
+ * position (bit 0: a line of a file that is not a script) give -1.
+ */
+static void test_script_offset(void **state)
+{
+	(void)state;
+	assert_int_equal(v8_position_offset(position(0, -1)), 0);
+	assert_int_equal(v8_position_offset(position(120, 3)), 120);
+	assert_int_equal(v8_position_inlining(position(120, 3)), 3);
+	/* The largest offset, beside the largest inlining id: neither spills into the other. */
+	assert_int_equal(v8_position_offset(position(0x3ffffffe, 0xfffe)), 0x3ffffffe);
+	assert_int_equal(v8_position_inlining(position(0x3ffffffe, 0xfffe)), 0xfffe);
+	assert_int_equal(v8_position_offset(position(-1, 2)), -1);
+	assert_int_equal(v8_position_offset(position(55, -1) | 1), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_entry_at_offset),
 		cmocka_unit_test(test_none_before_first),
 		cmocka_unit_test(test_cut_and_hostile),
+		cmocka_unit_test(test_script_offset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
