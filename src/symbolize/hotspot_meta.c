@@ -14,13 +14,29 @@
 #define HS_MAX_STRIDE	256
 #define HS_NAME_MAX	80
 
+int hotspot_mem_v(uint32_t pid, const struct hotspot_piece *p, unsigned n)
+{
+	struct iovec local[HOTSPOT_PIECES_MAX], remote[HOTSPOT_PIECES_MAX];
+	ssize_t want = 0;
+	unsigned i;
+
+	if (!n || n > HOTSPOT_PIECES_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!p[i].addr || p[i].addr + p[i].size < p[i].addr)
+			return -EFAULT;
+		local[i] = (struct iovec){ p[i].buf, p[i].size };
+		remote[i] = (struct iovec){ (void *)(uintptr_t)p[i].addr, p[i].size };
+		want += (ssize_t)p[i].size;
+	}
+	return process_vm_readv((pid_t)pid, local, n, remote, n, 0) == want ? 0 : -EFAULT;
+}
+
 int hotspot_mem(uint32_t pid, uint64_t addr, void *buf, size_t size)
 {
-	struct iovec local = { buf, size }, remote = { (void *)(uintptr_t)addr, size };
+	struct hotspot_piece p = { addr, buf, size };
 
-	if (!addr || addr + size < addr)
-		return -EFAULT;
-	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)size ? 0 : -EFAULT;
+	return hotspot_mem_v(pid, &p, 1);
 }
 
 int hotspot_get(uint32_t pid, uint64_t obj, struct hotspot_field f, bool is_signed, int64_t *out)

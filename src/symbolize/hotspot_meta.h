@@ -94,6 +94,19 @@ int hotspot_meta_read(uint32_t pid, uint64_t bias, const struct hotspot_syms *s,
 /* Read size bytes of pid's memory at addr: 0 or -EFAULT. */
 int hotspot_mem(uint32_t pid, uint64_t addr, void *buf, size_t size);
 
+/* One piece of a read of several places at once: size bytes at addr into buf. */
+struct hotspot_piece {
+	uint64_t addr;
+	void *buf;
+	size_t size;
+};
+#define HOTSPOT_PIECES_MAX 4
+/*
+ * The n pieces of pid's memory in one system call (a Java stack's naming
+ * reads two places at its start): 0, or -EFAULT if any is short.
+ */
+int hotspot_mem_v(uint32_t pid, const struct hotspot_piece *p, unsigned n);
+
 /* The field f of the object at obj (zero-extended; int16_t and int sign-extended): 0 or -EFAULT. */
 int hotspot_get(uint32_t pid, uint64_t obj, struct hotspot_field f, bool is_signed, int64_t *out);
 

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include "symbolize/hotspot_names.h"
 #include "symbolize/hotspot_stream.h"
@@ -388,11 +387,10 @@ static bool count_moved(uint32_t pid, const struct hotspot_meta *m, struct hs_jv
 static int state_read(uint32_t pid, const struct hotspot_meta *m, uint64_t *count,
 		      uint8_t *redefine)
 {
-	struct iovec local[2] = { { count, 8 }, { redefine, 1 } };
-	struct iovec remote[2] = { { (void *)(uintptr_t)m->unloaded_count, 8 },
-				   { (void *)(uintptr_t)m->can_redefine, 1 } };
+	struct hotspot_piece p[2] = { { m->unloaded_count, count, sizeof(*count) },
+				      { m->can_redefine, redefine, sizeof(*redefine) } };
 
-	return process_vm_readv((pid_t)pid, local, 2, remote, 2, 0) == 9 ? 0 : -EFAULT;
+	return hotspot_mem_v(pid, p, 2);
 }
 
 bool hotspot_names_begin(uint32_t pid, const struct hotspot_meta *m, uint64_t taken_ns)
