@@ -358,8 +358,8 @@ static int take_opt(void *ctx, int c, const char *arg)
 	case OPT_MIN_AGE:
 		a->o.min_age_ns = strcmp(arg, "0") ? cli_parse_time(arg) : 0;
 		if (!a->o.min_age_ns && strcmp(arg, "0"))
-			return fail_usage("--min-age: '%s' is not a time (like 30s, 500ms; 0 keeps "
-					  "every block)", arg);
+			return fail_usage("--min-age: '%s' is not a time up to 1h "
+					  "(like 30s, 5m, 500ms; 0 keeps every block)", arg);
 		a->min_age_set = true;
 		return 0;
 	}

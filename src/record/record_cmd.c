@@ -143,7 +143,7 @@ static void usage(FILE *f)
 "                           exits (not one whose exit ends the recording) or\n"
 "                           execs frees its blocks\n"
 "      --min-age TIME       --inuse: leave out blocks younger than TIME at the\n"
-"                           end (like 5s, 500ms; default 0, keep all)\n"
+"                           end (like 5s, 5m, 500ms; default 0, keep all)\n"
 "      --no-runnable        offcpu: leave out time waiting for a CPU after\n"
 "                           preemption (shown by default: it is time the\n"
 "                           thread waited too)\n"
@@ -324,8 +324,8 @@ static int take_opt(void *ctx, int c, const char *arg)
 	case OPT_MIN_AGE:
 		o->min_age_ns = strcmp(arg, "0") ? cli_parse_time(arg) : 0;
 		if (!o->min_age_ns && strcmp(arg, "0"))
-			return fail_usage("--min-age: '%s' is not a time (like 5s, 500ms; 0 keeps "
-					  "every block)", arg);
+			return fail_usage("--min-age: '%s' is not a time up to 1h "
+					  "(like 5s, 5m, 500ms; 0 keeps every block)", arg);
 		rc->min_age_set = true;
 		break;
 	}

@@ -67,6 +67,10 @@ uint64_t cli_parse_time_in(const char *s, uint64_t unit_ns, uint64_t min_ns)
 		scale = 1e3;
 	else if (!strcmp(end, "s"))
 		scale = 1e9;
+	else if (!strcmp(end, "m"))
+		scale = 60e9;
+	else if (!strcmp(end, "h"))
+		scale = 3600e9;
 	else
 		return 0;
 	if (v * scale < min_ns || v * scale > 3600e9)

@@ -56,12 +56,12 @@ bool cli_parse_double(const char *s, double min, double max, double *out);
  */
 bool cli_parse_duration(const char *s, double max_s, double *out);
 
-/* A time from 1us to 1h: "50ms", "500us", "0.2s", "50" (ms) -> ns; 0 if not. */
+/* A time from 1us to 1h: "50ms", "500us", "0.2s", "5m", "1h", "50" (ms) -> ns; 0 if not. */
 uint64_t cli_parse_time(const char *s);
 
 /*
- * A time of at least min_ns and at most 1h: "50ms", "500us", "0.2s", or a
- * number alone in unit_ns -> ns; 0 if not.
+ * A time of at least min_ns and at most 1h: "50ms", "500us", "0.2s", "5m",
+ * "1h", or a number alone in unit_ns -> ns; 0 if not.
  */
 uint64_t cli_parse_time_in(const char *s, uint64_t unit_ns, uint64_t min_ns);
 

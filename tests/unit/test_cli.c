@@ -136,7 +136,12 @@ static void test_times(void **state)
 	assert_int_equal(cli_parse_time("50"), 50000000);
 	assert_int_equal(cli_parse_time("500us"), 500000);
 	assert_int_equal(cli_parse_time("0.2s"), 200000000);
-	assert_int_equal(cli_parse_time("1h"), 0);
+	assert_int_equal(cli_parse_time("1h"), 3600000000000ull);
+	assert_int_equal(cli_parse_time("5m"), 300000000000ull);
+	assert_int_equal(cli_parse_time("0.5m"), 30000000000ull);
+	assert_int_equal(cli_parse_time("61m"), 0);
+	assert_int_equal(cli_parse_time("1.5h"), 0);
+	assert_int_equal(cli_parse_time("5min"), 0);
 	assert_int_equal(cli_parse_time("3600s"), 3600000000000ull);
 	assert_int_equal(cli_parse_time("3601s"), 0);
 	assert_int_equal(cli_parse_time("0.5us"), 0);
