@@ -524,6 +524,9 @@ static void test_high_addresses_dropped(void **state)
 	cie = dbg_cie(&s, false, 1, std_cie_prog, sizeof(std_cie_prog));
 	dbg_fde(&s, false, cie, 1ull << 32, 0x10, NULL, 0);
 	dbg_fde(&s, false, cie, 0xfffffff0, 0x20, NULL, 0);	/* crosses 4 GiB */
+	/* Past 2^63 (the builder holds 63 bits of a pc): dropped, never wrapped to a low pc. */
+	dbg_fde(&s, false, cie, (1ull << 63) + 0x1000, 0x10, NULL, 0);
+	dbg_fde(&s, false, cie, ~0ull - 0x100, 0x20, NULL, 0);
 	assert_int_equal(cfi_parse_section(s.d, s.n, 0, false, &t), 0);
 	assert_int_equal(t.nr, 1);
 	assert_int_equal(t.rows[0].pc, 0xfffffff0);
