@@ -121,6 +121,24 @@ int jit_frames_v8(uint32_t pid, uint64_t fn, uint64_t sfi, struct uframe *uf, in
 		return at;
 	f = &uf[at - 1];
 	if (f->exact && f->kind == UFRAME_ELF) {
+		/*
+		 * A builtin at the leaf, on the frame of a function whose code
+		 * is optimized: TurboFan calls some builtins that build no
+		 * frame, and when the walk could not step to their return
+		 * address (ku_v8_frameless_leaf: the pc's code not yet in the
+		 * kernel's mapping list), the caller's pc, and the functions
+		 * inlined there, are missing.  An [unknown] frame says so,
+		 * never the function right over the builtin (1-2 samples of
+		 * ~230 in closures.js beside a busy machine).  A bytecode
+		 * handler on an interpreted frame of a function optimized
+		 * since gets one too: unknown, not wrong.
+		 */
+		if (at + 1 < max && v8_fn_optimized(pid, fn)) {
+			memset(&uf[at], 0, sizeof(uf[at]));
+			uf[at].kind = UFRAME_NAME;
+			uf[at].addr = (uint64_t)(uintptr_t)"[unknown]";
+			at++;
+		}
 		f = &uf[at++];
 	} else if (f->kind == UFRAME_UNKNOWN) {
 		/*

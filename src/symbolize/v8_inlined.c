@@ -414,3 +414,17 @@ uint64_t v8_code_sfi(uint32_t pid, uint64_t fn, uint64_t pc, bool leaf)
 	reg.ranges[i].sfi = sfi;
 	return sfi;
 }
+
+bool v8_fn_optimized(uint32_t pid, uint64_t fn)
+{
+	const struct v8_meta *m = v8_names_meta(pid);
+	uint64_t obj;
+	uint32_t flags, kind;
+
+	if (!m || !m->code_known || !m->fn_code || !v8_is_heap(fn) ||
+	    v8_field(pid, fn, m->fn_code, &obj) || v8_type_of(pid, m, obj) != m->type_code ||
+	    v8_rd(pid, obj - 1 + m->code_flags, &flags, sizeof(flags)))
+		return false;
+	kind = (flags >> m->code_kind_shift) & m->code_kind_mask;
+	return kind == m->kind_turbofan || kind == m->kind_maglev;
+}

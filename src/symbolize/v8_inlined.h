@@ -52,6 +52,13 @@ int v8_inlined_at(uint32_t pid, uint64_t fn, uint64_t sfi, uint64_t pc, bool lea
 uint64_t v8_code_sfi(uint32_t pid, uint64_t fn, uint64_t pc, bool leaf);
 
 /*
+ * Whether the code of JSFunction fn in pid is optimized now (TurboFan's
+ * or Maglev's), read through the function's code field; false if not, or
+ * if it cannot be told (V8 13 keeps a dispatch handle there).
+ */
+bool v8_fn_optimized(uint32_t pid, uint64_t fn);
+
+/*
  * In a source position table's bytes (V8's encoding: per entry, the code
  * offset's delta and the source position's, each a zigzag varint, 7 bits
  * a byte, the low first; a code delta d < 0 stands for -d - 1 and a
