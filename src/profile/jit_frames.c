@@ -128,8 +128,8 @@ int jit_frames_v8(uint32_t pid, uint64_t fn, uint64_t sfi, struct uframe *uf, in
 		 * address (ku_v8_frameless_leaf: the pc's code not yet in the
 		 * kernel's mapping list), the caller's pc, and the functions
 		 * inlined there, are missing.  An [unknown] frame says so,
-		 * never the function right over the builtin (1-2 samples of
-		 * ~230 in closures.js beside a busy machine).  A bytecode
+		 * never the function right over the builtin (0-3 samples of
+		 * ~230 a run of closures.js beside a busy machine).  A bytecode
 		 * handler on an interpreted frame of a function optimized
 		 * since gets one too: unknown, not wrong.
 		 */

@@ -18,7 +18,9 @@
  * pointer of uf[at - 1] held, named in pid by sfi, its SharedFunctionInfo
  * as the event read it (0: read from fn now), in that frame's place, or, when
  * that frame is the leaf and lies in a binary (a builtin or bytecode handler
- * running on the function's frame), after it, as its caller.  A return
+ * running on the function's frame), after it, as its caller (with an
+ * [unknown] frame between when the function's code is optimized: a
+ * builtin that built no frame, its caller's pc not found).  A return
  * address lies in the function of its own frame (V8 builds the frame before
  * any call), and so does a leaf in JIT code (the walk checked it is past the
  * prologue).  A frame of optimized code is named at the line its pc is

@@ -96,10 +96,10 @@ static struct {
 /*
  * Lines of positions, by script and source (a script's address reused
  * must also have its source at the same address to be taken for it): a
- * function's positions are few (a loop's instructions share a handful), and
- * its pcs many, each a chain of its own (v8_inlined.c), so each line is
- * found once, not by a binary search of V8's line ends (a read a step) per pc.  Direct-mapped: an
- * entry's collision replaces it.
+ * function's positions are few (a loop's instructions share a handful),
+ * and its pcs many, each a chain of its own (v8_inlined.c), so each line
+ * is found once, not by a binary search of V8's line ends (a read a step)
+ * per pc.  Direct-mapped: an entry's collision replaces it.
  */
 #define POS_LINES 4096
 static struct pos_line {
