@@ -252,3 +252,14 @@ int copy_unwind(struct binary_cache *bins, struct proc *proc, const struct unwin
 	}
 	return nu;
 }
+
+void copy_unwind_prepare(struct binary_cache *bins, struct proc *proc)
+{
+	size_t i;
+
+	for (i = 0; i < proc->nr; i++)
+		if (proc->maps[i].bin)
+			binary_table(bins, proc->maps[i].bin);
+	procs_v8(proc);
+	procs_maps_jvm(proc);
+}

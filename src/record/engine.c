@@ -26,6 +26,7 @@
 #include "capture.skel.h"
 #include "capture/offcpu_blocked.h"
 #include "capture/offcpu_wake_counts.h"
+#include "profile/copy_unwind.h"
 #include "record/record_internal.h"
 #include "symbolize/debuginfod_fetch.h"
 #include "util/clock.h"
@@ -470,10 +471,15 @@ static int run_setup(struct run *run)
 	}
 	start = mono_s();
 	for (i = 0; i < o->target.npids; i++) {
+		struct proc *p;
+
 		trace_tgid(r, o->target.pids[i]);
-		interp_proc_update(&r->interp, procs_get(&r->procs, o->target.pids[i]));
+		p = procs_get(&r->procs, o->target.pids[i]);
+		interp_proc_update(&r->interp, p);
 		if (r->kw_ready)
 			kunwind_mark_dirty(&r->kw, o->target.pids[i]);
+		else if (p)
+			copy_unwind_prepare(&r->bins, p);
 	}
 	kunwind_update(r);
 	r->kw_setup_s = mono_s() - start;

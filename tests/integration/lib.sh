@@ -177,6 +177,15 @@ expect_ge() {
 	echo "$1: $2 (>= $3)"
 }
 
+# expect_le WHAT VALUE MAX
+expect_le() {
+	is_number "$2" "$1"
+	if [ "$2" -gt "$3" ]; then
+		die "$1: got $2, expected at most $3"
+	fi
+	echo "$1: $2 (<= $3)"
+}
+
 # expect_eq WHAT VALUE WANT
 expect_eq() {
 	if [ "$2" != "$3" ]; then
