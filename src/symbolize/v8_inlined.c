@@ -71,6 +71,14 @@ static uint64_t chain_hash(const struct chain *k)
 	return hash_u64(k->code ^ (k->pc * 31) ^ (k->sfi * 17) ^ ((uint64_t)k->pid << 48) ^ k->leaf);
 }
 
+/* Whether a Code's flags say TurboFan's or Maglev's (optimized) code. */
+static bool flags_optimized(const struct v8_meta *m, uint32_t flags)
+{
+	uint32_t kind = (flags >> m->code_kind_shift) & m->code_kind_mask;
+
+	return kind == m->kind_turbofan || kind == m->kind_maglev;
+}
+
 /*
  * obj (tagged) read as a Code whose instructions hold pc, of any kind
  * (c->opt: optimized); false if it is not.
@@ -80,7 +88,7 @@ static bool code_read(uint32_t pid, const struct v8_meta *m, uint64_t obj, uint6
 {
 	uint8_t h[64];
 	uint64_t start, map;
-	uint32_t flags, kind;
+	uint32_t flags;
 	int32_t size;
 	uint16_t type;
 	uint32_t need = m->code_positions;
@@ -102,14 +110,13 @@ static bool code_read(uint32_t pid, const struct v8_meta *m, uint64_t obj, uint6
 		return false;
 	memcpy(&size, h + m->code_isize, 4);
 	memcpy(&flags, h + m->code_flags, 4);
-	kind = (flags >> m->code_kind_shift) & m->code_kind_mask;
 	if (m->stream_header)
 		memcpy(&start, h + m->code_istart, 8);
 	else
 		start = obj - 1 + m->code_istart;
 	if (size <= 0 || pc < start || pc - start >= (uint64_t)size)
 		return false;
-	c->opt = kind == m->kind_turbofan || kind == m->kind_maglev;
+	c->opt = flags_optimized(m, flags);
 	c->obj = obj;
 	c->start = start;
 	c->end = start + (uint64_t)size;
@@ -419,12 +426,11 @@ bool v8_fn_optimized(uint32_t pid, uint64_t fn)
 {
 	const struct v8_meta *m = v8_names_meta(pid);
 	uint64_t obj;
-	uint32_t flags, kind;
+	uint32_t flags;
 
 	if (!m || !m->code_known || !m->fn_code || !v8_is_heap(fn) ||
 	    v8_field(pid, fn, m->fn_code, &obj) || v8_type_of(pid, m, obj) != m->type_code ||
 	    v8_rd(pid, obj - 1 + m->code_flags, &flags, sizeof(flags)))
 		return false;
-	kind = (flags >> m->code_kind_shift) & m->code_kind_mask;
-	return kind == m->kind_turbofan || kind == m->kind_maglev;
+	return flags_optimized(m, flags);
 }
