@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Whose events the capture program keeps: the traced processes
- * (targets.bpf.h), and the gate another command may keep for some threads.
- * Set by user space before load.
+ * (targets.bpf.h), the gate another command may keep for some threads, and
+ * the recording's end.  Set by user space before load, the end as it starts.
  */
 #ifndef STITCH_CAPTURE_FILTER_BPF_H
 #define STITCH_CAPTURE_FILTER_BPF_H
@@ -32,6 +32,14 @@ const volatile bool gate_on;		/* keep events only where gate_threads opens */
  * will end slow is not known yet, and the stack can only be taken now.
  */
 const volatile bool gate_wall;
+/*
+ * A recording's end (-d), on bpf_ktime_get_ns()'s clock, written by user
+ * space as it starts; 0: none.  Events past it are dropped here, not when
+ * user space next looks at its clock: its loop may be seconds into one
+ * turn (a process's first copied stack, its tables built in bullseye's
+ * guest: 5.7-9.7 s), and `record -a -d 2` sampled ~10 s.
+ */
+__u64 capture_end_ns;
 
 static __always_inline bool tgid_traced(__u32 tgid)
 {
@@ -43,6 +51,12 @@ static __always_inline bool tgid_traced(__u32 tgid)
 	for (i = 0; i < STITCH_FIXED_TGIDS; i++)
 		found |= i < nfixed_tgids && fixed_tgids[i] == tgid;
 	return found;
+}
+
+/* Past the recording's end (capture_end_ns)? */
+static __always_inline bool capture_ended(void)
+{
+	return capture_end_ns && bpf_ktime_get_ns() >= capture_end_ns;
 }
 
 /* The gate (targets.bpf.h): is this thread's event (a switch-out?) to be dropped? */

@@ -135,6 +135,9 @@ static __always_inline void offcpu_end(__u32 tid, struct offcpu_thread *t, __u64
 	struct offcpu_weight w = { .hdr = { RING_OFFCPU_WEIGHT, sizeof(w) } };
 	__u64 ns;
 
+	/* Blocked across the recording's end: counted up to it. */
+	if (capture_end_ns && in_ns > capture_end_ns)
+		in_ns = capture_end_ns;
 	ns = in_ns > t->out_ns ? in_ns - t->out_ns : 0;
 	if (ns < offcpu_min_block_ns)
 		ns = 0;

@@ -4,11 +4,11 @@
 
 #include "capture/offcpu.h"
 #include "capture/offcpu_blocked.h"
-#include "util/clock.h"
 
-void offcpu_count_blocked(int threads_fd, uint64_t min_block_ns, const struct offcpu_sink *s)
+void offcpu_count_blocked(int threads_fd, uint64_t min_block_ns, uint64_t now,
+			  const struct offcpu_sink *s)
 {
-	uint64_t now = mono_ns(), ns;	/* bpf_ktime_get_ns()'s clock */
+	uint64_t ns;
 	struct offcpu_thread t;
 	uint32_t tid, *prev = NULL;
 

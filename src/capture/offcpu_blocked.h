@@ -22,7 +22,11 @@ struct offcpu_sink {
 	struct offcpu_pending *pending;
 };
 
-/* Once the programs are detached: count every thread left in the map. */
-void offcpu_count_blocked(int threads_fd, uint64_t min_block_ns, const struct offcpu_sink *s);
+/*
+ * Once the programs are detached: count every thread left in the map, up
+ * to now (the recording's end, on bpf_ktime_get_ns()'s clock).
+ */
+void offcpu_count_blocked(int threads_fd, uint64_t min_block_ns, uint64_t now,
+			  const struct offcpu_sink *s);
 
 #endif /* STITCH_CAPTURE_OFFCPU_BLOCKED_H */

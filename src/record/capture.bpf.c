@@ -367,7 +367,7 @@ static __always_inline int capture(void *ctx, __u32 event_idx, bool user_sample,
 		return 0;
 	if (filter_tgids && !tgid_traced(tgid))
 		return 0;
-	if (gate_closed(tid, defer != NULL))
+	if (gate_closed(tid, defer != NULL) || capture_ended())
 		return 0;
 	busy = capture_busy_here();
 	if (*busy) {
@@ -660,7 +660,8 @@ static __noinline int capture_legacy(void *ctx, __u32 event_idx, int regs,
 	struct mm_struct *mm;
 	__u8 *busy;
 
-	if (tid == 0 || (filter_tgids && !tgid_traced(tgid)) || gate_closed(tid, defer != NULL))
+	if (tid == 0 || (filter_tgids && !tgid_traced(tgid)) || gate_closed(tid, defer != NULL) ||
+	    capture_ended())
 		return 0;
 	busy = capture_busy_here();
 	if (*busy) {

@@ -199,7 +199,7 @@ static void kernel_counts_tick(struct recorder *r, double now)
 }
 
 /* Threads still off the CPU when recording ends: their time so far. */
-static void offcpu_still_blocked(struct recorder *r)
+static void offcpu_still_blocked(struct recorder *r, uint64_t end_ns)
 {
 	struct offcpu_sink sink;
 
@@ -207,7 +207,7 @@ static void offcpu_still_blocked(struct recorder *r)
 	if (bpf_program__autoload(r->skel->progs.on_sched_switch) ||
 	    bpf_program__autoload(r->skel->progs.capture_legacy_sched_switch))
 		offcpu_count_blocked(bpf_map__fd(r->skel->maps.offcpu_threads), r->o->min_block_ns,
-				     &sink);
+				     end_ns, &sink);
 }
 
 static bool targets_alive(struct recorder *r)
@@ -506,6 +506,9 @@ static int run_start(struct run *run)
 	run->start = mono_s();
 	run->start_unix_ns = clock_ns(CLOCK_REALTIME);
 	run->deadline = o->duration > 0 ? run->start + o->duration : 0;
+	/* The programs drop what comes after it, however long a turn takes (filter.bpf.h). */
+	if (run->deadline)
+		r->skel->bss->capture_end_ns = (uint64_t)(run->deadline * 1e9);
 	run->period_start = run->start;
 	run->period_start_unix_ns = run->start_unix_ns;
 	if (r->hooks && r->hooks->period)
@@ -601,6 +604,17 @@ static int run_loop(struct run *run)
 	return 0;
 }
 
+/*
+ * Where the recording ended: now, or its deadline when the loop went past
+ * it (a long turn), as the programs stopped taking events there.
+ */
+static double run_end_s(const struct run *run)
+{
+	double now = mono_s();
+
+	return run->deadline && run->deadline < now ? run->deadline : now;
+}
+
 /* The drain: detach first so the last events are all in the ring, then read them all. */
 static void run_drain(struct run *run)
 {
@@ -620,7 +634,7 @@ static void run_drain(struct run *run)
 	/* Processes that exited as the recording ended let go of their tables too. */
 	kunwind_update(r);
 
-	offcpu_still_blocked(r);
+	offcpu_still_blocked(r, run_end_s(run) * 1e9);
 	kernel_counts_read(r, -1);	/* the rest: nothing counts any more */
 	inuse_read(r);
 	/* -e alloc: the allocators' own mmap, mremap and sbrk, counted at their malloc already */
@@ -658,7 +672,7 @@ static int run_finish(struct run *run)
 	r->rb = NULL;
 	binary_cache_drop_tables(&r->bins);
 	malloc_trim(0);
-	res.seconds = mono_s() - run->start;
+	res.seconds = run_end_s(run) - run->start;
 	/* The last period: everything since the last cut, all read by the drain. */
 	if (r->hooks && r->hooks->period) {
 		run->cut = mono_s();
