@@ -473,9 +473,16 @@ test_jit_node_stalls() {
 	expect_ge "stalls" "$n" 5
 	# A stack's spinFor, wherever it is (the leaf may be what it calls:
 	# cpuUsage, a JavaScript frame of node's own), right above stallOnce.
-	# spinFor is defined at line 7, its body 8-13.
+	# spinFor is defined at line 7, its body 8-13.  Past the first stall,
+	# ~100 ms after node's start: its stacks often have no JavaScript name
+	# at all ([unknown] over the interpreter's trampolines, 46-52 of ~55
+	# samples in 5 runs of 8 on an idle host, 2026-12-08's binary and the
+	# one before alike), unknown rather than wrong; not explained yet (a
+	# leaf in JIT code not yet in the kernel's list of mappings would be
+	# copied, and named at the stall's end against frames gone by then).
 	pct=$(S=$(v8_line spinFor stall.js '([7-9]|1[0-3])') O=$(v8_line stallOnce stall.js 15) \
-	      awk '/^    [0-9]+ of [0-9]+ samples:$/ { n = $1; all += n; counted = 0; next }
+	      awk '/^stall: / { stalls++ } stalls < 2 { next }
+		   /^    [0-9]+ of [0-9]+ samples:$/ { n = $1; all += n; counted = 0; next }
 		   $0 ~ ENVIRON["S"] { first = NR }
 		   !counted && NR == first + 1 && $0 ~ ENVIRON["O"] { hit += n; counted = 1 }
 		   END { print all ? int(100 * hit / all) : 0 }' "$out")
