@@ -604,7 +604,7 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 	out->v8_fp_function = 0;
 	out->v8_fp_context = 0;
 	out->v8_fn_shared = 0;
-	out->pad = 0;
+	out->v8_fp_bytecode_offset = 0;
 	for (i = 0; i < p->nr; i++) {
 		const struct map *m = &p->maps[i];
 		struct kunwind_map *km;
@@ -674,6 +674,7 @@ int kunwind_build_proc(struct kunwind *kw, struct binary_cache *bins, const stru
 		out->v8_fp_function = v8->fp_function;
 		out->v8_fp_context = v8->fp_context;
 		out->v8_fn_shared = v8->fn_shared;
+		out->v8_fp_bytecode_offset = v8->bc_known ? v8->fp_bytecode_offset : 0;
 		v8_names_watch(p->pid, v8);
 	}
 	return out->nr;
@@ -914,17 +915,21 @@ int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words
 		struct uframe *f = &uf[at];
 
 		if ((w & KFRAME_KIND_MASK) == KFRAME_V8) {
-			uint64_t sfi = 0;
+			uint64_t sfi = 0, bco = 0;
 
-			/* Alone, an SFI word has lost its function's: dropped. */
-			if (w & KFRAME_V8_SFI)
+			/* Alone, an SFI or offset word has lost its function's: dropped. */
+			if (w & (KFRAME_V8_SFI | KFRAME_V8_BCO))
 				continue;
 			if (i + 1 < n && (words[i + 1] & KFRAME_KIND_MASK) == KFRAME_V8 &&
 			    (words[i + 1] & KFRAME_V8_SFI))
 				sfi = words[++i] & KFRAME_V8_FUNC_MASK;
+			/* The offset's Smi, as the frame held it (jit_frames_v8()). */
+			if (sfi && i + 1 < n && (words[i + 1] & KFRAME_KIND_MASK) == KFRAME_V8 &&
+			    (words[i + 1] & KFRAME_V8_BCO))
+				bco = (words[++i] & 0xffffffffull) << 32;
 			if (pid)
 				/* Inlined functions too, as long as the words after keep their room. */
-				at = jit_frames_v8(pid, w & KFRAME_V8_FUNC_MASK, sfi, uf, at,
+				at = jit_frames_v8(pid, w & KFRAME_V8_FUNC_MASK, sfi, bco, uf, at,
 						   max - (n - 1 - i));
 			continue;
 		}

@@ -75,7 +75,8 @@ struct kunwind_proc {
 	__s32 v8_fp_context;
 	/* A JSFunction's SharedFunctionInfo, from its start (v8dbg_class_JSFunction__shared__*) */
 	__u32 v8_fn_shared;
-	__u32 pad;
+	/* An interpreted frame's bytecode offset, from the frame pointer (-40); 0: not read */
+	__s32 v8_fp_bytecode_offset;
 	struct kunwind_map maps[KUNWIND_MAX_MAPS];
 };
 
@@ -111,6 +112,14 @@ struct kunwind_proc {
  * only when a page is compacted.
  */
 #define KFRAME_V8_SFI		(1ull << 48)
+/*
+ * A third, bit 49 set: the bytecode offset an interpreted frame kept (its
+ * slot's word >> 32: a Smi), read where the frame was left by a return
+ * address in node's binary (the interpreter's), so that user space names
+ * it at the line of its call (symbolize/v8_bytecode.h).  Words of the
+ * stack, not of the heap: the walk may still be remembered.
+ */
+#define KFRAME_V8_BCO		(1ull << 49)
 #define KFRAME_SLOT_SHIFT	32
 #define KFRAME_SLOT_MASK	((1ull << 29) - 1)
 #define KFRAME_ADDR_MASK	((1ull << 61) - 1)

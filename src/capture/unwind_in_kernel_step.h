@@ -49,6 +49,9 @@
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
+#ifndef __noinline
+#define __noinline __attribute__((noinline))
+#endif
 
 /* Bounds a word read the way the copy of the stack would have: same stops. */
 static __always_inline int ku_read(struct ku_state *s, void *ctx, __u64 addr, __u64 *val)
@@ -375,10 +378,12 @@ static __always_inline int ku_v8_leaf_framed(void *ctx, __u64 ip)
  * memory (symbolize/v8_names.c), checking every object's type.  That one
  * read of the heap (~140 ns a frame: docs/performance.md) keeps the walk
  * from being remembered (ku_read_heap): the same slot words may hold
- * another function at the same address next time.
+ * another function at the same address next time.  A function of its
+ * own: inlined, its locals took ku_loop_cb's frame to 128 bytes, and
+ * capture_alloc's deepest chain to 544 of the 512 bytes (make bpf-stack).
  */
-static __always_inline void ku_v8_frame(struct ku_state *s, const struct kunwind_proc *p,
-					void *ctx, int anon)
+static __noinline void ku_v8_frame(struct ku_state *s, const struct kunwind_proc *p, void *ctx,
+				   int anon)
 {
 	__u64 cx, fn, sfi;
 
@@ -399,6 +404,20 @@ static __always_inline void ku_v8_frame(struct ku_state *s, const struct kunwind
 	    (sfi & ~KFRAME_V8_FUNC_MASK))
 		return;
 	ku_emit(ctx, s->n, KFRAME_V8 | KFRAME_V8_SFI | sfi);
+	s->n++;
+	/*
+	 * Left by a return address in node's binary: an interpreted frame
+	 * (or a builtin's, whose function has no bytecode: user space
+	 * tells), whose offset slot holds its call's bytecode.  A leaf's is
+	 * stale (the handlers keep it in a register): not read.  Into cx,
+	 * read above: a word less of the BPF stack.
+	 */
+	if (anon || s->exact || !p->v8_fp_bytecode_offset || s->n >= s->max ||
+	    s->n >= KUNWIND_MAX_FRAMES ||
+	    ku_read(s, ctx, s->bp + (__s64)p->v8_fp_bytecode_offset, &cx) ||
+	    (cx & 0xffffffff) || (cx >> 63))
+		return;
+	ku_emit(ctx, s->n, KFRAME_V8 | KFRAME_V8_BCO | (cx >> 32));
 	s->n++;
 }
 

@@ -112,6 +112,23 @@ static uint64_t v8_function(const struct v8_meta *v8, const struct unwind_stack 
 	return fn;
 }
 
+/*
+ * The word an interpreted frame keeps its bytecode offset in, as the copy
+ * holds it: the kernel's walk reads the same (ku_v8_frame), from frames
+ * left by a return address in node's binary (the interpreter's); 0 for
+ * any other frame.
+ */
+static uint64_t bytecode_offset(const struct v8_meta *v8, const struct unwind_stack *stack,
+				const struct unwind_frame *f, const struct map *m)
+{
+	uint64_t w;
+
+	if (!v8->bc_known || f->exact || !m || !m->bin || !f->bp ||
+	    unwind_stack_read((void *)stack, f->bp + (int64_t)v8->fp_bytecode_offset, &w))
+		return 0;
+	return w;
+}
+
 /* The walk's V8 step (struct unwind_stack's jit_step) for a process running V8. */
 struct v8_walk {
 	struct proc *proc;
@@ -200,7 +217,9 @@ static int frames_out(struct proc *proc, const struct unwind_stack *st,
 
 			/* Inlined functions too, as long as what follows keeps its room. */
 			if (fn)
-				nu = jit_frames_v8(proc->pid, fn, sfi, uf, nu, max - 1 - (n - 1 - i));
+				nu = jit_frames_v8(proc->pid, fn, sfi,
+						   bytecode_offset(v8, st, &scratch[i], m), uf, nu,
+						   max - 1 - (n - 1 - i));
 		}
 		/* Room for the methods inlined into it, and the marker. */
 		if (hw && m && m->anon)

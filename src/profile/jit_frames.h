@@ -26,11 +26,14 @@
  * prologue).  A frame of optimized code is named at the line its pc is
  * at, and gets, before it, the functions inlined at its pc, innermost
  * first, each at its line (symbolize/v8_inlined.h), if uf has room for
- * them below max frames; other frames (interpreted, baseline: V8 exports no
- * offset of a BytecodeArray's position table) at the line where their
+ * them below max frames; an interpreted frame that made a call, at the
+ * line of the call, from bco, the word its bytecode offset slot held at
+ * the event (0: not read; symbolize/v8_bytecode.h); other frames (baseline,
+ * an interpreted leaf, whose slot is stale) at the line where their
  * function is defined.  Returns how many frames uf holds now.
  */
-int jit_frames_v8(uint32_t pid, uint64_t fn, uint64_t sfi, struct uframe *uf, int at, int max);
+int jit_frames_v8(uint32_t pid, uint64_t fn, uint64_t sfi, uint64_t bco, struct uframe *uf, int at,
+		  int max);
 
 /*
  * A JIT frame's name as stacks hold it (an interpreter-like frame of kind

@@ -251,7 +251,8 @@ bool v8_position_find(const uint8_t *table, size_t len, uint64_t off, uint64_t *
 		if (!varint(table, len, &at, &d))
 			break;
 		p += (uint64_t)d;
-		if (code < 0 || (uint64_t)code > off)
+		/* -1: a bytecode table's function entry, before every offset. */
+		if (code >= 0 && (uint64_t)code > off)
 			break;
 		*pos = p;
 		found = true;
@@ -259,9 +260,8 @@ bool v8_position_find(const uint8_t *table, size_t len, uint64_t off, uint64_t *
 	return found;
 }
 
-/* The source position at code offset off, from the position table (a byte array) table. */
-static bool position_at(uint32_t pid, const struct v8_meta *m, uint64_t table, uint64_t off,
-			uint64_t *pos)
+bool v8_position_at(uint32_t pid, const struct v8_meta *m, uint64_t table, uint64_t off,
+		    uint64_t *pos)
 {
 	int64_t len;
 	uint64_t w;
@@ -313,7 +313,7 @@ static int chain_read(uint32_t pid, const struct v8_meta *m, const struct code *
 	int id, n = 0;
 
 	/* The deoptimization data's function must be the frame's, or it is not this code. */
-	if (!position_at(pid, m, c->positions, off, &pos) ||
+	if (!v8_position_at(pid, m, c->positions, off, &pos) ||
 	    !element(pid, m, c->deopt, m->di_sfi, &own) ||
 	    (m->sfi_wrapped && v8_field(pid, own, m->sfi_wrapped, &own)) || own != sfi)
 		return 0;

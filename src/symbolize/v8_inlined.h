@@ -63,10 +63,19 @@ bool v8_fn_optimized(uint32_t pid, uint64_t fn);
  * offset's delta and the source position's, each a zigzag varint, 7 bits
  * a byte, the low first; a code delta d < 0 stands for -d - 1 and a
  * non-statement position; running values from -1 and 0), the position of
- * the last entry at or before code offset off.  false if none (or the
+ * the last entry at or before code offset off (an entry at -1, a bytecode
+ * table's function entry, is before every offset).  false if none (or the
  * bytes end mid-entry before one).
  */
 bool v8_position_find(const uint8_t *table, size_t len, uint64_t off, uint64_t *pos);
+
+/*
+ * The source position at code offset off in pid's position table table (a
+ * tagged ByteArray or TrustedByteArray, its type and length checked), as
+ * v8_position_find(); false if none or it does not read as one.
+ */
+bool v8_position_at(uint32_t pid, const struct v8_meta *m, uint64_t table, uint64_t off,
+		    uint64_t *pos);
 
 /*
  * A SourcePosition's character offset in its function's script (bits

@@ -86,6 +86,7 @@ enum {
 	OPT_KIND_BASELINE, OPT_KIND_MASK, OPT_KIND_SHIFT,
 	OPT_FN_CODE, OPT_STREAM_HEADER, OPT_ISTART, OPT_ISIZE, OPT_FLAGS, OPT_DEOPT, OPT_POSITIONS,
 	OPT_DI_SFI, OPT_DI_WRAPPED_SFI, OPT_DI_LITERALS, OPT_DI_INLINING, OPT_SFI_WRAPPED,
+	OPT_FP_BYTECODE_OFFSET, OPT_BC_DATA, OPT_SFI_DATA, OPT_CODE_BYTECODE,
 	NR_OPTS
 };
 
@@ -108,6 +109,10 @@ static const char *const opt_names[NR_OPTS] = {
 	[OPT_DI_LITERALS] = "DeoptimizationDataLiteralArrayIndex",
 	[OPT_DI_INLINING] = "DeoptimizationDataInliningPositionsIndex",
 	[OPT_SFI_WRAPPED] = "class_SharedFunctionInfoWrapper__shared_info__",
+	[OPT_FP_BYTECODE_OFFSET] = "off_fp_bytecode_offset",
+	[OPT_BC_DATA] = "class_BytecodeArray__data__",
+	[OPT_SFI_DATA] = "class_SharedFunctionInfo__function_data__",
+	[OPT_CODE_BYTECODE] = "class_Code__bytecode_or_interpreter_data__",
 };
 
 struct opts {
@@ -311,6 +316,51 @@ static void code_layout(struct v8_meta *m, const struct opts *o, char *why, size
 	m->code_known = m->code_kind_shift < 32;
 }
 
+/*
+ * Where an interpreted frame's line is read from (x86-64, no pointer
+ * compression, no sandbox: node's builds), from each version's
+ * src/objects/code.tq (10.2, 11.3) or bytecode-array.tq (12.4, 13.6),
+ * shared-function-info.tq and code.h, checked against the symbols node
+ * 18.20.4, 20.19.2, 22.22.2 and 24.21.0 export and on node 20's live
+ * frames: a BytecodeArray's header size (its first bytecode, which the
+ * frame's offset counts from) and its source position table (before the
+ * frame size in 10.2 and 11.3, after the wrapper from 12.4 on), the
+ * SharedFunctionInfo's slot that holds its bytecode, or the baseline Code
+ * whose own slot holds it.  Node records every function's positions as
+ * it compiles it (DETAILED_SOURCE_POSITIONS_FOR_PROFILING).
+ */
+static const struct {
+	int major, minor;
+	uint32_t data, positions, sfi_data, code_bytecode;
+} bytecode_layouts[] = {
+	{ 10, 2, 56, 32, 8, 16 },	/* node 18 */
+	{ 11, 3, 54, 32, 8, 16 },	/* node 20 */
+	{ 12, 4, 64, 24, 8, 8 },	/* node 22 */
+	{ 13, 6, 64, 24, 8, 8 },	/* node 24 */
+};
+
+static void bytecode_layout(struct v8_meta *m, const struct opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(bytecode_layouts) / sizeof(bytecode_layouts[0]); i++)
+		if (bytecode_layouts[i].major == m->major && bytecode_layouts[i].minor == m->minor)
+			break;
+	if (i == sizeof(bytecode_layouts) / sizeof(bytecode_layouts[0]) || !m->code_known ||
+	    !o->found[OPT_FP_BYTECODE_OFFSET] || !o->found[OPT_BC_DATA] ||
+	    o->v[OPT_BC_DATA] != bytecode_layouts[i].data ||
+	    !opt_agrees(o, OPT_SFI_DATA, bytecode_layouts[i].sfi_data) ||
+	    !opt_agrees(o, OPT_CODE_BYTECODE, bytecode_layouts[i].code_bytecode) ||
+	    o->v[OPT_FP_BYTECODE_OFFSET] >= 0 || o->v[OPT_FP_BYTECODE_OFFSET] < -256)
+		return;
+	m->fp_bytecode_offset = (int32_t)o->v[OPT_FP_BYTECODE_OFFSET];
+	m->bc_data = bytecode_layouts[i].data;
+	m->bc_positions = bytecode_layouts[i].positions;
+	m->sfi_data = bytecode_layouts[i].sfi_data;
+	m->code_bytecode = bytecode_layouts[i].code_bytecode;
+	m->bc_known = true;
+}
+
 int v8_meta_read(Elf *elf, struct v8_meta *m, char *why, size_t why_len)
 {
 	struct opts opts = { { 0 }, { false } };
@@ -412,5 +462,6 @@ int v8_meta_read(Elf *elf, struct v8_meta *m, char *why, size_t why_len)
 	}
 	why[0] = 0;
 	code_layout(m, &opts, why, why_len);
+	bytecode_layout(m, &opts);
 	return 0;
 }

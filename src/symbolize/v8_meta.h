@@ -57,6 +57,17 @@ struct v8_meta {
 	uint8_t kind_maglev, kind_turbofan;
 	uint8_t di_sfi, di_literals, di_inlining;	/* DeoptimizationData's slots */
 	uint8_t sfi_wrapped;		/* the SFI slot holds a wrapper, its SFI at this offset; 0: not */
+	/*
+	 * Interpreted frames' lines (v8_bytecode.h; v8_meta.c: per version,
+	 * checked against the symbols that give parts of it).  bc_known
+	 * false: named at the line where their function is defined.
+	 */
+	bool bc_known;
+	int32_t fp_bytecode_offset;	/* an interpreted frame's bytecode offset (a Smi) */
+	uint32_t bc_data;		/* a BytecodeArray's first bytecode (its header's size) */
+	uint32_t bc_positions;		/* ... its source position table */
+	uint32_t sfi_data;		/* a SharedFunctionInfo's bytecode (or baseline Code, ...) */
+	uint32_t code_bytecode;		/* a baseline Code's BytecodeArray */
 };
 
 /*

@@ -118,17 +118,21 @@ test_jit_handmade_code_in_container() {
 # guest's): node is waited for SLOWDOWN times longer and runs 5 minutes,
 # killed once recorded.
 start_chain() {
-	local secs=$((SLOWDOWN > 1 ? 300 : $1)) i
-	shift
+	start_js chain.js "$@"
+}
+# start_js SCRIPT SECONDS [NODE_FLAGS...]: as start_chain, any workload that says "ready".
+start_js() {
+	local js=$1 secs=$((SLOWDOWN > 1 ? 300 : $2)) i
+	shift 2
 	cd "$TMP"
-	node "$@" "$JIT_JS/chain.js" "$secs" >"$TMP/node.out" &
+	node "$@" "$JIT_JS/$js" "$secs" >"$TMP/node.out" &
 	pid=$!
 	cd - >/dev/null
 	for i in $(seq $((100 * SLOWDOWN))); do
 		grep -q ready "$TMP/node.out" && return
 		sleep 0.1
 	done
-	die "node did not start chain.js in $((10 * SLOWDOWN)) s"
+	die "node did not start $js in $((10 * SLOWDOWN)) s"
 }
 
 # chain_js_shares FOLDED PATH_RE: of the samples of node's main thread
@@ -250,6 +254,32 @@ test_jit_node_all_duration_kept() {
 		"$(sed -n 's/^stitch: \([0-9]*\) events.*/\1/p' "$TMP/node-all.err")" \
 		$((2 * 499 * cpus * 5 / 4))
 	expect_ge "node's samples" "$(total "$f" '^node;')" 100
+}
+
+# An interpreted frame that called another is at the line of its call,
+# from the bytecode offset its frame keeps (symbolize/v8_bytecode.h), in
+# the kernel's walk and in copied stacks alike: calls.js run by the
+# interpreter alone, the module at 25, top at 18, mid at 13 (their
+# functions are defined at 1, 16 and 11, where they were named before).
+# leaf, where the thread is, keeps its function's line or the line of a
+# call it makes (an interrupt at its loop, 7).
+test_jit_node_interpreted_call_lines() {
+	local pid mode chain copy
+	chain="$(v8_frame '\(anonymous\)' calls.js 25);$(v8_frame top calls.js 18);$(v8_frame mid calls.js 13);$(v8_frame leaf calls.js '(5|6|7|8)')"
+	start_js calls.js 8 --no-opt --no-sparkplug
+	for mode in kernel copy; do
+		copy=()
+		[ "$mode" = copy ] && copy=(--unwind=copy)
+		"$STITCH" record -F 499 -p "$pid" -d 1 -o "$TMP/calls-$mode.folded" "${copy[@]}"
+	done
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	for mode in kernel copy; do
+		show "$TMP/calls-$mode.folded"
+		show_outside "$TMP/calls-$mode.folded" ';leaf \(' "$chain"
+		expect_ge "% of leaf's samples under its callers at their calls' lines ($mode)" \
+			"$(share "$TMP/calls-$mode.folded" ';leaf \(' "$chain")" 97
+	done
 }
 
 # The same named in the user-space walk of copied stacks (kernels without

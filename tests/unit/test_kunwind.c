@@ -654,6 +654,57 @@ X86_TEST static void test_synthetic_v8_frames(void **state)
 }
 
 /*
+ * An interpreted frame (left by a return address in text without CFI, the
+ * interpreter's) gets a fourth word after its SharedFunctionInfo's: the
+ * bytecode offset its frame keeps at v8_fp_bytecode_offset, a Smi's value
+ * (KFRAME_V8_BCO).  None for a word that is no Smi or a negative one (the
+ * function's entry), nor where the process's offset slot is not known.
+ */
+X86_TEST static void test_synthetic_v8_bytecode_offset(void **state)
+{
+	const uint64_t fn = 0x3f9865310811ull, fn2 = 0x3f9865310c91ull, cx = 0x3f9865300a01ull;
+	const uint64_t sfi = 0x3f9865200c41ull;
+	struct unwind_regs regs;
+	struct synth s;
+	int stop;
+
+	synth_init(&s);
+	s.p->v8_fp_function = -16;
+	s.p->v8_fp_context = -8;
+	s.p->v8_fn_shared = 0x18;
+	s.p->v8_fp_bytecode_offset = -40;
+	*at(STACK_BASE) = JIT + 0x10;			/* leaf (RSP+8) returns into JIT code */
+	*at(STACK_BASE + 0x10) = fn;			/* the JIT frame's function, */
+	*at(STACK_BASE + 0x18) = cx;			/* its context, */
+	*at(STACK_BASE + 0x20) = STACK_BASE + 0x80;	/* its saved rbp, */
+	*at(STACK_BASE + 0x28) = 0x409010;		/* return address: text without CFI */
+	*at(STACK_BASE + 0x58) = 0x99ull << 32;		/* the interpreted frame's offset, */
+	*at(STACK_BASE + 0x70) = fn2;			/* its function, */
+	*at(STACK_BASE + 0x78) = cx;			/* its context */
+	*at(STACK_BASE + 0x80) = 0x777;
+	*at(STACK_BASE + 0x88) = 0x405010;		/* END */
+	s.r->heap_addr = fn2 - 1 + 0x18;
+	s.r->heap_word = sfi;
+	regs = (struct unwind_regs){ 0x401004, STACK_BASE, STACK_BASE + 0x20 };
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 8);
+	assert_int_equal(stop, KUNWIND_STOP_END);
+	assert_int_equal(s.r->frames[2], KFRAME_V8 | fn);
+	assert_int_equal(s.r->frames[3] & KFRAME_KIND_MASK, KFRAME_IN_BINARY | KFRAME_BY_FP);
+	assert_int_equal(s.r->frames[4], KFRAME_V8 | fn2);
+	assert_int_equal(s.r->frames[5], KFRAME_V8 | KFRAME_V8_SFI | sfi);
+	assert_int_equal(s.r->frames[6], KFRAME_V8 | KFRAME_V8_BCO | 0x99);
+	/* No Smi, a negative one, or no slot known: no fourth word. */
+	*at(STACK_BASE + 0x58) = (0x99ull << 32) | 1;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 7);
+	*at(STACK_BASE + 0x58) = (uint64_t)-1 << 32;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 7);
+	*at(STACK_BASE + 0x58) = 0x99ull << 32;
+	s.p->v8_fp_bytecode_offset = 0;
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 7);
+	synth_free(&s);
+}
+
+/*
  * A leaf in V8's builtins (text without CFI) that built no frame: rbp is
  * still its caller's, whose return address the call left at sp.  Stepped
  * to it where it lies in JIT code right after a call (e8 rel32) to at most
@@ -1275,6 +1326,7 @@ int main(void)
 		cmocka_unit_test(test_synthetic_epilogue),
 		cmocka_unit_test(test_synthetic_frame_pointer),
 		cmocka_unit_test(test_synthetic_v8_frames),
+		cmocka_unit_test(test_synthetic_v8_bytecode_offset),
 		cmocka_unit_test(test_synthetic_v8_frameless_leaf),
 #endif
 		cmocka_unit_test(test_build_proc_vsyscall),

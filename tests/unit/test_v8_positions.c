@@ -92,6 +92,30 @@ static void test_none_before_first(void **state)
 	assert_false(v8_position_find(t.b, 0, 100, &p));
 }
 
+/*
+ * A BytecodeArray's table may start with its function's entry, at code
+ * offset -1 (a first delta of 0): before every offset, the position of
+ * offset 0 until an entry of its own.
+ */
+static void test_function_entry(void **state)
+{
+	struct table t = { .code = -1 };
+	uint64_t p = 0;
+
+	(void)state;
+	put(&t, -1, position(50, -1), true);
+	put(&t, 3, position(80, -1), false);
+	put(&t, 9, position(95, -1), true);
+	assert_true(v8_position_find(t.b, t.len, 0, &p));
+	assert_int_equal(p, position(50, -1));
+	assert_true(v8_position_find(t.b, t.len, 3, &p));
+	assert_int_equal(p, position(80, -1));
+	assert_true(v8_position_find(t.b, t.len, 8, &p));
+	assert_int_equal(p, position(80, -1));
+	assert_true(v8_position_find(t.b, t.len, 200, &p));
+	assert_int_equal(p, position(95, -1));
+}
+
 /* Bytes that end mid-entry, or a varint that never ends: what came before stands. */
 static void test_cut_and_hostile(void **state)
 {
@@ -141,6 +165,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_entry_at_offset),
 		cmocka_unit_test(test_none_before_first),
+		cmocka_unit_test(test_function_entry),
 		cmocka_unit_test(test_cut_and_hostile),
 		cmocka_unit_test(test_script_offset),
 	};

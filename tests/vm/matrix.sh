@@ -69,7 +69,8 @@ KERNEL_TESTS="
 	test_snapshot_exact_chains_states_groups test_snapshot_from_proc
 	test_stalls_catches_spin_and_populate_only test_stalls_python_asyncio
 	test_agent_pyroscope_push
-	test_jit_node_chain_named test_jit_node_all_duration_kept test_jit_java_plain
+	test_jit_node_chain_named test_jit_node_all_duration_kept test_jit_node_interpreted_call_lines
+	test_jit_java_plain
 	test_probe_fetch_values_every_call test_probe_fetch_errors
 	test_probe_fetch_tracepoint_fields test_kprobe_fetch_args test_kprobe_fetch_line_locals
 "
@@ -95,7 +96,8 @@ TESTS=${STITCH_KERNEL_TESTS:-$KERNEL_TESTS}
 # 2026-12-06 on bookworm's: 76, 46, 44, 43, 40, 38, 36, 33, 31, 25, 17
 # and 14 s), for a matrix that had grown to 42 of CI's minutes.
 MIDDLE_KERNELS='bookworm trixie'
-MIDDLE_SKIPPED='test_jit_node_chain_named test_jit_node_all_duration_kept test_jit_java_plain test_agent_pyroscope_push
+MIDDLE_SKIPPED='test_jit_node_chain_named test_jit_node_all_duration_kept
+	test_jit_node_interpreted_call_lines test_jit_java_plain test_agent_pyroscope_push
 	test_alloc_all_attaches_a_container_started_later test_latency_pairs
 	test_python_tracepoint_pid_target test_snapshot_exact_chains_states_groups
 	test_ruby_cpu_samples test_latency_fetch_at_entry test_sigint_writes_output_and_detaches
@@ -136,7 +138,7 @@ MIDDLE_SKIPPED='test_jit_node_chain_named test_jit_node_all_duration_kept test_j
 # what is user space's over programs the other tests load: the agent's
 # push, latency's pairs, a Ctrl-C's output and asyncio's stalls.
 ARM64_SKIPPED='test_latency_perl_sub_root test_jit_node_chain_named
-	test_jit_node_all_duration_kept test_jit_java_plain
+	test_jit_node_all_duration_kept test_jit_node_interpreted_call_lines test_jit_java_plain
 	test_python_tracepoint_pid_target test_snapshot_exact_chains_states_groups
 	test_ruby_cpu_samples test_alloc_python_growing_list_on_its_line
 	test_alloc_inuse_exec_leaves_old_image_out test_alloc_all_attaches_a_container_started_later
