@@ -596,17 +596,15 @@ static __always_inline bool ku_loop_frame(struct ku_bpf_ctx *c, const struct kun
 	if (w->s.n != n && n)
 		ku_hash_frame_word(c, w, n);
 	/*
-	 * A V8 frame's second, third and fourth words (KFRAME_V8,
-	 * KFRAME_V8_SFI, KFRAME_V8_BCO), the leaf's too: they name the
-	 * frame.  The third: a function's address the GC gave to another
-	 * function since is another stack; the fourth: another line.
+	 * A V8 frame's second and third words (KFRAME_V8, KFRAME_V8_SFI), the
+	 * leaf's too: they name the frame.  The third: a function's address
+	 * the GC gave to another function since is another stack, and its
+	 * bytecode offset another line.
 	 */
 	if (w->s.n > n + 1)
 		ku_hash_frame_word(c, w, n + 1);
 	if (w->s.n > n + 2)
 		ku_hash_frame_word(c, w, n + 2);
-	if (w->s.n > n + 3)
-		ku_hash_frame_word(c, w, n + 3);
 	if (err)
 		w->stop = err;
 	return err != 0;

@@ -917,16 +917,16 @@ int kunwind_decode(const struct kunwind *kw, uint32_t pid, const uint64_t *words
 		if ((w & KFRAME_KIND_MASK) == KFRAME_V8) {
 			uint64_t sfi = 0, bco = 0;
 
-			/* Alone, an SFI or offset word has lost its function's: dropped. */
-			if (w & (KFRAME_V8_SFI | KFRAME_V8_BCO))
+			/* Alone, an SFI word has lost its function's: dropped. */
+			if (w & KFRAME_V8_SFI)
 				continue;
 			if (i + 1 < n && (words[i + 1] & KFRAME_KIND_MASK) == KFRAME_V8 &&
-			    (words[i + 1] & KFRAME_V8_SFI))
+			    (words[i + 1] & KFRAME_V8_SFI)) {
 				sfi = words[++i] & KFRAME_V8_FUNC_MASK;
-			/* The offset's Smi, as the frame held it (jit_frames_v8()). */
-			if (sfi && i + 1 < n && (words[i + 1] & KFRAME_KIND_MASK) == KFRAME_V8 &&
-			    (words[i + 1] & KFRAME_V8_BCO))
-				bco = (words[++i] & 0xffffffffull) << 32;
+				/* The offset's Smi, as the frame held it (jit_frames_v8()). */
+				bco = (words[i] >> KFRAME_V8_BCO_SHIFT) & KFRAME_V8_BCO_MAX;
+				bco = bco ? (bco - 1) << 32 : 0;
+			}
 			if (pid)
 				/* Inlined functions too, as long as the words after keep their room. */
 				at = jit_frames_v8(pid, w & KFRAME_V8_FUNC_MASK, sfi, bco, uf, at,

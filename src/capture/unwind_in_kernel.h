@@ -113,13 +113,17 @@ struct kunwind_proc {
  */
 #define KFRAME_V8_SFI		(1ull << 48)
 /*
- * A third, bit 49 set: the bytecode offset an interpreted frame kept (its
- * slot's word >> 32: a Smi), read where the frame was left by a return
- * address in node's binary (the interpreter's), so that user space names
- * it at the line of its call (symbolize/v8_bytecode.h).  Words of the
- * stack, not of the heap: the walk may still be remembered.
+ * In the SFI word's bits 49..60, the bytecode offset an interpreted frame
+ * kept (its slot's word >> 32: a Smi) + 1, 0: none, read where the frame
+ * was left by a return address in node's binary (the interpreter's), so
+ * that user space names it at the line of its call
+ * (symbolize/v8_bytecode.h).  A word of the stack, not of the heap: the
+ * walk may still be remembered.  An offset past 4,094 bytes (counted
+ * from the BytecodeArray's tagged start: its header is ~55 of them) is
+ * not sent: its frame keeps its function's line.
  */
-#define KFRAME_V8_BCO		(1ull << 49)
+#define KFRAME_V8_BCO_SHIFT	49
+#define KFRAME_V8_BCO_MAX	((1ull << 12) - 1)
 #define KFRAME_SLOT_SHIFT	32
 #define KFRAME_SLOT_MASK	((1ull << 29) - 1)
 #define KFRAME_ADDR_MASK	((1ull << 61) - 1)

@@ -655,10 +655,11 @@ X86_TEST static void test_synthetic_v8_frames(void **state)
 
 /*
  * An interpreted frame (left by a return address in text without CFI, the
- * interpreter's) gets a fourth word after its SharedFunctionInfo's: the
- * bytecode offset its frame keeps at v8_fp_bytecode_offset, a Smi's value
- * (KFRAME_V8_BCO).  None for a word that is no Smi or a negative one (the
- * function's entry), nor where the process's offset slot is not known.
+ * interpreter's) carries in its SharedFunctionInfo's word the bytecode
+ * offset its frame keeps at v8_fp_bytecode_offset, a Smi's value + 1
+ * (KFRAME_V8_BCO_SHIFT).  None for a word that is no Smi, a negative one
+ * (the function's entry), one past KFRAME_V8_BCO_MAX, nor where the
+ * process's offset slot is not known.
  */
 X86_TEST static void test_synthetic_v8_bytecode_offset(void **state)
 {
@@ -686,21 +687,31 @@ X86_TEST static void test_synthetic_v8_bytecode_offset(void **state)
 	s.r->heap_addr = fn2 - 1 + 0x18;
 	s.r->heap_word = sfi;
 	regs = (struct unwind_regs){ 0x401004, STACK_BASE, STACK_BASE + 0x20 };
-	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 8);
+	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 7);
 	assert_int_equal(stop, KUNWIND_STOP_END);
 	assert_int_equal(s.r->frames[2], KFRAME_V8 | fn);
 	assert_int_equal(s.r->frames[3] & KFRAME_KIND_MASK, KFRAME_IN_BINARY | KFRAME_BY_FP);
 	assert_int_equal(s.r->frames[4], KFRAME_V8 | fn2);
-	assert_int_equal(s.r->frames[5], KFRAME_V8 | KFRAME_V8_SFI | sfi);
-	assert_int_equal(s.r->frames[6], KFRAME_V8 | KFRAME_V8_BCO | 0x99);
-	/* No Smi, a negative one, or no slot known: no fourth word. */
+	assert_int_equal(s.r->frames[5], KFRAME_V8 | KFRAME_V8_SFI | sfi |
+					 (0x9aull << KFRAME_V8_BCO_SHIFT));
+	/* No Smi, a negative one, one too large, or no slot known: none. */
 	*at(STACK_BASE + 0x58) = (0x99ull << 32) | 1;
-	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 7);
+	walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop);
+	assert_int_equal(s.r->frames[5], KFRAME_V8 | KFRAME_V8_SFI | sfi);
 	*at(STACK_BASE + 0x58) = (uint64_t)-1 << 32;
-	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 7);
+	walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop);
+	assert_int_equal(s.r->frames[5], KFRAME_V8 | KFRAME_V8_SFI | sfi);
+	*at(STACK_BASE + 0x58) = KFRAME_V8_BCO_MAX << 32;
+	walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop);
+	assert_int_equal(s.r->frames[5], KFRAME_V8 | KFRAME_V8_SFI | sfi);
+	*at(STACK_BASE + 0x58) = (KFRAME_V8_BCO_MAX - 1) << 32;
+	walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop);
+	assert_int_equal(s.r->frames[5], KFRAME_V8 | KFRAME_V8_SFI | sfi |
+					 (KFRAME_V8_BCO_MAX << KFRAME_V8_BCO_SHIFT));
 	*at(STACK_BASE + 0x58) = 0x99ull << 32;
 	s.p->v8_fp_bytecode_offset = 0;
-	assert_int_equal(walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop), 7);
+	walk(s.r, s.p, &regs, KUNWIND_MAX_FRAMES, &stop);
+	assert_int_equal(s.r->frames[5], KFRAME_V8 | KFRAME_V8_SFI | sfi);
 	synth_free(&s);
 }
 
